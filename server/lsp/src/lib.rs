@@ -1,0 +1,1 @@
+//! Language Server Protocol glue over `abidoc-ide`: documents, notebooks, conversion to and from protocol types.

@@ -1,0 +1,116 @@
+//! The facts a scan recognizes in text: the contract between `abidoc-syntax` and `abidoc-ide`.
+//!
+//! Every event carries the byte span of the text it was read from (in the coordinates of the text
+//! given to [`crate::scan`]). Strings are owned copies, already cleaned of ANSI codes, quote and
+//! log prefixes, and re-joined where the original was wrapped across lines.
+
+use crate::span::Span;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// Where the fact was read. For facts spread over several lines (a symbol split after
+    /// `undefined symbol:`), the span covers all of them.
+    pub span: Span,
+    pub kind: EventKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    /// `LIB: undefined symbol: SYM` (glibc), `Symbol not found: __ZN…` (macOS dlopen), also inside
+    /// repr-quoted messages and wrapped errors. `symbol` is the mangled name as printed (macOS's
+    /// extra leading `_` removed); `truncated` when the text visibly cut it off (ends mid-name or `…`).
+    UndefinedSymbol { library: Option<String>, symbol: String, truncated: bool },
+    /// `libX.so.N: cannot open shared object file: No such file or directory`.
+    MissingSharedLibrary { name: String, required_by: Option<String> },
+    /// ``LIB: version `GLIBCXX_3.4.30' not found (required by REQ)``.
+    VersionNotFound { library: String, version: String, required_by: Option<String> },
+    /// A Python exception line: `ImportError: …`, `OSError: …`, including pytest `E   ` lines.
+    Exception { name: String, message: String },
+    /// A traceback frame: `File "x.py", line 3, in f`, `Cell In[26], line 12`, `Input In [3]`,
+    /// `<ipython-input-1-…> in <module>()`, `~/x.py in f()`.
+    Frame { file: String, line: Option<u32>, function: Option<String> },
+    /// A `----> 12 code` marker in an IPython traceback: the failing source line.
+    FrameMarker { line: u32, code: String },
+    /// `Traceback (most recent call last):`.
+    TracebackStart,
+    /// `During handling of the above exception…` / `The above exception was the direct cause…`.
+    ChainedException,
+    /// A wrapper that names an import that failed (`Failed to import dependencies for Unsloth
+    /// backend`, transformers' `Failed to import X because of the following error`).
+    WrappedImportError { what: String },
+    /// Advice printed by a library that the diagnosis may want to contradict:
+    /// `Install LoRA dependencies with: pip install 'training-hub[lora]'`.
+    SuggestedCommand { command: String },
+
+    // ---- pip / uv / setuptools / ninja build logs ----
+    /// `Collecting X==1.2`, `Downloading X-1.2-…whl`.
+    PipCollecting { package: String, version: Option<String> },
+    /// `Building wheel for X (setup.py)` / `Building wheel for X (pyproject.toml)`.
+    PipBuildingWheel { package: String },
+    /// `Using cached X-1.2-cp310-….whl` or a `.tar.gz`.
+    PipUsingCached { file: String },
+    /// `error: subprocess-exited-with-error`, `Failed to build X`, `× … did not run successfully`.
+    PipBuildFailed { package: Option<String> },
+    /// `Guessing wheel URL:  https://…whl` (flash-attn, mamba, causal-conv1d setup.py).
+    GuessingWheelUrl { url: String },
+    /// `Precompiled wheel not found. Building from source...`.
+    PrecompiledWheelNotFound,
+    /// `No module named 'torch'` while pip or uv builds in isolation (`get_requires_for_build_wheel`,
+    /// `egg_info`, `setup.py`, uv's "doesn't declare it as a build dependency" hint).
+    BuildIsolationNoTorch { package: Option<String> },
+    /// `CUDA_HOME environment variable is not set`, `nvcc: not found`, `No such file or directory:
+    /// '/usr/local/cuda/bin/nvcc'`, `bare_metal_version` failures …; `detail` is the line.
+    CudaHomeMissing { detail: String },
+    /// `The detected CUDA version (12.1) mismatches the version that was used to compile PyTorch (11.7)`,
+    /// torchvision/torchaudio `compiled with different CUDA versions`.
+    CudaVersionMismatch { found: Option<String>, expected: Option<String>, detail: String },
+    /// `/usr/bin/ld: cannot find -lcuda` (any `-lX`).
+    LinkerCannotFind { library: String },
+    /// `libcuda.so cannot found!` (Triton), `Failed to find libcuda.so`.
+    LibcudaNotFound { detail: String },
+    /// `Failed to find C compiler`, `gcc: not found`, `error: command 'gcc' failed: No such file`.
+    NoCompiler { detail: String },
+    /// A ninja/compiler failure line: `FAILED: x.o`, `error: command '/usr/bin/g++' failed`,
+    /// `subprocess.CalledProcessError: Command '['ninja', '-v']'`.
+    CompileFailed { detail: String },
+
+    // ---- runtime warnings that mean a degraded run ----
+    /// Mamba/hybrid `The fast path is not available because one of (...) is None`.
+    MambaFastPathUnavailable { model_class: Option<String> },
+    /// xFormers `can't load C++/CUDA extensions. xFormers was built for: PyTorch A with CUDA N
+    /// (you have B)`, `Python X (you have Y)`.
+    XformersBuiltFor {
+        built_torch: Option<String>,
+        have_torch: Option<String>,
+        built_cuda: Option<String>,
+        built_python: Option<String>,
+        have_python: Option<String>,
+    },
+    /// `Need to compile C++ extensions to get sparse attention support`.
+    XformersNeedCompile,
+    /// `FlashAttention2 has been toggled on, but it cannot be used due to the following error: R`.
+    FlashAttnUnavailable { reason: String },
+    /// `operator torchvision::nms does not exist`.
+    TorchOperatorMissing { operator: String },
+    /// `Couldn't load custom C++ ops` (torchvision), and similar "extension failed to load" notices.
+    CustomOpsNotLoadable { package: Option<String> },
+    /// NumPy 1.x/2.x ABI messages: `A module that was compiled using NumPy 1.x cannot be run in
+    /// NumPy 2.x`, `numpy.dtype size changed, may indicate binary incompatibility`,
+    /// `_ARRAY_API not found`, `module compiled against API version 0x10 but this version of numpy is 0xf`.
+    NumpyAbi { detail: String },
+    /// `CUDA out of memory. Tried to allocate 2.00 GiB …`.
+    CudaOom { tried: Option<String>, detail: String },
+    /// A process holding GPU memory: OOM's `Process 1234 has 6.30 GiB memory in use` or an
+    /// `nvidia-smi` process-table row.
+    GpuProcess { pid: u32, memory: Option<String>, name: Option<String> },
+    /// `TypeError: f(): incompatible function arguments` from a pybind11 extension.
+    IncompatibleFunctionArguments { function: String },
+
+    // ---- context ----
+    /// A version the text states: `torch 2.10.0`, `PyTorch 2.5.1`, `torch==2.2.2`,
+    /// `Python 3.11.13`, `CUDA 12.1`, a wheel label `+cu12torch2.5cxx11abiFALSE`.
+    Version { subject: String, version: String },
+    /// A model identifier the text uses: `from_pretrained("ibm-granite/granite-3.2-8b-instruct")`,
+    /// `model_name = "…"`, `--model …`.
+    Model { id: String },
+}
