@@ -6,3 +6,6 @@
 pub mod diagnostic;
 
 pub use diagnostic::{Code, Diagnostic, Fix, Severity, SourceRef, SymbolReport, SymbolStatus};
+pub mod analysis;
+
+pub use analysis::{Context, Hover, diagnose_notebook, diagnose_text, hover};
