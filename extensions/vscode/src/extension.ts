@@ -1,0 +1,338 @@
+// The VS Code side of abidoc: finds and starts `abidoc lsp`, forwards notebook outputs and failed
+// terminal commands to it, and carries out the client-side commands its code actions return —
+// always showing what will run and asking first.
+
+import { execFile } from 'node:child_process';
+import * as vscode from 'vscode';
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { Candidate, candidates, discover, isFound, parseVersion, ProbeResult } from './discovery';
+import { CellLike, hasDiagnosableOutput, notebookOutputs, terminalText } from './outputs';
+import {
+  CELL_OUTPUTS,
+  CLIENT_COMMANDS,
+  INSERT_CELL,
+  parseInsertCellArgs,
+  parseRunInTerminalArgs,
+  parseTerminalDiagnosis,
+  RUN_IN_TERMINAL,
+  SCAN_ENVIRONMENT,
+  TERMINAL_DIAGNOSIS,
+  TERMINAL_OUTPUT,
+  TerminalDiagnosisParams,
+} from './protocol';
+import { diagnosticsFromResult, ReportDiagnostic, scanReport } from './report';
+import { initializationOptions, SettingSpec } from './settings';
+import { commandLine } from './shellQuote';
+import settingsSpec from '../protocol/settings.json';
+
+let client: LanguageClient | undefined;
+let log: vscode.LogOutputChannel;
+let extensionPath = '';
+const pendingNotebooks = new Map<string, ReturnType<typeof setTimeout>>();
+const terminalReads = new Map<vscode.TerminalShellExecution, Promise<string>>();
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extensionPath = context.extensionPath;
+  log = vscode.window.createOutputChannel('abidoc', { log: true });
+  context.subscriptions.push(
+    log,
+    vscode.commands.registerCommand(RUN_IN_TERMINAL, (...args: unknown[]) => runInTerminal(args)),
+    vscode.commands.registerCommand(INSERT_CELL, (...args: unknown[]) => insertCell(args)),
+    vscode.commands.registerCommand(SCAN_ENVIRONMENT, () => scanEnvironment()),
+    vscode.commands.registerCommand('abidoc.restartServer', () => restart()),
+    vscode.commands.registerCommand('abidoc.showOutput', () => log.show()),
+    vscode.workspace.onDidOpenNotebookDocument((nb) => scheduleNotebook(nb, true)),
+    vscode.workspace.onDidChangeNotebookDocument((e) => {
+      const relevant = e.cellChanges.some((c) => c.outputs !== undefined || c.executionSummary !== undefined) || e.contentChanges.length > 0;
+      if (relevant) scheduleNotebook(e.notebook, false);
+    }),
+    vscode.window.onDidStartTerminalShellExecution((e) => startReading(e.execution)),
+    vscode.window.onDidEndTerminalShellExecution((e) => void terminalEnded(e)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('abidoc.path')) void restart();
+    }),
+    { dispose: () => void client?.stop() },
+  );
+  await start();
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+  client = undefined;
+}
+
+function probe(c: Candidate): Promise<ProbeResult> {
+  return new Promise((resolve) => {
+    execFile(c.path, ['--version'], { timeout: 10_000, windowsHide: true }, (err, stdout) => {
+      if (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        resolve({ ok: false, reason: code === 'ENOENT' ? 'not found' : code === 'EACCES' ? 'not executable' : err.message.split('\n')[0] });
+        return;
+      }
+      const v = parseVersion(stdout);
+      resolve(v ? { ok: true, version: v } : { ok: false, reason: `--version printed ${JSON.stringify(stdout.slice(0, 60))}, not abidoc's version` });
+    });
+  });
+}
+
+async function start(): Promise<void> {
+  const config = vscode.workspace.getConfiguration('abidoc');
+  const found = await discover(
+    candidates({ env: process.env, settingPath: config.get<string>('path'), extensionPath }),
+    probe,
+  );
+  if (!isFound(found)) {
+    log.error(found.message);
+    const pick = await vscode.window.showErrorMessage(found.message, 'Open Settings', 'Show Output');
+    if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'abidoc.path');
+    if (pick === 'Show Output') log.show();
+    return;
+  }
+  log.info(`using ${found.candidate.path} (${found.candidate.source}): ${found.version}`);
+  const run = { command: found.candidate.path, args: ['lsp'], transport: TransportKind.stdio };
+  const serverOptions: ServerOptions = { run, debug: run };
+  const specs = (settingsSpec as { settings: SettingSpec[] }).settings;
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { language: 'pip-log' },
+      { language: 'python-traceback' },
+      { language: 'log' },
+      { language: 'plaintext', pattern: '**/*.{log,txt,out}' },
+      { language: 'python', scheme: 'file' },
+      { language: 'python', scheme: 'untitled' },
+      { notebook: { notebookType: 'jupyter-notebook' }, language: 'python' },
+    ],
+    outputChannel: log,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    initializationOptions: initializationOptions(specs, (k) => config.get(k)),
+    synchronize: { configurationSection: 'abidoc' },
+  };
+  client = new LanguageClient('abidoc', 'abidoc', serverOptions, clientOptions);
+  keepClientCommands(client);
+  client.onNotification(TERMINAL_DIAGNOSIS, (p: unknown) => {
+    const d = parseTerminalDiagnosis(p);
+    if (d) void showTerminalDiagnosis(d);
+  });
+  try {
+    await client.start();
+  } catch (e) {
+    log.error(`abidoc lsp failed to start: ${String(e)}`);
+    void vscode.window.showErrorMessage(`abidoc: the language server failed to start (${String(e)}). See "abidoc: Show output".`);
+    return;
+  }
+  for (const nb of vscode.workspace.notebookDocuments) scheduleNotebook(nb, true);
+}
+
+/**
+ * vscode-languageclient registers a VS Code command for every command the server advertises;
+ * ours are already registered by this extension, and a second registration would fail the start.
+ */
+function keepClientCommands(c: LanguageClient): void {
+  const feature = (c as unknown as { getFeature(m: string): unknown }).getFeature(ExecuteCommandRequest.method) as
+    | { register(data: { id: string; registerOptions: { commands?: string[] } }): void }
+    | undefined;
+  if (!feature || typeof feature.register !== 'function') return;
+  const original = feature.register.bind(feature);
+  feature.register = (data) => {
+    const commands = (data.registerOptions.commands ?? []).filter((cmd) => !CLIENT_COMMANDS.includes(cmd));
+    original({ ...data, registerOptions: { ...data.registerOptions, commands } });
+  };
+}
+
+async function restart(): Promise<void> {
+  const old = client;
+  client = undefined;
+  if (old) {
+    try {
+      await old.stop();
+    } catch (e) {
+      log.warn(`stopping the server: ${String(e)}`);
+    }
+  }
+  await start();
+}
+
+function running(): LanguageClient | undefined {
+  return client && client.state === State.Running ? client : undefined;
+}
+
+// ---- notebooks ----------------------------------------------------------------------------
+
+function scheduleNotebook(nb: vscode.NotebookDocument, onOpen: boolean): void {
+  if (nb.notebookType !== 'jupyter-notebook') return;
+  if (!vscode.workspace.getConfiguration('abidoc').get<boolean>('notebook.forwardOutputs', true)) return;
+  const key = nb.uri.toString();
+  const prev = pendingNotebooks.get(key);
+  if (prev) clearTimeout(prev);
+  // Coalesces the burst of output events a running cell produces, and lets the client's
+  // notebookDocument/didOpen reach the server first.
+  pendingNotebooks.set(
+    key,
+    setTimeout(() => {
+      pendingNotebooks.delete(key);
+      sendNotebook(nb, onOpen);
+    }, 300),
+  );
+}
+
+function sendNotebook(nb: vscode.NotebookDocument, onOpen: boolean): void {
+  const c = running();
+  if (!c || nb.isClosed) return;
+  const conv = c.code2ProtocolConverter;
+  const cells: CellLike[] = nb.getCells().map((cell) => ({
+    uri: conv.asUri(cell.document.uri),
+    isCode: cell.kind === vscode.NotebookCellKind.Code,
+    executionOrder: cell.executionSummary?.executionOrder,
+    success: cell.executionSummary?.success,
+    outputs: cell.outputs.map((o) => ({ items: o.items.map((i) => ({ mime: i.mime, data: i.data })) })),
+  }));
+  const params = notebookOutputs(conv.asUri(nb.uri), cells);
+  if (onOpen && !hasDiagnosableOutput(params)) return;
+  log.debug(`${CELL_OUTPUTS} ${params.notebookUri}: ${params.cells.length} code cells`);
+  void c.sendNotification(CELL_OUTPUTS, params);
+}
+
+async function insertCell(args: unknown[]): Promise<void> {
+  const a = parseInsertCellArgs(args);
+  if (typeof a === 'string') {
+    void vscode.window.showErrorMessage(`abidoc.insertCell: ${a}`);
+    return;
+  }
+  const conv = client?.code2ProtocolConverter;
+  const nb = vscode.workspace.notebookDocuments.find((n) => n.uri.toString() === a.notebookUri || conv?.asUri(n.uri) === a.notebookUri);
+  if (!nb) {
+    void vscode.window.showErrorMessage(`abidoc.insertCell: the notebook ${a.notebookUri} is not open`);
+    return;
+  }
+  const index = Math.min(a.cellIndex, nb.cellCount);
+  const near = nb.cellCount > 0 ? nb.cellAt(Math.min(index, nb.cellCount - 1)) : undefined;
+  const language = near?.kind === vscode.NotebookCellKind.Code ? near.document.languageId : 'python';
+  const cell = new vscode.NotebookCellData(vscode.NotebookCellKind.Code, a.source, language);
+  const edit = new vscode.WorkspaceEdit();
+  edit.set(nb.uri, [vscode.NotebookEdit.insertCells(index, [cell])]);
+  // Inserting only adds a cell the user can read and run (or delete); nothing is executed.
+  const ok = await vscode.workspace.applyEdit(edit);
+  if (!ok) void vscode.window.showErrorMessage('abidoc.insertCell: VS Code refused the edit');
+}
+
+// ---- terminals ----------------------------------------------------------------------------
+
+function startReading(execution: vscode.TerminalShellExecution): void {
+  if (!vscode.workspace.getConfiguration('abidoc').get<boolean>('terminal.diagnose', true)) return;
+  // read() only yields what is written after it is first called: start at the command's start.
+  const chunks: string[] = [];
+  const done = (async () => {
+    try {
+      for await (const data of execution.read()) chunks.push(data);
+    } catch (e) {
+      log.debug(`terminal read: ${String(e)}`);
+    }
+    return chunks.join('');
+  })();
+  terminalReads.set(execution, done);
+}
+
+async function terminalEnded(e: vscode.TerminalShellExecutionEndEvent): Promise<void> {
+  const reading = terminalReads.get(e.execution);
+  terminalReads.delete(e.execution);
+  if (!reading || e.exitCode === undefined || e.exitCode === 0) return;
+  const c = running();
+  if (!c) return;
+  const text = terminalText(await reading);
+  if (!text.trim()) return;
+  void c.sendNotification(TERMINAL_OUTPUT, {
+    commandLine: e.execution.commandLine.value,
+    cwd: e.execution.cwd?.fsPath,
+    exitCode: e.exitCode,
+    text,
+  });
+}
+
+async function showTerminalDiagnosis(d: TerminalDiagnosisParams): Promise<void> {
+  const worst = d.diagnostics.find((x) => x.severity === 'error') ?? d.diagnostics[0];
+  if (!worst) return;
+  const fixes = worst.fixes.filter((f) => f.commands.length > 0).slice(0, 2);
+  const details = 'Show report';
+  const pick = await vscode.window.showWarningMessage(
+    `abidoc (${worst.code || 'diagnosis'}): ${worst.message}`,
+    ...fixes.map((f) => f.title),
+    details,
+  );
+  if (pick === details) {
+    await openReport(scanReport(d.diagnostics, { title: `abidoc: \`${d.commandLine}\` failed` }));
+    return;
+  }
+  const fix = fixes.find((f) => f.title === pick);
+  if (fix) await runInTerminal([{ title: fix.title, commands: fix.commands, env: fix.env ?? {} }]);
+}
+
+/** Shows the exact shell text, asks, and only then types it into a new terminal. */
+async function runInTerminal(args: unknown[]): Promise<void> {
+  const a = parseRunInTerminalArgs(args);
+  if (typeof a === 'string') {
+    void vscode.window.showErrorMessage(`abidoc.runInTerminal: ${a}`);
+    return;
+  }
+  if (!vscode.workspace.isTrusted) {
+    void vscode.window.showErrorMessage('abidoc: this workspace is not trusted, so abidoc will not run commands in it. Trust the workspace or run the fix yourself.');
+    return;
+  }
+  const line = commandLine(a.commands, a.env ?? {});
+  const choice = await vscode.window.showWarningMessage(
+    `abidoc: ${a.title}`,
+    { modal: true, detail: `This will run in a new terminal:\n\n${line}` },
+    'Run in Terminal',
+  );
+  if (choice !== 'Run in Terminal') return;
+  const term = vscode.window.createTerminal({ name: `abidoc: ${a.title}`.slice(0, 60) });
+  term.show();
+  term.sendText(line, true);
+}
+
+// ---- environment scan ---------------------------------------------------------------------
+
+async function scanEnvironment(): Promise<void> {
+  const c = running();
+  if (!c) {
+    void vscode.window.showErrorMessage('abidoc: the language server is not running. See "abidoc: Show output".');
+    return;
+  }
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'abidoc: scanning the Python environment…' },
+    () => c.sendRequest(ExecuteCommandRequest.type, { command: SCAN_ENVIRONMENT, arguments: [] }),
+  );
+  let diags: ReportDiagnostic[] | undefined = diagnosticsFromResult(result);
+  if (!diags) diags = publishedDiagnostics();
+  await openReport(scanReport(diags, { when: new Date().toISOString() }));
+  await vscode.commands.executeCommand('workbench.actions.view.problems');
+}
+
+function publishedDiagnostics(): ReportDiagnostic[] {
+  const out: ReportDiagnostic[] = [];
+  for (const [uri, list] of vscode.languages.getDiagnostics()) {
+    for (const d of list) {
+      if (d.source !== 'abidoc') continue;
+      out.push({
+        code: typeof d.code === 'object' ? String(d.code.value) : d.code === undefined ? undefined : String(d.code),
+        severity: ['error', 'warning', 'information', 'hint'][d.severity],
+        message: d.message,
+        location: uri.scheme === 'file' ? uri.fsPath : uri.toString(),
+      });
+    }
+  }
+  return out;
+}
+
+async function openReport(markdown: string): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
+  await vscode.window.showTextDocument(doc, { preview: false });
+}
+

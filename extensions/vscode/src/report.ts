@@ -1,0 +1,89 @@
+// The readable Markdown report of "abidoc: Scan environment", built from the contract's JSON
+// diagnostics (whatever the server returns from the command) or from the published diagnostics.
+
+import { Fix } from './protocol';
+import { commandLine } from './shellQuote';
+
+export interface ReportSymbol {
+  mangled?: string;
+  demangled?: string;
+  status?: string;
+  nearest?: string;
+}
+
+export interface ReportDiagnostic {
+  code?: string;
+  severity?: string;
+  message: string;
+  package?: string;
+  library?: string;
+  /** Where it was published, when it came from the Problems view rather than the command's result. */
+  location?: string;
+  symbols?: ReportSymbol[];
+  evidence?: string[];
+  fixes?: Fix[];
+}
+
+/** Pulls contract diagnostics out of an executeCommand result of unknown shape. */
+export function diagnosticsFromResult(result: unknown): ReportDiagnostic[] | undefined {
+  const list = Array.isArray(result)
+    ? result
+    : typeof result === 'object' && result !== null && Array.isArray((result as { diagnostics?: unknown }).diagnostics)
+      ? (result as { diagnostics: unknown[] }).diagnostics
+      : undefined;
+  if (!list) return undefined;
+  return list.filter(
+    (d): d is ReportDiagnostic => typeof d === 'object' && d !== null && typeof (d as { message?: unknown }).message === 'string',
+  );
+}
+
+const ORDER: Record<string, number> = { error: 0, warning: 1, information: 2, hint: 3 };
+
+function md(text: string): string {
+  return text.replace(/([\\`*_[\]<>|])/g, '\\$1');
+}
+
+function code(text: string): string {
+  const fence = text.includes('`') ? '``' : '`';
+  return `${fence}${text}${fence}`;
+}
+
+export function scanReport(diags: readonly ReportDiagnostic[], header: { title?: string; when?: string } = {}): string {
+  const lines: string[] = [`# ${header.title ?? 'abidoc environment scan'}`, ''];
+  if (header.when) lines.push(`_${md(header.when)}_`, '');
+  const counts = new Map<string, number>();
+  for (const d of diags) counts.set(d.severity ?? 'error', (counts.get(d.severity ?? 'error') ?? 0) + 1);
+  if (diags.length === 0) {
+    lines.push('No problems found: every compiled extension checked resolves its libraries and symbols.', '');
+    return lines.join('\n');
+  }
+  const summary = [...counts.entries()]
+    .sort((a, b) => (ORDER[a[0]] ?? 9) - (ORDER[b[0]] ?? 9))
+    .map(([s, n]) => `${n} ${s}${n === 1 ? '' : 's'}`)
+    .join(', ');
+  lines.push(`**${summary}**`, '');
+  const sorted = [...diags].sort((a, b) => (ORDER[a.severity ?? 'error'] ?? 9) - (ORDER[b.severity ?? 'error'] ?? 9));
+  for (const d of sorted) {
+    const title = [d.package, d.code].filter(Boolean).join(' — ') || 'finding';
+    lines.push(`## ${md(title)} (${d.severity ?? 'error'})`, '', md(d.message), '');
+    if (d.library) lines.push(`- Library: ${code(d.library)}`);
+    if (d.location) lines.push(`- Reported on: ${code(d.location)}`);
+    for (const s of d.symbols ?? []) {
+      const name = s.demangled ?? s.mangled ?? '';
+      lines.push(`- Symbol ${code(name)}${s.status ? ` — ${s.status}` : ''}${s.nearest ? `; nearest: ${code(s.nearest)}` : ''}`);
+    }
+    for (const e of d.evidence ?? []) lines.push(`- ${md(e)}`);
+    if (d.library || d.location || (d.symbols ?? []).length || (d.evidence ?? []).length) lines.push('');
+    const fixes = d.fixes ?? [];
+    if (fixes.length) {
+      lines.push('Fixes, best first (nothing is run for you):', '');
+      for (const f of fixes) {
+        lines.push(`- ${f.preferred ? '**' + md(f.title) + '** (preferred)' : md(f.title)}`);
+        if (f.commands.length) lines.push('', '  ```sh', `  ${commandLine(f.commands, f.env ?? {})}`, '  ```');
+        if (f.notebook_cell) lines.push(`  - in a notebook: ${code(f.notebook_cell)}`);
+      }
+      lines.push('');
+    }
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseInsertCellArgs, parseRunInTerminalArgs, parseTerminalDiagnosis } from '../src/protocol';
+
+test('runInTerminal arguments are validated before anything is shown or run', () => {
+  assert.deepEqual(parseRunInTerminalArgs([{ title: 'Uninstall', commands: [['python', '-m', 'pip', 'uninstall', '-y', 'mamba-ssm']] }]), {
+    title: 'Uninstall',
+    commands: [['python', '-m', 'pip', 'uninstall', '-y', 'mamba-ssm']],
+    env: {},
+  });
+  assert.equal(parseRunInTerminalArgs([]), 'expected one object argument {title, commands, env}');
+  assert.match(String(parseRunInTerminalArgs([{ title: 't', commands: 'pip uninstall x' }])), /argument vectors/);
+  assert.match(String(parseRunInTerminalArgs([{ title: 't', commands: [[]] }])), /argument vectors/);
+  assert.match(String(parseRunInTerminalArgs([{ title: 't', commands: [['a', 1]] }])), /argument vectors/);
+  assert.match(String(parseRunInTerminalArgs([{ title: 't', commands: [['a']], env: { 'A;rm': 'x' } }])), /invalid environment variable name/);
+  assert.match(String(parseRunInTerminalArgs([{ title: 't', commands: [['a']], env: { A: 1 } }])), /env must map/);
+});
+
+test('insertCell arguments', () => {
+  assert.deepEqual(parseInsertCellArgs([{ notebookUri: 'file:///n.ipynb', cellIndex: 3, source: '%pip uninstall -y mamba-ssm' }]), {
+    notebookUri: 'file:///n.ipynb',
+    cellIndex: 3,
+    source: '%pip uninstall -y mamba-ssm',
+  });
+  assert.match(String(parseInsertCellArgs([{ notebookUri: 'file:///n.ipynb', cellIndex: -1, source: '' }])), /non-negative/);
+  assert.match(String(parseInsertCellArgs([{ notebookUri: 'file:///n.ipynb', cellIndex: 1.5, source: '' }])), /non-negative/);
+  assert.match(String(parseInsertCellArgs([{ cellIndex: 1, source: '' }])), /notebookUri/);
+});
+
+test('terminalDiagnosis keeps well-formed parts and drops malformed ones', () => {
+  const p = parseTerminalDiagnosis({
+    commandLine: 'pip install flash-attn',
+    diagnostics: [
+      {
+        code: 'build-isolation',
+        severity: 'error',
+        message: "flash-attn's build cannot see torch",
+        fixes: [
+          { title: 'Build without isolation', commands: [['python', '-m', 'pip', 'install', '--no-build-isolation', 'flash-attn'], 'bad'], env: { MAX_JOBS: '4' }, notebook_cell: '%pip install --no-build-isolation flash-attn', preferred: true },
+          { commands: [] },
+        ],
+      },
+      'junk',
+    ],
+  });
+  assert.deepEqual(p, {
+    commandLine: 'pip install flash-attn',
+    diagnostics: [
+      {
+        code: 'build-isolation',
+        severity: 'error',
+        message: "flash-attn's build cannot see torch",
+        fixes: [
+          { title: 'Build without isolation', commands: [['python', '-m', 'pip', 'install', '--no-build-isolation', 'flash-attn']], env: { MAX_JOBS: '4' }, notebook_cell: '%pip install --no-build-isolation flash-attn', preferred: true },
+        ],
+      },
+    ],
+  });
+  assert.equal(parseTerminalDiagnosis({ diagnostics: [] }), undefined);
+});

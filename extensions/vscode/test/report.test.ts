@@ -1,0 +1,79 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { diagnosticsFromResult, scanReport } from '../src/report';
+
+const seed000 = {
+  version: 1,
+  diagnostics: [
+    {
+      code: 'abi-mismatch',
+      severity: 'error',
+      message: 'selective_scan_cuda (mamba-ssm 2.3.0) was built against a different torch than the installed 2.10.0: 1 of its torch symbols is missing',
+      package: 'mamba-ssm',
+      library: '/opt/app-root/lib64/python3.12/site-packages/selective_scan_cuda.cpython-312-x86_64-linux-gnu.so',
+      symbols: [
+        {
+          mangled: '_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib',
+          demangled: 'c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)',
+          status: 'signature-changed',
+          nearest: 'c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, unsigned int, bool)',
+        },
+      ],
+      evidence: ['torch 2.10.0 installed (torch/version.py)'],
+      fixes: [
+        {
+          title: 'Uninstall mamba-ssm and causal-conv1d',
+          preferred: true,
+          commands: [['python', '-m', 'pip', 'uninstall', '-y', 'mamba-ssm', 'causal-conv1d']],
+          env: {},
+          notebook_cell: '%pip uninstall -y mamba-ssm causal-conv1d',
+        },
+      ],
+    },
+    { code: 'flash-attn-unavailable', severity: 'warning', message: 'flash_attn_2_cuda fails to load; attention falls back to SDPA', package: 'flash-attn' },
+  ],
+};
+
+test('the scan report reads like the contract JSON it came from', () => {
+  const diags = diagnosticsFromResult(seed000);
+  assert.ok(diags);
+  const md = scanReport(diags, { when: '2026-11-22T00:00:00Z' });
+  assert.equal(
+    md,
+    [
+      '# abidoc environment scan',
+      '',
+      '_2026-11-22T00:00:00Z_',
+      '',
+      '**1 error, 1 warning**',
+      '',
+      '## mamba-ssm — abi-mismatch (error)',
+      '',
+      'selective\\_scan\\_cuda (mamba-ssm 2.3.0) was built against a different torch than the installed 2.10.0: 1 of its torch symbols is missing',
+      '',
+      '- Library: `/opt/app-root/lib64/python3.12/site-packages/selective_scan_cuda.cpython-312-x86_64-linux-gnu.so`',
+      '- Symbol `c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)` — signature-changed; nearest: `c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, unsigned int, bool)`',
+      '- torch 2.10.0 installed (torch/version.py)',
+      '',
+      'Fixes, best first (nothing is run for you):',
+      '',
+      '- **Uninstall mamba-ssm and causal-conv1d** (preferred)',
+      '',
+      '  ```sh',
+      '  python -m pip uninstall -y mamba-ssm causal-conv1d',
+      '  ```',
+      '  - in a notebook: `%pip uninstall -y mamba-ssm causal-conv1d`',
+      '',
+      '## flash-attn — flash-attn-unavailable (warning)',
+      '',
+      'flash\\_attn\\_2\\_cuda fails to load; attention falls back to SDPA',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('results of other shapes', () => {
+  assert.equal(diagnosticsFromResult(null), undefined);
+  assert.deepEqual(diagnosticsFromResult([{ message: 'm' }, 3, { nope: 1 }]), [{ message: 'm' }]);
+  assert.match(scanReport([]), /No problems found/);
+});

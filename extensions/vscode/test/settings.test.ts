@@ -1,0 +1,55 @@
+// package.json's contributes.configuration must match protocol/settings.json, the list the
+// language server's own test reads: a setting added on one side only fails here.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { initializationOptions, SettingSpec } from '../src/settings';
+
+const root = path.join(__dirname, '..', '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const spec = JSON.parse(fs.readFileSync(path.join(root, 'protocol', 'settings.json'), 'utf8')) as { section: string; settings: (SettingSpec & { items?: string; enum?: string[] })[] };
+const props: Record<string, { type: string; default: unknown; items?: { type: string }; enum?: string[]; description?: string }> = pkg.contributes.configuration.properties;
+
+test('every shared setting is contributed with the same type, default, items and enum', () => {
+  for (const s of spec.settings) {
+    const p = props[s.key];
+    assert.ok(p, `${s.key} missing from package.json`);
+    assert.equal(p.type, s.type, `${s.key} type`);
+    assert.deepEqual(p.default, s.default, `${s.key} default`);
+    assert.deepEqual(p.items?.type, s.items, `${s.key} items`);
+    assert.deepEqual(p.enum, s.enum, `${s.key} enum`);
+    assert.ok(p.description && p.description.length > 10, `${s.key} needs a description`);
+  }
+});
+
+test('package.json contributes no setting the shared list does not know', () => {
+  const known = new Set(spec.settings.map((s) => s.key));
+  assert.deepEqual(Object.keys(props).filter((k) => !known.has(k)), []);
+});
+
+test('keys live in the abidoc section, sides are client or server, defaults match their type', () => {
+  for (const s of spec.settings) {
+    assert.ok(s.key.startsWith(spec.section + '.'), s.key);
+    assert.ok(s.side === 'client' || s.side === 'server', s.key);
+    const t = Array.isArray(s.default) ? 'array' : typeof s.default;
+    assert.equal(t, s.type, `${s.key} default has type ${t}`);
+  }
+});
+
+test('initializationOptions carry the server-side settings under their relative keys', () => {
+  const values: Record<string, unknown> = { python: '/venv/bin/python', sitePackages: ['/sp'], disabledCodes: ['cuda-oom'], path: '/should/not/appear' };
+  const opts = initializationOptions(spec.settings, (k) => values[k]);
+  assert.deepEqual(opts, {
+    python: '/venv/bin/python',
+    sitePackages: ['/sp'],
+    libraryPaths: [],
+    disabledCodes: ['cuda-oom'],
+    logLevel: 'info',
+  });
+  assert.deepEqual(
+    initializationOptions([{ key: 'abidoc.a.b', type: 'string', default: 'x', side: 'server' }], () => undefined),
+    { a: { b: 'x' } },
+  );
+});
