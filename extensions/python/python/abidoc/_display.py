@@ -1,0 +1,247 @@
+"""Rendering the contract JSON as notebook output: Markdown, plain text and the mime bundle.
+
+Pure functions over the ``{version, diagnostics}`` document that ``abidoc --format json`` prints;
+no IPython here, so they are tested without a kernel.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from typing import Any, Dict, List, Mapping, Sequence, Tuple
+
+#: The mime type carrying the contract JSON unchanged, for frontends and tools that read outputs.
+MIME = "application/vnd.abidoc.v1+json"
+
+_SEVERITY_MARK = {"error": "✖", "warning": "⚠", "information": "ℹ", "hint": "·"}
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|])")
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def md_escape(text: str) -> str:
+    """Escape text so Markdown shows it literally (and no HTML gets through)."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def md_code(text: str) -> str:
+    """Inline code that survives backticks inside ``text``."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _fence(lines: Sequence[str], lang: str = "") -> str:
+    body = "\n".join(lines)
+    longest = max((len(m) for m in re.findall(r"`{3,}", body)), default=2)
+    fence = "`" * (longest + 1)
+    return f"{fence}{lang}\n{body}\n{fence}"
+
+
+def _is_pip(argv: Sequence[str]) -> bool:
+    if len(argv) >= 3 and os.path.basename(argv[0]).startswith("python") and argv[1:3] == ["-m", "pip"]:
+        return True
+    return bool(argv) and os.path.basename(argv[0]) in ("pip", "pip3")
+
+
+def notebook_lines(fix: Mapping[str, Any]) -> List[str]:
+    """The fix as lines to paste into a notebook cell.
+
+    The binary's own ``notebook_cell`` wins; otherwise the argument vectors become ``%pip`` for
+    pip (so the kernel's own environment is changed) and ``!`` for anything else, after ``%env``
+    lines for the variables the commands need.
+    """
+    cell = _str(fix.get("notebook_cell"))
+    if cell.strip():
+        return cell.strip("\n").splitlines()
+    lines: List[str] = []
+    env = fix.get("env")
+    if isinstance(env, Mapping):
+        for key, value in env.items():
+            if isinstance(key, str) and isinstance(value, str):
+                lines.append(f"%env {key}={value}")
+    commands = fix.get("commands")
+    for argv in commands if isinstance(commands, list) else []:
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+            continue
+        if _is_pip(argv):
+            rest = argv[3:] if argv[1:3] == ["-m", "pip"] else argv[1:]
+            lines.append("%pip " + " ".join(shlex.quote(a) for a in rest))
+        else:
+            lines.append("!" + " ".join(shlex.quote(a) for a in argv))
+    return lines
+
+
+def _diagnostics(report: Mapping[str, Any]) -> List[Mapping[str, Any]]:
+    diags = report.get("diagnostics")
+    return [d for d in diags if isinstance(d, Mapping)] if isinstance(diags, list) else []
+
+
+def _symbols(diag: Mapping[str, Any]) -> List[Mapping[str, Any]]:
+    syms = diag.get("symbols")
+    return [s for s in syms if isinstance(s, Mapping)] if isinstance(syms, list) else []
+
+
+def _fixes(diag: Mapping[str, Any]) -> List[Mapping[str, Any]]:
+    fixes = diag.get("fixes")
+    return [f for f in fixes if isinstance(f, Mapping)] if isinstance(fixes, list) else []
+
+
+def _evidence(diag: Mapping[str, Any]) -> List[str]:
+    ev = diag.get("evidence")
+    return [e for e in ev if isinstance(e, str) and e.strip()] if isinstance(ev, list) else []
+
+
+def _symbol_line(sym: Mapping[str, Any]) -> Tuple[str, str, str]:
+    name = _str(sym.get("demangled")) or _str(sym.get("mangled"))
+    status = _str(sym.get("status"))
+    nearest = _str(sym.get("nearest"))
+    return name, status, nearest
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    """The diagnosis as Markdown: cause, evidence, and the fixes as copyable cells."""
+    parts: List[str] = []
+    for diag in _diagnostics(report):
+        code = _str(diag.get("code")) or "abidoc"
+        severity = _str(diag.get("severity")) or "error"
+        mark = _SEVERITY_MARK.get(severity)
+        head = f"{mark} abidoc" if mark else "abidoc"
+        message = _str(diag.get("message"))
+        parts.append(f"**{head}: {md_code(code)}** ({md_escape(severity)}): {md_escape(message)}")
+        facts = []
+        if _str(diag.get("package")):
+            facts.append(f"package {md_code(_str(diag.get('package')))}")
+        if _str(diag.get("library")):
+            facts.append(f"library {md_code(_str(diag.get('library')))}")
+        if facts:
+            parts.append("- " + ", ".join(facts))
+        syms = _symbols(diag)
+        if syms:
+            lines = []
+            for sym in syms:
+                name, status, nearest = _symbol_line(sym)
+                line = f"- {md_code(name)}"
+                if status:
+                    line += f": {md_escape(status)}"
+                if nearest:
+                    line += f"; installed: {md_code(nearest)}"
+                lines.append(line)
+            parts.append("Symbols:\n\n" + "\n".join(lines))
+        evidence = _evidence(diag)
+        if evidence:
+            parts.append("Evidence:\n\n" + "\n".join(f"- {md_escape(e)}" for e in evidence))
+        fixes = _fixes(diag)
+        if fixes:
+            items = []
+            for n, fix in enumerate(fixes, 1):
+                title = md_escape(_str(fix.get("title")) or "Fix")
+                if fix.get("preferred") is True:
+                    title = f"**{title}** (recommended)"
+                item = f"{n}. {title}"
+                lines = notebook_lines(fix)
+                if lines:
+                    block = _fence(lines)
+                    item += "\n\n" + "\n".join("   " + l if l else "" for l in block.splitlines())
+                items.append(item)
+            parts.append("Fixes, best first (paste into a cell):\n\n" + "\n\n".join(items))
+    return "\n\n".join(parts) + ("\n" if parts else "")
+
+
+def render_plain(report: Mapping[str, Any]) -> str:
+    """The diagnosis as plain text, for consoles and frontends without Markdown."""
+    out: List[str] = []
+    for diag in _diagnostics(report):
+        code = _str(diag.get("code")) or "abidoc"
+        severity = _str(diag.get("severity")) or "error"
+        out.append(f"abidoc {severity}[{code}]: {_str(diag.get('message'))}")
+        if _str(diag.get("package")):
+            out.append(f"  package: {_str(diag.get('package'))}")
+        if _str(diag.get("library")):
+            out.append(f"  library: {_str(diag.get('library'))}")
+        for sym in _symbols(diag):
+            name, status, nearest = _symbol_line(sym)
+            line = f"  symbol: {name}"
+            if status:
+                line += f" ({status})"
+            out.append(line)
+            if nearest:
+                out.append(f"    installed: {nearest}")
+        for e in _evidence(diag):
+            out.append(f"  evidence: {e}")
+        for n, fix in enumerate(_fixes(diag), 1):
+            star = " (recommended)" if fix.get("preferred") is True else ""
+            out.append(f"  fix {n}{star}: {_str(fix.get('title'))}")
+            for line in notebook_lines(fix):
+                out.append(f"      {line}")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def bundle(report: Mapping[str, Any]) -> Dict[str, Any]:
+    """The rich display bundle: Markdown, plain text and the contract JSON itself."""
+    return {
+        "text/markdown": render_markdown(report),
+        "text/plain": render_plain(report),
+        MIME: dict(report),
+    }
+
+
+def _cell(text: str) -> str:
+    return md_escape(text.replace("\n", " "))
+
+
+def render_scan_markdown(report: Mapping[str, Any]) -> str:
+    """``abidoc scan`` findings as a table, then the recommended fix of each finding."""
+    diags = _diagnostics(report)
+    if not diags:
+        return "**abidoc scan**: every compiled extension in this environment should load.\n"
+    rows = ["| severity | code | package | library | problem |", "|---|---|---|---|---|"]
+    fixes: List[str] = []
+    for diag in diags:
+        library = _str(diag.get("library"))
+        rows.append(
+            "| {} | {} | {} | {} | {} |".format(
+                _cell(_str(diag.get("severity"))),
+                md_code(_str(diag.get("code"))) if diag.get("code") else "",
+                _cell(_str(diag.get("package"))),
+                md_code(os.path.basename(library)) if library else "",
+                _cell(_str(diag.get("message"))),
+            )
+        )
+        chosen = next((f for f in _fixes(diag) if f.get("preferred") is True), None)
+        if chosen is None and _fixes(diag):
+            chosen = _fixes(diag)[0]
+        if chosen is not None:
+            lines = notebook_lines(chosen)
+            if lines:
+                who = _str(diag.get("package")) or os.path.basename(library) or _str(diag.get("code"))
+                fixes.append(f"- {md_escape(who)}: {md_escape(_str(chosen.get('title')))}\n\n" + "\n".join("  " + l for l in _fence(lines).splitlines()))
+    text = f"**abidoc scan**: {len(diags)} finding(s)\n\n" + "\n".join(rows) + "\n"
+    if fixes:
+        text += "\nFixes:\n\n" + "\n".join(fixes) + "\n"
+    return text
+
+
+def render_scan_plain(report: Mapping[str, Any]) -> str:
+    diags = _diagnostics(report)
+    if not diags:
+        return "abidoc scan: every compiled extension in this environment should load.\n"
+    out = [f"abidoc scan: {len(diags)} finding(s)"]
+    for diag in diags:
+        library = _str(diag.get("library"))
+        out.append(
+            f"  {_str(diag.get('severity'))}[{_str(diag.get('code'))}] {_str(diag.get('package')) or os.path.basename(library)}: {_str(diag.get('message'))}"
+        )
+    return "\n".join(out) + "\n"
+
+
+def scan_bundle(report: Mapping[str, Any]) -> Dict[str, Any]:
+    return {
+        "text/markdown": render_scan_markdown(report),
+        "text/plain": render_scan_plain(report),
+        MIME: dict(report),
+    }

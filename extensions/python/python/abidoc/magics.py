@@ -1,0 +1,192 @@
+"""The IPython side: the ``post_run_cell`` hook that explains failing cells, and ``%abidoc``.
+
+Loaded with ``%load_ext abidoc``. The hook and the magic run the ``abidoc`` binary on text and
+on the kernel's environment on disk; they never import the packages they diagnose, and the hook
+never lets an exception of its own reach the user's session.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shlex
+import sys
+import traceback
+from typing import Any, List, Optional
+
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.display import display
+from traitlets import Bool, Float, List as TList, Unicode
+
+from . import _binary, _display
+
+log = logging.getLogger("abidoc")
+
+USAGE = """\
+%abidoc                 diagnose the last error raised in this kernel
+%abidoc PATH...         diagnose log files, tracebacks or notebooks (e.g. a saved pip log)
+%abidoc --text TEXT     diagnose TEXT (e.g. the output of a failed !pip install)
+%%abidoc                diagnose the text of the cell body
+%abidoc scan            scan this kernel's environment for extensions that will not load
+%abidoc --help          this text
+
+Options (%config Abidoc.<name> = value): auto (diagnose failing cells; default True),
+timeout (seconds, default 20), site_packages (extra directories, also $ABIDOC_SITE_PACKAGES).
+"""
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def format_exception(err: BaseException) -> str:
+    """The exception as CPython prints it, chained causes included."""
+    return "".join(traceback.format_exception(type(err), err, err.__traceback__))
+
+
+@magics_class
+class Abidoc(Magics):
+    """``%abidoc`` and the failing-cell hook; configurable with ``%config Abidoc.<name>``."""
+
+    auto = Bool(True, help="Diagnose every cell that raises, right under its traceback.").tag(config=True)
+    timeout = Float(_binary.DEFAULT_TIMEOUT, help="Seconds one diagnosis may take.").tag(config=True)
+    site_packages = TList(
+        Unicode(),
+        help="Extra site-packages directories to read (in front of the kernel's own), "
+        "e.g. directories added to sys.path by hand. $ABIDOC_SITE_PACKAGES adds more.",
+    ).tag(config=True)
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        self._last_error: Optional[BaseException] = None
+
+    # ----------------------------------------------------------------- the hook
+
+    def post_run_cell(self, result: Any) -> None:
+        """Explain the error of a cell that raised; show nothing for anything else."""
+        try:
+            err = getattr(result, "error_in_exec", None)
+            if err is None or not self.auto:
+                return
+            self._last_error = err
+            if not isinstance(err, Exception):
+                # KeyboardInterrupt, SystemExit: the user stopped the cell, nothing to explain.
+                return
+            run = _binary.check_text(format_exception(err), self.site_packages, self.timeout)
+            if run.problem:
+                log.debug("abidoc: no diagnosis: %s (%s)", run.problem, run.stderr.strip())
+                return
+            if run.diagnostics and run.report is not None:
+                display(_display.bundle(run.report), raw=True)
+        except BaseException:  # noqa: BLE001 - a diagnosis must never break the user's session
+            log.debug("abidoc: the post_run_cell hook failed", exc_info=True)
+
+    # ---------------------------------------------------------------- the magic
+
+    @line_cell_magic
+    def abidoc(self, line: str = "", cell: Optional[str] = None) -> None:
+        """Diagnose the last error, a log, a text, or scan the environment. See ``%abidoc --help``."""
+        line = line.strip()
+        try:
+            if cell is not None:
+                self._show_check(_binary.check_text(cell, self.site_packages, self.timeout), "the cell")
+            elif line in ("-h", "--help", "help"):
+                print(USAGE)
+            elif not line:
+                self._diagnose_last()
+            elif line == "scan" or line.startswith("scan "):
+                self._scan()
+            elif line.startswith("--text"):
+                self._show_check(_binary.check_text(self._text_arg(line), self.site_packages, self.timeout), "the text")
+            else:
+                self._check_paths(shlex.split(line))
+        except Exception as err:  # noqa: BLE001 - report, do not raise into the session
+            log.debug("abidoc: %%abidoc failed", exc_info=True)
+            print(f"abidoc: {err}", file=sys.stderr)
+
+    @staticmethod
+    def _text_arg(line: str) -> str:
+        rest = line[len("--text") :].lstrip(" =")
+        # `%abidoc --text "..."`: drop one level of quotes when the whole rest is quoted.
+        if len(rest) >= 2 and rest[0] == rest[-1] and rest[0] in "'\"":
+            try:
+                parts = shlex.split(rest)
+            except ValueError:
+                parts = []
+            if len(parts) == 1:
+                return parts[0]
+        return rest
+
+    def _last_exception(self) -> Optional[BaseException]:
+        for name in ("last_exc", "last_value"):
+            err = getattr(sys, name, None)
+            if isinstance(err, BaseException):
+                return err
+        return self._last_error
+
+    def _diagnose_last(self) -> None:
+        err = self._last_exception()
+        if err is not None:
+            text = format_exception(err)
+        else:
+            stb = getattr(self.shell, "_last_traceback", None)
+            if not stb:
+                print("abidoc: no error has been raised in this kernel yet; see %abidoc --help")
+                return
+            text = _ANSI.sub("", "\n".join(str(s) for s in stb))
+        self._show_check(_binary.check_text(text, self.site_packages, self.timeout), "the last error")
+
+    def _check_paths(self, paths: List[str]) -> None:
+        missing = [p for p in paths if p != "-" and not os.path.exists(p)]
+        if missing:
+            print(f"abidoc: no such file: {', '.join(missing)} (use %abidoc --text \"...\" for text)")
+            return
+        self._show_check(_binary.check_paths(paths, self.site_packages, self.timeout), " ".join(paths))
+
+    def _show_check(self, run: _binary.RunResult, what: str) -> None:
+        if run.problem:
+            print(f"abidoc: {run.problem}", file=sys.stderr)
+            return
+        if run.diagnostics and run.report is not None:
+            display(_display.bundle(run.report), raw=True)
+        else:
+            print(f"abidoc: no known cause found in {what}")
+
+    def _scan(self) -> None:
+        run = _binary.scan(self.site_packages, timeout=max(self.timeout, 60.0))
+        if run.problem:
+            print(f"abidoc: {run.problem}", file=sys.stderr)
+            return
+        display(_display.scan_bundle(run.report or {"version": 1, "diagnostics": []}), raw=True)
+
+
+_loaded: Optional[Abidoc] = None
+
+
+def load(ip: Any) -> None:
+    """Register the magic and the hook on ``ip``; loading twice is harmless."""
+    global _loaded
+    if _loaded is not None and _loaded.shell is ip:
+        return
+    magics = Abidoc(shell=ip)
+    ip.register_magics(magics)
+    ip.events.register("post_run_cell", magics.post_run_cell)
+    _loaded = magics
+
+
+def unload(ip: Any) -> None:
+    """Undo ``load``: the hook, the magic and the ``%config`` entry go away."""
+    global _loaded
+    magics = _loaded
+    _loaded = None
+    if magics is None:
+        return
+    try:
+        ip.events.unregister("post_run_cell", magics.post_run_cell)
+    except ValueError:
+        pass
+    table = ip.magics_manager.magics
+    for kind in ("line", "cell"):
+        table.get(kind, {}).pop("abidoc", None)
+    ip.magics_manager.registry.pop(type(magics).__name__, None)
+    if magics in getattr(ip, "configurables", []):
+        ip.configurables.remove(magics)

@@ -1,0 +1,226 @@
+"""The pure helpers, without a kernel: rendering the contract JSON, finding and running the binary.
+
+Rendered Markdown and plain text are compared with golden files under ``fixtures/``; run with
+``ABIDOC_UPDATE_GOLDEN=1`` to rewrite them, then read the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from abidoc import _binary, _display
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _golden(name: str, actual: str) -> None:
+    path = FIXTURES / name
+    if os.environ.get("ABIDOC_UPDATE_GOLDEN"):
+        path.write_text(actual, encoding="utf-8")
+    assert actual == path.read_text(encoding="utf-8")
+
+
+def _example() -> dict:
+    return json.loads((FIXTURES / "contract_example.json").read_text(encoding="utf-8"))
+
+
+def _script(path: Path, body: str) -> Path:
+    path.write_text("#!/bin/sh\n" + body + "\n", encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+# ------------------------------------------------------------------ rendering
+
+
+def test_markdown_of_the_contract_example() -> None:
+    _golden("contract_example.md", _display.render_markdown(_example()))
+
+
+def test_plain_text_of_the_contract_example() -> None:
+    _golden("contract_example.txt", _display.render_plain(_example()))
+
+
+def test_scan_table_of_the_contract_example() -> None:
+    _golden("contract_example.scan.md", _display.render_scan_markdown(_example()))
+
+
+def test_bundle_carries_the_contract_json_unchanged() -> None:
+    report = _example()
+    bundle = _display.bundle(report)
+    assert set(bundle) == {"text/markdown", "text/plain", _display.MIME}
+    assert bundle[_display.MIME] == report
+
+
+def test_empty_report_renders_nothing() -> None:
+    assert _display.render_markdown({"version": 1, "diagnostics": []}) == ""
+    assert _display.render_plain({"version": 1, "diagnostics": []}) == ""
+    assert "should load" in _display.render_scan_markdown({"version": 1, "diagnostics": []})
+
+
+def test_malformed_fields_are_skipped_not_fatal() -> None:
+    report = {"diagnostics": [{"code": 3, "symbols": "x", "fixes": [None, {"commands": [[1, 2]], "env": []}], "evidence": [None]}, "junk"]}
+    text = _display.render_markdown(report)
+    assert "abidoc" in text
+    assert _display.render_plain(report).startswith("abidoc error[abidoc]")
+
+
+@pytest.mark.parametrize(
+    ("fix", "lines"),
+    [
+        ({"notebook_cell": "%pip install -U torchvision==0.25.0\n"}, ["%pip install -U torchvision==0.25.0"]),
+        ({"commands": [["python", "-m", "pip", "uninstall", "-y", "mamba-ssm"]]}, ["%pip uninstall -y mamba-ssm"]),
+        ({"commands": [["pip3", "install", "flash-attn>=2.7"]]}, ["%pip install 'flash-attn>=2.7'"]),
+        (
+            {"commands": [["python", "-m", "pip", "install", "--no-build-isolation", "mamba-ssm"]], "env": {"MAMBA_FORCE_BUILD": "TRUE"}},
+            ["%env MAMBA_FORCE_BUILD=TRUE", "%pip install --no-build-isolation mamba-ssm"],
+        ),
+        ({"commands": [["apt-get", "install", "-y", "g++"]]}, ["!apt-get install -y g++"]),
+        ({"commands": "pip install x"}, []),
+    ],
+    ids=["given", "python-m-pip", "pip-quoted", "env", "shell", "not-a-vector"],
+)
+def test_notebook_lines(fix: dict, lines: list) -> None:
+    assert _display.notebook_lines(fix) == lines
+
+
+def test_markdown_escapes_html_and_markup() -> None:
+    assert _display.md_escape("<script>*x*</script>") == "\\<script\\>\\*x\\*\\</script\\>"
+    assert _display.md_code("a`b") == "``a`b``"
+    assert _display.md_code("`x") == "`` `x ``"
+
+
+# ---------------------------------------------------------------- the binary
+
+
+def test_candidates_are_next_to_the_interpreter_first(tmp_path: Path) -> None:
+    exe = tmp_path / "venv" / "bin" / "python"
+    got = _binary.candidate_paths(str(exe), {"ABIDOC_PATH": "/opt/abidoc"}, scripts_dirs=["/scripts"])
+    assert got == [str(tmp_path / "venv" / "bin" / "abidoc"), "/scripts/abidoc", "/opt/abidoc"]
+
+
+def test_find_binary_order(tmp_path: Path) -> None:
+    venv_bin = tmp_path / "venv" / "bin"
+    scripts = tmp_path / "scripts"
+    other = tmp_path / "other"
+    on_path = tmp_path / "on-path"
+    for d in (venv_bin, scripts, other, on_path):
+        d.mkdir(parents=True)
+    exe = str(venv_bin / "python")
+    env = {"ABIDOC_PATH": str(other / "abidoc"), "PATH": str(on_path)}
+
+    def find() -> str:
+        return _binary.find_binary(exe, env, scripts_dirs=[str(scripts)])
+
+    assert find() is None
+    _script(on_path / "abidoc", "exit 0")
+    assert find() == str(on_path / "abidoc")
+    _script(other / "abidoc", "exit 0")
+    assert find() == str(other / "abidoc")
+    _script(scripts / "abidoc", "exit 0")
+    assert find() == str(scripts / "abidoc")
+    _script(venv_bin / "abidoc", "exit 0")
+    assert find() == str(venv_bin / "abidoc")
+    # A file that is not executable is not a binary.
+    (venv_bin / "abidoc").chmod(0o644)
+    assert find() == str(scripts / "abidoc")
+
+
+def test_site_packages_extra_dirs_first_missing_dropped(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    env = {"ABIDOC_SITE_PACKAGES": os.pathsep.join([str(b), str(tmp_path / "missing"), str(a)])}
+    dirs = _binary.site_packages_dirs([str(a)], env)
+    assert dirs[:2] == [str(a), str(b)]
+    assert str(tmp_path / "missing") not in dirs
+    assert len(dirs) == len(set(dirs))
+    args = _binary.env_args([str(a)], executable="/venv/bin/python", environ=env)
+    assert args[:4] == ["--python", "/venv/bin/python", "--site-packages", str(a)]
+
+
+def test_run_reads_json_on_exit_0_and_1(tmp_path: Path) -> None:
+    report = json.dumps(_example())
+    fake = _script(tmp_path / "abidoc", f"cat >/dev/null; printf '%s' '{report}'; exit 1")
+    run = _binary.run(["check", "-", "--format", "json"], stdin_text="x", binary=str(fake))
+    assert run.problem is None
+    assert run.returncode == 1
+    assert run.diagnostics[0]["code"] == "abi-mismatch"
+
+
+def test_run_reports_exit_2_reason(tmp_path: Path) -> None:
+    fake = _script(tmp_path / "abidoc", "echo 'error: unexpected argument --frobnicate' >&2; exit 2")
+    run = _binary.run(["check", "--frobnicate"], binary=str(fake))
+    assert run.problem == "error: unexpected argument --frobnicate"
+    assert run.report is None
+
+
+def test_run_times_out(tmp_path: Path) -> None:
+    fake = _script(tmp_path / "abidoc", "exec sleep 10")
+    run = _binary.run(["check"], binary=str(fake), timeout=0.5)
+    assert run.problem == "abidoc took longer than 0.5 s"
+
+
+def test_run_without_binary(tmp_path: Path) -> None:
+    run = _binary.run(["check"], binary=str(tmp_path / "nope"))
+    assert run.problem is not None and "could not run" in run.problem
+
+
+def test_garbage_stdout_is_no_report(tmp_path: Path) -> None:
+    fake = _script(tmp_path / "abidoc", "echo 'abidoc 0.1.0'")
+    run = _binary.run(["check", "-", "--format", "json"], binary=str(fake))
+    assert run.report is None and run.problem == "abidoc printed no JSON report"
+
+
+# -------------------------------------------- the extension in an in-process shell
+
+
+@pytest.fixture()
+def shell():
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    yield ip
+    ip.run_line_magic("unload_ext", "abidoc")
+    InteractiveShell.clear_instance()
+
+
+def test_load_and_unload_register_and_remove_everything(shell) -> None:
+    before = list(shell.events.callbacks["post_run_cell"])
+    shell.run_line_magic("load_ext", "abidoc")
+    assert "abidoc" in shell.magics_manager.magics["line"]
+    assert "abidoc" in shell.magics_manager.magics["cell"]
+    assert len(shell.events.callbacks["post_run_cell"]) == len(before) + 1
+    shell.run_line_magic("config", "Abidoc.timeout = 7.5")
+    from abidoc import magics
+
+    assert magics._loaded is not None and magics._loaded.timeout == 7.5
+    shell.run_line_magic("unload_ext", "abidoc")
+    assert "abidoc" not in shell.magics_manager.magics["line"]
+    assert shell.events.callbacks["post_run_cell"] == before
+
+
+def test_hook_never_raises_into_the_session(shell, tmp_path: Path, capsys) -> None:
+    shell.run_line_magic("load_ext", "abidoc")
+    from abidoc import magics
+
+    # A binary that hangs: the diagnosis gives up quietly after the timeout.
+    hanging = _script(tmp_path / "abidoc", "exec sleep 10")
+    magics._loaded.timeout = 0.3
+    old = _binary.find_binary
+    _binary.find_binary = lambda *a, **k: str(hanging)
+    try:
+        result = shell.run_cell("raise ImportError('x.so: undefined symbol: _ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib')")
+    finally:
+        _binary.find_binary = old
+    assert isinstance(result.error_in_exec, ImportError)
+    out = capsys.readouterr()
+    assert "abidoc" not in out.out
+    assert "Error in callback" not in out.err
