@@ -1,5 +1,286 @@
 //! The `abidoc` binary: `check`, `scan`, `explain`, `lsp`, and the human, JSON and SARIF renderers.
 
-fn main() {
-    println!("abidoc {}", env!("CARGO_PKG_VERSION"));
+mod input;
+mod render;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use abidoc_ide::{Code, Context, Severity};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(
+    name = "abidoc",
+    version,
+    about = "Why won't this compiled Python extension load? Reads tracebacks, build logs, notebooks and the libraries on disk; never imports or executes them."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Diagnose logs, tracebacks, terminal captures and notebooks (`-` or nothing: standard input).
+    Check {
+        /// Files to read; `.ipynb` files are read as notebooks.
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+        /// Read at most this many bytes of each input; the rest is reported as truncated.
+        #[arg(long, default_value_t = input::DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
+    },
+    /// Check every compiled extension of a Python environment without importing anything.
+    Scan {
+        #[command(flatten)]
+        common: Common,
+        /// Directory for the scan cache (default: $XDG_CACHE_HOME/abidoc).
+        #[arg(long)]
+        cache_dir: Option<PathBuf>,
+        /// Do not read or write the scan cache.
+        #[arg(long)]
+        no_cache: bool,
+        /// Also list libraries that load fine.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Demangle, classify and locate C++ symbols (mangled or not).
+    Explain {
+        #[arg(required = true)]
+        symbols: Vec<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run the language server on standard input/output.
+    Lsp,
+}
+
+#[derive(Args, Clone)]
+struct Common {
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// The Python interpreter whose environment to read (not executed).
+    #[arg(long)]
+    python: Option<PathBuf>,
+    /// A site-packages directory to read (repeatable).
+    #[arg(long = "site-packages")]
+    site_packages: Vec<PathBuf>,
+    /// Extra library directories, as if on LD_LIBRARY_PATH (repeatable).
+    #[arg(long = "library-path")]
+    library_paths: Vec<PathBuf>,
+    /// Use the text alone: never read the disk beyond the named inputs.
+    #[arg(long)]
+    no_env: bool,
+    /// Turn off diagnostics with this code (repeatable).
+    #[arg(long = "disable")]
+    disabled: Vec<String>,
+    /// Colour in human output: auto (on a terminal), always, never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Sarif,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl Common {
+    fn context(&self) -> Result<Context, String> {
+        let mut disabled_codes = Vec::new();
+        for name in &self.disabled {
+            disabled_codes.push(
+                Code::parse(name).ok_or_else(|| format!("unknown diagnostic code `{name}`"))?,
+            );
+        }
+        Ok(Context {
+            use_env: !self.no_env,
+            python: self.python.clone(),
+            site_packages: self.site_packages.clone(),
+            library_paths: self.library_paths.clone(),
+            model_hint: None,
+            disabled_codes,
+        })
+    }
+
+    fn color(&self) -> bool {
+        use std::io::IsTerminal;
+        match self.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+            }
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(reason) => {
+            eprintln!("abidoc: {reason}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Check {
+            paths,
+            common,
+            max_bytes,
+        } => check(&paths, &common, max_bytes),
+        Command::Scan {
+            common,
+            cache_dir,
+            no_cache,
+            all,
+        } => scan(&common, cache_dir, no_cache, all),
+        Command::Explain { symbols, common } => explain(&symbols, &common),
+        Command::Lsp => abidoc_lsp::run_stdio()
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(|e| e.to_string()),
+    }
+}
+
+fn check(paths: &[PathBuf], common: &Common, max_bytes: u64) -> Result<ExitCode, String> {
+    let ctx = common.context()?;
+    let inputs = if paths.is_empty() || paths.iter().all(|p| p.as_os_str() == "-") {
+        vec![input::read_stdin(max_bytes)?]
+    } else {
+        let mut v = Vec::with_capacity(paths.len());
+        for p in paths {
+            v.push(if p.as_os_str() == "-" {
+                input::read_stdin(max_bytes)?
+            } else {
+                input::read_file(p, max_bytes)?
+            });
+        }
+        v
+    };
+    let mut reports = Vec::with_capacity(inputs.len());
+    for inp in &inputs {
+        for note in &inp.notes {
+            eprintln!("abidoc: {}: {note}", inp.display_name);
+        }
+        let diagnostics = if inp.is_notebook {
+            abidoc_ide::diagnose_notebook(&inp.text, &ctx)
+        } else {
+            abidoc_ide::diagnose_text(&inp.text, &ctx)
+        };
+        reports.push(render::Report {
+            input: Some(inp),
+            diagnostics,
+        });
+    }
+    emit(&reports, common)
+}
+
+fn scan(
+    common: &Common,
+    cache_dir: Option<PathBuf>,
+    no_cache: bool,
+    all: bool,
+) -> Result<ExitCode, String> {
+    let ctx = common.context()?;
+    let options = abidoc_ide::ScanOptions {
+        cache_dir,
+        use_cache: !no_cache,
+        include_ok: all,
+        progress: None,
+    };
+    let bar = progress_bar(common.format);
+    let progress = bar.as_ref().map(|b| {
+        let b = b.clone();
+        Box::new(move |done: usize, total: usize| {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }) as Box<dyn Fn(usize, usize) + Send + Sync>
+    });
+    let options = abidoc_ide::ScanOptions {
+        progress,
+        ..options
+    };
+    let outcome = abidoc_ide::scan_diagnostics(&ctx, &options);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let outcome = outcome.map_err(|e| e.to_string())?;
+    for note in &outcome.notes {
+        eprintln!("abidoc: {note}");
+    }
+    if common.format == Format::Human {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", render::scan_summary(&outcome, common.color()));
+    }
+    let reports = vec![render::Report {
+        input: None,
+        diagnostics: outcome.diagnostics,
+    }];
+    emit(&reports, common)
+}
+
+fn explain(symbols: &[String], common: &Common) -> Result<ExitCode, String> {
+    let ctx = common.context()?;
+    let explanations: Vec<_> = symbols
+        .iter()
+        .map(|s| abidoc_ide::explain_symbol(s, &ctx))
+        .collect();
+    let mut out = std::io::stdout().lock();
+    let text = match common.format {
+        Format::Json => render::explain_json(&explanations),
+        Format::Sarif => return Err("`explain` supports --format human or json".into()),
+        Format::Human => render::explain_human(&explanations, common.color()),
+    };
+    let _ = writeln!(out, "{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn progress_bar(format: Format) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if format != Format::Human || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("scanning {bar:30} {pos}/{len} libraries")
+    {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+fn emit(reports: &[render::Report<'_>], common: &Common) -> Result<ExitCode, String> {
+    let text = match common.format {
+        Format::Human => render::human(reports, common.color()),
+        Format::Json => render::json(reports),
+        Format::Sarif => render::sarif(reports),
+    };
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (`abidoc check | head`) is not an error worth a message.
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    let errors = reports
+        .iter()
+        .flat_map(|r| &r.diagnostics)
+        .any(|d| d.severity == Severity::Error);
+    Ok(if errors {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -1,7 +1,9 @@
-//! Entry points: diagnose a text or a notebook, hover at an offset. Front ends call only these.
+//! Entry points: diagnose a text or a notebook, hover at an offset, explain a symbol, scan an
+//! environment. Front ends call only these.
 
-use crate::Diagnostic;
-use abidoc_syntax::Span;
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::incidents::{self, Incident, Scene};
+use abidoc_syntax::{EventKind, Span};
 
 /// What the analysis may look at besides the text.
 #[derive(Debug, Clone, Default)]
@@ -29,18 +31,165 @@ pub struct Hover {
 
 /// Diagnoses a log, traceback or terminal capture. Spans are byte offsets into `text`.
 pub fn diagnose_text(text: &str, ctx: &Context) -> Vec<Diagnostic> {
-    let _ = (text, ctx);
-    Vec::new()
+    let parse = abidoc_syntax::scan(text);
+    let (incidents, scene) = incidents::collect(&parse.value);
+    let paths = library_paths(&incidents);
+    let world = crate::evidence::World::new(ctx, &paths);
+    finish(
+        &incidents,
+        &scene,
+        &world,
+        &|span| SourceRef { span, cell: None },
+        ctx,
+    )
 }
 
 /// Diagnoses a raw `.ipynb` text: spans are byte offsets into `raw`, with `source.cell` set.
 pub fn diagnose_notebook(raw: &str, ctx: &Context) -> Vec<Diagnostic> {
-    let _ = (raw, ctx);
-    Vec::new()
+    let nb = abidoc_syntax::notebook::parse(raw).value;
+    // All outputs are scanned as one text so repeated failures across cells merge; a table of
+    // pieces maps each piece of that text back to its cell and raw offsets.
+    let mut joined = String::new();
+    let mut pieces: Vec<(usize, usize, usize, &abidoc_syntax::SourceMap)> = Vec::new(); // (start, end, cell, map)
+    let mut sources = String::new();
+    for cell in &nb.cells {
+        sources.push_str(&cell.source.text);
+        sources.push('\n');
+        for out in &cell.outputs {
+            let start = joined.len();
+            joined.push_str(&out.text.text);
+            pieces.push((start, joined.len(), cell.index, &out.text.map));
+            joined.push('\n');
+        }
+    }
+    let mut ctx = ctx.clone();
+    if ctx.model_hint.is_none() {
+        ctx.model_hint = crate::kb::find_models(&sources).into_iter().next();
+    }
+    let parse = abidoc_syntax::scan(&joined);
+    let (incidents, scene) = incidents::collect(&parse.value);
+    let paths = library_paths(&incidents);
+    let world = crate::evidence::World::new(&ctx, &paths);
+    let to_source = |span: Span| {
+        let idx = pieces
+            .partition_point(|p| p.0 <= span.start)
+            .saturating_sub(1);
+        match pieces.get(idx) {
+            Some(&(start, end, cell, map)) => {
+                let local = Span::new(
+                    span.start - start.min(span.start),
+                    span.end.min(end).saturating_sub(start),
+                );
+                SourceRef {
+                    span: map.span_to_raw(local),
+                    cell: Some(cell),
+                }
+            }
+            None => SourceRef {
+                span: Span::new(0, 0),
+                cell: None,
+            },
+        }
+    };
+    finish(&incidents, &scene, &world, &to_source, &ctx)
+}
+
+fn library_paths(incidents: &[Incident]) -> Vec<&str> {
+    incidents
+        .iter()
+        .filter_map(|i| match &i.failure {
+            incidents::Failure::UndefinedSymbol {
+                library: Some(l), ..
+            } => Some(l.as_str()),
+            incidents::Failure::MissingLibrary {
+                required_by: Some(l),
+                ..
+            } => Some(l.as_str()),
+            incidents::Failure::VersionNotFound {
+                required_by: Some(l),
+                ..
+            } => Some(l.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn finish(
+    incidents: &[Incident],
+    scene: &Scene,
+    world: &crate::evidence::World<'_>,
+    to_source: &dyn Fn(Span) -> SourceRef,
+    ctx: &Context,
+) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = incidents
+        .iter()
+        .filter_map(|inc| crate::diagnose::diagnose(inc, scene, world, to_source))
+        .filter(|d| !ctx.disabled_codes.contains(&d.code))
+        .collect();
+    crate::relate::link(&mut out);
+    out
 }
 
 /// Hover at byte `offset` of `text`: a mangled symbol, a library path, or a diagnosed range.
 pub fn hover(text: &str, offset: usize, ctx: &Context) -> Option<Hover> {
-    let _ = (text, offset, ctx);
-    None
+    let (span, word) = word_at(text, offset)?;
+    if crate::symbols::is_mangled(word) {
+        let e = crate::explain::explain_symbol(word, ctx);
+        return Some(Hover {
+            span,
+            markdown: crate::explain::markdown(&e),
+        });
+    }
+    if word.ends_with(".so") || word.contains(".so.") || word.contains(".cpython-") {
+        let md = crate::explain::library_markdown(word, ctx);
+        return Some(Hover { span, markdown: md });
+    }
+    // A diagnosed range: the explanation of the diagnosis covering the offset.
+    let diags = diagnose_text(text, ctx);
+    let d = diags.iter().find(|d| {
+        d.source
+            .as_ref()
+            .is_some_and(|s| s.span.start <= offset && offset <= s.span.end)
+    })?;
+    let src = d.source.as_ref()?;
+    Some(Hover {
+        span: src.span,
+        markdown: crate::explain::diagnostic_markdown(d),
+    })
+}
+
+/// The whitespace/quote-delimited word around `offset`.
+fn word_at(text: &str, offset: usize) -> Option<(Span, &str)> {
+    let bytes = text.as_bytes();
+    if offset > bytes.len() {
+        return None;
+    }
+    let is_sep = |b: u8| b.is_ascii_whitespace() || b"'\"`(),;<>[]{}".contains(&b);
+    let mut start = offset;
+    while start > 0 && !is_sep(bytes[start - 1]) {
+        start -= 1;
+    }
+    let mut end = offset;
+    while end < bytes.len() && !is_sep(bytes[end]) {
+        end += 1;
+    }
+    let word = text.get(start..end)?;
+    // A trailing ':' belongs to the message (`…so: undefined symbol`), not the word.
+    let trimmed = word.trim_end_matches([':', '.', ',']);
+    if trimmed.is_empty() {
+        return None;
+    }
+    Some((Span::new(start, start + trimmed.len()), trimmed))
+}
+
+/// Events of one kind are sometimes all a front end needs (document links): re-exported scan.
+pub fn frame_paths(text: &str) -> Vec<(Span, String)> {
+    abidoc_syntax::scan(text)
+        .value
+        .into_iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Frame { file, .. } => Some((e.span, file)),
+            _ => None,
+        })
+        .collect()
 }

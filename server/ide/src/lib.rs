@@ -3,9 +3,20 @@
 //!
 //! No LSP types, no async, no serialization here: front ends (CLI, LSP, Python) convert.
 
-pub mod diagnostic;
-
-pub use diagnostic::{Code, Diagnostic, Fix, Severity, SourceRef, SymbolReport, SymbolStatus};
 pub mod analysis;
+pub mod diagnose;
+pub mod diagnostic;
+mod envview;
+pub mod evidence;
+pub mod explain;
+pub mod fixes;
+pub mod incidents;
+pub mod kb;
+mod relate;
+pub mod scan;
+pub mod symbols;
 
-pub use analysis::{Context, Hover, diagnose_notebook, diagnose_text, hover};
+pub use analysis::{Context, Hover, diagnose_notebook, diagnose_text, frame_paths, hover};
+pub use diagnostic::{Code, Diagnostic, Fix, Severity, SourceRef, SymbolReport, SymbolStatus};
+pub use explain::{Explanation, Nearest, explain_symbol};
+pub use scan::{ScanOptions, ScanOutcome, scan_diagnostics};

@@ -1,0 +1,426 @@
+//! Rendering diagnoses: human (compiler-style, coloured on a terminal), the contract's JSON, SARIF.
+
+use std::fmt::Write as _;
+
+use abidoc_ide::{Diagnostic, Explanation, ScanOutcome, Severity};
+use abidoc_syntax::LineIndex;
+use abidoc_syntax::line_index::LineCol;
+use serde_json::{Value, json};
+
+use crate::input::Input;
+
+pub struct Report<'a> {
+    /// `None` for scan findings, which point at libraries instead of text.
+    pub input: Option<&'a Input>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+struct Positions<'a> {
+    text: &'a str,
+    index: LineIndex,
+}
+
+impl<'a> Positions<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            index: LineIndex::new(text),
+        }
+    }
+    fn range(&self, span: abidoc_syntax::Span) -> (LineCol, LineCol) {
+        (
+            self.index.line_col(self.text, span.start),
+            self.index.line_col(self.text, span.end),
+        )
+    }
+    fn line_text(&self, line: u32) -> &'a str {
+        let start = self.index.line_start(line).unwrap_or(self.text.len());
+        let end = self.index.line_start(line + 1).unwrap_or(self.text.len());
+        self.text
+            .get(start..end)
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
+    }
+}
+
+fn lc_json(lc: LineCol) -> Value {
+    json!({ "line": lc.line, "character": lc.col })
+}
+
+/// The contract's JSON for one diagnostic.
+fn diagnostic_json(d: &Diagnostic, input: Option<&Input>, pos: Option<&Positions<'_>>) -> Value {
+    let mut obj = serde_json::Map::new();
+    obj.insert("code".into(), json!(d.code.as_str()));
+    obj.insert("severity".into(), json!(d.severity.as_str()));
+    obj.insert("message".into(), json!(d.message));
+    if let (Some(src), Some(pos)) = (&d.source, pos) {
+        let (start, end) = pos.range(src.span);
+        let mut s = serde_json::Map::new();
+        if let Some(path) = input.and_then(|i| i.path.as_ref()) {
+            s.insert("path".into(), json!(path));
+        }
+        if let Some(cell) = src.cell {
+            s.insert("cell".into(), json!(cell));
+        }
+        s.insert(
+            "range".into(),
+            json!({ "start": lc_json(start), "end": lc_json(end) }),
+        );
+        obj.insert("source".into(), Value::Object(s));
+        if !d.related.is_empty() {
+            let related: Vec<Value> = d
+                .related
+                .iter()
+                .map(|r| {
+                    let (a, b) = pos.range(r.span);
+                    let mut v = json!({ "range": { "start": lc_json(a), "end": lc_json(b) } });
+                    if let Some(cell) = r.cell {
+                        v["cell"] = json!(cell);
+                    }
+                    v
+                })
+                .collect();
+            obj.insert("related".into(), Value::Array(related));
+        }
+    }
+    if let Some(p) = &d.package {
+        obj.insert("package".into(), json!(p));
+    }
+    if let Some(l) = &d.library {
+        obj.insert("library".into(), json!(l));
+    }
+    let symbols: Vec<Value> = d
+        .symbols
+        .iter()
+        .map(|s| {
+            let mut v = json!({ "mangled": s.mangled, "status": s.status.as_str() });
+            if let Some(dm) = &s.demangled {
+                v["demangled"] = json!(dm);
+            }
+            if let Some(n) = &s.nearest {
+                v["nearest"] = json!(n);
+            }
+            v
+        })
+        .collect();
+    obj.insert("symbols".into(), Value::Array(symbols));
+    obj.insert("evidence".into(), json!(d.evidence));
+    if let Some(e) = &d.explanation {
+        obj.insert("explanation".into(), json!(e));
+    }
+    let fixes: Vec<Value> = d
+        .fixes
+        .iter()
+        .map(|f| {
+            let env: serde_json::Map<String, Value> =
+                f.env.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+            let mut v = json!({
+                "title": f.title,
+                "reason": f.reason,
+                "preferred": f.preferred,
+                "commands": f.commands,
+                "env": env,
+                "verified": f.verified,
+            });
+            if let Some(c) = &f.notebook_cell {
+                v["notebook_cell"] = json!(c);
+            }
+            v
+        })
+        .collect();
+    obj.insert("fixes".into(), Value::Array(fixes));
+    Value::Object(obj)
+}
+
+pub fn json(reports: &[Report<'_>]) -> String {
+    let mut all = Vec::new();
+    for r in reports {
+        let pos = r.input.map(|i| Positions::new(&i.text));
+        for d in &r.diagnostics {
+            all.push(diagnostic_json(d, r.input, pos.as_ref()));
+        }
+    }
+    let doc = json!({ "version": 1, "diagnostics": all });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}
+
+pub fn sarif(reports: &[Report<'_>]) -> String {
+    let mut results = Vec::new();
+    let mut rule_ids: Vec<&'static str> = Vec::new();
+    for r in reports {
+        let pos = r.input.map(|i| Positions::new(&i.text));
+        for d in &r.diagnostics {
+            let id = d.code.as_str();
+            if !rule_ids.contains(&id) {
+                rule_ids.push(id);
+            }
+            let level = match d.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Information => "note",
+            };
+            let mut locations = Vec::new();
+            if let (Some(src), Some(pos), Some(input)) = (&d.source, pos.as_ref(), r.input) {
+                let (a, b) = pos.range(src.span);
+                let uri = input.path.clone().unwrap_or_else(|| "stdin".into());
+                locations.push(json!({ "physicalLocation": {
+                    "artifactLocation": { "uri": uri },
+                    // SARIF counts lines and columns from 1.
+                    "region": { "startLine": a.line + 1, "startColumn": a.col + 1, "endLine": b.line + 1, "endColumn": b.col + 1 }
+                }}));
+            } else if let Some(lib) = &d.library {
+                locations
+                    .push(json!({ "physicalLocation": { "artifactLocation": { "uri": lib } } }));
+            }
+            let full = diagnostic_json(d, r.input, pos.as_ref());
+            results.push(json!({
+                "ruleId": id,
+                "level": level,
+                "message": { "text": d.message },
+                "locations": locations,
+                "properties": { "package": d.package, "symbols": full["symbols"], "evidence": d.evidence, "fixes": full["fixes"] },
+            }));
+        }
+    }
+    let rules: Vec<Value> = rule_ids
+        .iter()
+        .map(|id| json!({ "id": id, "name": id }))
+        .collect();
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": { "name": "abidoc", "version": env!("CARGO_PKG_VERSION"), "rules": rules } },
+            "results": results,
+        }]
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}
+
+struct Style {
+    on: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+    fn severity(&self, s: Severity) -> String {
+        match s {
+            Severity::Error => self.paint("1;31", "error"),
+            Severity::Warning => self.paint("1;33", "warning"),
+            Severity::Information => self.paint("1;36", "info"),
+        }
+    }
+    fn bold(&self, t: &str) -> String {
+        self.paint("1", t)
+    }
+    fn dim(&self, t: &str) -> String {
+        self.paint("2", t)
+    }
+    fn green(&self, t: &str) -> String {
+        self.paint("1;32", t)
+    }
+    fn blue(&self, t: &str) -> String {
+        self.paint("1;34", t)
+    }
+}
+
+/// Compiler-style output: what failed, why, what to do, in that order.
+pub fn human(reports: &[Report<'_>], color: bool) -> String {
+    let st = Style { on: color };
+    let mut out = String::new();
+    let mut counts = [0usize; 3];
+    for r in reports {
+        let pos = r.input.map(|i| Positions::new(&i.text));
+        for d in &r.diagnostics {
+            counts[d.severity as usize] += 1;
+            let _ = writeln!(
+                out,
+                "{}{}: {}",
+                st.severity(d.severity),
+                st.bold(&format!("[{}]", d.code.as_str())),
+                st.bold(&d.message)
+            );
+            if let (Some(src), Some(pos), Some(input)) = (&d.source, pos.as_ref(), r.input) {
+                let (a, _) = pos.range(src.span);
+                let cell = src.cell.map(|c| format!(" (cell {c})")).unwrap_or_default();
+                let more = if d.related.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (and {} more place(s))", d.related.len())
+                };
+                let _ = writeln!(
+                    out,
+                    "  {} {}:{}:{}{}{}",
+                    st.blue("-->"),
+                    input.display_name,
+                    a.line + 1,
+                    a.col + 1,
+                    cell,
+                    more
+                );
+                let line = pos.line_text(a.line);
+                let shown: String = line.chars().take(160).collect();
+                let ell = if line.chars().count() > 160 {
+                    "…"
+                } else {
+                    ""
+                };
+                let _ = writeln!(out, "   {} {}{}", st.blue("|"), shown.trim_start(), ell);
+            } else if let Some(lib) = &d.library {
+                let _ = writeln!(out, "  {} {}", st.blue("-->"), lib);
+            }
+            for s in &d.symbols {
+                let name = s.demangled.as_deref().unwrap_or(&s.mangled);
+                let _ = writeln!(
+                    out,
+                    "   {} symbol {} [{}]",
+                    st.blue("="),
+                    name,
+                    s.status.as_str()
+                );
+                if let Some(n) = &s.nearest {
+                    let _ = writeln!(out, "   {}   exported instead: {}", st.blue(" "), n);
+                }
+            }
+            for e in &d.evidence {
+                let _ = writeln!(out, "   {} {}", st.blue("="), st.dim(e));
+            }
+            if let Some(x) = &d.explanation {
+                let _ = writeln!(out, "   {} why: {}", st.blue("="), x);
+            }
+            for f in &d.fixes {
+                let tag = if f.preferred { " (preferred)" } else { "" };
+                let _ = writeln!(out, "{}: {}{}", st.green("fix"), f.title, tag);
+                if !f.reason.is_empty() {
+                    let _ = writeln!(out, "     {}", st.dim(&f.reason));
+                }
+                for (k, v) in &f.env {
+                    let _ = writeln!(out, "     $ export {k}={}", shell_quote(v));
+                }
+                for c in &f.commands {
+                    let _ = writeln!(
+                        out,
+                        "     $ {}",
+                        c.iter()
+                            .map(|a| shell_quote(a))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    );
+                }
+                if let Some(cell) = &f.notebook_cell {
+                    let _ = writeln!(out, "     in a notebook: {}", cell.replace('\n', " ⏎ "));
+                }
+                if !f.verified {
+                    let _ = writeln!(
+                        out,
+                        "     {}",
+                        st.dim("(names a download that cannot be checked offline)")
+                    );
+                }
+            }
+            out.push('\n');
+        }
+    }
+    let total: usize = counts.iter().sum();
+    if total == 0 {
+        let _ = writeln!(out, "{}", st.green("no known failure found"));
+    } else {
+        let _ = writeln!(
+            out,
+            "{} error(s), {} warning(s), {} note(s)",
+            counts[0], counts[1], counts[2]
+        );
+    }
+    out
+}
+
+/// POSIX shell quoting for display only: commands are run as argument vectors, never via a shell.
+pub fn shell_quote(arg: &str) -> String {
+    if !arg.is_empty()
+        && arg
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:+@%,".contains(&b))
+    {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', "'\\''"))
+    }
+}
+
+pub fn scan_summary(outcome: &ScanOutcome, color: bool) -> String {
+    let st = Style { on: color };
+    let mut s = String::new();
+    let _ = writeln!(s, "{}", st.bold(&outcome.summary));
+    s
+}
+
+pub fn explain_human(items: &[Explanation], color: bool) -> String {
+    let st = Style { on: color };
+    let mut s = String::new();
+    for e in items {
+        let head = e.demangled.as_deref().unwrap_or(&e.input);
+        let _ = writeln!(s, "{}", st.bold(head));
+        if let Some(m) = &e.mangled {
+            if e.demangled.is_some() {
+                let _ = writeln!(s, "  mangled: {m}");
+            }
+        }
+        let _ = writeln!(s, "  from: {}", e.owner);
+        if let Some(abi) = e.abi {
+            let _ = writeln!(s, "  std::string ABI: {abi}");
+        }
+        for lib in &e.exported_by {
+            let _ = writeln!(s, "  {} exported by {lib}", st.green("✓"));
+        }
+        for n in &e.nearest {
+            let _ = writeln!(
+                s,
+                "  nearest: {} in {} ({})",
+                n.demangled, n.library, n.difference
+            );
+        }
+        for line in &e.history {
+            let _ = writeln!(s, "  {line}");
+        }
+        for line in &e.notes {
+            let _ = writeln!(s, "  {}", st.dim(line));
+        }
+        s.push('\n');
+    }
+    s.trim_end().to_owned()
+}
+
+pub fn explain_json(items: &[Explanation]) -> String {
+    let v: Vec<Value> = items
+        .iter()
+        .map(|e| {
+            json!({
+                "input": e.input,
+                "mangled": e.mangled,
+                "demangled": e.demangled,
+                "owner": e.owner,
+                "abi": e.abi,
+                "exported_by": e.exported_by,
+                "nearest": e.nearest.iter().map(|n| json!({
+                    "mangled": n.mangled, "demangled": n.demangled, "library": n.library, "difference": n.difference,
+                })).collect::<Vec<_>>(),
+                "history": e.history,
+                "notes": e.notes,
+            })
+        })
+        .collect();
+    let mut s =
+        serde_json::to_string_pretty(&json!({ "version": 1, "symbols": v })).unwrap_or_default();
+    s.push('\n');
+    s
+}

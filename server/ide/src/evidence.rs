@@ -1,0 +1,249 @@
+//! The world around a text: the Python environment on disk (when allowed), the model in use,
+//! and the facts fixes need (installed versions, reverse dependencies, libcuda, toolkits).
+//!
+//! Everything here is read lazily and only when `Context::use_env` allows it.
+
+use std::path::{Path, PathBuf};
+
+use crate::analysis::Context;
+use crate::diagnostic::SymbolReport;
+use crate::incidents::Scene;
+use crate::kb::{self, ModelFacts, PackageFacts};
+
+/// On-disk facts about one library named by the text.
+#[derive(Debug, Clone, Default)]
+pub struct LibraryFacts {
+    /// Owning distribution (normalized name) and version.
+    pub owner: Option<(String, String)>,
+    /// Every unresolved symbol with its status, and the nearest export.
+    pub symbols: Vec<SymbolReport>,
+    pub evidence: Vec<String>,
+    /// Some missing symbols belong to the package itself (a partial build).
+    pub own_symbols_missing: bool,
+    /// How many torch symbols the library imports.
+    pub torch_symbol_count: usize,
+    /// The torch the library was built for, from its metadata (`torch==2.5.1` pins, wheel labels).
+    pub built_for_torch: Option<String>,
+}
+
+pub struct World<'a> {
+    pub ctx: &'a Context,
+    env: Option<crate::envview::EnvView>,
+}
+
+impl<'a> World<'a> {
+    /// Opens the environment named by the context, or the one the text's paths point into.
+    pub fn new(ctx: &'a Context, paths_in_text: &[&str]) -> Self {
+        let env = if ctx.use_env {
+            crate::envview::EnvView::open(ctx, paths_in_text)
+        } else {
+            None
+        };
+        Self { ctx, env }
+    }
+
+    pub fn env(&self) -> Option<&crate::envview::EnvView> {
+        self.env.as_ref()
+    }
+
+    fn hf_home(&self) -> Option<PathBuf> {
+        if !self.ctx.use_env {
+            return None;
+        }
+        std::env::var_os("HF_HOME")
+            .map(PathBuf::from)
+            .or_else(|| home().map(|h| h.join(".cache/huggingface")))
+    }
+
+    /// The model in use: named in the text, or known from the editor (notebook cell sources).
+    pub fn model(&self, scene: &Scene) -> Option<ModelFacts> {
+        let id = scene
+            .models
+            .first()
+            .cloned()
+            .or_else(|| self.ctx.model_hint.clone())?;
+        kb::resolve_model(&id, self.hf_home().as_deref())
+    }
+
+    pub fn package_of_library(&self, path: &str) -> Option<PackageFacts> {
+        if let Some(name) = self
+            .env
+            .as_ref()
+            .and_then(|e| e.owner_of(path))
+            .map(|(n, _)| n)
+        {
+            return kb::package(&name).or(Some(PackageFacts {
+                name,
+                pairs_with: Vec::new(),
+                ssm_kernels: false,
+                optional_importers: Vec::new(),
+                removable_when_unneeded: false,
+                force_build_env: Vec::new(),
+                needs_no_build_isolation: true,
+                has_prebuilt_wheels: false,
+            }));
+        }
+        kb::package_for_library(path).or_else(|| {
+            package_from_path(path).and_then(|n| {
+                Some(PackageFacts {
+                    name: n,
+                    pairs_with: Vec::new(),
+                    ssm_kernels: false,
+                    optional_importers: Vec::new(),
+                    removable_when_unneeded: false,
+                    force_build_env: Vec::new(),
+                    needs_no_build_isolation: true,
+                    has_prebuilt_wheels: false,
+                })
+            })
+        })
+    }
+
+    pub fn library_facts(&self, path: &str) -> Option<LibraryFacts> {
+        self.env.as_ref()?.library_facts(path)
+    }
+
+    pub fn torch_version(&self) -> Option<String> {
+        self.env.as_ref()?.torch_version()
+    }
+
+    pub fn torch_cxx11_abi(&self) -> Option<bool> {
+        self.env.as_ref()?.torch_cxx11_abi()
+    }
+
+    pub fn python_tag(&self) -> Option<String> {
+        self.env.as_ref()?.python_tag()
+    }
+
+    pub fn installed_version(&self, pkg: &str) -> Option<String> {
+        self.env.as_ref()?.installed_version(pkg)
+    }
+
+    /// `None` when the environment is unknown.
+    pub fn is_installed(&self, pkg: &str) -> Option<bool> {
+        Some(self.env.as_ref()?.installed_version(pkg).is_some())
+    }
+
+    pub fn installed_versions(&self, pkgs: &[&str]) -> Vec<String> {
+        let Some(env) = &self.env else {
+            return Vec::new();
+        };
+        pkgs.iter()
+            .map(|p| match env.installed_version(p) {
+                Some(v) => format!("{p} {v} is installed"),
+                None => format!("{p} is not installed"),
+            })
+            .collect()
+    }
+
+    /// Installed distributions whose Requires-Dist names `pkg` (so uninstalling it breaks them).
+    pub fn required_by(&self, pkg: &str) -> Vec<String> {
+        self.env
+            .as_ref()
+            .map(|e| e.required_by(pkg))
+            .unwrap_or_default()
+    }
+
+    pub fn built_for_torch(&self, library: Option<&str>) -> Option<String> {
+        self.library_facts(library?)?.built_for_torch
+    }
+
+    pub fn python_command(&self) -> String {
+        match &self.ctx.python {
+            Some(p) => p.display().to_string(),
+            None => "python".into(),
+        }
+    }
+
+    pub fn in_conda(&self) -> bool {
+        self.ctx.use_env && std::env::var_os("CONDA_PREFIX").is_some()
+    }
+
+    pub fn libstdcxx_evidence(&self, version: &str) -> Vec<String> {
+        match self.newer_libstdcxx(version) {
+            Some(p) => vec![format!("{p} provides {version}")],
+            None => Vec::new(),
+        }
+    }
+
+    pub fn newer_libstdcxx(&self, version: &str) -> Option<String> {
+        self.env.as_ref()?.libstdcxx_with(version)
+    }
+
+    /// Where the driver's `libcuda.so.1` lives on this machine.
+    pub fn libcuda_candidates(&self) -> Vec<String> {
+        if !self.ctx.use_env {
+            return Vec::new();
+        }
+        let dirs = [
+            "/usr/lib/x86_64-linux-gnu",
+            "/usr/lib64",
+            "/usr/lib/wsl/lib",
+            "/usr/local/cuda/compat",
+            "/usr/lib",
+        ];
+        dirs.iter()
+            .map(|d| Path::new(d).join("libcuda.so.1"))
+            .filter(|p| p.exists())
+            .map(|p| p.display().to_string())
+            .collect()
+    }
+
+    pub fn libcuda_evidence(&self) -> Vec<String> {
+        self.libcuda_candidates()
+            .into_iter()
+            .map(|p| format!("the driver library exists at {p}, but no libcuda.so link next to it"))
+            .collect()
+    }
+
+    pub fn cuda_toolkits(&self) -> Vec<String> {
+        if !self.ctx.use_env {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        if let Ok(rd) = std::fs::read_dir("/usr/local") {
+            for e in rd.flatten() {
+                let p = e.path();
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with("cuda") && p.join("bin/nvcc").is_file() {
+                    out.push(p.display().to_string());
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    pub fn find_library_dir(&self, lib: &str) -> Option<String> {
+        self.env.as_ref()?.find_library_dir(lib)
+    }
+
+    /// A directory of the user's for links abidoc suggests (`~/.local/lib/abidoc/NAME`).
+    pub fn user_dir(&self, name: &str) -> String {
+        let base = home();
+        match base {
+            Some(h) => h.join(".local/lib/abidoc").join(name).display().to_string(),
+            None => format!("$HOME/.local/lib/abidoc/{name}"),
+        }
+    }
+}
+
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+}
+
+/// `…/site-packages/mmcv/_ext….so` → `mmcv`: the top-level package directory under site-packages.
+fn package_from_path(path: &str) -> Option<String> {
+    let norm = path.replace('\\', "/");
+    let after = ["site-packages/", "dist-packages/"]
+        .iter()
+        .find_map(|m| norm.rsplit_once(m).map(|(_, a)| a.to_owned()))?;
+    let first = after.split('/').next()?;
+    if first.is_empty() || first.ends_with(".so") || first.contains(".cpython-") {
+        return None;
+    }
+    let name = first.trim_start_matches('_');
+    (!name.is_empty()).then(|| kb::normalize(name))
+}

@@ -1,0 +1,205 @@
+//! The knowledge the diagnosis needs, in the shape fixes use it: a thin view over
+//! `abidoc-knowledge` (tables, model families, torch symbol index) and `abidoc-elf` (demangling).
+
+use abidoc_knowledge as k;
+
+use crate::diagnostic::SymbolReport;
+
+pub fn normalize(name: &str) -> String {
+    k::names::normalize_name(name)
+}
+
+pub fn is_valid_name(name: &str) -> bool {
+    // Option-looking names (`--index-url=…`) are valid PEP 508 names only if they start with an
+    // alphanumeric, which the grammar requires; checked here again because this guards commands.
+    k::names::is_valid_pep508_name(name) && !name.starts_with('-')
+}
+
+/// PEP 440-ish version text safe to put after `==`.
+pub fn is_valid_version(v: &str) -> bool {
+    !v.is_empty()
+        && v.len() < 64
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._+!-".contains(&b))
+        && v.as_bytes().first().is_some_and(u8::is_ascii_digit)
+}
+
+pub fn demangle(symbol: &str) -> Option<String> {
+    abidoc_elf::demangle(symbol)
+}
+
+/// What fixes need to know about an extension package.
+#[derive(Debug, Clone)]
+pub struct PackageFacts {
+    pub name: String,
+    pub pairs_with: Vec<String>,
+    /// Mamba/SSM kernels: needed only by the model families that use them.
+    pub ssm_kernels: bool,
+    pub optional_importers: Vec<String>,
+    /// Removing it is a safe fix when nothing requires it (its importers fall back cleanly).
+    pub removable_when_unneeded: bool,
+    pub force_build_env: Vec<(String, String)>,
+    pub needs_no_build_isolation: bool,
+    pub has_prebuilt_wheels: bool,
+}
+
+fn facts(p: &k::packages::Package) -> PackageFacts {
+    // Kernel packages that only Mamba/SSM families use: a transformer never needs them.
+    let ssm = !p.needed_by_families.is_empty()
+        && p.needed_by_families.iter().all(|f| {
+            k::models::family_for_model_type(f).is_some_and(|fam| {
+                fam.uses_mamba_kernels || fam.kind != k::models::Kind::Transformer
+            })
+        });
+    PackageFacts {
+        name: p.name.clone(),
+        pairs_with: p.pairs_with.clone(),
+        ssm_kernels: ssm,
+        optional_importers: p.optional_importers.clone(),
+        removable_when_unneeded: p.optional_for_importers && !p.optional_importers.is_empty(),
+        force_build_env: p
+            .build
+            .env
+            .iter()
+            .filter(|e| e.required && !e.value.is_empty())
+            .map(|e| (e.name.clone(), e.value.clone()))
+            .collect(),
+        needs_no_build_isolation: p
+            .build
+            .pip_flags
+            .iter()
+            .any(|f| f == "--no-build-isolation"),
+        has_prebuilt_wheels: !p.wheel_naming.is_empty(),
+    }
+}
+
+pub fn package(name: &str) -> Option<PackageFacts> {
+    k::packages::package(name).map(facts)
+}
+
+pub fn package_for_library(path: &str) -> Option<PackageFacts> {
+    k::packages::package_for_path(path).map(facts)
+}
+
+/// The model a text or notebook uses, and whether it runs Mamba kernels.
+#[derive(Debug, Clone)]
+pub struct ModelFacts {
+    pub id: String,
+    info: k::models::ModelInfo,
+    pub model_type: Option<String>,
+    pub uses_mamba: Option<bool>,
+    /// How it was learned: its config.json in the Hugging Face cache, or the name.
+    pub via: String,
+}
+
+impl ModelFacts {
+    /// Whether running the model uses `package`; `None` when the model is unknown.
+    pub fn needs(&self, package: &str) -> Option<bool> {
+        self.info.needs_package(package)
+    }
+
+    pub fn describe(&self) -> String {
+        let kind = self.kind_phrase();
+        let ty = self
+            .model_type
+            .as_deref()
+            .map(|t| format!(", model_type {t}"))
+            .unwrap_or_default();
+        format!("model {} is {kind}{ty} ({})", self.id, self.via)
+    }
+
+    pub fn kind_phrase(&self) -> &'static str {
+        match self.uses_mamba {
+            Some(true) => "a hybrid/Mamba model that uses the Mamba kernels",
+            Some(false) => "a transformer",
+            None => "of an unknown family",
+        }
+    }
+}
+
+pub fn resolve_model(id: &str, hf_home: Option<&std::path::Path>) -> Option<ModelFacts> {
+    let info = k::models::resolve_model(id, hf_home);
+    let via = match &info.via {
+        k::models::Via::Config(p) => format!("read from {}", p.display()),
+        k::models::Via::NamePattern => {
+            "judged from its name; no config.json in the Hugging Face cache".into()
+        }
+        k::models::Via::Unknown => "unknown family".into(),
+    };
+    Some(ModelFacts {
+        id: id.to_owned(),
+        model_type: info.model_type.clone(),
+        uses_mamba: info.uses_mamba_kernels,
+        via,
+        info,
+    })
+}
+
+pub fn find_models(text: &str) -> Vec<String> {
+    k::models::find_models(text)
+        .into_iter()
+        .map(|m| m.id)
+        .collect()
+}
+
+/// The newest release of `package` built for the installed torch, from the compatibility tables.
+pub fn release_for_torch(package: &str, torch: &str) -> Option<String> {
+    match normalize(package).as_str() {
+        "torchvision" => k::compat::torchvision_for_torch(torch).map(str::to_owned),
+        "torchaudio" => k::compat::torchaudio_for_torch(torch).map(str::to_owned),
+        "xformers" => k::compat::xformers_for_torch(torch).map(str::to_owned),
+        other => k::compat::releases_built_for_torch(other, torch)
+            .first()
+            .map(|r| r.version.clone()),
+    }
+}
+
+/// The exact prebuilt wheel for this torch, CUDA major, ABI and Python (file name, URL).
+pub fn wheel_for(
+    package: &str,
+    version: Option<&str>,
+    torch: &str,
+    cxx11: Option<bool>,
+    python: Option<&str>,
+) -> Option<(String, String)> {
+    let version = version?;
+    let cuda_major = k::version::Version::parse(torch)
+        .and_then(|v| v.local_cuda())
+        .map(|(m, _)| m)
+        .or_else(|| {
+            k::compat::torch_default_cuda(torch).and_then(|c| c.split('.').next()?.parse().ok())
+        })?;
+    let cxx11_abi = cxx11.or_else(|| k::compat::torch_cxx11_abi(torch))?;
+    let w = k::packages::wheel_file_name(&k::packages::WheelQuery {
+        package,
+        version,
+        torch,
+        cuda_major,
+        cxx11_abi,
+        python: python?,
+        platform: None,
+    })?;
+    Some((w.file_name, w.url))
+}
+
+/// "built for torch A–B" from the offline torch symbol index, when every torch symbol is known.
+pub fn built_for_range(symbols: &[SymbolReport]) -> Option<String> {
+    let names: Vec<&str> = symbols
+        .iter()
+        .filter(|s| crate::symbols::owner(&s.mangled) == crate::symbols::Owner::Torch)
+        .map(|s| s.mangled.as_str())
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    let bf = k::torch_index::built_for(&names)?;
+    if bf.releases.is_empty() && !bf.outside_index() {
+        return None;
+    }
+    Some(bf.summary())
+}
+
+/// Lines telling which torch releases export `symbol`, and when it changed (offline index).
+pub fn symbol_history(symbol: &str) -> Vec<String> {
+    k::torch_index::describe(symbol).into_iter().collect()
+}

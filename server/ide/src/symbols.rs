@@ -1,0 +1,159 @@
+//! What a mangled symbol says on its own: whose namespace it lives in and which `std::string` ABI
+//! it was compiled with. Read from the mangled form, because demanglers print both ABIs alike.
+
+/// Who is expected to define a symbol, judged from its outermost namespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// `c10::`, `at::`, `torch::`, `caffe2::`, `THP*`: libtorch and friends.
+    Torch,
+    /// `std::`, `__cxa_*`, `__gxx_*`: libstdc++ / libsupc++.
+    Libstdcxx,
+    /// `pybind11::` is header-only, and `Py*` comes from the interpreter.
+    Python,
+    /// A C++ name outside every namespace above: the extension's own code.
+    Own,
+    /// A plain C name: cannot tell.
+    Unknown,
+}
+
+const TORCH_NAMESPACES: [&str; 5] = ["c10", "at", "torch", "caffe2", "caffe2_pb"];
+
+/// Strips the macOS extra underscore so `__ZN3c10…` reads as `_ZN3c10…`.
+pub fn normalize(symbol: &str) -> &str {
+    if symbol.starts_with("__Z") {
+        &symbol[1..]
+    } else {
+        symbol
+    }
+}
+
+pub fn is_mangled(symbol: &str) -> bool {
+    normalize(symbol).starts_with("_Z")
+}
+
+/// The outermost name of a mangled C++ symbol: `c10` for `_ZN3c104cuda9SetDeviceEi`, `std` for
+/// `_ZNSt…`/`_ZSt…`, the function name for a global function `_Z20cutlass_moe_mm_sm100…`.
+pub fn outermost_name(symbol: &str) -> Option<&str> {
+    let s = normalize(symbol);
+    let rest = s.strip_prefix("_Z")?;
+    // Special names: vtables, typeinfo, guard variables, thunks: look at what they refer to.
+    let rest = ["TV", "TI", "TS", "GV", "Th", "Tv", "Tc"]
+        .iter()
+        .find_map(|p| rest.strip_prefix(p))
+        .unwrap_or(rest);
+    let rest = rest
+        .strip_prefix('N')
+        .map_or(rest, |r| r.trim_start_matches(['K', 'V', 'r']));
+    if rest.starts_with("St")
+        || rest.starts_with("Ss")
+        || rest.starts_with("Sa")
+        || rest.starts_with("Sb")
+    {
+        return Some("std");
+    }
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let len: usize = rest.get(..digits)?.parse().ok()?;
+    rest.get(digits..digits + len)
+}
+
+pub fn owner(symbol: &str) -> Owner {
+    let s = normalize(symbol);
+    if s.starts_with("__cxa_") || s.starts_with("__gxx_") || s.starts_with("__cxx_") {
+        return Owner::Libstdcxx;
+    }
+    if s.starts_with("Py") || s.starts_with("_Py") {
+        return Owner::Python;
+    }
+    if s.starts_with("THP") || s.starts_with("THC") || s.starts_with("THPVariable") {
+        return Owner::Torch;
+    }
+    if !s.starts_with("_Z") {
+        return Owner::Unknown;
+    }
+    match outermost_name(s) {
+        Some("std") | Some("__gnu_cxx") | Some("__cxxabiv1") => Owner::Libstdcxx,
+        Some(ns) if TORCH_NAMESPACES.contains(&ns) => Owner::Torch,
+        Some("pybind11") => Owner::Python,
+        Some(_) => Owner::Own,
+        None => Owner::Unknown,
+    }
+}
+
+/// Which `std::string` ABI the mangled name shows, if it shows one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StringAbi {
+    /// `St7__cxx11` / `B5cxx11`: built with `_GLIBCXX_USE_CXX11_ABI=1`.
+    Cxx11,
+    /// `Ss` or a `basic_string` outside `__cxx11`: built with `_GLIBCXX_USE_CXX11_ABI=0`.
+    PreCxx11,
+}
+
+pub fn string_abi(symbol: &str) -> Option<StringAbi> {
+    let s = normalize(symbol);
+    if s.contains("St7__cxx11") || s.contains("B5cxx11") {
+        return Some(StringAbi::Cxx11);
+    }
+    // `Ss` is the pre-C++11 std::string abbreviation; it may be followed by anything.
+    let has_ss = s.match_indices("Ss").any(|(i, _)| i > 2);
+    if has_ss || s.contains("12basic_stringIcSt11char_traitsIcESaIcEE") {
+        return Some(StringAbi::PreCxx11);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owners_from_mangled_names() {
+        let cases = [
+            (
+                "_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib",
+                Owner::Torch,
+            ),
+            ("_ZN2at4_ops10zeros_like4callERKNS_6TensorE", Owner::Torch),
+            (
+                "_ZNK3c104impl13OperatorEntry20reportSignatureErrorENS0_12CppSignatureE",
+                Owner::Torch,
+            ),
+            (
+                "_ZN6caffe28TypeMeta21_typeMetaDataInstanceISt7complexIdEEEPKNS_6detail12TypeMetaDataEv",
+                Owner::Torch,
+            ),
+            (
+                "_Z20cutlass_moe_mm_sm100RN2at6TensorERKS0_S3_S3_S3_S3_S3_S3_S3_S3_bb",
+                Owner::Own,
+            ),
+            (
+                "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm",
+                Owner::Libstdcxx,
+            ),
+            ("__ZN3c1011CPUTensorIdEv", Owner::Torch),
+            ("PyModule_Create2", Owner::Python),
+            ("cudaMalloc", Owner::Unknown),
+        ];
+        for (sym, want) in cases {
+            assert_eq!(owner(sym), want, "{sym}");
+        }
+    }
+
+    #[test]
+    fn string_abi_from_mangled_names() {
+        assert_eq!(
+            string_abi("_ZN5torch3jit17parseSchemaOrNameERKSsb"),
+            Some(StringAbi::PreCxx11)
+        );
+        assert_eq!(
+            string_abi(
+                "_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"
+            ),
+            Some(StringAbi::Cxx11)
+        );
+        assert_eq!(string_abi("_ZN3c104cuda14ExchangeDeviceEa"), None);
+        assert_eq!(
+            string_abi("_ZN3c105ErrorC2ENS_14SourceLocationESs"),
+            Some(StringAbi::PreCxx11)
+        );
+    }
+}
