@@ -1,1 +1,23 @@
 //! The Python environment on disk: site-packages, dist-info, the installed torch, the dynamic loader model and the environment scan. Reads files; never imports or executes them.
+
+pub mod check;
+pub mod classify;
+pub mod dist;
+pub mod environment;
+pub mod facts;
+pub mod fsguard;
+pub mod ldcache;
+pub mod manifests;
+pub mod problem;
+pub mod site;
+pub mod loader;
+pub mod torch;
+
+pub use dist::{BuildLabel, DirectUrl, Distribution, Requirement, normalize_name};
+pub use facts::LibFacts;
+pub use ldcache::LdCache;
+pub use problem::Problem;
+pub use site::{EnvSpec, Layout, discover};
+pub use check::{Finding, FindingFacts, LibraryReport, Severity, Verdict, check_library, package_findings};
+pub use classify::SymbolStatus;
+pub use environment::Environment;

@@ -1,0 +1,573 @@
+//! Checking one library against the modelled process: needed libraries (found where, or missing),
+//! every undefined non-weak symbol (resolved by which object, or missing and classified), version
+//! requirements, the owner distribution and the torch it was built for, and a verdict. Plus the
+//! package-level checks the loader does not make (torch pins, CUDA labels, xFormers build info).
+//! Facts only: messages and fixes are written by `abidoc-ide`.
+
+use crate::classify::{SymbolStatus, classify, is_own_symbol};
+use crate::dist::{BuildLabel, Distribution};
+use crate::environment::Environment;
+use crate::loader::{FoundVia, Resolution};
+use crate::manifests::{VersionPy, XformersBuild, major_minor, public_version};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The real loader would load it.
+    Loads,
+    /// `import` would fail.
+    Fails,
+    /// It would fail, but it is an optional backend or needs hardware that is absent: the package
+    /// still imports with a feature missing.
+    Degraded,
+    /// The file could not be read as a shared library.
+    Unreadable,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NeededLib {
+    pub name: String,
+    pub needed_by: PathBuf,
+    pub found: Option<PathBuf>,
+    pub via: Option<FoundVia>,
+    /// Directories searched when not found.
+    pub searched: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SymbolCheck {
+    pub mangled: String,
+    /// The object whose relocation needs it.
+    pub needed_by: PathBuf,
+    pub status: SymbolStatus,
+    /// Required symbol version (`GLIBCXX_3.4.30`), when versioned.
+    pub version: Option<String>,
+    /// Nearest exported variant (mangled) and the library exporting it.
+    pub nearest: Option<String>,
+    pub nearest_in: Option<PathBuf>,
+    /// No torch/system library exports anything like it and its namespace is the extension's own.
+    pub own_package: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionCheck {
+    /// SONAME the version is required from (`libstdc++.so.6`).
+    pub file: String,
+    pub version: String,
+    pub needed_by: PathBuf,
+    /// The object that was picked for `file`.
+    pub provider: Option<PathBuf>,
+    pub ok: bool,
+    /// Other files with that SONAME in the environment or system that do define the version.
+    pub alternatives: Vec<PathBuf>,
+}
+
+/// The torch a package was built for, and where that was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuiltFor {
+    pub torch: String,
+    /// `requires-dist`, `wheel-label`, `xformers-cpp-lib`, `deepspeed`.
+    pub source: String,
+}
+
+/// Facts behind one finding, for `abidoc-ide` to phrase.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum FindingFacts {
+    MissingLibrary {
+        name: String,
+        needed_by: PathBuf,
+        searched: Vec<PathBuf>,
+    },
+    UndefinedSymbols {
+        symbols: Vec<SymbolCheck>,
+    },
+    IncompleteBuild {
+        symbols: Vec<SymbolCheck>,
+    },
+    VersionMissing {
+        check: VersionCheck,
+    },
+    TorchPin {
+        required: String,
+        installed: String,
+    },
+    CudaMismatch {
+        package_cuda: String,
+        torch_cuda: String,
+        refuses_import: bool,
+    },
+    XformersBuild {
+        built_torch: Option<String>,
+        built_python: Option<String>,
+        built_cuda: Option<String>,
+        torch: Option<String>,
+        python: Option<String>,
+    },
+    Unreadable {
+        message: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// The contract's diagnostic code this finding corresponds to.
+    pub code: String,
+    pub severity: Severity,
+    pub package: Option<String>,
+    pub package_version: Option<String>,
+    pub library: Option<PathBuf>,
+    /// Why an error was lowered to information (optional backend, no NVIDIA driver).
+    pub downgraded: Option<String>,
+    pub facts: FindingFacts,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryReport {
+    pub path: PathBuf,
+    pub package: Option<String>,
+    pub package_version: Option<String>,
+    pub built_for: Option<BuiltFor>,
+    pub label: Option<BuildLabel>,
+    pub needed: Vec<NeededLib>,
+    /// Undefined non-weak symbols that did not resolve, with their status.
+    pub symbols: Vec<SymbolCheck>,
+    /// How many undefined symbols resolved, per providing object.
+    pub resolved_by: BTreeMap<PathBuf, usize>,
+    pub versions: Vec<VersionCheck>,
+    pub findings: Vec<Finding>,
+    pub verdict: Verdict,
+    pub error: Option<String>,
+}
+
+/// File names of optional backends: a package imports without them.
+const OPTIONAL_BACKENDS: &[&str] = &[
+    "libtorchaudio_sox",
+    "_torchaudio_sox",
+    "libtorio_ffmpeg",
+    "_torio_ffmpeg",
+    "libtorchaudio_ffmpeg",
+    "_torchaudio_ffmpeg",
+    "libnccl-net",
+    "nvshmem_transport",
+    "libnvshmem_transport",
+    "libnccl-tuner",
+];
+
+/// Libraries that only optional transports/backends need.
+const OPTIONAL_DEPS: &[&str] = &[
+    "libfabric.so", "libucp.so", "libucs.so", "libuct.so", "libucm.so", "libmlx5.so", "libibverbs.so", "librdmacm.so",
+    "libsox.so", "libavutil.so", "libavcodec.so", "libavformat.so", "libavdevice.so", "libavfilter.so", "libswscale.so",
+    "libswresample.so", "libmpi.so", "libpmix.so",
+];
+
+/// Libraries only the NVIDIA driver installs.
+const DRIVER_LIBS: &[&str] = &["libcuda.so.1", "libcuda.so", "libnvidia-ml.so.1", "libnvidia-ml.so"];
+
+fn file_name(p: &Path) -> &str {
+    p.file_name().and_then(|n| n.to_str()).unwrap_or("")
+}
+
+fn optional_reason(env: &Environment, lib: &Path, missing_lib: Option<&str>) -> Option<String> {
+    let name = file_name(lib);
+    if OPTIONAL_BACKENDS.iter().any(|b| name.starts_with(b)) {
+        return Some(format!("{name} is an optional backend; the package imports without it"));
+    }
+    if let Some(m) = missing_lib {
+        if OPTIONAL_DEPS.iter().any(|d| m.starts_with(d)) {
+            return Some(format!("{m} is only needed by an optional transport or backend"));
+        }
+        if DRIVER_LIBS.contains(&m) && !env.has_nvidia_driver {
+            return Some(format!("{m} comes with the NVIDIA driver, which this machine does not have"));
+        }
+    }
+    None
+}
+
+/// The torch a distribution was built for: an exact `torch==` pin, else its wheel label.
+pub fn built_for(dist: &Distribution) -> Option<BuiltFor> {
+    if let Some(p) = dist.torch_pin() {
+        return Some(BuiltFor {
+            torch: p.to_string(),
+            source: "requires-dist".into(),
+        });
+    }
+    let label = dist.direct_url.as_ref().and_then(|d| d.label.as_ref())?;
+    label.torch.as_ref().map(|t| BuiltFor {
+        torch: t.clone(),
+        source: "wheel-label".into(),
+    })
+}
+
+/// Checks one library as if a Python process that ran `import torch` now loaded it.
+pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
+    let owner = env
+        .owner(path)
+        .or_else(|| std::fs::canonicalize(path).ok().and_then(|c| env.owner(&c)));
+    let mut report = LibraryReport {
+        path: path.to_path_buf(),
+        package: owner.map(|d| d.normalized.clone()),
+        package_version: owner.and_then(|d| d.version.clone()),
+        built_for: owner.and_then(built_for),
+        label: owner
+            .and_then(|d| d.direct_url.as_ref())
+            .and_then(|d| d.label.clone()),
+        needed: Vec::new(),
+        symbols: Vec::new(),
+        resolved_by: BTreeMap::new(),
+        versions: Vec::new(),
+        findings: Vec::new(),
+        verdict: Verdict::Loads,
+        error: None,
+    };
+    let finding = |code: &str, severity: Severity, downgraded: Option<String>, facts: FindingFacts| Finding {
+        code: code.to_string(),
+        severity: if downgraded.is_some() { Severity::Information } else { severity },
+        package: owner.map(|d| d.normalized.clone()),
+        package_version: owner.and_then(|d| d.version.clone()),
+        library: Some(path.to_path_buf()),
+        downgraded,
+        facts,
+    };
+    if let Err(e) = &*env.store.get(path) {
+        report.error = Some(e.clone());
+        report.verdict = Verdict::Unreadable;
+        report.findings.push(finding(
+            "unreadable-library",
+            Severity::Warning,
+            None,
+            FindingFacts::Unreadable { message: e.clone() },
+        ));
+        return report;
+    }
+    let mut pm = env.process().clone();
+    let before_objects = pm.objects.len();
+    let before_log = pm.log.len();
+    let already = pm.objects.iter().position(|o| o.path == path);
+    let exe = env
+        .layout
+        .interpreter
+        .as_ref()
+        .and_then(|e| pm.objects.iter().position(|o| &o.path == e));
+    let local = pm.load_closure(path, exe, &env.loader, &env.store);
+    if local.is_empty() {
+        report.verdict = Verdict::Unreadable;
+        return report;
+    }
+    // Objects whose relocations this load performs: the library and what it newly brought in.
+    let new_objects: Vec<usize> = match already {
+        Some(i) => vec![i],
+        None => (before_objects..pm.objects.len()).collect(),
+    };
+    let mut missing_libs = Vec::new();
+    for entry in &pm.log[before_log..] {
+        let needed_by = pm.objects[entry.requester].path.clone();
+        match &entry.resolution {
+            Resolution::Found { path: p, via, .. } => report.needed.push(NeededLib {
+                name: entry.name.clone(),
+                needed_by,
+                found: Some(p.clone()),
+                via: Some(*via),
+                searched: Vec::new(),
+            }),
+            Resolution::Missing { searched } => {
+                missing_libs.push((entry.name.clone(), needed_by.clone(), searched.clone()));
+                report.needed.push(NeededLib {
+                    name: entry.name.clone(),
+                    needed_by,
+                    found: None,
+                    via: None,
+                    searched: searched.clone(),
+                });
+            }
+        }
+    }
+    let mut fails = false;
+    let mut degraded = false;
+    for (name, needed_by, searched) in missing_libs {
+        let why = optional_reason(env, path, Some(&name));
+        if why.is_some() {
+            degraded = true;
+        } else {
+            fails = true;
+        }
+        report.findings.push(finding(
+            "missing-shared-library",
+            Severity::Error,
+            why,
+            FindingFacts::MissingLibrary { name, needed_by, searched },
+        ));
+    }
+    // Version requirements (checked by ld.so before any symbol is bound).
+    let mut missing_versions: HashSet<(String, String)> = HashSet::new();
+    for &oi in &new_objects {
+        let obj = &pm.objects[oi];
+        for vn in &obj.facts.verneeds {
+            let Some(pi) = pm.find_by_name(&vn.file) else {
+                continue;
+            };
+            let provider = &pm.objects[pi];
+            for (v, weak) in &vn.versions {
+                let ok = provider.facts.verdefs.is_empty() || provider.facts.verdefs.iter().any(|d| d == v);
+                if ok || *weak {
+                    continue;
+                }
+                missing_versions.insert((vn.file.clone(), v.clone()));
+                let check = VersionCheck {
+                    file: vn.file.clone(),
+                    version: v.clone(),
+                    needed_by: obj.path.clone(),
+                    provider: Some(provider.path.clone()),
+                    ok: false,
+                    alternatives: alternatives(env, &vn.file, v, &provider.path),
+                };
+                report.versions.push(check.clone());
+                let code = if v.starts_with("GLIBCXX_") || v.starts_with("CXXABI_") {
+                    "libstdcxx-mismatch"
+                } else if v.starts_with("GLIBC_") {
+                    "glibc-too-old"
+                } else {
+                    "abi-mismatch"
+                };
+                let why = optional_reason(env, path, None);
+                if why.is_some() {
+                    degraded = true;
+                } else {
+                    fails = true;
+                }
+                report
+                    .findings
+                    .push(finding(code, Severity::Error, why, FindingFacts::VersionMissing { check }));
+            }
+        }
+    }
+    // Symbol binding: global scope first, then the library's own search list.
+    let mut scope: Vec<usize> = pm.global_scope.clone();
+    for i in &local {
+        if !scope.contains(i) {
+            scope.push(*i);
+        }
+    }
+    let mut unresolved = Vec::new();
+    for &oi in &new_objects {
+        let obj = &pm.objects[oi];
+        for imp in obj.facts.imports.iter().filter(|i| !i.weak) {
+            let provider = scope
+                .iter()
+                .find(|&&s| s != oi && pm.objects[s].facts.defines(&imp.name, imp.version.as_deref()));
+            match provider {
+                Some(&s) => *report.resolved_by.entry(pm.objects[s].path.clone()).or_insert(0) += 1,
+                None if pm
+                    .assumed_interpreter_prefixes
+                    .iter()
+                    .any(|p| imp.name.starts_with(p)) =>
+                {
+                    *report.resolved_by.entry(PathBuf::from("<python interpreter>")).or_insert(0) += 1;
+                }
+                None => unresolved.push((oi, imp.clone())),
+            }
+        }
+    }
+    if !unresolved.is_empty() {
+        let lists: Vec<Vec<&str>> = scope
+            .iter()
+            .map(|&s| pm.objects[s].facts.export_names().collect())
+            .collect();
+        let slices: Vec<&[&str]> = lists.iter().map(Vec::as_slice).collect();
+        let mut symbols = Vec::new();
+        let mut own = Vec::new();
+        for (oi, imp) in unresolved {
+            let in_missing_version = imp
+                .version
+                .as_ref()
+                .zip(imp.version_file.as_ref())
+                .is_some_and(|(v, f)| missing_versions.contains(&(f.clone(), v.clone())));
+            let (status, nearest) = if in_missing_version {
+                (SymbolStatus::VersionMissing, None)
+            } else {
+                classify(&imp.name, &slices)
+            };
+            let nearest_in = nearest.as_ref().and_then(|n| {
+                scope
+                    .iter()
+                    .find(|&&s| pm.objects[s].facts.defines(n, None))
+                    .map(|&s| pm.objects[s].path.clone())
+            });
+            let own_package = status == SymbolStatus::Removed && is_own_symbol(&imp.name);
+            let sc = SymbolCheck {
+                mangled: imp.name.clone(),
+                needed_by: pm.objects[oi].path.clone(),
+                status: if own_package { SymbolStatus::Missing } else { status },
+                version: imp.version.clone(),
+                nearest,
+                nearest_in,
+                own_package,
+            };
+            if own_package {
+                own.push(sc.clone());
+            } else if status != SymbolStatus::VersionMissing {
+                symbols.push(sc.clone());
+            }
+            report.symbols.push(sc);
+        }
+        let why = optional_reason(env, path, None);
+        if why.is_some() {
+            degraded = true;
+        } else if !symbols.is_empty() || !own.is_empty() {
+            fails = true;
+        }
+        if !symbols.is_empty() {
+            let all_cxx11 = symbols.iter().all(|s| s.status == SymbolStatus::Cxx11Abi);
+            let code = if all_cxx11 { "cxx11-abi-mismatch" } else { "abi-mismatch" };
+            report.findings.push(finding(
+                code,
+                Severity::Error,
+                why.clone(),
+                FindingFacts::UndefinedSymbols { symbols },
+            ));
+        }
+        if !own.is_empty() {
+            report.findings.push(finding(
+                "extension-incomplete-build",
+                Severity::Error,
+                why,
+                FindingFacts::IncompleteBuild { symbols: own },
+            ));
+        }
+    }
+    report.verdict = if fails {
+        Verdict::Fails
+    } else if degraded {
+        Verdict::Degraded
+    } else {
+        Verdict::Loads
+    };
+    report
+}
+
+/// Files named `soname` elsewhere (environment lib dirs, the loader cache, default dirs) that
+/// define `version`, other than `picked`.
+fn alternatives(env: &Environment, soname: &str, version: &str, picked: &Path) -> Vec<PathBuf> {
+    let mut dirs = env.env_lib_dirs();
+    dirs.extend(env.loader.default_dirs.iter().cloned());
+    let mut cands: Vec<PathBuf> = dirs.iter().map(|d| d.join(soname)).collect();
+    if let Some(c) = env.loader.cache.get(soname) {
+        cands.push(c.clone());
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for c in cands {
+        if c == picked || out.contains(&c) || !c.is_file() {
+            continue;
+        }
+        if let Ok(f) = &*env.store.get(&c) {
+            if f.verdefs.iter().any(|d| d == version) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Package-level findings the loader does not see: exact torch pins, CUDA labels that
+/// torchvision/torchaudio compare at import, xFormers' recorded build.
+pub fn package_findings(env: &Environment, dist: &Distribution) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let Some(torch) = &env.torch else {
+        return out;
+    };
+    let installed = torch.version.clone().unwrap_or_default();
+    let base = |code: &str, severity: Severity, facts: FindingFacts| Finding {
+        code: code.into(),
+        severity,
+        package: Some(dist.normalized.clone()),
+        package_version: dist.version.clone(),
+        library: None,
+        downgraded: None,
+        facts,
+    };
+    if dist.normalized != "torch" {
+        if let Some(pin) = dist.torch_pin() {
+            if !installed.is_empty() && !pin_matches(pin, &installed) {
+                out.push(base(
+                    "abi-mismatch",
+                    Severity::Warning,
+                    FindingFacts::TorchPin {
+                        required: pin.to_string(),
+                        installed: installed.clone(),
+                    },
+                ));
+            }
+        }
+    }
+    if matches!(dist.normalized.as_str(), "torchvision" | "torchaudio") {
+        let vp = crate::fsguard::read_text(&dist.root.join(dist.normalized.as_str()).join("version.py"))
+            .map(|t| VersionPy::parse(&t))
+            .ok();
+        let pkg_cuda = vp
+            .as_ref()
+            .and_then(|v| v.label.as_ref().and_then(|l| l.cuda.clone()))
+            .or_else(|| dist.version.as_deref().and_then(BuildLabel::parse).and_then(|l| l.cuda));
+        if let (Some(pc), Some(tc)) = (pkg_cuda, torch.cuda.clone()) {
+            if major_minor(&pc) != major_minor(&tc) {
+                out.push(base(
+                    "cuda-version-mismatch",
+                    Severity::Error,
+                    FindingFacts::CudaMismatch {
+                        package_cuda: pc,
+                        torch_cuda: tc,
+                        refuses_import: true,
+                    },
+                ));
+            }
+        }
+    }
+    if dist.normalized == "xformers" {
+        let p = dist.root.join("xformers").join("cpp_lib.json");
+        if let Ok(b) = crate::fsguard::read_text(&p).and_then(|t| XformersBuild::parse(&t)) {
+            let py = env.layout.python_version.clone();
+            let torch_differs = b
+                .torch
+                .as_deref()
+                .is_some_and(|t| public_version(t) != public_version(&installed));
+            let py_differs = b
+                .python
+                .as_deref()
+                .zip(py.as_deref())
+                .is_some_and(|(bp, p)| major_minor(bp) != major_minor(p));
+            if torch_differs || py_differs {
+                out.push(base(
+                    "xformers-built-for",
+                    Severity::Warning,
+                    FindingFacts::XformersBuild {
+                        built_torch: b.torch,
+                        built_python: b.python,
+                        built_cuda: b.cuda,
+                        torch: Some(installed.clone()),
+                        python: py,
+                    },
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// `==2.5.1` matches `2.5.1+cu121`; a pin with a local label must match it exactly.
+fn pin_matches(pin: &str, installed: &str) -> bool {
+    if pin.contains('+') {
+        pin == installed
+    } else {
+        public_version(installed) == pin
+    }
+}

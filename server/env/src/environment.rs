@@ -1,0 +1,228 @@
+//! One Python environment opened for analysis: its layout, distributions, file owners (built
+//! lazily from RECORD), the installed torch, the loader configuration, and the modelled process
+//! after `import torch` (built once, shared by every check).
+
+use crate::dist::{Distribution, read_site};
+use crate::ldcache::LdCache;
+use crate::loader::{LibStore, LoaderConfig, PYTHON_SYMBOL_PREFIXES, ProcessModel, Resolution, resolve};
+use crate::problem::Problem;
+use crate::site::{EnvSpec, Layout, discover};
+use crate::torch::{TorchInstall, cxx11_abi_of};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+#[derive(Debug)]
+pub struct Environment {
+    pub layout: Layout,
+    pub dists: Vec<Distribution>,
+    pub torch: Option<TorchInstall>,
+    pub loader: LoaderConfig,
+    pub store: LibStore,
+    /// Whether `libcuda.so.1` (the NVIDIA driver) can be found on this machine.
+    pub has_nvidia_driver: bool,
+    pub problems: Vec<Problem>,
+    owners: OnceLock<HashMap<PathBuf, usize>>,
+    process: OnceLock<ProcessModel>,
+}
+
+impl Environment {
+    /// Opens the environment `spec` names. Never fails: what could not be read is in `problems`.
+    pub fn open(spec: &EnvSpec) -> Environment {
+        let (layout, mut problems) = discover(spec);
+        let mut dists = Vec::new();
+        for sp in &layout.site_packages {
+            let (d, p) = read_site(sp);
+            dists.extend(d);
+            problems.extend(p);
+        }
+        let cache_path = spec
+            .ld_cache
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("/etc/ld.so.cache"));
+        let cache = match crate::fsguard::map_library(&cache_path) {
+            Ok(b) => {
+                let c = LdCache::parse(b.as_ref());
+                for m in &c.problems {
+                    problems.push(Problem::at(&cache_path, m.clone()));
+                }
+                Some(c)
+            }
+            Err(e) => {
+                if spec.ld_cache.is_some() {
+                    problems.push(Problem::at(&cache_path, e));
+                }
+                None
+            }
+        };
+        let loader = LoaderConfig::new(spec.ld_library_path.as_deref(), cache.as_ref(), spec.default_lib_dirs.clone());
+        let store = LibStore::default();
+        let mut torch = TorchInstall::find(&layout.site_packages, &dists);
+        if let Some(t) = torch.as_mut() {
+            if let Some(c10) = t.c10_path() {
+                if let Ok(f) = &*store.get(&c10) {
+                    t.cxx11_abi = cxx11_abi_of(f);
+                }
+            }
+        }
+        let has_nvidia_driver = spec.has_nvidia_driver.unwrap_or_else(|| {
+            loader.cache.contains_key("libcuda.so.1")
+                || loader
+                    .default_dirs
+                    .iter()
+                    .chain(loader.ld_library_path.iter())
+                    .any(|d| d.join("libcuda.so.1").is_file())
+        });
+        Environment {
+            layout,
+            dists,
+            torch,
+            loader,
+            store,
+            has_nvidia_driver,
+            problems,
+            owners: OnceLock::new(),
+            process: OnceLock::new(),
+        }
+    }
+
+    /// The distribution that installed `path` (by RECORD), if any.
+    pub fn owner(&self, path: &Path) -> Option<&Distribution> {
+        let owners = self.owners.get_or_init(|| {
+            let mut m = HashMap::new();
+            for (i, d) in self.dists.iter().enumerate() {
+                let (files, _) = d.files();
+                for f in files {
+                    m.entry(f).or_insert(i);
+                }
+            }
+            m
+        });
+        let key = crate::dist::lexical_join(Path::new("/"), path);
+        owners
+            .get(&key)
+            .or_else(|| owners.get(path))
+            .and_then(|&i| self.dists.get(i))
+    }
+
+    /// Every file listed in some RECORD, with its owner index (for the scan).
+    pub fn owned_files(&self) -> Vec<(PathBuf, usize)> {
+        self.owner(Path::new("/"));
+        let mut v: Vec<(PathBuf, usize)> = self
+            .owners
+            .get()
+            .map(|m| m.iter().map(|(p, i)| (p.clone(), *i)).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+
+    pub fn dist(&self, normalized: &str) -> Option<&Distribution> {
+        self.dists.iter().find(|d| d.normalized == normalized)
+    }
+
+    /// The modelled Python process after `import torch`.
+    pub fn process(&self) -> &ProcessModel {
+        self.process.get_or_init(|| self.build_process())
+    }
+
+    fn build_process(&self) -> ProcessModel {
+        let mut pm = ProcessModel::default();
+        let cfg = &self.loader;
+        let mut exe_index = None;
+        if let Some(exe) = &self.layout.interpreter {
+            let closure = pm.load_closure(exe, None, cfg, &self.store);
+            exe_index = closure.first().copied();
+            pm.make_global(&closure);
+        }
+        let provides_python = |pm: &ProcessModel| {
+            pm.global_scope
+                .iter()
+                .any(|&i| pm.objects[i].facts.defines("PyModule_Create2", None) || pm.objects[i].facts.defines("Py_Initialize", None))
+        };
+        if !provides_python(&pm) {
+            if let Some(lp) = &self.layout.libpython {
+                let closure = pm.load_closure(lp, exe_index, cfg, &self.store);
+                pm.make_global(&closure);
+            }
+        }
+        if !provides_python(&pm) {
+            pm.assumed_interpreter_prefixes = PYTHON_SYMBOL_PREFIXES.to_vec();
+        }
+        if let Some(t) = &self.torch {
+            // torch/__init__.py loads libtorch_global_deps with RTLD_GLOBAL, then torch._C, whose
+            // dependency closure (libtorch_python, libtorch, libc10 …) later extensions bind to.
+            let gd = t.lib_dir.join("libtorch_global_deps.so");
+            if gd.is_file() {
+                let c = pm.load_closure(&gd, exe_index, cfg, &self.store);
+                pm.make_global(&c);
+            }
+            match t.c_extension() {
+                Some(c) => {
+                    let c = pm.load_closure(&c, exe_index, cfg, &self.store);
+                    pm.make_global(&c);
+                }
+                None => {
+                    // No torch._C to follow (a partial or fixture install): assume its libraries.
+                    for lib in &t.libs {
+                        let c = pm.load_closure(lib, exe_index, cfg, &self.store);
+                        pm.make_global(&c);
+                    }
+                }
+            }
+        }
+        pm
+    }
+
+    /// Resolves a library name as the process would from a fresh object at `origin` (no RPATH).
+    pub fn locate(&self, name: &str) -> Option<PathBuf> {
+        let pm = self.process();
+        if let Some(i) = pm.find_by_name(name) {
+            return Some(pm.objects[i].path.clone());
+        }
+        let mut tmp = ProcessModel::default();
+        tmp.objects.push(crate::loader::Loaded {
+            path: PathBuf::from("/"),
+            facts: std::sync::Arc::new(crate::facts::LibFacts {
+                is_64: cfg!(target_pointer_width = "64"),
+                machine: host_machine(),
+                ..Default::default()
+            }),
+            names: Vec::new(),
+            loader: None,
+        });
+        match resolve(name, 0, &tmp, &self.loader, &self.store) {
+            Resolution::Found { path, .. } => Some(path),
+            Resolution::Missing { .. } => None,
+        }
+    }
+
+    /// Directories of the environment holding shared libraries (prefix `lib/`, `*.libs` dirs,
+    /// `nvidia/*/lib`), to suggest a newer library that exists but is not the one loaded.
+    pub fn env_lib_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = self.layout.prefix_lib_dirs();
+        for sp in &self.layout.site_packages {
+            if let Ok(rd) = std::fs::read_dir(sp) {
+                let mut extra: Vec<PathBuf> = rd
+                    .filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "libs") && p.is_dir())
+                    .collect();
+                extra.sort();
+                dirs.extend(extra);
+            }
+        }
+        dirs
+    }
+}
+
+/// `e_machine` of the host (EM_X86_64 = 62, EM_AARCH64 = 183).
+pub fn host_machine() -> u16 {
+    if cfg!(target_arch = "aarch64") {
+        183
+    } else if cfg!(target_arch = "x86") {
+        3
+    } else {
+        62
+    }
+}

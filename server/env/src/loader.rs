@@ -1,0 +1,361 @@
+//! A model of glibc's `ld.so` as plain data: how each DT_NEEDED of a library is found (RPATH of the
+//! object and its loaders when it has no RUNPATH, `LD_LIBRARY_PATH`, RUNPATH, `/etc/ld.so.cache`,
+//! default directories, `$ORIGIN`/`$LIB`/`$PLATFORM`), and which objects a Python process already
+//! has after `import torch`: the interpreter and its libraries, torch's libraries by SONAME, and the
+//! objects torch loads with `RTLD_GLOBAL`.
+//!
+//! Architecture invariant: nothing here reads the process environment; every input is passed in.
+
+use crate::facts::LibFacts;
+use crate::fsguard::map_library;
+use crate::ldcache::{LdCache, host_required_flags};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// How a DT_NEEDED entry was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FoundVia {
+    /// Already loaded in the process (same SONAME or name), e.g. torch's `libc10.so`.
+    AlreadyLoaded,
+    /// The name contains a `/`.
+    Path,
+    Rpath,
+    LdLibraryPath,
+    Runpath,
+    LdCache,
+    DefaultDir,
+}
+
+/// Search settings for one process.
+#[derive(Debug, Clone, Default)]
+pub struct LoaderConfig {
+    pub ld_library_path: Vec<PathBuf>,
+    /// SONAME → path, from `/etc/ld.so.cache` (entries for this architecture).
+    pub cache: HashMap<String, PathBuf>,
+    pub default_dirs: Vec<PathBuf>,
+    /// `$LIB` expansion (`lib64`, or `lib/x86_64-linux-gnu` on Debian-style systems).
+    pub lib: String,
+    /// `$PLATFORM` expansion (`x86_64`).
+    pub platform: String,
+}
+
+impl LoaderConfig {
+    /// Builds a configuration from an `LD_LIBRARY_PATH` value, a parsed cache, and default dirs
+    /// (`None`: glibc's defaults for this architecture, including the multiarch directories).
+    pub fn new(ld_library_path: Option<&str>, cache: Option<&LdCache>, default_dirs: Option<Vec<PathBuf>>) -> LoaderConfig {
+        let arch = std::env::consts::ARCH;
+        let multiarch = format!("{arch}-linux-gnu");
+        let default_dirs = default_dirs.unwrap_or_else(|| {
+            [
+                format!("/lib/{multiarch}"),
+                format!("/usr/lib/{multiarch}"),
+                "/lib64".into(),
+                "/usr/lib64".into(),
+                "/lib".into(),
+                "/usr/lib".into(),
+            ]
+            .into_iter()
+            .map(PathBuf::from)
+            .collect()
+        });
+        let lib = if Path::new(&format!("/lib/{multiarch}")).is_dir() {
+            format!("lib/{multiarch}")
+        } else {
+            "lib64".to_string()
+        };
+        LoaderConfig {
+            // Empty entries mean the current directory to ld.so; a scan has no meaningful one.
+            ld_library_path: ld_library_path
+                .unwrap_or("")
+                .split([':', ';'])
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from)
+                .collect(),
+            cache: cache
+                .map(|c| {
+                    c.index(host_required_flags())
+                        .into_iter()
+                        .map(|(k, v)| (k, PathBuf::from(v)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            default_dirs,
+            lib,
+            platform: arch.to_string(),
+        }
+    }
+
+    /// Expands `$ORIGIN`, `${ORIGIN}`, `$LIB`, `$PLATFORM` in one RPATH/RUNPATH entry.
+    pub fn expand(&self, entry: &str, origin: &Path) -> PathBuf {
+        let origin = origin.to_string_lossy();
+        let mut s = entry.to_string();
+        for (k, v) in [
+            ("${ORIGIN}", origin.as_ref()),
+            ("$ORIGIN", origin.as_ref()),
+            ("${LIB}", self.lib.as_str()),
+            ("$LIB", self.lib.as_str()),
+            ("${PLATFORM}", self.platform.as_str()),
+            ("$PLATFORM", self.platform.as_str()),
+        ] {
+            s = s.replace(k, v);
+        }
+        PathBuf::from(s)
+    }
+}
+
+/// Parsed libraries, shared between threads, keyed by the path as opened.
+#[derive(Debug, Default)]
+pub struct LibStore {
+    map: Mutex<HashMap<PathBuf, Arc<Result<Arc<LibFacts>, String>>>>,
+    parsed: std::sync::atomic::AtomicUsize,
+}
+
+impl LibStore {
+    pub fn get(&self, path: &Path) -> Arc<Result<Arc<LibFacts>, String>> {
+        if let Ok(m) = self.map.lock() {
+            if let Some(r) = m.get(path) {
+                return r.clone();
+            }
+        }
+        let r = Arc::new(map_library(path).and_then(|b| LibFacts::parse(b.as_ref()).map(Arc::new)));
+        self.parsed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut m) = self.map.lock() {
+            m.entry(path.to_path_buf()).or_insert_with(|| r.clone());
+        }
+        r
+    }
+
+    /// How many files were actually parsed (cache misses).
+    pub fn parsed_count(&self) -> usize {
+        self.parsed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// One object in a (modelled) process.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub path: PathBuf,
+    pub facts: Arc<LibFacts>,
+    /// Names it was requested under (DT_NEEDED strings), plus its SONAME.
+    pub names: Vec<String>,
+    /// Index of the object whose DT_NEEDED loaded it (its `l_loader`), if any.
+    pub loader: Option<usize>,
+}
+
+/// Why a process is believed to contain an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Provenance {
+    Interpreter,
+    Torch,
+    TorchGlobal,
+}
+
+/// What a Python process has loaded after `import torch`.
+#[derive(Debug, Clone, Default)]
+pub struct ProcessModel {
+    pub objects: Vec<Loaded>,
+    /// Indices into `objects` searched for symbols before an extension's own scope, in order.
+    pub global_scope: Vec<usize>,
+    /// When the interpreter could not be read: symbols with these prefixes count as provided.
+    pub assumed_interpreter_prefixes: Vec<&'static str>,
+    /// Every DT_NEEDED lookup made while loading, in order.
+    pub log: Vec<NeedLog>,
+}
+
+/// One DT_NEEDED lookup: who asked, for what, and the outcome.
+#[derive(Debug, Clone)]
+pub struct NeedLog {
+    pub requester: usize,
+    pub name: String,
+    pub resolution: Resolution,
+}
+
+/// Prefixes of symbols the CPython interpreter exports (used when it cannot be read).
+pub const PYTHON_SYMBOL_PREFIXES: &[&str] = &["Py", "_Py", "PyExc_", "_PyExc_"];
+
+impl ProcessModel {
+    pub fn find_by_name(&self, name: &str) -> Option<usize> {
+        self.objects
+            .iter()
+            .position(|o| o.names.iter().any(|n| n == name) || o.path.as_os_str() == name)
+    }
+
+    fn find_by_path(&self, path: &Path) -> Option<usize> {
+        self.objects.iter().position(|o| o.path == path)
+    }
+
+    fn push(&mut self, l: Loaded) -> usize {
+        self.objects.push(l);
+        self.objects.len() - 1
+    }
+
+    /// Adds `path` and its dependency closure (breadth-first, like `_dl_map_object_deps`).
+    /// Returns the indices of every object in its search list (new and already present).
+    pub fn load_closure(&mut self, path: &Path, loader: Option<usize>, cfg: &LoaderConfig, store: &LibStore) -> Vec<usize> {
+        let root = match self.find_by_path(path) {
+            Some(i) => i,
+            None => {
+                let Ok(facts) = (*store.get(path)).clone() else {
+                    return Vec::new();
+                };
+                let names = facts.soname.iter().cloned().collect();
+                self.push(Loaded {
+                    path: path.to_path_buf(),
+                    facts,
+                    names,
+                    loader,
+                })
+            }
+        };
+        let mut list = vec![root];
+        let mut i = 0;
+        while i < list.len() {
+            let obj = list[i];
+            i += 1;
+            let needed = self.objects[obj].facts.needed.clone();
+            for n in needed {
+                let res = resolve(&n, obj, self, cfg, store);
+                self.log.push(NeedLog {
+                    requester: obj,
+                    name: n.clone(),
+                    resolution: res.clone(),
+                });
+                let dep = match res {
+                    Resolution::Found { index: Some(idx), .. } => idx,
+                    Resolution::Found { path, .. } => {
+                        let Ok(facts) = (*store.get(&path)).clone() else {
+                            continue;
+                        };
+                        let mut names = vec![n.clone()];
+                        names.extend(facts.soname.iter().cloned());
+                        self.push(Loaded {
+                            path,
+                            facts,
+                            names,
+                            loader: Some(obj),
+                        })
+                    }
+                    Resolution::Missing { .. } => continue,
+                };
+                if !self.objects[dep].names.contains(&n) {
+                    self.objects[dep].names.push(n.clone());
+                }
+                if !list.contains(&dep) {
+                    list.push(dep);
+                }
+            }
+        }
+        list
+    }
+
+    /// Adds objects to the global scope (RTLD_GLOBAL, or the executable's own dependencies).
+    pub fn make_global(&mut self, indices: &[usize]) {
+        for &i in indices {
+            if !self.global_scope.contains(&i) {
+                self.global_scope.push(i);
+            }
+        }
+    }
+}
+
+/// The outcome of searching for one DT_NEEDED name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    Found {
+        path: PathBuf,
+        via: FoundVia,
+        /// Set when the object is already in the process model.
+        index: Option<usize>,
+    },
+    Missing {
+        /// Every directory searched, in order.
+        searched: Vec<PathBuf>,
+    },
+}
+
+/// Finds `name`, needed by `process.objects[requester]`, the way glibc does.
+pub fn resolve(name: &str, requester: usize, process: &ProcessModel, cfg: &LoaderConfig, store: &LibStore) -> Resolution {
+    if let Some(i) = process.find_by_name(name) {
+        return Resolution::Found {
+            path: process.objects[i].path.clone(),
+            via: FoundVia::AlreadyLoaded,
+            index: Some(i),
+        };
+    }
+    let Some(req) = process.objects.get(requester) else {
+        return Resolution::Missing { searched: Vec::new() };
+    };
+    let want = (req.facts.is_64, req.facts.machine);
+    let compatible = |p: &Path| -> bool {
+        match &*store.get(p) {
+            Ok(f) => (f.is_64, f.machine) == want,
+            Err(_) => false,
+        }
+    };
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return if p.is_file() && compatible(&p) {
+            let index = process.find_by_path(&p);
+            Resolution::Found { path: p, via: FoundVia::Path, index }
+        } else {
+            Resolution::Missing { searched: Vec::new() }
+        };
+    }
+    let mut searched = Vec::new();
+    let try_dirs = |dirs: Vec<PathBuf>, via: FoundVia, searched: &mut Vec<PathBuf>| -> Option<Resolution> {
+        for d in dirs {
+            let p = d.join(name);
+            searched.push(d);
+            if p.is_file() && compatible(&p) {
+                let index = process.find_by_path(&p);
+                return Some(Resolution::Found { path: p, via, index });
+            }
+        }
+        None
+    };
+    let origin_of = |o: &Loaded| o.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    // RPATH of the requester and then of each loader up the chain, but only when the requester
+    // has no RUNPATH; an object with RUNPATH never contributes its RPATH.
+    if req.facts.runpath.is_empty() {
+        let mut cur = Some(requester);
+        let mut seen = Vec::new();
+        while let Some(i) = cur {
+            if seen.contains(&i) {
+                break;
+            }
+            seen.push(i);
+            let o = &process.objects[i];
+            if o.facts.runpath.is_empty() && !o.facts.rpath.is_empty() {
+                let dirs = o.facts.rpath.iter().map(|e| cfg.expand(e, &origin_of(o))).collect();
+                if let Some(r) = try_dirs(dirs, FoundVia::Rpath, &mut searched) {
+                    return r;
+                }
+            }
+            cur = o.loader;
+        }
+    }
+    if let Some(r) = try_dirs(cfg.ld_library_path.clone(), FoundVia::LdLibraryPath, &mut searched) {
+        return r;
+    }
+    if !req.facts.runpath.is_empty() {
+        let dirs = req.facts.runpath.iter().map(|e| cfg.expand(e, &origin_of(req))).collect();
+        if let Some(r) = try_dirs(dirs, FoundVia::Runpath, &mut searched) {
+            return r;
+        }
+    }
+    if req.facts.nodeflib {
+        return Resolution::Missing { searched };
+    }
+    if let Some(p) = cfg.cache.get(name) {
+        if p.is_file() && compatible(p) {
+            let index = process.find_by_path(p);
+            return Resolution::Found { path: p.clone(), via: FoundVia::LdCache, index };
+        }
+    }
+    if let Some(r) = try_dirs(cfg.default_dirs.clone(), FoundVia::DefaultDir, &mut searched) {
+        return r;
+    }
+    Resolution::Missing { searched }
+}
