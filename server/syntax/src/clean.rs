@@ -6,11 +6,139 @@ use crate::span::SourceMap;
 #[derive(Debug, Clone, Default)]
 pub struct Cleaned {
     pub text: String,
-    /// Maps offsets in `text` to offsets in the input.
+    /// Maps offsets in `text` to offsets in the input. Identity when nothing was removed.
     pub map: SourceMap,
 }
 
-/// Returns the text without ANSI escape sequences and HTML anchors.
+const ESC: u8 = 0x1b;
+const BEL: u8 = 0x07;
+
+/// Returns the text without ANSI escape sequences (CSI, OSC, two-byte escapes) and without the
+/// `<a href=…>`/`</a>` tags of HTML anchors (their inner text is kept).
 pub fn clean(text: &str) -> Cleaned {
-    Cleaned { text: text.to_owned(), map: SourceMap::identity() }
+    let bytes = text.as_bytes();
+    if memchr::memchr2(ESC, b'<', bytes).is_none() {
+        return Cleaned { text: text.to_owned(), map: SourceMap::identity() };
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut map = SourceMap::default();
+    let mut keep_from = 0;
+    let mut i = 0;
+    let mut removed_any = false;
+    while let Some(off) = memchr::memchr2(ESC, b'<', &bytes[i..]) {
+        let at = i + off;
+        let skip = if bytes[at] == ESC { escape_len(&bytes[at..]) } else { anchor_tag_len(&bytes[at..]) };
+        if skip == 0 {
+            i = at + 1;
+            continue;
+        }
+        // Escapes and tags are ASCII from their first byte to their last, so `at` and `at + skip`
+        // are char boundaries; `get` keeps this panic-free should that ever be wrong.
+        if let Some(kept) = text.get(keep_from..at) {
+            map.push_verbatim(out.len(), keep_from, kept.len());
+            out.push_str(kept);
+        }
+        removed_any = true;
+        i = at + skip;
+        keep_from = i;
+    }
+    if !removed_any {
+        return Cleaned { text: text.to_owned(), map: SourceMap::identity() };
+    }
+    if let Some(kept) = text.get(keep_from..) {
+        map.push_verbatim(out.len(), keep_from, kept.len());
+        out.push_str(kept);
+    }
+    if out.is_empty() {
+        // Everything was markup: map the empty text to the end so spans stay in range.
+        map.push_escape(0, text.len(), 0);
+    }
+    Cleaned { text: out, map }
+}
+
+/// Length of the escape sequence starting at `b[0] == ESC`, or 0 when it is not one we remove.
+fn escape_len(b: &[u8]) -> usize {
+    match b.get(1) {
+        // CSI: parameters 0x30–0x3F, intermediates 0x20–0x2F, one final byte 0x40–0x7E.
+        Some(b'[') => {
+            let mut j = 2;
+            while j < b.len() && (0x20..=0x3f).contains(&b[j]) {
+                j += 1;
+            }
+            if j < b.len() && (0x40..=0x7e).contains(&b[j]) { j + 1 } else { j.min(b.len()) }
+        }
+        // OSC (hyperlinks, titles): ends at BEL or ESC \ ; an unterminated one is cut at the line end.
+        Some(b']') => {
+            let mut j = 2;
+            while j < b.len() {
+                match b[j] {
+                    BEL => return j + 1,
+                    ESC if b.get(j + 1) == Some(&b'\\') => return j + 2,
+                    b'\n' => return j,
+                    _ => j += 1,
+                }
+            }
+            j
+        }
+        // Character-set selection `ESC ( B` and friends.
+        Some(b'(' | b')' | b'*' | b'+') => {
+            if b.get(2).is_some_and(u8::is_ascii_graphic) { 3 } else { 2 }
+        }
+        Some(c) if (0x40..=0x5f).contains(c) || *c == b'=' || *c == b'>' => 2,
+        _ => 1,
+    }
+}
+
+/// Length of an `<a …>` opening tag or `</a>` closing tag at `b[0] == '<'`, else 0.
+fn anchor_tag_len(b: &[u8]) -> usize {
+    if b.starts_with(b"</a>") {
+        return 4;
+    }
+    if !(b.starts_with(b"<a ") || b.starts_with(b"<a\t")) {
+        return 0;
+    }
+    // The tag ends at the first '>' outside quotes, on the same line and within a sane length.
+    let mut quote = None;
+    for (j, &c) in b.iter().enumerate().take(4096).skip(2) {
+        match (quote, c) {
+            (_, b'\n') => return 0,
+            (None, b'"' | b'\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, b'>') => return j + 1,
+            _ => {}
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Span;
+
+    fn check(input: &str, want: &str) {
+        let c = clean(input);
+        assert_eq!(c.text, want);
+        // Every kept character maps back to the same character in the input.
+        for (i, ch) in c.text.char_indices() {
+            let sp = c.map.span_to_raw(Span::new(i, i + ch.len_utf8()));
+            assert_eq!(sp.slice(input), ch.to_string(), "offset {i}");
+        }
+    }
+
+    #[test]
+    fn strips_csi_osc_and_anchors() {
+        check("\x1b[0;31mImportError\x1b[0m: boom", "ImportError: boom");
+        check("Cell \x1b[0;32mIn[26], line 3\x1b[0m", "Cell In[26], line 3");
+        check("\x1b]8;;file:///x.py\x07x.py\x1b]8;;\x07 ok", "x.py ok");
+        check(
+            "File <a href='file:///opt/x.py:17'>/opt/x.py:17</a>, in f()",
+            "File /opt/x.py:17, in f()",
+        );
+        check("a < b and <abbr>", "a < b and <abbr>");
+        check("é\x1b[1mü\x1b[", "éü");
+        check("plain", "plain");
+        check("\x1b[0m", "");
+        check("\x1b(Bx", "x");
+    }
 }

@@ -1,9 +1,1682 @@
 //! The line scanner: turns any text (traceback, terminal capture, build log) into [`Event`]s.
+//!
+//! One Aho-Corasick pass (SIMD "Teddy" prefilter) over the whole text finds trigger phrases; only
+//! lines holding a trigger are looked at, and only by the recognizers whose triggers they hold.
+//! Lines that are not candidates cost nothing beyond that pass, which keeps a 100 MB log close to
+//! `grep` speed. Candidate lines carrying ANSI codes or HTML anchors are cleaned one by one and
+//! spans mapped back, so every span is in the coordinates of the input text.
 
-use crate::{Event, Parse};
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use memchr::memmem;
+
+use crate::clean;
+use crate::span::SourceMap;
+use crate::{Event, EventKind, Parse, Problem, Span};
+
+/// Lines longer than this are only analysed in windows around their triggers.
+const MAX_LINE: usize = 16 * 1024;
+/// Window around a trigger inside an over-long line.
+const WINDOW_BEFORE: usize = 2 * 1024;
+const WINDOW_AFTER: usize = 4 * 1024;
+/// Events one line (or window) may produce; beyond it the input is hostile, not a log.
+const MAX_EVENTS_PER_LINE: usize = 64;
+const MAX_PROBLEMS: usize = 32;
+/// Longest string copied into an event (a detail line, a message).
+const MAX_FIELD: usize = 1024;
+
+// Recognizer groups: each trigger phrase sets one or more of these bits on its line.
+const SYM: u64 = 1 << 0;
+const SHLIB: u64 = 1 << 1;
+const VERNF: u64 = 1 << 2;
+const EXC: u64 = 1 << 3;
+const TB: u64 = 1 << 4;
+const CHAIN: u64 = 1 << 5;
+const FRAME: u64 = 1 << 6;
+const MARK: u64 = 1 << 7;
+const WRAP: u64 = 1 << 8;
+const SUGG: u64 = 1 << 9;
+const PIP: u64 = 1 << 10;
+const BFAIL: u64 = 1 << 11;
+const NOTORCH: u64 = 1 << 12;
+const CUDAHOME: u64 = 1 << 13;
+const CUDAMM: u64 = 1 << 14;
+const LD: u64 = 1 << 15;
+const LIBCUDA: u64 = 1 << 16;
+const NOCC: u64 = 1 << 17;
+const COMPFAIL: u64 = 1 << 18;
+const MAMBA: u64 = 1 << 19;
+const XF: u64 = 1 << 20;
+const FA: u64 = 1 << 21;
+const OPMISS: u64 = 1 << 22;
+const CUSTOMOPS: u64 = 1 << 23;
+const NUMPY: u64 = 1 << 24;
+const OOM: u64 = 1 << 25;
+const GPUPROC: u64 = 1 << 26;
+const PYBIND: u64 = 1 << 27;
+const VERSION: u64 = 1 << 28;
+const WHEEL: u64 = 1 << 29;
+const MODEL: u64 = 1 << 30;
+
+/// Trigger phrases, longest first where one contains another (leftmost-first matching hides a
+/// phrase that starts inside an earlier match, so such phrases carry both groups' bits).
+const TRIGGERS: &[(&str, u64)] = &[
+    ("undefined symbol", SYM),
+    ("Symbol not found", SYM),
+    ("cannot open shared object", SHLIB),
+    ("version `", VERNF),
+    ("Error:", EXC | NUMPY),
+    ("Error(", EXC),
+    ("Error\x1b", EXC),
+    ("Exception:", EXC),
+    ("Exception(", EXC),
+    ("Traceback (most recent", TB),
+    ("above exception", CHAIN),
+    ("File ", FRAME),
+    ("Cell ", FRAME),
+    ("Input In", FRAME),
+    ("<ipython-input-", FRAME),
+    (".py in ", FRAME),
+    ("--> ", MARK),
+    ("Failed to import", WRAP),
+    ("pip install", SUGG),
+    ("lease run", SUGG),
+    ("Collecting ", PIP),
+    ("Downloading ", PIP | WHEEL),
+    ("Building wheel for", PIP),
+    ("Using cached", PIP),
+    ("Guessing wheel URL", PIP),
+    ("Precompiled wheel", PIP),
+    ("subprocess-exited-with-error", BFAIL),
+    ("Failed to build", BFAIL),
+    ("Failed building wheel", BFAIL),
+    ("metadata-generation-failed", BFAIL),
+    ("did not run successfully", BFAIL),
+    ("No module named", NOTORCH),
+    ("CUDA_HOME", CUDAHOME),
+    ("nvcc", CUDAHOME | NOCC),
+    ("bare_metal_version", CUDAHOME),
+    ("The detected CUDA version", CUDAMM | VERSION),
+    ("different CUDA versions", CUDAMM),
+    ("cannot find -l", LD),
+    ("libcuda.so", LIBCUDA),
+    ("ompiler", NOCC),
+    (": not found", NOCC),
+    ("No such file or directory", NOCC | CUDAHOME),
+    ("unable to execute", NOCC),
+    ("FAILED: ", COMPFAIL),
+    ("' failed", COMPFAIL | NOCC),
+    ("CalledProcessError", COMPFAIL | EXC),
+    ("build stopped", COMPFAIL),
+    ("fast path is not available", MAMBA),
+    ("can't load C++/CUDA", XF),
+    ("Need to compile C++", XF),
+    ("has been toggled on", FA),
+    ("does not exist", OPMISS),
+    ("load custom C++ ops", CUSTOMOPS),
+    ("image Python extension", CUSTOMOPS),
+    ("An issue occurred while importing", CUSTOMOPS),
+    ("NumPy 1.x", NUMPY),
+    ("dtype size changed", NUMPY),
+    ("_ARRAY_API", NUMPY),
+    ("compiled against A", NUMPY),
+    ("multiarray failed to import", NUMPY),
+    ("out of memory", OOM),
+    ("memory in use", GPUPROC),
+    ("MiB |", GPUPROC),
+    ("incompatible function arguments", PYBIND),
+    ("orch", VERSION | WHEEL),
+    ("ython", VERSION),
+    ("CUDA", VERSION),
+    ("cuda", VERSION),
+    ("xformers", VERSION),
+    ("xFormers", VERSION),
+    ("flash", VERSION),
+    ("mamba", VERSION),
+    ("causal", VERSION),
+    ("triton", VERSION),
+    ("umpy", VERSION),
+    ("vllm", VERSION),
+    ("unsloth", VERSION),
+    (".whl", WHEEL),
+    ("cxx11abi", WHEEL),
+    ("from_pretrained", MODEL),
+    ("model", MODEL),
+];
+
+fn automaton() -> Option<&'static AhoCorasick> {
+    static AC: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    AC.get_or_init(|| {
+        AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(TRIGGERS.iter().map(|(p, _)| p))
+            .ok()
+    })
+    .as_ref()
+}
 
 /// Scans `text` and returns the events found, with spans into `text`.
 pub fn scan(text: &str) -> Parse<Vec<Event>> {
-    let _ = text;
-    Parse::default()
+    let mut sc = Scanner { text, events: Vec::new(), problems: Vec::new(), no_version_until: 0 };
+    let Some(ac) = automaton() else {
+        sc.problem(None, "internal: the trigger automaton could not be built");
+        return Parse { value: sc.events, problems: sc.problems };
+    };
+    let bytes = text.as_bytes();
+    // Start of the region not yet analysed, and whether it begins a line.
+    let mut floor = 0usize;
+    let mut floor_is_line_start = true;
+    let mut current: Option<(usize, usize, bool)> = None; // (start, end, window)
+    let mut bits = 0u64;
+    for m in ac.find_iter(text) {
+        if let Some((_, end, _)) = current {
+            if m.start() < end {
+                bits |= TRIGGERS.get(m.pattern().as_usize()).map_or(0, |t| t.1);
+                continue;
+            }
+            if let Some((s, e, w)) = current.take() {
+                sc.analyse(s, e, w, bits);
+            }
+        }
+        let at = m.start();
+        let look_from = floor.max(at.saturating_sub(MAX_LINE));
+        let (start, mut window) = match memchr::memrchr(b'\n', &bytes[look_from..at]) {
+            Some(i) => (look_from + i + 1, false),
+            None if look_from == floor && floor_is_line_start => (floor, false),
+            None => (floor_char(text, floor.max(at.saturating_sub(WINDOW_BEFORE))), true),
+        };
+        let look_to = text.len().min(at + MAX_LINE);
+        let end = match memchr::memchr(b'\n', &bytes[at..look_to]) {
+            Some(i) => at + i,
+            None if look_to == text.len() => text.len(),
+            None => {
+                window = true;
+                ceil_char(text, at + WINDOW_AFTER)
+            }
+        };
+        let start = if window { floor_char(text, floor.max(at.saturating_sub(WINDOW_BEFORE))).max(start) } else { start };
+        if window && sc.problems.len() < MAX_PROBLEMS {
+            sc.problem(
+                Some(Span::new(start, end)),
+                format!("line longer than {MAX_LINE} bytes: only the text around recognized phrases was analysed"),
+            );
+        }
+        current = Some((start, end, window));
+        bits = TRIGGERS.get(m.pattern().as_usize()).map_or(0, |t| t.1);
+        floor = if end < text.len() && bytes[end] == b'\n' { end + 1 } else { end };
+        floor_is_line_start = !window || (end < text.len() && bytes[end] == b'\n');
+    }
+    if let Some((s, e, w)) = current {
+        sc.analyse(s, e, w, bits);
+    }
+    sc.resolve_build_packages();
+    sc.events.sort_by_key(|e| (e.span.start, e.span.end));
+    Parse { value: sc.events, problems: sc.problems }
+}
+
+fn floor_char(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while i < text.len() && !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// One line (or window of an over-long line), cleaned of ANSI codes and anchors when needed.
+struct Line<'a> {
+    /// Offset of the line's first byte in the input.
+    start: usize,
+    /// Offset just past the line's `\n` (where the next line starts); `None` for windows.
+    next: Option<usize>,
+    clean: Cow<'a, str>,
+    /// Cleaned-text offsets to raw-line offsets (identity when nothing was removed).
+    map: SourceMap,
+    /// Where the content starts after log, quote and launcher prefixes.
+    content: usize,
+}
+
+impl Line<'_> {
+    fn s(&self) -> &str {
+        &self.clean
+    }
+    fn c(&self) -> &str {
+        self.clean.get(self.content..).unwrap_or("")
+    }
+    /// Span in input coordinates of cleaned-line offsets `[a, b)`.
+    fn span(&self, a: usize, b: usize) -> Span {
+        let sp = self.map.span_to_raw(Span::new(a, b.max(a)));
+        Span::new(self.start + sp.start, self.start + sp.end)
+    }
+    /// Span of the trimmed content, to the end of the line.
+    fn content_span(&self) -> Span {
+        let c = self.c();
+        let lead = c.len() - c.trim_start().len();
+        let end = self.content + c.trim_end().len();
+        self.span(self.content + lead, end.max(self.content + lead))
+    }
+    /// The trimmed content, capped.
+    fn content_text(&self) -> String {
+        cap(self.c().trim()).to_owned()
+    }
+}
+
+fn make_line(text: &str, start: usize, end: usize, window: bool) -> Line<'_> {
+    let mut line_end = end;
+    let next = if window {
+        None
+    } else if end < text.len() {
+        Some(end + 1)
+    } else {
+        Some(text.len())
+    };
+    if text.as_bytes().get(line_end.wrapping_sub(1)) == Some(&b'\r') && line_end > start {
+        line_end -= 1;
+    }
+    let raw = text.get(start..line_end).unwrap_or("");
+    let (clean, map) = if memchr::memchr2(0x1b, b'<', raw.as_bytes()).is_some() {
+        let c = clean::clean(raw);
+        (Cow::Owned(c.text), c.map)
+    } else {
+        (Cow::Borrowed(raw), SourceMap::identity())
+    };
+    let content = content_start(&clean);
+    Line { start, next, clean, map, content }
+}
+
+struct Scanner<'a> {
+    text: &'a str,
+    events: Vec<Event>,
+    problems: Vec<Problem>,
+    /// Version facts inside an xFormers "built for" block are not the environment's: skip them.
+    no_version_until: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn problem(&mut self, span: Option<Span>, msg: impl Into<String>) {
+        if self.problems.len() < MAX_PROBLEMS {
+            self.problems.push(Problem::new(span, msg));
+        }
+    }
+
+    fn line_at(&self, start: usize) -> Option<Line<'a>> {
+        if start >= self.text.len() {
+            return None;
+        }
+        let bytes = self.text.as_bytes();
+        let limit = self.text.len().min(start + MAX_LINE);
+        let end = match memchr::memchr(b'\n', &bytes[start..limit]) {
+            Some(i) => start + i,
+            None if limit == self.text.len() => limit,
+            None => return None,
+        };
+        Some(make_line(self.text, start, end, false))
+    }
+
+    fn next_line(&self, l: &Line<'_>) -> Option<Line<'a>> {
+        l.next.and_then(|n| self.line_at(n))
+    }
+
+    fn prev_line(&self, l: &Line<'_>) -> Option<Line<'a>> {
+        if l.start == 0 || l.next.is_none() {
+            return None;
+        }
+        let end = l.start - 1;
+        let from = end.saturating_sub(MAX_LINE);
+        let start = match memchr::memrchr(b'\n', &self.text.as_bytes()[from..end]) {
+            Some(i) => from + i + 1,
+            None if from == 0 => 0,
+            None => return None,
+        };
+        Some(make_line(self.text, start, end, false))
+    }
+
+    fn analyse(&mut self, start: usize, end: usize, window: bool, bits: u64) {
+        let line = make_line(self.text, start, end, window);
+        let before = self.events.len();
+        let mut out = Out { events: Vec::new() };
+        self.recognize(&line, bits, &mut out);
+        if out.events.len() > MAX_EVENTS_PER_LINE {
+            out.events.truncate(MAX_EVENTS_PER_LINE);
+            self.problem(Some(line.span(0, line.s().len())), "too many facts on one line: the rest were dropped");
+        }
+        out.events.sort_by_key(|e| (e.span.start, e.span.end));
+        self.events.extend(out.events);
+        let _ = before;
+    }
+
+    fn recognize(&mut self, l: &Line<'_>, bits: u64, out: &mut Out) {
+        let has = |b: u64| bits & b != 0;
+        if has(SYM) {
+            self.undefined_symbols(l, out);
+            mac_symbol_not_found(l, out);
+        }
+        if has(SHLIB) {
+            missing_shared_library(l, out);
+        }
+        if has(VERNF) {
+            version_not_found(l, out);
+        }
+        if has(EXC) {
+            exception(l, out);
+        }
+        if has(TB) {
+            if let Some(p) = memmem::find(l.s().as_bytes(), b"Traceback (most recent call last)") {
+                out.push(l.span(p, p + 33), EventKind::TracebackStart);
+            }
+        }
+        if has(CHAIN) {
+            for needle in ["During handling of the above exception", "The above exception was the direct cause"] {
+                if let Some(p) = memmem::find(l.s().as_bytes(), needle.as_bytes()) {
+                    out.push(l.span(p, l.s().trim_end().len()), EventKind::ChainedException);
+                }
+            }
+        }
+        if has(FRAME) {
+            frame(l, out);
+        }
+        if has(MARK) {
+            frame_marker(l, out);
+        }
+        if has(WRAP) {
+            wrapped_import(l, out);
+        }
+        if has(SUGG) {
+            suggested_command(l, out);
+        }
+        if has(PIP) {
+            pip_line(l, out);
+        }
+        if has(BFAIL) {
+            build_failed(l, out);
+        }
+        if has(NOTORCH) {
+            self.no_torch(l, out);
+        }
+        if has(CUDAHOME) {
+            cuda_home(l, out);
+        }
+        if has(CUDAMM) {
+            self.cuda_mismatch(l, out);
+        }
+        if has(LD) {
+            linker_cannot_find(l, out);
+        }
+        if has(LIBCUDA) {
+            libcuda(l, out);
+        }
+        if has(NOCC) {
+            no_compiler(l, out);
+        }
+        if has(COMPFAIL) {
+            compile_failed(l, out);
+        }
+        if has(MAMBA) {
+            mamba(l, out);
+        }
+        if has(XF) {
+            self.xformers(l, out);
+        }
+        if has(FA) {
+            flash_attn(l, out);
+        }
+        if has(OPMISS) {
+            operator_missing(l, out);
+        }
+        if has(CUSTOMOPS) {
+            self.custom_ops(l, out);
+        }
+        if has(NUMPY) {
+            numpy(l, out);
+        }
+        if has(OOM) {
+            oom(l, out);
+        }
+        if has(GPUPROC) {
+            gpu_processes(l, out);
+        }
+        if has(PYBIND) {
+            pybind(l, out);
+        }
+        if has(VERSION) && l.start >= self.no_version_until {
+            versions(l, out);
+        }
+        if has(WHEEL) {
+            wheel_labels(l, out);
+        }
+        if has(MODEL) {
+            models(l, out);
+        }
+    }
+
+    // ---- undefined symbols ----
+
+    fn undefined_symbols(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        let needle = "undefined symbol";
+        let mut from = 0;
+        while let Some(rel) = s.get(from..).and_then(|t| t.find(needle)) {
+            let p = from + rel;
+            from = p + needle.len();
+            if out.full() {
+                return;
+            }
+            let mut q = p + needle.len();
+            let b = s.as_bytes();
+            while q < b.len() && (b[q] == b':' || b[q] == b' ' || b[q] == b'\t') {
+                q += 1;
+            }
+            // Symbol on this line, or alone on the next one.
+            let (mut symbol, mut sym_end_span, sym_ran_to_eol) = {
+                let sym_len = s[q..].bytes().take_while(|&c| is_sym_byte(c)).count();
+                let sym = s[q..q + sym_len].trim_end_matches('.');
+                let eol = s[q + sym_len..].trim().is_empty();
+                (sym.to_owned(), l.span(q, q + sym.len()).end, eol)
+            };
+            let mut consumed_next = None;
+            if symbol.is_empty() && sym_ran_to_eol {
+                if let Some(n) = self.next_line(l) {
+                    let c = n.c();
+                    let lead = c.len() - c.trim_start().len();
+                    let start = n.content + lead;
+                    let len = n.s()[start..].bytes().take_while(|&c| is_sym_byte(c)).count();
+                    if len > 0 {
+                        symbol = n.s()[start..start + len].trim_end_matches('.').to_owned();
+                        sym_end_span = n.span(start, start + symbol.len()).end;
+                        consumed_next = Some(n);
+                    }
+                }
+            } else if sym_ran_to_eol && symbol.starts_with("_Z") && !demangles(&symbol) {
+                // A mangled name wrapped onto the next line: join when the join demangles.
+                if let Some(n) = self.next_line(l) {
+                    let c = n.c().trim();
+                    if !c.is_empty() && c.bytes().all(is_sym_byte) {
+                        let joined = format!("{symbol}{}", c.trim_end_matches('.'));
+                        if demangles(&joined) {
+                            let cs = n.content + (n.c().len() - n.c().trim_start().len());
+                            sym_end_span = n.span(cs, cs + c.trim_end_matches('.').len()).end;
+                            symbol = joined;
+                        }
+                    }
+                }
+            }
+            if symbol.is_empty() {
+                continue;
+            }
+            let after = &s[(q + symbol.len()).min(s.len())..];
+            let mut truncated = after.starts_with("...") || after.starts_with('…');
+            if consumed_next.is_none() && (symbol.starts_with("_Z") && !demangles(&symbol)) {
+                truncated = true;
+            }
+            // Library: the token before `: undefined symbol`, or the previous line's `X.so:`.
+            let (library, lib_start) = match library_before(s, p) {
+                Some((lib, at)) => (Some(lib), l.span(at, at).start),
+                None => {
+                    let before = s[..p].trim();
+                    let before_is_prefix = before.is_empty() || p <= l.content || is_error_intro(before);
+                    match (before_is_prefix, self.prev_line(l)) {
+                        (true, Some(pl)) => {
+                            let t = pl.s().trim_end();
+                            if t.ends_with(':') {
+                                match library_before(t, t.len()) {
+                                    Some((lib, at)) => (Some(lib), pl.span(at, at).start),
+                                    None => (None, l.span(p, p).start),
+                                }
+                            } else {
+                                (None, l.span(p, p).start)
+                            }
+                        }
+                        _ => (None, l.span(p, p).start),
+                    }
+                }
+            };
+            out.push(
+                Span::new(lib_start, sym_end_span.max(lib_start)),
+                EventKind::UndefinedSymbol { library, symbol: cap(&symbol).to_owned(), truncated },
+            );
+        }
+    }
+
+    // ---- build isolation ----
+
+    fn no_torch(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        let Some(p) = s.find("No module named") else { return };
+        let rest = &s[p + "No module named".len()..];
+        let rest = rest.trim_start().trim_start_matches(['\'', '"']);
+        if !(rest.starts_with("torch'") || rest.starts_with("torch\"") || rest == "torch") {
+            return;
+        }
+        let span = l.span(p, s.trim_end().len());
+        // Only a build in isolation makes this a build-isolation problem; look around for it.
+        let lo = floor_char(self.text, span.start.saturating_sub(6 * 1024));
+        let hi = ceil_char(self.text, span.end + 2 * 1024);
+        let around = &self.text[lo..hi];
+        const CONTEXT: &[&str] = &[
+            "get_requires_for_build",
+            "egg_info",
+            "setup.py",
+            "pip-install-",
+            "Preparing metadata",
+            "Getting requirements to build",
+            "build dependency",
+            "build-system.requires",
+            "no-build-isolation",
+            "subprocess-exited-with-error",
+            "Building wheel",
+            "pyproject.toml",
+        ];
+        if CONTEXT.iter().any(|c| memmem::find(around.as_bytes(), c.as_bytes()).is_some()) {
+            out.push(span, EventKind::BuildIsolationNoTorch { package: None });
+        }
+    }
+
+    fn resolve_build_packages(&mut self) {
+        let text = self.text;
+        for ev in &mut self.events {
+            let slot = match &mut ev.kind {
+                EventKind::PipBuildFailed { package } | EventKind::BuildIsolationNoTorch { package } => package,
+                _ => continue,
+            };
+            if slot.is_none() {
+                *slot = find_build_package(text, ev.span);
+            }
+        }
+    }
+
+    // ---- CUDA version mismatch (possibly wrapped) ----
+
+    fn cuda_mismatch(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        if let Some(p) = s.find("The detected CUDA version") {
+            let found = paren_after(&s[p..], "version");
+            let mut end = l.span(p, s.trim_end().len()).end;
+            let mut expected = s[p..].find("PyTorch").and_then(|i| paren_after(&s[p + i..], "PyTorch"));
+            let mut detail = s[p..].trim_end().to_owned();
+            if expected.is_none() {
+                if let Some(n) = self.next_line(l) {
+                    let c = n.c().trim();
+                    if let Some(i) = c.find("PyTorch") {
+                        expected = paren_after(&c[i..], "PyTorch");
+                        if expected.is_some() {
+                            end = n.content_span().end;
+                            detail.push(' ');
+                            detail.push_str(c);
+                        }
+                    }
+                }
+            }
+            out.push(
+                Span::new(l.span(p, p).start, end),
+                EventKind::CudaVersionMismatch { found, expected, detail: cap(&detail).to_owned() },
+            );
+        }
+        if let Some(p) = s.find("compiled with different CUDA versions") {
+            // torchvision: "PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8".
+            let start = s[..p].rfind("Detected").unwrap_or(p);
+            let mut detail = s[start..].trim_end().to_owned();
+            let mut end = l.span(start, s.trim_end().len()).end;
+            if !detail.contains("Version=") {
+                if let Some(n) = self.next_line(l) {
+                    if n.c().contains("Version=") {
+                        detail.push(' ');
+                        detail.push_str(n.c().trim());
+                        end = n.content_span().end;
+                    }
+                }
+            }
+            let versions: Vec<&str> = detail
+                .match_indices("Version=")
+                .map(|(i, m)| version_token(&detail[i + m.len()..]))
+                .collect();
+            let expected = versions.first().filter(|v| !v.is_empty()).map(|v| (*v).to_owned());
+            let found = versions.get(1).filter(|v| !v.is_empty()).map(|v| (*v).to_owned());
+            out.push(
+                Span::new(l.span(start, start).start, end),
+                EventKind::CudaVersionMismatch { found, expected, detail: cap(&detail).to_owned() },
+            );
+        }
+    }
+
+    // ---- xFormers ----
+
+    fn xformers(&mut self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        if let Some(p) = s.find("Need to compile C++ extensions") {
+            out.push(l.span(p, s.trim_end().len()), EventKind::XformersNeedCompile);
+        }
+        let Some(p) = s.find("can't load C++/CUDA extensions") else { return };
+        let start = s[..p].rfind("xFormers").unwrap_or(p);
+        let mut end = l.span(start, s.trim_end().trim_end_matches('"').len()).end;
+        let (mut built_torch, mut have_torch, mut built_cuda, mut built_python, mut have_python) =
+            (None, None, None, None, None);
+        let mut cur = self.next_line(l);
+        for _ in 0..3 {
+            let Some(n) = cur else { break };
+            let c = n.c().trim().trim_end_matches('"');
+            if let Some(r) = c.strip_prefix("PyTorch") {
+                let r = r.trim_start();
+                built_torch = non_empty(version_token(r));
+                built_cuda = r.find("with CUDA").map(|i| version_token(r[i + 9..].trim_start())).and_then(non_empty);
+                have_torch = r.find("(you have").map(|i| version_token(r[i + 9..].trim_start())).and_then(non_empty);
+            } else if let Some(r) = c.strip_prefix("Python") {
+                let r = r.trim_start();
+                built_python = non_empty(version_token(r));
+                have_python = r.find("(you have").map(|i| version_token(r[i + 9..].trim_start())).and_then(non_empty);
+            } else {
+                break;
+            }
+            let cs = n.content_span();
+            end = cs.end - (n.c().trim().len() - c.len()).min(cs.len());
+            self.no_version_until = n.next.unwrap_or(cs.end);
+            cur = self.next_line(&n);
+        }
+        out.push(
+            Span::new(l.span(start, start).start, end),
+            EventKind::XformersBuiltFor { built_torch, have_torch, built_cuda, built_python, have_python },
+        );
+    }
+
+    fn custom_ops(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        if let Some(p) = s.find("Couldn't load custom C++ ops") {
+            let span = l.span(p, s.trim_end().len());
+            let hi = ceil_char(self.text, span.end + 600);
+            let around = &self.text[span.start.min(hi)..hi];
+            let package = around.contains("torchvision").then(|| "torchvision".to_owned());
+            out.push(span, EventKind::CustomOpsNotLoadable { package });
+        }
+        if let Some(p) = s.find("Failed to load image Python extension") {
+            out.push(
+                l.span(p, p + "Failed to load image Python extension".len()),
+                EventKind::CustomOpsNotLoadable { package: Some("torchvision".to_owned()) },
+            );
+        }
+        if let Some(p) = s.find("An issue occurred while importing '") {
+            let r = &s[p + 35..];
+            if let Some(q) = r.find('\'') {
+                let pkg = &r[..q];
+                out.push(
+                    l.span(p, p + 35 + q + 1),
+                    EventKind::CustomOpsNotLoadable { package: non_empty(pkg) },
+                );
+            }
+        }
+    }
+}
+
+struct Out {
+    events: Vec<Event>,
+}
+
+impl Out {
+    fn push(&mut self, span: Span, kind: EventKind) {
+        if self.events.len() <= MAX_EVENTS_PER_LINE {
+            self.events.push(Event { span, kind });
+        }
+    }
+    fn full(&self) -> bool {
+        self.events.len() > MAX_EVENTS_PER_LINE
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prefixes
+
+const LEVELS: &[&str] = &["WARNING", "ERROR", "INFO", "DEBUG", "CRITICAL", "WARN", "FATAL", "TRACE"];
+
+/// Offset where a line's content starts after indentation, Markdown quotes, pytest `E   `,
+/// launcher tags (`[rank0]:`), timestamps and logging prefixes (`WARNING:root:`).
+fn content_start(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if b.len() >= 3 && b[0] == b'E' && b[1] == b' ' && b[2] == b' ' {
+        i = 1;
+    }
+    for _ in 0..8 {
+        let before = i;
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        let r = &s[i..];
+        if r.starts_with(">>> ") || r.starts_with("... ") {
+            i += 4;
+        } else if r.starts_with('>') && !r.starts_with(">>") {
+            i += 1;
+        } else if r.starts_with('[') {
+            // `[rank0]:`, `[default0]:`, `[BUG]`, `[2024-05-01 12:00:00]`.
+            if let Some(close) = r[..r.len().min(40)].find(']') {
+                let inner = &r[1..close];
+                let tagish = !inner.is_empty()
+                    && inner.bytes().all(|c| c.is_ascii_alphanumeric() || b" _-:.,/".contains(&c))
+                    && !inner.starts_with("end of output");
+                if tagish {
+                    i += close + 1;
+                    if s[i..].starts_with(':') {
+                        i += 1;
+                    }
+                }
+            }
+        } else if let Some(n) = timestamp_len(r) {
+            i += n;
+        } else if let Some(n) = level_prefix_len(r) {
+            i += n;
+        } else if r.starts_with("- ") {
+            i += 2;
+        }
+        if i == before {
+            break;
+        }
+    }
+    i.min(s.len())
+}
+
+/// `2024-05-01 12:00:00,123 - ` / `2024-05-01T12:00:00.123Z ` / `12:00:00 `.
+fn timestamp_len(r: &str) -> Option<usize> {
+    let b = r.as_bytes();
+    let date = b.len() >= 10 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[7] == b'-';
+    let time = b.len() >= 8 && b[..2].iter().all(u8::is_ascii_digit) && b[2] == b':' && b[5] == b':';
+    if !date && !time {
+        return None;
+    }
+    let n = b.iter().take(40).take_while(|c| c.is_ascii_digit() || b"-:.,T Z+/".contains(c)).count();
+    let mut n = n;
+    if r[n..].starts_with("- ") {
+        n += 2;
+    }
+    (n > 0).then_some(n)
+}
+
+/// `WARNING:root:`, `INFO:xformers:`, `WARNING[XFORMERS]:`, `ERROR - `, `INFO `.
+fn level_prefix_len(r: &str) -> Option<usize> {
+    let lvl = LEVELS.iter().find(|l| r.starts_with(**l))?;
+    let mut i = lvl.len();
+    let rest = &r[i..];
+    if rest.starts_with('[') {
+        let close = rest[..rest.len().min(40)].find("]:")?;
+        return Some(i + close + 2);
+    }
+    if rest.starts_with(':') {
+        i += 1;
+        let name_len = r[i..].bytes().take_while(|c| c.is_ascii_alphanumeric() || b"_.-".contains(c)).count();
+        if name_len > 0 && r[i + name_len..].starts_with(':') {
+            i += name_len + 1;
+        }
+        return Some(i);
+    }
+    if rest.starts_with(" - ") {
+        return Some(i + 3);
+    }
+    if rest.starts_with(' ') || rest.starts_with(']') {
+        return Some(i + 1);
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+fn cap(s: &str) -> &str {
+    if s.len() <= MAX_FIELD {
+        return s;
+    }
+    let mut e = MAX_FIELD;
+    while !s.is_char_boundary(e) {
+        e -= 1;
+    }
+    &s[..e]
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    let s = s.trim();
+    (!s.is_empty()).then(|| s.to_owned())
+}
+
+fn is_sym_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'.' || c == b'@'
+}
+
+fn is_ident_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+fn demangles(sym: &str) -> bool {
+    sym.len() < 4096 && cpp_demangle::Symbol::new(sym.as_bytes()).is_ok()
+}
+
+/// `ImportError:`, `OSError:` and similar intros that stand before a library or symbol.
+fn is_error_intro(before: &str) -> bool {
+    let t = before.trim_end_matches(':').trim();
+    !t.is_empty() && t.bytes().all(|c| is_ident_byte(c) || c == b'.') && (t.ends_with("Error") || t.ends_with("Exception"))
+}
+
+/// The library path just before `at` (`…/x.so: undefined symbol`), with its start offset.
+fn library_before(s: &str, at: usize) -> Option<(String, usize)> {
+    let mut t = s[..at].trim_end();
+    loop {
+        let before = t.len();
+        t = t.trim_end_matches(':').trim_end();
+        // Repr-quoted messages carry escaped newlines: `…so:\nundefined symbol`.
+        while let Some(x) = t.strip_suffix("\\n") {
+            t = x.trim_end();
+        }
+        if t.len() == before {
+            break;
+        }
+    }
+    let start = t
+        .rfind(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '(' | '[' | '='))
+        .map_or(0, |i| i + 1);
+    let tok = &t[start..];
+    let (tok, start) = match tok.strip_prefix("dlopen(") {
+        Some(x) => (x, start + 7),
+        None => (tok, start),
+    };
+    let looks_like_lib = tok.ends_with(".so")
+        || tok.contains(".so.")
+        || tok.ends_with(".pyd")
+        || tok.ends_with(".dylib")
+        || (tok.contains('/') && !tok.ends_with('/'));
+    (looks_like_lib && !tok.is_empty()).then(|| (tok.to_owned(), start))
+}
+
+/// The version inside the parentheses after `word`: `version (12.1)` → `12.1`.
+fn paren_after(s: &str, word: &str) -> Option<String> {
+    let i = s.find(word)? + word.len();
+    let r = s[i..].trim_start();
+    let r = r.strip_prefix('(')?;
+    let e = r.find(')')?;
+    non_empty(&r[..e])
+}
+
+/// The leading version-looking token of `s`: `2.1.0+cu121)` → `2.1.0+cu121`.
+fn version_token(s: &str) -> &str {
+    let n = s.bytes().take_while(|c| c.is_ascii_alphanumeric() || b".+_".contains(c)).count();
+    s[..n].trim_end_matches('.')
+}
+
+fn is_version(v: &str) -> bool {
+    let b = v.as_bytes();
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    digits > 0 && b.get(digits) == Some(&b'.') && b.get(digits + 1).is_some_and(u8::is_ascii_digit)
+}
+
+/// `flash_attn` → `flash-attn`, `PyTorch` → `torch`.
+fn normalize_subject(s: &str) -> String {
+    let l = s.to_ascii_lowercase().replace('_', "-");
+    match l.as_str() {
+        "pytorch" => "torch".to_owned(),
+        _ => l,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recognizers that need only their line
+
+fn mac_symbol_not_found(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("Symbol not found:") else { return };
+    let q = p + "Symbol not found:".len();
+    let r = s[q..].trim_start();
+    let q = q + (s[q..].len() - r.len());
+    let n = r.bytes().take_while(|&c| is_sym_byte(c)).count();
+    if n == 0 {
+        return;
+    }
+    let raw_sym = r[..n].trim_end_matches('.');
+    // dyld prints the C-level name: one extra leading underscore.
+    let symbol = raw_sym.strip_prefix('_').unwrap_or(raw_sym);
+    let library = s[..p].find("dlopen(").and_then(|i| {
+        let r = &s[i + 7..p];
+        let e = r.find([',', ')']).unwrap_or(r.len());
+        non_empty(&r[..e])
+    });
+    let start = s[..p].find("dlopen(").map_or(p, |i| i + 7);
+    let truncated = symbol.starts_with("_Z") && !demangles(symbol);
+    out.push(
+        l.span(start, q + raw_sym.len()),
+        EventKind::UndefinedSymbol { library, symbol: cap(symbol).to_owned(), truncated },
+    );
+}
+
+fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("cannot open shared object file") else { return };
+    let Some((name, at)) = token_before_colon(s, p) else { return };
+    let required_by = s[..at].find(": error while loading shared libraries").and_then(|i| {
+        let t = s[..i].trim_end();
+        let st = t.rfind(char::is_whitespace).map_or(0, |k| k + 1);
+        non_empty(&t[st..])
+    });
+    let end = s[p..].find("No such file or directory").map_or(p + 30, |i| p + i + 25);
+    out.push(l.span(at, end), EventKind::MissingSharedLibrary { name, required_by });
+}
+
+/// The token that ends just before `: ` at `p` (`libcudart.so.12: cannot open…`).
+fn token_before_colon(s: &str, p: usize) -> Option<(String, usize)> {
+    let t = s[..p].trim_end().trim_end_matches(':').trim_end();
+    let start = t
+        .rfind(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '('))
+        .map_or(0, |i| i + 1);
+    let tok = &t[start..];
+    (!tok.is_empty()).then(|| (tok.to_owned(), start))
+}
+
+fn version_not_found(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("version `") else { return };
+    let r = &s[p + 9..];
+    let Some(e) = r.find(['\'', '`']) else { return };
+    let version = &r[..e];
+    if version.is_empty() || version.contains(' ') {
+        return;
+    }
+    let Some((library, at)) = token_before_colon(s, p) else { return };
+    let tail = &r[e..];
+    let (required_by, end) = match tail.find("(required by ") {
+        Some(i) => {
+            let rr = &tail[i + 13..];
+            let ce = rr.find(')').unwrap_or(rr.len());
+            (non_empty(&rr[..ce]), p + 9 + e + i + 13 + ce + usize::from(ce < rr.len()))
+        }
+        None => (None, p + 9 + e + 1),
+    };
+    out.push(
+        l.span(at, end.min(s.len())),
+        EventKind::VersionNotFound { library, version: version.to_owned(), required_by },
+    );
+}
+
+/// `ImportError: msg`, `RuntimeError:msg`, `ImportError('msg')`, dotted names, pytest `E   `.
+fn exception(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let b = s.as_bytes();
+    let mut from = l.content;
+    let mut found = 0;
+    while from < s.len() && found < 4 {
+        let Some(rel) = s[from..].find(['E', 'e']) else { return };
+        let p = from + rel;
+        from = p + 1;
+        let suffix = if s[p..].starts_with("Error") {
+            5
+        } else if s[p..].starts_with("Exception") {
+            9
+        } else {
+            continue;
+        };
+        let name_end = p + suffix;
+        let Some(&delim) = b.get(name_end) else { continue };
+        if delim != b':' && delim != b'(' {
+            continue;
+        }
+        let name_start = s[..p].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.')).map_or(0, |i| i + 1);
+        let name = &s[name_start..name_end];
+        if name.is_empty() || !name.as_bytes()[0].is_ascii_alphabetic() || name.starts_with("Error") && name.len() == 5 && name_start > 0 && b[name_start - 1] == b'.' {
+            continue;
+        }
+        // Where the name stands: the line's content start, or after a separator a log writes.
+        let pre = s[l.content..name_start].trim_end();
+        let ok_pre = pre.is_empty()
+            || pre.ends_with(':')
+            || pre.ends_with(" -")
+            || pre.ends_with(']')
+            || pre.ends_with(['`', '"', '\'', '(', '|'])
+            || pre == "raise" && delim == b':';
+        if !ok_pre {
+            continue;
+        }
+        from = name_end;
+        if delim == b':' {
+            let msg = s[name_end + 1..].trim().trim_end_matches('`').trim_end();
+            let end = name_end + 1 + s[name_end + 1..].trim_end().len();
+            let end = if s[..end].ends_with('`') { end - 1 } else { end };
+            out.push(
+                l.span(name_start, end.max(name_end + 1)),
+                EventKind::Exception { name: name.to_owned(), message: cap(msg).to_owned() },
+            );
+            found += 1;
+            // A message may hold another exception (`RuntimeError: ImportError: …`): keep looking.
+        } else {
+            // Repr form: Name('…') / Name("…"), as logging and warnings print caught exceptions.
+            let Some(&quote) = b.get(name_end + 1) else { continue };
+            if quote != b'\'' && quote != b'"' || pre.ends_with("raise") || pre.ends_with('=') {
+                continue;
+            }
+            let body_start = name_end + 2;
+            let mut j = body_start;
+            let mut msg = String::new();
+            while j < b.len() {
+                match b[j] {
+                    b'\\' if j + 1 < b.len() => {
+                        match b[j + 1] {
+                            b'n' => msg.push('\n'),
+                            b't' => msg.push('\t'),
+                            c => msg.push(c as char),
+                        }
+                        j += 2;
+                    }
+                    c if c == quote => break,
+                    _ => {
+                        let ch_len = s[j..].chars().next().map_or(1, char::len_utf8);
+                        msg.push_str(&s[j..j + ch_len]);
+                        j += ch_len;
+                    }
+                }
+                if msg.len() > MAX_FIELD {
+                    break;
+                }
+            }
+            let end = (j + 1).min(s.len());
+            let end = if b.get(end) == Some(&b')') { end + 1 } else { end };
+            out.push(
+                l.span(name_start, end.min(s.len())),
+                EventKind::Exception { name: name.to_owned(), message: cap(msg.trim()).to_owned() },
+            );
+            found += 1;
+            from = end;
+        }
+    }
+}
+
+fn frame(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let c = l.c();
+    let lead = c.len() - c.trim_start().len();
+    let cs = l.content + lead;
+    let ct = c.trim();
+    let end = cs + ct.len();
+    // CPython: File "x.py", line 3, in f
+    if let Some(p) = s.find("File \"") {
+        let r = &s[p + 6..];
+        let Some(q) = r.find('"') else { return };
+        let file = &r[..q];
+        let rest = &r[q + 1..];
+        let line = rest.strip_prefix(", line ").map(|x| x.bytes().take_while(u8::is_ascii_digit).count()).and_then(|n| rest[7..7 + n].parse().ok());
+        let function = rest.find(", in ").map(|i| rest[i + 5..].trim().to_owned()).filter(|f| !f.is_empty());
+        let fend = p + 6 + q + 1 + rest.trim_end().len();
+        out.push(l.span(p, fend), EventKind::Frame { file: file.to_owned(), line, function });
+        return;
+    }
+    if let Some(r) = ct.strip_prefix("File ") {
+        // IPython 8: File /path/x.py:17, in f(a, b)  |  File ~/x.py:3
+        let (loc, func) = match r.find(", in ") {
+            Some(i) => (&r[..i], Some(&r[i + 5..])),
+            None => (r.trim(), None),
+        };
+        if let Some(colon) = loc.rfind(':') {
+            let (file, num) = (&loc[..colon], &loc[colon + 1..]);
+            if !file.is_empty() && (file.contains('/') || file.contains('\\') || file.ends_with(".py")) && num.bytes().all(|b| b.is_ascii_digit()) && !num.is_empty() {
+                out.push(
+                    l.span(cs, end),
+                    EventKind::Frame { file: file.to_owned(), line: num.parse().ok(), function: func.map(func_name) },
+                );
+            }
+        }
+        return;
+    }
+    // Cell In[26], line 12 [, in f()]
+    if let Some(r) = ct.strip_prefix("Cell In[") {
+        if let Some(close) = r.find(']') {
+            let file = format!("Cell In[{}]", &r[..close]);
+            let rest = &r[close + 1..];
+            let line = rest.strip_prefix(", line ").and_then(|x| x[..x.bytes().take_while(u8::is_ascii_digit).count()].parse().ok());
+            let function = rest.find(", in ").map(|i| func_name(&rest[i + 5..]));
+            out.push(l.span(cs, end), EventKind::Frame { file, line, function });
+        }
+        return;
+    }
+    // Input In [3], in <cell line: 1>()
+    if let Some(r) = ct.strip_prefix("Input In [") {
+        if let Some(close) = r.find(']') {
+            let file = format!("Input In [{}]", &r[..close]);
+            let rest = &r[close + 1..];
+            let function = rest.find(", in ").map(|i| func_name(&rest[i + 5..]));
+            let line = rest
+                .find("line ")
+                .and_then(|i| rest[i + 5..][..rest[i + 5..].bytes().take_while(u8::is_ascii_digit).count()].parse().ok());
+            out.push(l.span(cs, end), EventKind::Frame { file, line, function });
+        }
+        return;
+    }
+    // <ipython-input-1-4cf0a64f61c0> in <module>()  |  ~/x/y.py in f(a)
+    if ct.starts_with("<ipython-input-") || ct.contains(".py in ") {
+        let Some(i) = ct.find(" in ") else { return };
+        let file = ct[..i].trim();
+        if file.contains(' ') || file.is_empty() {
+            return;
+        }
+        let function = Some(func_name(&ct[i + 4..]));
+        out.push(l.span(cs, end), EventKind::Frame { file: file.to_owned(), line: None, function });
+    }
+}
+
+/// `lora_sft(model_path, **kwargs)` → `lora_sft`; `<module>()` → `<module>`; `<cell line: 1>()` kept.
+fn func_name(f: &str) -> String {
+    let f = f.trim();
+    if f.starts_with('<') {
+        if let Some(e) = f.find('>') {
+            return f[..=e].to_owned();
+        }
+    }
+    let e = f.find('(').unwrap_or(f.len());
+    cap(f[..e].trim()).to_owned()
+}
+
+/// `----> 12 code`, `--> 364 code`, as IPython marks the failing line.
+fn frame_marker(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let t = s.trim_start();
+    let cs = s.len() - t.len();
+    let dashes = t.bytes().take_while(|&c| c == b'-').count();
+    if dashes == 0 || t.as_bytes().get(dashes) != Some(&b'>') {
+        return;
+    }
+    let r = &t[dashes + 1..];
+    let r2 = r.trim_start();
+    let n = r2.bytes().take_while(u8::is_ascii_digit).count();
+    if n == 0 {
+        return;
+    }
+    let Ok(line) = r2[..n].parse() else { return };
+    let code = r2[n..].trim();
+    out.push(l.span(cs, s.trim_end().len()), EventKind::FrameMarker { line, code: cap(code).to_owned() });
+}
+
+fn wrapped_import(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("Failed to import ") else { return };
+    let r = &s[p + 17..];
+    let (what, end) = match r.find(" because of the following error") {
+        Some(i) => {
+            let e = r[i..].find(':').map_or(s.trim_end().len(), |k| p + 17 + i + k + 1);
+            (&r[..i], e)
+        }
+        None => (r.trim_end().trim_end_matches(':'), s.trim_end().len()),
+    };
+    let what = what.trim().trim_matches('`');
+    if what.is_empty() {
+        return;
+    }
+    out.push(l.span(p, end), EventKind::WrappedImportError { what: cap(what).to_owned() });
+}
+
+fn suggested_command(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let (p, advice) = if let Some(p) = s.find("lease run ") {
+        (p + 10, true)
+    } else if let Some(p) = s.find("pip install") {
+        let before = &s[..p];
+        let lo = floor_char(before, before.len().saturating_sub(24));
+        let near = before[lo..].to_ascii_lowercase();
+        let advice = ["with:", "with ", "run", "try", "please", "using", "instead"].iter().any(|w| near.contains(w));
+        let p = if before.ends_with("uv ") { p - 3 } else { p };
+        (p, advice)
+    } else {
+        return;
+    };
+    if !advice {
+        return;
+    }
+    let r = s[p..].trim_start_matches(['`', '\'', '"']);
+    let p = s.len() - (s.len() - p) + (s[p..].len() - r.len());
+    let e = r.find('`').unwrap_or(r.len());
+    let cmd = r[..e].trim().trim_end_matches(['.', '"', ')']).trim_end();
+    if cmd.is_empty() {
+        return;
+    }
+    out.push(l.span(p, p + cmd.len()), EventKind::SuggestedCommand { command: cap(cmd).to_owned() });
+}
+
+fn pip_line(l: &Line<'_>, out: &mut Out) {
+    let c = l.c().trim_start();
+    let cs = l.content + (l.c().len() - c.len());
+    let ce = cs + c.trim_end().len();
+    if let Some(r) = c.strip_prefix("Collecting ") {
+        let tok = r.split_whitespace().next().unwrap_or("");
+        let (name, version) = match tok.find("==") {
+            Some(i) => (&tok[..i], non_empty(&tok[i + 2..])),
+            None => (tok, None),
+        };
+        let name = name.split('[').next().unwrap_or(name);
+        if !name.is_empty() {
+            out.push(l.span(cs, cs + 11 + tok.len()), EventKind::PipCollecting { package: name.to_owned(), version });
+        }
+    } else if let Some(r) = c.strip_prefix("Downloading ") {
+        let tok = r.split_whitespace().next().unwrap_or("");
+        if let Some((name, version)) = dist_file_name(tok) {
+            out.push(l.span(cs, cs + 12 + tok.len()), EventKind::PipCollecting { package: name, version: Some(version) });
+        }
+    } else if let Some(i) = c.find("Building wheel for ") {
+        let name = c[i + 19..].split_whitespace().next().unwrap_or("");
+        if !name.is_empty() {
+            out.push(l.span(cs + i, ce), EventKind::PipBuildingWheel { package: name.to_owned() });
+        }
+    } else if let Some(i) = c.find("Using cached ") {
+        let file = c[i + 13..].split_whitespace().next().unwrap_or("");
+        if !file.is_empty() {
+            out.push(l.span(cs + i, cs + i + 13 + file.len()), EventKind::PipUsingCached { file: file.to_owned() });
+        }
+    } else if let Some(i) = c.find("Guessing wheel URL") {
+        let r = c[i + 18..].trim_start_matches(':').trim();
+        let url = r.split_whitespace().next().unwrap_or("");
+        if !url.is_empty() {
+            out.push(l.span(cs + i, ce), EventKind::GuessingWheelUrl { url: url.to_owned() });
+        }
+    } else if let Some(i) = c.find("Precompiled wheel not found") {
+        out.push(l.span(cs + i, ce), EventKind::PrecompiledWheelNotFound);
+    }
+}
+
+/// `flash_attn-2.5.6+cu122torch2.2cxx11abiFALSE-cp310-cp310-linux_x86_64.whl` (or a URL to it,
+/// or an sdist `x-1.2.tar.gz`) → (`flash-attn`, `2.5.6+cu122torch2.2cxx11abiFALSE`).
+fn dist_file_name(tok: &str) -> Option<(String, String)> {
+    let base = tok.rsplit('/').next().unwrap_or(tok);
+    let base = base.replace("%2B", "+").replace("%2b", "+");
+    let stem = base
+        .strip_suffix(".whl")
+        .or_else(|| base.strip_suffix(".tar.gz"))
+        .or_else(|| base.strip_suffix(".zip"))?;
+    let mut parts = stem.splitn(3, '-');
+    let name = parts.next()?;
+    let version = parts.next()?;
+    (is_version(version) && !name.is_empty()).then(|| (normalize_subject(name), version.to_owned()))
+}
+
+fn build_failed(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    for needle in ["subprocess-exited-with-error", "metadata-generation-failed"] {
+        if let Some(p) = s.find(needle) {
+            out.push(l.span(p, p + needle.len()), EventKind::PipBuildFailed { package: None });
+        }
+    }
+    if let Some(p) = s.find("did not run successfully") {
+        let st = s[..p].rfind('×').map_or(p, |i| i + '×'.len_utf8());
+        let st = st + (s[st..p].len() - s[st..p].trim_start().len());
+        out.push(l.span(st, p + 24), EventKind::PipBuildFailed { package: None });
+    }
+    for needle in ["Failed to build ", "Failed building wheel for "] {
+        if let Some(p) = s.find(needle) {
+            let r = &s[p + needle.len()..];
+            let mut tok = r.split_whitespace().next().unwrap_or("").trim_matches(['`', '\'', '"', ',']);
+            if tok == "installable" {
+                // pip ≥ 24: "Failed to build installable wheels for some pyproject.toml based projects (flash-attn)"
+                tok = r.rfind('(').and_then(|i| r[i + 1..].split(')').next()).unwrap_or("");
+            }
+            let name = tok.split(['=', '@', '<', '>', ' ']).next().unwrap_or("").trim();
+            let end = p + needle.len() + (r.len() - r.trim_start().len()) + r.trim().len();
+            out.push(
+                l.span(p, end.min(s.trim_end().len()).max(p + needle.len())),
+                EventKind::PipBuildFailed { package: non_empty(name).filter(|n| !n.contains(' ')) },
+            );
+        }
+    }
+}
+
+/// The package a pip/uv build was for, from the text around `near`.
+fn find_build_package(text: &str, near: Span) -> Option<String> {
+    let lo = floor_char(text, near.start.saturating_sub(8 * 1024));
+    let hi = ceil_char(text, near.end + 8 * 1024);
+    let hay = &text[lo..hi];
+    let mut best: Option<(usize, String)> = None;
+    let mut consider = |pos: usize, name: &str| {
+        let name = name.trim_matches(['`', '\'', '"', ',', '.', ':']);
+        if name.is_empty() || name.len() > 100 || !name.bytes().all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c)) {
+            return;
+        }
+        let abs = lo + pos;
+        let dist = if abs < near.start { near.start - abs } else { abs.saturating_sub(near.end) };
+        if best.as_ref().is_none_or(|(d, _)| dist < *d) {
+            best = Some((dist, name.to_owned()));
+        }
+    };
+    for (i, _) in hay.match_indices("/pip-install-") {
+        // /tmp/pip-install-XXXX/<name>_<32 hex>/setup.py
+        let r = &hay[i + 13..];
+        let Some(slash) = r.find('/') else { continue };
+        let seg = r[slash + 1..].split(['/', '"', '\'', ' ']).next().unwrap_or("");
+        if let Some(u) = seg.rfind('_') {
+            if seg.len() - u - 1 >= 16 && seg[u + 1..].bytes().all(|c| c.is_ascii_hexdigit()) {
+                consider(i, &seg[..u]);
+            }
+        }
+    }
+    for needle in ["Building wheel for ", "Failed building wheel for ", "Collecting ", "Failed to build "] {
+        for (i, _) in hay.match_indices(needle) {
+            let tok = hay[i + needle.len()..].split_whitespace().next().unwrap_or("");
+            let tok = tok.trim_matches('`');
+            let name = tok.split(['=', '@', '<', '>', '[', '(']).next().unwrap_or("");
+            if name != "installable" {
+                consider(i, name);
+            }
+        }
+    }
+    for (i, _) in hay.match_indices("` depends on `torch`") {
+        // uv: `flash-attn@2.8.1` depends on `torch`
+        if let Some(open) = hay[..i].rfind('`') {
+            let tok = &hay[open + 1..i];
+            consider(open, tok.split('@').next().unwrap_or(""));
+        }
+    }
+    best.map(|(_, n)| n)
+}
+
+fn cuda_home(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let hit = (s.contains("CUDA_HOME") && (s.contains("not set") || s.contains("is None") || s.contains("could not be found")))
+        || (s.contains("nvcc")
+            && (s.contains("No such file or directory")
+                || s.contains("not found")
+                || s.contains("command not found")
+                || s.contains("cannot find")
+                || s.contains("not recognized")))
+        || s.contains("bare_metal_version");
+    if hit {
+        out.push(l.content_span(), EventKind::CudaHomeMissing { detail: l.content_text() });
+    }
+}
+
+fn linker_cannot_find(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("cannot find -l") else { return };
+    let r = &s[p + 14..];
+    let n = r.bytes().take_while(|&c| c.is_ascii_alphanumeric() || b"_+-.".contains(&c)).count();
+    let lib = r[..n].trim_end_matches(['.', ':']);
+    if lib.is_empty() {
+        return;
+    }
+    let st = s[..p].rfind("ld: ").map_or(p, |i| {
+        s[..i].rfind(char::is_whitespace).map_or(l.content.min(i), |k| (k + 1).max(l.content))
+    });
+    let end = s.trim_end().len();
+    out.push(l.span(st, end), EventKind::LinkerCannotFind { library: lib.to_owned() });
+}
+
+fn libcuda(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let hit = s.contains("libcuda.so cannot found")
+        || s.contains("Failed to find libcuda")
+        || s.contains("libcuda.so not found")
+        || s.contains("cannot find libcuda")
+        || s.contains("Could not find libcuda");
+    if hit {
+        out.push(l.content_span(), EventKind::LibcudaNotFound { detail: l.content_text() });
+    }
+}
+
+const COMPILERS: &[&str] = &["gcc", "g++", "cc", "c++", "clang", "clang++", "cl.exe", "icpx", "icx"];
+
+fn is_compiler(tok: &str) -> bool {
+    let base = tok.rsplit('/').next().unwrap_or(tok);
+    !base.ends_with("nvcc")
+        && COMPILERS.iter().any(|c| base == *c || base.ends_with(&format!("-{c}")) || base.starts_with(&format!("{c}-")))
+}
+
+fn no_compiler(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let hit = s.contains("Failed to find C compiler")
+        || s.contains("No CMAKE_C_COMPILER could be found")
+        || s.contains("No CMAKE_CXX_COMPILER could be found")
+        || s.contains("C compiler cannot create executables")
+        || s.contains("no acceptable C compiler")
+        || s.find(": not found").is_some_and(|p| {
+            let t = s[..p].trim_end();
+            is_compiler(&t[t.rfind([' ', ':']).map_or(0, |i| i + 1)..])
+        })
+        || s.find("command '").is_some_and(|p| {
+            let r = &s[p + 9..];
+            r.find('\'').is_some_and(|e| is_compiler(&r[..e])) && s.contains("No such file or directory")
+        })
+        || s.find("unable to execute '").is_some_and(|p| {
+            let r = &s[p + 19..];
+            r.find('\'').is_some_and(|e| is_compiler(&r[..e]))
+        });
+    if hit {
+        out.push(l.content_span(), EventKind::NoCompiler { detail: l.content_text() });
+    }
+}
+
+fn compile_failed(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let c = l.c().trim_start();
+    let hit = c.starts_with("FAILED: ")
+        || (s.contains("error: command '") && s.contains("' failed") && !s.contains("No such file or directory"))
+        || s.contains("CalledProcessError: Command '['ninja'")
+        || s.contains("ninja: build stopped");
+    if hit {
+        out.push(l.content_span(), EventKind::CompileFailed { detail: l.content_text() });
+    }
+}
+
+fn mamba(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("fast path is not available") else { return };
+    let st = s[..p].rfind("The ").filter(|i| p - i <= 40).unwrap_or(p);
+    let model_class = s[st..p].find("fast path for ").and_then(|i| {
+        let r = &s[st + i + 14..];
+        let n = r.bytes().take_while(|&c| is_ident_byte(c)).count();
+        non_empty(&r[..n])
+    });
+    out.push(l.span(st, s.trim_end().len()), EventKind::MambaFastPathUnavailable { model_class });
+}
+
+fn flash_attn(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("has been toggled on, but it cannot be used") else { return };
+    let st = s[..p].rfind("FlashAttention").filter(|i| p - i <= 40).unwrap_or(p);
+    let reason = s[p..].find("following error:").map_or("", |i| s[p + i + 16..].trim());
+    out.push(l.span(st, s.trim_end().len()), EventKind::FlashAttnUnavailable { reason: cap(reason).to_owned() });
+}
+
+fn operator_missing(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find(" does not exist") else { return };
+    let t = &s[..p];
+    let Some(o) = t.rfind("operator ") else { return };
+    let op = t[o + 9..].trim();
+    if op.contains("::") && !op.contains(' ') {
+        out.push(l.span(o, p + 15), EventKind::TorchOperatorMissing { operator: op.to_owned() });
+    }
+}
+
+fn numpy(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    const NEEDLES: &[&str] = &[
+        "compiled using NumPy 1.x cannot be run in",
+        "numpy.dtype size changed",
+        "_ARRAY_API not found",
+        "compiled against API version",
+        "compiled against ABI version",
+        "numpy.core.multiarray failed to import",
+        "numpy.core._multiarray_umath failed to import",
+    ];
+    if NEEDLES.iter().any(|n| s.contains(n)) {
+        out.push(l.content_span(), EventKind::NumpyAbi { detail: l.content_text() });
+    }
+}
+
+fn oom(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("CUDA out of memory") else { return };
+    let tried = s[p..].find("Tried to allocate ").and_then(|i| {
+        let r = &s[p + i + 18..];
+        let mut it = r.split_whitespace();
+        let n = it.next()?;
+        let u = it.next()?.trim_end_matches(['.', ',', ')']);
+        Some(format!("{n} {u}"))
+    });
+    out.push(l.content_span(), EventKind::CudaOom { tried, detail: l.content_text() });
+}
+
+fn gpu_processes(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    // torch OOM: "Process 1234 has 6.30 GiB memory in use"
+    for (i, _) in s.match_indices("Process ") {
+        let r = &s[i + 8..];
+        let n = r.bytes().take_while(u8::is_ascii_digit).count();
+        let Ok(pid) = r[..n].parse::<u32>() else { continue };
+        let Some(rest) = r[n..].strip_prefix(" has ") else { continue };
+        let Some(e) = rest.find(" memory in use") else { continue };
+        let memory = non_empty(&rest[..e]);
+        out.push(l.span(i, i + 8 + n + 5 + e + 14), EventKind::GpuProcess { pid, memory, name: None });
+    }
+    // nvidia-smi: |    0   N/A  N/A     12345      C   python inference.py      6302MiB |
+    let t = s.trim();
+    if t.starts_with('|') && t.ends_with('|') && t.len() > 2 {
+        let inner = &t[1..t.len() - 1];
+        let toks: Vec<&str> = inner.split_whitespace().collect();
+        let Some(mem) = toks.last().filter(|m| m.ends_with("MiB") && m[..m.len() - 3].bytes().all(|c| c.is_ascii_digit())) else {
+            return;
+        };
+        let Some(ti) = toks.iter().position(|t| matches!(*t, "C" | "G" | "C+G" | "M" | "M+C")) else { return };
+        if ti == 0 || ti + 1 >= toks.len() {
+            return;
+        }
+        let Ok(pid) = toks[ti - 1].parse::<u32>() else { return };
+        let name = toks[ti + 1..toks.len() - 1].join(" ");
+        let lead = s.len() - s.trim_start().len();
+        out.push(
+            l.span(lead, lead + t.len()),
+            EventKind::GpuProcess { pid, memory: Some((*mem).to_owned()), name: non_empty(&name) },
+        );
+    }
+}
+
+fn pybind(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("(): incompatible function arguments") else { return };
+    let st = s[..p].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.')).map_or(0, |i| i + 1);
+    let f = &s[st..p];
+    if !f.is_empty() {
+        out.push(l.span(st, p + 35), EventKind::IncompatibleFunctionArguments { function: f.to_owned() });
+    }
+}
+
+const SUBJECTS: &[&str] = &[
+    "PyTorch", "torchvision", "torchaudio", "torch", "Python", "python", "CUDA", "cuda", "xformers", "xFormers",
+    "flash-attn", "flash_attn", "mamba-ssm", "mamba_ssm", "causal-conv1d", "causal_conv1d", "triton",
+    "transformers", "numpy", "NumPy", "vllm", "unsloth",
+];
+
+/// `PyTorch 2.5.1`, `torch==2.2.2`, `**Python**: 3.11.13`, `CUDA Version: 12.4`, `torch 2.10.0+cu128`.
+fn versions(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let b = s.as_bytes();
+    for subj in SUBJECTS {
+        for (i, _) in s.match_indices(subj) {
+            if out.full() {
+                return;
+            }
+            if i > 0 && (is_ident_byte(b[i - 1]) || b[i - 1] == b'-' || b[i - 1] == b'.') {
+                continue;
+            }
+            let mut j = i + subj.len();
+            if b.get(j).is_some_and(|&c| is_ident_byte(c) || c == b'-' || c == b'.' || c == b'/') {
+                continue;
+            }
+            // Separators: spaces, `==`, `:`, Markdown bold, an optional word "version".
+            let sep_start = j;
+            for _ in 0..3 {
+                while j < b.len() && j - sep_start < 16 && matches!(b[j], b' ' | b'\t' | b':' | b'*' | b'=') {
+                    j += 1;
+                }
+                let r = &s[j..];
+                if r.len() >= 7 && r[..7].eq_ignore_ascii_case("version") {
+                    j += 7;
+                } else {
+                    break;
+                }
+            }
+            if j == sep_start {
+                continue;
+            }
+            let sep = &s[sep_start..j];
+            if sep.contains("==") && sep.trim_start_matches('=').contains('=') {
+                continue;
+            }
+            let mut v = version_token(&s[j..]);
+            if let Some(x) = v.strip_prefix('v') {
+                v = x;
+            }
+            if !is_version(v) {
+                continue;
+            }
+            let vs = j + (s[j..].find(v).unwrap_or(0));
+            out.push(l.span(i, vs + v.len()), EventKind::Version { subject: normalize_subject(subj), version: v.to_owned() });
+        }
+    }
+}
+
+/// Wheel names and labels: `mamba_ssm-1.2.0.post1+cu118torch2.3cxx11abiFALSE`, `x-1.0-…whl`.
+fn wheel_labels(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let mut seen = Vec::new();
+    for needle in [".whl", "cxx11abi"] {
+        for (i, _) in s.match_indices(needle) {
+            let st = s[..i].rfind(|c: char| c.is_whitespace() || matches!(c, '/' | '\'' | '"' | '`' | '(' | '[' | '=')).map_or(0, |k| k + 1);
+            let en = i + s[i..].find(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ')' | ']' | ',' | '#' | '?')).unwrap_or(s.len() - i);
+            if seen.contains(&st) {
+                continue;
+            }
+            seen.push(st);
+            let tok = &s[st..en];
+            let tok_dec = tok.replace("%2B", "+").replace("%2b", "+");
+            let mut parts = tok_dec.splitn(3, '-');
+            let (Some(name), Some(ver)) = (parts.next(), parts.next()) else { continue };
+            let ver = ver.strip_suffix(".whl").unwrap_or(ver);
+            if name.is_empty() || !is_version(ver) || !name.bytes().all(|c| is_ident_byte(c) || c == b'.') {
+                continue;
+            }
+            let vend = st + tok.find(&ver[ver.len().min(ver.len())..]).unwrap_or(0);
+            let _ = vend;
+            let end = st + name.len() + 1 + tok[name.len() + 1..].find('-').unwrap_or(tok.len() - name.len() - 1);
+            let end = if tok.ends_with(".whl") && end == en { en - 4 } else { end };
+            out.push(l.span(st, end.min(en)), EventKind::Version { subject: normalize_subject(name), version: ver.to_owned() });
+        }
+    }
+}
+
+/// `from_pretrained("org/name")`, `model_name = "org/name"`, `--model org/name`, `model="org/name"`.
+fn models(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let b = s.as_bytes();
+    let mut seen_end = 0;
+    for needle in ["from_pretrained", "model"] {
+        for (i, _) in s.match_indices(needle) {
+            if i < seen_end {
+                continue;
+            }
+            let mut j = i + needle.len();
+            let ident = s[j..].bytes().take_while(|&c| is_ident_byte(c)).count();
+            if ident > 24 {
+                continue;
+            }
+            j += ident;
+            let sep_start = j;
+            while j < b.len() && j - sep_start < 12 && matches!(b[j], b' ' | b'\t' | b'=' | b':' | b'(' | b'"' | b'\'') {
+                j += 1;
+            }
+            if j == sep_start {
+                continue;
+            }
+            let n = s[j..].bytes().take_while(|&c| c.is_ascii_alphanumeric() || b"._/-".contains(&c)).count();
+            let id = s[j..j + n].trim_end_matches('.');
+            let mut parts = id.split('/');
+            let (Some(org), Some(name), None) = (parts.next(), parts.next(), parts.next()) else { continue };
+            let valid = |p: &str| !p.is_empty() && p.as_bytes()[0].is_ascii_alphanumeric();
+            if !valid(org) || !valid(name) {
+                continue;
+            }
+            seen_end = j + id.len();
+            out.push(l.span(j, j + id.len()), EventKind::Model { id: id.to_owned() });
+        }
+    }
 }

@@ -123,33 +123,60 @@ impl SourceMap {
 
     /// `outer ∘ self`: maps offsets of a text derived from this map's derived text, through `self`.
     /// Used when ANSI stripping (inner map `self` is applied first) follows JSON unescaping.
+    ///
+    /// Walks both segment lists once (each verbatim inner segment is split where the outer map
+    /// changes segment), so the cost is linear in the number of segments of both maps.
     pub fn then(&self, outer_to_raw: &SourceMap) -> SourceMap {
-        // Compose lazily-correct but simply: sample every segment boundary of self.
-        let mut out = SourceMap::default();
-        for seg in &self.segments {
-            let raw = outer_to_raw.to_raw(seg.raw_start);
-            let raw_end = outer_to_raw.to_raw_end(seg.raw_start + seg.raw_len);
-            if seg.verbatim && raw_end.saturating_sub(raw) == seg.raw_len {
-                out.push_verbatim(seg.derived_start, raw, seg.raw_len);
-            } else if seg.verbatim {
-                // The outer map is not verbatim across this range: fall back per byte-run.
-                let mut d = 0;
-                while d < seg.raw_len {
-                    let r = outer_to_raw.to_raw(seg.raw_start + d);
-                    let r_end = outer_to_raw.to_raw_end(seg.raw_start + d + 1);
-                    if r_end == r + 1 {
-                        out.push_verbatim(seg.derived_start + d, r, 1);
-                    } else {
-                        out.push_escape(seg.derived_start + d, r, r_end.saturating_sub(r));
-                    }
-                    d += 1;
-                }
-            } else {
-                out.push_escape(seg.derived_start, raw, raw_end.saturating_sub(raw));
-            }
-        }
         if self.segments.is_empty() {
             return outer_to_raw.clone();
+        }
+        if outer_to_raw.segments.is_empty() {
+            return self.clone();
+        }
+        let outer = &outer_to_raw.segments;
+        let mut out = SourceMap::default();
+        for seg in &self.segments {
+            let (a, b) = (seg.raw_start, seg.raw_start + seg.raw_len);
+            if !seg.verbatim || seg.raw_len == 0 {
+                let sp = outer_to_raw.span_to_raw(Span::new(a, b));
+                out.push_escape(seg.derived_start, sp.start, sp.len());
+                continue;
+            }
+            let mut i = outer.partition_point(|s| s.derived_start <= a).saturating_sub(1);
+            let mut pos = a;
+            while pos < b {
+                let Some(o) = outer.get(i) else { break };
+                let o_end = outer.get(i + 1).map_or(usize::MAX, |n| n.derived_start);
+                let d = seg.derived_start + (pos - a);
+                if pos < o.derived_start {
+                    // Before the outer map's first segment: nothing maps there but its start.
+                    out.push_escape(d, o.raw_start, 0);
+                    pos = b.min(o.derived_start);
+                    continue;
+                }
+                if pos >= o_end {
+                    i += 1;
+                    continue;
+                }
+                let end = b.min(o_end);
+                if o.verbatim {
+                    let within = pos - o.derived_start;
+                    if within < o.raw_len {
+                        let n = end.min(o.derived_start + o.raw_len) - pos;
+                        out.push_verbatim(d, o.raw_start + within, n);
+                        pos += n;
+                    } else {
+                        out.push_escape(d, o.raw_start + o.raw_len, 0);
+                        pos = end;
+                    }
+                } else if pos == o.derived_start {
+                    out.push_escape(d, o.raw_start, o.raw_len);
+                    pos = end;
+                } else {
+                    out.push_escape(d, o.raw_start + o.raw_len, 0);
+                    pos = end;
+                }
+            }
         }
         out
     }
@@ -171,5 +198,30 @@ mod tests {
         assert_eq!(m.to_raw(2), 3);
         assert_eq!(m.span_to_raw(Span::new(0, 3)), Span::new(0, 4));
         assert_eq!(m.span_to_raw(Span::new(2, 3)), Span::new(3, 4));
+    }
+
+    #[test]
+    fn composition_matches_applying_both_maps() {
+        // raw JSON `"x\u001b[1mab\ncd"`: unescaping gives "x\x1b[1mab\ncd", stripping ANSI "xab\ncd".
+        let raw = r#""x\u001b[1mab\ncd""#;
+        let mut json = SourceMap::default();
+        json.push_verbatim(0, 1, 1); // x
+        json.push_escape(1, 2, 6); // \u001b -> ESC
+        json.push_verbatim(2, 8, 5); // [1mab
+        json.push_escape(7, 13, 2); // \n
+        json.push_verbatim(8, 15, 2); // cd
+        let mut ansi = SourceMap::default();
+        ansi.push_verbatim(0, 0, 1); // x
+        ansi.push_verbatim(1, 5, 5); // ab\ncd
+        let both = ansi.then(&json);
+        let derived = "xab\ncd";
+        for (i, want) in [(0, "x"), (1, "a"), (2, "b"), (4, "c"), (5, "d")] {
+            let sp = both.span_to_raw(Span::new(i, i + 1));
+            assert_eq!(sp.slice(raw), want, "offset {i} of {derived:?}");
+        }
+        assert_eq!(both.span_to_raw(Span::new(3, 4)).slice(raw), "\\n");
+        assert_eq!(both.span_to_raw(Span::new(1, 6)).slice(raw), "ab\\ncd");
+        assert_eq!(SourceMap::identity().then(&json), json);
+        assert_eq!(json.then(&SourceMap::identity()), json);
     }
 }
