@@ -1,0 +1,283 @@
+//! Demangling (c++filt style), the C++11 ABI flavor of a mangled name, and its qualified name.
+
+use std::borrow::Cow;
+
+use crate::mangled::{self, Component};
+
+/// The `std::string` ABI a mangled name was compiled with, read from the mangled form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AbiFlavor {
+    /// `_GLIBCXX_USE_CXX11_ABI=1`: `St7__cxx11` or a `B5cxx11` tag.
+    Cxx11,
+    /// `_GLIBCXX_USE_CXX11_ABI=0`: `Ss`, `Sb`, or `std::basic_string` (and the other dual-ABI
+    /// classes) without `__cxx11`.
+    PreCxx11,
+    /// Nothing in the name depends on the flag (including `std::istream`/`ostream`, `Si`/`So`/`Sd`,
+    /// which are the same class in both ABIs).
+    Neutral,
+}
+
+impl AbiFlavor {
+    /// The value of `_GLIBCXX_USE_CXX11_ABI` this flavor implies, if any.
+    pub fn flag(self) -> Option<bool> {
+        match self {
+            AbiFlavor::Cxx11 => Some(true),
+            AbiFlavor::PreCxx11 => Some(false),
+            AbiFlavor::Neutral => None,
+        }
+    }
+}
+
+/// Recursion guard for hostile or pathological names.
+const RECURSION_LIMIT: u32 = 256;
+/// Names longer than this are not demangled (real ones stay far below; hostile ones explode).
+const MAX_MANGLED_LEN: usize = 16 * 1024;
+
+/// Demangle an Itanium C++ name the way `c++filt` prints it (`char const*`, `unsigned int`,
+/// `std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >`).
+/// Accepts `_Z…`, macOS `__Z…`, and a trailing `@VERSION`/`@@VERSION`. `None` for names that are
+/// not mangled C++ or cannot be demangled.
+pub fn demangle(mangled: &str) -> Option<String> {
+    demangle_with(mangled, &cpp_demangle::DemangleOptions::new())
+}
+
+fn demangle_with(mangled: &str, options: &cpp_demangle::DemangleOptions) -> Option<String> {
+    let (name, _version) = split_version(mangled);
+    let body = mangled::strip_prefix(name)?;
+    if name.len() > MAX_MANGLED_LEN {
+        return None;
+    }
+    // cpp_demangle wants exactly one leading `_Z`.
+    let owned;
+    let input: &str = if name.starts_with("__Z") {
+        owned = format!("_Z{body}");
+        &owned
+    } else {
+        name
+    };
+    let parse = cpp_demangle::ParseOptions::default().recursion_limit(RECURSION_LIMIT);
+    let sym = cpp_demangle::Symbol::new_with_options(input.as_bytes(), &parse).ok()?;
+    let options = (*options).recursion_limit(RECURSION_LIMIT);
+    sym.demangle_with_options(&options).ok()
+}
+
+/// Split `name@VER` / `name@@VER` into the name and the version.
+pub fn split_version(symbol: &str) -> (&str, Option<&str>) {
+    match symbol.find('@') {
+        Some(i) => (&symbol[..i], Some(symbol[i..].trim_start_matches('@'))),
+        None => (symbol, None),
+    }
+}
+
+/// The C++11 ABI flavor of a mangled name, read from the mangled form (before demangling):
+/// `St7__cxx11` / `B5cxx11` → `Cxx11`; `Ss`, `Sb`, `St12basic_string…` without `__cxx11` →
+/// `PreCxx11`; anything else (including plain C names) → `Neutral`.
+pub fn abi_flavor(mangled: &str) -> AbiFlavor {
+    let (name, _) = split_version(mangled);
+    if mangled::strip_prefix(name).is_none() {
+        return AbiFlavor::Neutral;
+    }
+    match mangled::scan_abi(name) {
+        (true, _) => AbiFlavor::Cxx11,
+        (false, true) => AbiFlavor::PreCxx11,
+        (false, false) => AbiFlavor::Neutral,
+    }
+}
+
+/// The qualified name of a symbol without parameters, template arguments or ABI tags:
+/// `_ZN3c104cuda14ExchangeDeviceEa` → `c10::cuda::ExchangeDevice`,
+/// `_ZN3c105ErrorC1E…` → `c10::Error::Error`, `_ZNK3c106Device3strB5cxx11Ev` →
+/// `c10::Device::str`; a plain C name is returned as is.
+///
+/// Read from the mangled form without demangling when possible, falling back to `cpp_demangle`.
+/// `None` for a truncated or otherwise undemanglable C++ name.
+pub fn qualified_name(mangled: &str) -> Option<Cow<'_, str>> {
+    let (name, _) = split_version(mangled);
+    if mangled::strip_prefix(name).is_none() {
+        return (!name.is_empty()).then_some(Cow::Borrowed(name));
+    }
+    let mut out = String::new();
+    let fast = mangled::for_each_component(name, &mut |c| {
+        if !out.is_empty() {
+            out.push_str("::");
+        }
+        match c {
+            Component::Name(n) | Component::Ctor(n) => out.push_str(n),
+            Component::Dtor(n) => {
+                out.push('~');
+                out.push_str(n);
+            }
+            Component::Operator(o) => out.push_str(o),
+        }
+    });
+    if fast.is_some() {
+        return Some(Cow::Owned(out));
+    }
+    qualified_name_slow(name).map(Cow::Owned)
+}
+
+/// The qualified name through a full demangle (`no_params`, `no_return_type`), then template
+/// arguments and ABI tags removed so that it agrees with the fast path.
+pub(crate) fn qualified_name_slow(name: &str) -> Option<String> {
+    let options = cpp_demangle::DemangleOptions::new()
+        .no_params()
+        .no_return_type();
+    let d = demangle_with(name, &options)?;
+    Some(strip_template_args(&d.replace("[abi:cxx11]", "")))
+}
+
+/// Remove `<…>` groups (balanced), leaving `operator<`-style names intact.
+fn strip_template_args(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut depth = 0usize;
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &s[i..];
+        if depth == 0 && rest.starts_with("operator") {
+            // Copy the operator token verbatim (`operator<<`, `operator<`, `operator()`).
+            let punct = rest["operator".len()..]
+                .bytes()
+                .take_while(|b| b"<>=!+-*/%&|^~,()[]".contains(b))
+                .count();
+            let end = "operator".len() + punct;
+            out.push_str(&rest[..end]);
+            i += end;
+            continue;
+        }
+        match bytes[i] {
+            b'<' => depth += 1,
+            b'>' if depth > 0 => depth -= 1,
+            _ if depth == 0 => {
+                // Safe: we only split at ASCII bytes.
+                let ch_len = rest.chars().next().map_or(1, char::len_utf8);
+                out.push_str(&rest[..ch_len]);
+                i += ch_len;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Normalize a demangled name to the pre-C++11 spelling of every dual-ABI type, so two names
+/// that differ only by the `std::string` ABI compare equal.
+pub fn normalize_cxx11(demangled: &str) -> Cow<'_, str> {
+    if !demangled.contains("__cxx11") && !demangled.contains("[abi:cxx11]") {
+        return Cow::Borrowed(demangled);
+    }
+    let s = demangled
+        .replace(
+            "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
+            "std::string",
+        )
+        .replace("std::__cxx11::", "std::")
+        .replace("[abi:cxx11]", "");
+    Cow::Owned(s)
+}
+
+/// Split the parameter list of a demangled function name into its top-level parameters and the
+/// text after it (cv-qualifiers such as ` const`). `None` when there is no parameter list.
+pub fn split_params(demangled: &str) -> Option<(Vec<&str>, &str)> {
+    // The parameter list is the last top-level `( … )` group.
+    let bytes = demangled.as_bytes();
+    let mut depth_angle = 0i32;
+    let mut depth_paren = 0i32;
+    let mut open = None;
+    let mut close = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'<' => depth_angle += 1,
+            b'>' => depth_angle -= 1,
+            b'(' => {
+                if depth_paren == 0 && depth_angle <= 0 {
+                    open = Some(i);
+                }
+                depth_paren += 1;
+            }
+            b')' => {
+                depth_paren -= 1;
+                if depth_paren == 0 && depth_angle <= 0 {
+                    close = Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    let (open, close) = (open?, close?);
+    if close < open {
+        return None;
+    }
+    let inner = &demangled[open + 1..close];
+    let mut params = Vec::new();
+    if !inner.trim().is_empty() {
+        let (mut a, mut p, mut start) = (0i32, 0i32, 0usize);
+        for (i, b) in inner.bytes().enumerate() {
+            match b {
+                b'<' => a += 1,
+                b'>' => a -= 1,
+                b'(' | b'[' => p += 1,
+                b')' | b']' => p -= 1,
+                b',' if a == 0 && p == 0 => {
+                    params.push(inner[start..i].trim());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        params.push(inner[start..].trim());
+    }
+    if params == ["void"] {
+        params.clear();
+    }
+    Some((params, &demangled[close + 1..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_templates() {
+        assert_eq!(
+            strip_template_args("at::native::foo<float, std::vector<int> >"),
+            "at::native::foo"
+        );
+        assert_eq!(strip_template_args("c10::operator<<"), "c10::operator<<");
+        assert_eq!(
+            strip_template_args("c10::operator< <int>"),
+            "c10::operator< "
+        );
+    }
+
+    #[test]
+    fn params() {
+        let (p, tail) = split_params("c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, unsigned int, bool)").unwrap();
+        assert_eq!(
+            p,
+            ["int", "char const*", "char const*", "unsigned int", "bool"]
+        );
+        assert_eq!(tail, "");
+        let (p, tail) = split_params("c10::Device::str[abi:cxx11]() const").unwrap();
+        assert!(p.is_empty());
+        assert_eq!(tail, " const");
+        let (p, _) = split_params("f(std::map<int, int>, void (*)(int, int))").unwrap();
+        assert_eq!(p, ["std::map<int, int>", "void (*)(int, int)"]);
+        assert!(split_params("typeinfo for c10::Error").is_none());
+    }
+
+    #[test]
+    fn versions() {
+        assert_eq!(
+            split_version("foo@@GLIBCXX_3.4.30"),
+            ("foo", Some("GLIBCXX_3.4.30"))
+        );
+        assert_eq!(
+            split_version("foo@GLIBCXX_3.4"),
+            ("foo", Some("GLIBCXX_3.4"))
+        );
+        assert_eq!(split_version("foo"), ("foo", None));
+    }
+}

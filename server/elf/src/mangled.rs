@@ -1,0 +1,681 @@
+//! A small, allocation-free reader of Itanium-mangled names: the qualified name's components and the
+//! C++11 ABI evidence, without a full demangle. Anything it does not understand yields `None`, and
+//! callers fall back to `cpp_demangle`.
+
+/// One component of a qualified name, as read from the mangled form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Component<'a> {
+    /// A namespace, class or function identifier (`c10`, `cuda`, `ExchangeDevice`).
+    Name(&'a str),
+    /// A constructor of the class named by the previous component.
+    Ctor(&'a str),
+    /// A destructor of the class named by the previous component.
+    Dtor(&'a str),
+    /// An operator, spelled as in C++ (`operator==`).
+    Operator(&'static str),
+}
+
+/// Strip `_Z` (or macOS' `__Z`); `None` when the name is not mangled C++.
+pub fn strip_prefix(mangled: &str) -> Option<&str> {
+    mangled
+        .strip_prefix("_Z")
+        .or_else(|| mangled.strip_prefix("__Z"))
+}
+
+/// Calls `f` with each component of the qualified name of `mangled` (template arguments and ABI
+/// tags are skipped). Returns `None` when the name is not understood (special names such as
+/// vtables, local names, lambdas, expressions in template arguments, truncated input); `f` may
+/// have been called for a prefix in that case.
+pub fn for_each_component<'a>(mangled: &'a str, f: &mut dyn FnMut(Component<'a>)) -> Option<()> {
+    let body = strip_prefix(mangled)?;
+    let mut c = Cursor {
+        s: body.as_bytes(),
+        src: body,
+        pos: 0,
+    };
+    c.name(f)
+}
+
+struct Cursor<'a> {
+    s: &'a [u8],
+    src: &'a str,
+    pos: usize,
+}
+
+const MAX_DEPTH: u32 = 64;
+
+impl<'a> Cursor<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.pos).copied()
+    }
+    fn peek_at(&self, n: usize) -> Option<u8> {
+        self.s.get(self.pos + n).copied()
+    }
+    fn eat(&mut self, b: u8) -> bool {
+        if self.peek() == Some(b) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn number(&mut self) -> Option<usize> {
+        let start = self.pos;
+        let mut n: usize = 0;
+        while let Some(d) = self.peek().filter(u8::is_ascii_digit) {
+            n = n.checked_mul(10)?.checked_add(usize::from(d - b'0'))?;
+            self.pos += 1;
+        }
+        (self.pos > start).then_some(n)
+    }
+    fn source_name(&mut self) -> Option<&'a str> {
+        let len = self.number()?;
+        let end = self.pos.checked_add(len)?;
+        let name = self.src.get(self.pos..end)?;
+        self.pos = end;
+        Some(name)
+    }
+    /// `B <source-name>`*
+    fn abi_tags(&mut self) -> Option<()> {
+        while self.peek() == Some(b'B') && self.peek_at(1).is_some_and(|b| b.is_ascii_digit()) {
+            self.pos += 1;
+            self.source_name()?;
+        }
+        Some(())
+    }
+    /// `S_` / `S <seq-id> _` after the `S` has been consumed.
+    fn seq_id_rest(&mut self) -> Option<()> {
+        while let Some(b) = self.peek() {
+            self.pos += 1;
+            if b == b'_' {
+                return Some(());
+            }
+            if !(b.is_ascii_digit() || b.is_ascii_uppercase()) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// `<name>` at the top of an encoding.
+    fn name(&mut self, f: &mut dyn FnMut(Component<'a>)) -> Option<()> {
+        match self.peek()? {
+            b'N' => self.nested(f, 0),
+            b'L' => {
+                self.pos += 1;
+                self.unqualified(f, &mut None, 0)
+            }
+            b'S' if self.peek_at(1) == Some(b't') => {
+                self.pos += 2;
+                f(Component::Name("std"));
+                self.unqualified(f, &mut Some("std"), 0)
+            }
+            b'0'..=b'9' | b'a'..=b'z' => self.unqualified(f, &mut None, 0),
+            _ => None,
+        }
+    }
+
+    /// One unqualified name (source name, operator, ctor/dtor) plus ABI tags and template args.
+    fn unqualified(
+        &mut self,
+        f: &mut dyn FnMut(Component<'a>),
+        last: &mut Option<&'a str>,
+        depth: u32,
+    ) -> Option<()> {
+        match self.peek()? {
+            b'0'..=b'9' => {
+                let n = self.source_name()?;
+                f(Component::Name(n));
+                *last = Some(n);
+            }
+            b'C' => {
+                // C1 C2 C3 C4 C5; inheriting constructors (CI1/CI2 <type>) are left to the demangler.
+                if !matches!(self.peek_at(1), Some(b'1'..=b'5')) {
+                    return None;
+                }
+                self.pos += 2;
+                f(Component::Ctor((*last)?));
+            }
+            b'D' => {
+                if !matches!(self.peek_at(1), Some(b'0'..=b'5')) {
+                    return None;
+                }
+                self.pos += 2;
+                f(Component::Dtor((*last)?));
+            }
+            b'a'..=b'z' => {
+                let op = operator_name(self.s.get(self.pos..self.pos + 2)?)?;
+                self.pos += 2;
+                f(Component::Operator(op));
+                *last = None;
+            }
+            _ => return None,
+        }
+        self.abi_tags()?;
+        if self.peek() == Some(b'I') {
+            self.template_args(depth + 1)?;
+        }
+        Some(())
+    }
+
+    /// `N [CV] [ref] <prefix> <unqualified-name> E`
+    fn nested(&mut self, f: &mut dyn FnMut(Component<'a>), depth: u32) -> Option<()> {
+        if depth > MAX_DEPTH || !self.eat(b'N') {
+            return None;
+        }
+        while matches!(self.peek(), Some(b'r' | b'V' | b'K')) {
+            self.pos += 1;
+        }
+        if matches!(self.peek(), Some(b'R' | b'O')) {
+            self.pos += 1;
+        }
+        let mut last: Option<&'a str> = None;
+        let mut first = true;
+        loop {
+            match self.peek()? {
+                b'E' => {
+                    self.pos += 1;
+                    return if first { None } else { Some(()) };
+                }
+                b'S' if first => {
+                    let (ns, class) = match self.peek_at(1)? {
+                        b't' => ("std", None),
+                        b'a' => ("std", Some("allocator")),
+                        b'b' | b's' => ("std", Some("basic_string")),
+                        b'i' => ("std", Some("basic_istream")),
+                        b'o' => ("std", Some("basic_ostream")),
+                        b'd' => ("std", Some("basic_iostream")),
+                        _ => return None, // a substitution: the prefix is not spelled out here
+                    };
+                    self.pos += 2;
+                    f(Component::Name(ns));
+                    last = Some(ns);
+                    if let Some(class) = class {
+                        f(Component::Name(class));
+                        last = Some(class);
+                    }
+                    if self.peek() == Some(b'I') {
+                        self.template_args(depth + 1)?;
+                    }
+                }
+                b'L' => self.pos += 1,
+                _ => self.unqualified(f, &mut last, depth)?,
+            }
+            first = false;
+        }
+    }
+
+    fn template_args(&mut self, depth: u32) -> Option<()> {
+        if depth > MAX_DEPTH || !self.eat(b'I') {
+            return None;
+        }
+        while !self.eat(b'E') {
+            self.template_arg(depth + 1)?;
+        }
+        Some(())
+    }
+
+    fn template_arg(&mut self, depth: u32) -> Option<()> {
+        match self.peek()? {
+            b'L' => {
+                self.pos += 1;
+                if self.peek() == Some(b'_') {
+                    return None; // an external name as argument (`L_Z...E`)
+                }
+                self.skip_type(depth + 1)?;
+                // The value: digits, `n` for negative, lowercase hex for floats; never `E`.
+                while self.peek()? != b'E' {
+                    self.pos += 1;
+                }
+                self.pos += 1;
+                Some(())
+            }
+            b'J' => {
+                self.pos += 1;
+                while !self.eat(b'E') {
+                    self.template_arg(depth + 1)?;
+                }
+                Some(())
+            }
+            b'X' => None,
+            _ => self.skip_type(depth + 1),
+        }
+    }
+
+    fn skip_type(&mut self, depth: u32) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let b = self.peek()?;
+        match b {
+            b'v' | b'w' | b'b' | b'c' | b'a' | b'h' | b's' | b't' | b'i' | b'j' | b'l' | b'm'
+            | b'x' | b'y' | b'n' | b'o' | b'f' | b'd' | b'e' | b'g' | b'z' => {
+                self.pos += 1;
+                Some(())
+            }
+            b'u' => {
+                self.pos += 1;
+                self.source_name()?;
+                self.opt_template_args(depth)
+            }
+            b'r' | b'V' | b'K' | b'P' | b'R' | b'O' | b'C' | b'G' => {
+                self.pos += 1;
+                self.skip_type(depth + 1)
+            }
+            b'D' => {
+                self.pos += 1;
+                match self.peek()? {
+                    b'p' => {
+                        self.pos += 1;
+                        self.skip_type(depth + 1)
+                    }
+                    b'n' | b'a' | b'c' | b'i' | b's' | b'u' | b'd' | b'e' | b'f' | b'h' => {
+                        self.pos += 1;
+                        Some(())
+                    }
+                    b'F' => {
+                        self.pos += 1;
+                        self.number()?;
+                        if matches!(self.peek()?, b'_' | b'x' | b'b') {
+                            self.pos += 1;
+                        }
+                        Some(())
+                    }
+                    b'v' => {
+                        self.pos += 1;
+                        self.number()?;
+                        if !self.eat(b'_') {
+                            return None;
+                        }
+                        self.skip_type(depth + 1)
+                    }
+                    _ => None,
+                }
+            }
+            b'F' => {
+                self.pos += 1;
+                self.eat(b'Y');
+                loop {
+                    match self.peek()? {
+                        b'E' => {
+                            self.pos += 1;
+                            return Some(());
+                        }
+                        b'R' | b'O' if self.peek_at(1) == Some(b'E') => self.pos += 1,
+                        _ => self.skip_type(depth + 1)?,
+                    }
+                }
+            }
+            b'A' => {
+                self.pos += 1;
+                if self.peek()?.is_ascii_digit() {
+                    self.number()?;
+                }
+                if !self.eat(b'_') {
+                    return None;
+                }
+                self.skip_type(depth + 1)
+            }
+            b'M' => {
+                self.pos += 1;
+                self.skip_type(depth + 1)?;
+                self.skip_type(depth + 1)
+            }
+            b'T' => {
+                self.pos += 1;
+                self.seq_id_rest()?;
+                self.opt_template_args(depth)
+            }
+            b'S' => {
+                self.pos += 1;
+                match self.peek()? {
+                    b't' => {
+                        self.pos += 1;
+                        self.unqualified(&mut |_| {}, &mut None, depth + 1)
+                    }
+                    b'a' | b'b' | b's' | b'i' | b'o' | b'd' => {
+                        self.pos += 1;
+                        self.opt_template_args(depth)
+                    }
+                    _ => {
+                        self.seq_id_rest()?;
+                        self.opt_template_args(depth)
+                    }
+                }
+            }
+            b'N' => self.skip_nested(depth + 1),
+            b'0'..=b'9' => {
+                self.source_name()?;
+                self.abi_tags()?;
+                self.opt_template_args(depth)
+            }
+            _ => None,
+        }
+    }
+
+    fn opt_template_args(&mut self, depth: u32) -> Option<()> {
+        if self.peek() == Some(b'I') {
+            self.template_args(depth + 1)?;
+        }
+        Some(())
+    }
+
+    /// A nested name inside a type, where prefixes may be substitutions (`NS_10TensorImplE`).
+    fn skip_nested(&mut self, depth: u32) -> Option<()> {
+        if depth > MAX_DEPTH || !self.eat(b'N') {
+            return None;
+        }
+        while matches!(self.peek(), Some(b'r' | b'V' | b'K' | b'R' | b'O')) {
+            self.pos += 1;
+        }
+        let mut any = false;
+        loop {
+            match self.peek()? {
+                b'E' => {
+                    self.pos += 1;
+                    return any.then_some(());
+                }
+                b'S' => {
+                    self.pos += 1;
+                    match self.peek()? {
+                        b't' | b'a' | b'b' | b's' | b'i' | b'o' | b'd' => self.pos += 1,
+                        _ => self.seq_id_rest()?,
+                    }
+                }
+                b'T' => {
+                    self.pos += 1;
+                    self.seq_id_rest()?;
+                }
+                b'I' => self.template_args(depth + 1)?,
+                b'L' => self.pos += 1,
+                b'0'..=b'9' => {
+                    self.source_name()?;
+                    self.abi_tags()?;
+                }
+                b'C' | b'D' if matches!(self.peek_at(1), Some(b'0'..=b'5')) => self.pos += 2,
+                _ => return None,
+            }
+            any = true;
+        }
+    }
+}
+
+/// C++ spelling of a two-letter operator code.
+fn operator_name(code: &[u8]) -> Option<&'static str> {
+    Some(match code {
+        b"nw" => "operator new",
+        b"na" => "operator new[]",
+        b"dl" => "operator delete",
+        b"da" => "operator delete[]",
+        b"ps" => "operator+",
+        b"ng" => "operator-",
+        b"ad" => "operator&",
+        b"de" => "operator*",
+        b"co" => "operator~",
+        b"pl" => "operator+",
+        b"mi" => "operator-",
+        b"ml" => "operator*",
+        b"dv" => "operator/",
+        b"rm" => "operator%",
+        b"an" => "operator&",
+        b"or" => "operator|",
+        b"eo" => "operator^",
+        b"aS" => "operator=",
+        b"pL" => "operator+=",
+        b"mI" => "operator-=",
+        b"mL" => "operator*=",
+        b"dV" => "operator/=",
+        b"rM" => "operator%=",
+        b"aN" => "operator&=",
+        b"oR" => "operator|=",
+        b"eO" => "operator^=",
+        b"ls" => "operator<<",
+        b"rs" => "operator>>",
+        b"lS" => "operator<<=",
+        b"rS" => "operator>>=",
+        b"eq" => "operator==",
+        b"ne" => "operator!=",
+        b"lt" => "operator<",
+        b"gt" => "operator>",
+        b"le" => "operator<=",
+        b"ge" => "operator>=",
+        b"ss" => "operator<=>",
+        b"nt" => "operator!",
+        b"aa" => "operator&&",
+        b"oo" => "operator||",
+        b"pp" => "operator++",
+        b"mm" => "operator--",
+        b"cm" => "operator,",
+        b"pm" => "operator->*",
+        b"pt" => "operator->",
+        b"cl" => "operator()",
+        b"ix" => "operator[]",
+        _ => return None,
+    })
+}
+
+/// Evidence of the C++11 ABI in a mangled name, read token by token so that identifiers that
+/// happen to contain `Ss` or `B5cxx11` are not mistaken for it.
+pub(crate) fn scan_abi(mangled: &str) -> (bool, bool) {
+    let s = mangled.as_bytes();
+    let (mut cxx11, mut pre) = (false, false);
+    let mut i = 0usize;
+    let mut after_std = false;
+    while i < s.len() {
+        let b = s[i];
+        let was_std = after_std;
+        after_std = false;
+        match b {
+            b'0'..=b'9' => {
+                let start = i;
+                let mut n = 0usize;
+                while i < s.len() && s[i].is_ascii_digit() {
+                    n = n
+                        .saturating_mul(10)
+                        .saturating_add(usize::from(s[i] - b'0'));
+                    i += 1;
+                }
+                let end = i.saturating_add(n).min(s.len());
+                let id = &s[i..end];
+                if was_std {
+                    if id == b"__cxx11" {
+                        cxx11 = true;
+                    } else if is_dual_abi_class(id) {
+                        pre = true;
+                    }
+                }
+                // `B <source-name>` is an ABI tag.
+                if start > 0 && s[start - 1] == b'B' && id == b"cxx11" {
+                    cxx11 = true;
+                }
+                i = end;
+            }
+            b'S' => match s.get(i + 1) {
+                Some(b's' | b'b') => {
+                    pre = true;
+                    i += 2;
+                }
+                Some(b't') => {
+                    after_std = true;
+                    i += 2;
+                }
+                Some(b'a' | b'i' | b'o' | b'd') => i += 2,
+                _ => {
+                    i += 1;
+                    while i < s.len() && (s[i].is_ascii_digit() || s[i].is_ascii_uppercase()) {
+                        i += 1;
+                    }
+                }
+            },
+            // Digits that are not identifier lengths: template parameters, thunk offsets, array
+            // sizes, vector sizes, ctor/dtor kinds.
+            b'T' | b'A' => {
+                i += 1;
+                if i < s.len() && matches!(s[i], b'h' | b'v') {
+                    i += 1;
+                }
+                while i < s.len() && (s[i].is_ascii_digit() || s[i] == b'n' || s[i] == b'_') {
+                    i += 1;
+                }
+            }
+            b'C' | b'D' => {
+                i += 1;
+                if i < s.len()
+                    && (s[i] == b'v'
+                        || s[i] == b'F'
+                        || s[i] == b'B'
+                        || s[i] == b'U'
+                        || s[i] == b'I')
+                {
+                    i += 1;
+                }
+                while i < s.len() && (s[i].is_ascii_digit() || s[i] == b'_') {
+                    i += 1;
+                }
+            }
+            b'L' => {
+                i += 1;
+                // A literal of builtin type: `Li5E`, `Lb1E`, `Lln3E`.
+                if i + 1 < s.len() && s[i].is_ascii_lowercase() && s[i] != b'_' {
+                    i += 1;
+                    while i < s.len() && s[i] != b'E' {
+                        i += 1;
+                    }
+                }
+            }
+            b'U' => {
+                i += 1;
+                if i < s.len() && s[i] == b't' {
+                    i += 1;
+                    while i < s.len() && (s[i].is_ascii_digit() || s[i] == b'_') {
+                        i += 1;
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    (cxx11, pre)
+}
+
+/// Classes that exist in both ABIs: `std::` + one of these without `__cxx11` is the old ABI.
+fn is_dual_abi_class(id: &[u8]) -> bool {
+    matches!(
+        id,
+        b"basic_string"
+            | b"basic_stringbuf"
+            | b"basic_istringstream"
+            | b"basic_ostringstream"
+            | b"basic_stringstream"
+            | b"list"
+            | b"_List_base"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comps(m: &str) -> Option<Vec<String>> {
+        let mut v = Vec::new();
+        for_each_component(m, &mut |c| {
+            v.push(match c {
+                Component::Name(n) => n.to_string(),
+                Component::Ctor(n) => n.to_string(),
+                Component::Dtor(n) => format!("~{n}"),
+                Component::Operator(o) => o.to_string(),
+            });
+        })?;
+        Some(v)
+    }
+
+    #[test]
+    fn components() {
+        assert_eq!(
+            comps("_ZN3c104cuda14ExchangeDeviceEa").unwrap(),
+            ["c10", "cuda", "ExchangeDevice"]
+        );
+        assert_eq!(
+            comps("_ZN3c105ErrorC1ENS_14SourceLocationESs").unwrap(),
+            ["c10", "Error", "Error"]
+        );
+        assert_eq!(
+            comps("_ZN3c105ErrorD1Ev").unwrap(),
+            ["c10", "Error", "~Error"]
+        );
+        assert_eq!(
+            comps("_ZNK3c106Device3strB5cxx11Ev").unwrap(),
+            ["c10", "Device", "str"]
+        );
+        assert_eq!(
+            comps("_Z16THPVariable_WrapRKN2at10TensorBaseE").unwrap(),
+            ["THPVariable_Wrap"]
+        );
+        assert_eq!(comps("__Z3foov").unwrap(), ["foo"]);
+        assert_eq!(
+            comps("_ZN3c1013intrusive_ptrINS_10TensorImplENS_6detail34intrusive_target_default_null_typeIS1_EEE5resetEv").unwrap(),
+            ["c10", "intrusive_ptr", "reset"]
+        );
+        assert_eq!(
+            comps("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE10_M_replaceEmmPKcm")
+                .unwrap(),
+            ["std", "__cxx11", "basic_string", "_M_replace"]
+        );
+        assert_eq!(
+            comps("_ZNKSs4sizeEv").unwrap(),
+            ["std", "basic_string", "size"]
+        );
+        assert_eq!(comps("_ZlsRSoRKN3c106DeviceE").unwrap(), ["operator<<"]);
+        assert_eq!(
+            comps("_ZN2at6TensoraSEOS0_").unwrap(),
+            ["at", "Tensor", "operator="]
+        );
+        assert_eq!(comps("_ZSt4moveIRiEOT_S1_").unwrap(), ["std", "move"]);
+        assert_eq!(
+            comps("_ZN2at6native3addILi2EEEvv").unwrap(),
+            ["at", "native", "add"]
+        );
+    }
+
+    #[test]
+    fn not_understood_or_truncated() {
+        for m in [
+            "",
+            "_Z",
+            "_ZN",
+            "_ZN3c10",
+            "_ZN3c1",
+            "_ZN99abc",
+            "_ZTIN3c105ErrorE",
+            "_ZTVN3c105ErrorE",
+            "foo",
+            "_ZN3c10Ut_E",
+            "_ZZ3foovE1x",
+        ] {
+            assert!(comps(m).is_none(), "{m}");
+        }
+    }
+
+    #[test]
+    fn abi_scan() {
+        assert_eq!(
+            scan_abi(
+                "_ZN3c105ErrorC1ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"
+            ),
+            (true, false)
+        );
+        assert_eq!(
+            scan_abi("_ZN3c105ErrorC1ENS_14SourceLocationESs"),
+            (false, true)
+        );
+        assert_eq!(scan_abi("_ZNK3c106Device3strB5cxx11Ev"), (true, false));
+        assert_eq!(scan_abi("_ZN3c104cuda14ExchangeDeviceEa"), (false, false));
+        // identifiers that contain the tokens are not evidence
+        assert_eq!(scan_abi("_ZN3c108Ss_thing5cxx11Ev"), (false, false));
+        assert_eq!(scan_abi("_ZN3foo3barERSo"), (false, false));
+        assert_eq!(
+            scan_abi("_ZNSt12basic_stringIcSt11char_traitsIcESaIcEE4sizeEv"),
+            (false, true)
+        );
+    }
+}
