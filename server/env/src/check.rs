@@ -240,7 +240,18 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
         downgraded,
         facts,
     };
-    if let Err(e) = &*env.store.get(path) {
+    let parsed = match &*env.store.get(path) {
+        Ok(f) if f.machine != crate::environment::host_machine() || f.is_64 != cfg!(target_pointer_width = "64") => Err(format!(
+            "built for another architecture ({}-bit, {}); this machine is {}-bit {}",
+            if f.is_64 { 64 } else { 32 },
+            machine_name(f.machine),
+            if cfg!(target_pointer_width = "64") { 64 } else { 32 },
+            machine_name(crate::environment::host_machine())
+        )),
+        Ok(_) => Ok(()),
+        Err(e) => Err(e.clone()),
+    };
+    if let Err(e) = &parsed {
         report.error = Some(e.clone());
         report.verdict = Verdict::Unreadable;
         report.findings.push(finding(
@@ -270,7 +281,7 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
         Some(i) => vec![i],
         None => (before_objects..pm.objects.len()).collect(),
     };
-    let mut missing_libs = Vec::new();
+    let mut missing_libs: Vec<(String, PathBuf, Vec<PathBuf>)> = Vec::new();
     for entry in &pm.log[before_log..] {
         let needed_by = pm.objects[entry.requester].path.clone();
         match &entry.resolution {
@@ -295,6 +306,9 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
     }
     let mut fails = false;
     let mut degraded = false;
+    // ld.so stops at the first missing library or version: symbols are then never bound, so
+    // unresolved ones are listed but do not make findings of their own.
+    let load_stops = !missing_libs.is_empty();
     for (name, needed_by, searched) in missing_libs {
         let why = optional_reason(env, path, Some(&name));
         if why.is_some() {
@@ -414,7 +428,18 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
                 nearest_in,
                 own_package,
             };
-            if own_package {
+            let blocked = load_stops
+                || imp
+                    .version_file
+                    .as_ref()
+                    .is_some_and(|f| missing_versions.iter().any(|(mf, _)| mf == f));
+            let mut sc = sc;
+            if blocked && sc.status == SymbolStatus::Removed {
+                sc.status = SymbolStatus::Missing;
+            }
+            if blocked {
+                // Reported through the missing library or version.
+            } else if own_package {
                 own.push(sc.clone());
             } else if status != SymbolStatus::VersionMissing {
                 symbols.push(sc.clone());
@@ -569,5 +594,18 @@ fn pin_matches(pin: &str, installed: &str) -> bool {
         pin == installed
     } else {
         public_version(installed) == pin
+    }
+}
+
+fn machine_name(m: u16) -> &'static str {
+    match m {
+        3 => "i386",
+        62 => "x86-64",
+        183 => "AArch64",
+        40 => "ARM",
+        243 => "RISC-V",
+        21 => "PowerPC64",
+        22 => "s390x",
+        _ => "unknown machine",
     }
 }

@@ -1,0 +1,295 @@
+//! The environment scan: every compiled extension (from RECORD, plus stray `.so` files no
+//! distribution owns), checked in parallel, with results cached on disk by (path, size, mtime) and
+//! the torch identity so a second scan only re-reads what changed.
+
+use crate::check::{Finding, LibraryReport, check_library, package_findings};
+use crate::environment::Environment;
+use crate::fsguard::stamp;
+use crate::problem::Problem;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Bumped whenever a cached field changes meaning.
+const CACHE_VERSION: u32 = 1;
+/// Directory depth below site-packages walked for stray libraries.
+pub const MAX_DEPTH: usize = 12;
+/// Files visited per site-packages walk before giving up (a runaway tree).
+pub const MAX_WALK_ENTRIES: usize = 500_000;
+
+#[derive(Debug, Clone, Default)]
+pub struct ScanOptions {
+    /// Where the cache lives; `None`: no cache.
+    pub cache_dir: Option<PathBuf>,
+    /// Also walk site-packages for `.so` files that no RECORD lists.
+    pub include_stray: bool,
+}
+
+impl ScanOptions {
+    /// `$XDG_CACHE_HOME/abidoc`, else `$HOME/.cache/abidoc`, from values the caller passes in.
+    pub fn default_cache_dir(xdg_cache_home: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+        xdg_cache_home
+            .map(|x| x.join("abidoc"))
+            .or_else(|| home.map(|h| h.join(".cache").join("abidoc")))
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScanStats {
+    pub libraries: usize,
+    pub from_cache: usize,
+    pub analyzed: usize,
+    /// Files parsed as ELF in this run (torch libraries, dependencies, extensions).
+    pub elf_parsed: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScanReport {
+    pub site_packages: Vec<PathBuf>,
+    pub torch_version: Option<String>,
+    pub torch_cuda: Option<String>,
+    pub torch_cxx11_abi: Option<bool>,
+    pub libraries: Vec<LibraryReport>,
+    /// Package-level findings (pins, CUDA labels, xFormers build info).
+    pub package_findings: Vec<Finding>,
+    pub problems: Vec<Problem>,
+    pub stats: ScanStats,
+}
+
+impl ScanReport {
+    /// Every finding, library ones first, in path order.
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+        self.libraries
+            .iter()
+            .flat_map(|l| l.findings.iter())
+            .chain(self.package_findings.iter())
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct CacheFile {
+    version: u32,
+    env_key: String,
+    entries: BTreeMap<PathBuf, CacheEntry>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct CacheEntry {
+    size: u64,
+    mtime: i128,
+    report: LibraryReport,
+}
+
+fn is_shared_library_name(name: &str) -> bool {
+    name.ends_with(".so") || name.contains(".so.")
+}
+
+/// Shared libraries that belong to the environment: RECORD entries, plus stray files when asked.
+pub fn find_libraries(env: &Environment, include_stray: bool, problems: &mut Vec<Problem>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = env
+        .owned_files()
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(is_shared_library_name))
+        .filter(|p| env.layout.site_packages.iter().any(|sp| p.starts_with(sp)))
+        .filter(|p| p.exists() || std::fs::symlink_metadata(p).is_ok())
+        .collect();
+    if include_stray {
+        let owned: HashSet<PathBuf> = out.iter().cloned().collect();
+        for sp in &env.layout.site_packages {
+            let mut found = Vec::new();
+            walk(sp, 0, &mut found, &mut HashSet::new(), &mut 0, problems);
+            out.extend(found.into_iter().filter(|p| !owned.contains(p)));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn walk(
+    dir: &Path,
+    depth: usize,
+    out: &mut Vec<PathBuf>,
+    seen: &mut HashSet<(u64, u64)>,
+    visited: &mut usize,
+    problems: &mut Vec<Problem>,
+) {
+    use std::os::unix::fs::MetadataExt;
+    if depth > MAX_DEPTH {
+        problems.push(Problem::at(dir, "directory tree too deep; not walked further"));
+        return;
+    }
+    // Directories are identified by (dev, inode) so symlinked loops are walked once.
+    let Ok(md) = std::fs::metadata(dir) else {
+        return;
+    };
+    if !seen.insert((md.dev(), md.ino())) {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        problems.push(Problem::at(dir, "cannot list directory"));
+        return;
+    };
+    let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        *visited += 1;
+        if *visited > MAX_WALK_ENTRIES {
+            problems.push(Problem::at(dir, "too many files; walk stopped"));
+            return;
+        }
+        let p = e.path();
+        let Ok(ft) = e.file_type() else {
+            continue;
+        };
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if ft.is_dir() || (ft.is_symlink() && p.is_dir()) {
+            if name == "__pycache__" || name.ends_with(".dist-info") || name.ends_with(".egg-info") {
+                continue;
+            }
+            walk(&p, depth + 1, out, seen, visited, problems);
+        } else if is_shared_library_name(&name) {
+            out.push(p);
+        }
+    }
+}
+
+fn env_key(env: &Environment) -> String {
+    let torch = env.torch.as_ref().map(|t| t.identity()).unwrap_or_default();
+    format!(
+        "v{CACHE_VERSION}|{}|{torch}|{:?}|{:?}|driver={}",
+        env.layout
+            .site_packages
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(":"),
+        env.loader.ld_library_path,
+        env.layout.interpreter,
+        env.has_nvidia_driver
+    )
+}
+
+fn cache_path(dir: &Path, key: &str) -> PathBuf {
+    // FNV-1a of the env key: one cache file per environment.
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in key.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    dir.join(format!("scan-v{CACHE_VERSION}-{h:016x}.json"))
+}
+
+fn load_cache(path: &Path, key: &str) -> CacheFile {
+    let fresh = || CacheFile {
+        version: CACHE_VERSION,
+        env_key: key.to_string(),
+        entries: BTreeMap::new(),
+    };
+    let Ok(text) = crate::fsguard::read_text(path) else {
+        return fresh();
+    };
+    match serde_json::from_str::<CacheFile>(&text) {
+        Ok(c) if c.version == CACHE_VERSION && c.env_key == key => c,
+        // A corrupted or foreign cache is ignored and rewritten.
+        _ => fresh(),
+    }
+}
+
+fn save_cache(path: &Path, cache: &CacheFile) -> Result<(), String> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).map_err(|e| e.to_string())?;
+    }
+    let text = serde_json::to_string(cache).map_err(|e| e.to_string())?;
+    // Write then rename, so a concurrent reader never sees half a file.
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, text).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp, path).map_err(|e| e.to_string())
+}
+
+/// Scans the environment. `progress(done, total)` is called as libraries complete.
+pub fn scan(env: &Environment, options: &ScanOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> ScanReport {
+    let mut problems = env.problems.clone();
+    let libs = find_libraries(env, options.include_stray, &mut problems);
+    let key = env_key(env);
+    let cache_file = options.cache_dir.as_deref().map(|d| cache_path(d, &key));
+    let cache = cache_file
+        .as_deref()
+        .map(|p| load_cache(p, &key))
+        .unwrap_or_default();
+    let total = libs.len();
+    let done = AtomicUsize::new(0);
+    let from_cache = AtomicUsize::new(0);
+    let results: Vec<(PathBuf, Option<(u64, i128)>, LibraryReport)> = libs
+        .par_iter()
+        .map(|p| {
+            let st = std::fs::metadata(p).ok().filter(|m| m.is_file()).map(|m| stamp(&m));
+            let cached = st.and_then(|(size, mtime)| {
+                cache
+                    .entries
+                    .get(p)
+                    .filter(|e| e.size == size && e.mtime == mtime)
+                    .map(|e| e.report.clone())
+            });
+            let report = match cached {
+                Some(r) => {
+                    from_cache.fetch_add(1, Ordering::Relaxed);
+                    r
+                }
+                None => check_library(env, p),
+            };
+            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+            progress(d, total);
+            (p.clone(), st, report)
+        })
+        .collect();
+    let from_cache = from_cache.load(Ordering::Relaxed);
+    if let Some(cp) = &cache_file {
+        if from_cache != total || cache.entries.len() != total {
+            let mut entries = BTreeMap::new();
+            for (p, st, r) in &results {
+                if let Some((size, mtime)) = st {
+                    entries.insert(
+                        p.clone(),
+                        CacheEntry {
+                            size: *size,
+                            mtime: *mtime,
+                            report: r.clone(),
+                        },
+                    );
+                }
+            }
+            let c = CacheFile {
+                version: CACHE_VERSION,
+                env_key: key.clone(),
+                entries,
+            };
+            if let Err(e) = save_cache(cp, &c) {
+                problems.push(Problem::at(cp, format!("cannot write scan cache: {e}")));
+            }
+        }
+    }
+    let mut pkg = Vec::new();
+    for d in &env.dists {
+        pkg.extend(package_findings(env, d));
+    }
+    ScanReport {
+        site_packages: env.layout.site_packages.clone(),
+        torch_version: env.torch.as_ref().and_then(|t| t.version.clone()),
+        torch_cuda: env.torch.as_ref().and_then(|t| t.cuda.clone()),
+        torch_cxx11_abi: env.torch.as_ref().and_then(|t| t.cxx11_abi),
+        stats: ScanStats {
+            libraries: total,
+            from_cache,
+            analyzed: total - from_cache,
+            elf_parsed: env.store.parsed_count(),
+        },
+        libraries: results.into_iter().map(|(_, _, r)| r).collect(),
+        package_findings: pkg,
+        problems,
+    }
+}

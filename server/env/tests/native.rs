@@ -1,0 +1,214 @@
+//! check_library and scan over the native fixture environments built by `tests/native/build.sh`
+//! (tiny real libraries compiled with the system compiler).
+
+use abidoc_env::check::{FindingFacts, LibraryReport};
+use abidoc_env::{EnvSpec, Environment, ScanOptions, check_library, scan};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+fn fixtures() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("env-native-fixtures");
+        let status = std::process::Command::new("bash")
+            .arg(root.join("tests/native/build.sh"))
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("run tests/native/build.sh");
+        assert!(status.success(), "tests/native/build.sh failed");
+        out
+    })
+}
+
+fn spec(sp: &Path) -> EnvSpec {
+    EnvSpec {
+        site_packages: vec![sp.to_path_buf()],
+        // The machine's real cache and default directories: libc/libstdc++ resolve as on this host.
+        has_nvidia_driver: Some(false),
+        ..EnvSpec::default()
+    }
+}
+
+/// A stable text rendering: fixture paths become `$FX`, system paths are left out.
+fn render(r: &LibraryReport, fx: &Path) -> String {
+    let rel = |p: &Path| -> String {
+        match p.strip_prefix(fx) {
+            Ok(r) => format!("$FX/{}", r.display()),
+            Err(_) => "<system>".to_string(),
+        }
+    };
+    let mut s = String::new();
+    let _ = writeln!(s, "library: {}", rel(&r.path));
+    let _ = writeln!(
+        s,
+        "package: {} {}",
+        r.package.as_deref().unwrap_or("-"),
+        r.package_version.as_deref().unwrap_or("-")
+    );
+    if let Some(b) = &r.built_for {
+        let _ = writeln!(s, "built for torch {} ({})", b.torch, b.source);
+    }
+    if let Some(l) = &r.label {
+        let _ = writeln!(s, "label: {l:?}");
+    }
+    let _ = writeln!(s, "verdict: {:?}", r.verdict);
+    if let Some(e) = &r.error {
+        let _ = writeln!(s, "error: {e}");
+    }
+    for n in &r.needed {
+        if n.found.as_deref().is_some_and(|f| !f.starts_with(fx)) {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "needed {} by {}: {}",
+            n.name,
+            rel(&n.needed_by),
+            match &n.found {
+                Some(f) => format!("{} via {:?}", rel(f), n.via),
+                None => "NOT FOUND".into(),
+            }
+        );
+    }
+    for (p, n) in &r.resolved_by {
+        if p.starts_with(fx) || p.to_string_lossy().starts_with('<') {
+            let label = if p.starts_with(fx) { rel(p) } else { p.display().to_string() };
+            let _ = writeln!(s, "resolved {n} by {label}");
+        }
+    }
+    for sym in &r.symbols {
+        let _ = writeln!(
+            s,
+            "symbol {} [{}]{}{}{}",
+            sym.mangled,
+            sym.status.as_str(),
+            sym.version.as_deref().map(|v| format!(" @{v}")).unwrap_or_default(),
+            sym.nearest.as_deref().map(|n| format!(" nearest {n}")).unwrap_or_default(),
+            if sym.own_package { " (own package)" } else { "" }
+        );
+    }
+    for v in &r.versions {
+        let _ = writeln!(
+            s,
+            "version {} from {} needed by {}: provider {} ok={} alternatives {:?}",
+            v.version,
+            v.file,
+            rel(&v.needed_by),
+            v.provider.as_deref().map(rel).unwrap_or_default(),
+            v.ok,
+            v.alternatives.iter().map(|a| rel(a)).collect::<Vec<_>>()
+        );
+    }
+    for f in &r.findings {
+        let kind = match &f.facts {
+            FindingFacts::MissingLibrary { name, .. } => format!("missing-library {name}"),
+            FindingFacts::UndefinedSymbols { symbols } => format!("undefined-symbols {}", symbols.len()),
+            FindingFacts::IncompleteBuild { symbols } => format!("incomplete-build {}", symbols.len()),
+            FindingFacts::VersionMissing { check } => format!("version-missing {}", check.version),
+            other => format!("{other:?}"),
+        };
+        let _ = writeln!(
+            s,
+            "finding {} {:?}{}: {kind}",
+            f.code,
+            f.severity,
+            f.downgraded.as_deref().map(|d| format!(" (downgraded: {d})")).unwrap_or_default()
+        );
+    }
+    s
+}
+
+#[test]
+fn main_env_every_extension() {
+    let fx = fixtures();
+    let env = Environment::open(&spec(&fx.join("site-packages")));
+    let mut out = String::new();
+    let t = env.torch.as_ref().expect("fixture torch");
+    let _ = writeln!(out, "torch {:?} cuda {:?} cxx11 {:?}\n", t.version, t.cuda, t.cxx11_abi);
+    let mut libs = abidoc_env::scan::find_libraries(&env, true, &mut Vec::new());
+    libs.retain(|p| !p.starts_with(fx.join("site-packages/torch")));
+    for l in libs {
+        out.push_str(&render(&check_library(&env, &l), fx));
+        out.push('\n');
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn abi0_env_flash_attn_cxx11_flip() {
+    let fx = fixtures();
+    let sp = fx.join("abi0/site-packages");
+    let env = Environment::open(&spec(&sp));
+    let t = env.torch.as_ref().expect("fixture torch");
+    let mut out = format!("torch {:?} cuda {:?} cxx11 {:?}\n\n", t.version, t.cuda, t.cxx11_abi);
+    out.push_str(&render(
+        &check_library(&env, &sp.join("flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so")),
+        fx,
+    ));
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn hostile_files_give_per_file_messages() {
+    let fx = fixtures();
+    let env = Environment::open(&spec(&fx.join("site-packages")));
+    let mut out = String::new();
+    let mut names: Vec<PathBuf> = std::fs::read_dir(fx.join("hostile"))
+        .expect("hostile dir")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.file_name().is_some_and(|n| n != "libelf32.so"))
+        .collect();
+    names.push(PathBuf::from("/dev/zero"));
+    names.push(fx.join("hostile/does-not-exist.so"));
+    names.sort();
+    for p in names {
+        let r = check_library(&env, &p);
+        let _ = writeln!(
+            out,
+            "{}: {:?} {}",
+            p.file_name().and_then(|n| n.to_str()).unwrap_or(""),
+            r.verdict,
+            r.error.as_deref().unwrap_or("")
+        );
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn second_scan_is_served_from_cache() {
+    let fx = fixtures();
+    let env = Environment::open(&spec(&fx.join("site-packages")));
+    let cache = tempfile::tempdir().expect("tempdir");
+    let opts = ScanOptions {
+        cache_dir: Some(cache.path().to_path_buf()),
+        include_stray: true,
+    };
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let first = scan(&env, &opts, &|_, _| {
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert_eq!(first.stats.from_cache, 0);
+    assert_eq!(calls.into_inner(), first.stats.libraries);
+    // A fresh Environment, as a second process would have.
+    let env2 = Environment::open(&spec(&fx.join("site-packages")));
+    let second = scan(&env2, &opts, &|_, _| {});
+    assert_eq!(second.stats.libraries, first.stats.libraries);
+    assert_eq!(second.stats.from_cache, second.stats.libraries);
+    assert_eq!(second.stats.analyzed, 0);
+    assert_eq!(
+        serde_json::to_string(&second.libraries).ok(),
+        serde_json::to_string(&first.libraries).ok()
+    );
+    // A corrupted cache is ignored.
+    for e in std::fs::read_dir(cache.path()).expect("cache dir").filter_map(Result::ok) {
+        std::fs::write(e.path(), b"{not json").expect("corrupt cache");
+    }
+    let env3 = Environment::open(&spec(&fx.join("site-packages")));
+    let third = scan(&env3, &opts, &|_, _| {});
+    assert_eq!(third.stats.from_cache, 0);
+    assert_eq!(third.stats.analyzed, first.stats.libraries);
+}
