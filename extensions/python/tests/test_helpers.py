@@ -146,8 +146,8 @@ def test_site_packages_extra_dirs_first_missing_dropped(tmp_path: Path) -> None:
 
 
 def test_run_reads_json_on_exit_0_and_1(tmp_path: Path) -> None:
-    report = json.dumps(_example())
-    fake = _script(tmp_path / "abidoc", f"cat >/dev/null; printf '%s' '{report}'; exit 1")
+    (tmp_path / "report.json").write_text(json.dumps(_example()), encoding="utf-8")
+    fake = _script(tmp_path / "abidoc", f"cat >/dev/null; cat '{tmp_path / 'report.json'}'; exit 1")
     run = _binary.run(["check", "-", "--format", "json"], stdin_text="x", binary=str(fake))
     assert run.problem is None
     assert run.returncode == 1
@@ -155,9 +155,9 @@ def test_run_reads_json_on_exit_0_and_1(tmp_path: Path) -> None:
 
 
 def test_run_reports_exit_2_reason(tmp_path: Path) -> None:
-    fake = _script(tmp_path / "abidoc", "echo 'error: unexpected argument --frobnicate' >&2; exit 2")
+    fake = _script(tmp_path / "abidoc", "echo 'abidoc: unexpected argument --frobnicate' >&2; exit 2")
     run = _binary.run(["check", "--frobnicate"], binary=str(fake))
-    assert run.problem == "error: unexpected argument --frobnicate"
+    assert run.problem == "unexpected argument --frobnicate"
     assert run.report is None
 
 
@@ -207,19 +207,16 @@ def test_load_and_unload_register_and_remove_everything(shell) -> None:
     assert shell.events.callbacks["post_run_cell"] == before
 
 
-def test_hook_never_raises_into_the_session(shell, tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize("body", ["exec sleep 10", "echo '{not json' ; exit 1", "echo boom >&2; exit 101"], ids=["hangs", "garbage", "crashes"])
+def test_hook_never_raises_into_the_session(shell, tmp_path: Path, capsys, monkeypatch, body: str) -> None:
     shell.run_line_magic("load_ext", "abidoc")
     from abidoc import magics
 
-    # A binary that hangs: the diagnosis gives up quietly after the timeout.
-    hanging = _script(tmp_path / "abidoc", "exec sleep 10")
+    # A binary that misbehaves: the diagnosis gives up quietly.
+    broken = _script(tmp_path / "abidoc", body)
     magics._loaded.timeout = 0.3
-    old = _binary.find_binary
-    _binary.find_binary = lambda *a, **k: str(hanging)
-    try:
-        result = shell.run_cell("raise ImportError('x.so: undefined symbol: _ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib')")
-    finally:
-        _binary.find_binary = old
+    monkeypatch.setattr(_binary, "find_binary", lambda *a, **k: str(broken))
+    result = shell.run_cell("raise ImportError('x.so: undefined symbol: _ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib')")
     assert isinstance(result.error_in_exec, ImportError)
     out = capsys.readouterr()
     assert "abidoc" not in out.out

@@ -134,6 +134,19 @@ def test_failing_import_is_explained_under_the_error(executed: Dict[str, Any]) -
     assert "abi-mismatch" in data["text/plain"]
 
 
+def test_diagnosis_read_the_kernel_environment(executed: Dict[str, Any]) -> None:
+    """The torch the diagnosis names is the fake 2.10 one that only ABIDOC_SITE_PACKAGES points at."""
+    report = _abidoc_outputs(executed["nb"].cells[IMPORT])[0]["data"][MIME]
+    first = report["diagnostics"][0]
+    assert first.get("package") == "mamba-ssm", first
+    assert first.get("library") == str(executed["fake_site"].extension), first
+    said = " ".join([first.get("message", ""), *first.get("evidence", [])])
+    assert "2.10.0" in said, first
+    symbol = next(s for s in first["symbols"] if s.get("mangled") == MISSING_SYMBOL)
+    assert symbol.get("status") == "signature-changed", symbol
+    assert "unsigned int" in symbol.get("nearest", ""), symbol
+
+
 def test_unrelated_error_gets_no_abidoc_output(executed: Dict[str, Any]) -> None:
     outputs = executed["nb"].cells[ZERO_DIV]["outputs"]
     assert [o["output_type"] for o in outputs] == ["error"], outputs

@@ -219,7 +219,10 @@ def run(
     result = RunResult(proc.returncode, proc.stdout, proc.stderr, argv=argv)
     if proc.returncode not in (0, 1):
         reason = proc.stderr.strip().splitlines()
-        result.problem = reason[-1] if reason else f"abidoc exited with status {proc.returncode}"
+        # The binary's reason already names it ("abidoc: ..."); callers add their own prefix.
+        last = reason[-1].strip() if reason else ""
+        result.problem = last[len("abidoc:") :].strip() if last.startswith("abidoc:") else last
+        result.problem = result.problem or f"abidoc exited with status {proc.returncode}"
         return result
     result.report = parse_report(proc.stdout)
     if result.report is None and "--format" in args:

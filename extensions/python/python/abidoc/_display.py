@@ -135,6 +135,9 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         evidence = _evidence(diag)
         if evidence:
             parts.append("Evidence:\n\n" + "\n".join(f"- {md_escape(e)}" for e in evidence))
+        explanation = _str(diag.get("explanation")).strip()
+        if explanation:
+            parts.append(f"Why: {md_escape(explanation)}")
         fixes = _fixes(diag)
         if fixes:
             items = []
@@ -143,6 +146,9 @@ def render_markdown(report: Mapping[str, Any]) -> str:
                 if fix.get("preferred") is True:
                     title = f"**{title}** (recommended)"
                 item = f"{n}. {title}"
+                reason = _str(fix.get("reason")).strip()
+                if reason:
+                    item += f"\n   {md_escape(reason)}"
                 lines = notebook_lines(fix)
                 if lines:
                     block = _fence(lines)
@@ -173,9 +179,13 @@ def render_plain(report: Mapping[str, Any]) -> str:
                 out.append(f"    installed: {nearest}")
         for e in _evidence(diag):
             out.append(f"  evidence: {e}")
+        if _str(diag.get("explanation")).strip():
+            out.append(f"  why: {_str(diag.get('explanation')).strip()}")
         for n, fix in enumerate(_fixes(diag), 1):
             star = " (recommended)" if fix.get("preferred") is True else ""
             out.append(f"  fix {n}{star}: {_str(fix.get('title'))}")
+            if _str(fix.get("reason")).strip():
+                out.append(f"      ({_str(fix.get('reason')).strip()})")
             for line in notebook_lines(fix):
                 out.append(f"      {line}")
     return "\n".join(out) + ("\n" if out else "")
