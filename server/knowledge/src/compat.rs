@@ -1,0 +1,189 @@
+//! Compatibility tables (`data/compat.toml`): torch ↔ torchvision ↔ torchaudio ↔ xformers, the C++ ABI and default CUDA of PyPI torch, and which extension releases ship wheels for which torch.
+
+use crate::names::normalize_name;
+use crate::version::Version;
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// One torch release and what goes with it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TorchRow {
+    pub torch: String,
+    pub torchvision: String,
+    pub torchaudio: String,
+    /// CUDA of the default PyPI wheel for Linux x86_64 (`12.1`).
+    pub default_cuda: String,
+    /// `_GLIBCXX_USE_CXX11_ABI` of the default PyPI wheel.
+    pub cxx11_abi: bool,
+    /// Local labels (`cu126`) whose wheels use the other ABI than the default.
+    #[serde(default)]
+    pub cxx11_abi_variants: Vec<String>,
+    pub source: String,
+}
+
+/// An xformers release and the torch release it pins.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct XformersRow {
+    pub xformers: String,
+    pub torch: String,
+    pub source: String,
+}
+
+/// A release of an extension and the torch minors (`2.5`) it ships prebuilt wheels for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Release {
+    pub package: String,
+    pub version: String,
+    pub torch: Vec<String>,
+    /// CUDA versions (`11.8`, `12.2`) or majors (`12`) of its wheels.
+    #[serde(default)]
+    pub cuda: Vec<String>,
+    pub source: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tables {
+    #[serde(default)]
+    pub torch: Vec<TorchRow>,
+    #[serde(default)]
+    pub xformers: Vec<XformersRow>,
+    #[serde(default)]
+    pub release: Vec<Release>,
+}
+
+/// All compatibility tables.
+pub fn tables() -> &'static Tables {
+    static T: OnceLock<Tables> = OnceLock::new();
+    T.get_or_init(|| crate::data::parse("compat.toml", include_str!("../data/compat.toml")))
+}
+
+/// The row for a torch version: the exact release (`2.5.1+cu121` → 2.5.1), else the newest
+/// release of the same major.minor not newer than it (a nightly or NGC `2.4.0a0+…` → 2.4.0),
+/// else the first of that minor.
+pub fn torch_row(torch: &str) -> Option<&'static TorchRow> {
+    let v = Version::parse(torch)?;
+    let public = Version::parse(v.public())?;
+    let same_minor: Vec<(&TorchRow, Version)> = tables()
+        .torch
+        .iter()
+        .filter_map(|r| Version::parse(&r.torch).map(|rv| (r, rv)))
+        .filter(|(_, rv)| rv.same_minor(&v))
+        .collect();
+    same_minor
+        .iter()
+        .filter(|(_, rv)| *rv <= public)
+        .max_by(|a, b| a.1.cmp(&b.1))
+        .or_else(|| same_minor.first())
+        .map(|(r, _)| *r)
+}
+
+/// The torchvision release built for this torch (`2.5.1` → `0.20.1`).
+pub fn torchvision_for_torch(torch: &str) -> Option<&'static str> {
+    torch_row(torch).map(|r| r.torchvision.as_str())
+}
+
+/// The torchaudio release built for this torch (`2.5.1` → `2.5.1`, `1.13.1` → `0.13.1`).
+pub fn torchaudio_for_torch(torch: &str) -> Option<&'static str> {
+    torch_row(torch).map(|r| r.torchaudio.as_str())
+}
+
+/// The torch a torchvision release was built for (`0.20.1` → `2.5.1`).
+pub fn torch_for_torchvision(torchvision: &str) -> Option<&'static str> {
+    let v = Version::parse(torchvision)?;
+    let v = Version::parse(v.public())?;
+    tables()
+        .torch
+        .iter()
+        .find(|r| Version::parse(&r.torchvision).is_some_and(|t| t == v))
+        .map(|r| r.torch.as_str())
+}
+
+/// The newest xformers release that pins exactly this torch release (local label ignored),
+/// or `None` when the table has none for it.
+pub fn xformers_for_torch(torch: &str) -> Option<&'static str> {
+    let v = Version::parse(torch)?;
+    let v = Version::parse(v.public())?;
+    tables()
+        .xformers
+        .iter()
+        .filter(|r| Version::parse(&r.torch).is_some_and(|t| t == v))
+        .max_by_key(|r| Version::parse(&r.xformers))
+        .map(|r| r.xformers.as_str())
+}
+
+/// The torch release an xformers release pins (`0.0.24` → `2.2.0`). A release missing from the
+/// table gets the pin of the nearest older listed release of the same `0.0.N` series.
+pub fn torch_for_xformers(xformers: &str) -> Option<&'static str> {
+    let v = Version::parse(xformers)?;
+    let v = Version::parse(v.public())?;
+    let rows = &tables().xformers;
+    if let Some(r) = rows.iter().find(|r| Version::parse(&r.xformers).is_some_and(|x| x == v)) {
+        return Some(r.torch.as_str());
+    }
+    rows.iter()
+        .filter(|r| {
+            Version::parse(&r.xformers)
+                .is_some_and(|x| x.release.get(..3) == v.release.get(..3) && x <= v)
+        })
+        .max_by_key(|r| Version::parse(&r.xformers))
+        .map(|r| r.torch.as_str())
+}
+
+/// Whether the PyPI/PyTorch-index Linux wheel of this torch uses the C++11 ABI. A local label
+/// selects the variant (`2.6.0+cu126` → true, `2.6.0+cu124` → false); without one the default
+/// PyPI wheel is meant. `None` for a torch outside the table (custom and NGC builds decide for
+/// themselves: read the installed library instead).
+pub fn torch_cxx11_abi(torch: &str) -> Option<bool> {
+    let v = Version::parse(torch)?;
+    let row = torch_row(torch)?;
+    if let Some(label) = v.local_label() {
+        let label = label.to_ascii_lowercase();
+        // `+cpu.cxx11.abi` builds were published for older releases too.
+        if label.contains("cxx11") {
+            return Some(true);
+        }
+        if row.cxx11_abi_variants.iter().any(|x| label.split('.').any(|p| p == x)) {
+            return Some(!row.cxx11_abi);
+        }
+    }
+    Some(row.cxx11_abi)
+}
+
+/// CUDA version (`12.1`) of the default PyPI wheel of this torch release.
+pub fn torch_default_cuda(torch: &str) -> Option<&'static str> {
+    torch_row(torch).map(|r| r.default_cuda.as_str())
+}
+
+/// Releases of `package` that ship prebuilt wheels for this torch minor (`2.5`, or a full
+/// version such as `2.5.1+cu121`), newest first.
+pub fn releases_built_for_torch(package: &str, torch_minor: &str) -> Vec<&'static Release> {
+    let name = crate::packages::package(package)
+        .map(|p| p.name.clone())
+        .unwrap_or_else(|| normalize_name(package));
+    let Some(t) = Version::parse(torch_minor) else {
+        return Vec::new();
+    };
+    let minor = t.major_minor_string();
+    let mut out: Vec<&Release> = tables()
+        .release
+        .iter()
+        .filter(|r| normalize_name(&r.package) == name && r.torch.contains(&minor))
+        .collect();
+    out.sort_by(|a, b| Version::parse(&b.version).cmp(&Version::parse(&a.version)));
+    out
+}
+
+/// Every listed release of `package`, newest first.
+pub fn releases(package: &str) -> Vec<&'static Release> {
+    let name = crate::packages::package(package)
+        .map(|p| p.name.clone())
+        .unwrap_or_else(|| normalize_name(package));
+    let mut out: Vec<&Release> =
+        tables().release.iter().filter(|r| normalize_name(&r.package) == name).collect();
+    out.sort_by(|a, b| Version::parse(&b.version).cmp(&Version::parse(&a.version)));
+    out
+}

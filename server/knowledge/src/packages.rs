@@ -1,0 +1,364 @@
+//! Extension packages as data (`data/packages.toml`): names, compiled modules and paths, who needs them, build recipes and wheel naming; lookups by module, path and name.
+
+use crate::names::normalize_name;
+use crate::version::Version;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// One extension package (or a library that imports extensions optionally).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Package {
+    /// PEP 503 normalized distribution name.
+    pub name: String,
+    /// Other distribution names that install the same modules (`mmcv-full` for `mmcv`).
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// Top-level Python packages it installs (`mamba_ssm`).
+    #[serde(default)]
+    pub import_names: Vec<String>,
+    /// Compiled modules, dotted (`selective_scan_cuda`, `xformers._C`, `torch_scatter._version_cuda`).
+    #[serde(default)]
+    pub modules: Vec<String>,
+    /// Other compiled files it installs, as `/`-separated path suffixes without the `.so`
+    /// extension; `*` matches within one component (`bitsandbytes/libbitsandbytes_cuda*`).
+    #[serde(default)]
+    pub paths: Vec<String>,
+    /// Its compiled code links against torch's C++ libraries, so it must be built for the
+    /// installed torch (false for ctypes-loaded libraries such as bitsandbytes').
+    #[serde(default)]
+    pub links_torch: bool,
+    /// Model families (`model_type` values, see `models.toml`) whose code paths use it.
+    #[serde(default)]
+    pub needed_by_families: Vec<String>,
+    /// Distributions that import it when present and work without it.
+    #[serde(default)]
+    pub optional_importers: Vec<String>,
+    /// True when every importer listed above falls back cleanly if the package is absent
+    /// (an installed-but-broken copy still breaks them: removing it is a fix).
+    #[serde(default)]
+    pub optional_for_importers: bool,
+    /// Packages that are installed and rebuilt together with it (`mamba-ssm` ↔ `causal-conv1d`).
+    #[serde(default)]
+    pub pairs_with: Vec<String>,
+    #[serde(default)]
+    pub build: BuildRecipe,
+    /// How its prebuilt wheels are named, per release range; empty when it publishes none
+    /// beyond PyPI.
+    #[serde(default)]
+    pub wheel_naming: Vec<WheelNaming>,
+    #[serde(default)]
+    pub repository: String,
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// Where the facts come from (release page, README, setup.py, issue).
+    pub source: String,
+}
+
+/// Building the package from source against the installed torch.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildRecipe {
+    /// Flags for `pip install` (`--no-build-isolation`, `--no-cache-dir`).
+    #[serde(default)]
+    pub pip_flags: Vec<String>,
+    /// Environment switches the build reads.
+    #[serde(default)]
+    pub env: Vec<EnvSwitch>,
+    /// What to install instead of the PyPI name when building from source (a VCS URL), if any.
+    #[serde(default)]
+    pub install_target: Option<String>,
+    #[serde(default)]
+    pub notes: Vec<String>,
+    #[serde(default)]
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvSwitch {
+    pub name: String,
+    /// The value to set; empty when the user must supply it (`CUDA_HOME`).
+    #[serde(default)]
+    pub value: String,
+    /// Always set for a rebuild (true), or only when the situation calls for it.
+    #[serde(default)]
+    pub required: bool,
+    pub why: String,
+}
+
+/// The file name scheme of a package's prebuilt wheels for a range of its releases.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WheelNaming {
+    /// First release using this scheme (inclusive).
+    pub from: String,
+    /// First release no longer using it (exclusive); absent for the current scheme.
+    #[serde(default)]
+    pub until: Option<String>,
+    /// `major` (`cu12`) or `tags` (one of `cuda_tags`, chosen by CUDA major: `cu118`, `cu122`).
+    pub cuda: String,
+    #[serde(default)]
+    pub cuda_tags: Vec<String>,
+    /// File name template: `{dist}` `{version}` `{cuda}` `{torch}` `{abi}` `{py}` `{platform}`.
+    pub file: String,
+    /// Download URL template; `{file}` is the file name, URL-encoded `+`.
+    pub url: String,
+    pub source: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PackagesFile {
+    #[serde(default)]
+    package: Vec<Package>,
+}
+
+struct Index {
+    packages: Vec<Package>,
+    by_name: HashMap<String, usize>,
+    by_module: HashMap<String, usize>,
+    by_import: HashMap<String, usize>,
+    /// (package index, pattern components) for every module and path pattern.
+    patterns: Vec<(usize, Vec<String>)>,
+}
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let file: PackagesFile =
+            crate::data::parse("packages.toml", include_str!("../data/packages.toml"));
+        let packages = file.package;
+        let mut by_name = HashMap::new();
+        let mut by_module = HashMap::new();
+        let mut by_import = HashMap::new();
+        let mut patterns = Vec::new();
+        for (i, p) in packages.iter().enumerate() {
+            for n in std::iter::once(&p.name).chain(&p.aliases) {
+                by_name.entry(normalize_name(n)).or_insert(i);
+            }
+            for m in &p.modules {
+                by_module.entry(m.clone()).or_insert(i);
+                patterns.push((i, m.split('.').map(str::to_string).collect()));
+            }
+            for path in &p.paths {
+                patterns.push((i, path.split('/').map(str::to_string).collect()));
+            }
+            for n in &p.import_names {
+                by_import.entry(n.clone()).or_insert(i);
+            }
+        }
+        Index { packages, by_name, by_module, by_import, patterns }
+    })
+}
+
+/// Every package in the table.
+pub fn all() -> &'static [Package] {
+    &index().packages
+}
+
+/// The package with this distribution name or alias (any spelling: `Mamba_SSM`, `mamba-ssm`).
+pub fn package(dist_name: &str) -> Option<&'static Package> {
+    let idx = index();
+    idx.by_name.get(&normalize_name(dist_name)).map(|&i| &idx.packages[i])
+}
+
+/// The package a Python module belongs to: a compiled module (`selective_scan_cuda`,
+/// `xformers._C`) or anything under one of its import names (`mamba_ssm.ops.triton`).
+/// A file path or file name is handed to [`package_for_path`].
+pub fn package_for_module(name: &str) -> Option<&'static Package> {
+    let name = name.trim();
+    if name.contains('/') || name.contains('\\') || name.ends_with(".so") || name.contains(".so.") {
+        return package_for_path(name);
+    }
+    let idx = index();
+    if let Some(&i) = idx.by_module.get(name) {
+        return Some(&idx.packages[i]);
+    }
+    let top = name.split('.').next().unwrap_or(name);
+    idx.by_import.get(top).map(|&i| &idx.packages[i])
+}
+
+/// The package a compiled file belongs to, from its path alone (absolute, relative or a bare
+/// file name; `/` or `\` separators; `.cpython-312-x86_64-linux-gnu.so`, `.abi3.so`, `.so.1`
+/// suffixes). The most specific matching pattern wins.
+pub fn package_for_path(path: &str) -> Option<&'static Package> {
+    let comps = path_components(path);
+    if comps.is_empty() {
+        return None;
+    }
+    let idx = index();
+    let mut best: Option<(usize, usize)> = None; // (score, package)
+    for (pkg, pat) in &idx.patterns {
+        if pat.len() > comps.len() {
+            continue;
+        }
+        let tail = &comps[comps.len() - pat.len()..];
+        if pat.iter().zip(tail).all(|(p, c)| glob(p, c)) {
+            let wild = pat.iter().filter(|p| p.contains('*')).count();
+            let score = pat.len() * 4 - wild.min(pat.len() * 4);
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, *pkg));
+            }
+        }
+    }
+    if let Some((_, i)) = best {
+        return Some(&idx.packages[i]);
+    }
+    // Anything else installed under a package directory of site-packages belongs to it.
+    let sp = comps.iter().rposition(|c| c == "site-packages" || c == "dist-packages")?;
+    let top = comps.get(sp + 1)?;
+    if sp + 2 >= comps.len() {
+        return None; // a top-level file with no pattern: unknown
+    }
+    idx.by_import.get(top.as_str()).map(|&i| &idx.packages[i])
+}
+
+/// Splits a path into components with the last one reduced to its module stem
+/// (`_C.cpython-36m-x86_64-linux-gnu.so` → `_C`, `libtorchaudio.so` → `libtorchaudio`).
+fn path_components(path: &str) -> Vec<String> {
+    let mut comps: Vec<String> = path
+        .trim()
+        .trim_matches(|c: char| c == '\'' || c == '"' || c == '`')
+        .split(['/', '\\'])
+        .filter(|c| !c.is_empty() && *c != ".")
+        .map(str::to_string)
+        .collect();
+    if let Some(last) = comps.last_mut() {
+        let stem = last.split('.').next().unwrap_or("").to_string();
+        *last = stem;
+    }
+    if comps.last().is_some_and(String::is_empty) {
+        comps.pop();
+    }
+    comps
+}
+
+/// `*` matches any run of characters within one path component.
+fn glob(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(at) => rest = &rest[at + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// What to look up a prebuilt wheel for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WheelQuery<'a> {
+    /// Distribution name (any spelling).
+    pub package: &'a str,
+    /// The package release (`2.2.4`, `2.8.3`, `1.2.0.post1`).
+    pub version: &'a str,
+    /// The installed torch (`2.5.1+cu121` or `2.5`); only major.minor is used.
+    pub torch: &'a str,
+    /// CUDA major version torch was built with (`torch.version.cuda`): 11, 12, 13.
+    pub cuda_major: u64,
+    /// `torch._C._GLIBCXX_USE_CXX11_ABI` of the installed torch.
+    pub cxx11_abi: bool,
+    /// Python tag or version: `cp311`, `3.11`, `3.11.13`.
+    pub python: &'a str,
+    /// Wheel platform tag; `None` means `linux_x86_64`.
+    pub platform: Option<&'a str>,
+}
+
+/// A wheel file name computed from the naming scheme. Never checked against the release page
+/// (that needs the network): `verified` is always false and callers must say so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WheelName {
+    pub file_name: String,
+    pub url: String,
+    pub verified: bool,
+    /// Where the naming scheme comes from.
+    pub naming_source: String,
+}
+
+/// The exact prebuilt wheel file name and download URL for a release built for the given torch,
+/// CUDA major, C++ ABI and Python, following the package's naming scheme for that release.
+/// `None` when the package publishes no such wheels, the version is outside every known scheme,
+/// or the scheme has no build for that CUDA major.
+pub fn wheel_file_name(q: &WheelQuery<'_>) -> Option<WheelName> {
+    let pkg = package(q.package)?;
+    let version = Version::parse(q.version)?;
+    let torch = Version::parse(q.torch)?;
+    let py = python_tag(q.python)?;
+    let scheme = pkg.wheel_naming.iter().find(|w| {
+        Version::parse(&w.from).is_some_and(|f| version >= f)
+            && w.until.as_deref().and_then(Version::parse).is_none_or(|u| version < u)
+    })?;
+    let cuda = match scheme.cuda.as_str() {
+        "major" => format!("cu{}", q.cuda_major),
+        "tags" => scheme
+            .cuda_tags
+            .iter()
+            .find(|t| crate::version::cuda_tag(t).is_some_and(|(maj, _)| maj == q.cuda_major))?
+            .clone(),
+        _ => return None,
+    };
+    let dist = pkg.name.replace('-', "_");
+    let abi = if q.cxx11_abi { "TRUE" } else { "FALSE" };
+    let file_name = scheme
+        .file
+        .replace("{dist}", &dist)
+        .replace("{version}", version.public())
+        .replace("{cuda}", &cuda)
+        .replace("{torch}", &torch.major_minor_string())
+        .replace("{abi}", abi)
+        .replace("{py}", &py)
+        .replace("{platform}", q.platform.unwrap_or("linux_x86_64"));
+    let url = scheme
+        .url
+        .replace("{version}", version.public())
+        .replace("{file}", &file_name.replace('+', "%2B"));
+    Some(WheelName { file_name, url, verified: false, naming_source: scheme.source.clone() })
+}
+
+/// `cp311` from `cp311`, `3.11`, `3.11.13`, `311`.
+fn python_tag(py: &str) -> Option<String> {
+    let py = py.trim();
+    if let Some(rest) = py.strip_prefix("cp") {
+        return (rest.len() >= 2 && rest.bytes().all(|c| c.is_ascii_digit())).then(|| py.to_string());
+    }
+    let v = Version::parse(py)?;
+    if v.release.len() >= 2 {
+        Some(format!("cp{}{}", v.major(), v.minor()))
+    } else if py.len() >= 2 && py.bytes().all(|c| c.is_ascii_digit()) {
+        Some(format!("cp{py}"))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_and_globs() {
+        assert_eq!(
+            path_components("/x/site-packages/torchvision/_C.cpython-36m-x86_64-linux-gnu.so"),
+            vec!["x", "site-packages", "torchvision", "_C"]
+        );
+        assert_eq!(path_components("vllm/_C.abi3.so"), vec!["vllm", "_C"]);
+        assert!(glob("libbitsandbytes_cuda*", "libbitsandbytes_cuda121"));
+        assert!(!glob("libbitsandbytes_cuda*", "libbitsandbytes_cpu"));
+        assert!(glob("*_cuda", "deform_conv_cuda"));
+        assert!(glob("a*b*c", "aXbYc"));
+        assert!(!glob("a*b*c", "ac"));
+        assert_eq!(python_tag("3.11.13").as_deref(), Some("cp311"));
+        assert_eq!(python_tag("cp312").as_deref(), Some("cp312"));
+        assert_eq!(python_tag("python"), None);
+    }
+}
