@@ -131,6 +131,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("ython", VERSION),
     ("CUDA", VERSION),
     ("cuda", VERSION),
+    ("Cuda compilation", VERSION),
     ("xformers", VERSION),
     ("xFormers", VERSION),
     ("flash", VERSION),
@@ -449,6 +450,7 @@ impl<'a> Scanner<'a> {
         }
         if has(VERSION) && l.start >= self.no_version_until {
             versions(l, out);
+            nvcc_release(l, out);
         }
         if has(WHEEL) {
             wheel_labels(l, out);
@@ -472,6 +474,9 @@ impl<'a> Scanner<'a> {
             }
             let mut q = p + needle.len();
             let b = s.as_bytes();
+            if b.get(q).is_some_and(|&c| is_ident_byte(c)) {
+                continue; // "undefined symbols" in prose
+            }
             while q < b.len() && (b[q] == b':' || b[q] == b' ' || b[q] == b'\t') {
                 q += 1;
             }
@@ -915,6 +920,7 @@ fn normalize_subject(s: &str) -> String {
     let l = s.to_ascii_lowercase().replace('_', "-");
     match l.as_str() {
         "pytorch" => "torch".to_owned(),
+        "cuda toolkit" => "cuda".to_owned(),
         _ => l,
     }
 }
@@ -1194,6 +1200,9 @@ fn frame_marker(l: &Line<'_>, out: &mut Out) {
 fn wrapped_import(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     let Some(p) = s.find("Failed to import ") else { return };
+    if s[..p].ends_with(['"', '\'']) {
+        return; // the string literal in the raising code, shown in a traceback
+    }
     let r = &s[p + 17..];
     let (what, end) = match r.find(" because of the following error") {
         Some(i) => {
@@ -1393,8 +1402,10 @@ fn linker_cannot_find(l: &Line<'_>, out: &mut Out) {
     if lib.is_empty() {
         return;
     }
+    // Start at the linker's path (`/usr/bin/ld: `), not at whatever a progress bar left before it.
     let st = s[..p].rfind("ld: ").map_or(p, |i| {
-        s[..i].rfind(char::is_whitespace).map_or(l.content.min(i), |k| (k + 1).max(l.content))
+        let path_len = s[..i].bytes().rev().take_while(|&c| c.is_ascii_alphanumeric() || b"/._-".contains(&c)).count();
+        i - path_len
     });
     let end = s.trim_end().len();
     out.push(l.span(st, end), EventKind::LinkerCannotFind { library: lib.to_owned() });
@@ -1561,7 +1572,8 @@ fn pybind(l: &Line<'_>, out: &mut Out) {
 }
 
 const SUBJECTS: &[&str] = &[
-    "PyTorch", "torchvision", "torchaudio", "torch", "Python", "python", "CUDA", "cuda", "xformers", "xFormers",
+    "PyTorch", "pytorch", "torchvision", "torchaudio", "torch", "Torch", "Python", "python", "CUDA", "cuda", "xformers",
+    "xFormers", "Triton", "Transformers",
     "flash-attn", "flash_attn", "mamba-ssm", "mamba_ssm", "causal-conv1d", "causal_conv1d", "triton",
     "transformers", "numpy", "NumPy", "vllm", "unsloth",
 ];
@@ -1583,9 +1595,16 @@ fn versions(l: &Line<'_>, out: &mut Out) {
                 continue;
             }
             // Separators: spaces, `==`, `:`, Markdown bold, an optional word "version".
+            // Unsloth's banner: "CUDA: 8.6" is the compute capability; "CUDA Toolkit: 12.8" the toolkit.
+            if *subj == "CUDA" && s[j..].starts_with(": ") && s[j..].get(..40).is_some_and(|t| t.contains(". CUDA Toolkit")) {
+                continue;
+            }
+            if *subj == "CUDA" && s[j..].starts_with(" Toolkit") {
+                j += 8;
+            }
             let sep_start = j;
             for _ in 0..3 {
-                while j < b.len() && j - sep_start < 16 && matches!(b[j], b' ' | b'\t' | b':' | b'*' | b'=') {
+                while j < b.len() && j - sep_start < 40 && matches!(b[j], b' ' | b'\t' | b':' | b'*' | b'=') {
                     j += 1;
                 }
                 let r = &s[j..];
@@ -1612,6 +1631,16 @@ fn versions(l: &Line<'_>, out: &mut Out) {
             let vs = j + (s[j..].find(v).unwrap_or(0));
             out.push(l.span(i, vs + v.len()), EventKind::Version { subject: normalize_subject(subj), version: v.to_owned() });
         }
+    }
+}
+
+/// `Cuda compilation tools, release 12.6, V12.6.85` (`nvcc --version`).
+fn nvcc_release(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("Cuda compilation tools, release ") else { return };
+    let v = version_token(&s[p + 32..]);
+    if is_version(v) {
+        out.push(l.span(p, p + 32 + v.len()), EventKind::Version { subject: "nvcc".to_owned(), version: v.to_owned() });
     }
 }
 
