@@ -1,63 +1,659 @@
-//! The Python environment as the diagnosis sees it: an adapter over `abidoc-env`.
+//! The Python environment as the diagnosis sees it: an adapter over `abidoc-env`, plus the
+//! environment scan turned into diagnoses.
+//!
+//! Opened environments are kept per process (keyed by what names them and the site-packages
+//! modification times), so an editor asking again and again re-reads nothing that did not change.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::SystemTime;
+
+use abidoc_env::check::{Finding, FindingFacts, LibraryReport};
+use abidoc_env::classify::SymbolStatus as EnvStatus;
+use abidoc_env::{EnvSpec, Environment};
 
 use crate::analysis::Context;
-use crate::evidence::LibraryFacts;
+use crate::diagnostic::{Code, Diagnostic, Severity, SymbolReport, SymbolStatus};
+use crate::evidence::{LibraryFacts, World};
+use crate::incidents::{Failure, Incident, Scene};
 
 pub struct EnvView {
-    _private: (),
+    env: Arc<Environment>,
+    explicit: bool,
+}
+
+type Key = (Vec<PathBuf>, Option<PathBuf>, Vec<PathBuf>, Vec<PathBuf>);
+
+struct Cached {
+    key: Key,
+    stamps: Vec<Option<SystemTime>>,
+    env: Arc<Environment>,
+}
+
+fn cache() -> &'static Mutex<Vec<Cached>> {
+    static C: OnceLock<Mutex<Vec<Cached>>> = OnceLock::new();
+    C.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+fn stamps(dirs: &[PathBuf]) -> Vec<Option<SystemTime>> {
+    dirs.iter()
+        .map(|d| std::fs::metadata(d).and_then(|m| m.modified()).ok())
+        .collect()
+}
+
+fn spec_for(ctx: &Context, traceback_paths: &[PathBuf]) -> EnvSpec {
+    let mut spec = EnvSpec::from_process_env();
+    spec.site_packages = ctx.site_packages.clone();
+    spec.python = ctx.python.clone();
+    spec.traceback_paths = traceback_paths.to_vec();
+    if !ctx.library_paths.is_empty() {
+        let mut parts: Vec<String> = ctx
+            .library_paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        if let Some(old) = spec.ld_library_path.take() {
+            parts.push(old);
+        }
+        spec.ld_library_path = Some(parts.join(":"));
+    }
+    spec
 }
 
 impl EnvView {
+    /// Opens the environment the context names, or the one a traceback's existing paths point into.
     pub fn open(ctx: &Context, paths_in_text: &[&str]) -> Option<EnvView> {
-        let _ = (ctx, paths_in_text);
-        None
+        let explicit = ctx.python.is_some() || !ctx.site_packages.is_empty();
+        let traceback: Vec<PathBuf> = paths_in_text
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| p.exists())
+            .collect();
+        if !explicit
+            && traceback.is_empty()
+            && std::env::var_os("VIRTUAL_ENV").is_none()
+            && std::env::var_os("CONDA_PREFIX").is_none()
+        {
+            // Nothing names an environment on this machine: the text came from elsewhere.
+            return None;
+        }
+        let key: Key = (
+            ctx.site_packages.clone(),
+            ctx.python.clone(),
+            traceback.clone(),
+            ctx.library_paths.clone(),
+        );
+        let mut guard = cache().lock().ok()?;
+        if let Some(c) = guard.iter().find(|c| c.key == key) {
+            if stamps(&c.env.layout.site_packages) == c.stamps {
+                return Some(EnvView {
+                    env: c.env.clone(),
+                    explicit,
+                });
+            }
+        }
+        let env = Arc::new(Environment::open(&spec_for(ctx, &traceback)));
+        if env.layout.site_packages.is_empty() {
+            return None;
+        }
+        guard.retain(|c| c.key != key);
+        if guard.len() >= 8 {
+            guard.remove(0);
+        }
+        guard.push(Cached {
+            key,
+            stamps: stamps(&env.layout.site_packages),
+            env: env.clone(),
+        });
+        Some(EnvView { env, explicit })
     }
-    pub fn owner_of(&self, path: &str) -> Option<(String, String)> {
-        let _ = path;
-        None
-    }
-    pub fn library_facts(&self, path: &str) -> Option<LibraryFacts> {
-        let _ = path;
-        None
-    }
-    pub fn torch_version(&self) -> Option<String> {
-        None
-    }
-    pub fn torch_cxx11_abi(&self) -> Option<bool> {
-        None
-    }
-    pub fn python_tag(&self) -> Option<String> {
-        None
-    }
-    pub fn installed_version(&self, pkg: &str) -> Option<String> {
-        let _ = pkg;
-        None
-    }
-    pub fn required_by(&self, pkg: &str) -> Vec<String> {
-        let _ = pkg;
-        Vec::new()
-    }
-    pub fn libstdcxx_with(&self, version: &str) -> Option<String> {
-        let _ = version;
-        None
-    }
-    pub fn find_library_dir(&self, lib: &str) -> Option<String> {
-        let _ = lib;
-        None
-    }
-}
 
-impl EnvView {
+    /// The library on this machine that the text's path names: the path itself when it exists,
+    /// else (with an explicit environment) the same file inside its site-packages.
+    fn resolve_path(&self, path: &str) -> Option<PathBuf> {
+        let p = Path::new(path);
+        if p.is_file() {
+            return Some(p.to_path_buf());
+        }
+        if !self.explicit {
+            return None;
+        }
+        let norm = path.replace('\\', "/");
+        let rel = ["site-packages/", "dist-packages/"]
+            .iter()
+            .find_map(|m| norm.rsplit_once(m).map(|(_, r)| r.to_owned()))
+            .unwrap_or_else(|| crate::incidents::basename(&norm).to_owned());
+        self.env
+            .layout
+            .site_packages
+            .iter()
+            .map(|sp| sp.join(&rel))
+            .find(|c| c.is_file())
+    }
+
+    pub fn owner_of(&self, path: &str) -> Option<(String, String)> {
+        let p = self.resolve_path(path)?;
+        let d = self.env.owner(&p)?;
+        Some((d.normalized.clone(), d.version.clone().unwrap_or_default()))
+    }
+
+    pub fn library_facts(&self, path: &str) -> Option<LibraryFacts> {
+        let p = self.resolve_path(path)?;
+        let report = abidoc_env::check::check_library(&self.env, &p);
+        Some(self.facts_from_report(&report))
+    }
+
+    fn facts_from_report(&self, r: &LibraryReport) -> LibraryFacts {
+        let mut f = LibraryFacts {
+            owner: r
+                .package
+                .clone()
+                .map(|p| (p, r.package_version.clone().unwrap_or_default())),
+            ..LibraryFacts::default()
+        };
+        for s in &r.symbols {
+            f.symbols.push(SymbolReport {
+                mangled: s.mangled.clone(),
+                demangled: crate::kb::demangle(&s.mangled),
+                status: map_status(s.status),
+                nearest: s
+                    .nearest
+                    .as_deref()
+                    .map(|n| crate::kb::demangle(n).unwrap_or_else(|| n.to_owned())),
+            });
+            f.own_symbols_missing |= s.own_package;
+        }
+        if let Some(t) = &self.env.torch {
+            let v = t.version.clone().unwrap_or_else(|| "?".into());
+            f.evidence.push(format!(
+                "torch {v} installed ({})",
+                t.dir.join("version.py").display()
+            ));
+            let torch_resolved: usize = r
+                .resolved_by
+                .iter()
+                .filter(|(p, _)| p.starts_with(&t.lib_dir))
+                .map(|(_, n)| n)
+                .sum();
+            let torch_missing = f
+                .symbols
+                .iter()
+                .filter(|s| crate::symbols::owner(&s.mangled) == crate::symbols::Owner::Torch)
+                .count();
+            f.torch_symbol_count = torch_resolved + torch_missing;
+            if let Some(abi) = t.cxx11_abi {
+                f.evidence.push(format!(
+                    "the installed torch uses the {} std::string ABI (read from its exports)",
+                    if abi { "C++11" } else { "pre-C++11" }
+                ));
+            }
+        }
+        if let Some((p, v)) = &f.owner {
+            f.evidence.push(format!(
+                "{} is installed by {p} {v} (RECORD)",
+                r.path.display()
+            ));
+        }
+        if let Some(b) = &r.built_for {
+            f.evidence.push(format!(
+                "{} was built for torch {} ({})",
+                r.package.as_deref().unwrap_or("it"),
+                b.torch,
+                b.source
+            ));
+            f.built_for_torch = Some(b.torch.clone());
+        }
+        let unresolved = f
+            .symbols
+            .iter()
+            .filter(|s| s.status != SymbolStatus::Resolved)
+            .count();
+        if unresolved > 0 {
+            f.evidence.push(format!("{unresolved} undefined symbol(s) do not resolve in this environment (read from the file, nothing loaded)"));
+        }
+        for n in r.needed.iter().filter(|n| n.found.is_none()) {
+            f.evidence.push(format!(
+                "needed library {} is not found (needed by {})",
+                n.name,
+                n.needed_by.display()
+            ));
+        }
+        for v in r.versions.iter().filter(|v| !v.ok) {
+            let from = v
+                .provider
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| v.file.clone());
+            f.evidence.push(format!(
+                "{} needs {} from {}, which {from} does not define",
+                v.needed_by.display(),
+                v.version,
+                v.file
+            ));
+        }
+        f
+    }
+
+    pub fn torch_version(&self) -> Option<String> {
+        self.env.torch.as_ref()?.version.clone()
+    }
+
+    pub fn torch_cxx11_abi(&self) -> Option<bool> {
+        self.env.torch.as_ref()?.cxx11_abi
+    }
+
+    pub fn python_tag(&self) -> Option<String> {
+        let v = self.env.layout.python_version.as_deref()?;
+        Some(format!("cp{}", v.replace('.', "")))
+    }
+
+    pub fn installed_version(&self, pkg: &str) -> Option<String> {
+        let d = self.env.dist(&crate::kb::normalize(pkg))?;
+        Some(d.version.clone().unwrap_or_default())
+    }
+
+    pub fn required_by(&self, pkg: &str) -> Vec<String> {
+        let name = crate::kb::normalize(pkg);
+        self.env
+            .dists
+            .iter()
+            .filter(|d| {
+                d.requires_dist
+                    .iter()
+                    .any(|r| crate::kb::normalize(&r.name) == name && !r.is_extra_only())
+            })
+            .map(|d| d.normalized.clone())
+            .collect()
+    }
+
+    /// A libstdc++ in the environment's own directories that defines `version`.
+    pub fn libstdcxx_with(&self, version: &str) -> Option<String> {
+        for dir in self.env.env_lib_dirs() {
+            let p = dir.join("libstdc++.so.6");
+            if let Ok(f) = self.env.store.get(&p).as_ref() {
+                if f.verdefs.iter().any(|v| v == version) {
+                    return Some(p.display().to_string());
+                }
+            }
+        }
+        None
+    }
+
+    pub fn find_library_dir(&self, lib: &str) -> Option<String> {
+        let p = self.env.locate(lib)?;
+        Some(p.parent()?.display().to_string())
+    }
+
     /// Fills in who exports `symbol` in this environment, or the nearest variants.
     pub fn locate_symbol(&self, symbol: &str, e: &mut crate::explain::Explanation) {
-        let _ = (symbol, e);
+        let Some(t) = &self.env.torch else {
+            e.notes
+                .push("no torch installed in this environment".into());
+            return;
+        };
+        e.notes.push(format!(
+            "environment: {} (torch {})",
+            self.env
+                .layout
+                .site_packages
+                .first()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            t.version.as_deref().unwrap_or("?")
+        ));
+        let mut lists: Vec<(PathBuf, Arc<abidoc_env::LibFacts>)> = Vec::new();
+        for lib in &t.libs {
+            if let Ok(f) = self.env.store.get(lib).as_ref() {
+                lists.push((lib.clone(), f.clone()));
+            }
+        }
+        for (path, f) in &lists {
+            if f.defines(symbol, None) {
+                e.exported_by.push(path.display().to_string());
+            }
+        }
+        if !e.exported_by.is_empty() {
+            return;
+        }
+        for (path, f) in &lists {
+            let names: Vec<&str> = f.export_names().collect();
+            let (status, nearest) = abidoc_env::classify::classify(symbol, &[&names]);
+            if let Some(n) = nearest {
+                let difference = match status {
+                    EnvStatus::Cxx11Abi => "differs only in the std::string ABI".to_owned(),
+                    EnvStatus::SignatureChanged => "same name, other parameters".to_owned(),
+                    _ => "closest export".to_owned(),
+                };
+                e.nearest.push(crate::explain::Nearest {
+                    demangled: crate::kb::demangle(&n).unwrap_or_else(|| n.clone()),
+                    mangled: n,
+                    library: path.display().to_string(),
+                    difference,
+                });
+            }
+        }
+        if e.nearest.is_empty() {
+            e.notes.push(
+                "no torch library in this environment exports it or anything with the same name"
+                    .into(),
+            );
+        }
     }
 }
 
+fn map_status(s: EnvStatus) -> SymbolStatus {
+    match s {
+        EnvStatus::Resolved => SymbolStatus::Resolved,
+        EnvStatus::Missing => SymbolStatus::Missing,
+        EnvStatus::SignatureChanged => SymbolStatus::SignatureChanged,
+        EnvStatus::Cxx11Abi => SymbolStatus::Cxx11Abi,
+        EnvStatus::Removed => SymbolStatus::Removed,
+        EnvStatus::VersionMissing => SymbolStatus::VersionMissing,
+    }
+}
+
+/// Scans the environment and phrases every finding as a diagnosis, with the same messages and
+/// fixes `check` gives for the same failure.
 pub fn scan(
     ctx: &Context,
     options: &crate::scan::ScanOptions,
 ) -> Result<crate::scan::ScanOutcome, String> {
-    let _ = (ctx, options);
-    Err("environment scan unavailable".into())
+    let mut forced = ctx.clone();
+    forced.use_env = true;
+    let spec = spec_for(&forced, &[]);
+    let env = Arc::new(Environment::open(&spec));
+    if env.layout.site_packages.is_empty() {
+        return Err("no Python environment found: pass --python EXE or --site-packages DIR, or activate a virtualenv".into());
+    }
+    let cache_dir = if options.use_cache {
+        options.cache_dir.clone().or_else(|| {
+            abidoc_env::scan::ScanOptions::default_cache_dir(
+                std::env::var_os("XDG_CACHE_HOME")
+                    .map(PathBuf::from)
+                    .as_deref(),
+                std::env::var_os("HOME").map(PathBuf::from).as_deref(),
+            )
+        })
+    } else {
+        None
+    };
+    let env_options = abidoc_env::scan::ScanOptions {
+        cache_dir,
+        include_stray: true,
+    };
+    let noop = |_: usize, _: usize| {};
+    let progress: &(dyn Fn(usize, usize) + Sync) = match &options.progress {
+        Some(p) => p.as_ref(),
+        None => &noop,
+    };
+    let report = abidoc_env::scan::scan(&env, &env_options, progress);
+    let view = EnvView {
+        env: env.clone(),
+        explicit: true,
+    };
+    let world = World::with_env(&forced, view);
+    let mut diagnostics = Vec::new();
+    for f in report.findings() {
+        if let Some(d) = finding_diagnostic(f, &world) {
+            diagnostics.push(d);
+        }
+    }
+    if options.include_ok {
+        for l in report.libraries.iter().filter(|l| l.findings.is_empty()) {
+            diagnostics.push(ok_diagnostic(l));
+        }
+    }
+    let notes = report.problems.iter().map(|p| p.to_string()).collect();
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    let warnings = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .count();
+    let torch = report
+        .torch_version
+        .as_deref()
+        .map(|t| format!(", torch {t}"))
+        .unwrap_or_default();
+    let summary = format!(
+        "scanned {} libraries in {}{torch}: {} will fail to load ({errors} error(s)), {warnings} warning(s); {} from cache",
+        report.stats.libraries,
+        report
+            .site_packages
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        report
+            .libraries
+            .iter()
+            .filter(|l| l.verdict == abidoc_env::check::Verdict::Fails)
+            .count(),
+        report.stats.from_cache
+    );
+    Ok(crate::scan::ScanOutcome {
+        diagnostics,
+        notes,
+        summary,
+    })
+}
+
+fn ok_diagnostic(l: &LibraryReport) -> Diagnostic {
+    Diagnostic {
+        code: Code::AbiMismatch,
+        severity: Severity::Information,
+        message: format!(
+            "{} loads: every needed library and symbol resolves",
+            l.path.display()
+        ),
+        source: None,
+        related: Vec::new(),
+        package: l.package.clone(),
+        library: Some(l.path.display().to_string()),
+        symbols: Vec::new(),
+        evidence: Vec::new(),
+        explanation: None,
+        fixes: Vec::new(),
+    }
+}
+
+fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagnostic> {
+    let lib = f.library.as_ref().map(|p| p.display().to_string());
+    let failure = match &f.facts {
+        FindingFacts::UndefinedSymbols { symbols } | FindingFacts::IncompleteBuild { symbols } => {
+            let first = symbols.iter().find(|s| s.status != EnvStatus::Resolved)?;
+            Failure::UndefinedSymbol {
+                library: lib.clone(),
+                symbol: first.mangled.clone(),
+                truncated: false,
+            }
+        }
+        FindingFacts::MissingLibrary {
+            name, needed_by, ..
+        } => Failure::MissingLibrary {
+            name: name.clone(),
+            required_by: Some(needed_by.display().to_string()),
+        },
+        FindingFacts::VersionMissing { check } => Failure::VersionNotFound {
+            library: check
+                .provider
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| check.file.clone()),
+            version: check.version.clone(),
+            required_by: Some(check.needed_by.display().to_string()),
+        },
+        FindingFacts::XformersBuild {
+            built_torch,
+            built_python,
+            built_cuda,
+            torch,
+            python,
+        } => Failure::XformersBuiltFor {
+            built_torch: built_torch.clone(),
+            have_torch: torch.clone(),
+            built_cuda: built_cuda.clone(),
+            built_python: built_python.clone(),
+            have_python: python.clone(),
+        },
+        FindingFacts::TorchPin {
+            required,
+            installed,
+        } => {
+            return Some(pin_diagnostic(f, required, installed, world));
+        }
+        FindingFacts::CudaMismatch {
+            package_cuda,
+            torch_cuda,
+            refuses_import,
+        } => {
+            let pkg = f.package.clone().unwrap_or_else(|| "a package".into());
+            let mut d = plain(
+                f,
+                Code::CudaVersionMismatch,
+                format!(
+                    "{pkg} was compiled with CUDA {package_cuda}, torch with CUDA {torch_cuda}{}",
+                    if *refuses_import {
+                        ": it refuses to import on this mismatch"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+            d.fixes = crate::fixes::torch_ops(&fix_input(&d, world));
+            return Some(d);
+        }
+        FindingFacts::Unreadable { message } => {
+            let mut d = plain(
+                f,
+                Code::AbiMismatch,
+                format!(
+                    "could not read {}: {message}",
+                    lib.as_deref().unwrap_or("a library")
+                ),
+            );
+            d.severity = Severity::Information;
+            return Some(d);
+        }
+    };
+    let inc = Incident {
+        failure,
+        primary: abidoc_syntax::Span::new(0, 0),
+        related: Vec::new(),
+    };
+    let scene = Scene::default();
+    let mut d = crate::diagnose::diagnose(&inc, &scene, world, &|span| {
+        crate::diagnostic::SourceRef { span, cell: None }
+    })?;
+    d.source = None;
+    d.severity = match f.severity {
+        abidoc_env::check::Severity::Error => Severity::Error,
+        abidoc_env::check::Severity::Warning => Severity::Warning,
+        abidoc_env::check::Severity::Information => Severity::Information,
+    };
+    if let Some(why) = &f.downgraded {
+        d.evidence.insert(0, format!("information only: {why}"));
+    }
+    if d.package.is_none() {
+        d.package = f.package.clone();
+    }
+    if let Some(code) = Code::parse(&f.code) {
+        // The scan's own classification (e.g. incomplete build) is authoritative when it is specific.
+        if code == Code::ExtensionIncompleteBuild
+            || code == Code::LibstdcxxMismatch
+            || code == Code::GlibcTooOld
+        {
+            d.code = code;
+        }
+    }
+    Some(d)
+}
+
+fn plain(f: &Finding, code: Code, message: String) -> Diagnostic {
+    Diagnostic {
+        code,
+        severity: match f.severity {
+            abidoc_env::check::Severity::Error => Severity::Error,
+            abidoc_env::check::Severity::Warning => Severity::Warning,
+            abidoc_env::check::Severity::Information => Severity::Information,
+        },
+        message,
+        source: None,
+        related: Vec::new(),
+        package: f.package.clone(),
+        library: f.library.as_ref().map(|p| p.display().to_string()),
+        symbols: Vec::new(),
+        evidence: Vec::new(),
+        explanation: None,
+        fixes: Vec::new(),
+    }
+}
+
+fn fix_input<'a>(d: &Diagnostic, world: &'a World<'a>) -> crate::fixes::FixInput<'a> {
+    static EMPTY: OnceLock<Scene> = OnceLock::new();
+    crate::fixes::FixInput::new(d, EMPTY.get_or_init(Scene::default), world, None)
+}
+
+fn pin_diagnostic(f: &Finding, required: &str, installed: &str, world: &World<'_>) -> Diagnostic {
+    let pkg = f.package.clone().unwrap_or_else(|| "a package".into());
+    let ver = f
+        .package_version
+        .as_deref()
+        .map(|v| format!(" {v}"))
+        .unwrap_or_default();
+    let mut d = plain(
+        f,
+        Code::AbiMismatch,
+        format!(
+            "{pkg}{ver} requires torch {required}, but torch {installed} is installed: its compiled code was built for that torch"
+        ),
+    );
+    d.evidence
+        .push(format!("Requires-Dist of {pkg}: torch {required}"));
+    let mut fixes = Vec::new();
+    if let Some(v) = crate::kb::release_for_torch(&pkg, installed) {
+        if crate::kb::is_valid_name(&pkg) && crate::kb::is_valid_version(&v) {
+            let args = [
+                "install".to_owned(),
+                "--no-deps".into(),
+                format!("{pkg}=={v}"),
+            ];
+            let mut fx = crate::diagnostic::Fix {
+                title: format!("Install {pkg} {v}, built for torch {installed}"),
+                reason: "The release paired with the installed torch.".into(),
+                verified: true,
+                ..Default::default()
+            };
+            let mut cmd = vec![world.python_command(), "-m".into(), "pip".into()];
+            cmd.extend(args.iter().cloned());
+            fx.commands.push(cmd);
+            fx.notebook_cell = Some(format!("%pip {}", args.join(" ")));
+            fixes.push(fx);
+        }
+    }
+    let target = required.trim_start_matches("==").trim();
+    if crate::kb::is_valid_version(target) {
+        let mut fx = crate::diagnostic::Fix {
+            title: format!("Or install torch {target}, the version {pkg} was built for"),
+            reason: "Smaller only when nothing else needs the installed torch.".into(),
+            verified: true,
+            ..Default::default()
+        };
+        fx.commands.push(vec![
+            world.python_command(),
+            "-m".into(),
+            "pip".into(),
+            "install".into(),
+            format!("torch=={target}"),
+        ]);
+        fx.notebook_cell = Some(format!("%pip install torch=={target}"));
+        fixes.push(fx);
+    }
+    for (i, fx) in fixes.iter_mut().enumerate() {
+        fx.preferred = i == 0;
+    }
+    d.fixes = fixes;
+    d
 }

@@ -42,6 +42,14 @@ impl<'a> World<'a> {
         Self { ctx, env }
     }
 
+    /// A world over an environment already opened (the scan).
+    pub fn with_env(ctx: &'a Context, env: crate::envview::EnvView) -> Self {
+        Self {
+            ctx,
+            env: Some(env),
+        }
+    }
+
     pub fn env(&self) -> Option<&crate::envview::EnvView> {
         self.env.as_ref()
     }

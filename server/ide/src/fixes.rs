@@ -124,7 +124,7 @@ pub fn extension_mismatch(inp: &FixInput<'_>, abi: Option<StringAbi>) -> Vec<Fix
                     m.id,
                     m.kind_phrase()
                 ),
-                _ => format!("{pkg} is optional: current torch provides what it was used for"),
+                _ => format!("if nothing you run needs {pkg}"),
             };
             let fallback = if importers.is_empty() {
                 String::new()
@@ -200,7 +200,8 @@ pub fn extension_mismatch(inp: &FixInput<'_>, abi: Option<StringAbi>) -> Vec<Fix
     // 4. Move torch instead, when the extension's torch is known.
     let mut move_torch = Vec::new();
     if let Some(target) = inp.world.built_for_torch(inp.library.as_deref()) {
-        if valid(&["torch"]) && Some(&target) != inp.torch().as_ref() {
+        let same_minor = inp.torch().is_some_and(|t| same_release_line(&t, &target));
+        if !same_minor && kb::is_valid_version(&target) {
             let args = ["install".to_owned(), format!("torch=={target}")];
             let mut f = fix(
                 format!("Install torch {target}, the version {pkg} was built for"),
@@ -219,19 +220,39 @@ pub fn extension_mismatch(inp: &FixInput<'_>, abi: Option<StringAbi>) -> Vec<Fix
         fixes.extend(release);
         fixes.extend(rebuild);
         fixes.extend(move_torch);
+    } else if needed == Some(false) {
+        // The model in use does not need it: removing it is the smallest, safest change.
+        fixes.extend(uninstall);
+        fixes.extend(release);
+        fixes.extend(rebuild);
+        fixes.extend(move_torch);
     } else if inp.code == Code::Cxx11AbiMismatch {
-        fixes.extend(uninstall);
         fixes.extend(rebuild);
         fixes.extend(release);
         fixes.extend(move_torch);
+        fixes.extend(uninstall);
     } else {
-        fixes.extend(uninstall);
         fixes.extend(release);
         fixes.extend(rebuild);
         fixes.extend(move_torch);
+        fixes.extend(uninstall);
     }
     fixes.extend(uv);
     finish(fixes)
+}
+
+/// `2.10` and `2.10.0+cu128` are the same torch line: no point moving torch between them.
+fn same_release_line(a: &str, b: &str) -> bool {
+    let mm = |v: &str| {
+        v.split('+')
+            .next()
+            .unwrap_or(v)
+            .split('.')
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(".")
+    };
+    mm(a) == mm(b)
 }
 
 fn short_torch(v: &str) -> String {
@@ -391,6 +412,22 @@ pub fn missing_library(inp: &FixInput<'_>, lib: &str) -> Vec<Fix> {
     }
     if let Some(pkg) = inp.package.clone().filter(|p| kb::is_valid_name(p)) {
         fixes.extend(rebuild_fix(inp, &pkg, kb::package(&pkg).as_ref(), &[]));
+    }
+    if fixes.is_empty() && (l.starts_with("libtorch") || l.starts_with("libc10")) {
+        fixes.push(fix(
+            format!("Install the release of the failing package built for the installed torch ({lib} belongs to another torch)"),
+            "torch libraries are renamed and split between releases; torchaudio, torchvision and other extensions must come from the release matching torch. `abidoc scan` names every package built for another torch.",
+        ));
+    }
+    if fixes.is_empty() {
+        let mut f = fix(
+            format!(
+                "Find which package should provide {lib} and install it, or add its directory to LD_LIBRARY_PATH"
+            ),
+            "`abidoc scan` lists every library whose needed libraries are not found, with their owners.",
+        );
+        f.verified = false;
+        fixes.push(f);
     }
     finish(fixes)
 }

@@ -1,0 +1,182 @@
+//! Every real error text of the corpus and every seed fixture, diagnosed from the text alone:
+//! the code its category calls for, the package where the text names it, at least one fix.
+
+use std::path::{Path, PathBuf};
+
+use abidoc_ide::{Context, Diagnostic, diagnose_notebook, diagnose_text};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The corpus README's category → accepted codes table.
+fn codes_for(category: &str) -> Option<&'static [&'static str]> {
+    Some(match category {
+        "abi-undefined-symbol" => &["abi-mismatch", "cxx11-abi-mismatch"],
+        "cxx11-abi" => &["cxx11-abi-mismatch", "abi-mismatch"],
+        "missing-nvcc-or-cuda-home" => &["cuda-home-missing"],
+        "xformers-built-for" => &["xformers-built-for"],
+        "libcuda-link" => &["libcuda-not-found"],
+        "missing-shared-lib" => &["missing-shared-library"],
+        "glibcxx" => &["libstdcxx-mismatch", "glibc-too-old"],
+        "cuda-version-mismatch-build" => &["cuda-version-mismatch"],
+        "flash-attn-unavailable" => &["flash-attn-unavailable"],
+        "build-isolation-no-torch" => &["build-isolation"],
+        c if c.starts_with("other:libstdcxx-symbol-undefined") => &["libstdcxx-mismatch"],
+        c if c.starts_with("other:extension-internal-symbol-missing") => {
+            &["extension-incomplete-build"]
+        }
+        c if c.starts_with("other:torchvision-custom-ops-not-loadable") => &["torch-ops-missing"],
+        c if c.starts_with("other:triton-jit-no-c-compiler") => &["no-c-compiler"],
+        _ => return None,
+    })
+}
+
+pub fn render(text: &str, diags: &[Diagnostic]) -> String {
+    let mut s = String::new();
+    for d in diags {
+        s.push_str(&format!(
+            "{} [{}] {}\n",
+            d.severity.as_str(),
+            d.code.as_str(),
+            d.message
+        ));
+        if let Some(src) = &d.source {
+            let cell = src.cell.map(|c| format!(" cell {c}")).unwrap_or_default();
+            let t: String = src.span.slice(text).chars().take(140).collect();
+            s.push_str(&format!(
+                "  at{cell} {}..{}: {t:?}\n",
+                src.span.start, src.span.end
+            ));
+        }
+        if !d.related.is_empty() {
+            s.push_str(&format!("  and {} more place(s)\n", d.related.len()));
+        }
+        if let Some(p) = &d.package {
+            s.push_str(&format!("  package: {p}\n"));
+        }
+        if let Some(l) = &d.library {
+            s.push_str(&format!("  library: {l}\n"));
+        }
+        for sym in &d.symbols {
+            s.push_str(&format!(
+                "  symbol [{}] {}\n",
+                sym.status.as_str(),
+                sym.demangled.as_deref().unwrap_or(&sym.mangled)
+            ));
+        }
+        for e in &d.evidence {
+            s.push_str(&format!("  evidence: {e}\n"));
+        }
+        for f in &d.fixes {
+            s.push_str(&format!(
+                "  fix{}: {}\n",
+                if f.preferred { "*" } else { "" },
+                f.title
+            ));
+            for c in &f.commands {
+                s.push_str(&format!("    $ {}\n", c.join(" ")));
+            }
+            for (k, v) in &f.env {
+                s.push_str(&format!("    env {k}={v}\n"));
+            }
+            if let Some(c) = &f.notebook_cell {
+                s.push_str(&format!("    cell: {}\n", c.replace('\n', " ⏎ ")));
+            }
+        }
+    }
+    s
+}
+
+fn text_only() -> Context {
+    Context {
+        use_env: false,
+        ..Context::default()
+    }
+}
+
+#[test]
+fn corpus_cases_get_their_codes() {
+    let dir = repo().join("tests/fixtures/corpus");
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .expect("corpus fixtures")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    entries.sort();
+    assert!(
+        entries.len() >= 40,
+        "expected the whole corpus, found {}",
+        entries.len()
+    );
+    let mut failures = Vec::new();
+    for path in &entries {
+        let text = std::fs::read_to_string(path).unwrap();
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path.with_extension("json")).unwrap())
+                .unwrap();
+        let category = meta["category"].as_str().unwrap_or("");
+        let id = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let diags = diagnose_text(&text, &text_only());
+        insta::assert_snapshot!(format!("corpus__{id}"), render(&text, &diags));
+        let Some(want) = codes_for(category) else {
+            continue;
+        };
+        let Some(d) = diags.iter().find(|d| want.contains(&d.code.as_str())) else {
+            failures.push(format!(
+                "{id}: category {category} wants {want:?}, got {:?}",
+                diags.iter().map(|d| d.code.as_str()).collect::<Vec<_>>()
+            ));
+            continue;
+        };
+        if d.fixes.is_empty() {
+            failures.push(format!("{id}: {} has no fix", d.code.as_str()));
+        }
+        // Where the text names the library, the package must be the corpus's (first word).
+        let pkg = meta["package"]
+            .as_str()
+            .unwrap_or("")
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if text.contains(".so") && want[0].contains("abi") && !pkg.is_empty() {
+            let got = d.package.clone().unwrap_or_default();
+            let names_ok = got == pkg
+                || pkg.starts_with(&got)
+                || got.starts_with(&pkg)
+                || pkg.contains(&got) && !got.is_empty();
+            if !names_ok && !pkg.starts_with('(') {
+                failures.push(format!("{id}: package {got:?}, corpus says {pkg:?}"));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "corpus failures:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn seed_fixtures() {
+    let dir = repo().join("tests/fixtures/seeds");
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .expect("seed fixtures")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.push(repo().join("examples/granite-lora-training.ipynb"));
+    entries.sort();
+    for path in entries {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let diags = if path.extension().is_some_and(|e| e == "ipynb") {
+            diagnose_notebook(&text, &text_only())
+        } else {
+            diagnose_text(&text, &text_only())
+        };
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        insta::assert_snapshot!(format!("seed__{name}"), render(&text, &diags));
+    }
+}
