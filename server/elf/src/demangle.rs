@@ -58,7 +58,143 @@ fn demangle_with(mangled: &str, options: &cpp_demangle::DemangleOptions) -> Opti
     let parse = cpp_demangle::ParseOptions::default().recursion_limit(RECURSION_LIMIT);
     let sym = cpp_demangle::Symbol::new_with_options(input.as_bytes(), &parse).ok()?;
     let options = (*options).recursion_limit(RECURSION_LIMIT);
-    sym.demangle_with_options(&options).ok()
+    let out = sym.demangle_with_options(&options).ok()?;
+    Some(cxxfilt_literals(&cxxfilt_special_names(
+        expand_std_abbreviations(out),
+    )))
+}
+
+/// cpp_demangle writes vtables, VTTs and thunks as `{vtable(X)}` …; `c++filt` as `vtable for X`.
+fn cxxfilt_special_names(s: String) -> String {
+    let Some(inner) = s.strip_prefix('{').and_then(|r| r.strip_suffix(")}")) else {
+        return s;
+    };
+    if let Some(t) = inner.strip_prefix("vtable(") {
+        return format!("vtable for {t}");
+    }
+    if let Some(t) = inner.strip_prefix("vtt(") {
+        return format!("VTT for {t}");
+    }
+    if let Some(rest) = inner.strip_prefix("virtual override thunk(") {
+        // `{offset(N)}, F` | `{virtual offset(A, B)}, F` | covariant: two offsets then F.
+        let mut rest = rest;
+        let mut offsets = Vec::new();
+        while let Some(r) = rest.strip_prefix('{') {
+            let Some(end) = r.find("}, ") else { break };
+            offsets.push(&r[..end]);
+            rest = &r[end + 3..];
+        }
+        let kind = match offsets.as_slice() {
+            [o] if o.starts_with("offset(") => "non-virtual thunk to",
+            [_] => "virtual thunk to",
+            _ => "covariant return thunk to",
+        };
+        return format!("{kind} {rest}");
+    }
+    s
+}
+
+/// Integer literals in template arguments: `(long)1` → `1l`, as `c++filt` prints them.
+fn cxxfilt_literals(s: &str) -> String {
+    const CASTS: [(&str, &str); 5] = [
+        ("(unsigned long long)", "ull"),
+        ("(unsigned long)", "ul"),
+        ("(unsigned int)", "u"),
+        ("(long long)", "ll"),
+        ("(long)", "l"),
+    ];
+    if !s.contains(")") {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    'outer: while !rest.is_empty() {
+        for (cast, suffix) in CASTS {
+            if let Some(after) = rest.strip_prefix(cast) {
+                let digits = after
+                    .char_indices()
+                    .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && *c == '-'))
+                    .count();
+                if digits > 0 && after[..digits].chars().any(|c| c.is_ascii_digit()) {
+                    out.push_str(&after[..digits]);
+                    out.push_str(suffix);
+                    rest = &after[digits..];
+                    continue 'outer;
+                }
+            }
+        }
+        let ch = rest.chars().next().map_or(1, char::len_utf8);
+        out.push_str(&rest[..ch]);
+        rest = &rest[ch..];
+    }
+    out
+}
+
+/// cpp_demangle prints the standard abbreviations (`Ss`, `Si`, `So`, `Sd`) as `std::string`,
+/// `std::istream` …; `c++filt` spells the templates out. Follow `c++filt`, which is what users
+/// paste and search for.
+fn expand_std_abbreviations(s: String) -> String {
+    const ABBREVIATIONS: [(&str, &str); 4] = [
+        (
+            "std::string",
+            "std::basic_string<char, std::char_traits<char>, std::allocator<char> >",
+        ),
+        (
+            "std::istream",
+            "std::basic_istream<char, std::char_traits<char> >",
+        ),
+        (
+            "std::ostream",
+            "std::basic_ostream<char, std::char_traits<char> >",
+        ),
+        (
+            "std::iostream",
+            "std::basic_iostream<char, std::char_traits<char> >",
+        ),
+    ];
+    if !s.contains("std::") {
+        return s;
+    }
+    let mut out = String::with_capacity(s.len() + 64);
+    let mut rest = s.as_str();
+    'outer: while !rest.is_empty() {
+        for (short, long) in ABBREVIATIONS {
+            if let Some(after) = rest.strip_prefix(short)
+                && !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                && !out.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+            {
+                out.push_str(long);
+                // `c++filt` separates closing angle brackets: `> >`.
+                if after.starts_with('>') {
+                    out.push(' ');
+                }
+                rest = after;
+                continue 'outer;
+            }
+        }
+        let ch = rest.chars().next().map_or(1, char::len_utf8);
+        out.push_str(&rest[..ch]);
+        rest = &rest[ch..];
+    }
+    // The constructor and destructor of an abbreviated class are named after the template.
+    for (class, long) in [
+        ("string", "basic_string"),
+        ("istream", "basic_istream"),
+        ("ostream", "basic_ostream"),
+        ("iostream", "basic_iostream"),
+    ] {
+        if out.ends_with(&format!(">::{class}")) || out.ends_with(&format!(">::~{class}")) {
+            let cut = out.len() - class.len();
+            out.truncate(cut);
+            out.push_str(long);
+        }
+        if out.contains(&format!(">::{class}(")) || out.contains(&format!(">::~{class}(")) {
+            out = out
+                .replace(&format!(">::{class}("), &format!(">::{long}("))
+                .replace(&format!(">::~{class}("), &format!(">::~{long}("));
+        }
+    }
+    out
 }
 
 /// Split `name@VER` / `name@@VER` into the name and the version.
@@ -123,7 +259,8 @@ pub(crate) fn qualified_name_slow(name: &str) -> Option<String> {
         .no_params()
         .no_return_type();
     let d = demangle_with(name, &options)?;
-    Some(strip_template_args(&d.replace("[abi:cxx11]", "")))
+    let q = strip_template_args(&d.replace("[abi:cxx11]", ""));
+    Some(q.trim_end().to_string())
 }
 
 /// Remove `<…>` groups (balanced), leaving `operator<`-style names intact.
@@ -135,12 +272,19 @@ fn strip_template_args(s: &str) -> String {
     while i < bytes.len() {
         let rest = &s[i..];
         if depth == 0 && rest.starts_with("operator") {
-            // Copy the operator token verbatim (`operator<<`, `operator<`, `operator()`).
-            let punct = rest["operator".len()..]
-                .bytes()
-                .take_while(|b| b"<>=!+-*/%&|^~,()[]".contains(b))
-                .count();
-            let end = "operator".len() + punct;
+            // Copy the operator token (`operator<<`, `operator<`, `operator()`); a `<` after it
+            // opens template arguments.
+            const OPS: [&str; 39] = [
+                "<<=", ">>=", "<=>", "->*", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++",
+                "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "->", "()", "[]", "<", ">",
+                "=", "!", "+", "-", "*", "/", "%", "&", "|", "^", "~", ",",
+            ];
+            let after = &rest["operator".len()..];
+            let op = OPS
+                .iter()
+                .find(|op| after.starts_with(**op))
+                .map_or(0, |op| op.len());
+            let end = "operator".len() + op;
             out.push_str(&rest[..end]);
             i += end;
             continue;
@@ -162,8 +306,8 @@ fn strip_template_args(s: &str) -> String {
     out
 }
 
-/// Normalize a demangled name to the pre-C++11 spelling of every dual-ABI type, so two names
-/// that differ only by the `std::string` ABI compare equal.
+/// Normalize a demangled name (as `demangle` prints it) to the pre-C++11 spelling of every
+/// dual-ABI type, so two names that differ only by the `std::string` ABI compare equal.
 pub fn normalize_cxx11(demangled: &str) -> Cow<'_, str> {
     if !demangled.contains("__cxx11") && !demangled.contains("[abi:cxx11]") {
         return Cow::Borrowed(demangled);
@@ -279,5 +423,115 @@ mod tests {
             ("foo", Some("GLIBCXX_3.4"))
         );
         assert_eq!(split_version("foo"), ("foo", None));
+    }
+}
+
+#[cfg(test)]
+mod corpus_tests {
+    use super::*;
+
+    /// (mangled, c++filt output) pairs; `None` is what c++filt leaves undemangled (truncated names).
+    fn pairs() -> Vec<(&'static str, Option<&'static str>)> {
+        let corpus = include_str!("../tests/data/corpus_demangled.tsv");
+        let cxxfilt = include_str!("../tests/data/cxxfilt_pairs.tsv");
+        corpus
+            .lines()
+            .chain(cxxfilt.lines())
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .filter_map(|l| {
+                let mut parts = l.split('\t');
+                let m = parts.next()?;
+                let d = parts.next()?;
+                Some((m, (d != "None" && d != m).then_some(d)))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn demangle_matches_cxxfilt() {
+        // cpp_demangle 0.5 drops a parameter when a template constructor's parameter list refers
+        // to its own template parameter twice (`T_S8_`); c++filt is right.
+        const CPP_DEMANGLE_BUGS: [&str; 2] = [
+            "_ZNSbIwSt11char_traitsIwESaIwEEC1IN9__gnu_cxx17__normal_iteratorIPwS2_EEEET_S8_RKS1_",
+            "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1IPKcvEET_S8_RKS3_",
+        ];
+        let mut mismatches = Vec::new();
+        for (m, expected) in pairs() {
+            let got = demangle(m);
+            if CPP_DEMANGLE_BUGS.contains(&m) {
+                assert_ne!(
+                    got.as_deref(),
+                    expected,
+                    "{m}: cpp_demangle fixed, remove it from the list"
+                );
+                continue;
+            }
+            if got.as_deref() != expected {
+                mismatches.push(format!("{m}\n  c++filt: {expected:?}\n  ours:    {got:?}"));
+            }
+        }
+        assert!(
+            mismatches.is_empty(),
+            "{} mismatches:\n{}",
+            mismatches.len(),
+            mismatches.join("\n")
+        );
+    }
+
+    #[test]
+    fn fast_qualified_name_agrees_with_demangler() {
+        let mut mismatches = Vec::new();
+        let mut fast_hits = 0;
+        for (m, expected) in pairs() {
+            let mut fast = String::new();
+            let ok = crate::mangled::for_each_component(m, &mut |c| {
+                if !fast.is_empty() {
+                    fast.push_str("::");
+                }
+                match c {
+                    Component::Name(n) | Component::Ctor(n) => fast.push_str(n),
+                    Component::Dtor(n) => {
+                        fast.push('~');
+                        fast.push_str(n);
+                    }
+                    Component::Operator(o) => fast.push_str(o),
+                }
+            });
+            if ok.is_none() {
+                continue;
+            }
+            fast_hits += 1;
+            if expected.is_none() {
+                // A name cut off in its parameters still has a complete qualified name: the
+                // partial answer is the useful one.
+                continue;
+            }
+            let slow = qualified_name_slow(m);
+            if slow.as_deref() != Some(fast.as_str()) {
+                mismatches.push(format!("{m}\n  fast: {fast}\n  slow: {slow:?}"));
+            }
+        }
+        assert!(
+            mismatches.is_empty(),
+            "{} mismatches:\n{}",
+            mismatches.len(),
+            mismatches.join("\n")
+        );
+        assert!(
+            fast_hits > 150,
+            "fast path understood only {fast_hits} names"
+        );
+    }
+
+    #[test]
+    fn truncated_names_never_panic() {
+        for (m, _) in pairs() {
+            for end in 0..=m.len() {
+                let Some(prefix) = m.get(..end) else { continue };
+                let _ = qualified_name(prefix);
+                let _ = abi_flavor(prefix);
+                let _ = demangle(prefix);
+            }
+        }
     }
 }
