@@ -50,7 +50,14 @@ ensure_venv "$test_venv" "$(cat "$here/tests/requirements.txt")" -r "$here/tests
 say "building the wheel (profile $profile)"
 rm -rf "$wheel_dir"
 build_args=(build --out "$wheel_dir")
-[[ $profile == release ]] && build_args+=(--release)
+if [[ $profile == release ]]; then
+    build_args+=(--release)
+else
+    # The workspace's test profile is the dev profile at opt-level 1; cargo's artifact hashes
+    # ignore the profile's name, so matching it here reuses everything `cargo test --workspace`
+    # already compiled instead of building the whole tree a second time.
+    export CARGO_PROFILE_DEV_OPT_LEVEL=${CARGO_PROFILE_DEV_OPT_LEVEL:-1}
+fi
 build_log=$target/py-wheel-build.log
 if ! (cd "$here" && CARGO_TARGET_DIR=$target "$build_venv/bin/maturin" "${build_args[@]}") >"$build_log" 2>&1; then
     tail -n 40 "$build_log" >&2
