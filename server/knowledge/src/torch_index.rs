@@ -620,6 +620,32 @@ pub fn describe(mangled: &str) -> Option<String> {
         }
     }
     let forms = signature_forms(mangled, &variants(mangled));
+    if let Some(last) = history.as_ref().and_then(|h| h.releases.last()) {
+        let all = releases();
+        let next = all
+            .iter()
+            .position(|r| r == last)
+            .and_then(|i| all.get(i + 1).map(|r| (i + 1, r)));
+        if let Some((i, next)) = next {
+            let own = demangle(mangled).map(|d| signature(&d));
+            let successor = forms
+                .iter()
+                .find(|(sig, rs)| rs.contains(i) && Some(sig) != own.as_ref());
+            match successor {
+                Some((sig, _)) => {
+                    s.push_str(&format!("; changed in {} to {sig}", next.version));
+                    if next.cxx11_abi != last.cxx11_abi {
+                        s.push_str(&format!(
+                            " (PyPI wheels switch to the {} ABI in {})",
+                            if next.cxx11_abi { "C++11" } else { "old C++" },
+                            next.version
+                        ));
+                    }
+                }
+                None => s.push_str(&format!("; not exported from {} on", next.version)),
+            }
+        }
+    }
     if forms.len() > 1 || (history.is_none() && !forms.is_empty()) {
         let name = qualified_name(mangled).unwrap_or_else(|| mangled.to_owned());
         let list: Vec<String> = forms
@@ -637,19 +663,9 @@ pub fn describe(mangled: &str) -> Option<String> {
 /// overload.
 fn signature_forms(mangled: &str, vs: &[Variant]) -> Vec<(String, ReleaseSet)> {
     let sig_of = |v: &Variant| -> String {
-        let Some(d) = v.demangled.as_deref() else {
-            return v.mangled.clone();
-        };
-        let params = d.find('(').map_or(d, |p| &d[p..]);
-        let params = params.replace(
-            "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
-            "std::__cxx11::string",
-        );
-        if d.contains("[abi:cxx11]") {
-            format!("[abi:cxx11]{params}")
-        } else {
-            params
-        }
+        v.demangled
+            .as_deref()
+            .map_or_else(|| v.mangled.clone(), signature)
     };
     let mut forms: Vec<(String, ReleaseSet)> = Vec::new();
     for v in vs {
@@ -668,6 +684,21 @@ fn signature_forms(mangled: &str, vs: &[Variant]) -> Vec<(String, ReleaseSet)> {
     }
     forms.sort_by_key(|(_, rs)| rs.bits().trailing_zeros());
     forms
+}
+
+/// The parameter list of a demangled name, with the C++11 `std::string` spelled short and an ABI
+/// tag kept (it is what tells two otherwise equal forms apart).
+fn signature(demangled: &str) -> String {
+    let params = demangled.find('(').map_or(demangled, |p| &demangled[p..]);
+    let params = params.replace(
+        "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
+        "std::__cxx11::string",
+    );
+    if demangled.contains("[abi:cxx11]") {
+        format!("[abi:cxx11]{params}")
+    } else {
+        params
+    }
 }
 
 /// Number of top-level parameters in `(a, b<c, d>, e)`.
