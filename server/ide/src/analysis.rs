@@ -32,7 +32,8 @@ pub struct Hover {
 /// Diagnoses a log, traceback or terminal capture. Spans are byte offsets into `text`.
 pub fn diagnose_text(text: &str, ctx: &Context) -> Vec<Diagnostic> {
     let parse = abidoc_syntax::scan(text);
-    let (incidents, scene) = incidents::collect(&parse.value);
+    let (incidents, mut scene) = incidents::collect(&parse.value);
+    scene.read_text(text);
     let paths = library_paths(&incidents);
     let world = crate::evidence::World::new(ctx, &paths);
     finish(
@@ -67,7 +68,9 @@ pub fn diagnose_notebook(raw: &str, ctx: &Context) -> Vec<Diagnostic> {
         ctx.model_hint = crate::kb::find_models(&sources).into_iter().next();
     }
     let parse = abidoc_syntax::scan(&joined);
-    let (incidents, scene) = incidents::collect(&parse.value);
+    let (incidents, mut scene) = incidents::collect(&parse.value);
+    scene.read_text(&joined);
+    scene.read_text(&sources);
     let paths = library_paths(&incidents);
     let world = crate::evidence::World::new(&ctx, &paths);
     let to_source = |span: Span| {

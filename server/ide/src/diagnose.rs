@@ -481,6 +481,17 @@ fn undefined_symbol(
             d.evidence.push(format!("the message suggests `{cmd}`: that reinstalls what is already installed and does not rebuild the extension, so it does not help"));
         }
     }
+    if scene.mentions_wsl && owner == Owner::Torch {
+        d.evidence.push("WSL2 is not the cause: the library asks torch for a function the installed torch does not export, and would fail the same way on any Linux".into());
+    }
+    if scene.mentions_fallback
+        || pkg
+            .as_deref()
+            .is_some_and(|p| p == "mamba-ssm" || p == "causal-conv1d")
+            && scene.mentions_wsl
+    {
+        d.evidence.push("a silent fallback (Conv1d or the naive scan) is not the same model: it changes results and speed, so fix the kernels rather than train on the fallback".into());
+    }
     d.explanation = Some(explain_code(d.code, &module));
     d.fixes = fixes::extension_mismatch(&FixInput::new(d, scene, world, model), abi);
 }

@@ -10,6 +10,7 @@ use std::time::SystemTime;
 
 use abidoc_env::check::{Finding, FindingFacts, LibraryReport};
 use abidoc_env::classify::SymbolStatus as EnvStatus;
+
 use abidoc_env::{EnvSpec, Environment};
 
 use crate::analysis::Context;
@@ -315,22 +316,28 @@ impl EnvView {
         if !e.exported_by.is_empty() {
             return;
         }
-        for (path, f) in &lists {
-            let names: Vec<&str> = f.export_names().collect();
-            let (status, nearest) = abidoc_env::classify::classify(symbol, &[&names]);
-            if let Some(n) = nearest {
-                let difference = match status {
-                    EnvStatus::Cxx11Abi => "differs only in the std::string ABI".to_owned(),
-                    EnvStatus::SignatureChanged => "same name, other parameters".to_owned(),
-                    _ => "closest export".to_owned(),
-                };
-                e.nearest.push(crate::explain::Nearest {
-                    demangled: crate::kb::demangle(&n).unwrap_or_else(|| n.clone()),
-                    mangled: n,
-                    library: path.display().to_string(),
-                    difference,
-                });
-            }
+        let paths: Vec<String> = lists.iter().map(|(p, _)| p.display().to_string()).collect();
+        let mut index = abidoc_elf::ExportIndex::new();
+        for ((_, f), name) in lists.iter().zip(&paths) {
+            index.add_names(name, f.export_names());
+        }
+        let c = abidoc_elf::classify(symbol, &index);
+        if let Some(n) = c.nearest {
+            let library = index
+                .resolve(&n, None)
+                .map(|x| index.library_name(x.library).to_owned())
+                .unwrap_or_default();
+            let difference = match c.status {
+                abidoc_elf::Status::Cxx11Abi => "differs only in the std::string ABI".to_owned(),
+                abidoc_elf::Status::SignatureChanged => "same name, other parameters".to_owned(),
+                _ => "closest export".to_owned(),
+            };
+            e.nearest.push(crate::explain::Nearest {
+                demangled: c.nearest_demangled.unwrap_or_else(|| n.clone()),
+                mangled: n,
+                library,
+                difference,
+            });
         }
         if e.nearest.is_empty() {
             e.notes.push(

@@ -93,6 +93,23 @@ pub struct Scene {
     pub compile_failed: bool,
     pub precompiled_wheel_missing: bool,
     pub mentions_conda: bool,
+    /// The text blames or mentions WSL2 (a frequent wrong explanation of symbol errors).
+    pub mentions_wsl: bool,
+    /// The text mentions a silent fallback (Conv1d instead of Mamba, naive implementation).
+    pub mentions_fallback: bool,
+}
+
+impl Scene {
+    /// Notes facts that only a look at the whole text gives (cheap substring checks).
+    pub fn read_text(&mut self, text: &str) {
+        self.mentions_conda |= text.contains("conda");
+        self.mentions_wsl |= text.contains("WSL");
+        self.mentions_fallback |= text.contains("Conv1d fallback")
+            || text.contains("falls back to Conv1d")
+            || text.contains("fallback") && text.contains("mamba");
+        self.used_uv |=
+            text.contains("uv pip ") || text.contains("uv sync") || text.contains("uv add ");
+    }
 }
 
 impl Scene {
