@@ -579,6 +579,9 @@ impl<'a> Scanner<'a> {
             "subprocess-exited-with-error",
             "Building wheel",
             "pyproject.toml",
+            "build_meta",
+            "build backend",
+            "Failed to build",
         ];
         if CONTEXT.iter().any(|c| memmem::find(around.as_bytes(), c.as_bytes()).is_some()) {
             out.push(span, EventKind::BuildIsolationNoTorch { package: None });
@@ -1618,7 +1621,8 @@ fn versions(l: &Line<'_>, out: &mut Out) {
                 continue;
             }
             let sep = &s[sep_start..j];
-            if sep.contains("==") && sep.trim_start_matches('=').contains('=') {
+            // `torch==2.2.2` states a version; `Version=11.7`, `>=`, `~=` do not say which subject owns it.
+            if sep.contains('=') && !sep.contains("==") {
                 continue;
             }
             let mut v = version_token(&s[j..]);
