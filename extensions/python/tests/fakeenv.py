@@ -29,8 +29,8 @@ LIBC10_CPP = r"""
 // torch 2.10's c10: the line number became unsigned.
 namespace c10 { namespace cuda {
 __attribute__((visibility("default")))
-void c10_cuda_check_implementation(int err, const char* file, const char* func, unsigned int line, bool include_device_assertions) {
-    (void)err; (void)file; (void)func; (void)line; (void)include_device_assertions;
+void c10_cuda_check_implementation(int err, const char* file, const char* func, unsigned int line, bool assertions) {
+    (void)err; (void)file; (void)func; (void)line; (void)assertions;
 }
 }}
 """
@@ -90,7 +90,9 @@ def _record_line(root: Path, path: Path) -> str:
     return f"{path.relative_to(root).as_posix()},sha256={digest},{len(data)}"
 
 
-def _dist_info(root: Path, name: str, version: str, metadata_extra: str, files: List[Path], top_level: List[str]) -> None:
+def _dist_info(
+    root: Path, name: str, version: str, metadata_extra: str, files: List[Path], top_level: List[str]
+) -> None:
     info = root / f"{name}-{version}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(

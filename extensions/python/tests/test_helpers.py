@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 from pathlib import Path
 
 import pytest
@@ -65,7 +64,12 @@ def test_empty_report_renders_nothing() -> None:
 
 
 def test_malformed_fields_are_skipped_not_fatal() -> None:
-    report = {"diagnostics": [{"code": 3, "symbols": "x", "fixes": [None, {"commands": [[1, 2]], "env": []}], "evidence": [None]}, "junk"]}
+    report = {
+        "diagnostics": [
+            {"code": 3, "symbols": "x", "fixes": [None, {"commands": [[1, 2]], "env": []}], "evidence": [None]},
+            "junk",
+        ]
+    }
     text = _display.render_markdown(report)
     assert "abidoc" in text
     assert _display.render_plain(report).startswith("abidoc error[abidoc]")
@@ -78,7 +82,10 @@ def test_malformed_fields_are_skipped_not_fatal() -> None:
         ({"commands": [["python", "-m", "pip", "uninstall", "-y", "mamba-ssm"]]}, ["%pip uninstall -y mamba-ssm"]),
         ({"commands": [["pip3", "install", "flash-attn>=2.7"]]}, ["%pip install 'flash-attn>=2.7'"]),
         (
-            {"commands": [["python", "-m", "pip", "install", "--no-build-isolation", "mamba-ssm"]], "env": {"MAMBA_FORCE_BUILD": "TRUE"}},
+            {
+                "commands": [["python", "-m", "pip", "install", "--no-build-isolation", "mamba-ssm"]],
+                "env": {"MAMBA_FORCE_BUILD": "TRUE"},
+            },
             ["%env MAMBA_FORCE_BUILD=TRUE", "%pip install --no-build-isolation mamba-ssm"],
         ),
         ({"commands": [["apt-get", "install", "-y", "g++"]]}, ["!apt-get install -y g++"]),
@@ -207,7 +214,11 @@ def test_load_and_unload_register_and_remove_everything(shell) -> None:
     assert shell.events.callbacks["post_run_cell"] == before
 
 
-@pytest.mark.parametrize("body", ["exec sleep 10", "echo '{not json' ; exit 1", "echo boom >&2; exit 101"], ids=["hangs", "garbage", "crashes"])
+@pytest.mark.parametrize(
+    "body",
+    ["exec sleep 10", "echo '{not json' ; exit 1", "echo boom >&2; exit 101"],
+    ids=["hangs", "garbage", "crashes"],
+)
 def test_hook_never_raises_into_the_session(shell, tmp_path: Path, capsys, monkeypatch, body: str) -> None:
     shell.run_line_magic("load_ext", "abidoc")
     from abidoc import magics
@@ -216,7 +227,9 @@ def test_hook_never_raises_into_the_session(shell, tmp_path: Path, capsys, monke
     broken = _script(tmp_path / "abidoc", body)
     magics._loaded.timeout = 0.3
     monkeypatch.setattr(_binary, "find_binary", lambda *a, **k: str(broken))
-    result = shell.run_cell("raise ImportError('x.so: undefined symbol: _ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib')")
+    result = shell.run_cell(
+        "raise ImportError('x.so: undefined symbol: _ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib')"
+    )
     assert isinstance(result.error_in_exec, ImportError)
     out = capsys.readouterr()
     assert "abidoc" not in out.out

@@ -60,7 +60,10 @@ def executed(fake_site: FakeSite, private_jupyter: dict, tmp_path_factory: pytes
         "%load_ext abidoc",
         # The fake torch lives outside the kernel's environment: only this cell puts it on
         # sys.path, and tells abidoc with the variable the extension honours.
-        f"import os, sys\nsys.path.insert(0, {site!r})\nos.environ['ABIDOC_SITE_PACKAGES'] = {site!r}\nimport selective_scan_cuda",
+        "import os, sys\n"
+        f"sys.path.insert(0, {site!r})\n"
+        f"os.environ['ABIDOC_SITE_PACKAGES'] = {site!r}\n"
+        "import selective_scan_cuda",
         "1/0",
         'print("ok")',
         "%abidoc",
@@ -70,7 +73,11 @@ def executed(fake_site: FakeSite, private_jupyter: dict, tmp_path_factory: pytes
         "%unload_ext abidoc\nimport selective_scan_cuda",
     ]
     nb = new_notebook(cells=[new_code_cell(src) for src in cells])
-    nb.metadata["kernelspec"] = {"name": private_jupyter["kernel_name"], "display_name": "abidoc test", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": private_jupyter["kernel_name"],
+        "display_name": "abidoc test",
+        "language": "python",
+    }
     client = NotebookClient(
         nb,
         kernel_name=private_jupyter["kernel_name"],

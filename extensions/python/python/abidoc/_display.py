@@ -152,7 +152,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
                 lines = notebook_lines(fix)
                 if lines:
                     block = _fence(lines)
-                    item += "\n\n" + "\n".join("   " + l if l else "" for l in block.splitlines())
+                    item += "\n\n" + "\n".join("   " + ln if ln else "" for ln in block.splitlines())
                 items.append(item)
             parts.append("Fixes, best first (paste into a cell):\n\n" + "\n\n".join(items))
     return "\n\n".join(parts) + ("\n" if parts else "")
@@ -229,7 +229,10 @@ def render_scan_markdown(report: Mapping[str, Any]) -> str:
             lines = notebook_lines(chosen)
             if lines:
                 who = _str(diag.get("package")) or os.path.basename(library) or _str(diag.get("code"))
-                fixes.append(f"- {md_escape(who)}: {md_escape(_str(chosen.get('title')))}\n\n" + "\n".join("  " + l for l in _fence(lines).splitlines()))
+                fixes.append(
+                    f"- {md_escape(who)}: {md_escape(_str(chosen.get('title')))}\n\n"
+                    + "\n".join("  " + ln for ln in _fence(lines).splitlines())
+                )
     text = f"**abidoc scan**: {len(diags)} finding(s)\n\n" + "\n".join(rows) + "\n"
     if fixes:
         text += "\nFixes:\n\n" + "\n".join(fixes) + "\n"
@@ -242,10 +245,9 @@ def render_scan_plain(report: Mapping[str, Any]) -> str:
         return "abidoc scan: every compiled extension in this environment should load.\n"
     out = [f"abidoc scan: {len(diags)} finding(s)"]
     for diag in diags:
-        library = _str(diag.get("library"))
-        out.append(
-            f"  {_str(diag.get('severity'))}[{_str(diag.get('code'))}] {_str(diag.get('package')) or os.path.basename(library)}: {_str(diag.get('message'))}"
-        )
+        who = _str(diag.get("package")) or os.path.basename(_str(diag.get("library")))
+        head = f"{_str(diag.get('severity'))}[{_str(diag.get('code'))}]"
+        out.append(f"  {head} {who}: {_str(diag.get('message'))}")
     return "\n".join(out) + "\n"
 
 

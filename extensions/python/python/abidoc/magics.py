@@ -138,7 +138,7 @@ class Abidoc(Magics):
     def _check_paths(self, paths: List[str]) -> None:
         missing = [p for p in paths if p != "-" and not os.path.exists(p)]
         if missing:
-            print(f"abidoc: no such file: {', '.join(missing)} (use %abidoc --text \"...\" for text)")
+            print(f'abidoc: no such file: {", ".join(missing)} (use %abidoc --text "..." for text)')
             return
         self._show_check(_binary.check_paths(paths, self.site_packages, self.timeout), " ".join(paths))
 
