@@ -11,12 +11,12 @@ import {
   RevealOutputChannelOn,
   ServerOptions,
   State,
-  TransportKind,
 } from 'vscode-languageclient/node';
 import { Candidate, candidates, discover, isFound, parseVersion, ProbeResult } from './discovery';
 import { CellLike, hasDiagnosableOutput, notebookOutputs, terminalText } from './outputs';
 import {
   CELL_OUTPUTS,
+  cellInsertionFromEdits,
   CLIENT_COMMANDS,
   INSERT_CELL,
   parseInsertCellArgs,
@@ -97,7 +97,8 @@ async function start(): Promise<void> {
     return;
   }
   log.info(`using ${found.candidate.path} (${found.candidate.source}): ${found.version}`);
-  const run = { command: found.candidate.path, args: ['lsp'], transport: TransportKind.stdio };
+  // No `transport`: vscode-languageclient would append `--stdio`, which `abidoc lsp` does not take.
+  const run = { command: found.candidate.path, args: ['lsp'] };
   const serverOptions: ServerOptions = { run, debug: run };
   const specs = (settingsSpec as { settings: SettingSpec[] }).settings;
   const clientOptions: LanguageClientOptions = {
@@ -114,6 +115,12 @@ async function start(): Promise<void> {
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     initializationOptions: initializationOptions(specs, (k) => config.get(k)),
     synchronize: { configurationSection: 'abidoc' },
+    middleware: {
+      provideCodeActions: async (document, range, context, token, next) => {
+        const actions = await next(document, range, context, token);
+        return actions && document.uri.scheme === 'vscode-notebook-cell' ? actions.map((a) => asCellInsertion(document, a)) : actions;
+      },
+    },
   };
   client = new LanguageClient('abidoc', 'abidoc', serverOptions, clientOptions);
   keepClientCommands(client);
@@ -162,6 +169,31 @@ async function restart(): Promise<void> {
 
 function running(): LanguageClient | undefined {
   return client && client.state === State.Running ? client : undefined;
+}
+
+/** Turns "insert `%pip …` at the top of this cell" into "insert a `%pip …` cell above it". */
+function asCellInsertion(document: vscode.TextDocument, action: vscode.Command | vscode.CodeAction): vscode.Command | vscode.CodeAction {
+  if (!(action instanceof vscode.CodeAction) || !action.edit || action.command) return action;
+  const edits = action.edit.entries().flatMap(([uri, list]) =>
+    list.map((e) => ({
+      uri: uri.toString(),
+      startLine: e.range.start.line,
+      startCharacter: e.range.start.character,
+      endLine: e.range.end.line,
+      endCharacter: e.range.end.character,
+      newText: e.newText,
+    })),
+  );
+  const source = cellInsertionFromEdits(edits, document.uri.toString());
+  if (source === undefined) return action;
+  for (const nb of vscode.workspace.notebookDocuments) {
+    const cell = nb.getCells().find((c) => c.document === document);
+    if (!cell) continue;
+    action.edit = undefined;
+    action.command = { title: action.title, command: INSERT_CELL, arguments: [{ notebookUri: nb.uri.toString(), cellIndex: cell.index, source }] };
+    return action;
+  }
+  return action;
 }
 
 // ---- notebooks ----------------------------------------------------------------------------

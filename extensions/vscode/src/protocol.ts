@@ -149,3 +149,30 @@ export function parseTerminalDiagnosis(p: unknown): TerminalDiagnosisParams | un
   }
   return { commandLine: p.commandLine, diagnostics };
 }
+
+/** A text edit as the code-action adapter sees it (zero-based, LSP/VS Code positions). */
+export interface PlainEdit {
+  uri: string;
+  startLine: number;
+  startCharacter: number;
+  endLine: number;
+  endCharacter: number;
+  newText: string;
+}
+
+const CELL_MAGIC = /^(?:%pip|%conda|%uv|%env|%mamba|!)\S*(?: .*)?$/;
+
+/**
+ * Recognises a generic LSP fix that inserts one notebook line (`%pip …`, `%env …`, `!…`) at the
+ * top of a cell — what the server offers any client — so VS Code can insert it as a new cell
+ * above the failing one instead (the line then runs once, on its own, and the failing cell stays
+ * as it was). Returns the cell source, or undefined for any other edit.
+ */
+export function cellInsertionFromEdits(edits: readonly PlainEdit[], cellUri: string): string | undefined {
+  if (edits.length !== 1) return undefined;
+  const e = edits[0];
+  if (e.uri !== cellUri || e.startLine !== 0 || e.startCharacter !== 0 || e.endLine !== 0 || e.endCharacter !== 0) return undefined;
+  const text = e.newText.replace(/\r?\n$/, '');
+  if (!text || text.includes('\n') || !CELL_MAGIC.test(text)) return undefined;
+  return text;
+}

@@ -58,3 +58,19 @@ test('terminalDiagnosis keeps well-formed parts and drops malformed ones', () =>
   });
   assert.equal(parseTerminalDiagnosis({ diagnostics: [] }), undefined);
 });
+
+test('a %pip line inserted at the top of a cell becomes a cell insertion; other edits stay edits', async () => {
+  const { cellInsertionFromEdits } = await import('../src/protocol');
+  const cell = 'vscode-notebook-cell:/w/nb.ipynb#W4sZmlsZQ%3D%3D';
+  const at0 = { uri: cell, startLine: 0, startCharacter: 0, endLine: 0, endCharacter: 0 };
+  assert.equal(cellInsertionFromEdits([{ ...at0, newText: '%pip uninstall -y mamba-ssm causal-conv1d\n' }], cell), '%pip uninstall -y mamba-ssm causal-conv1d');
+  assert.equal(cellInsertionFromEdits([{ ...at0, newText: '%env CUDA_HOME=/usr/local/cuda\n' }], cell), '%env CUDA_HOME=/usr/local/cuda');
+  assert.equal(cellInsertionFromEdits([{ ...at0, newText: '!pip install --no-build-isolation flash-attn\n' }], cell), '!pip install --no-build-isolation flash-attn');
+  // Not at the top, replacing text, several lines, ordinary code, another document, several edits.
+  assert.equal(cellInsertionFromEdits([{ ...at0, startLine: 2, endLine: 2, newText: '%pip uninstall -y x\n' }], cell), undefined);
+  assert.equal(cellInsertionFromEdits([{ ...at0, endCharacter: 4, newText: '%pip uninstall -y x\n' }], cell), undefined);
+  assert.equal(cellInsertionFromEdits([{ ...at0, newText: '%pip uninstall -y x\nimport torch\n' }], cell), undefined);
+  assert.equal(cellInsertionFromEdits([{ ...at0, newText: 'import torch\n' }], cell), undefined);
+  assert.equal(cellInsertionFromEdits([{ ...at0, uri: 'file:///other.py', newText: '%pip uninstall -y x\n' }], cell), undefined);
+  assert.equal(cellInsertionFromEdits([{ ...at0, newText: '%pip a\n' }, { ...at0, newText: '%pip b\n' }], cell), undefined);
+});
