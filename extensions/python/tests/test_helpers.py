@@ -100,6 +100,8 @@ def test_notebook_lines(fix: dict, lines: list) -> None:
 def test_markdown_escapes_html_and_markup() -> None:
     assert _display.md_escape("<script>*x*</script>") == "\\<script\\>\\*x\\*\\</script\\>"
     assert _display.md_code("a`b") == "``a`b``"
+    assert _display.md_inline("run `pip install x_y` <now>") == "run `pip install x_y` \\<now\\>"
+    assert _display.md_inline("a ` b_c") == "a \\` b\\_c"
     assert _display.md_code("`x") == "`` `x ``"
 
 

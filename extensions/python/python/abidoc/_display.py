@@ -27,6 +27,14 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
+_CODE_SPAN = re.compile(r"(`[^`\n]+`)")
+
+
+def md_inline(text: str) -> str:
+    """Like ``md_escape``, but keeps the binary's own `code spans` as code."""
+    return "".join(part if _CODE_SPAN.fullmatch(part) else md_escape(part) for part in _CODE_SPAN.split(text))
+
+
 def md_code(text: str) -> str:
     """Inline code that survives backticks inside ``text``."""
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
@@ -112,7 +120,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         mark = _SEVERITY_MARK.get(severity)
         head = f"{mark} abidoc" if mark else "abidoc"
         message = _str(diag.get("message"))
-        parts.append(f"**{head}: {md_code(code)}** ({md_escape(severity)}): {md_escape(message)}")
+        parts.append(f"**{head}: {md_code(code)}** ({md_escape(severity)}): {md_inline(message)}")
         facts = []
         if _str(diag.get("package")):
             facts.append(f"package {md_code(_str(diag.get('package')))}")
@@ -134,21 +142,21 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             parts.append("Symbols:\n\n" + "\n".join(lines))
         evidence = _evidence(diag)
         if evidence:
-            parts.append("Evidence:\n\n" + "\n".join(f"- {md_escape(e)}" for e in evidence))
+            parts.append("Evidence:\n\n" + "\n".join(f"- {md_inline(e)}" for e in evidence))
         explanation = _str(diag.get("explanation")).strip()
         if explanation:
-            parts.append(f"Why: {md_escape(explanation)}")
+            parts.append(f"Why: {md_inline(explanation)}")
         fixes = _fixes(diag)
         if fixes:
             items = []
             for n, fix in enumerate(fixes, 1):
-                title = md_escape(_str(fix.get("title")) or "Fix")
+                title = md_inline(_str(fix.get("title")) or "Fix")
                 if fix.get("preferred") is True:
                     title = f"**{title}** (recommended)"
                 item = f"{n}. {title}"
                 reason = _str(fix.get("reason")).strip()
                 if reason:
-                    item += f"\n   {md_escape(reason)}"
+                    item += f"\n   {md_inline(reason)}"
                 lines = notebook_lines(fix)
                 if lines:
                     block = _fence(lines)
