@@ -1,0 +1,255 @@
+//! The input guard between the client's byte stream and `tower-lsp-server`.
+//!
+//! The framework's decoder ends the whole session on the first frame it cannot decode (bad JSON,
+//! a body that is not a JSON-RPC message, a broken header). This re-frames the input and replaces
+//! each bad message with a `abidoc/malformedMessage` request, which the server answers with a
+//! JSON-RPC error (`-32700` parse error, `-32600` invalid request) carrying the message's id when
+//! one could be read, else `null`. The session goes on.
+
+use crate::proto::jsonrpc;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::{Value, json};
+use std::borrow::Cow;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+pub const MALFORMED_METHOD: &str = "abidoc/malformedMessage";
+
+/// Headers longer than this without a blank line are garbage: drop them.
+const MAX_HEADER: usize = 8 * 1024;
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
+    #[serde(default, borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(default)]
+    id: Option<IgnoredAny>,
+    #[serde(default)]
+    params: Option<IgnoredAny>,
+}
+
+/// What to forward for one frame body: the body itself, or a replacement request.
+pub fn check(body: &[u8]) -> Result<(), Vec<u8>> {
+    let envelope = match serde_json::from_slice::<Envelope<'_>>(body) {
+        Ok(envelope) => envelope,
+        Err(err) if err.is_syntax() || err.is_eof() => {
+            return Err(replacement(
+                Value::Null,
+                -32700,
+                format!("parse error: {err}"),
+            ));
+        }
+        Err(err) => {
+            return Err(replacement(
+                read_id(body),
+                -32600,
+                format!("invalid request: {err}"),
+            ));
+        }
+    };
+    let _ = envelope.params;
+    if envelope.jsonrpc != "2.0" {
+        return Err(replacement(
+            read_id(body),
+            -32600,
+            "invalid request: expected \"jsonrpc\": \"2.0\"".into(),
+        ));
+    }
+    if envelope.method.is_some() {
+        // The framework accepts any id that is a number, a string or null.
+        if envelope.id.is_some()
+            && !matches!(
+                read_id(body),
+                Value::Number(_) | Value::String(_) | Value::Null
+            )
+        {
+            return Err(replacement(
+                Value::Null,
+                -32600,
+                "invalid request: bad id".into(),
+            ));
+        }
+        if let Value::Number(n) = read_id(body)
+            && n.as_i64().is_none()
+        {
+            return Err(replacement(
+                Value::Null,
+                -32600,
+                "invalid request: id must be an integer".into(),
+            ));
+        }
+        return Ok(());
+    }
+    // A response to one of our requests: it must be exactly what the framework decodes.
+    match serde_json::from_slice::<jsonrpc::Response>(body) {
+        Ok(_) => Ok(()),
+        Err(err) => Err(replacement(
+            Value::Null,
+            -32600,
+            format!("invalid response: {err}"),
+        )),
+    }
+}
+
+fn read_id(body: &[u8]) -> Value {
+    #[derive(Deserialize)]
+    struct IdOnly {
+        #[serde(default)]
+        id: Value,
+    }
+    match serde_json::from_slice::<IdOnly>(body) {
+        Ok(IdOnly {
+            id: id @ (Value::Number(_) | Value::String(_)),
+        }) if id.as_number().is_none_or(serde_json::Number::is_i64) => id,
+        _ => Value::Null,
+    }
+}
+
+fn replacement(id: Value, code: i64, reason: String) -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": id, "method": MALFORMED_METHOD, "params": {"code": code, "reason": reason}})
+        .to_string()
+        .into_bytes()
+}
+
+/// Params of the replacement request.
+#[derive(Debug, Deserialize)]
+pub struct MalformedParams {
+    pub code: i64,
+    pub reason: String,
+}
+
+pub fn malformed_error(params: MalformedParams) -> jsonrpc::Error {
+    jsonrpc::Error {
+        code: jsonrpc::ErrorCode::from(params.code),
+        message: params.reason.into(),
+        data: None,
+    }
+}
+
+async fn write_frame<W: AsyncWrite + Unpin>(out: &mut W, body: &[u8]) -> std::io::Result<()> {
+    out.write_all(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes())
+        .await?;
+    out.write_all(body).await?;
+    out.flush().await
+}
+
+fn content_length(header: &[u8]) -> Option<usize> {
+    let header = std::str::from_utf8(header).ok()?;
+    header.split("\r\n").find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("content-length")
+            .then(|| value.trim().parse().ok())?
+    })
+}
+
+/// Copies frames from `input` to `out`, replacing malformed ones. Returns at end of input.
+pub async fn guard<R, W>(mut input: R, mut out: W)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut body_len: Option<usize> = None;
+    loop {
+        loop {
+            match body_len {
+                None => {
+                    let Some(end) = memchr::memmem::find(&buf, b"\r\n\r\n") else {
+                        if buf.len() > MAX_HEADER {
+                            buf.drain(..buf.len() - 3);
+                        }
+                        break;
+                    };
+                    let header = buf.get(..end).unwrap_or_default();
+                    let len = content_length(header);
+                    buf.drain(..end + 4);
+                    match len {
+                        Some(len) => body_len = Some(len),
+                        None => {
+                            let message = replacement(
+                                Value::Null,
+                                -32700,
+                                "parse error: no Content-Length header".into(),
+                            );
+                            if write_frame(&mut out, &message).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+                Some(len) => {
+                    if buf.len() < len {
+                        break;
+                    }
+                    let result = match buf.get(..len) {
+                        Some(body) => match check(body) {
+                            Ok(()) => write_frame(&mut out, body).await,
+                            Err(replacement) => write_frame(&mut out, &replacement).await,
+                        },
+                        None => Ok(()),
+                    };
+                    if result.is_err() {
+                        return;
+                    }
+                    buf.drain(..len);
+                    body_len = None;
+                }
+            }
+        }
+        match input.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(chunk.get(..n).unwrap_or_default()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn replaced(body: &str) -> Value {
+        serde_json::from_slice(&check(body.as_bytes()).unwrap_err()).unwrap()
+    }
+
+    #[test]
+    fn good_messages_pass_bad_ones_are_replaced() {
+        for ok in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":5}}"#,
+            r#"{"jsonrpc":"2.0","id":"a","result":null}"#,
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}"#,
+        ] {
+            assert_eq!(check(ok.as_bytes()), Ok(()), "{ok}");
+        }
+        let r = replaced("{ not json");
+        assert_eq!(
+            (r["id"].clone(), r["params"]["code"].clone()),
+            (Value::Null, json!(-32700))
+        );
+        assert_eq!(r["method"], MALFORMED_METHOD);
+        let r = replaced(r#"{"jsonrpc":"1.0","id":7,"method":"x"}"#);
+        assert_eq!(
+            (r["id"].clone(), r["params"]["code"].clone()),
+            (json!(7), json!(-32600))
+        );
+        let r = replaced(r#"{"jsonrpc":"2.0","id":{"x":1},"method":"x"}"#);
+        assert_eq!(r["id"], Value::Null);
+        let r = replaced(r#"[1,2]"#);
+        assert_eq!(r["params"]["code"], -32600);
+        let r = replaced(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#);
+        assert_eq!(r["id"], Value::Null);
+    }
+
+    #[test]
+    fn headers_are_case_insensitive() {
+        assert_eq!(
+            content_length(b"content-length: 12\r\nContent-Type: x"),
+            Some(12)
+        );
+        assert_eq!(content_length(b"Content-Type: x"), None);
+    }
+}

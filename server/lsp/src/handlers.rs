@@ -1,0 +1,946 @@
+//! The session: what each protocol message does. Notification handlers mutate state before their
+//! first `.await` (tower-lsp-server starts handlers in arrival order, so edits stay ordered); heavy
+//! work runs in `spawn_blocking` on a snapshot, under `catch_unwind`; diagnostics are published
+//! only when the document is still at the version they were computed for.
+
+use crate::config::Settings;
+use crate::documents::{DocKind, Document, Entry, NotebookDoc, Published, Store, offset};
+use crate::proto::{
+    self, CellOutputs, CellOutputsParams, CodeActionKind, CodeActionOptions, CodeActionParams,
+    CodeActionProviderCapability, CodeActionResponse, ConfigurationItem,
+    DidChangeConfigurationParams, DidChangeNotebookDocumentParams, DidChangeTextDocumentParams,
+    DidCloseNotebookDocumentParams, DidCloseTextDocumentParams, DidOpenNotebookDocumentParams,
+    DidOpenTextDocumentParams, DocumentLink, DocumentLinkOptions, DocumentLinkParams,
+    ExecuteCommandOptions, ExecuteCommandParams, Hover, HoverParams, HoverProviderCapability,
+    InitializeParams, InitializeResult, LSPAny, MessageType, NotebookCellKind,
+    NotebookCellSelector, NotebookDocumentSyncOptions, NotebookSelector, OneOf,
+    PositionEncodingKind, Range, ServerCapabilities, ServerInfo, TerminalDiagnosis,
+    TerminalDiagnosisParams, TerminalDiagnostic, TerminalOutputParams, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextDocumentSyncOptions, Uri, jsonrpc,
+};
+use crate::to_proto::{self, ActionTarget};
+use abidoc_ide::Diagnostic;
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tower_lsp_server::Client;
+
+/// How long edits must pause before a document is diagnosed again.
+pub const DEBOUNCE: Duration = Duration::from_millis(200);
+
+#[derive(Debug, Clone)]
+pub struct Session {
+    client: Client,
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    store: Mutex<Store>,
+    settings: Mutex<Settings>,
+    /// Held while checking a version and publishing, so a check and its publish are not
+    /// overtaken by a newer check.
+    publish_gate: tokio::sync::Mutex<()>,
+    pull_configuration: AtomicBool,
+    startup_warnings: Mutex<Vec<String>>,
+    /// The last outputs seen for each cell, re-diagnosed when the settings change.
+    last_outputs: Mutex<HashMap<Uri, (Uri, CellOutputs)>>,
+    /// Library URIs the last environment scan published on.
+    scan_uris: Mutex<Vec<Uri>>,
+}
+
+/// When the outcome of some analysis may be published.
+enum Check {
+    /// The text document is still open at this version.
+    Version(i32),
+    /// No newer `abidoc/cellOutputs` arrived for this cell.
+    Generation(u64),
+    /// Always (clearing a closed document).
+    Always,
+}
+
+/// Set when a request's future is dropped (`$/cancelRequest`): blocking work not yet started skips.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic caught elsewhere may have poisoned the lock; the data is still consistent because
+    // every mutation here completes or is not started.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
+}
+
+/// Runs `f` on the blocking pool, turning a panic into an error message.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
+    let joined =
+        tokio::task::spawn_blocking(move || std::panic::catch_unwind(AssertUnwindSafe(f))).await;
+    match joined {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(payload)) => Err(panic_message(payload.as_ref())),
+        Err(err) => Err(err.to_string()),
+    }
+}
+
+fn diagnosable(kind: DocKind) -> bool {
+    matches!(kind, DocKind::Log | DocKind::NotebookJson)
+}
+
+fn filter_disabled(diags: Vec<Diagnostic>, settings: &Settings) -> Vec<Diagnostic> {
+    diags
+        .into_iter()
+        .filter(|d| !settings.is_disabled(d.code))
+        .collect()
+}
+
+fn internal(message: String) -> jsonrpc::Error {
+    jsonrpc::Error {
+        code: jsonrpc::ErrorCode::InternalError,
+        message: message.into(),
+        data: None,
+    }
+}
+
+pub fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(PositionEncodingKind::UTF16),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
+        notebook_document_sync: Some(OneOf::Left(NotebookDocumentSyncOptions {
+            notebook_selector: vec![NotebookSelector::ByNotebook {
+                notebook: proto::Notebook::String("jupyter-notebook".to_owned()),
+                cells: Some(vec![NotebookCellSelector {
+                    language: "python".to_owned(),
+                }]),
+            }],
+            save: Some(false),
+        })),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            resolve_provider: Some(false),
+            ..CodeActionOptions::default()
+        })),
+        document_link_provider: Some(DocumentLinkOptions {
+            resolve_provider: Some(false),
+            work_done_progress_options: proto::WorkDoneProgressOptions::default(),
+        }),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: vec![proto::CMD_SCAN_ENVIRONMENT.to_owned()],
+            work_done_progress_options: proto::WorkDoneProgressOptions::default(),
+        }),
+        experimental: Some(serde_json::json!({
+            "abidoc": {
+                "protocolVersion": 1,
+                "notifications": [proto::NOTIFY_CELL_OUTPUTS, proto::NOTIFY_TERMINAL_OUTPUT],
+                "clientCommands": [proto::CMD_RUN_IN_TERMINAL, proto::CMD_INSERT_CELL]
+            }
+        })),
+        ..ServerCapabilities::default()
+    }
+}
+
+impl Session {
+    pub fn new(client: Client) -> Self {
+        Self {
+            client,
+            shared: Arc::default(),
+        }
+    }
+
+    fn store(&self) -> MutexGuard<'_, Store> {
+        lock(&self.shared.store)
+    }
+
+    fn settings(&self) -> Settings {
+        lock(&self.shared.settings).clone()
+    }
+
+    /// Runs a synchronous handler body, logging instead of unwinding into the transport.
+    fn guarded<T>(&self, what: &str, f: impl FnOnce() -> T) -> Option<T> {
+        match std::panic::catch_unwind(AssertUnwindSafe(f)) {
+            Ok(value) => Some(value),
+            Err(payload) => {
+                self.log(
+                    MessageType::ERROR,
+                    format!("abidoc: {what} failed: {}", panic_message(payload.as_ref())),
+                );
+                None
+            }
+        }
+    }
+
+    fn log(&self, typ: MessageType, message: String) {
+        let client = self.client.clone();
+        tokio::spawn(async move { client.log_message(typ, message).await });
+    }
+
+    // ---- lifecycle and configuration ----
+
+    pub fn initialize(&self, params: InitializeParams) -> InitializeResult {
+        let pull = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.configuration)
+            .unwrap_or(false);
+        self.shared
+            .pull_configuration
+            .store(pull, Ordering::Relaxed);
+        if let Some(options) = params.initialization_options.filter(|v| !v.is_null()) {
+            let (settings, warnings) = Settings::from_json(&options);
+            *lock(&self.shared.settings) = settings;
+            *lock(&self.shared.startup_warnings) = warnings;
+        }
+        InitializeResult {
+            capabilities: capabilities(),
+            server_info: Some(ServerInfo {
+                name: "abidoc".to_owned(),
+                version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+            }),
+            offset_encoding: None,
+        }
+    }
+
+    pub fn initialized(&self) {
+        for warning in std::mem::take(&mut *lock(&self.shared.startup_warnings)) {
+            self.log(MessageType::WARNING, warning);
+        }
+        if self.shared.pull_configuration.load(Ordering::Relaxed) {
+            let session = self.clone();
+            tokio::spawn(async move { session.pull_configuration().await });
+        }
+    }
+
+    async fn pull_configuration(&self) {
+        let item = ConfigurationItem {
+            scope_uri: None,
+            section: Some("abidoc".to_owned()),
+        };
+        match self.client.configuration(vec![item]).await {
+            Ok(values) => match values.into_iter().next() {
+                // A client with no `abidoc` section answers null: keep what initializationOptions said.
+                Some(value) if !value.is_null() => self.apply_settings(&value),
+                _ => {}
+            },
+            Err(err) => self.log(
+                MessageType::WARNING,
+                format!("abidoc: workspace/configuration failed: {err}"),
+            ),
+        }
+    }
+
+    fn apply_settings(&self, value: &serde_json::Value) {
+        let (settings, warnings) = Settings::from_json(value);
+        for warning in warnings {
+            self.log(MessageType::WARNING, warning);
+        }
+        let changed = {
+            let mut current = lock(&self.shared.settings);
+            let changed = *current != settings;
+            *current = settings;
+            changed
+        };
+        if changed {
+            self.rediagnose_all();
+        }
+    }
+
+    pub fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let settings = &params.settings;
+        let carries_section = settings.as_object().is_some_and(|o| {
+            o.contains_key("abidoc")
+                || o.keys().any(|k| {
+                    let k = k.strip_prefix("abidoc.").unwrap_or(k);
+                    Settings::KEYS.iter().any(|(key, _)| *key == k)
+                })
+        });
+        if carries_section {
+            self.apply_settings(settings);
+        } else if self.shared.pull_configuration.load(Ordering::Relaxed) {
+            let session = self.clone();
+            tokio::spawn(async move { session.pull_configuration().await });
+        }
+    }
+
+    fn rediagnose_all(&self) {
+        let docs: Vec<(Uri, i32)> = self
+            .store()
+            .docs
+            .iter()
+            .filter(|(_, d)| diagnosable(d.kind))
+            .map(|(u, d)| (u.clone(), d.version))
+            .collect();
+        for (uri, version) in docs {
+            self.schedule(uri, version, Duration::ZERO);
+        }
+        let outputs: Vec<(Uri, CellOutputs)> =
+            lock(&self.shared.last_outputs).values().cloned().collect();
+        for (notebook_uri, cell) in outputs {
+            self.cell_outputs(CellOutputsParams {
+                notebook_uri,
+                cells: vec![cell],
+            });
+        }
+    }
+
+    // ---- text documents ----
+
+    pub fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let item = params.text_document;
+        let scheduled = self.guarded("didOpen", || {
+            let mut store = self.store();
+            let is_cell = store.cell_notebook.contains_key(&item.uri);
+            let kind = DocKind::classify(&item.uri, &item.language_id, is_cell);
+            store.docs.insert(
+                item.uri.clone(),
+                Document::new(item.version, kind, item.text),
+            );
+            diagnosable(kind).then_some((item.uri, item.version))
+        });
+        if let Some(Some((uri, version))) = scheduled {
+            self.schedule(uri, version, Duration::ZERO);
+        }
+    }
+
+    pub fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let version = params.text_document.version;
+        let scheduled = self.guarded("didChange", || {
+            let mut store = self.store();
+            let doc = store.docs.get_mut(&uri)?;
+            doc.apply(version, params.content_changes);
+            diagnosable(doc.kind).then_some(())
+        });
+        if let Some(Some(())) = scheduled {
+            self.schedule(uri, version, DEBOUNCE);
+        }
+    }
+
+    pub fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let had = {
+            let mut store = self.store();
+            let had = store.published.contains_key(&uri);
+            store.close(&uri);
+            had
+        };
+        if had {
+            self.spawn_publish(uri, Check::Always, None, Published::default());
+        }
+    }
+
+    /// Diagnoses `uri` at `version` after `delay`, unless a newer version arrives meanwhile.
+    fn schedule(&self, uri: Uri, version: i32, delay: Duration) {
+        let session = self.clone();
+        tokio::spawn(async move {
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            let Some(snap) = session
+                .store()
+                .snapshot(&uri)
+                .filter(|s| s.version == version)
+            else {
+                return;
+            };
+            let settings = session.settings();
+            let analysed = blocking(move || {
+                let ctx = settings.context(None);
+                let diags = match snap.kind {
+                    DocKind::NotebookJson => abidoc_ide::diagnose_notebook(&snap.text, &ctx),
+                    _ => abidoc_ide::diagnose_text(&snap.text, &ctx),
+                };
+                let diags = filter_disabled(diags, &settings);
+                to_proto::text_entries(&snap.uri, &snap.text, &snap.index, diags)
+            })
+            .await;
+            match analysed {
+                Ok(entries) => {
+                    let published = Published {
+                        version: Some(version),
+                        entries,
+                        from_outputs: false,
+                    };
+                    session
+                        .publish(uri, Check::Version(version), Some(version), published)
+                        .await;
+                }
+                Err(err) => {
+                    let message = format!("abidoc: diagnosing {} failed: {err}", uri.as_str());
+                    session
+                        .client
+                        .log_message(MessageType::ERROR, message)
+                        .await;
+                }
+            }
+        });
+    }
+
+    fn spawn_publish(&self, uri: Uri, check: Check, version: Option<i32>, published: Published) {
+        let session = self.clone();
+        tokio::spawn(async move { session.publish(uri, check, version, published).await });
+    }
+
+    async fn publish(&self, uri: Uri, check: Check, version: Option<i32>, published: Published) {
+        let _gate = self.shared.publish_gate.lock().await;
+        let diagnostics = {
+            let mut store = self.store();
+            let current = match check {
+                Check::Version(v) => store.version(&uri) == Some(v),
+                Check::Generation(g) => {
+                    store.output_generation.get(&uri).copied().unwrap_or(0) == g
+                }
+                Check::Always => true,
+            };
+            if !current {
+                return;
+            }
+            let diagnostics: Vec<proto::Diagnostic> = published
+                .entries
+                .iter()
+                .map(|e| e.published.clone())
+                .collect();
+            if published.entries.is_empty() {
+                store.published.remove(&uri);
+            } else {
+                store.published.insert(uri.clone(), published);
+            }
+            diagnostics
+        };
+        self.client
+            .publish_diagnostics(uri, diagnostics, version)
+            .await;
+    }
+
+    // ---- notebooks ----
+
+    pub fn notebook_did_open(&self, params: DidOpenNotebookDocumentParams) {
+        self.guarded("notebookDocument/didOpen", || {
+            let nb = params.notebook_document;
+            let mut store = self.store();
+            for item in params.cell_text_documents {
+                store.cell_notebook.insert(item.uri.clone(), nb.uri.clone());
+                store.docs.insert(
+                    item.uri,
+                    Document::new(item.version, DocKind::Cell, item.text),
+                );
+            }
+            let cells = nb
+                .cells
+                .iter()
+                .map(|c| (c.document.clone(), c.kind == NotebookCellKind::CODE))
+                .collect();
+            store.notebooks.insert(
+                nb.uri,
+                NotebookDoc {
+                    version: nb.version,
+                    cells,
+                },
+            );
+        });
+    }
+
+    pub fn notebook_did_change(&self, params: DidChangeNotebookDocumentParams) {
+        let closed = self.guarded("notebookDocument/didChange", || {
+            let uri = params.notebook_document.uri;
+            let mut closed = Vec::new();
+            let mut guard = self.store();
+            let store = &mut *guard;
+            let Some(nb) = store.notebooks.get_mut(&uri) else {
+                return closed;
+            };
+            nb.version = params.notebook_document.version;
+            let Some(cells) = params.change.cells else {
+                return closed;
+            };
+            if let Some(structure) = cells.structure {
+                let len = nb.cells.len();
+                let start = (structure.array.start as usize).min(len);
+                let end = start
+                    .saturating_add(structure.array.delete_count as usize)
+                    .min(len);
+                let inserted = structure.array.cells.unwrap_or_default();
+                nb.cells.splice(
+                    start..end,
+                    inserted
+                        .iter()
+                        .map(|c| (c.document.clone(), c.kind == NotebookCellKind::CODE)),
+                );
+                for item in structure.did_open.unwrap_or_default() {
+                    store.cell_notebook.insert(item.uri.clone(), uri.clone());
+                    store.docs.insert(
+                        item.uri,
+                        Document::new(item.version, DocKind::Cell, item.text),
+                    );
+                }
+                for ident in structure.did_close.unwrap_or_default() {
+                    store.cell_notebook.remove(&ident.uri);
+                    if store.published.contains_key(&ident.uri) {
+                        closed.push(ident.uri.clone());
+                    }
+                    store.close(&ident.uri);
+                }
+            }
+            if let Some(data) = cells.data
+                && let Some(nb) = store.notebooks.get_mut(&uri)
+            {
+                for cell in data {
+                    if let Some(slot) = nb.cells.iter_mut().find(|(u, _)| *u == cell.document) {
+                        slot.1 = cell.kind == NotebookCellKind::CODE;
+                    }
+                }
+            }
+            for content in cells.text_content.unwrap_or_default() {
+                if let Some(doc) = store.docs.get_mut(&content.document.uri) {
+                    doc.apply(content.document.version, content.changes);
+                }
+            }
+            closed
+        });
+        for uri in closed.unwrap_or_default() {
+            lock(&self.shared.last_outputs).remove(&uri);
+            self.spawn_publish(uri, Check::Always, None, Published::default());
+        }
+    }
+
+    pub fn notebook_did_close(&self, params: DidCloseNotebookDocumentParams) {
+        let uri = params.notebook_document.uri;
+        let closed: Vec<Uri> = {
+            let mut store = self.store();
+            let mut cells: Vec<Uri> = store
+                .notebooks
+                .remove(&uri)
+                .map(|nb| nb.cells.into_iter().map(|c| c.0).collect())
+                .unwrap_or_default();
+            cells.extend(params.cell_text_documents.into_iter().map(|c| c.uri));
+            cells.sort();
+            cells.dedup();
+            cells
+                .into_iter()
+                .filter(|cell| {
+                    store.cell_notebook.remove(cell);
+                    let had = store.published.contains_key(cell);
+                    store.close(cell);
+                    had
+                })
+                .collect()
+        };
+        let mut last = lock(&self.shared.last_outputs);
+        last.retain(|_, (notebook, _)| *notebook != uri);
+        drop(last);
+        for cell in closed {
+            self.spawn_publish(cell, Check::Always, None, Published::default());
+        }
+    }
+
+    /// `abidoc/cellOutputs`: diagnoses each cell's outputs and publishes on the cell URI.
+    pub fn cell_outputs(&self, params: CellOutputsParams) {
+        let prepared = self.guarded("abidoc/cellOutputs", || {
+            let mut last = lock(&self.shared.last_outputs);
+            let mut store = self.store();
+            let sources = store.cell_sources(&params.notebook_uri);
+            let jobs: Vec<_> = params
+                .cells
+                .into_iter()
+                .map(|cell| {
+                    let generation = store
+                        .output_generation
+                        .entry(cell.cell_uri.clone())
+                        .or_default();
+                    *generation += 1;
+                    let generation = *generation;
+                    let source = store
+                        .docs
+                        .get(&cell.cell_uri)
+                        .map(|d| d.text.clone())
+                        .unwrap_or_default();
+                    last.insert(
+                        cell.cell_uri.clone(),
+                        (params.notebook_uri.clone(), cell.clone()),
+                    );
+                    (cell, generation, source)
+                })
+                .collect();
+            (jobs, sources)
+        });
+        let Some((jobs, sources)) = prepared else {
+            return;
+        };
+        let settings = self.settings();
+        let session = self.clone();
+        tokio::spawn(async move {
+            let analysed = blocking(move || {
+                let hint = crate::model_hint::model_hint(sources.iter().map(|s| s.as_str()));
+                let ctx = settings.context(hint);
+                jobs.into_iter()
+                    .map(|(cell, generation, source)| {
+                        let text = crate::outputs::output_text(&cell.outputs);
+                        let diags = if text.trim().is_empty() {
+                            Vec::new()
+                        } else {
+                            filter_disabled(abidoc_ide::diagnose_text(&text, &ctx), &settings)
+                        };
+                        let entries = diags
+                            .into_iter()
+                            .map(|d| {
+                                let line = crate::outputs::anchor_line(&source, &text, &d);
+                                let range = to_proto::line_range(&source, line);
+                                let published = to_proto::diagnostic(&d, range, Vec::new());
+                                Entry {
+                                    range,
+                                    diagnostic: d,
+                                    published,
+                                }
+                            })
+                            .collect::<Vec<_>>();
+                        (cell.cell_uri, generation, entries)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await;
+            match analysed {
+                Ok(results) => {
+                    for (uri, generation, entries) in results {
+                        let published = Published {
+                            version: None,
+                            entries,
+                            from_outputs: true,
+                        };
+                        session
+                            .publish(uri, Check::Generation(generation), None, published)
+                            .await;
+                    }
+                }
+                Err(err) => {
+                    let message = format!("abidoc: diagnosing cell outputs failed: {err}");
+                    session
+                        .client
+                        .log_message(MessageType::ERROR, message)
+                        .await;
+                }
+            }
+        });
+    }
+
+    /// `abidoc/terminalOutput`: diagnoses the text and answers with `abidoc/terminalDiagnosis`.
+    pub fn terminal_output(&self, params: TerminalOutputParams) {
+        let settings = self.settings();
+        let session = self.clone();
+        tokio::spawn(async move {
+            let command_line = params.command_line.clone();
+            let analysed = blocking(move || {
+                let ctx = settings.context(None);
+                filter_disabled(abidoc_ide::diagnose_text(&params.text, &ctx), &settings)
+            })
+            .await;
+            match analysed {
+                Ok(diags) => {
+                    let diagnostics = diags
+                        .iter()
+                        .map(|d| TerminalDiagnostic {
+                            code: d.code.as_str().to_owned(),
+                            severity: d.severity.as_str().to_owned(),
+                            message: d.message.clone(),
+                            fixes: d.fixes.iter().map(to_proto::fix_payload).collect(),
+                        })
+                        .collect();
+                    let params = TerminalDiagnosisParams {
+                        command_line,
+                        diagnostics,
+                    };
+                    session
+                        .client
+                        .send_notification::<TerminalDiagnosis>(params)
+                        .await;
+                }
+                Err(err) => {
+                    let message = format!("abidoc: diagnosing terminal output failed: {err}");
+                    session
+                        .client
+                        .log_message(MessageType::ERROR, message)
+                        .await;
+                }
+            }
+        });
+    }
+
+    pub fn malformed_message(&self, reason: &str) {
+        self.log(
+            MessageType::WARNING,
+            format!("abidoc: ignored a malformed message ({reason})"),
+        );
+    }
+
+    // ---- requests ----
+
+    pub async fn hover(&self, params: HoverParams) -> jsonrpc::Result<Option<Hover>> {
+        let uri = params.text_document_position_params.text_document.uri;
+        let pos = params.text_document_position_params.position;
+        let (snap, entries, sources) = {
+            let store = self.store();
+            let snap = store.snapshot(&uri);
+            let entries: Vec<Entry> = store
+                .published
+                .get(&uri)
+                .map(|p| {
+                    p.entries
+                        .iter()
+                        .filter(|e| e.range.start <= pos && pos <= e.range.end)
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
+            let sources = store
+                .cell_notebook
+                .get(&uri)
+                .map(|nb| store.cell_sources(nb))
+                .unwrap_or_default();
+            (snap, entries, sources)
+        };
+        if snap.is_none() && entries.is_empty() {
+            return Ok(None);
+        }
+        let settings = self.settings();
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let _cancel = CancelOnDrop(cancelled.clone());
+        blocking(move || {
+            if cancelled.load(Ordering::Relaxed) {
+                return None;
+            }
+            let kind = snap.as_ref().map(|s| s.kind);
+            let hint = if sources.is_empty() {
+                None
+            } else {
+                crate::model_hint::model_hint(sources.iter().map(|s| s.as_str()))
+            };
+            let ctx = settings.context(hint);
+            let symbol = snap.as_ref().and_then(|s| {
+                let at = offset(&s.index, &s.text, pos);
+                let h = abidoc_ide::hover(&s.text, at, &ctx)?;
+                Some((h.markdown, to_proto::range(&s.text, &s.index, h.span)))
+            });
+            let diagnosed = (!entries.is_empty()).then(|| {
+                let md: Vec<String> = entries
+                    .iter()
+                    .map(|e| to_proto::diagnostic_markdown(&e.diagnostic))
+                    .collect();
+                (
+                    md.join("\n\n---\n\n"),
+                    entries
+                        .iter()
+                        .map(|e| e.range)
+                        .reduce(cover)
+                        .unwrap_or_default(),
+                )
+            });
+            let (markdown, range) = match (kind, symbol, diagnosed) {
+                // In logs and notebook JSON the analysis hover already covers diagnosed ranges.
+                (Some(DocKind::Log | DocKind::NotebookJson), Some(s), _) => s,
+                (_, Some((s, r)), Some((d, _))) => (format!("{s}\n\n---\n\n{d}"), r),
+                (_, Some(s), None) | (_, None, Some(s)) => s,
+                (_, None, None) => return None,
+            };
+            Some(to_proto::markdown_hover(markdown, Some(range)))
+        })
+        .await
+        .map_err(internal)
+    }
+
+    pub fn code_action(
+        &self,
+        params: CodeActionParams,
+    ) -> jsonrpc::Result<Option<CodeActionResponse>> {
+        if let Some(only) = &params.context.only
+            && !only
+                .iter()
+                .any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
+        {
+            return Ok(None);
+        }
+        let uri = params.text_document.uri;
+        let actions = self.guarded("codeAction", || {
+            let store = self.store();
+            let published = store.published.get(&uri)?;
+            let kind = store.docs.get(&uri).map(|d| d.kind);
+            let target = if published.from_outputs || kind == Some(DocKind::Cell) {
+                ActionTarget::Cell { cell: uri.clone() }
+            } else if kind == Some(DocKind::NotebookJson) {
+                ActionTarget::NotebookJson {
+                    notebook: uri.clone(),
+                }
+            } else {
+                ActionTarget::Text
+            };
+            let actions: CodeActionResponse = published
+                .entries
+                .iter()
+                .filter(|e| to_proto::ranges_touch(e.range, params.range))
+                .flat_map(|e| to_proto::code_actions(e, &target))
+                .collect();
+            Some(actions)
+        });
+        match actions {
+            Some(actions) => Ok(actions.filter(|a| !a.is_empty())),
+            None => Err(internal("codeAction failed".to_owned())),
+        }
+    }
+
+    pub async fn document_link(
+        &self,
+        params: DocumentLinkParams,
+    ) -> jsonrpc::Result<Option<Vec<DocumentLink>>> {
+        let Some(snap) = self.store().snapshot(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let _cancel = CancelOnDrop(cancelled.clone());
+        blocking(move || {
+            if cancelled.load(Ordering::Relaxed) {
+                return None;
+            }
+            let links: Vec<DocumentLink> = crate::links::find_paths(&snap.text)
+                .into_iter()
+                .filter(|p| std::path::Path::new(&p.path).is_file())
+                .filter_map(|p| {
+                    let file = Uri::from_file_path(&p.path)?;
+                    let target = match p.line {
+                        Some(line) => Uri::from_str(&format!("{}#L{line}", file.as_str())).ok()?,
+                        None => file,
+                    };
+                    Some(DocumentLink {
+                        range: to_proto::range(&snap.text, &snap.index, p.span),
+                        target: Some(target),
+                        tooltip: Some(format!("Open {}", p.path)),
+                        data: None,
+                    })
+                })
+                .collect();
+            Some(links)
+        })
+        .await
+        .map_err(internal)
+    }
+
+    pub async fn execute_command(
+        &self,
+        params: ExecuteCommandParams,
+    ) -> jsonrpc::Result<Option<LSPAny>> {
+        match params.command.as_str() {
+            proto::CMD_SCAN_ENVIRONMENT => self.scan_environment().await.map(Some),
+            other => Err(jsonrpc::Error::invalid_params(format!(
+                "unknown command `{other}`"
+            ))),
+        }
+    }
+
+    /// `abidoc.scanEnvironment`: publishes findings on the library URIs, clears stale ones.
+    async fn scan_environment(&self) -> jsonrpc::Result<LSPAny> {
+        let settings = self.settings();
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let _cancel = CancelOnDrop(cancelled.clone());
+        let outcome = blocking(move || {
+            if cancelled.load(Ordering::Relaxed) {
+                return Err("cancelled".to_owned());
+            }
+            let ctx = settings.context(None);
+            let options = abidoc_ide::ScanOptions {
+                use_cache: true,
+                ..abidoc_ide::ScanOptions::default()
+            };
+            abidoc_ide::scan_diagnostics(&ctx, &options).map(|mut outcome| {
+                outcome
+                    .diagnostics
+                    .retain(|d| !settings.is_disabled(d.code));
+                outcome
+            })
+        })
+        .await
+        .map_err(internal)?
+        .map_err(|e| jsonrpc::Error {
+            code: jsonrpc::ErrorCode::ServerError(-32803),
+            message: format!("abidoc.scanEnvironment failed: {e}").into(),
+            data: None,
+        })?;
+        let mut by_library: std::collections::BTreeMap<String, Vec<Diagnostic>> =
+            Default::default();
+        let mut unplaced = 0usize;
+        for d in outcome.diagnostics {
+            match d.library.clone() {
+                Some(library) => by_library.entry(library).or_default().push(d),
+                None => unplaced += 1,
+            }
+        }
+        let findings: usize = by_library.values().map(Vec::len).sum::<usize>() + unplaced;
+        let mut published_uris = Vec::new();
+        for (library, diags) in by_library {
+            let Some(uri) = Uri::from_file_path(&library) else {
+                continue;
+            };
+            let range = Range::default();
+            let entries = diags
+                .into_iter()
+                .map(|d| {
+                    let published = to_proto::diagnostic(&d, range, Vec::new());
+                    Entry {
+                        range,
+                        diagnostic: d,
+                        published,
+                    }
+                })
+                .collect();
+            published_uris.push(uri.clone());
+            self.publish(
+                uri,
+                Check::Always,
+                None,
+                Published {
+                    version: None,
+                    entries,
+                    from_outputs: false,
+                },
+            )
+            .await;
+        }
+        let stale: Vec<Uri> = {
+            let mut previous = lock(&self.shared.scan_uris);
+            let stale = previous
+                .iter()
+                .filter(|u| !published_uris.contains(u))
+                .cloned()
+                .collect();
+            *previous = published_uris;
+            stale
+        };
+        for uri in stale {
+            self.publish(uri, Check::Always, None, Published::default())
+                .await;
+        }
+        Ok(
+            serde_json::json!({"findings": findings, "summary": outcome.summary, "notes": outcome.notes}),
+        )
+    }
+}
+
+fn cover(a: Range, b: Range) -> Range {
+    Range::new(a.start.min(b.start), a.end.max(b.end))
+}

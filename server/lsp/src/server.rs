@@ -1,0 +1,139 @@
+//! The `LanguageServer` implementation. Each protocol method delegates to [`crate::handlers`];
+//! this file only routes.
+
+use crate::framing;
+use crate::handlers::Session;
+use crate::proto::{
+    self, CellOutputsParams, CodeActionParams, CodeActionResponse, DidChangeConfigurationParams,
+    DidChangeNotebookDocumentParams, DidChangeTextDocumentParams, DidCloseNotebookDocumentParams,
+    DidCloseTextDocumentParams, DidOpenNotebookDocumentParams, DidOpenTextDocumentParams,
+    DocumentLink, DocumentLinkParams, ExecuteCommandParams, Hover, HoverParams, InitializeParams,
+    InitializeResult, InitializedParams, LSPAny, TerminalOutputParams, jsonrpc,
+};
+use tower_lsp_server::{Client, LanguageServer, LspService, Server};
+
+#[derive(Debug)]
+pub struct Backend {
+    session: Session,
+}
+
+impl Backend {
+    pub fn new(client: Client) -> Self {
+        Self {
+            session: Session::new(client),
+        }
+    }
+
+    async fn cell_outputs(&self, params: CellOutputsParams) {
+        self.session.cell_outputs(params);
+    }
+
+    async fn terminal_output(&self, params: TerminalOutputParams) {
+        self.session.terminal_output(params);
+    }
+
+    async fn malformed_message(&self, params: framing::MalformedParams) -> jsonrpc::Result<()> {
+        self.session.malformed_message(&params.reason);
+        Err(framing::malformed_error(params))
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> jsonrpc::Result<InitializeResult> {
+        Ok(self.session.initialize(params))
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        self.session.initialized();
+    }
+
+    async fn shutdown(&self) -> jsonrpc::Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        self.session.did_open(params);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        self.session.did_change(params);
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        self.session.did_close(params);
+    }
+
+    async fn notebook_did_open(&self, params: DidOpenNotebookDocumentParams) {
+        self.session.notebook_did_open(params);
+    }
+
+    async fn notebook_did_change(&self, params: DidChangeNotebookDocumentParams) {
+        self.session.notebook_did_change(params);
+    }
+
+    async fn notebook_did_close(&self, params: DidCloseNotebookDocumentParams) {
+        self.session.notebook_did_close(params);
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        self.session.did_change_configuration(params);
+    }
+
+    async fn hover(&self, params: HoverParams) -> jsonrpc::Result<Option<Hover>> {
+        self.session.hover(params).await
+    }
+
+    async fn code_action(
+        &self,
+        params: CodeActionParams,
+    ) -> jsonrpc::Result<Option<CodeActionResponse>> {
+        self.session.code_action(params)
+    }
+
+    async fn document_link(
+        &self,
+        params: DocumentLinkParams,
+    ) -> jsonrpc::Result<Option<Vec<DocumentLink>>> {
+        self.session.document_link(params).await
+    }
+
+    async fn execute_command(
+        &self,
+        params: ExecuteCommandParams,
+    ) -> jsonrpc::Result<Option<LSPAny>> {
+        self.session.execute_command(params).await
+    }
+}
+
+/// Serves the protocol on `input`/`output` until the client sends `exit` or closes the stream.
+pub async fn serve<I, O>(input: I, output: O)
+where
+    I: tokio::io::AsyncRead + Unpin,
+    O: tokio::io::AsyncWrite,
+{
+    let (service, socket) = LspService::build(Backend::new)
+        .custom_method(proto::NOTIFY_CELL_OUTPUTS, Backend::cell_outputs)
+        .custom_method(proto::NOTIFY_TERMINAL_OUTPUT, Backend::terminal_output)
+        .custom_method(framing::MALFORMED_METHOD, Backend::malformed_message)
+        .finish();
+    // Frames pass through `framing::guard` so that a malformed one cannot end the session.
+    let (guarded_write, guarded_read) = tokio::io::duplex(64 * 1024);
+    let server = Server::new(guarded_read, output, socket).serve(service);
+    let feed = framing::guard(input, guarded_write);
+    tokio::pin!(server);
+    tokio::pin!(feed);
+    tokio::select! {
+        () = &mut server => {}
+        // End of input closes the pipe; the server then finishes what it has and returns.
+        () = &mut feed => server.await,
+    }
+}
+
+/// `abidoc lsp`: the server on stdin/stdout, on its own runtime.
+pub fn run_stdio() -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
+    Ok(())
+}

@@ -1,0 +1,378 @@
+//! Conversions from analysis data (`abidoc_ide`) to protocol types: ranges, diagnostics, hovers,
+//! code actions and the payloads of the custom messages.
+
+use crate::documents::Entry;
+use crate::proto::{
+    self, CodeAction, CodeActionKind, CodeActionOrCommand, Command, DiagnosticRelatedInformation,
+    FixPayload, InsertCellArgs, Location, NumberOrString, Position, Range, RunInTerminalArgs,
+    TextEdit, Uri, WorkspaceEdit,
+};
+use abidoc_ide::{Diagnostic, Fix, Severity};
+use abidoc_syntax::{LineIndex, Span};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+pub const SOURCE: &str = "abidoc";
+
+pub fn position(text: &str, index: &LineIndex, offset: usize) -> Position {
+    let lc = index.line_col(text, offset);
+    Position::new(lc.line, lc.col)
+}
+
+pub fn range(text: &str, index: &LineIndex, span: Span) -> Range {
+    Range::new(
+        position(text, index, span.start),
+        position(text, index, span.end.max(span.start)),
+    )
+}
+
+/// The whole of line `line` (zero-based) of `text`, without its line break.
+pub fn line_range(text: &str, line: u32) -> Range {
+    let content = text.lines().nth(line as usize).unwrap_or("");
+    let width: usize = content.chars().map(char::len_utf16).sum();
+    Range::new(Position::new(line, 0), Position::new(line, width as u32))
+}
+
+pub fn severity(s: Severity) -> proto::DiagnosticSeverity {
+    match s {
+        Severity::Error => proto::DiagnosticSeverity::ERROR,
+        Severity::Warning => proto::DiagnosticSeverity::WARNING,
+        Severity::Information => proto::DiagnosticSeverity::INFORMATION,
+    }
+}
+
+pub fn diagnostic(
+    d: &Diagnostic,
+    range: Range,
+    related: Vec<DiagnosticRelatedInformation>,
+) -> proto::Diagnostic {
+    proto::Diagnostic {
+        range,
+        severity: Some(severity(d.severity)),
+        code: Some(NumberOrString::String(d.code.as_str().to_owned())),
+        code_description: None,
+        source: Some(SOURCE.to_owned()),
+        message: d.message.clone(),
+        related_information: (!related.is_empty()).then_some(related),
+        tags: None,
+        data: None,
+    }
+}
+
+/// Converts diagnoses of a text document: spans are byte offsets into `text`; every `related`
+/// source becomes a related location in the same document.
+pub fn text_entries(
+    uri: &Uri,
+    text: &str,
+    index: &LineIndex,
+    diags: Vec<Diagnostic>,
+) -> Vec<Entry> {
+    diags
+        .into_iter()
+        .map(|d| {
+            let range = d
+                .source
+                .as_ref()
+                .map_or_else(|| line_range(text, 0), |s| range(text, index, s.span));
+            let related = d
+                .related
+                .iter()
+                .map(|r| DiagnosticRelatedInformation {
+                    location: Location::new(uri.clone(), range_of(text, index, r.span)),
+                    message: format!("{}: the same failure again", d.code.as_str()),
+                })
+                .collect();
+            let published = diagnostic(&d, range, related);
+            Entry {
+                range,
+                diagnostic: d,
+                published,
+            }
+        })
+        .collect()
+}
+
+fn range_of(text: &str, index: &LineIndex, span: Span) -> Range {
+    range(text, index, span)
+}
+
+pub fn fix_payload(f: &Fix) -> FixPayload {
+    FixPayload {
+        title: f.title.clone(),
+        commands: f.commands.clone(),
+        env: f.env.iter().cloned().collect(),
+        notebook_cell: f.notebook_cell.clone(),
+        preferred: f.preferred,
+    }
+}
+
+/// An argument vector as a shell line, for display only (commands are never run through a shell).
+pub fn display_command(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            let plain = !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:+@,%[]<>".contains(c))
+                && !a.contains(['<', '>']);
+            if plain {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The explanation shown when hovering a diagnosed range.
+pub fn diagnostic_markdown(d: &Diagnostic) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "**abidoc** `{}` ({})\n",
+        d.code.as_str(),
+        d.severity.as_str()
+    );
+    let _ = writeln!(md, "{}\n", d.message);
+    if let Some(explanation) = &d.explanation {
+        let _ = writeln!(md, "{explanation}\n");
+    }
+    if !d.symbols.is_empty() {
+        let _ = writeln!(md, "**Symbols**\n");
+        for s in &d.symbols {
+            let name = s.demangled.as_deref().unwrap_or(&s.mangled);
+            let _ = write!(md, "- `{name}` ({})", s.status.as_str());
+            if let Some(nearest) = &s.nearest {
+                let _ = write!(md, "; exported instead: `{nearest}`");
+            }
+            md.push('\n');
+        }
+        md.push('\n');
+    }
+    if !d.evidence.is_empty() {
+        let _ = writeln!(md, "**Evidence**\n");
+        for e in &d.evidence {
+            let _ = writeln!(md, "- {e}");
+        }
+        md.push('\n');
+    }
+    if !d.fixes.is_empty() {
+        let _ = writeln!(md, "**Fixes**, best first\n");
+        for (i, f) in d.fixes.iter().enumerate() {
+            let preferred = if f.preferred { " (preferred)" } else { "" };
+            let _ = write!(md, "{}. **{}**{preferred}", i + 1, f.title);
+            if !f.reason.is_empty() {
+                let _ = write!(md, ": {}", f.reason);
+            }
+            md.push('\n');
+            for c in &f.commands {
+                let _ = writeln!(md, "   `{}`", display_command(c));
+            }
+        }
+    }
+    md.trim_end().to_owned()
+}
+
+pub fn markdown_hover(markdown: String, range: Option<Range>) -> proto::Hover {
+    proto::Hover {
+        contents: proto::HoverContents::Markup(proto::MarkupContent {
+            kind: proto::MarkupKind::Markdown,
+            value: markdown,
+        }),
+        range,
+    }
+}
+
+/// Where a code action applies, which decides how a fix is carried out.
+#[derive(Debug, Clone)]
+pub enum ActionTarget {
+    /// A log or Python file: fixes run in a terminal.
+    Text,
+    /// A `.ipynb` opened as text: a notebook cell cannot be inserted cleanly into the JSON, so the
+    /// client inserts it (`abidoc.insertCell`) before the failing cell.
+    NotebookJson { notebook: Uri },
+    /// A cell of a synced notebook: the `%pip …` line goes at the top of the cell as an edit.
+    Cell { cell: Uri },
+}
+
+pub fn code_actions(entry: &Entry, target: &ActionTarget) -> Vec<CodeActionOrCommand> {
+    let d = &entry.diagnostic;
+    let mut actions = Vec::new();
+    for fix in &d.fixes {
+        let mut action = CodeAction {
+            title: fix.title.clone(),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![entry.published.clone()]),
+            edit: None,
+            command: None,
+            is_preferred: Some(fix.preferred),
+            disabled: None,
+            data: None,
+        };
+        let cell_source = fix.notebook_cell.as_ref().filter(|c| !c.trim().is_empty());
+        match (target, cell_source) {
+            (ActionTarget::Cell { cell }, Some(source)) => {
+                let mut line = source.trim_end().to_owned();
+                line.push('\n');
+                let edit =
+                    TextEdit::new(Range::new(Position::new(0, 0), Position::new(0, 0)), line);
+                action.edit = Some(WorkspaceEdit {
+                    changes: Some(HashMap::from([(cell.clone(), vec![edit])])),
+                    document_changes: None,
+                    change_annotations: None,
+                });
+            }
+            (ActionTarget::NotebookJson { notebook }, Some(source)) => {
+                let args = InsertCellArgs {
+                    notebook_uri: notebook.clone(),
+                    cell_index: d.source.as_ref().and_then(|s| s.cell).unwrap_or(0),
+                    source: source.clone(),
+                };
+                action.command = Some(command(&fix.title, proto::CMD_INSERT_CELL, &args));
+            }
+            _ if !fix.commands.is_empty() || !fix.env.is_empty() => {
+                let args = RunInTerminalArgs {
+                    title: fix.title.clone(),
+                    commands: fix.commands.clone(),
+                    env: fix.env.iter().cloned().collect::<BTreeMap<_, _>>(),
+                };
+                action.command = Some(command(&fix.title, proto::CMD_RUN_IN_TERMINAL, &args));
+            }
+            // Advice with nothing to run is in the hover, not offered as an action.
+            _ => continue,
+        }
+        actions.push(CodeActionOrCommand::CodeAction(action));
+    }
+    actions
+}
+
+fn command<T: serde::Serialize>(title: &str, name: &str, arg: &T) -> Command {
+    Command {
+        title: title.to_owned(),
+        command: name.to_owned(),
+        arguments: Some(vec![serde_json::to_value(arg).unwrap_or_default()]),
+    }
+}
+
+pub fn ranges_touch(a: Range, b: Range) -> bool {
+    a.start <= b.end && b.start <= a.end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use abidoc_ide::{Code, SourceRef, SymbolReport, SymbolStatus};
+    use std::str::FromStr;
+
+    fn seed_like() -> Diagnostic {
+        Diagnostic {
+            code: Code::AbiMismatch,
+            severity: Severity::Error,
+            message: "selective_scan_cuda (mamba-ssm 2.3.0) was built against a different torch".into(),
+            source: Some(SourceRef { span: Span::new(6, 12), cell: Some(3) }),
+            related: vec![SourceRef { span: Span::new(20, 22), cell: Some(3) }],
+            package: Some("mamba-ssm".into()),
+            library: None,
+            symbols: vec![SymbolReport {
+                mangled: "_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib".into(),
+                demangled: Some("c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)".into()),
+                status: SymbolStatus::SignatureChanged,
+                nearest: Some("c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, unsigned int, bool)".into()),
+            }],
+            evidence: vec!["torch 2.10.0 installed".into()],
+            explanation: Some("The library was compiled against another torch.".into()),
+            fixes: vec![
+                Fix {
+                    title: "Uninstall mamba-ssm and causal-conv1d".into(),
+                    reason: "the model is a transformer".into(),
+                    preferred: true,
+                    commands: vec![vec!["python".into(), "-m".into(), "pip".into(), "uninstall".into(), "-y".into(), "mamba-ssm".into(), "causal-conv1d".into()]],
+                    env: vec![],
+                    notebook_cell: Some("%pip uninstall -y mamba-ssm causal-conv1d".into()),
+                    verified: true,
+                },
+                Fix { title: "Read the docs".into(), ..Fix::default() },
+                Fix {
+                    title: "Point the loader at CUDA".into(),
+                    env: vec![("LD_LIBRARY_PATH".into(), "/usr/local/cuda/lib64".into())],
+                    ..Fix::default()
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn entries_actions_and_markdown() {
+        let text = "line0\nerror here\nagain: er\n";
+        let uri = Uri::from_str("file:///tmp/x.log").unwrap();
+        let entries = text_entries(&uri, text, &LineIndex::new(text), vec![seed_like()]);
+        let entry = &entries[0];
+        assert_eq!(
+            entry.range,
+            Range::new(Position::new(1, 0), Position::new(1, 6))
+        );
+        let related = entry.published.related_information.as_ref().unwrap();
+        assert_eq!(
+            related[0].location.range,
+            Range::new(Position::new(2, 3), Position::new(2, 5))
+        );
+
+        let json =
+            |target: &ActionTarget| serde_json::to_value(code_actions(entry, target)).unwrap();
+        let text_actions = json(&ActionTarget::Text);
+        assert_eq!(
+            text_actions.as_array().unwrap().len(),
+            2,
+            "{text_actions:#}"
+        );
+        assert_eq!(
+            text_actions[0]["command"]["command"],
+            "abidoc.runInTerminal"
+        );
+        assert_eq!(text_actions[0]["isPreferred"], true);
+        assert_eq!(
+            text_actions[0]["command"]["arguments"][0]["commands"][0][3],
+            "uninstall"
+        );
+        assert_eq!(
+            text_actions[1]["command"]["arguments"][0]["env"]["LD_LIBRARY_PATH"],
+            "/usr/local/cuda/lib64"
+        );
+
+        let nb = json(&ActionTarget::NotebookJson {
+            notebook: uri.clone(),
+        });
+        assert_eq!(nb[0]["command"]["command"], "abidoc.insertCell");
+        assert_eq!(nb[0]["command"]["arguments"][0]["cellIndex"], 3);
+        assert_eq!(
+            nb[0]["command"]["arguments"][0]["source"],
+            "%pip uninstall -y mamba-ssm causal-conv1d"
+        );
+
+        let cell = Uri::from_str("vscode-notebook-cell:/tmp/t.ipynb#W3sZmlsZQ%3D%3D").unwrap();
+        let cell_actions = json(&ActionTarget::Cell { cell: cell.clone() });
+        let edits = &cell_actions[0]["edit"]["changes"][cell.as_str()];
+        assert_eq!(
+            edits[0]["newText"],
+            "%pip uninstall -y mamba-ssm causal-conv1d\n"
+        );
+        assert_eq!(edits[0]["range"]["start"]["line"], 0);
+        assert_eq!(
+            cell_actions[1]["command"]["command"],
+            "abidoc.runInTerminal"
+        );
+
+        insta::assert_snapshot!(diagnostic_markdown(&entry.diagnostic));
+    }
+
+    #[test]
+    fn commands_display_quoted() {
+        let argv: Vec<String> = ["pip", "install", "training-hub[lora]", "it's", "a b"]
+            .map(String::from)
+            .into();
+        assert_eq!(
+            display_command(&argv),
+            r"pip install training-hub[lora] 'it'\''s' 'a b'"
+        );
+    }
+}

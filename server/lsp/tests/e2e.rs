@@ -1,0 +1,472 @@
+//! End-to-end: the real server over an in-memory duplex, driven the way an editor drives it.
+
+#![allow(clippy::unwrap_used)] // helpers outside #[test] fns: a panic is a failing test
+
+mod common;
+
+use common::{Client, codes, data, position_of, text_only};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+const LOG_URI: &str = "file:///work/logs/seed000.log";
+const NB_URI: &str = "file:///work/train.ipynb";
+const MANGLED: &str = "_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib";
+
+fn lines_of<'a>(text: &'a str, d: &Value) -> (&'a str, u64) {
+    let line = d["range"]["start"]["line"].as_u64().unwrap();
+    (text.lines().nth(line as usize).unwrap_or(""), line)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_reports_capabilities() {
+    let mut client = Client::start().await;
+    let result = client.initialize(json!({}), Value::Null).await;
+    insta::assert_json_snapshot!(result, {".serverInfo.version" => "[version]"});
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn log_open_publishes_diagnostics_with_related_lines() {
+    let text = data("seed000.log");
+    let mut client = Client::initialized(json!({}), text_only()).await;
+    client.open(LOG_URI, "log", 1, &text).await;
+    let published = client.diagnostics(LOG_URI, Some(1)).await;
+    assert!(
+        codes(&published).iter().any(|c| c == "abi-mismatch"),
+        "{published:#}"
+    );
+    let abi = published["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "abi-mismatch")
+        .unwrap();
+    assert_eq!(abi["source"], "abidoc");
+    assert_eq!(abi["severity"], 1);
+    let (line, _) = lines_of(&text, abi);
+    assert!(
+        line.contains("undefined symbol") || line.contains("selective_scan_cuda"),
+        "{line}"
+    );
+    // The same undefined symbol appears twice: every other occurrence is a related location.
+    let related = abi["relatedInformation"]
+        .as_array()
+        .expect("related locations");
+    assert!(!related.is_empty());
+    for r in related {
+        assert_eq!(r["location"]["uri"], LOG_URI);
+    }
+    insta::assert_json_snapshot!(published);
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ipynb_as_text_lands_on_the_traceback_json_line() {
+    let raw = data("train.ipynb");
+    let mut client = Client::initialized(json!({}), text_only()).await;
+    client.open(NB_URI, "json", 7, &raw).await;
+    let published = client.diagnostics(NB_URI, Some(7)).await;
+    let diags = published["diagnostics"].as_array().unwrap();
+    let abi = diags
+        .iter()
+        .find(|d| d["code"] == "abi-mismatch")
+        .unwrap_or_else(|| panic!("{published:#}"));
+    let (line, _) = lines_of(&raw, abi);
+    assert!(
+        line.contains("undefined symbol"),
+        "diagnostic on JSON line {line:?}"
+    );
+    insta::assert_json_snapshot!(published);
+    client.shutdown().await;
+}
+
+fn notebook_open(cell_sources: &[&str]) -> Value {
+    let cells: Vec<Value> = (0..cell_sources.len())
+        .map(|i| json!({"kind": 2, "document": format!("vscode-notebook-cell:/work/train.ipynb#C{i}")}))
+        .collect();
+    let docs: Vec<Value> = cell_sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| json!({"uri": format!("vscode-notebook-cell:/work/train.ipynb#C{i}"), "languageId": "python", "version": 1, "text": s}))
+        .collect();
+    json!({
+        "notebookDocument": {"uri": NB_URI, "notebookType": "jupyter-notebook", "version": 1, "cells": cells},
+        "cellTextDocuments": docs
+    })
+}
+
+fn vscode_error_output() -> Value {
+    let error = json!({
+        "name": "ImportError",
+        "message": format!("/opt/app-root/lib64/python3.12/site-packages/selective_scan_cuda.cpython-312-x86_64-linux-gnu.so: undefined symbol: {MANGLED}"),
+        "stack": "\u{1b}[0;31m---------------------------------------------------------------------------\u{1b}[0m\n\u{1b}[0;31mImportError\u{1b}[0m                               Traceback (most recent call last)\nCell \u{1b}[0;32mIn[2], line 2\u{1b}[0m\n\u{1b}[1;32m      1\u{1b}[0m \u{1b}[38;5;28;01mimport\u{1b}[39;00m \u{1b}[38;5;21;01mtorch\u{1b}[39;00m\n\u{1b}[0;32m----> 2\u{1b}[0m \u{1b}[38;5;28;01mimport\u{1b}[39;00m \u{1b}[38;5;21;01mmamba_ssm\u{1b}[39;00m\n"
+    });
+    json!({"mime": "application/vnd.code.notebook.error", "text": error.to_string()})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notebook_sync_and_cell_outputs_publish_on_the_cell() {
+    let mut client = Client::initialized(json!({}), text_only()).await;
+    let cells = [
+        "from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained(\"ibm-granite/granite-3.2-8b-instruct\")\n",
+        "import torch\nimport mamba_ssm\n",
+    ];
+    client
+        .notify("notebookDocument/didOpen", notebook_open(&cells))
+        .await;
+    let cell_uri = "vscode-notebook-cell:/work/train.ipynb#C1";
+    client
+        .notify(
+            "abidoc/cellOutputs",
+            json!({"notebookUri": NB_URI, "cells": [{"cellUri": cell_uri, "executionOrder": 2, "success": false, "outputs": [vscode_error_output()]}]}),
+        )
+        .await;
+    let published = client.diagnostics(cell_uri, None).await;
+    let diags = published["diagnostics"].as_array().unwrap();
+    let abi = diags
+        .iter()
+        .find(|d| d["code"] == "abi-mismatch")
+        .unwrap_or_else(|| panic!("{published:#}"));
+    // `Cell In[2], line 2`: the import of mamba_ssm, the whole line.
+    assert_eq!(
+        abi["range"],
+        json!({"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 16}})
+    );
+    insta::assert_json_snapshot!(published);
+
+    // The fix is an edit of the cell: a `%pip` line at its top.
+    let actions = client
+        .request("textDocument/codeAction", json!({"textDocument": {"uri": cell_uri}, "range": abi["range"], "context": {"diagnostics": [abi]}}))
+        .await;
+    let with_edit = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["edit"]["changes"][cell_uri].is_array())
+        .unwrap_or_else(|| panic!("{actions:#}"));
+    let new_text = with_edit["edit"]["changes"][cell_uri][0]["newText"]
+        .as_str()
+        .unwrap();
+    assert!(
+        new_text.starts_with("%pip ") && new_text.ends_with('\n'),
+        "{new_text}"
+    );
+
+    // Hovering the diagnosed line explains it.
+    let hover = client.hover(cell_uri, 1, 8).await;
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("abi-mismatch"),
+        "{hover:#}"
+    );
+
+    // Clearing the outputs clears the diagnostics.
+    client
+        .notify(
+            "abidoc/cellOutputs",
+            json!({"notebookUri": NB_URI, "cells": [{"cellUri": cell_uri, "outputs": []}]}),
+        )
+        .await;
+    let cleared = client
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == cell_uri && p["diagnostics"] == json!([])
+        })
+        .await;
+    assert_eq!(cleared["diagnostics"], json!([]));
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hover_on_a_mangled_symbol() {
+    let text = data("seed000.log");
+    let mut client = Client::initialized(json!({}), text_only()).await;
+    client.open(LOG_URI, "log", 1, &text).await;
+    let (line, col) = position_of(&text, MANGLED);
+    let hover = client.hover(LOG_URI, line, col + 10).await;
+    let value = hover["contents"]["value"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{hover:#}"));
+    assert!(
+        value.contains(
+            "c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)"
+        ),
+        "{value}"
+    );
+    assert_eq!(
+        hover["range"]["start"],
+        json!({"line": line, "character": col})
+    );
+    insta::assert_json_snapshot!(hover);
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn code_actions_for_seed_000() {
+    let text = data("seed000.log");
+    let mut client = Client::initialized(json!({}), text_only()).await;
+    client.open(LOG_URI, "log", 1, &text).await;
+    let published = client.diagnostics(LOG_URI, Some(1)).await;
+    let abi = published["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "abi-mismatch")
+        .cloned()
+        .unwrap_or_else(|| panic!("{published:#}"));
+    let actions = client
+        .request("textDocument/codeAction", json!({"textDocument": {"uri": LOG_URI}, "range": abi["range"], "context": {"diagnostics": [abi]}}))
+        .await;
+    let actions = actions.as_array().unwrap_or_else(|| panic!("{actions:#}"));
+    assert!(actions.iter().all(|a| a["kind"] == "quickfix"));
+    let preferred: Vec<&Value> = actions
+        .iter()
+        .filter(|a| a["isPreferred"] == true)
+        .collect();
+    assert_eq!(preferred.len(), 1, "{actions:#?}");
+    let cmd = &preferred[0]["command"];
+    assert_eq!(cmd["command"], "abidoc.runInTerminal");
+    let argv: Vec<&str> = cmd["arguments"][0]["commands"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert!(
+        argv.contains(&"uninstall") && argv.contains(&"mamba-ssm"),
+        "{argv:?}"
+    );
+    insta::assert_json_snapshot!(actions);
+
+    // In the notebook opened as text the same fix inserts a cell before the failing one.
+    let raw = data("train.ipynb");
+    client.open(NB_URI, "json", 1, &raw).await;
+    let published = client.diagnostics(NB_URI, Some(1)).await;
+    let abi = published["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "abi-mismatch")
+        .cloned()
+        .unwrap();
+    let actions = client
+        .request("textDocument/codeAction", json!({"textDocument": {"uri": NB_URI}, "range": abi["range"], "context": {"diagnostics": [abi]}}))
+        .await;
+    let insert = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["command"]["command"] == "abidoc.insertCell")
+        .unwrap_or_else(|| panic!("{actions:#}"));
+    assert_eq!(insert["command"]["arguments"][0]["notebookUri"], NB_URI);
+    assert_eq!(insert["command"]["arguments"][0]["cellIndex"], 2);
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rapid_edits_stay_ordered_and_only_the_last_version_is_published() {
+    let mut client = Client::initialized(json!({}), text_only()).await;
+    let uri = "file:///work/logs/typing.log";
+    client.open(uri, "log", 0, "").await;
+    let _ = client.diagnostics(uri, Some(0)).await;
+    let last = format!("ImportError: /sp/selective_scan_cuda.so: undefined symbol: {MANGLED}\n");
+    for version in 1..=50 {
+        // Versions 1..49 type noise; version 50 replaces everything with the real error.
+        let text = if version == 50 {
+            last.clone()
+        } else {
+            format!("noise {version} {}\n", "x".repeat(version))
+        };
+        client
+            .notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri, "version": version},
+                       "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": text}]}),
+            )
+            .await;
+    }
+    let (line, col) = position_of(&last, MANGLED);
+    let hover = client.hover(uri, line, col + 3).await;
+    let value = hover["contents"]["value"]
+        .as_str()
+        .unwrap_or_else(|| panic!("hover saw an older text: {hover:#}"));
+    assert!(value.contains("c10_cuda_check_implementation"), "{value}");
+    // Debounced: one publish, for version 50, and none for the versions in between.
+    let published = client.diagnostics(uri, None).await;
+    assert_eq!(published["version"], 50, "{published:#}");
+    assert!(
+        client
+            .maybe(Duration::from_millis(600), |m| m["method"]
+                == "textDocument/publishDiagnostics")
+            .await
+            .is_none()
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edits_and_document_links_see_the_latest_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let py = dir.path().join("lora.py");
+    std::fs::write(&py, "import x\n").unwrap();
+    let so = dir
+        .path()
+        .join("selective_scan_cuda.cpython-312-x86_64-linux-gnu.so");
+    std::fs::write(&so, b"\x7fELF").unwrap();
+    let mut client = Client::initialized(json!({}), text_only()).await;
+    let uri = "file:///work/logs/links.log";
+    client.open(uri, "log", 1, "start\n").await;
+    for version in 2..=30 {
+        client
+            .notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri, "version": version},
+                       "contentChanges": [{"range": {"start": {"line": version - 1, "character": 0}, "end": {"line": version - 1, "character": 0}}, "text": format!("line {version}\n")}]}),
+            )
+            .await;
+    }
+    let tail = format!(
+        "  File \"{}\", line 3, in <module>\nImportError: {}: undefined symbol: x\nOSError: /nonexistent/libfoo.so.1: cannot open\n",
+        py.display(),
+        so.display()
+    );
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 31},
+                   "contentChanges": [{"range": {"start": {"line": 30, "character": 0}, "end": {"line": 30, "character": 0}}, "text": tail}]}),
+        )
+        .await;
+    let links = client
+        .request(
+            "textDocument/documentLink",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    let links = links.as_array().unwrap();
+    assert_eq!(links.len(), 2, "{links:#?}");
+    assert_eq!(
+        links[0]["range"]["start"],
+        json!({"line": 30, "character": 8})
+    );
+    let target = links[0]["target"].as_str().unwrap();
+    assert!(
+        target.starts_with("file:///") && target.ends_with("lora.py#L3"),
+        "{target}"
+    );
+    assert_eq!(
+        links[1]["range"]["start"],
+        json!({"line": 31, "character": 13})
+    );
+    assert!(links[1]["target"].as_str().unwrap().ends_with(".so"));
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_output_gets_a_terminal_diagnosis() {
+    let mut client = Client::initialized(json!({}), text_only()).await;
+    let text = data("seed000.log");
+    client
+        .notify(
+            "abidoc/terminalOutput",
+            json!({"commandLine": "python train.py", "cwd": "/work", "exitCode": 1, "text": text}),
+        )
+        .await;
+    let diagnosis = client
+        .notification("abidoc/terminalDiagnosis", |_| true)
+        .await;
+    assert_eq!(diagnosis["commandLine"], "python train.py");
+    let diags = diagnosis["diagnostics"].as_array().unwrap();
+    let abi = diags
+        .iter()
+        .find(|d| d["code"] == "abi-mismatch")
+        .unwrap_or_else(|| panic!("{diagnosis:#}"));
+    assert_eq!(abi["severity"], "error");
+    let fix = &abi["fixes"][0];
+    for key in ["title", "commands", "env", "notebook_cell", "preferred"] {
+        assert!(fix.get(key).is_some(), "fix lacks {key}: {fix:#}");
+    }
+    insta::assert_json_snapshot!(diagnosis);
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn configuration_disables_codes_from_init_options_and_pull() {
+    let text = data("seed000.log");
+    // initializationOptions turn abi-mismatch off.
+    let mut client = Client::initialized(
+        json!({}),
+        json!({"useEnvironment": false, "disabledCodes": ["abi-mismatch"]}),
+    )
+    .await;
+    client.open(LOG_URI, "log", 1, &text).await;
+    let published = client.diagnostics(LOG_URI, Some(1)).await;
+    assert!(
+        !codes(&published).iter().any(|c| c == "abi-mismatch"),
+        "{published:#}"
+    );
+    client.shutdown().await;
+
+    // workspace/configuration (pulled after `initialized`) turns it off too, and re-diagnoses.
+    let mut client = Client::start().await;
+    client.configuration = json!({"useEnvironment": false, "disabledCodes": ["abi-mismatch"]});
+    client
+        .initialize(json!({"workspace": {"configuration": true}}), Value::Null)
+        .await;
+    client.open(LOG_URI, "log", 1, &text).await;
+    let mut last = client.diagnostics(LOG_URI, Some(1)).await;
+    while let Some(next) = client
+        .maybe(Duration::from_millis(800), |m| {
+            m["method"] == "textDocument/publishDiagnostics"
+        })
+        .await
+    {
+        last = next["params"].clone();
+    }
+    assert!(
+        client
+            .server_requests
+            .contains(&"workspace/configuration".to_owned())
+    );
+    assert!(
+        !codes(&last).iter().any(|c| c == "abi-mismatch"),
+        "{last:#}"
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn survives_malformed_messages() {
+    let mut client = Client::initialized(json!({}), text_only()).await;
+    client.send_raw(b"{ this is not json").await;
+    let parse_error = client.wait_for(|m| m["error"]["code"] == -32700).await;
+    assert_eq!(parse_error["id"], Value::Null);
+    client
+        .notify("textDocument/didOpen", json!({"textDocument": {"uri": 5}}))
+        .await;
+    client.notify("textDocument/didChange", json!({"textDocument": {"uri": "file:///never/opened.log", "version": 3}, "contentChanges": [{"text": "x"}]})).await;
+    client
+        .notify("abidoc/cellOutputs", json!({"cells": "nope"}))
+        .await;
+    client.notify("abidoc/cellOutputs", json!({"notebookUri": "vscode-notebook-cell:/x#1", "cells": [{"cellUri": "vscode-notebook-cell:/x#1", "outputs": [{"mime": "application/vnd.code.notebook.error", "text": "{\"stack\": 5"}]}]})).await;
+    client.notify("notebookDocument/didChange", json!({"notebookDocument": {"uri": NB_URI, "version": 2}, "change": {"cells": {"structure": {"array": {"start": 99, "deleteCount": 99}}}}})).await;
+    let bad = client
+        .request_full("textDocument/hover", json!({"position": "here"}))
+        .await;
+    assert_eq!(bad["error"]["code"], -32602);
+    let unknown = client.request_full("abidoc/noSuchRequest", json!({})).await;
+    assert_eq!(unknown["error"]["code"], -32601);
+    // Positions past the end of the text are clamped.
+    client.open("file:///work/x.log", "log", 1, "short\n").await;
+    let hover = client.hover("file:///work/x.log", 999, 999).await;
+    assert_eq!(hover, Value::Null);
+    let scan = client
+        .request_full(
+            "workspace/executeCommand",
+            json!({"command": "abidoc.scanEnvironment", "arguments": []}),
+        )
+        .await;
+    assert!(scan.get("error").is_some() || scan.get("result").is_some());
+    client.shutdown().await;
+}
