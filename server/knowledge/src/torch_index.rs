@@ -444,7 +444,7 @@ pub fn built_for(symbols: &[&str]) -> Option<BuiltFor> {
                 out.note_abi_form(s);
             }
             None => {
-                let by_prefix = completions(s, COMPLETION_LIMIT);
+                let by_prefix = cut_off_completions(s);
                 if !by_prefix.is_empty() && by_prefix.len() < COMPLETION_LIMIT {
                     let any = by_prefix
                         .iter()
@@ -490,6 +490,16 @@ pub fn completions(prefix: &str, limit: usize) -> Vec<(String, SymbolHistory)> {
         .into_iter()
         .filter_map(|i| Some((ix.symbol(i)?, ix.history(i))))
         .collect()
+}
+
+/// Completions of a symbol that was cut off when the log was pasted. A complete symbol that no
+/// release exports can still be the prefix of one that some release does (`…SetDeviceEa` of
+/// `…SetDeviceEab`), so only symbols the demangler rejects count as cut off.
+fn cut_off_completions(symbol: &str) -> Vec<(String, SymbolHistory)> {
+    if demangle(normalize(symbol)).is_some() {
+        return Vec::new();
+    }
+    completions(symbol, COMPLETION_LIMIT)
 }
 
 /// `c10::cuda::ExchangeDevice` for `_ZN3c104cuda14ExchangeDeviceEa`; `None` for names this
@@ -606,7 +616,7 @@ pub fn describe(mangled: &str) -> Option<String> {
         }
     };
     if history.is_none() {
-        let more = completions(mangled, COMPLETION_LIMIT);
+        let more = cut_off_completions(mangled);
         if !more.is_empty() && more.len() < COMPLETION_LIMIT {
             let any = more
                 .iter()

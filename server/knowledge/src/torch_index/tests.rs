@@ -200,6 +200,20 @@ fn built_for_intersects_and_reports_unknowns() {
     );
     assert_eq!(built_for(&["memcpy", "_Z3foov"]), None);
 
+    // Cut off in a pasted log: counts with the releases of its completions.
+    let cut = built_for(&[
+        "_ZN3c104cuda9SetDeviceEi",
+        "_ZN3c105ErrorC2ENS_14SourceLocationES",
+    ])
+    .unwrap();
+    assert_eq!(cut.truncated.len(), 1);
+    assert_eq!(cut.releases, exported_by("_ZN3c104cuda9SetDeviceEi"));
+    // A complete symbol no release exports is unknown even when it prefixes exported ones: the
+    // data symbol `c10::cuda::SetDevice` would otherwise match `SetDevice(signed char, …)`.
+    assert!(completions("_ZN3c104cuda9SetDeviceE", 8).len() >= 2);
+    let b = built_for(&["_ZN3c104cuda9SetDeviceE"]).unwrap();
+    assert!(b.outside_index() && b.truncated.is_empty(), "{b:?}");
+
     let partial = built_for(&["_ZN3c104cuda9SetDeviceEi", "_ZN3c1011CPUTensorIdEv"]).unwrap();
     assert!(!partial.is_exact() && !partial.outside_index());
     assert!(
