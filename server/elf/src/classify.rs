@@ -1,7 +1,7 @@
 //! Why a required symbol is missing: compared with what an `ExportIndex` exports instead
 //! (changed signature, C++11 ABI flip, removed), and missing symbol versions.
 
-use crate::demangle::{demangle, normalize_cxx11, split_params, split_version};
+use crate::demangle::{abi_flavor, demangle, normalize_cxx11, split_params, split_version};
 use crate::index::{Export, ExportIndex};
 use crate::model::ElfInfo;
 
@@ -19,6 +19,9 @@ pub enum Status {
     Removed,
     /// The name is exported, or the library is found, but not at the required symbol version.
     VersionMissing,
+    /// Not exported, and the name cannot be compared further (truncated in a log, or not
+    /// demanglable); `nearest` is the export sharing the longest prefix with it, if any.
+    Missing,
 }
 
 impl Status {
@@ -30,6 +33,7 @@ impl Status {
             Status::Cxx11Abi => "cxx11-abi",
             Status::Removed => "removed",
             Status::VersionMissing => "version-missing",
+            Status::Missing => "missing",
         }
     }
 }
@@ -101,6 +105,30 @@ pub fn classify(missing: &str, index: &ExportIndex<'_>) -> Classification {
         return out;
     }
 
+    if demangled.is_none() && crate::mangled::strip_prefix(name).is_some() {
+        // Truncated (or broken) C++ name: compare by mangled prefix, the only thing left.
+        let best = candidates
+            .iter()
+            .max_by_key(|c| (common_prefix(name, c.name), std::cmp::Reverse(c.name)))
+            .copied();
+        out.status = Status::Missing;
+        if let Some(b) = best {
+            let whole = b.name.starts_with(name);
+            out.difference = if whole {
+                format!(
+                    "the name is truncated; {} is exported and starts with it",
+                    b.name
+                )
+            } else {
+                "the name is truncated or not demanglable; nearest export by prefix".to_string()
+            };
+            out.nearest = Some(b.name.to_string());
+            out.nearest_demangled = demangle(b.name);
+            out.nearest_library = Some(index.library_name(b.library).to_string());
+        }
+        return out;
+    }
+
     // A C++11 ABI flip: equal once both spellings are normalized to the old ABI.
     let want_norm = demangled.as_deref().map(normalize_cxx11);
     let mut scored: Vec<(Score, &Export<'_>, Option<String>)> =
@@ -135,6 +163,10 @@ pub fn classify(missing: &str, index: &ExportIndex<'_>) -> Classification {
     out
 }
 
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+}
+
 /// (differing parameter positions + arity difference, arity difference, qualifiers differ,
 /// length difference of the mangled names): smaller is nearer.
 type Score = (usize, usize, bool, usize);
@@ -161,34 +193,37 @@ fn signature_difference(want: &str, have: &str) -> String {
     if common == wp.len() && common == hp.len() {
         return format!("({}){wt} vs ({}){ht}", wp.join(", "), hp.join(", "));
     }
-    // Keep one common parameter before the difference only when nothing is elided.
+    // Elide the common leading parameters only when both lists go on after them.
+    let elide = common > 0 && common < wp.len() && common < hp.len();
     let render = |p: &[&str], tail: &str| {
-        let mut s = String::from("(");
-        if common > 0 {
-            s.push_str("…, ");
+        if elide {
+            format!("(…, {}){tail}", p[common..].join(", "))
+        } else {
+            format!("({}){tail}", p.join(", "))
         }
-        s.push_str(&p[common.min(p.len())..].join(", "));
-        if common > 0 && common == p.len() {
-            // Nothing after the common prefix: drop the dangling separator.
-            s.truncate(s.len() - 2);
-        }
-        s.push(')');
-        s.push_str(tail);
-        s
     };
     format!("{} vs {}", render(&wp, wt), render(&hp, ht))
 }
 
 fn cxx11_difference(want: &str, have: &str) -> String {
-    let flavor = |m: &str| match crate::demangle::abi_flavor(m) {
-        crate::demangle::AbiFlavor::Cxx11 => "the C++11 ABI (_GLIBCXX_USE_CXX11_ABI=1)",
-        crate::demangle::AbiFlavor::PreCxx11 => "the pre-C++11 ABI (_GLIBCXX_USE_CXX11_ABI=0)",
-        crate::demangle::AbiFlavor::Neutral => "an ABI-neutral spelling",
+    use crate::demangle::AbiFlavor::{Cxx11, Neutral, PreCxx11};
+    // A name without evidence of either ABI, next to one with it, was built with the other flag.
+    let (w, h) = match (abi_flavor(want), abi_flavor(have)) {
+        (Neutral, Cxx11) => (PreCxx11, Cxx11),
+        (Neutral, PreCxx11) => (Cxx11, PreCxx11),
+        (Cxx11, Neutral) => (Cxx11, PreCxx11),
+        (PreCxx11, Neutral) => (PreCxx11, Cxx11),
+        pair => pair,
+    };
+    let describe = |f| match f {
+        Cxx11 => "the C++11 ABI (_GLIBCXX_USE_CXX11_ABI=1)",
+        PreCxx11 => "the pre-C++11 ABI (_GLIBCXX_USE_CXX11_ABI=0)",
+        Neutral => "an ABI-neutral spelling",
     };
     format!(
         "required with {}, exported with {}",
-        flavor(want),
-        flavor(have)
+        describe(w),
+        describe(h)
     )
 }
 

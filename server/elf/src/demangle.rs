@@ -313,10 +313,6 @@ pub fn normalize_cxx11(demangled: &str) -> Cow<'_, str> {
         return Cow::Borrowed(demangled);
     }
     let s = demangled
-        .replace(
-            "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
-            "std::string",
-        )
         .replace("std::__cxx11::", "std::")
         .replace("[abi:cxx11]", "");
     Cow::Owned(s)
