@@ -18,7 +18,10 @@ const BEL: u8 = 0x07;
 pub fn clean(text: &str) -> Cleaned {
     let bytes = text.as_bytes();
     if memchr::memchr2(ESC, b'<', bytes).is_none() {
-        return Cleaned { text: text.to_owned(), map: SourceMap::identity() };
+        return Cleaned {
+            text: text.to_owned(),
+            map: SourceMap::identity(),
+        };
     }
     let mut out = String::with_capacity(text.len());
     let mut map = SourceMap::default();
@@ -27,7 +30,11 @@ pub fn clean(text: &str) -> Cleaned {
     let mut removed_any = false;
     while let Some(off) = memchr::memchr2(ESC, b'<', &bytes[i..]) {
         let at = i + off;
-        let skip = if bytes[at] == ESC { escape_len(&bytes[at..]) } else { anchor_tag_len(&bytes[at..]) };
+        let skip = if bytes[at] == ESC {
+            escape_len(&bytes[at..])
+        } else {
+            anchor_tag_len(&bytes[at..])
+        };
         if skip == 0 {
             i = at + 1;
             continue;
@@ -43,7 +50,10 @@ pub fn clean(text: &str) -> Cleaned {
         keep_from = i;
     }
     if !removed_any {
-        return Cleaned { text: text.to_owned(), map: SourceMap::identity() };
+        return Cleaned {
+            text: text.to_owned(),
+            map: SourceMap::identity(),
+        };
     }
     if let Some(kept) = text.get(keep_from..) {
         map.push_verbatim(out.len(), keep_from, kept.len());
@@ -65,7 +75,11 @@ fn escape_len(b: &[u8]) -> usize {
             while j < b.len() && (0x20..=0x3f).contains(&b[j]) {
                 j += 1;
             }
-            if j < b.len() && (0x40..=0x7e).contains(&b[j]) { j + 1 } else { j.min(b.len()) }
+            if j < b.len() && (0x40..=0x7e).contains(&b[j]) {
+                j + 1
+            } else {
+                j.min(b.len())
+            }
         }
         // OSC (hyperlinks, titles): ends at BEL or ESC \ ; an unterminated one is cut at the line end.
         Some(b']') => {
@@ -82,7 +96,11 @@ fn escape_len(b: &[u8]) -> usize {
         }
         // Character-set selection `ESC ( B` and friends.
         Some(b'(' | b')' | b'*' | b'+') => {
-            if b.get(2).is_some_and(u8::is_ascii_graphic) { 3 } else { 2 }
+            if b.get(2).is_some_and(u8::is_ascii_graphic) {
+                3
+            } else {
+                2
+            }
         }
         Some(c) if (0x40..=0x5f).contains(c) || *c == b'=' || *c == b'>' => 2,
         _ => 1,
@@ -129,7 +147,10 @@ mod tests {
     #[test]
     fn strips_csi_osc_and_anchors() {
         check("\x1b[0;31mImportError\x1b[0m: boom", "ImportError: boom");
-        check("Cell \x1b[0;32mIn[26], line 3\x1b[0m", "Cell In[26], line 3");
+        check(
+            "Cell \x1b[0;32mIn[26], line 3\x1b[0m",
+            "Cell In[26], line 3",
+        );
         check("\x1b]8;;file:///x.py\x07x.py\x1b]8;;\x07 ok", "x.py ok");
         check(
             "File <a href='file:///opt/x.py:17'>/opt/x.py:17</a>, in f()",

@@ -19,16 +19,31 @@ pub enum EventKind {
     /// `LIB: undefined symbol: SYM` (glibc), `Symbol not found: __ZN…` (macOS dlopen), also inside
     /// repr-quoted messages and wrapped errors. `symbol` is the mangled name as printed (macOS's
     /// extra leading `_` removed); `truncated` when the text visibly cut it off (ends mid-name or `…`).
-    UndefinedSymbol { library: Option<String>, symbol: String, truncated: bool },
+    UndefinedSymbol {
+        library: Option<String>,
+        symbol: String,
+        truncated: bool,
+    },
     /// `libX.so.N: cannot open shared object file: No such file or directory`.
-    MissingSharedLibrary { name: String, required_by: Option<String> },
+    MissingSharedLibrary {
+        name: String,
+        required_by: Option<String>,
+    },
     /// ``LIB: version `GLIBCXX_3.4.30' not found (required by REQ)``.
-    VersionNotFound { library: String, version: String, required_by: Option<String> },
+    VersionNotFound {
+        library: String,
+        version: String,
+        required_by: Option<String>,
+    },
     /// A Python exception line: `ImportError: …`, `OSError: …`, including pytest `E   ` lines.
     Exception { name: String, message: String },
     /// A traceback frame: `File "x.py", line 3, in f`, `Cell In[26], line 12`, `Input In [3]`,
     /// `<ipython-input-1-…> in <module>()`, `~/x.py in f()`.
-    Frame { file: String, line: Option<u32>, function: Option<String> },
+    Frame {
+        file: String,
+        line: Option<u32>,
+        function: Option<String>,
+    },
     /// A `----> 12 code` marker in an IPython traceback: the failing source line.
     FrameMarker { line: u32, code: String },
     /// `Traceback (most recent call last):`.
@@ -44,7 +59,10 @@ pub enum EventKind {
 
     // ---- pip / uv / setuptools / ninja build logs ----
     /// `Collecting X==1.2`, `Downloading X-1.2-…whl`.
-    PipCollecting { package: String, version: Option<String> },
+    PipCollecting {
+        package: String,
+        version: Option<String>,
+    },
     /// `Building wheel for X (setup.py)` / `Building wheel for X (pyproject.toml)`.
     PipBuildingWheel { package: String },
     /// `Using cached X-1.2-cp310-….whl` or a `.tar.gz`.
@@ -63,7 +81,11 @@ pub enum EventKind {
     CudaHomeMissing { detail: String },
     /// `The detected CUDA version (12.1) mismatches the version that was used to compile PyTorch (11.7)`,
     /// torchvision/torchaudio `compiled with different CUDA versions`.
-    CudaVersionMismatch { found: Option<String>, expected: Option<String>, detail: String },
+    CudaVersionMismatch {
+        found: Option<String>,
+        expected: Option<String>,
+        detail: String,
+    },
     /// `/usr/bin/ld: cannot find -lcuda` (any `-lX`).
     LinkerCannotFind { library: String },
     /// `libcuda.so cannot found!` (Triton), `Failed to find libcuda.so`.
@@ -99,10 +121,17 @@ pub enum EventKind {
     /// `_ARRAY_API not found`, `module compiled against API version 0x10 but this version of numpy is 0xf`.
     NumpyAbi { detail: String },
     /// `CUDA out of memory. Tried to allocate 2.00 GiB …`.
-    CudaOom { tried: Option<String>, detail: String },
+    CudaOom {
+        tried: Option<String>,
+        detail: String,
+    },
     /// A process holding GPU memory: OOM's `Process 1234 has 6.30 GiB memory in use` or an
     /// `nvidia-smi` process-table row.
-    GpuProcess { pid: u32, memory: Option<String>, name: Option<String> },
+    GpuProcess {
+        pid: u32,
+        memory: Option<String>,
+        name: Option<String>,
+    },
     /// `TypeError: f(): incompatible function arguments` from a pybind11 extension.
     IncompatibleFunctionArguments { function: String },
 

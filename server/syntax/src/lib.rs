@@ -24,7 +24,10 @@ pub struct Problem {
 
 impl Problem {
     pub fn new(span: Option<Span>, message: impl Into<String>) -> Self {
-        Self { span, message: message.into() }
+        Self {
+            span,
+            message: message.into(),
+        }
     }
 }
 

@@ -33,14 +33,22 @@ impl LineIndex {
     /// Converts a byte offset (clamped to the text) to line and UTF-16 column.
     pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
         let offset = offset.min(text.len());
-        let line = self.line_starts.partition_point(|&s| s <= offset).saturating_sub(1);
+        let line = self
+            .line_starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1);
         let start = self.line_starts.get(line).copied().unwrap_or(0);
         let mut end = offset;
         while end > start && !text.is_char_boundary(end) {
             end -= 1;
         }
-        let col: usize = text.get(start..end).map_or(0, |s| s.chars().map(char::len_utf16).sum());
-        LineCol { line: line as u32, col: col as u32 }
+        let col: usize = text
+            .get(start..end)
+            .map_or(0, |s| s.chars().map(char::len_utf16).sum());
+        LineCol {
+            line: line as u32,
+            col: col as u32,
+        }
     }
 
     /// Converts a line and UTF-16 column back to a byte offset (clamped to the line).

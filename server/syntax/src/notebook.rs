@@ -88,18 +88,32 @@ const MAX_DEPTH: usize = 128;
 
 /// Parses a notebook. Malformed JSON yields the cells read before the error plus a problem.
 pub fn parse(raw: &str) -> Parse<Notebook> {
-    let mut p = Parser { raw, b: raw.as_bytes(), i: 0, problems: Vec::new() };
+    let mut p = Parser {
+        raw,
+        b: raw.as_bytes(),
+        i: 0,
+        problems: Vec::new(),
+    };
     let mut nb = Notebook::default();
     let res = p.notebook(&mut nb);
     if let Err(e) = res {
-        p.problems.push(Problem::new(Some(Span::new(e.at, (e.at + 1).min(raw.len()).max(e.at))), e.msg));
+        p.problems.push(Problem::new(
+            Some(Span::new(e.at, (e.at + 1).min(raw.len()).max(e.at))),
+            e.msg,
+        ));
     } else {
         p.ws();
         if p.i < p.b.len() {
-            p.problems.push(Problem::new(Some(Span::new(p.i, p.b.len())), "text after the end of the notebook JSON"));
+            p.problems.push(Problem::new(
+                Some(Span::new(p.i, p.b.len())),
+                "text after the end of the notebook JSON",
+            ));
         }
     }
-    Parse { value: nb, problems: p.problems }
+    Parse {
+        value: nb,
+        problems: p.problems,
+    }
 }
 
 #[derive(Debug)]
@@ -140,7 +154,10 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn err<T>(&self, msg: impl Into<String>) -> R<T> {
-        Err(JErr { at: self.i.min(self.b.len()), msg: msg.into() })
+        Err(JErr {
+            at: self.i.min(self.b.len()),
+            msg: msg.into(),
+        })
     }
 
     fn ws(&mut self) {
@@ -159,14 +176,21 @@ impl Parser<'_> {
             self.i += 1;
             Ok(())
         } else if self.i >= self.b.len() {
-            self.err(format!("notebook JSON ends early: expected `{}`", c as char))
+            self.err(format!(
+                "notebook JSON ends early: expected `{}`",
+                c as char
+            ))
         } else {
             self.err(format!("invalid notebook JSON: expected `{}`", c as char))
         }
     }
 
     /// Iterates an object's keys, calling `f` with each key; `f` must consume the value.
-    fn object(&mut self, depth: usize, f: &mut dyn FnMut(&mut Self, &str, usize) -> R<()>) -> R<()> {
+    fn object(
+        &mut self,
+        depth: usize,
+        f: &mut dyn FnMut(&mut Self, &str, usize) -> R<()>,
+    ) -> R<()> {
         if depth > MAX_DEPTH {
             return self.err(format!("JSON nested deeper than {MAX_DEPTH} levels"));
         }
@@ -177,7 +201,11 @@ impl Parser<'_> {
         }
         loop {
             if self.peek() != Some(b'"') {
-                return self.err(if self.i >= self.b.len() { "notebook JSON ends early" } else { "invalid notebook JSON: expected a key" });
+                return self.err(if self.i >= self.b.len() {
+                    "notebook JSON ends early"
+                } else {
+                    "invalid notebook JSON: expected a key"
+                });
             }
             let key = self.string()?;
             self.expect(b':')?;
@@ -227,7 +255,8 @@ impl Parser<'_> {
                     match self.peek() {
                         Some(c @ (b'{' | b'[')) => {
                             if depth + stack.len() > MAX_DEPTH {
-                                return self.err(format!("JSON nested deeper than {MAX_DEPTH} levels"));
+                                return self
+                                    .err(format!("JSON nested deeper than {MAX_DEPTH} levels"));
                             }
                             stack.push(if c == b'{' { b'}' } else { b']' });
                             self.i += 1;
@@ -258,7 +287,10 @@ impl Parser<'_> {
 
     fn scalar(&mut self) -> R<()> {
         let st = self.i;
-        while self.i < self.b.len() && (self.b[self.i].is_ascii_alphanumeric() || matches!(self.b[self.i], b'-' | b'+' | b'.')) {
+        while self.i < self.b.len()
+            && (self.b[self.i].is_ascii_alphanumeric()
+                || matches!(self.b[self.i], b'-' | b'+' | b'.'))
+        {
             self.i += 1;
         }
         if self.i == st {
@@ -297,7 +329,11 @@ impl Parser<'_> {
             if run_end > run_start {
                 // The raw text is valid UTF-8 and `"`/`\` are ASCII, so this slice is on boundaries.
                 let run = self.raw.get(run_start..run_end).unwrap_or("");
-                out.segs.push(Seg::Verbatim { d: out.text.len(), r: run_start, len: run.len() });
+                out.segs.push(Seg::Verbatim {
+                    d: out.text.len(),
+                    r: run_start,
+                    len: run.len(),
+                });
                 out.text.push_str(run);
             }
             self.i = run_end;
@@ -327,17 +363,28 @@ impl Parser<'_> {
                     };
                     let mut len = 6;
                     let ch = if (0xD800..0xDC00).contains(&hi) {
-                        match (self.b.get(self.i + 6), self.b.get(self.i + 7), self.hex4(self.i + 8)) {
-                            (Some(b'\\'), Some(b'u'), Some(lo)) if (0xDC00..0xE000).contains(&lo) => {
+                        match (
+                            self.b.get(self.i + 6),
+                            self.b.get(self.i + 7),
+                            self.hex4(self.i + 8),
+                        ) {
+                            (Some(b'\\'), Some(b'u'), Some(lo))
+                                if (0xDC00..0xE000).contains(&lo) =>
+                            {
                                 len = 12;
-                                char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)).unwrap_or('\u{FFFD}')
+                                char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+                                    .unwrap_or('\u{FFFD}')
                             }
                             _ => '\u{FFFD}',
                         }
                     } else {
                         char::from_u32(hi).unwrap_or('\u{FFFD}')
                     };
-                    out.segs.push(Seg::Escape { d: out.text.len(), r: esc_start, rlen: len });
+                    out.segs.push(Seg::Escape {
+                        d: out.text.len(),
+                        r: esc_start,
+                        rlen: len,
+                    });
                     out.text.push(ch);
                     self.i += len;
                     continue;
@@ -347,7 +394,11 @@ impl Parser<'_> {
                     return self.err("invalid escape in notebook JSON");
                 }
             };
-            out.segs.push(Seg::Escape { d: out.text.len(), r: esc_start, rlen: 2 });
+            out.segs.push(Seg::Escape {
+                d: out.text.len(),
+                r: esc_start,
+                rlen: 2,
+            });
             out.text.push(ch);
             self.i += 2;
         }
@@ -398,14 +449,23 @@ impl Parser<'_> {
             }
             "cells" => p.array(d, &mut |p, d| {
                 let index = nb.cells.len();
-                let mut cell = Cell { index, kind: CellKind::Code, execution_count: None, source: MappedText::default(), outputs: Vec::new() };
+                let mut cell = Cell {
+                    index,
+                    kind: CellKind::Code,
+                    execution_count: None,
+                    source: MappedText::default(),
+                    outputs: Vec::new(),
+                };
                 let res = p.cell(&mut cell, d);
                 // Keep a cell cut off by malformed JSON: what was read of it is still useful.
                 nb.cells.push(cell);
                 res
             }),
             "worksheets" => {
-                p.problems.push(Problem::new(None, "nbformat 3 notebook (`worksheets`): cells not read"));
+                p.problems.push(Problem::new(
+                    None,
+                    "nbformat 3 notebook (`worksheets`): cells not read",
+                ));
                 p.skip(d)
             }
             _ => p.skip(d),
@@ -488,9 +548,18 @@ impl Parser<'_> {
             _ => p.skip(d),
         })?;
         Ok(match otype.as_str() {
-            "error" => Some(Output { kind: OutputKind::Error { ename, evalue }, text: traceback.unwrap_or_default() }),
-            "stream" => Some(Output { kind: OutputKind::Stream { name }, text: text.unwrap_or_default() }),
-            "display_data" | "execute_result" => plain.map(|t| Output { kind: OutputKind::Display, text: t }),
+            "error" => Some(Output {
+                kind: OutputKind::Error { ename, evalue },
+                text: traceback.unwrap_or_default(),
+            }),
+            "stream" => Some(Output {
+                kind: OutputKind::Stream { name },
+                text: text.unwrap_or_default(),
+            }),
+            "display_data" | "execute_result" => plain.map(|t| Output {
+                kind: OutputKind::Display,
+                text: t,
+            }),
             _ => None,
         })
     }
@@ -520,13 +589,24 @@ mod tests {
         assert_eq!(cell.execution_count, Some(3));
         assert_eq!(cell.source.text, "x = 1\nprint(\"é😀\")");
         let emoji = cell.source.text.find('😀').unwrap();
-        assert_eq!(cell.source.span_to_raw(Span::new(emoji, emoji + 4)).slice(raw), r"\ud83d\ude00");
+        assert_eq!(
+            cell.source
+                .span_to_raw(Span::new(emoji, emoji + 4))
+                .slice(raw),
+            r"\ud83d\ude00"
+        );
         let q = cell.source.text.find('"').unwrap();
-        assert_eq!(cell.source.span_to_raw(Span::new(q, q + 1)).slice(raw), r#"\""#);
+        assert_eq!(
+            cell.source.span_to_raw(Span::new(q, q + 1)).slice(raw),
+            r#"\""#
+        );
         let out = &cell.outputs[0];
         assert_eq!(out.text.text, "\u{1b}[0;31mE\u{1b}[0m\nline2");
         let l2 = out.text.text.find("line2").unwrap();
-        assert_eq!(out.text.span_to_raw(Span::new(l2, l2 + 5)).slice(raw), "line2");
+        assert_eq!(
+            out.text.span_to_raw(Span::new(l2, l2 + 5)).slice(raw),
+            "line2"
+        );
         assert_eq!(nb.value.nbformat, Some(4));
     }
 }

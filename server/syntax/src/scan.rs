@@ -160,10 +160,18 @@ fn automaton() -> Option<&'static AhoCorasick> {
 
 /// Scans `text` and returns the events found, with spans into `text`.
 pub fn scan(text: &str) -> Parse<Vec<Event>> {
-    let mut sc = Scanner { text, events: Vec::new(), problems: Vec::new(), no_version_until: 0 };
+    let mut sc = Scanner {
+        text,
+        events: Vec::new(),
+        problems: Vec::new(),
+        no_version_until: 0,
+    };
     let Some(ac) = automaton() else {
         sc.problem(None, "internal: the trigger automaton could not be built");
-        return Parse { value: sc.events, problems: sc.problems };
+        return Parse {
+            value: sc.events,
+            problems: sc.problems,
+        };
     };
     let bytes = text.as_bytes();
     // Start of the region not yet analysed, and whether it begins a line.
@@ -186,7 +194,10 @@ pub fn scan(text: &str) -> Parse<Vec<Event>> {
         let (start, mut window) = match memchr::memrchr(b'\n', &bytes[look_from..at]) {
             Some(i) => (look_from + i + 1, false),
             None if look_from == floor && floor_is_line_start => (floor, false),
-            None => (floor_char(text, floor.max(at.saturating_sub(WINDOW_BEFORE))), true),
+            None => (
+                floor_char(text, floor.max(at.saturating_sub(WINDOW_BEFORE))),
+                true,
+            ),
         };
         let look_to = text.len().min(at + MAX_LINE);
         let end = match memchr::memchr(b'\n', &bytes[at..look_to]) {
@@ -197,7 +208,11 @@ pub fn scan(text: &str) -> Parse<Vec<Event>> {
                 ceil_char(text, at + WINDOW_AFTER)
             }
         };
-        let start = if window { floor_char(text, floor.max(at.saturating_sub(WINDOW_BEFORE))).max(start) } else { start };
+        let start = if window {
+            floor_char(text, floor.max(at.saturating_sub(WINDOW_BEFORE))).max(start)
+        } else {
+            start
+        };
         if window && sc.problems.len() < MAX_PROBLEMS {
             sc.problem(
                 Some(Span::new(start, end)),
@@ -206,7 +221,11 @@ pub fn scan(text: &str) -> Parse<Vec<Event>> {
         }
         current = Some((start, end, window));
         bits = TRIGGERS.get(m.pattern().as_usize()).map_or(0, |t| t.1);
-        floor = if end < text.len() && bytes[end] == b'\n' { end + 1 } else { end };
+        floor = if end < text.len() && bytes[end] == b'\n' {
+            end + 1
+        } else {
+            end
+        };
         floor_is_line_start = !window || (end < text.len() && bytes[end] == b'\n');
     }
     if let Some((s, e, w)) = current {
@@ -214,7 +233,10 @@ pub fn scan(text: &str) -> Parse<Vec<Event>> {
     }
     sc.resolve_build_packages();
     sc.events.sort_by_key(|e| (e.span.start, e.span.end));
-    Parse { value: sc.events, problems: sc.problems }
+    Parse {
+        value: sc.events,
+        problems: sc.problems,
+    }
 }
 
 fn floor_char(text: &str, mut i: usize) -> usize {
@@ -291,7 +313,13 @@ fn make_line(text: &str, start: usize, end: usize, window: bool) -> Line<'_> {
         (Cow::Borrowed(raw), SourceMap::identity())
     };
     let content = content_start(&clean);
-    Line { start, next, clean, map, content }
+    Line {
+        start,
+        next,
+        clean,
+        map,
+        content,
+    }
 }
 
 struct Scanner<'a> {
@@ -348,7 +376,10 @@ impl<'a> Scanner<'a> {
         self.recognize(&line, bits, &mut out);
         if out.events.len() > MAX_EVENTS_PER_LINE {
             out.events.truncate(MAX_EVENTS_PER_LINE);
-            self.problem(Some(line.span(0, line.s().len())), "too many facts on one line: the rest were dropped");
+            self.problem(
+                Some(line.span(0, line.s().len())),
+                "too many facts on one line: the rest were dropped",
+            );
         }
         out.events.sort_by_key(|e| (e.span.start, e.span.end));
         self.events.extend(out.events);
@@ -370,15 +401,21 @@ impl<'a> Scanner<'a> {
         if has(EXC) {
             exception(l, out);
         }
-        if has(TB) {
-            if let Some(p) = memmem::find(l.s().as_bytes(), b"Traceback (most recent call last)") {
-                out.push(l.span(p, p + 33), EventKind::TracebackStart);
-            }
+        if has(TB)
+            && let Some(p) = memmem::find(l.s().as_bytes(), b"Traceback (most recent call last)")
+        {
+            out.push(l.span(p, p + 33), EventKind::TracebackStart);
         }
         if has(CHAIN) {
-            for needle in ["During handling of the above exception", "The above exception was the direct cause"] {
+            for needle in [
+                "During handling of the above exception",
+                "The above exception was the direct cause",
+            ] {
                 if let Some(p) = memmem::find(l.s().as_bytes(), needle.as_bytes()) {
-                    out.push(l.span(p, l.s().trim_end().len()), EventKind::ChainedException);
+                    out.push(
+                        l.span(p, l.s().trim_end().len()),
+                        EventKind::ChainedException,
+                    );
                 }
             }
         }
@@ -493,7 +530,10 @@ impl<'a> Scanner<'a> {
                     let c = n.c();
                     let lead = c.len() - c.trim_start().len();
                     let start = n.content + lead;
-                    let len = n.s()[start..].bytes().take_while(|&c| is_sym_byte(c)).count();
+                    let len = n.s()[start..]
+                        .bytes()
+                        .take_while(|&c| is_sym_byte(c))
+                        .count();
                     if len > 0 {
                         symbol = n.s()[start..start + len].trim_end_matches('.').to_owned();
                         sym_end_span = n.span(start, start + symbol.len()).end;
@@ -527,7 +567,8 @@ impl<'a> Scanner<'a> {
                 Some((lib, at)) => (Some(lib), l.span(at, at).start),
                 None => {
                     let before = s[..p].trim();
-                    let before_is_prefix = before.is_empty() || p <= l.content || is_error_intro(before);
+                    let before_is_prefix =
+                        before.is_empty() || p <= l.content || is_error_intro(before);
                     match (before_is_prefix, self.prev_line(l)) {
                         (true, Some(pl)) => {
                             let t = pl.s().trim_end();
@@ -546,7 +587,11 @@ impl<'a> Scanner<'a> {
             };
             out.push(
                 Span::new(lib_start, sym_end_span.max(lib_start)),
-                EventKind::UndefinedSymbol { library, symbol: cap(&symbol).to_owned(), truncated },
+                EventKind::UndefinedSymbol {
+                    library,
+                    symbol: cap(&symbol).to_owned(),
+                    truncated,
+                },
             );
         }
     }
@@ -555,7 +600,9 @@ impl<'a> Scanner<'a> {
 
     fn no_torch(&self, l: &Line<'_>, out: &mut Out) {
         let s = l.s();
-        let Some(p) = s.find("No module named") else { return };
+        let Some(p) = s.find("No module named") else {
+            return;
+        };
         let rest = &s[p + "No module named".len()..];
         let rest = rest.trim_start().trim_start_matches(['\'', '"']);
         if !(rest.starts_with("torch'") || rest.starts_with("torch\"") || rest == "torch") {
@@ -583,7 +630,10 @@ impl<'a> Scanner<'a> {
             "build backend",
             "Failed to build",
         ];
-        if CONTEXT.iter().any(|c| memmem::find(around.as_bytes(), c.as_bytes()).is_some()) {
+        if CONTEXT
+            .iter()
+            .any(|c| memmem::find(around.as_bytes(), c.as_bytes()).is_some())
+        {
             out.push(span, EventKind::BuildIsolationNoTorch { package: None });
         }
     }
@@ -592,7 +642,8 @@ impl<'a> Scanner<'a> {
         let text = self.text;
         for ev in &mut self.events {
             let slot = match &mut ev.kind {
-                EventKind::PipBuildFailed { package } | EventKind::BuildIsolationNoTorch { package } => package,
+                EventKind::PipBuildFailed { package }
+                | EventKind::BuildIsolationNoTorch { package } => package,
                 _ => continue,
             };
             if slot.is_none() {
@@ -608,24 +659,30 @@ impl<'a> Scanner<'a> {
         if let Some(p) = s.find("The detected CUDA version") {
             let found = paren_after(&s[p..], "version");
             let mut end = l.span(p, s.trim_end().len()).end;
-            let mut expected = s[p..].find("PyTorch").and_then(|i| paren_after(&s[p + i..], "PyTorch"));
+            let mut expected = s[p..]
+                .find("PyTorch")
+                .and_then(|i| paren_after(&s[p + i..], "PyTorch"));
             let mut detail = s[p..].trim_end().to_owned();
-            if expected.is_none() {
-                if let Some(n) = self.next_line(l) {
-                    let c = n.c().trim();
-                    if let Some(i) = c.find("PyTorch") {
-                        expected = paren_after(&c[i..], "PyTorch");
-                        if expected.is_some() {
-                            end = n.content_span().end;
-                            detail.push(' ');
-                            detail.push_str(c);
-                        }
+            if expected.is_none()
+                && let Some(n) = self.next_line(l)
+            {
+                let c = n.c().trim();
+                if let Some(i) = c.find("PyTorch") {
+                    expected = paren_after(&c[i..], "PyTorch");
+                    if expected.is_some() {
+                        end = n.content_span().end;
+                        detail.push(' ');
+                        detail.push_str(c);
                     }
                 }
             }
             out.push(
                 Span::new(l.span(p, p).start, end),
-                EventKind::CudaVersionMismatch { found, expected, detail: cap(&detail).to_owned() },
+                EventKind::CudaVersionMismatch {
+                    found,
+                    expected,
+                    detail: cap(&detail).to_owned(),
+                },
             );
         }
         if let Some(p) = s.find("compiled with different CUDA versions") {
@@ -633,24 +690,33 @@ impl<'a> Scanner<'a> {
             let start = s[..p].rfind("Detected").unwrap_or(p);
             let mut detail = s[start..].trim_end().to_owned();
             let mut end = l.span(start, s.trim_end().len()).end;
-            if !detail.contains("Version=") {
-                if let Some(n) = self.next_line(l) {
-                    if n.c().contains("Version=") {
-                        detail.push(' ');
-                        detail.push_str(n.c().trim());
-                        end = n.content_span().end;
-                    }
-                }
+            if !detail.contains("Version=")
+                && let Some(n) = self.next_line(l)
+                && n.c().contains("Version=")
+            {
+                detail.push(' ');
+                detail.push_str(n.c().trim());
+                end = n.content_span().end;
             }
             let versions: Vec<&str> = detail
                 .match_indices("Version=")
                 .map(|(i, m)| version_token(&detail[i + m.len()..]))
                 .collect();
-            let expected = versions.first().filter(|v| !v.is_empty()).map(|v| (*v).to_owned());
-            let found = versions.get(1).filter(|v| !v.is_empty()).map(|v| (*v).to_owned());
+            let expected = versions
+                .first()
+                .filter(|v| !v.is_empty())
+                .map(|v| (*v).to_owned());
+            let found = versions
+                .get(1)
+                .filter(|v| !v.is_empty())
+                .map(|v| (*v).to_owned());
             out.push(
                 Span::new(l.span(start, start).start, end),
-                EventKind::CudaVersionMismatch { found, expected, detail: cap(&detail).to_owned() },
+                EventKind::CudaVersionMismatch {
+                    found,
+                    expected,
+                    detail: cap(&detail).to_owned(),
+                },
             );
         }
     }
@@ -660,9 +726,14 @@ impl<'a> Scanner<'a> {
     fn xformers(&mut self, l: &Line<'_>, out: &mut Out) {
         let s = l.s();
         if let Some(p) = s.find("Need to compile C++ extensions") {
-            out.push(l.span(p, s.trim_end().len()), EventKind::XformersNeedCompile);
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::XformersNeedCompile,
+            );
         }
-        let Some(p) = s.find("can't load C++/CUDA extensions") else { return };
+        let Some(p) = s.find("can't load C++/CUDA extensions") else {
+            return;
+        };
         let start = s[..p].rfind("xFormers").unwrap_or(p);
         let mut end = l.span(start, s.trim_end().trim_end_matches('"').len()).end;
         let (mut built_torch, mut have_torch, mut built_cuda, mut built_python, mut have_python) =
@@ -674,12 +745,21 @@ impl<'a> Scanner<'a> {
             if let Some(r) = c.strip_prefix("PyTorch") {
                 let r = r.trim_start();
                 built_torch = non_empty(version_token(r));
-                built_cuda = r.find("with CUDA").map(|i| version_token(r[i + 9..].trim_start())).and_then(non_empty);
-                have_torch = r.find("(you have").map(|i| version_token(r[i + 9..].trim_start())).and_then(non_empty);
+                built_cuda = r
+                    .find("with CUDA")
+                    .map(|i| version_token(r[i + 9..].trim_start()))
+                    .and_then(non_empty);
+                have_torch = r
+                    .find("(you have")
+                    .map(|i| version_token(r[i + 9..].trim_start()))
+                    .and_then(non_empty);
             } else if let Some(r) = c.strip_prefix("Python") {
                 let r = r.trim_start();
                 built_python = non_empty(version_token(r));
-                have_python = r.find("(you have").map(|i| version_token(r[i + 9..].trim_start())).and_then(non_empty);
+                have_python = r
+                    .find("(you have")
+                    .map(|i| version_token(r[i + 9..].trim_start()))
+                    .and_then(non_empty);
             } else {
                 break;
             }
@@ -690,7 +770,13 @@ impl<'a> Scanner<'a> {
         }
         out.push(
             Span::new(l.span(start, start).start, end),
-            EventKind::XformersBuiltFor { built_torch, have_torch, built_cuda, built_python, have_python },
+            EventKind::XformersBuiltFor {
+                built_torch,
+                have_torch,
+                built_cuda,
+                built_python,
+                have_python,
+            },
         );
     }
 
@@ -700,13 +786,17 @@ impl<'a> Scanner<'a> {
             let span = l.span(p, s.trim_end().len());
             let hi = ceil_char(self.text, span.end + 600);
             let around = &self.text[span.start.min(hi)..hi];
-            let package = around.contains("torchvision").then(|| "torchvision".to_owned());
+            let package = around
+                .contains("torchvision")
+                .then(|| "torchvision".to_owned());
             out.push(span, EventKind::CustomOpsNotLoadable { package });
         }
         if let Some(p) = s.find("Failed to load image Python extension") {
             out.push(
                 l.span(p, p + "Failed to load image Python extension".len()),
-                EventKind::CustomOpsNotLoadable { package: Some("torchvision".to_owned()) },
+                EventKind::CustomOpsNotLoadable {
+                    package: Some("torchvision".to_owned()),
+                },
             );
         }
         if let Some(p) = s.find("An issue occurred while importing '") {
@@ -715,7 +805,9 @@ impl<'a> Scanner<'a> {
                 let pkg = &r[..q];
                 out.push(
                     l.span(p, p + 35 + q + 1),
-                    EventKind::CustomOpsNotLoadable { package: non_empty(pkg) },
+                    EventKind::CustomOpsNotLoadable {
+                        package: non_empty(pkg),
+                    },
                 );
             }
         }
@@ -740,7 +832,9 @@ impl Out {
 // ---------------------------------------------------------------------------------------------
 // Prefixes
 
-const LEVELS: &[&str] = &["WARNING", "ERROR", "INFO", "DEBUG", "CRITICAL", "WARN", "FATAL", "TRACE"];
+const LEVELS: &[&str] = &[
+    "WARNING", "ERROR", "INFO", "DEBUG", "CRITICAL", "WARN", "FATAL", "TRACE",
+];
 
 /// Offset where a line's content starts after indentation, Markdown quotes, pytest `E   `,
 /// launcher tags (`[rank0]:`), timestamps and logging prefixes (`WARNING:root:`).
@@ -765,7 +859,9 @@ fn content_start(s: &str) -> usize {
             if let Some(close) = r[..r.len().min(40)].find(']') {
                 let inner = &r[1..close];
                 let tagish = !inner.is_empty()
-                    && inner.bytes().all(|c| c.is_ascii_alphanumeric() || b" _-:.,/".contains(&c))
+                    && inner
+                        .bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || b" _-:.,/".contains(&c))
                     && !inner.starts_with("end of output");
                 if tagish {
                     i += close + 1;
@@ -791,12 +887,18 @@ fn content_start(s: &str) -> usize {
 /// `2024-05-01 12:00:00,123 - ` / `2024-05-01T12:00:00.123Z ` / `12:00:00 `.
 fn timestamp_len(r: &str) -> Option<usize> {
     let b = r.as_bytes();
-    let date = b.len() >= 10 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[7] == b'-';
-    let time = b.len() >= 8 && b[..2].iter().all(u8::is_ascii_digit) && b[2] == b':' && b[5] == b':';
+    let date =
+        b.len() >= 10 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[7] == b'-';
+    let time =
+        b.len() >= 8 && b[..2].iter().all(u8::is_ascii_digit) && b[2] == b':' && b[5] == b':';
     if !date && !time {
         return None;
     }
-    let n = b.iter().take(40).take_while(|c| c.is_ascii_digit() || b"-:.,T Z+/".contains(c)).count();
+    let n = b
+        .iter()
+        .take(40)
+        .take_while(|c| c.is_ascii_digit() || b"-:.,T Z+/".contains(c))
+        .count();
     let mut n = n;
     if r[n..].starts_with("- ") {
         n += 2;
@@ -815,7 +917,10 @@ fn level_prefix_len(r: &str) -> Option<usize> {
     }
     if rest.starts_with(':') {
         i += 1;
-        let name_len = r[i..].bytes().take_while(|c| c.is_ascii_alphanumeric() || b"_.-".contains(c)).count();
+        let name_len = r[i..]
+            .bytes()
+            .take_while(|c| c.is_ascii_alphanumeric() || b"_.-".contains(c))
+            .count();
         if name_len > 0 && r[i + name_len..].starts_with(':') {
             i += name_len + 1;
         }
@@ -864,7 +969,9 @@ fn demangles(sym: &str) -> bool {
 /// `ImportError:`, `OSError:` and similar intros that stand before a library or symbol.
 fn is_error_intro(before: &str) -> bool {
     let t = before.trim_end_matches(':').trim();
-    !t.is_empty() && t.bytes().all(|c| is_ident_byte(c) || c == b'.') && (t.ends_with("Error") || t.ends_with("Exception"))
+    !t.is_empty()
+        && t.bytes().all(|c| is_ident_byte(c) || c == b'.')
+        && (t.ends_with("Error") || t.ends_with("Exception"))
 }
 
 /// The library path just before `at` (`…/x.so: undefined symbol`), with its start offset.
@@ -908,7 +1015,10 @@ fn paren_after(s: &str, word: &str) -> Option<String> {
 
 /// The leading version-looking token of `s`: `2.1.0+cu121)` → `2.1.0+cu121`.
 fn version_token(s: &str) -> &str {
-    let n = s.bytes().take_while(|c| c.is_ascii_alphanumeric() || b".+_".contains(c)).count();
+    let n = s
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || b".+_".contains(c))
+        .count();
     s[..n].trim_end_matches('.')
 }
 
@@ -933,7 +1043,9 @@ fn normalize_subject(s: &str) -> String {
 
 fn mac_symbol_not_found(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("Symbol not found:") else { return };
+    let Some(p) = s.find("Symbol not found:") else {
+        return;
+    };
     let q = p + "Symbol not found:".len();
     let r = s[q..].trim_start();
     let q = q + (s[q..].len() - r.len());
@@ -953,21 +1065,36 @@ fn mac_symbol_not_found(l: &Line<'_>, out: &mut Out) {
     let truncated = symbol.starts_with("_Z") && !demangles(symbol);
     out.push(
         l.span(start, q + raw_sym.len()),
-        EventKind::UndefinedSymbol { library, symbol: cap(symbol).to_owned(), truncated },
+        EventKind::UndefinedSymbol {
+            library,
+            symbol: cap(symbol).to_owned(),
+            truncated,
+        },
     );
 }
 
 fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("cannot open shared object file") else { return };
-    let Some((name, at)) = token_before_colon(s, p) else { return };
-    let required_by = s[..at].find(": error while loading shared libraries").and_then(|i| {
-        let t = s[..i].trim_end();
-        let st = t.rfind(char::is_whitespace).map_or(0, |k| k + 1);
-        non_empty(&t[st..])
-    });
-    let end = s[p..].find("No such file or directory").map_or(p + 30, |i| p + i + 25);
-    out.push(l.span(at, end), EventKind::MissingSharedLibrary { name, required_by });
+    let Some(p) = s.find("cannot open shared object file") else {
+        return;
+    };
+    let Some((name, at)) = token_before_colon(s, p) else {
+        return;
+    };
+    let required_by = s[..at]
+        .find(": error while loading shared libraries")
+        .and_then(|i| {
+            let t = s[..i].trim_end();
+            let st = t.rfind(char::is_whitespace).map_or(0, |k| k + 1);
+            non_empty(&t[st..])
+        });
+    let end = s[p..]
+        .find("No such file or directory")
+        .map_or(p + 30, |i| p + i + 25);
+    out.push(
+        l.span(at, end),
+        EventKind::MissingSharedLibrary { name, required_by },
+    );
 }
 
 /// The token that ends just before `: ` at `p` (`libcudart.so.12: cannot open…`).
@@ -989,19 +1116,28 @@ fn version_not_found(l: &Line<'_>, out: &mut Out) {
     if version.is_empty() || version.contains(' ') {
         return;
     }
-    let Some((library, at)) = token_before_colon(s, p) else { return };
+    let Some((library, at)) = token_before_colon(s, p) else {
+        return;
+    };
     let tail = &r[e..];
     let (required_by, end) = match tail.find("(required by ") {
         Some(i) => {
             let rr = &tail[i + 13..];
             let ce = rr.find(')').unwrap_or(rr.len());
-            (non_empty(&rr[..ce]), p + 9 + e + i + 13 + ce + usize::from(ce < rr.len()))
+            (
+                non_empty(&rr[..ce]),
+                p + 9 + e + i + 13 + ce + usize::from(ce < rr.len()),
+            )
         }
         None => (None, p + 9 + e + 1),
     };
     out.push(
         l.span(at, end.min(s.len())),
-        EventKind::VersionNotFound { library, version: version.to_owned(), required_by },
+        EventKind::VersionNotFound {
+            library,
+            version: version.to_owned(),
+            required_by,
+        },
     );
 }
 
@@ -1012,7 +1148,9 @@ fn exception(l: &Line<'_>, out: &mut Out) {
     let mut from = l.content;
     let mut found = 0;
     while from < s.len() && found < 4 {
-        let Some(rel) = s[from..].find(['E', 'e']) else { return };
+        let Some(rel) = s[from..].find(['E', 'e']) else {
+            return;
+        };
         let p = from + rel;
         from = p + 1;
         let suffix = if s[p..].starts_with("Error") {
@@ -1023,13 +1161,23 @@ fn exception(l: &Line<'_>, out: &mut Out) {
             continue;
         };
         let name_end = p + suffix;
-        let Some(&delim) = b.get(name_end) else { continue };
+        let Some(&delim) = b.get(name_end) else {
+            continue;
+        };
         if delim != b':' && delim != b'(' {
             continue;
         }
-        let name_start = s[..p].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.')).map_or(0, |i| i + 1);
+        let name_start = s[..p]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .map_or(0, |i| i + 1);
         let name = &s[name_start..name_end];
-        if name.is_empty() || !name.as_bytes()[0].is_ascii_alphabetic() || name.starts_with("Error") && name.len() == 5 && name_start > 0 && b[name_start - 1] == b'.' {
+        if name.is_empty()
+            || !name.as_bytes()[0].is_ascii_alphabetic()
+            || name.starts_with("Error")
+                && name.len() == 5
+                && name_start > 0
+                && b[name_start - 1] == b'.'
+        {
             continue;
         }
         // Where the name stands: the line's content start, or after a separator a log writes.
@@ -1047,16 +1195,25 @@ fn exception(l: &Line<'_>, out: &mut Out) {
         if delim == b':' {
             let msg = s[name_end + 1..].trim().trim_end_matches('`').trim_end();
             let end = name_end + 1 + s[name_end + 1..].trim_end().len();
-            let end = if s[..end].ends_with('`') { end - 1 } else { end };
+            let end = if s[..end].ends_with('`') {
+                end - 1
+            } else {
+                end
+            };
             out.push(
                 l.span(name_start, end.max(name_end + 1)),
-                EventKind::Exception { name: name.to_owned(), message: cap(msg).to_owned() },
+                EventKind::Exception {
+                    name: name.to_owned(),
+                    message: cap(msg).to_owned(),
+                },
             );
             found += 1;
             // A message may hold another exception (`RuntimeError: ImportError: …`): keep looking.
         } else {
             // Repr form: Name('…') / Name("…"), as logging and warnings print caught exceptions.
-            let Some(&quote) = b.get(name_end + 1) else { continue };
+            let Some(&quote) = b.get(name_end + 1) else {
+                continue;
+            };
             if quote != b'\'' && quote != b'"' || pre.ends_with("raise") || pre.ends_with('=') {
                 continue;
             }
@@ -1085,10 +1242,17 @@ fn exception(l: &Line<'_>, out: &mut Out) {
                 }
             }
             let end = (j + 1).min(s.len());
-            let end = if b.get(end) == Some(&b')') { end + 1 } else { end };
+            let end = if b.get(end) == Some(&b')') {
+                end + 1
+            } else {
+                end
+            };
             out.push(
                 l.span(name_start, end.min(s.len())),
-                EventKind::Exception { name: name.to_owned(), message: cap(msg.trim()).to_owned() },
+                EventKind::Exception {
+                    name: name.to_owned(),
+                    message: cap(msg.trim()).to_owned(),
+                },
             );
             found += 1;
             from = end;
@@ -1109,10 +1273,23 @@ fn frame(l: &Line<'_>, out: &mut Out) {
         let Some(q) = r.find('"') else { return };
         let file = &r[..q];
         let rest = &r[q + 1..];
-        let line = rest.strip_prefix(", line ").map(|x| x.bytes().take_while(u8::is_ascii_digit).count()).and_then(|n| rest[7..7 + n].parse().ok());
-        let function = rest.find(", in ").map(|i| rest[i + 5..].trim().to_owned()).filter(|f| !f.is_empty());
+        let line = rest
+            .strip_prefix(", line ")
+            .map(|x| x.bytes().take_while(u8::is_ascii_digit).count())
+            .and_then(|n| rest[7..7 + n].parse().ok());
+        let function = rest
+            .find(", in ")
+            .map(|i| rest[i + 5..].trim().to_owned())
+            .filter(|f| !f.is_empty());
         let fend = p + 6 + q + 1 + rest.trim_end().len();
-        out.push(l.span(p, fend), EventKind::Frame { file: file.to_owned(), line, function });
+        out.push(
+            l.span(p, fend),
+            EventKind::Frame {
+                file: file.to_owned(),
+                line,
+                function,
+            },
+        );
         return;
     }
     if let Some(r) = ct.strip_prefix("File ") {
@@ -1123,10 +1300,18 @@ fn frame(l: &Line<'_>, out: &mut Out) {
         };
         if let Some(colon) = loc.rfind(':') {
             let (file, num) = (&loc[..colon], &loc[colon + 1..]);
-            if !file.is_empty() && (file.contains('/') || file.contains('\\') || file.ends_with(".py")) && num.bytes().all(|b| b.is_ascii_digit()) && !num.is_empty() {
+            if !file.is_empty()
+                && (file.contains('/') || file.contains('\\') || file.ends_with(".py"))
+                && num.bytes().all(|b| b.is_ascii_digit())
+                && !num.is_empty()
+            {
                 out.push(
                     l.span(cs, end),
-                    EventKind::Frame { file: file.to_owned(), line: num.parse().ok(), function: func.map(func_name) },
+                    EventKind::Frame {
+                        file: file.to_owned(),
+                        line: num.parse().ok(),
+                        function: func.map(func_name),
+                    },
                 );
             }
         }
@@ -1137,9 +1322,20 @@ fn frame(l: &Line<'_>, out: &mut Out) {
         if let Some(close) = r.find(']') {
             let file = format!("Cell In[{}]", &r[..close]);
             let rest = &r[close + 1..];
-            let line = rest.strip_prefix(", line ").and_then(|x| x[..x.bytes().take_while(u8::is_ascii_digit).count()].parse().ok());
+            let line = rest.strip_prefix(", line ").and_then(|x| {
+                x[..x.bytes().take_while(u8::is_ascii_digit).count()]
+                    .parse()
+                    .ok()
+            });
             let function = rest.find(", in ").map(|i| func_name(&rest[i + 5..]));
-            out.push(l.span(cs, end), EventKind::Frame { file, line, function });
+            out.push(
+                l.span(cs, end),
+                EventKind::Frame {
+                    file,
+                    line,
+                    function,
+                },
+            );
         }
         return;
     }
@@ -1149,10 +1345,19 @@ fn frame(l: &Line<'_>, out: &mut Out) {
             let file = format!("Input In [{}]", &r[..close]);
             let rest = &r[close + 1..];
             let function = rest.find(", in ").map(|i| func_name(&rest[i + 5..]));
-            let line = rest
-                .find("line ")
-                .and_then(|i| rest[i + 5..][..rest[i + 5..].bytes().take_while(u8::is_ascii_digit).count()].parse().ok());
-            out.push(l.span(cs, end), EventKind::Frame { file, line, function });
+            let line = rest.find("line ").and_then(|i| {
+                rest[i + 5..][..rest[i + 5..].bytes().take_while(u8::is_ascii_digit).count()]
+                    .parse()
+                    .ok()
+            });
+            out.push(
+                l.span(cs, end),
+                EventKind::Frame {
+                    file,
+                    line,
+                    function,
+                },
+            );
         }
         return;
     }
@@ -1164,17 +1369,24 @@ fn frame(l: &Line<'_>, out: &mut Out) {
             return;
         }
         let function = Some(func_name(&ct[i + 4..]));
-        out.push(l.span(cs, end), EventKind::Frame { file: file.to_owned(), line: None, function });
+        out.push(
+            l.span(cs, end),
+            EventKind::Frame {
+                file: file.to_owned(),
+                line: None,
+                function,
+            },
+        );
     }
 }
 
 /// `lora_sft(model_path, **kwargs)` → `lora_sft`; `<module>()` → `<module>`; `<cell line: 1>()` kept.
 fn func_name(f: &str) -> String {
     let f = f.trim();
-    if f.starts_with('<') {
-        if let Some(e) = f.find('>') {
-            return f[..=e].to_owned();
-        }
+    if f.starts_with('<')
+        && let Some(e) = f.find('>')
+    {
+        return f[..=e].to_owned();
     }
     let e = f.find('(').unwrap_or(f.len());
     cap(f[..e].trim()).to_owned()
@@ -1197,19 +1409,29 @@ fn frame_marker(l: &Line<'_>, out: &mut Out) {
     }
     let Ok(line) = r2[..n].parse() else { return };
     let code = r2[n..].trim();
-    out.push(l.span(cs, s.trim_end().len()), EventKind::FrameMarker { line, code: cap(code).to_owned() });
+    out.push(
+        l.span(cs, s.trim_end().len()),
+        EventKind::FrameMarker {
+            line,
+            code: cap(code).to_owned(),
+        },
+    );
 }
 
 fn wrapped_import(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("Failed to import ") else { return };
+    let Some(p) = s.find("Failed to import ") else {
+        return;
+    };
     if s[..p].ends_with(['"', '\'']) {
         return; // the string literal in the raising code, shown in a traceback
     }
     let r = &s[p + 17..];
     let (what, end) = match r.find(" because of the following error") {
         Some(i) => {
-            let e = r[i..].find(':').map_or(s.trim_end().len(), |k| p + 17 + i + k + 1);
+            let e = r[i..]
+                .find(':')
+                .map_or(s.trim_end().len(), |k| p + 17 + i + k + 1);
             (&r[..i], e)
         }
         None => (r.trim_end().trim_end_matches(':'), s.trim_end().len()),
@@ -1218,7 +1440,12 @@ fn wrapped_import(l: &Line<'_>, out: &mut Out) {
     if what.is_empty() {
         return;
     }
-    out.push(l.span(p, end), EventKind::WrappedImportError { what: cap(what).to_owned() });
+    out.push(
+        l.span(p, end),
+        EventKind::WrappedImportError {
+            what: cap(what).to_owned(),
+        },
+    );
 }
 
 fn suggested_command(l: &Line<'_>, out: &mut Out) {
@@ -1229,7 +1456,9 @@ fn suggested_command(l: &Line<'_>, out: &mut Out) {
         let before = &s[..p];
         let lo = floor_char(before, before.len().saturating_sub(24));
         let near = before[lo..].to_ascii_lowercase();
-        let advice = ["with:", "with ", "run", "try", "please", "using", "instead"].iter().any(|w| near.contains(w));
+        let advice = ["with:", "with ", "run", "try", "please", "using", "instead"]
+            .iter()
+            .any(|w| near.contains(w));
         let p = if before.ends_with("uv ") { p - 3 } else { p };
         (p, advice)
     } else {
@@ -1245,7 +1474,12 @@ fn suggested_command(l: &Line<'_>, out: &mut Out) {
     if cmd.is_empty() {
         return;
     }
-    out.push(l.span(p, p + cmd.len()), EventKind::SuggestedCommand { command: cap(cmd).to_owned() });
+    out.push(
+        l.span(p, p + cmd.len()),
+        EventKind::SuggestedCommand {
+            command: cap(cmd).to_owned(),
+        },
+    );
 }
 
 fn pip_line(l: &Line<'_>, out: &mut Out) {
@@ -1260,28 +1494,55 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
         };
         let name = name.split('[').next().unwrap_or(name);
         if !name.is_empty() {
-            out.push(l.span(cs, cs + 11 + tok.len()), EventKind::PipCollecting { package: name.to_owned(), version });
+            out.push(
+                l.span(cs, cs + 11 + tok.len()),
+                EventKind::PipCollecting {
+                    package: name.to_owned(),
+                    version,
+                },
+            );
         }
     } else if let Some(r) = c.strip_prefix("Downloading ") {
         let tok = r.split_whitespace().next().unwrap_or("");
         if let Some((name, version)) = dist_file_name(tok) {
-            out.push(l.span(cs, cs + 12 + tok.len()), EventKind::PipCollecting { package: name, version: Some(version) });
+            out.push(
+                l.span(cs, cs + 12 + tok.len()),
+                EventKind::PipCollecting {
+                    package: name,
+                    version: Some(version),
+                },
+            );
         }
     } else if let Some(i) = c.find("Building wheel for ") {
         let name = c[i + 19..].split_whitespace().next().unwrap_or("");
         if !name.is_empty() {
-            out.push(l.span(cs + i, ce), EventKind::PipBuildingWheel { package: name.to_owned() });
+            out.push(
+                l.span(cs + i, ce),
+                EventKind::PipBuildingWheel {
+                    package: name.to_owned(),
+                },
+            );
         }
     } else if let Some(i) = c.find("Using cached ") {
         let file = c[i + 13..].split_whitespace().next().unwrap_or("");
         if !file.is_empty() {
-            out.push(l.span(cs + i, cs + i + 13 + file.len()), EventKind::PipUsingCached { file: file.to_owned() });
+            out.push(
+                l.span(cs + i, cs + i + 13 + file.len()),
+                EventKind::PipUsingCached {
+                    file: file.to_owned(),
+                },
+            );
         }
     } else if let Some(i) = c.find("Guessing wheel URL") {
         let r = c[i + 18..].trim_start_matches(':').trim();
         let url = r.split_whitespace().next().unwrap_or("");
         if !url.is_empty() {
-            out.push(l.span(cs + i, ce), EventKind::GuessingWheelUrl { url: url.to_owned() });
+            out.push(
+                l.span(cs + i, ce),
+                EventKind::GuessingWheelUrl {
+                    url: url.to_owned(),
+                },
+            );
         }
     } else if let Some(i) = c.find("Precompiled wheel not found") {
         out.push(l.span(cs + i, ce), EventKind::PrecompiledWheelNotFound);
@@ -1307,27 +1568,46 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     for needle in ["subprocess-exited-with-error", "metadata-generation-failed"] {
         if let Some(p) = s.find(needle) {
-            out.push(l.span(p, p + needle.len()), EventKind::PipBuildFailed { package: None });
+            out.push(
+                l.span(p, p + needle.len()),
+                EventKind::PipBuildFailed { package: None },
+            );
         }
     }
     if let Some(p) = s.find("did not run successfully") {
         let st = s[..p].rfind('×').map_or(p, |i| i + '×'.len_utf8());
         let st = st + (s[st..p].len() - s[st..p].trim_start().len());
-        out.push(l.span(st, p + 24), EventKind::PipBuildFailed { package: None });
+        out.push(
+            l.span(st, p + 24),
+            EventKind::PipBuildFailed { package: None },
+        );
     }
     for needle in ["Failed to build ", "Failed building wheel for "] {
         if let Some(p) = s.find(needle) {
             let r = &s[p + needle.len()..];
-            let mut tok = r.split_whitespace().next().unwrap_or("").trim_matches(['`', '\'', '"', ',']);
+            let mut tok = r
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .trim_matches(['`', '\'', '"', ',']);
             if tok == "installable" {
                 // pip ≥ 24: "Failed to build installable wheels for some pyproject.toml based projects (flash-attn)"
-                tok = r.rfind('(').and_then(|i| r[i + 1..].split(')').next()).unwrap_or("");
+                tok = r
+                    .rfind('(')
+                    .and_then(|i| r[i + 1..].split(')').next())
+                    .unwrap_or("");
             }
-            let name = tok.split(['=', '@', '<', '>', ' ']).next().unwrap_or("").trim();
+            let name = tok
+                .split(['=', '@', '<', '>', ' '])
+                .next()
+                .unwrap_or("")
+                .trim();
             let end = p + needle.len() + (r.len() - r.trim_start().len()) + r.trim().len();
             out.push(
                 l.span(p, end.min(s.trim_end().len()).max(p + needle.len())),
-                EventKind::PipBuildFailed { package: non_empty(name).filter(|n| !n.contains(' ')) },
+                EventKind::PipBuildFailed {
+                    package: non_empty(name).filter(|n| !n.contains(' ')),
+                },
             );
         }
     }
@@ -1341,11 +1621,20 @@ fn find_build_package(text: &str, near: Span) -> Option<String> {
     let mut best: Option<(usize, String)> = None;
     let mut consider = |pos: usize, name: &str| {
         let name = name.trim_matches(['`', '\'', '"', ',', '.', ':']);
-        if name.is_empty() || name.len() > 100 || !name.bytes().all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c)) {
+        if name.is_empty()
+            || name.len() > 100
+            || !name
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
+        {
             return;
         }
         let abs = lo + pos;
-        let dist = if abs < near.start { near.start - abs } else { abs.saturating_sub(near.end) };
+        let dist = if abs < near.start {
+            near.start - abs
+        } else {
+            abs.saturating_sub(near.end)
+        };
         if best.as_ref().is_none_or(|(d, _)| dist < *d) {
             best = Some((dist, name.to_owned()));
         }
@@ -1354,18 +1643,33 @@ fn find_build_package(text: &str, near: Span) -> Option<String> {
         // /tmp/pip-install-XXXX/<name>_<32 hex>/setup.py
         let r = &hay[i + 13..];
         let Some(slash) = r.find('/') else { continue };
-        let seg = r[slash + 1..].split(['/', '"', '\'', ' ']).next().unwrap_or("");
-        if let Some(u) = seg.rfind('_') {
-            if seg.len() - u - 1 >= 16 && seg[u + 1..].bytes().all(|c| c.is_ascii_hexdigit()) {
-                consider(i, &seg[..u]);
-            }
+        let seg = r[slash + 1..]
+            .split(['/', '"', '\'', ' '])
+            .next()
+            .unwrap_or("");
+        if let Some(u) = seg.rfind('_')
+            && seg.len() - u > 16
+            && seg[u + 1..].bytes().all(|c| c.is_ascii_hexdigit())
+        {
+            consider(i, &seg[..u]);
         }
     }
-    for needle in ["Building wheel for ", "Failed building wheel for ", "Collecting ", "Failed to build "] {
+    for needle in [
+        "Building wheel for ",
+        "Failed building wheel for ",
+        "Collecting ",
+        "Failed to build ",
+    ] {
         for (i, _) in hay.match_indices(needle) {
-            let tok = hay[i + needle.len()..].split_whitespace().next().unwrap_or("");
+            let tok = hay[i + needle.len()..]
+                .split_whitespace()
+                .next()
+                .unwrap_or("");
             let tok = tok.trim_matches('`');
-            let name = tok.split(['=', '@', '<', '>', '[', '(']).next().unwrap_or("");
+            let name = tok
+                .split(['=', '@', '<', '>', '[', '('])
+                .next()
+                .unwrap_or("");
             if name != "installable" {
                 consider(i, name);
             }
@@ -1383,7 +1687,8 @@ fn find_build_package(text: &str, near: Span) -> Option<String> {
 
 fn cuda_home(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let hit = (s.contains("CUDA_HOME") && (s.contains("not set") || s.contains("is None") || s.contains("could not be found")))
+    let hit = (s.contains("CUDA_HOME")
+        && (s.contains("not set") || s.contains("is None") || s.contains("could not be found")))
         || (s.contains("nvcc")
             && (s.contains("No such file or directory")
                 || s.contains("not found")
@@ -1392,26 +1697,45 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
                 || s.contains("not recognized")))
         || s.contains("bare_metal_version");
     if hit {
-        out.push(l.content_span(), EventKind::CudaHomeMissing { detail: l.content_text() });
+        out.push(
+            l.content_span(),
+            EventKind::CudaHomeMissing {
+                detail: l.content_text(),
+            },
+        );
     }
 }
 
 fn linker_cannot_find(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("cannot find -l") else { return };
+    let Some(p) = s.find("cannot find -l") else {
+        return;
+    };
     let r = &s[p + 14..];
-    let n = r.bytes().take_while(|&c| c.is_ascii_alphanumeric() || b"_+-.".contains(&c)).count();
+    let n = r
+        .bytes()
+        .take_while(|&c| c.is_ascii_alphanumeric() || b"_+-.".contains(&c))
+        .count();
     let lib = r[..n].trim_end_matches(['.', ':']);
     if lib.is_empty() {
         return;
     }
     // Start at the linker's path (`/usr/bin/ld: `), not at whatever a progress bar left before it.
     let st = s[..p].rfind("ld: ").map_or(p, |i| {
-        let path_len = s[..i].bytes().rev().take_while(|&c| c.is_ascii_alphanumeric() || b"/._-".contains(&c)).count();
+        let path_len = s[..i]
+            .bytes()
+            .rev()
+            .take_while(|&c| c.is_ascii_alphanumeric() || b"/._-".contains(&c))
+            .count();
         i - path_len
     });
     let end = s.trim_end().len();
-    out.push(l.span(st, end), EventKind::LinkerCannotFind { library: lib.to_owned() });
+    out.push(
+        l.span(st, end),
+        EventKind::LinkerCannotFind {
+            library: lib.to_owned(),
+        },
+    );
 }
 
 fn libcuda(l: &Line<'_>, out: &mut Out) {
@@ -1422,16 +1746,25 @@ fn libcuda(l: &Line<'_>, out: &mut Out) {
         || s.contains("cannot find libcuda")
         || s.contains("Could not find libcuda");
     if hit {
-        out.push(l.content_span(), EventKind::LibcudaNotFound { detail: l.content_text() });
+        out.push(
+            l.content_span(),
+            EventKind::LibcudaNotFound {
+                detail: l.content_text(),
+            },
+        );
     }
 }
 
-const COMPILERS: &[&str] = &["gcc", "g++", "cc", "c++", "clang", "clang++", "cl.exe", "icpx", "icx"];
+const COMPILERS: &[&str] = &[
+    "gcc", "g++", "cc", "c++", "clang", "clang++", "cl.exe", "icpx", "icx",
+];
 
 fn is_compiler(tok: &str) -> bool {
     let base = tok.rsplit('/').next().unwrap_or(tok);
     !base.ends_with("nvcc")
-        && COMPILERS.iter().any(|c| base == *c || base.ends_with(&format!("-{c}")) || base.starts_with(&format!("{c}-")))
+        && COMPILERS.iter().any(|c| {
+            base == *c || base.ends_with(&format!("-{c}")) || base.starts_with(&format!("{c}-"))
+        })
 }
 
 fn no_compiler(l: &Line<'_>, out: &mut Out) {
@@ -1447,14 +1780,20 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         })
         || s.find("command '").is_some_and(|p| {
             let r = &s[p + 9..];
-            r.find('\'').is_some_and(|e| is_compiler(&r[..e])) && s.contains("No such file or directory")
+            r.find('\'').is_some_and(|e| is_compiler(&r[..e]))
+                && s.contains("No such file or directory")
         })
         || s.find("unable to execute '").is_some_and(|p| {
             let r = &s[p + 19..];
             r.find('\'').is_some_and(|e| is_compiler(&r[..e]))
         });
     if hit {
-        out.push(l.content_span(), EventKind::NoCompiler { detail: l.content_text() });
+        out.push(
+            l.content_span(),
+            EventKind::NoCompiler {
+                detail: l.content_text(),
+            },
+        );
     }
 }
 
@@ -1462,42 +1801,75 @@ fn compile_failed(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     let c = l.c().trim_start();
     let hit = c.starts_with("FAILED: ")
-        || (s.contains("error: command '") && s.contains("' failed") && !s.contains("No such file or directory"))
+        || (s.contains("error: command '")
+            && s.contains("' failed")
+            && !s.contains("No such file or directory"))
         || s.contains("CalledProcessError: Command '['ninja'")
         || s.contains("ninja: build stopped");
     if hit {
-        out.push(l.content_span(), EventKind::CompileFailed { detail: l.content_text() });
+        out.push(
+            l.content_span(),
+            EventKind::CompileFailed {
+                detail: l.content_text(),
+            },
+        );
     }
 }
 
 fn mamba(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("fast path is not available") else { return };
+    let Some(p) = s.find("fast path is not available") else {
+        return;
+    };
     let st = s[..p].rfind("The ").filter(|i| p - i <= 40).unwrap_or(p);
     let model_class = s[st..p].find("fast path for ").and_then(|i| {
         let r = &s[st + i + 14..];
         let n = r.bytes().take_while(|&c| is_ident_byte(c)).count();
         non_empty(&r[..n])
     });
-    out.push(l.span(st, s.trim_end().len()), EventKind::MambaFastPathUnavailable { model_class });
+    out.push(
+        l.span(st, s.trim_end().len()),
+        EventKind::MambaFastPathUnavailable { model_class },
+    );
 }
 
 fn flash_attn(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("has been toggled on, but it cannot be used") else { return };
-    let st = s[..p].rfind("FlashAttention").filter(|i| p - i <= 40).unwrap_or(p);
-    let reason = s[p..].find("following error:").map_or("", |i| s[p + i + 16..].trim());
-    out.push(l.span(st, s.trim_end().len()), EventKind::FlashAttnUnavailable { reason: cap(reason).to_owned() });
+    let Some(p) = s.find("has been toggled on, but it cannot be used") else {
+        return;
+    };
+    let st = s[..p]
+        .rfind("FlashAttention")
+        .filter(|i| p - i <= 40)
+        .unwrap_or(p);
+    let reason = s[p..]
+        .find("following error:")
+        .map_or("", |i| s[p + i + 16..].trim());
+    out.push(
+        l.span(st, s.trim_end().len()),
+        EventKind::FlashAttnUnavailable {
+            reason: cap(reason).to_owned(),
+        },
+    );
 }
 
 fn operator_missing(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find(" does not exist") else { return };
+    let Some(p) = s.find(" does not exist") else {
+        return;
+    };
     let t = &s[..p];
-    let Some(o) = t.rfind("operator ") else { return };
+    let Some(o) = t.rfind("operator ") else {
+        return;
+    };
     let op = t[o + 9..].trim();
     if op.contains("::") && !op.contains(' ') {
-        out.push(l.span(o, p + 15), EventKind::TorchOperatorMissing { operator: op.to_owned() });
+        out.push(
+            l.span(o, p + 15),
+            EventKind::TorchOperatorMissing {
+                operator: op.to_owned(),
+            },
+        );
     }
 }
 
@@ -1513,13 +1885,20 @@ fn numpy(l: &Line<'_>, out: &mut Out) {
         "numpy.core._multiarray_umath failed to import",
     ];
     if NEEDLES.iter().any(|n| s.contains(n)) {
-        out.push(l.content_span(), EventKind::NumpyAbi { detail: l.content_text() });
+        out.push(
+            l.content_span(),
+            EventKind::NumpyAbi {
+                detail: l.content_text(),
+            },
+        );
     }
 }
 
 fn oom(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("CUDA out of memory") else { return };
+    let Some(p) = s.find("CUDA out of memory") else {
+        return;
+    };
     let tried = s[p..].find("Tried to allocate ").and_then(|i| {
         let r = &s[p + i + 18..];
         let mut it = r.split_whitespace();
@@ -1527,7 +1906,13 @@ fn oom(l: &Line<'_>, out: &mut Out) {
         let u = it.next()?.trim_end_matches(['.', ',', ')']);
         Some(format!("{n} {u}"))
     });
-    out.push(l.content_span(), EventKind::CudaOom { tried, detail: l.content_text() });
+    out.push(
+        l.content_span(),
+        EventKind::CudaOom {
+            tried,
+            detail: l.content_text(),
+        },
+    );
 }
 
 fn gpu_processes(l: &Line<'_>, out: &mut Out) {
@@ -1536,49 +1921,107 @@ fn gpu_processes(l: &Line<'_>, out: &mut Out) {
     for (i, _) in s.match_indices("Process ") {
         let r = &s[i + 8..];
         let n = r.bytes().take_while(u8::is_ascii_digit).count();
-        let Ok(pid) = r[..n].parse::<u32>() else { continue };
-        let Some(rest) = r[n..].strip_prefix(" has ") else { continue };
-        let Some(e) = rest.find(" memory in use") else { continue };
+        let Ok(pid) = r[..n].parse::<u32>() else {
+            continue;
+        };
+        let Some(rest) = r[n..].strip_prefix(" has ") else {
+            continue;
+        };
+        let Some(e) = rest.find(" memory in use") else {
+            continue;
+        };
         let memory = non_empty(&rest[..e]);
-        out.push(l.span(i, i + 8 + n + 5 + e + 14), EventKind::GpuProcess { pid, memory, name: None });
+        out.push(
+            l.span(i, i + 8 + n + 5 + e + 14),
+            EventKind::GpuProcess {
+                pid,
+                memory,
+                name: None,
+            },
+        );
     }
     // nvidia-smi: |    0   N/A  N/A     12345      C   python inference.py      6302MiB |
     let t = s.trim();
     if t.starts_with('|') && t.ends_with('|') && t.len() > 2 {
         let inner = &t[1..t.len() - 1];
         let toks: Vec<&str> = inner.split_whitespace().collect();
-        let Some(mem) = toks.last().filter(|m| m.ends_with("MiB") && m[..m.len() - 3].bytes().all(|c| c.is_ascii_digit())) else {
+        let Some(mem) = toks
+            .last()
+            .filter(|m| m.ends_with("MiB") && m[..m.len() - 3].bytes().all(|c| c.is_ascii_digit()))
+        else {
             return;
         };
-        let Some(ti) = toks.iter().position(|t| matches!(*t, "C" | "G" | "C+G" | "M" | "M+C")) else { return };
+        let Some(ti) = toks
+            .iter()
+            .position(|t| matches!(*t, "C" | "G" | "C+G" | "M" | "M+C"))
+        else {
+            return;
+        };
         if ti == 0 || ti + 1 >= toks.len() {
             return;
         }
-        let Ok(pid) = toks[ti - 1].parse::<u32>() else { return };
+        let Ok(pid) = toks[ti - 1].parse::<u32>() else {
+            return;
+        };
         let name = toks[ti + 1..toks.len() - 1].join(" ");
         let lead = s.len() - s.trim_start().len();
         out.push(
             l.span(lead, lead + t.len()),
-            EventKind::GpuProcess { pid, memory: Some((*mem).to_owned()), name: non_empty(&name) },
+            EventKind::GpuProcess {
+                pid,
+                memory: Some((*mem).to_owned()),
+                name: non_empty(&name),
+            },
         );
     }
 }
 
 fn pybind(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("(): incompatible function arguments") else { return };
-    let st = s[..p].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.')).map_or(0, |i| i + 1);
+    let Some(p) = s.find("(): incompatible function arguments") else {
+        return;
+    };
+    let st = s[..p]
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .map_or(0, |i| i + 1);
     let f = &s[st..p];
     if !f.is_empty() {
-        out.push(l.span(st, p + 35), EventKind::IncompatibleFunctionArguments { function: f.to_owned() });
+        out.push(
+            l.span(st, p + 35),
+            EventKind::IncompatibleFunctionArguments {
+                function: f.to_owned(),
+            },
+        );
     }
 }
 
 const SUBJECTS: &[&str] = &[
-    "PyTorch", "pytorch", "torchvision", "torchaudio", "torch", "Torch", "Python", "python", "CUDA", "cuda", "xformers",
-    "xFormers", "Triton", "Transformers",
-    "flash-attn", "flash_attn", "mamba-ssm", "mamba_ssm", "causal-conv1d", "causal_conv1d", "triton",
-    "transformers", "numpy", "NumPy", "vllm", "unsloth",
+    "PyTorch",
+    "pytorch",
+    "torchvision",
+    "torchaudio",
+    "torch",
+    "Torch",
+    "Python",
+    "python",
+    "CUDA",
+    "cuda",
+    "xformers",
+    "xFormers",
+    "Triton",
+    "Transformers",
+    "flash-attn",
+    "flash_attn",
+    "mamba-ssm",
+    "mamba_ssm",
+    "causal-conv1d",
+    "causal_conv1d",
+    "triton",
+    "transformers",
+    "numpy",
+    "NumPy",
+    "vllm",
+    "unsloth",
 ];
 
 /// `PyTorch 2.5.1`, `torch==2.2.2`, `**Python**: 3.11.13`, `CUDA Version: 12.4`, `torch 2.10.0+cu128`.
@@ -1594,12 +2037,19 @@ fn versions(l: &Line<'_>, out: &mut Out) {
                 continue;
             }
             let mut j = i + subj.len();
-            if b.get(j).is_some_and(|&c| is_ident_byte(c) || c == b'-' || c == b'.' || c == b'/') {
+            if b.get(j)
+                .is_some_and(|&c| is_ident_byte(c) || c == b'-' || c == b'.' || c == b'/')
+            {
                 continue;
             }
             // Separators: spaces, `==`, `:`, Markdown bold, an optional word "version".
             // Unsloth's banner: "CUDA: 8.6" is the compute capability; "CUDA Toolkit: 12.8" the toolkit.
-            if *subj == "CUDA" && s[j..].starts_with(": ") && s[j..].get(..40).is_some_and(|t| t.contains(". CUDA Toolkit")) {
+            if *subj == "CUDA"
+                && s[j..].starts_with(": ")
+                && s[j..]
+                    .get(..40)
+                    .is_some_and(|t| t.contains(". CUDA Toolkit"))
+            {
                 continue;
             }
             if *subj == "CUDA" && s[j..].starts_with(" Toolkit") {
@@ -1607,7 +2057,10 @@ fn versions(l: &Line<'_>, out: &mut Out) {
             }
             let sep_start = j;
             for _ in 0..3 {
-                while j < b.len() && j - sep_start < 40 && matches!(b[j], b' ' | b'\t' | b':' | b'*' | b'=') {
+                while j < b.len()
+                    && j - sep_start < 40
+                    && matches!(b[j], b' ' | b'\t' | b':' | b'*' | b'=')
+                {
                     j += 1;
                 }
                 let r = &s[j..];
@@ -1633,7 +2086,13 @@ fn versions(l: &Line<'_>, out: &mut Out) {
                 continue;
             }
             let vs = j + (s[j..].find(v).unwrap_or(0));
-            out.push(l.span(i, vs + v.len()), EventKind::Version { subject: normalize_subject(subj), version: v.to_owned() });
+            out.push(
+                l.span(i, vs + v.len()),
+                EventKind::Version {
+                    subject: normalize_subject(subj),
+                    version: v.to_owned(),
+                },
+            );
         }
     }
 }
@@ -1641,10 +2100,18 @@ fn versions(l: &Line<'_>, out: &mut Out) {
 /// `Cuda compilation tools, release 12.6, V12.6.85` (`nvcc --version`).
 fn nvcc_release(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("Cuda compilation tools, release ") else { return };
+    let Some(p) = s.find("Cuda compilation tools, release ") else {
+        return;
+    };
     let v = version_token(&s[p + 32..]);
     if is_version(v) {
-        out.push(l.span(p, p + 32 + v.len()), EventKind::Version { subject: "nvcc".to_owned(), version: v.to_owned() });
+        out.push(
+            l.span(p, p + 32 + v.len()),
+            EventKind::Version {
+                subject: "nvcc".to_owned(),
+                version: v.to_owned(),
+            },
+        );
     }
 }
 
@@ -1654,8 +2121,16 @@ fn wheel_labels(l: &Line<'_>, out: &mut Out) {
     let mut seen = Vec::new();
     for needle in [".whl", "cxx11abi"] {
         for (i, _) in s.match_indices(needle) {
-            let st = s[..i].rfind(|c: char| c.is_whitespace() || matches!(c, '/' | '\'' | '"' | '`' | '(' | '[' | '=')).map_or(0, |k| k + 1);
-            let en = i + s[i..].find(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ')' | ']' | ',' | '#' | '?')).unwrap_or(s.len() - i);
+            let st = s[..i]
+                .rfind(|c: char| {
+                    c.is_whitespace() || matches!(c, '/' | '\'' | '"' | '`' | '(' | '[' | '=')
+                })
+                .map_or(0, |k| k + 1);
+            let en = i + s[i..]
+                .find(|c: char| {
+                    c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ')' | ']' | ',' | '#' | '?')
+                })
+                .unwrap_or(s.len() - i);
             if seen.contains(&st) {
                 continue;
             }
@@ -1663,16 +2138,36 @@ fn wheel_labels(l: &Line<'_>, out: &mut Out) {
             let tok = &s[st..en];
             let tok_dec = tok.replace("%2B", "+").replace("%2b", "+");
             let mut parts = tok_dec.splitn(3, '-');
-            let (Some(name), Some(ver)) = (parts.next(), parts.next()) else { continue };
+            let (Some(name), Some(ver)) = (parts.next(), parts.next()) else {
+                continue;
+            };
             let ver = ver.strip_suffix(".whl").unwrap_or(ver);
-            if name.is_empty() || !is_version(ver) || !name.bytes().all(|c| is_ident_byte(c) || c == b'.') {
+            if name.is_empty()
+                || !is_version(ver)
+                || !name.bytes().all(|c| is_ident_byte(c) || c == b'.')
+            {
                 continue;
             }
             let vend = st + tok.find(&ver[ver.len().min(ver.len())..]).unwrap_or(0);
             let _ = vend;
-            let end = st + name.len() + 1 + tok[name.len() + 1..].find('-').unwrap_or(tok.len() - name.len() - 1);
-            let end = if tok.ends_with(".whl") && end == en { en - 4 } else { end };
-            out.push(l.span(st, end.min(en)), EventKind::Version { subject: normalize_subject(name), version: ver.to_owned() });
+            let end = st
+                + name.len()
+                + 1
+                + tok[name.len() + 1..]
+                    .find('-')
+                    .unwrap_or(tok.len() - name.len() - 1);
+            let end = if tok.ends_with(".whl") && end == en {
+                en - 4
+            } else {
+                end
+            };
+            out.push(
+                l.span(st, end.min(en)),
+                EventKind::Version {
+                    subject: normalize_subject(name),
+                    version: ver.to_owned(),
+                },
+            );
         }
     }
 }
@@ -1694,22 +2189,33 @@ fn models(l: &Line<'_>, out: &mut Out) {
             }
             j += ident;
             let sep_start = j;
-            while j < b.len() && j - sep_start < 12 && matches!(b[j], b' ' | b'\t' | b'=' | b':' | b'(' | b'"' | b'\'') {
+            while j < b.len()
+                && j - sep_start < 12
+                && matches!(b[j], b' ' | b'\t' | b'=' | b':' | b'(' | b'"' | b'\'')
+            {
                 j += 1;
             }
             if j == sep_start {
                 continue;
             }
-            let n = s[j..].bytes().take_while(|&c| c.is_ascii_alphanumeric() || b"._/-".contains(&c)).count();
+            let n = s[j..]
+                .bytes()
+                .take_while(|&c| c.is_ascii_alphanumeric() || b"._/-".contains(&c))
+                .count();
             let id = s[j..j + n].trim_end_matches('.');
             let mut parts = id.split('/');
-            let (Some(org), Some(name), None) = (parts.next(), parts.next(), parts.next()) else { continue };
+            let (Some(org), Some(name), None) = (parts.next(), parts.next(), parts.next()) else {
+                continue;
+            };
             let valid = |p: &str| !p.is_empty() && p.as_bytes()[0].is_ascii_alphanumeric();
             if !valid(org) || !valid(name) {
                 continue;
             }
             seen_end = j + id.len();
-            out.push(l.span(j, j + id.len()), EventKind::Model { id: id.to_owned() });
+            out.push(
+                l.span(j, j + id.len()),
+                EventKind::Model { id: id.to_owned() },
+            );
         }
     }
 }

@@ -56,22 +56,31 @@ impl SourceMap {
         if len == 0 {
             return;
         }
-        if let Some(last) = self.segments.last_mut() {
-            if last.verbatim
-                && last.derived_start + last.raw_len == derived_start
-                && last.raw_start + last.raw_len == raw_start
-            {
-                last.raw_len += len;
-                return;
-            }
+        if let Some(last) = self.segments.last_mut()
+            && last.verbatim
+            && last.derived_start + last.raw_len == derived_start
+            && last.raw_start + last.raw_len == raw_start
+        {
+            last.raw_len += len;
+            return;
         }
-        self.segments.push(Segment { derived_start, raw_start, raw_len: len, verbatim: true });
+        self.segments.push(Segment {
+            derived_start,
+            raw_start,
+            raw_len: len,
+            verbatim: true,
+        });
     }
 
     /// Declares that the derived bytes starting at `derived_start` come from the raw range
     /// `[raw_start, raw_start+raw_len)` without a byte-for-byte correspondence (an escape).
     pub fn push_escape(&mut self, derived_start: usize, raw_start: usize, raw_len: usize) {
-        self.segments.push(Segment { derived_start, raw_start, raw_len, verbatim: false });
+        self.segments.push(Segment {
+            derived_start,
+            raw_start,
+            raw_len,
+            verbatim: false,
+        });
     }
 
     pub fn is_identity(&self) -> bool {
@@ -83,7 +92,9 @@ impl SourceMap {
         if self.segments.is_empty() {
             return derived;
         }
-        let idx = self.segments.partition_point(|s| s.derived_start <= derived);
+        let idx = self
+            .segments
+            .partition_point(|s| s.derived_start <= derived);
         let Some(seg) = idx.checked_sub(1).and_then(|i| self.segments.get(i)) else {
             return self.segments.first().map_or(derived, |s| s.raw_start);
         };
@@ -100,7 +111,11 @@ impl SourceMap {
     /// Maps a derived span to the raw span that covers it.
     pub fn span_to_raw(&self, span: Span) -> Span {
         let start = self.to_raw(span.start);
-        let end = if span.end > span.start { self.to_raw_end(span.end) } else { start };
+        let end = if span.end > span.start {
+            self.to_raw_end(span.end)
+        } else {
+            start
+        };
         Span::new(start, end.max(start))
     }
 
@@ -142,7 +157,9 @@ impl SourceMap {
                 out.push_escape(seg.derived_start, sp.start, sp.len());
                 continue;
             }
-            let mut i = outer.partition_point(|s| s.derived_start <= a).saturating_sub(1);
+            let mut i = outer
+                .partition_point(|s| s.derived_start <= a)
+                .saturating_sub(1);
             let mut pos = a;
             while pos < b {
                 let Some(o) = outer.get(i) else { break };

@@ -1,6 +1,9 @@
 //! One test per construct the scanner recognizes: `check(input, expect)` renders every event as
 //! `Kind { fields } @ "text its span covers"`, one per line, and compares with `expect`.
 
+// Test helpers outside `#[test]` fns: a panic there is a failing test, as in the tests.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use abidoc_syntax::scan;
 
 fn render(input: &str) -> String {
@@ -19,11 +22,11 @@ fn render(input: &str) -> String {
 fn check(input: &str, expect: &str) {
     let got = render(input);
     let want = expect.trim_start_matches('\n');
-    if got.trim_end() != want.trim_end() {
-        panic!("scan({input:?})\n--- got ---\n{got}--- want ---\n{want}\n");
-    }
+    assert!(
+        got.trim_end() == want.trim_end(),
+        "scan({input:?})\n--- got ---\n{got}--- want ---\n{want}\n"
+    );
 }
-
 
 #[test]
 fn glibc_undefined_symbol() {

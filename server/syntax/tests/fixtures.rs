@@ -3,6 +3,9 @@
 //! Each event is printed with its position and the text its span covers, so a snapshot review
 //! checks the spans as well as the facts.
 
+// Test helpers outside `#[test]` fns: a panic there is a failing test, as in the tests.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -13,12 +16,17 @@ fn repo_root() -> PathBuf {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
             walk(&p, out);
-        } else if matches!(p.extension().and_then(|x| x.to_str()), Some("txt" | "log" | "ipynb")) {
+        } else if matches!(
+            p.extension().and_then(|x| x.to_str()),
+            Some("txt" | "log" | "ipynb")
+        ) {
             out.push(p);
         }
     }
@@ -56,17 +64,35 @@ pub fn report(path: &Path) -> String {
         for cell in &nb.value.cells {
             let mut texts = vec![("source".to_owned(), &cell.source)];
             for (k, o) in cell.outputs.iter().enumerate() {
-                texts.push((format!("output {k} {:?}", o.kind).chars().take(120).collect(), &o.text));
+                texts.push((
+                    format!("output {k} {:?}", o.kind)
+                        .chars()
+                        .take(120)
+                        .collect(),
+                    &o.text,
+                ));
             }
             for (what, mt) in texts {
                 let parse = scan(&mt.text);
                 if parse.value.is_empty() {
                     continue;
                 }
-                writeln!(out, "cell {} ({:?}, exec {:?}) {what}:", cell.index, cell.kind, cell.execution_count).unwrap();
+                writeln!(
+                    out,
+                    "cell {} ({:?}, exec {:?}) {what}:",
+                    cell.index, cell.kind, cell.execution_count
+                )
+                .unwrap();
                 for ev in &parse.value {
                     let rs = mt.span_to_raw(ev.span);
-                    writeln!(out, "  {} {:?}\n      {}", pos(rs), ev.kind, show(&mt.text, ev.span)).unwrap();
+                    writeln!(
+                        out,
+                        "  {} {:?}\n      {}",
+                        pos(rs),
+                        ev.kind,
+                        show(&mt.text, ev.span)
+                    )
+                    .unwrap();
                 }
             }
         }
@@ -76,7 +102,14 @@ pub fn report(path: &Path) -> String {
             writeln!(out, "problem: {}", p.message).unwrap();
         }
         for ev in &parse.value {
-            writeln!(out, "{} {:?}\n    {}", pos(ev.span), ev.kind, show(&raw, ev.span)).unwrap();
+            writeln!(
+                out,
+                "{} {:?}\n    {}",
+                pos(ev.span),
+                ev.kind,
+                show(&raw, ev.span)
+            )
+            .unwrap();
         }
     }
     out
@@ -95,7 +128,11 @@ fn fixture_snapshots() {
     settings.set_omit_expression(true);
     settings.bind(|| {
         for f in &files {
-            let rel = f.strip_prefix(&root).unwrap().to_string_lossy().replace(['/', '.'], "_");
+            let rel = f
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace(['/', '.'], "_");
             settings_snapshot(&rel, &report(f), f);
         }
     });

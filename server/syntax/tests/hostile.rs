@@ -1,6 +1,9 @@
 //! Inputs no log should contain: the scanner, cleaner and notebook reader must stay panic-free,
 //! keep spans inside the text and on character boundaries, and finish in bounded time.
 
+// Test helpers outside `#[test]` fns: a panic there is a failing test, as in the tests.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::time::{Duration, Instant};
 
 use abidoc_syntax::{clean::clean, notebook, scan};
@@ -8,8 +11,16 @@ use abidoc_syntax::{clean::clean, notebook, scan};
 fn spans_valid(text: &str) -> usize {
     let parse = scan(text);
     for ev in &parse.value {
-        assert!(ev.span.start <= ev.span.end && ev.span.end <= text.len(), "{:?} out of range", ev.span);
-        assert!(text.is_char_boundary(ev.span.start) && text.is_char_boundary(ev.span.end), "{:?}", ev.span);
+        assert!(
+            ev.span.start <= ev.span.end && ev.span.end <= text.len(),
+            "{:?} out of range",
+            ev.span
+        );
+        assert!(
+            text.is_char_boundary(ev.span.start) && text.is_char_boundary(ev.span.end),
+            "{:?}",
+            ev.span
+        );
     }
     parse.value.len()
 }
@@ -47,9 +58,16 @@ fn binary_garbage_and_invalid_utf8() {
     }
     // Garbage with real phrases spliced in still yields the phrases.
     let mut bytes = garbage(200_000, 7);
-    bytes.extend_from_slice(b"\nImportError: /x/a.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n\xff\xfe");
+    bytes.extend_from_slice(
+        b"\nImportError: /x/a.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n\xff\xfe",
+    );
     let text = String::from_utf8_lossy(&bytes);
-    assert!(scan(&text).value.iter().any(|e| matches!(e.kind, abidoc_syntax::EventKind::UndefinedSymbol { .. })));
+    assert!(
+        scan(&text)
+            .value
+            .iter()
+            .any(|e| matches!(e.kind, abidoc_syntax::EventKind::UndefinedSymbol { .. }))
+    );
 }
 
 #[test]
@@ -58,13 +76,21 @@ fn one_megabyte_single_lines() {
     let n = bounded(Duration::from_secs(10), || spans_valid(&sym_line));
     assert!(n > 0);
     let parse = scan(&sym_line);
-    assert!(parse.problems.iter().any(|p| p.message.contains("longer than")), "{:?}", parse.problems.first());
+    assert!(
+        parse
+            .problems
+            .iter()
+            .any(|p| p.message.contains("longer than")),
+        "{:?}",
+        parse.problems.first()
+    );
     assert!(parse.problems.len() <= 32);
 
     let plain = "a".repeat(1 << 20);
     assert_eq!(bounded(Duration::from_secs(5), || spans_valid(&plain)), 0);
 
-    let triggers = "Error:Error(File \"--> torch 2.1 model=\"a/b\" \x1b[0m<a href='x'>".repeat(20_000);
+    let triggers =
+        "Error:Error(File \"--> torch 2.1 model=\"a/b\" \x1b[0m<a href='x'>".repeat(20_000);
     bounded(Duration::from_secs(20), || spans_valid(&triggers));
 
     let ansi = "\x1b[".repeat(500_000);
@@ -73,7 +99,10 @@ fn one_megabyte_single_lines() {
         assert_eq!(clean(&ansi).text, "");
     });
 
-    let long_sym = format!("ImportError: /x.so: undefined symbol: _Z{}\n", "N".repeat(1 << 20));
+    let long_sym = format!(
+        "ImportError: /x.so: undefined symbol: _Z{}\n",
+        "N".repeat(1 << 20)
+    );
     bounded(Duration::from_secs(10), || spans_valid(&long_sym));
 }
 
