@@ -154,6 +154,20 @@ def test_site_packages_extra_dirs_first_missing_dropped(tmp_path: Path) -> None:
     assert args[:4] == ["--python", "/venv/bin/python", "--site-packages", str(a)]
 
 
+def test_sys_path_entries_holding_distributions_are_read_in_import_order(tmp_path: Path) -> None:
+    first, plain, second = tmp_path / "first", tmp_path / "plain", tmp_path / "second"
+    for d in (first, plain, second):
+        d.mkdir()
+    (first / "mamba_ssm-2.3.0.dist-info").mkdir()
+    (second / "apex-0.1-py3.11.egg-info").mkdir()
+    (plain / "notes.txt").write_text("no distributions here", encoding="utf-8")
+    sys_path = ["", "relative/dir", str(second), str(plain), str(tmp_path / "missing"), str(first)]
+    dirs = _binary.site_packages_dirs([], {}, sys_path=sys_path)
+    assert dirs[:2] == [str(second), str(first)]
+    assert str(plain) not in dirs
+    assert str(first) not in _binary.site_packages_dirs([], {}, sys_path=None)
+
+
 def test_run_reads_json_on_exit_0_and_1(tmp_path: Path) -> None:
     (tmp_path / "report.json").write_text(json.dumps(_example()), encoding="utf-8")
     fake = _script(tmp_path / "abidoc", f"cat >/dev/null; cat '{tmp_path / 'report.json'}'; exit 1")

@@ -57,7 +57,9 @@ def executed(fake_site: FakeSite, private_jupyter: dict, tmp_path_factory: pytes
         encoding="utf-8",
     )
     cells = [
-        "%load_ext abidoc",
+        # Not following sys.path makes ABIDOC_SITE_PACKAGES the only way abidoc can learn about
+        # the fake torch, so the cells below prove the variable is honoured.
+        "%load_ext abidoc\n%config Abidoc.follow_sys_path = False",
         # The fake torch lives outside the kernel's environment: only this cell puts it on
         # sys.path, and tells abidoc with the variable the extension honours.
         "import os, sys\n"

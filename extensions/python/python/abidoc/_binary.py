@@ -100,18 +100,32 @@ def _split_dirs(value: str) -> List[str]:
     return [part for part in value.split(os.pathsep) if part.strip()]
 
 
+def _holds_distributions(directory: str) -> bool:
+    try:
+        with os.scandir(directory) as entries:
+            return any(e.name.endswith((".dist-info", ".egg-info")) for e in entries)
+    except OSError:
+        return False
+
+
 def site_packages_dirs(
     extra: Iterable[str] = (),
     environ: Optional[Mapping[str, str]] = None,
+    sys_path: Optional[Sequence[str]] = None,
 ) -> List[str]:
     """The site-packages directories of the running interpreter, extra ones first.
 
     Extra directories (configured, then ``$ABIDOC_SITE_PACKAGES``) come first because a notebook
-    puts them in front of ``sys.path``, so what they hold shadows the environment's copies.
+    puts them in front of ``sys.path``, so what they hold shadows the environment's copies. When
+    ``sys_path`` is given, its entries that hold installed distributions follow, in import order
+    (a ``sys.path.insert`` made in a cell is seen without configuration); then ``site``'s own.
     """
     environ = os.environ if environ is None else environ
     dirs: List[str] = list(extra)
     dirs.extend(_split_dirs(environ.get(ENV_SITE_PACKAGES, "")))
+    for entry in sys_path or ():
+        if isinstance(entry, str) and entry and os.path.isabs(entry) and _holds_distributions(entry):
+            dirs.append(entry)
     try:
         dirs.extend(site.getsitepackages())
     except AttributeError:
@@ -139,13 +153,14 @@ def env_args(
     extra_site_packages: Iterable[str] = (),
     executable: Optional[str] = None,
     environ: Optional[Mapping[str, str]] = None,
+    sys_path: Optional[Sequence[str]] = None,
 ) -> List[str]:
     """The options that point the binary at the kernel's own environment."""
     executable = sys.executable if executable is None else executable
     args: List[str] = []
     if executable:
         args += ["--python", executable]
-    for d in site_packages_dirs(extra_site_packages, environ):
+    for d in site_packages_dirs(extra_site_packages, environ, sys_path):
         args += ["--site-packages", d]
     return args
 
@@ -207,9 +222,6 @@ def run(
             encoding="utf-8",
             errors="replace",
             timeout=timeout,
-            # The binary must not inherit a half-configured PYTHONPATH meant for the kernel; it
-            # only reads files, so the rest of the environment is harmless.
-            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
             stdin=None if stdin_text is not None else subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
@@ -236,10 +248,11 @@ def check_text(
     timeout: float = DEFAULT_TIMEOUT,
     binary: Optional[str] = None,
     use_env: bool = True,
+    sys_path: Optional[Sequence[str]] = None,
 ) -> RunResult:
     """Diagnose a traceback or log given as text, against the kernel's environment."""
     args = ["check", "-", "--format", "json"]
-    args += env_args(extra_site_packages) if use_env else ["--no-env"]
+    args += env_args(extra_site_packages, sys_path=sys_path) if use_env else ["--no-env"]
     return run(args, stdin_text=text, timeout=timeout, binary=binary)
 
 
@@ -249,10 +262,11 @@ def check_paths(
     timeout: float = DEFAULT_TIMEOUT,
     binary: Optional[str] = None,
     use_env: bool = True,
+    sys_path: Optional[Sequence[str]] = None,
 ) -> RunResult:
     """Diagnose log files, tracebacks or notebooks on disk."""
     args = ["check", *paths, "--format", "json"]
-    args += env_args(extra_site_packages) if use_env else ["--no-env"]
+    args += env_args(extra_site_packages, sys_path=sys_path) if use_env else ["--no-env"]
     return run(args, timeout=timeout, binary=binary)
 
 
@@ -260,7 +274,8 @@ def scan(
     extra_site_packages: Iterable[str] = (),
     timeout: float = 60.0,
     binary: Optional[str] = None,
+    sys_path: Optional[Sequence[str]] = None,
 ) -> RunResult:
     """Scan the kernel's environment for extensions that will not load."""
-    args = ["scan", "--format", "json", *env_args(extra_site_packages)]
+    args = ["scan", "--format", "json", *env_args(extra_site_packages, sys_path=sys_path)]
     return run(args, timeout=timeout, binary=binary)

@@ -32,7 +32,8 @@ USAGE = """\
 %abidoc --help          this text
 
 Options (%config Abidoc.<name> = value): auto (diagnose failing cells; default True),
-timeout (seconds, default 20), site_packages (extra directories, also $ABIDOC_SITE_PACKAGES).
+timeout (seconds, default 20), site_packages (extra directories, also $ABIDOC_SITE_PACKAGES),
+follow_sys_path (also read sys.path entries holding distributions; default True).
 """
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -55,9 +56,20 @@ class Abidoc(Magics):
         "e.g. directories added to sys.path by hand. $ABIDOC_SITE_PACKAGES adds more.",
     ).tag(config=True)
 
+    follow_sys_path = Bool(
+        True,
+        help="Also read the sys.path entries that hold installed distributions (a sys.path.insert made in a cell).",
+    ).tag(config=True)
+
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         self._last_error: Optional[BaseException] = None
+
+    def _sys_path(self) -> Optional[List[str]]:
+        return list(sys.path) if self.follow_sys_path else None
+
+    def _check_text(self, text: str) -> _binary.RunResult:
+        return _binary.check_text(text, self.site_packages, self.timeout, sys_path=self._sys_path())
 
     # ----------------------------------------------------------------- the hook
 
@@ -71,7 +83,7 @@ class Abidoc(Magics):
             if not isinstance(err, Exception):
                 # KeyboardInterrupt, SystemExit: the user stopped the cell, nothing to explain.
                 return
-            run = _binary.check_text(format_exception(err), self.site_packages, self.timeout)
+            run = self._check_text(format_exception(err))
             if run.problem:
                 log.debug("abidoc: no diagnosis: %s (%s)", run.problem, run.stderr.strip())
                 return
@@ -88,7 +100,7 @@ class Abidoc(Magics):
         line = line.strip()
         try:
             if cell is not None:
-                self._show_check(_binary.check_text(cell, self.site_packages, self.timeout), "the cell")
+                self._show_check(self._check_text(cell), "the cell")
             elif line in ("-h", "--help", "help"):
                 print(USAGE)
             elif not line:
@@ -96,7 +108,7 @@ class Abidoc(Magics):
             elif line == "scan" or line.startswith("scan "):
                 self._scan()
             elif line.startswith("--text"):
-                self._show_check(_binary.check_text(self._text_arg(line), self.site_packages, self.timeout), "the text")
+                self._show_check(self._check_text(self._text_arg(line)), "the text")
             else:
                 self._check_paths(shlex.split(line))
         except Exception as err:  # noqa: BLE001 - report, do not raise into the session
@@ -133,14 +145,16 @@ class Abidoc(Magics):
                 print("abidoc: no error has been raised in this kernel yet; see %abidoc --help")
                 return
             text = _ANSI.sub("", "\n".join(str(s) for s in stb))
-        self._show_check(_binary.check_text(text, self.site_packages, self.timeout), "the last error")
+        self._show_check(self._check_text(text), "the last error")
 
     def _check_paths(self, paths: List[str]) -> None:
         missing = [p for p in paths if p != "-" and not os.path.exists(p)]
         if missing:
             print(f'abidoc: no such file: {", ".join(missing)} (use %abidoc --text "..." for text)')
             return
-        self._show_check(_binary.check_paths(paths, self.site_packages, self.timeout), " ".join(paths))
+        self._show_check(
+            _binary.check_paths(paths, self.site_packages, self.timeout, sys_path=self._sys_path()), " ".join(paths)
+        )
 
     def _show_check(self, run: _binary.RunResult, what: str) -> None:
         if run.problem:
@@ -152,7 +166,7 @@ class Abidoc(Magics):
             print(f"abidoc: no known cause found in {what}")
 
     def _scan(self) -> None:
-        run = _binary.scan(self.site_packages, timeout=max(self.timeout, 60.0))
+        run = _binary.scan(self.site_packages, timeout=max(self.timeout, 60.0), sys_path=self._sys_path())
         if run.problem:
             print(f"abidoc: {run.problem}", file=sys.stderr)
             return
