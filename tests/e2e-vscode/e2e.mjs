@@ -4,10 +4,11 @@
 // Each step saves a screenshot in E2E_ARTIFACTS. Prints "N passed, N failed" last.
 
 import { chromium } from 'playwright-core';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const { E2E_URL, E2E_ARTIFACTS, E2E_PROFILE, E2E_NOTEBOOK, E2E_LOG, E2E_WS } = process.env;
+const { E2E_URL, E2E_ARTIFACTS, E2E_PROFILE, E2E_NOTEBOOK, E2E_LOG, E2E_WS, E2E_USER_SETTINGS, E2E_SITE_PACKAGES } = process.env;
+const STEPS = 7;
 const results = [];
 let page;
 let shot = 0;
@@ -181,7 +182,7 @@ try {
     if (!after[failingIndex + 1].source.includes('lora_sft(')) throw new Error('the failing cell should follow the inserted cell');
   });
 
-  await step('pip-log-opens-as-pip-log-with-diagnostics', async () => {
+  const logDiagnosed = await step('pip-log-opens-as-pip-log-with-diagnostics', async () => {
     await openFile(E2E_LOG);
     await waitFor('the pip Log language mode', () =>
       page.evaluate(() => [...document.querySelectorAll('.statusbar-item')].some((e) => e.innerText.trim() === 'pip Log')),
@@ -192,11 +193,52 @@ try {
       const t = await problemsText();
       return /build-isolation/.test(t) && t.includes(E2E_LOG);
     }, 45_000);
-    await page.keyboard.press('Escape');
+  });
+
+  await step('run-in-terminal-shows-exact-command-and-asks', async () => {
+    if (!logDiagnosed) throw new Error('skipped: no diagnostic on the pip log');
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'build-isolation' }).first().dblclick();
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+.');
+    const item = page.locator('.action-widget .monaco-list-row', { hasText: /flash-attn|torch/i }).first();
+    await item.waitFor({ timeout: 15_000 });
+    await item.click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 10_000 });
+    const text = (await dialog.innerText()).replace(/\u00a0/g, ' ');
+    if (!text.includes('This will run in a new terminal:')) throw new Error(`dialog text:\n${text}`);
+    // The exact POSIX command line: argv joined, pip run through the interpreter, nothing else.
+    const line = text.split('\n').find((l) => l.startsWith('python -m pip '));
+    if (!line || !/--no-build-isolation flash-attn/.test(line)) throw new Error(`no exact command line in the dialog:\n${text}`);
+    await screenshot('run-in-terminal-confirmation');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+    await page.waitForTimeout(1500);
+    const terminals = await page.evaluate(() => document.querySelectorAll('.xterm').length);
+    if (terminals !== 0) throw new Error(`a terminal was opened although the user cancelled (${terminals})`);
+  });
+
+  await step('scan-environment-problems-and-markdown-report', async () => {
+    if (!E2E_SITE_PACKAGES) throw new Error('skipped: no native fixtures (tests/native/build.sh) to scan');
+    // Changing the user settings on disk also checks that the server follows configuration changes.
+    const settings = JSON.parse(readFileSync(E2E_USER_SETTINGS, 'utf8'));
+    settings['abidoc.sitePackages'] = [E2E_SITE_PACKAGES];
+    writeFileSync(E2E_USER_SETTINGS, JSON.stringify(settings, null, 2));
+    await page.waitForTimeout(2500);
+    await runCommand('abidoc: Scan environment');
+    const report = await waitFor('the Markdown report', async () => {
+      const t = await page.evaluate(() => (document.querySelector('.editor-group-container.active .monaco-editor .view-lines')?.innerText ?? '').replace(/\u00a0/g, ' '));
+      return t.includes('# abidoc environment scan') ? t : false;
+    }, 60_000);
+    const so = 'selective_scan_cuda.cpython-312-x86_64-linux-gnu.so';
+    if (!report.includes(so) || !/abi-mismatch/.test(report)) throw new Error(`the report does not list ${so} as abi-mismatch:\n${report.slice(0, 1500)}`);
+    await screenshot('scan-report');
+    await showProblems();
+    await waitFor(`a problem on ${so}`, async () => (await problemsText()).includes(so), 15_000);
   });
 } finally {
   await context.close();
   const passed = results.filter(([ok]) => ok).length;
   console.log(`\n${passed} passed, ${results.length - passed} failed`);
-  process.exitCode = passed === results.length && results.length === 5 ? 0 : 1;
+  process.exitCode = passed === results.length && results.length === STEPS ? 0 : 1;
 }

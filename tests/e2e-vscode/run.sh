@@ -71,6 +71,11 @@ cat > "$work/ud/User/settings.json" <<JSON
   "abidoc.logLevel": "debug"
 }
 JSON
+# A fake Python environment of real tiny ELF libraries (seed 000's mamba-ssm among them) to scan.
+site_packages=""
+if [ -x "$root/tests/native/build.sh" ] && "$root/tests/native/build.sh" "$work/native" > "$artifacts/native-build.log" 2>&1; then
+  site_packages="$work/native/site-packages"
+fi
 printf 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n' > "$work/config.yaml"
 cs="$here/node_modules/.bin/code-server"
 csargs=(--config "$work/config.yaml" --user-data-dir "$work/ud" --extensions-dir "$work/ext" --disable-telemetry --disable-update-check)
@@ -89,6 +94,7 @@ done
 echo "::: driving VS Code at http://127.0.0.1:$port"
 E2E_URL="http://127.0.0.1:$port/?folder=$work/ws" E2E_ARTIFACTS="$artifacts" E2E_PROFILE="$work/chromium" \
   E2E_NOTEBOOK=granite-lora-training.ipynb E2E_LOG=pip-install.log E2E_WS="$work/ws" \
+  E2E_USER_SETTINGS="$work/ud/User/settings.json" E2E_SITE_PACKAGES="$site_packages" \
   timeout 300 node "$here/e2e.mjs"
 rc=$?
 cp -r "$work/ud/logs" "$artifacts/vscode-logs" 2>/dev/null

@@ -28,7 +28,7 @@ import {
   TERMINAL_OUTPUT,
   TerminalDiagnosisParams,
 } from './protocol';
-import { diagnosticsFromResult, ReportDiagnostic, scanReport } from './report';
+import { diagnosticsFromResult, isLibraryPath, ReportDiagnostic, scanReport, scanSummary } from './report';
 import { initializationOptions, SettingSpec } from './settings';
 import { commandLine } from './shellQuote';
 import settingsSpec from '../protocol/settings.json';
@@ -337,13 +337,22 @@ async function scanEnvironment(): Promise<void> {
     void vscode.window.showErrorMessage('abidoc: the language server is not running. See "abidoc: Show output".');
     return;
   }
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'abidoc: scanning the Python environment…' },
-    () => c.sendRequest(ExecuteCommandRequest.type, { command: SCAN_ENVIRONMENT, arguments: [] }),
-  );
-  let diags: ReportDiagnostic[] | undefined = diagnosticsFromResult(result);
-  if (!diags) diags = publishedDiagnostics();
-  await openReport(scanReport(diags, { when: new Date().toISOString() }));
+  let result: unknown;
+  try {
+    result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'abidoc: scanning the Python environment…' },
+      () => c.sendRequest(ExecuteCommandRequest.type, { command: SCAN_ENVIRONMENT, arguments: [] }),
+    );
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    log.error(`scan failed: ${message}`);
+    const pick = await vscode.window.showErrorMessage(`abidoc: the environment scan failed: ${message}`, 'Open Settings');
+    if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'abidoc.');
+    return;
+  }
+  // The server publishes findings on the libraries (Problems view) and may return them too.
+  const diags: ReportDiagnostic[] = diagnosticsFromResult(result) ?? publishedDiagnostics().filter((d) => d.location !== undefined && isLibraryPath(d.location));
+  await openReport(scanReport(diags, { when: new Date().toISOString(), ...scanSummary(result) }));
   await vscode.commands.executeCommand('workbench.actions.view.problems');
 }
 

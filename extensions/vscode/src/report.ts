@@ -39,8 +39,9 @@ export function diagnosticsFromResult(result: unknown): ReportDiagnostic[] | und
 
 const ORDER: Record<string, number> = { error: 0, warning: 1, information: 2, hint: 3 };
 
+// `_` is left alone: CommonMark ignores intraword underscores, and library names are full of them.
 function md(text: string): string {
-  return text.replace(/([\\`*_[\]<>|])/g, '\\$1');
+  return text.replace(/([\\`*[\]<>|])/g, '\\$1');
 }
 
 function code(text: string): string {
@@ -48,9 +49,34 @@ function code(text: string): string {
   return `${fence}${text}${fence}`;
 }
 
-export function scanReport(diags: readonly ReportDiagnostic[], header: { title?: string; when?: string } = {}): string {
+/** `summary` (one line) and `notes` (problems met while scanning) of the server's scan result. */
+export function scanSummary(result: unknown): { summary?: string; notes: string[] } {
+  const r = (typeof result === 'object' && result !== null ? result : {}) as { summary?: unknown; notes?: unknown };
+  return {
+    summary: typeof r.summary === 'string' && r.summary ? r.summary : undefined,
+    notes: Array.isArray(r.notes) ? r.notes.filter((n): n is string => typeof n === 'string') : [],
+  };
+}
+
+/** Scan findings are published on the libraries they concern: shared objects, not documents. */
+export function isLibraryPath(p: string): boolean {
+  return /\.so(?:\.\d+)*$/.test(p) || /\.(?:dylib|pyd|dll)$/i.test(p);
+}
+
+export interface ReportHeader {
+  title?: string;
+  when?: string;
+  summary?: string;
+  notes?: readonly string[];
+}
+
+export function scanReport(diags: readonly ReportDiagnostic[], header: ReportHeader = {}): string {
   const lines: string[] = [`# ${header.title ?? 'abidoc environment scan'}`, ''];
   if (header.when) lines.push(`_${md(header.when)}_`, '');
+  if (header.summary) lines.push(md(header.summary), '');
+  if (header.notes && header.notes.length) {
+    lines.push('Problems met while scanning:', '', ...header.notes.map((n) => `- ${md(n)}`), '');
+  }
   const counts = new Map<string, number>();
   for (const d of diags) counts.set(d.severity ?? 'error', (counts.get(d.severity ?? 'error') ?? 0) + 1);
   if (diags.length === 0) {

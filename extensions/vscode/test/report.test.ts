@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { diagnosticsFromResult, scanReport } from '../src/report';
+import { diagnosticsFromResult, isLibraryPath, scanReport, scanSummary } from '../src/report';
 
 const seed000 = {
   version: 1,
@@ -49,7 +49,7 @@ test('the scan report reads like the contract JSON it came from', () => {
       '',
       '## mamba-ssm — abi-mismatch (error)',
       '',
-      'selective\\_scan\\_cuda (mamba-ssm 2.3.0) was built against a different torch than the installed 2.10.0: 1 of its torch symbols is missing',
+      'selective_scan_cuda (mamba-ssm 2.3.0) was built against a different torch than the installed 2.10.0: 1 of its torch symbols is missing',
       '',
       '- Library: `/opt/app-root/lib64/python3.12/site-packages/selective_scan_cuda.cpython-312-x86_64-linux-gnu.so`',
       '- Symbol `c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)` — signature-changed; nearest: `c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, unsigned int, bool)`',
@@ -66,7 +66,7 @@ test('the scan report reads like the contract JSON it came from', () => {
       '',
       '## flash-attn — flash-attn-unavailable (warning)',
       '',
-      'flash\\_attn\\_2\\_cuda fails to load; attention falls back to SDPA',
+      'flash_attn_2_cuda fails to load; attention falls back to SDPA',
       '',
     ].join('\n'),
   );
@@ -76,4 +76,19 @@ test('results of other shapes', () => {
   assert.equal(diagnosticsFromResult(null), undefined);
   assert.deepEqual(diagnosticsFromResult([{ message: 'm' }, 3, { nope: 1 }]), [{ message: 'm' }]);
   assert.match(scanReport([]), /No problems found/);
+});
+
+test('the server\'s {findings, summary, notes} result heads the report', () => {
+  const result = { findings: 0, summary: 'scanned 212 compiled extensions in /venv/lib/python3.12/site-packages: no problems', notes: ['unreadable: /venv/lib/x.so'] };
+  assert.equal(diagnosticsFromResult(result), undefined);
+  const md = scanReport([], scanSummary(result));
+  assert.equal(
+    md,
+    '# abidoc environment scan\n\nscanned 212 compiled extensions in /venv/lib/python3.12/site-packages: no problems\n\nProblems met while scanning:\n\n- unreadable: /venv/lib/x.so\n\nNo problems found: every compiled extension checked resolves its libraries and symbols.\n',
+  );
+  assert.deepEqual(scanSummary(null), { summary: undefined, notes: [] });
+  assert.ok(isLibraryPath('/sp/selective_scan_cuda.cpython-312-x86_64-linux-gnu.so'));
+  assert.ok(isLibraryPath('/usr/lib/libcudart.so.12'));
+  assert.ok(!isLibraryPath('/w/pip-install.log'));
+  assert.ok(!isLibraryPath('/w/nb.ipynb'));
 });
