@@ -4,7 +4,7 @@
 //! package-level checks the loader does not make (torch pins, CUDA labels, xFormers build info).
 //! Facts only: messages and fixes are written by `abidoc-ide`.
 
-use crate::classify::{SymbolStatus, classify, is_own_symbol};
+use crate::classify::{SymbolStatus, cxx11_twin, is_own_symbol};
 use crate::dist::{BuildLabel, Distribution};
 use crate::environment::Environment;
 use crate::loader::{FoundVia, Resolution};
@@ -48,6 +48,7 @@ pub struct NeededLib {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SymbolCheck {
     pub mangled: String,
+    pub demangled: Option<String>,
     /// The object whose relocation needs it.
     pub needed_by: PathBuf,
     pub status: SymbolStatus,
@@ -55,7 +56,10 @@ pub struct SymbolCheck {
     pub version: Option<String>,
     /// Nearest exported variant (mangled) and the library exporting it.
     pub nearest: Option<String>,
+    pub nearest_demangled: Option<String>,
     pub nearest_in: Option<PathBuf>,
+    /// How the nearest variant differs (from `abidoc-elf`'s classifier).
+    pub difference: String,
     /// No torch/system library exports anything like it and its namespace is the extension's own.
     pub own_package: bool,
 }
@@ -167,13 +171,33 @@ const OPTIONAL_BACKENDS: &[&str] = &[
 
 /// Libraries that only optional transports/backends need.
 const OPTIONAL_DEPS: &[&str] = &[
-    "libfabric.so", "libucp.so", "libucs.so", "libuct.so", "libucm.so", "libmlx5.so", "libibverbs.so", "librdmacm.so",
-    "libsox.so", "libavutil.so", "libavcodec.so", "libavformat.so", "libavdevice.so", "libavfilter.so", "libswscale.so",
-    "libswresample.so", "libmpi.so", "libpmix.so",
+    "libfabric.so",
+    "libucp.so",
+    "libucs.so",
+    "libuct.so",
+    "libucm.so",
+    "libmlx5.so",
+    "libibverbs.so",
+    "librdmacm.so",
+    "libsox.so",
+    "libavutil.so",
+    "libavcodec.so",
+    "libavformat.so",
+    "libavdevice.so",
+    "libavfilter.so",
+    "libswscale.so",
+    "libswresample.so",
+    "libmpi.so",
+    "libpmix.so",
 ];
 
 /// Libraries only the NVIDIA driver installs.
-const DRIVER_LIBS: &[&str] = &["libcuda.so.1", "libcuda.so", "libnvidia-ml.so.1", "libnvidia-ml.so"];
+const DRIVER_LIBS: &[&str] = &[
+    "libcuda.so.1",
+    "libcuda.so",
+    "libnvidia-ml.so.1",
+    "libnvidia-ml.so",
+];
 
 fn file_name(p: &Path) -> &str {
     p.file_name().and_then(|n| n.to_str()).unwrap_or("")
@@ -182,14 +206,20 @@ fn file_name(p: &Path) -> &str {
 fn optional_reason(env: &Environment, lib: &Path, missing_lib: Option<&str>) -> Option<String> {
     let name = file_name(lib);
     if OPTIONAL_BACKENDS.iter().any(|b| name.starts_with(b)) {
-        return Some(format!("{name} is an optional backend; the package imports without it"));
+        return Some(format!(
+            "{name} is an optional backend; the package imports without it"
+        ));
     }
     if let Some(m) = missing_lib {
         if OPTIONAL_DEPS.iter().any(|d| m.starts_with(d)) {
-            return Some(format!("{m} is only needed by an optional transport or backend"));
+            return Some(format!(
+                "{m} is only needed by an optional transport or backend"
+            ));
         }
         if DRIVER_LIBS.contains(&m) && !env.has_nvidia_driver {
-            return Some(format!("{m} comes with the NVIDIA driver, which this machine does not have"));
+            return Some(format!(
+                "{m} comes with the NVIDIA driver, which this machine does not have"
+            ));
         }
     }
     None
@@ -231,23 +261,37 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
         verdict: Verdict::Loads,
         error: None,
     };
-    let finding = |code: &str, severity: Severity, downgraded: Option<String>, facts: FindingFacts| Finding {
-        code: code.to_string(),
-        severity: if downgraded.is_some() { Severity::Information } else { severity },
-        package: owner.map(|d| d.normalized.clone()),
-        package_version: owner.and_then(|d| d.version.clone()),
-        library: Some(path.to_path_buf()),
-        downgraded,
-        facts,
-    };
+    let finding =
+        |code: &str, severity: Severity, downgraded: Option<String>, facts: FindingFacts| Finding {
+            code: code.to_string(),
+            severity: if downgraded.is_some() {
+                Severity::Information
+            } else {
+                severity
+            },
+            package: owner.map(|d| d.normalized.clone()),
+            package_version: owner.and_then(|d| d.version.clone()),
+            library: Some(path.to_path_buf()),
+            downgraded,
+            facts,
+        };
     let parsed = match &*env.store.get(path) {
-        Ok(f) if f.machine != crate::environment::host_machine() || f.is_64 != cfg!(target_pointer_width = "64") => Err(format!(
-            "built for another architecture ({}-bit, {}); this machine is {}-bit {}",
-            if f.is_64 { 64 } else { 32 },
-            machine_name(f.machine),
-            if cfg!(target_pointer_width = "64") { 64 } else { 32 },
-            machine_name(crate::environment::host_machine())
-        )),
+        Ok(f)
+            if f.machine != crate::environment::host_machine()
+                || f.is_64 != cfg!(target_pointer_width = "64") =>
+        {
+            Err(format!(
+                "built for another architecture ({}-bit, {}); this machine is {}-bit {}",
+                if f.is_64 { 64 } else { 32 },
+                machine_name(f.machine),
+                if cfg!(target_pointer_width = "64") {
+                    64
+                } else {
+                    32
+                },
+                machine_name(crate::environment::host_machine())
+            ))
+        }
         Ok(_) => Ok(()),
         Err(e) => Err(e.clone()),
     };
@@ -320,7 +364,11 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
             "missing-shared-library",
             Severity::Error,
             why,
-            FindingFacts::MissingLibrary { name, needed_by, searched },
+            FindingFacts::MissingLibrary {
+                name,
+                needed_by,
+                searched,
+            },
         ));
     }
     // Version requirements (checked by ld.so before any symbol is bound).
@@ -333,7 +381,8 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
             };
             let provider = &pm.objects[pi];
             for (v, weak) in &vn.versions {
-                let ok = provider.facts.verdefs.is_empty() || provider.facts.verdefs.iter().any(|d| d == v);
+                let ok = provider.facts.verdefs.is_empty()
+                    || provider.facts.verdefs.iter().any(|d| d == v);
                 if ok || *weak {
                     continue;
                 }
@@ -360,9 +409,12 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
                 } else {
                     fails = true;
                 }
-                report
-                    .findings
-                    .push(finding(code, Severity::Error, why, FindingFacts::VersionMissing { check }));
+                report.findings.push(finding(
+                    code,
+                    Severity::Error,
+                    why,
+                    FindingFacts::VersionMissing { check },
+                ));
             }
         }
     }
@@ -377,28 +429,44 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
     for &oi in &new_objects {
         let obj = &pm.objects[oi];
         for imp in obj.facts.imports.iter().filter(|i| !i.weak) {
-            let provider = scope
-                .iter()
-                .find(|&&s| s != oi && pm.objects[s].facts.defines(&imp.name, imp.version.as_deref()));
+            let provider = scope.iter().find(|&&s| {
+                s != oi
+                    && pm.objects[s]
+                        .facts
+                        .defines(&imp.name, imp.version.as_deref())
+            });
             match provider {
-                Some(&s) => *report.resolved_by.entry(pm.objects[s].path.clone()).or_insert(0) += 1,
+                Some(&s) => {
+                    *report
+                        .resolved_by
+                        .entry(pm.objects[s].path.clone())
+                        .or_insert(0) += 1
+                }
                 None if pm
                     .assumed_interpreter_prefixes
                     .iter()
                     .any(|p| imp.name.starts_with(p)) =>
                 {
-                    *report.resolved_by.entry(PathBuf::from("<python interpreter>")).or_insert(0) += 1;
+                    *report
+                        .resolved_by
+                        .entry(PathBuf::from("<python interpreter>"))
+                        .or_insert(0) += 1;
                 }
                 None => unresolved.push((oi, imp.clone())),
             }
         }
     }
     if !unresolved.is_empty() {
-        let lists: Vec<Vec<&str>> = scope
+        // The export index of everything the library could bind to: torch, the interpreter,
+        // and the library's own dependencies.
+        let names: Vec<String> = scope
             .iter()
-            .map(|&s| pm.objects[s].facts.export_names().collect())
+            .map(|&s| pm.objects[s].path.to_string_lossy().into_owned())
             .collect();
-        let slices: Vec<&[&str]> = lists.iter().map(Vec::as_slice).collect();
+        let mut index = abidoc_elf::ExportIndex::new();
+        for (k, &s) in scope.iter().enumerate() {
+            index.add_names(&names[k], pm.objects[s].facts.export_names());
+        }
         let mut symbols = Vec::new();
         let mut own = Vec::new();
         for (oi, imp) in unresolved {
@@ -407,25 +475,54 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
                 .as_ref()
                 .zip(imp.version_file.as_ref())
                 .is_some_and(|(v, f)| missing_versions.contains(&(f.clone(), v.clone())));
-            let (status, nearest) = if in_missing_version {
-                (SymbolStatus::VersionMissing, None)
+            let c = abidoc_elf::classify(&imp.name, &index);
+            let status = if in_missing_version {
+                SymbolStatus::VersionMissing
             } else {
-                classify(&imp.name, &slices)
+                match c.status {
+                    abidoc_elf::Status::SignatureChanged => SymbolStatus::SignatureChanged,
+                    abidoc_elf::Status::Cxx11Abi => SymbolStatus::Cxx11Abi,
+                    abidoc_elf::Status::VersionMissing => SymbolStatus::VersionMissing,
+                    // Exported by name but not bindable (hidden version): still missing.
+                    abidoc_elf::Status::Resolved => SymbolStatus::Missing,
+                    abidoc_elf::Status::Removed => SymbolStatus::Removed,
+                    abidoc_elf::Status::Missing => SymbolStatus::Missing,
+                }
             };
-            let nearest_in = nearest.as_ref().and_then(|n| {
-                scope
-                    .iter()
-                    .find(|&&s| pm.objects[s].facts.defines(n, None))
-                    .map(|&s| pm.objects[s].path.clone())
-            });
+            let mut nearest = c.nearest.clone();
+            let mut nearest_in = c.nearest_library.as_ref().map(PathBuf::from);
+            let mut nearest_demangled = c.nearest_demangled.clone();
+            let mut status = status;
+            if matches!(
+                status,
+                SymbolStatus::SignatureChanged | SymbolStatus::Removed
+            ) {
+                let same = index.same_qualified_name(&imp.name);
+                if let Some(t) = cxx11_twin(&imp.name, same.iter().map(|e| e.name)) {
+                    status = SymbolStatus::Cxx11Abi;
+                    nearest_in = same
+                        .iter()
+                        .find(|e| e.name == t)
+                        .map(|e| PathBuf::from(index.library_name(e.library)));
+                    nearest = Some(t.to_string());
+                    nearest_demangled = abidoc_elf::demangle(t);
+                }
+            }
             let own_package = status == SymbolStatus::Removed && is_own_symbol(&imp.name);
             let sc = SymbolCheck {
                 mangled: imp.name.clone(),
+                demangled: c.demangled.clone(),
                 needed_by: pm.objects[oi].path.clone(),
-                status: if own_package { SymbolStatus::Missing } else { status },
+                status: if own_package {
+                    SymbolStatus::Missing
+                } else {
+                    status
+                },
                 version: imp.version.clone(),
                 nearest,
+                nearest_demangled,
                 nearest_in,
+                difference: c.difference.clone(),
                 own_package,
             };
             let blocked = load_stops
@@ -454,7 +551,11 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
         }
         if !symbols.is_empty() {
             let all_cxx11 = symbols.iter().all(|s| s.status == SymbolStatus::Cxx11Abi);
-            let code = if all_cxx11 { "cxx11-abi-mismatch" } else { "abi-mismatch" };
+            let code = if all_cxx11 {
+                "cxx11-abi-mismatch"
+            } else {
+                "abi-mismatch"
+            };
             report.findings.push(finding(
                 code,
                 Severity::Error,
@@ -495,10 +596,10 @@ fn alternatives(env: &Environment, soname: &str, version: &str, picked: &Path) -
         if c == picked || out.contains(&c) || !c.is_file() {
             continue;
         }
-        if let Ok(f) = &*env.store.get(&c) {
-            if f.verdefs.iter().any(|d| d == version) {
-                out.push(c);
-            }
+        if let Ok(f) = &*env.store.get(&c)
+            && f.verdefs.iter().any(|d| d == version)
+        {
+            out.push(c);
         }
     }
     out
@@ -521,40 +622,46 @@ pub fn package_findings(env: &Environment, dist: &Distribution) -> Vec<Finding> 
         downgraded: None,
         facts,
     };
-    if dist.normalized != "torch" {
-        if let Some(pin) = dist.torch_pin() {
-            if !installed.is_empty() && !pin_matches(pin, &installed) {
-                out.push(base(
-                    "abi-mismatch",
-                    Severity::Warning,
-                    FindingFacts::TorchPin {
-                        required: pin.to_string(),
-                        installed: installed.clone(),
-                    },
-                ));
-            }
-        }
+    if dist.normalized != "torch"
+        && let Some(pin) = dist.torch_pin()
+        && !installed.is_empty()
+        && !pin_matches(pin, &installed)
+    {
+        out.push(base(
+            "abi-mismatch",
+            Severity::Warning,
+            FindingFacts::TorchPin {
+                required: pin.to_string(),
+                installed: installed.clone(),
+            },
+        ));
     }
     if matches!(dist.normalized.as_str(), "torchvision" | "torchaudio") {
-        let vp = crate::fsguard::read_text(&dist.root.join(dist.normalized.as_str()).join("version.py"))
-            .map(|t| VersionPy::parse(&t))
-            .ok();
+        let vp =
+            crate::fsguard::read_text(&dist.root.join(dist.normalized.as_str()).join("version.py"))
+                .map(|t| VersionPy::parse(&t))
+                .ok();
         let pkg_cuda = vp
             .as_ref()
             .and_then(|v| v.label.as_ref().and_then(|l| l.cuda.clone()))
-            .or_else(|| dist.version.as_deref().and_then(BuildLabel::parse).and_then(|l| l.cuda));
-        if let (Some(pc), Some(tc)) = (pkg_cuda, torch.cuda.clone()) {
-            if major_minor(&pc) != major_minor(&tc) {
-                out.push(base(
-                    "cuda-version-mismatch",
-                    Severity::Error,
-                    FindingFacts::CudaMismatch {
-                        package_cuda: pc,
-                        torch_cuda: tc,
-                        refuses_import: true,
-                    },
-                ));
-            }
+            .or_else(|| {
+                dist.version
+                    .as_deref()
+                    .and_then(BuildLabel::parse)
+                    .and_then(|l| l.cuda)
+            });
+        if let (Some(pc), Some(tc)) = (pkg_cuda, torch.cuda.clone())
+            && major_minor(&pc) != major_minor(&tc)
+        {
+            out.push(base(
+                "cuda-version-mismatch",
+                Severity::Error,
+                FindingFacts::CudaMismatch {
+                    package_cuda: pc,
+                    torch_cuda: tc,
+                    refuses_import: true,
+                },
+            ));
         }
     }
     if dist.normalized == "xformers" {

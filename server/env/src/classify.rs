@@ -1,7 +1,6 @@
-//! Classifying a missing mangled symbol against exported names, on mangled text alone: same
-//! qualified name with other parameters (`signature-changed`), a difference only in the C++11
-//! `std::string` ABI (`cxx11-abi`), or gone (`removed`). A fallback until `abidoc-elf`'s
-//! demangling classifier is wired in; it only needs the sorted export names.
+//! Symbol statuses as the contract spells them, and telling an extension's own symbols (a partial
+//! build) from torch's or the C++ runtime's by the root namespace of the mangled name. The
+//! signature/ABI classification itself is `abidoc_elf::classify`.
 
 use serde::{Deserialize, Serialize};
 
@@ -34,7 +33,11 @@ impl SymbolStatus {
 pub fn qualified_prefix(m: &str) -> Option<(String, String)> {
     let rest = m.strip_prefix("_Z")?;
     let b = rest.as_bytes();
-    let (nested, mut i) = if b.first() == Some(&b'N') { (true, 1) } else { (false, 0) };
+    let (nested, mut i) = if b.first() == Some(&b'N') {
+        (true, 1)
+    } else {
+        (false, 0)
+    };
     // CV- and ref-qualifiers of member functions.
     while nested && i < b.len() && matches!(b[i], b'r' | b'V' | b'K' | b'R' | b'O') {
         i += 1;
@@ -52,7 +55,8 @@ pub fn qualified_prefix(m: &str) -> Option<(String, String)> {
         }
         if i == start {
             // C1/C2/D0/D1/D2: constructors and destructors end the name.
-            if nested && i + 1 < b.len() && matches!(b[i], b'C' | b'D') && b[i + 1].is_ascii_digit() {
+            if nested && i + 1 < b.len() && matches!(b[i], b'C' | b'D') && b[i + 1].is_ascii_digit()
+            {
                 i += 2;
             }
             break;
@@ -87,65 +91,20 @@ fn strip_tags(s: &str) -> String {
     s.replace("B5cxx11", "")
 }
 
-fn string_abi_normalized(m: &str) -> String {
-    m.replace("NSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE", "Ss")
-        .replace("St7__cxx11", "St")
-        .replace("B5cxx11", "")
-}
-
-fn has_cxx11(m: &str) -> bool {
-    m.contains("St7__cxx11") || m.contains("B5cxx11")
-}
-
-/// Classifies `missing` against `exports` (sorted, deduplicated names). Returns the status and the
-/// nearest exported variant (mangled).
-pub fn classify(missing: &str, exports: &[&[&str]]) -> (SymbolStatus, Option<String>) {
-    let Some((prefix, _)) = qualified_prefix(missing) else {
-        return (SymbolStatus::Removed, None);
-    };
-    let mut candidates: Vec<&str> = Vec::new();
-    for list in exports {
-        // Exports may carry a `B5cxx11` tag inside the name: search the untagged prefix too.
-        let start = list.partition_point(|e| *e < prefix.as_str());
-        for e in list[start..].iter().take_while(|e| e.starts_with(prefix.as_str())) {
-            candidates.push(e);
-        }
-    }
-    if candidates.is_empty() {
-        // The tag can sit inside the prefix of the export (`…3strB5cxx11Ev`): compare untagged.
-        for list in exports {
-            for e in list.iter() {
-                if e.contains("B5cxx11") && qualified_prefix(e).is_some_and(|(p, _)| p == prefix) {
-                    candidates.push(e);
-                }
-            }
-        }
-    }
-    candidates.retain(|c| *c != missing);
-    if candidates.is_empty() {
-        return (SymbolStatus::Removed, None);
-    }
-    let norm = string_abi_normalized(missing);
-    if let Some(c) = candidates.iter().find(|c| string_abi_normalized(c) == norm) {
-        return (SymbolStatus::Cxx11Abi, Some(c.to_string()));
-    }
-    if candidates.iter().any(|c| has_cxx11(c) != has_cxx11(missing)) && (missing.contains("Ss") || has_cxx11(missing)) {
-        let c = candidates
-            .iter()
-            .find(|c| has_cxx11(c) != has_cxx11(missing))
-            .map(|c| c.to_string());
-        return (SymbolStatus::Cxx11Abi, c);
-    }
-    let best = candidates
-        .iter()
-        .min_by_key(|c| (c.len().abs_diff(missing.len()), c.to_string()))
-        .map(|c| c.to_string());
-    (SymbolStatus::SignatureChanged, best)
-}
-
 /// Root namespaces that belong to torch or the C++ runtime, never to an extension's own sources.
 pub const FOREIGN_ROOTS: &[&str] = &[
-    "c10", "at", "torch", "caffe2", "std", "__gnu_cxx", "__cxxabiv1", "pybind11", "cudnn", "cublas", "thrust", "cub",
+    "c10",
+    "at",
+    "torch",
+    "caffe2",
+    "std",
+    "__gnu_cxx",
+    "__cxxabiv1",
+    "pybind11",
+    "cudnn",
+    "cublas",
+    "thrust",
+    "cub",
 ];
 
 /// True when a missing mangled symbol looks like it belongs to the extension's own sources.
@@ -154,4 +113,23 @@ pub fn is_own_symbol(missing: &str) -> bool {
         Some((_, root)) => !FOREIGN_ROOTS.contains(&root.as_str()),
         None => false,
     }
+}
+
+fn string_abi_normalized(m: &str) -> String {
+    m.replace("NSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE", "Ss")
+        .replace("St7__cxx11", "St")
+        .replace("B5cxx11", "")
+}
+
+/// Among `candidates` (exports sharing the missing symbol's qualified name), the one equal to
+/// `missing` once both are rewritten to the old `std::string` ABI: proof of a pure C++11 ABI flip,
+/// whatever a demangling comparison concludes about substitutions.
+pub fn cxx11_twin<'a>(
+    missing: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let norm = string_abi_normalized(missing);
+    candidates
+        .into_iter()
+        .find(|c| *c != missing && string_abi_normalized(c) == norm)
 }

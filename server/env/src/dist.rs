@@ -46,7 +46,10 @@ impl Requirement {
     /// Parses `name[extra] (>=1) ; marker` leniently; `None` when no name can be read.
     pub fn parse(line: &str) -> Option<Requirement> {
         let (req, marker) = match line.split_once(';') {
-            Some((r, m)) => (r.trim(), Some(m.trim().to_string()).filter(|m| !m.is_empty())),
+            Some((r, m)) => (
+                r.trim(),
+                Some(m.trim().to_string()).filter(|m| !m.is_empty()),
+            ),
             None => (line.trim(), None),
         };
         let name_end = req
@@ -143,8 +146,7 @@ impl BuildLabel {
         let mut any = false;
         while i < b.len() {
             let rest = &lower[i..];
-            if rest.starts_with("cxx11abi") {
-                let r = &rest[8..];
+            if let Some(r) = rest.strip_prefix("cxx11abi") {
                 if r.starts_with("true") {
                     out.cxx11abi = Some(true);
                     i += 12;
@@ -220,7 +222,8 @@ pub struct DirectUrl {
 
 impl DirectUrl {
     pub fn parse(text: &str) -> Result<DirectUrl, String> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
         let url = v
             .get("url")
             .and_then(|u| u.as_str())
@@ -233,7 +236,10 @@ impl DirectUrl {
         let label = wheel.as_deref().and_then(|w| {
             // name-version(+label)-pytag-abitag-plat.whl: the label sits in the version field.
             let version = w.split('-').nth(1)?;
-            version.contains('+').then(|| BuildLabel::parse(version)).flatten()
+            version
+                .contains('+')
+                .then(|| BuildLabel::parse(version))
+                .flatten()
         });
         Ok(DirectUrl {
             url,
@@ -241,7 +247,7 @@ impl DirectUrl {
             label,
             editable: v
                 .pointer("/dir_info/editable")
-                .and_then(|e| e.as_bool())
+                .and_then(serde_json::Value::as_bool)
                 .unwrap_or(false),
             vcs: v
                 .pointer("/vcs_info/vcs")
@@ -256,12 +262,15 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let Some(x) = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(x);
-                i += 3;
-                continue;
-            }
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Some(x) = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(x);
+            i += 3;
+            continue;
         }
         out.push(b[i]);
         i += 1;
@@ -300,12 +309,21 @@ impl Distribution {
         } else if let Some(s) = file_name.strip_suffix(".egg-info") {
             (DistKind::EggInfo, s)
         } else {
-            return (None, vec![Problem::at(meta_dir, "not a dist-info or egg-info directory")]);
+            return (
+                None,
+                vec![Problem::at(
+                    meta_dir,
+                    "not a dist-info or egg-info directory",
+                )],
+            );
         };
         let root = meta_dir.parent().map(Path::to_path_buf).unwrap_or_default();
         // Name and version from the directory name are the fallback when METADATA is unreadable.
         let (dir_name, dir_version) = match stem.split_once('-') {
-            Some((n, v)) => (n.to_string(), Some(v.split('-').next().unwrap_or(v).to_string())),
+            Some((n, v)) => (
+                n.to_string(),
+                Some(v.split('-').next().unwrap_or(v).to_string()),
+            ),
             None => (stem.to_string(), None),
         };
         let is_file = meta_dir.is_file();
@@ -346,10 +364,10 @@ impl Distribution {
         if is_file {
             return (Some(dist), problems);
         }
-        if kind == DistKind::EggInfo {
-            if let Ok(text) = read_text(&meta_dir.join("requires.txt")) {
-                dist.requires_dist = parse_egg_requires(&text);
-            }
+        if kind == DistKind::EggInfo
+            && let Ok(text) = read_text(&meta_dir.join("requires.txt"))
+        {
+            dist.requires_dist = parse_egg_requires(&text);
         }
         if let Ok(t) = read_text(&meta_dir.join("INSTALLER")) {
             let t = t.trim();
@@ -440,7 +458,11 @@ fn record_path(line: &str) -> Option<String> {
 
 /// Joins and resolves `.`/`..` without touching the disk (RECORD paths like `../../bin/x`).
 pub fn lexical_join(base: &Path, rel: &Path) -> PathBuf {
-    let joined = if rel.is_absolute() { rel.to_path_buf() } else { base.join(rel) };
+    let joined = if rel.is_absolute() {
+        rel.to_path_buf()
+    } else {
+        base.join(rel)
+    };
     let mut out = PathBuf::new();
     for c in joined.components() {
         match c {
@@ -500,7 +522,7 @@ fn parse_egg_requires(text: &str) -> Vec<Requirement> {
         if let Some(mut r) = Requirement::parse(line) {
             if let Some(s) = &section {
                 r.marker = Some(match s.split_once(':') {
-                    Some((extra, marker)) if extra.is_empty() => marker.to_string(),
+                    Some(("", marker)) => marker.to_string(),
                     Some((extra, marker)) => format!("extra == \"{extra}\" and {marker}"),
                     None => format!("extra == \"{s}\""),
                 });
@@ -534,6 +556,10 @@ pub fn read_site(dir: &Path) -> (Vec<Distribution>, Vec<Problem>) {
         problems.extend(p);
         dists.extend(d);
     }
-    dists.sort_by(|a, b| a.normalized.cmp(&b.normalized).then(a.meta_dir.cmp(&b.meta_dir)));
+    dists.sort_by(|a, b| {
+        a.normalized
+            .cmp(&b.normalized)
+            .then(a.meta_dir.cmp(&b.meta_dir))
+    });
     (dists, problems)
 }

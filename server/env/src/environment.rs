@@ -4,7 +4,9 @@
 
 use crate::dist::{Distribution, read_site};
 use crate::ldcache::LdCache;
-use crate::loader::{LibStore, LoaderConfig, PYTHON_SYMBOL_PREFIXES, ProcessModel, Resolution, resolve};
+use crate::loader::{
+    LibStore, LoaderConfig, PYTHON_SYMBOL_PREFIXES, ProcessModel, Resolution, resolve,
+};
 use crate::problem::Problem;
 use crate::site::{EnvSpec, Layout, discover};
 use crate::torch::{TorchInstall, cxx11_abi_of};
@@ -55,15 +57,18 @@ impl Environment {
                 None
             }
         };
-        let loader = LoaderConfig::new(spec.ld_library_path.as_deref(), cache.as_ref(), spec.default_lib_dirs.clone());
+        let loader = LoaderConfig::new(
+            spec.ld_library_path.as_deref(),
+            cache.as_ref(),
+            spec.default_lib_dirs.clone(),
+        );
         let store = LibStore::default();
         let mut torch = TorchInstall::find(&layout.site_packages, &dists);
-        if let Some(t) = torch.as_mut() {
-            if let Some(c10) = t.c10_path() {
-                if let Ok(f) = &*store.get(&c10) {
-                    t.cxx11_abi = cxx11_abi_of(f);
-                }
-            }
+        if let Some(t) = torch.as_mut()
+            && let Some(c10) = t.c10_path()
+            && let Ok(f) = &*store.get(&c10)
+        {
+            t.cxx11_abi = cxx11_abi_of(f);
         }
         let has_nvidia_driver = spec.has_nvidia_driver.unwrap_or_else(|| {
             loader.cache.contains_key("libcuda.so.1")
@@ -136,15 +141,16 @@ impl Environment {
             pm.make_global(&closure);
         }
         let provides_python = |pm: &ProcessModel| {
-            pm.global_scope
-                .iter()
-                .any(|&i| pm.objects[i].facts.defines("PyModule_Create2", None) || pm.objects[i].facts.defines("Py_Initialize", None))
+            pm.global_scope.iter().any(|&i| {
+                pm.objects[i].facts.defines("PyModule_Create2", None)
+                    || pm.objects[i].facts.defines("Py_Initialize", None)
+            })
         };
-        if !provides_python(&pm) {
-            if let Some(lp) = &self.layout.libpython {
-                let closure = pm.load_closure(lp, exe_index, cfg, &self.store);
-                pm.make_global(&closure);
-            }
+        if !provides_python(&pm)
+            && let Some(lp) = &self.layout.libpython
+        {
+            let closure = pm.load_closure(lp, exe_index, cfg, &self.store);
+            pm.make_global(&closure);
         }
         if !provides_python(&pm) {
             pm.assumed_interpreter_prefixes = PYTHON_SYMBOL_PREFIXES.to_vec();

@@ -102,8 +102,13 @@ impl LibFacts {
 
 fn describe_not_elf(data: &[u8]) -> String {
     if data.len() < 16 {
-        format!("truncated: {} bytes is too small for an ELF header", data.len())
-    } else if data.starts_with(&[0xcf, 0xfa, 0xed, 0xfe]) || data.starts_with(&[0xce, 0xfa, 0xed, 0xfe]) {
+        format!(
+            "truncated: {} bytes is too small for an ELF header",
+            data.len()
+        )
+    } else if data.starts_with(&[0xcf, 0xfa, 0xed, 0xfe])
+        || data.starts_with(&[0xce, 0xfa, 0xed, 0xfe])
+    {
         "a Mach-O file (macOS), not an ELF shared library".into()
     } else if data.starts_with(b"MZ") {
         "a Windows PE file, not an ELF shared library".into()
@@ -120,7 +125,9 @@ fn text(b: &[u8]) -> String {
 
 fn parse_generic<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<LibFacts, String> {
     let header = H::parse(data).map_err(|e| format!("invalid ELF header: {e}"))?;
-    let endian = header.endian().map_err(|e| format!("invalid ELF header: {e}"))?;
+    let endian = header
+        .endian()
+        .map_err(|e| format!("invalid ELF header: {e}"))?;
     let sections = header
         .sections(endian, data)
         .map_err(|e| format!("invalid ELF section table: {e}"))?;
@@ -185,7 +192,10 @@ fn parse_generic<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<LibF
             .as_ref()
             .map(|v| v.version_index(endian, SymbolIndex(i)));
         let version = versions.as_ref().zip(vidx).and_then(|(v, idx)| {
-            v.version(idx.index()).ok().flatten().map(|ver| (text(ver.name()), ver.file().map(text)))
+            v.version(idx.index())
+                .ok()
+                .flatten()
+                .map(|ver| (text(ver.name()), ver.file().map(text)))
         });
         if sym.is_undefined(endian) {
             let (version, version_file) = match version {
@@ -212,43 +222,46 @@ fn parse_generic<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<LibF
     }
     facts.exports.sort();
     facts.exports.dedup();
-    if let Ok(Some((mut defs, link))) = sections.gnu_verdef(endian, data) {
-        if let Ok(strs) = sections.strings(endian, data, link) {
-            while let Ok(Some((def, mut aux))) = defs.next() {
-                if def.vd_flags.get(endian).0 & elf::VER_FLG_BASE.0 != 0 {
-                    continue;
-                }
-                if let Ok(Some(a)) = aux.next() {
-                    if let Ok(n) = a.name(endian, strs) {
-                        facts.verdefs.push(text(n));
-                    }
-                }
+    if let Ok(Some((mut defs, link))) = sections.gnu_verdef(endian, data)
+        && let Ok(strs) = sections.strings(endian, data, link)
+    {
+        while let Ok(Some((def, mut aux))) = defs.next() {
+            if def.vd_flags.get(endian).0 & elf::VER_FLG_BASE.0 != 0 {
+                continue;
+            }
+            if let Ok(Some(a)) = aux.next()
+                && let Ok(n) = a.name(endian, strs)
+            {
+                facts.verdefs.push(text(n));
             }
         }
     }
-    if let Ok(Some((mut needs, link))) = sections.gnu_verneed(endian, data) {
-        if let Ok(strs) = sections.strings(endian, data, link) {
-            while let Ok(Some((need, mut aux))) = needs.next() {
-                let Ok(file) = need.file(endian, strs) else {
-                    continue;
-                };
-                let mut vn = VersionNeed {
-                    file: text(file),
-                    versions: Vec::new(),
-                };
-                while let Ok(Some(a)) = aux.next() {
-                    if let Ok(n) = a.name(endian, strs) {
-                        let weak = a.vna_flags.get(endian).0 & elf::VER_FLG_WEAK.0 != 0;
-                        vn.versions.push((text(n), weak));
-                    }
+    if let Ok(Some((mut needs, link))) = sections.gnu_verneed(endian, data)
+        && let Ok(strs) = sections.strings(endian, data, link)
+    {
+        while let Ok(Some((need, mut aux))) = needs.next() {
+            let Ok(file) = need.file(endian, strs) else {
+                continue;
+            };
+            let mut vn = VersionNeed {
+                file: text(file),
+                versions: Vec::new(),
+            };
+            while let Ok(Some(a)) = aux.next() {
+                if let Ok(n) = a.name(endian, strs) {
+                    let weak = a.vna_flags.get(endian).0 & elf::VER_FLG_WEAK.0 != 0;
+                    vn.versions.push((text(n), weak));
                 }
-                facts.verneeds.push(vn);
             }
+            facts.verneeds.push(vn);
         }
     }
     Ok(facts)
 }
 
 fn split_path(p: &str) -> Vec<String> {
-    p.split(':').filter(|s| !s.is_empty()).map(str::to_string).collect()
+    p.split(':')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }

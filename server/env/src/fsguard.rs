@@ -62,7 +62,10 @@ fn describe_io(e: &std::io::Error) -> String {
 pub fn read_text(path: &Path) -> Result<String, String> {
     let md = regular_file_metadata(path)?;
     if md.len() > MAX_TEXT {
-        return Err(format!("too large to be a metadata file ({} bytes)", md.len()));
+        return Err(format!(
+            "too large to be a metadata file ({} bytes)",
+            md.len()
+        ));
     }
     let bytes = std::fs::read(path).map_err(|e| describe_io(&e))?;
     Ok(match String::from_utf8(bytes) {
@@ -75,10 +78,16 @@ pub fn read_text(path: &Path) -> Result<String, String> {
 pub fn map_library(path: &Path) -> Result<Bytes, String> {
     let md = regular_file_metadata(path)?;
     if md.len() > MAX_LIB {
-        return Err(format!("too large to be a shared library ({} bytes)", md.len()));
+        return Err(format!(
+            "too large to be a shared library ({} bytes)",
+            md.len()
+        ));
     }
     if md.len() < 64 {
-        return Err(format!("truncated: {} bytes is smaller than an ELF header", md.len()));
+        return Err(format!(
+            "truncated: {} bytes is smaller than an ELF header",
+            md.len()
+        ));
     }
     let file = File::open(path).map_err(|e| describe_io(&e))?;
     // The file is re-checked after open: it could have been swapped for a FIFO in between.

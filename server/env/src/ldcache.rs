@@ -44,12 +44,20 @@ pub struct LdCache {
 
 fn u32_at(b: &[u8], off: usize, big: bool) -> Option<u32> {
     let s: [u8; 4] = b.get(off..off.checked_add(4)?)?.try_into().ok()?;
-    Some(if big { u32::from_be_bytes(s) } else { u32::from_le_bytes(s) })
+    Some(if big {
+        u32::from_be_bytes(s)
+    } else {
+        u32::from_le_bytes(s)
+    })
 }
 
 fn u64_at(b: &[u8], off: usize, big: bool) -> Option<u64> {
     let s: [u8; 8] = b.get(off..off.checked_add(8)?)?.try_into().ok()?;
-    Some(if big { u64::from_be_bytes(s) } else { u64::from_le_bytes(s) })
+    Some(if big {
+        u64::from_be_bytes(s)
+    } else {
+        u64::from_le_bytes(s)
+    })
 }
 
 fn cstr_at(b: &[u8], off: usize) -> Option<String> {
@@ -151,7 +159,10 @@ impl LdCache {
         };
         // A new-format block may follow the old table, aligned to 8 bytes.
         let aligned = (strings + 7) & !7;
-        if bytes.get(aligned..).is_some_and(|b| b.starts_with(NEW_MAGIC)) {
+        if bytes
+            .get(aligned..)
+            .is_some_and(|b| b.starts_with(NEW_MAGIC))
+        {
             self.format = CacheFormat::Compat;
             self.parse_new(bytes, aligned);
             return;
@@ -166,7 +177,11 @@ impl LdCache {
                 break;
             };
             // Old-format string offsets count from the end of the entry table.
-            let at = |o: u32| strings.checked_add(o as usize).and_then(|p| cstr_at(bytes, p));
+            let at = |o: u32| {
+                strings
+                    .checked_add(o as usize)
+                    .and_then(|p| cstr_at(bytes, p))
+            };
             match (at(key), at(value)) {
                 (Some(key), Some(value)) => self.entries.push(CacheEntry {
                     flags: flags as i32,

@@ -7,19 +7,21 @@ pub mod environment;
 pub mod facts;
 pub mod fsguard;
 pub mod ldcache;
+pub mod loader;
 pub mod manifests;
 pub mod problem;
 pub mod scan;
 pub mod site;
-pub mod loader;
 pub mod torch;
 
+pub use check::{
+    Finding, FindingFacts, LibraryReport, Severity, Verdict, check_library, package_findings,
+};
+pub use classify::SymbolStatus;
 pub use dist::{BuildLabel, DirectUrl, Distribution, Requirement, normalize_name};
+pub use environment::Environment;
 pub use facts::LibFacts;
 pub use ldcache::LdCache;
 pub use problem::Problem;
-pub use site::{EnvSpec, Layout, discover};
-pub use check::{Finding, FindingFacts, LibraryReport, Severity, Verdict, check_library, package_findings};
-pub use classify::SymbolStatus;
-pub use environment::Environment;
 pub use scan::{ScanOptions, ScanReport, ScanStats, scan};
+pub use site::{EnvSpec, Layout, discover};

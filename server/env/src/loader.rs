@@ -44,7 +44,11 @@ pub struct LoaderConfig {
 impl LoaderConfig {
     /// Builds a configuration from an `LD_LIBRARY_PATH` value, a parsed cache, and default dirs
     /// (`None`: glibc's defaults for this architecture, including the multiarch directories).
-    pub fn new(ld_library_path: Option<&str>, cache: Option<&LdCache>, default_dirs: Option<Vec<PathBuf>>) -> LoaderConfig {
+    pub fn new(
+        ld_library_path: Option<&str>,
+        cache: Option<&LdCache>,
+        default_dirs: Option<Vec<PathBuf>>,
+    ) -> LoaderConfig {
         let arch = std::env::consts::ARCH;
         let multiarch = format!("{arch}-linux-gnu");
         let default_dirs = default_dirs.unwrap_or_else(|| {
@@ -105,22 +109,26 @@ impl LoaderConfig {
     }
 }
 
+/// A parsed library, or why it could not be read.
+pub type Parsed = Arc<Result<Arc<LibFacts>, String>>;
+
 /// Parsed libraries, shared between threads, keyed by the path as opened.
 #[derive(Debug, Default)]
 pub struct LibStore {
-    map: Mutex<HashMap<PathBuf, Arc<Result<Arc<LibFacts>, String>>>>,
+    map: Mutex<HashMap<PathBuf, Parsed>>,
     parsed: std::sync::atomic::AtomicUsize,
 }
 
 impl LibStore {
-    pub fn get(&self, path: &Path) -> Arc<Result<Arc<LibFacts>, String>> {
-        if let Ok(m) = self.map.lock() {
-            if let Some(r) = m.get(path) {
-                return r.clone();
-            }
+    pub fn get(&self, path: &Path) -> Parsed {
+        if let Ok(m) = self.map.lock()
+            && let Some(r) = m.get(path)
+        {
+            return r.clone();
         }
         let r = Arc::new(map_library(path).and_then(|b| LibFacts::parse(b.as_ref()).map(Arc::new)));
-        self.parsed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.parsed
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Ok(mut m) = self.map.lock() {
             m.entry(path.to_path_buf()).or_insert_with(|| r.clone());
         }
@@ -193,7 +201,13 @@ impl ProcessModel {
 
     /// Adds `path` and its dependency closure (breadth-first, like `_dl_map_object_deps`).
     /// Returns the indices of every object in its search list (new and already present).
-    pub fn load_closure(&mut self, path: &Path, loader: Option<usize>, cfg: &LoaderConfig, store: &LibStore) -> Vec<usize> {
+    pub fn load_closure(
+        &mut self,
+        path: &Path,
+        loader: Option<usize>,
+        cfg: &LoaderConfig,
+        store: &LibStore,
+    ) -> Vec<usize> {
         let root = match self.find_by_path(path) {
             Some(i) => i,
             None => {
@@ -223,7 +237,9 @@ impl ProcessModel {
                     resolution: res.clone(),
                 });
                 let dep = match res {
-                    Resolution::Found { index: Some(idx), .. } => idx,
+                    Resolution::Found {
+                        index: Some(idx), ..
+                    } => idx,
                     Resolution::Found { path, .. } => {
                         let Ok(facts) = (*store.get(&path)).clone() else {
                             continue;
@@ -276,7 +292,13 @@ pub enum Resolution {
 }
 
 /// Finds `name`, needed by `process.objects[requester]`, the way glibc does.
-pub fn resolve(name: &str, requester: usize, process: &ProcessModel, cfg: &LoaderConfig, store: &LibStore) -> Resolution {
+pub fn resolve(
+    name: &str,
+    requester: usize,
+    process: &ProcessModel,
+    cfg: &LoaderConfig,
+    store: &LibStore,
+) -> Resolution {
     if let Some(i) = process.find_by_name(name) {
         return Resolution::Found {
             path: process.objects[i].path.clone(),
@@ -285,7 +307,9 @@ pub fn resolve(name: &str, requester: usize, process: &ProcessModel, cfg: &Loade
         };
     }
     let Some(req) = process.objects.get(requester) else {
-        return Resolution::Missing { searched: Vec::new() };
+        return Resolution::Missing {
+            searched: Vec::new(),
+        };
     };
     let want = (req.facts.is_64, req.facts.machine);
     let compatible = |p: &Path| -> bool {
@@ -298,23 +322,36 @@ pub fn resolve(name: &str, requester: usize, process: &ProcessModel, cfg: &Loade
         let p = PathBuf::from(name);
         return if p.is_file() && compatible(&p) {
             let index = process.find_by_path(&p);
-            Resolution::Found { path: p, via: FoundVia::Path, index }
+            Resolution::Found {
+                path: p,
+                via: FoundVia::Path,
+                index,
+            }
         } else {
-            Resolution::Missing { searched: Vec::new() }
+            Resolution::Missing {
+                searched: Vec::new(),
+            }
         };
     }
     let mut searched = Vec::new();
-    let try_dirs = |dirs: Vec<PathBuf>, via: FoundVia, searched: &mut Vec<PathBuf>| -> Option<Resolution> {
-        for d in dirs {
-            let p = d.join(name);
-            searched.push(d);
-            if p.is_file() && compatible(&p) {
-                let index = process.find_by_path(&p);
-                return Some(Resolution::Found { path: p, via, index });
+    let try_dirs =
+        |dirs: Vec<PathBuf>, via: FoundVia, searched: &mut Vec<PathBuf>| -> Option<Resolution> {
+            for d in dirs {
+                // ld.so identifies files by device and inode; a lexical clean-up of `dir/../x` is
+                // enough for the same file reached through two RPATH spellings to be one object.
+                let p = crate::dist::lexical_join(Path::new("/"), &d.join(name));
+                searched.push(d);
+                if p.is_file() && compatible(&p) {
+                    let index = process.find_by_path(&p);
+                    return Some(Resolution::Found {
+                        path: p,
+                        via,
+                        index,
+                    });
+                }
             }
-        }
-        None
-    };
+            None
+        };
     let origin_of = |o: &Loaded| o.path.parent().map(Path::to_path_buf).unwrap_or_default();
     // RPATH of the requester and then of each loader up the chain, but only when the requester
     // has no RUNPATH; an object with RUNPATH never contributes its RPATH.
@@ -328,7 +365,12 @@ pub fn resolve(name: &str, requester: usize, process: &ProcessModel, cfg: &Loade
             seen.push(i);
             let o = &process.objects[i];
             if o.facts.runpath.is_empty() && !o.facts.rpath.is_empty() {
-                let dirs = o.facts.rpath.iter().map(|e| cfg.expand(e, &origin_of(o))).collect();
+                let dirs = o
+                    .facts
+                    .rpath
+                    .iter()
+                    .map(|e| cfg.expand(e, &origin_of(o)))
+                    .collect();
                 if let Some(r) = try_dirs(dirs, FoundVia::Rpath, &mut searched) {
                     return r;
                 }
@@ -336,11 +378,20 @@ pub fn resolve(name: &str, requester: usize, process: &ProcessModel, cfg: &Loade
             cur = o.loader;
         }
     }
-    if let Some(r) = try_dirs(cfg.ld_library_path.clone(), FoundVia::LdLibraryPath, &mut searched) {
+    if let Some(r) = try_dirs(
+        cfg.ld_library_path.clone(),
+        FoundVia::LdLibraryPath,
+        &mut searched,
+    ) {
         return r;
     }
     if !req.facts.runpath.is_empty() {
-        let dirs = req.facts.runpath.iter().map(|e| cfg.expand(e, &origin_of(req))).collect();
+        let dirs = req
+            .facts
+            .runpath
+            .iter()
+            .map(|e| cfg.expand(e, &origin_of(req)))
+            .collect();
         if let Some(r) = try_dirs(dirs, FoundVia::Runpath, &mut searched) {
             return r;
         }
@@ -348,13 +399,22 @@ pub fn resolve(name: &str, requester: usize, process: &ProcessModel, cfg: &Loade
     if req.facts.nodeflib {
         return Resolution::Missing { searched };
     }
-    if let Some(p) = cfg.cache.get(name) {
-        if p.is_file() && compatible(p) {
-            let index = process.find_by_path(p);
-            return Resolution::Found { path: p.clone(), via: FoundVia::LdCache, index };
-        }
+    if let Some(p) = cfg.cache.get(name)
+        && p.is_file()
+        && compatible(p)
+    {
+        let index = process.find_by_path(p);
+        return Resolution::Found {
+            path: p.clone(),
+            via: FoundVia::LdCache,
+            index,
+        };
     }
-    if let Some(r) = try_dirs(cfg.default_dirs.clone(), FoundVia::DefaultDir, &mut searched) {
+    if let Some(r) = try_dirs(
+        cfg.default_dirs.clone(),
+        FoundVia::DefaultDir,
+        &mut searched,
+    ) {
         return r;
     }
     Resolution::Missing { searched }

@@ -26,9 +26,12 @@ pub fn py_assignments(text: &str) -> BTreeMap<String, String> {
         let rhs = rhs.trim();
         let value = if let Some(s) = unquote(rhs) {
             s
-        } else if rhs.starts_with('{') || rhs == "None" || rhs == "True" || rhs == "False" {
-            rhs.to_string()
-        } else if rhs.chars().all(|c| c.is_ascii_digit() || c == '.') && !rhs.is_empty() {
+        } else if rhs.starts_with('{')
+            || rhs == "None"
+            || rhs == "True"
+            || rhs == "False"
+            || (!rhs.is_empty() && rhs.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        {
             rhs.to_string()
         } else {
             continue;
@@ -120,15 +123,10 @@ impl XformersBuild {
         Ok(XformersBuild {
             torch: get("torch"),
             python: get("python"),
-            cuda: get("cuda").map(|c| {
-                if !c.contains('.') && c.len() >= 3 && c.chars().all(|ch| ch.is_ascii_digit()) {
-                    // 1201 → 12.1, 1180 → 11.8
-                    let major = &c[..2];
-                    let minor = c[2..].trim_end_matches('0');
-                    format!("{major}.{}", if minor.is_empty() { "0" } else { minor })
-                } else {
-                    c
-                }
+            // xFormers records `major * 100 + minor` (12.1 → 1201, 11.8 → 1108).
+            cuda: get("cuda").map(|c| match c.parse::<u32>() {
+                Ok(n) if n >= 100 => format!("{}.{}", n / 100, n % 100),
+                _ => c,
             }),
         })
     }
@@ -149,12 +147,18 @@ impl DeepSpeedBuild {
     pub fn parse(text: &str) -> DeepSpeedBuild {
         let a = py_assignments(text);
         let torch_info = a.get("torch_info").map(|t| py_dict(t)).unwrap_or_default();
-        let ops = a.get("installed_ops").map(|t| py_dict(t)).unwrap_or_default();
+        let ops = a
+            .get("installed_ops")
+            .map(|t| py_dict(t))
+            .unwrap_or_default();
         let nonzero = |v: &str| v != "0.0" && !v.is_empty();
         DeepSpeedBuild {
             version: a.get("version").map(|v| v.trim().to_string()),
             torch: torch_info.get("version").filter(|v| nonzero(v)).cloned(),
-            cuda: torch_info.get("cuda_version").filter(|v| nonzero(v)).cloned(),
+            cuda: torch_info
+                .get("cuda_version")
+                .filter(|v| nonzero(v))
+                .cloned(),
             installed_ops: ops
                 .into_iter()
                 .filter(|(_, v)| v == "True" || v == "1")

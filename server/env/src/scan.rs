@@ -29,7 +29,10 @@ pub struct ScanOptions {
 
 impl ScanOptions {
     /// `$XDG_CACHE_HOME/abidoc`, else `$HOME/.cache/abidoc`, from values the caller passes in.
-    pub fn default_cache_dir(xdg_cache_home: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+    pub fn default_cache_dir(
+        xdg_cache_home: Option<&Path>,
+        home: Option<&Path>,
+    ) -> Option<PathBuf> {
         xdg_cache_home
             .map(|x| x.join("abidoc"))
             .or_else(|| home.map(|h| h.join(".cache").join("abidoc")))
@@ -82,17 +85,28 @@ struct CacheEntry {
     report: LibraryReport,
 }
 
+/// A checked library with its (size, mtime) stamp.
+type Checked = (PathBuf, Option<(u64, i128)>, LibraryReport);
+
 fn is_shared_library_name(name: &str) -> bool {
     name.ends_with(".so") || name.contains(".so.")
 }
 
 /// Shared libraries that belong to the environment: RECORD entries, plus stray files when asked.
-pub fn find_libraries(env: &Environment, include_stray: bool, problems: &mut Vec<Problem>) -> Vec<PathBuf> {
+pub fn find_libraries(
+    env: &Environment,
+    include_stray: bool,
+    problems: &mut Vec<Problem>,
+) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = env
         .owned_files()
         .into_iter()
         .map(|(p, _)| p)
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(is_shared_library_name))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(is_shared_library_name)
+        })
         .filter(|p| env.layout.site_packages.iter().any(|sp| p.starts_with(sp)))
         .filter(|p| p.exists() || std::fs::symlink_metadata(p).is_ok())
         .collect();
@@ -119,7 +133,10 @@ fn walk(
 ) {
     use std::os::unix::fs::MetadataExt;
     if depth > MAX_DEPTH {
-        problems.push(Problem::at(dir, "directory tree too deep; not walked further"));
+        problems.push(Problem::at(
+            dir,
+            "directory tree too deep; not walked further",
+        ));
         return;
     }
     // Directories are identified by (dev, inode) so symlinked loops are walked once.
@@ -134,7 +151,7 @@ fn walk(
         return;
     };
     let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
+    entries.sort_by_key(std::fs::DirEntry::file_name);
     for e in entries {
         *visited += 1;
         if *visited > MAX_WALK_ENTRIES {
@@ -148,7 +165,8 @@ fn walk(
         let name = e.file_name();
         let name = name.to_string_lossy();
         if ft.is_dir() || (ft.is_symlink() && p.is_dir()) {
-            if name == "__pycache__" || name.ends_with(".dist-info") || name.ends_with(".egg-info") {
+            if name == "__pycache__" || name.ends_with(".dist-info") || name.ends_with(".egg-info")
+            {
                 continue;
             }
             walk(&p, depth + 1, out, seen, visited, problems);
@@ -159,7 +177,11 @@ fn walk(
 }
 
 fn env_key(env: &Environment) -> String {
-    let torch = env.torch.as_ref().map(|t| t.identity()).unwrap_or_default();
+    let torch = env
+        .torch
+        .as_ref()
+        .map(super::torch::TorchInstall::identity)
+        .unwrap_or_default();
     format!(
         "v{CACHE_VERSION}|{}|{torch}|{:?}|{:?}|driver={}",
         env.layout
@@ -212,7 +234,11 @@ fn save_cache(path: &Path, cache: &CacheFile) -> Result<(), String> {
 }
 
 /// Scans the environment. `progress(done, total)` is called as libraries complete.
-pub fn scan(env: &Environment, options: &ScanOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> ScanReport {
+pub fn scan(
+    env: &Environment,
+    options: &ScanOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> ScanReport {
     let mut problems = env.problems.clone();
     let libs = find_libraries(env, options.include_stray, &mut problems);
     let key = env_key(env);
@@ -224,10 +250,13 @@ pub fn scan(env: &Environment, options: &ScanOptions, progress: &(dyn Fn(usize, 
     let total = libs.len();
     let done = AtomicUsize::new(0);
     let from_cache = AtomicUsize::new(0);
-    let results: Vec<(PathBuf, Option<(u64, i128)>, LibraryReport)> = libs
+    let results: Vec<Checked> = libs
         .par_iter()
         .map(|p| {
-            let st = std::fs::metadata(p).ok().filter(|m| m.is_file()).map(|m| stamp(&m));
+            let st = std::fs::metadata(p)
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| stamp(&m));
             let cached = st.and_then(|(size, mtime)| {
                 cache
                     .entries
@@ -248,29 +277,29 @@ pub fn scan(env: &Environment, options: &ScanOptions, progress: &(dyn Fn(usize, 
         })
         .collect();
     let from_cache = from_cache.load(Ordering::Relaxed);
-    if let Some(cp) = &cache_file {
-        if from_cache != total || cache.entries.len() != total {
-            let mut entries = BTreeMap::new();
-            for (p, st, r) in &results {
-                if let Some((size, mtime)) = st {
-                    entries.insert(
-                        p.clone(),
-                        CacheEntry {
-                            size: *size,
-                            mtime: *mtime,
-                            report: r.clone(),
-                        },
-                    );
-                }
+    if let Some(cp) = &cache_file
+        && (from_cache != total || cache.entries.len() != total)
+    {
+        let mut entries = BTreeMap::new();
+        for (p, st, r) in &results {
+            if let Some((size, mtime)) = st {
+                entries.insert(
+                    p.clone(),
+                    CacheEntry {
+                        size: *size,
+                        mtime: *mtime,
+                        report: r.clone(),
+                    },
+                );
             }
-            let c = CacheFile {
-                version: CACHE_VERSION,
-                env_key: key.clone(),
-                entries,
-            };
-            if let Err(e) = save_cache(cp, &c) {
-                problems.push(Problem::at(cp, format!("cannot write scan cache: {e}")));
-            }
+        }
+        let c = CacheFile {
+            version: CACHE_VERSION,
+            env_key: key.clone(),
+            entries,
+        };
+        if let Err(e) = save_cache(cp, &c) {
+            problems.push(Problem::at(cp, format!("cannot write scan cache: {e}")));
         }
     }
     let mut pkg = Vec::new();

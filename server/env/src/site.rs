@@ -163,13 +163,15 @@ pub fn discover(spec: &EnvSpec) -> (Layout, Vec<Problem>) {
         ));
         Layout::empty(Origin::None)
     };
-    if spec.include_user_site && !layout.is_venv && layout.origin != Origin::SitePackages {
-        if let (Some(home), Some(v)) = (&spec.home, &layout.python_version) {
-            let user = home.join(format!(".local/lib/python{v}/site-packages"));
-            if user.is_dir() && !layout.site_packages.contains(&user) {
-                // The user site comes before the system site in sys.path.
-                layout.site_packages.insert(0, user);
-            }
+    if spec.include_user_site
+        && !layout.is_venv
+        && layout.origin != Origin::SitePackages
+        && let (Some(home), Some(v)) = (&spec.home, &layout.python_version)
+    {
+        let user = home.join(format!(".local/lib/python{v}/site-packages"));
+        if user.is_dir() && !layout.site_packages.contains(&user) {
+            // The user site comes before the system site in sys.path.
+            layout.site_packages.insert(0, user);
         }
     }
     if layout.libpython.is_none() {
@@ -223,7 +225,11 @@ fn from_site_dirs(dirs: &[PathBuf], problems: &mut Vec<Problem>) -> Layout {
             if let Ok(t) = read_text(&cfg) {
                 let cfg = PyvenvCfg::parse(&t);
                 layout.is_venv = true;
-                layout.base_prefix = cfg.home.as_deref().and_then(Path::parent).map(Path::to_path_buf);
+                layout.base_prefix = cfg
+                    .home
+                    .as_deref()
+                    .and_then(Path::parent)
+                    .map(Path::to_path_buf);
             }
             if let Some(v) = &version {
                 let exe = p.join("bin").join(format!("python{v}"));
@@ -268,7 +274,10 @@ fn site_dirs_of_prefix(prefix: &Path, version: &str) -> Vec<PathBuf> {
     .fold(Vec::new(), |mut acc, d| {
         // lib64 is often a symlink to lib: keep one.
         let canon = std::fs::canonicalize(&d).unwrap_or_else(|_| d.clone());
-        if !acc.iter().any(|a: &PathBuf| std::fs::canonicalize(a).ok().as_ref() == Some(&canon)) {
+        if !acc
+            .iter()
+            .any(|a: &PathBuf| std::fs::canonicalize(a).ok().as_ref() == Some(&canon))
+        {
             acc.push(d);
         }
         acc
@@ -283,10 +292,15 @@ fn versions_in_prefix(prefix: &Path) -> Vec<String> {
             continue;
         };
         for e in rd.filter_map(Result::ok) {
-            if let Some(v) = e.file_name().to_str().and_then(|n| n.strip_prefix("python")) {
-                if v.contains('.') && v.chars().all(|c| c.is_ascii_digit() || c == '.') && !out.iter().any(|o| o == v) {
-                    out.push(v.to_string());
-                }
+            if let Some(v) = e
+                .file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix("python"))
+                && v.contains('.')
+                && v.chars().all(|c| c.is_ascii_digit() || c == '.')
+                && !out.iter().any(|o| o == v)
+            {
+                out.push(v.to_string());
             }
         }
     }
@@ -306,7 +320,9 @@ fn from_prefix(prefix: &Path, origin: Origin, problems: &mut Vec<Problem>) -> La
         return layout;
     }
     layout.prefix = Some(prefix.to_path_buf());
-    let cfg = read_text(&prefix.join("pyvenv.cfg")).ok().map(|t| PyvenvCfg::parse(&t));
+    let cfg = read_text(&prefix.join("pyvenv.cfg"))
+        .ok()
+        .map(|t| PyvenvCfg::parse(&t));
     layout.is_venv = cfg.is_some();
     let version = versions_in_prefix(prefix).into_iter().next();
     for exe in ["bin/python3", "bin/python"] {
@@ -320,15 +336,22 @@ fn from_prefix(prefix: &Path, origin: Origin, problems: &mut Vec<Problem>) -> La
         layout.site_packages = site_dirs_of_prefix(prefix, v);
     }
     if let Some(cfg) = cfg {
-        layout.base_prefix = cfg.home.as_deref().and_then(Path::parent).map(Path::to_path_buf);
-        if cfg.include_system_site_packages {
-            if let (Some(base), Some(v)) = (&layout.base_prefix, &version) {
-                layout.site_packages.extend(site_dirs_of_prefix(base, v));
-            }
+        layout.base_prefix = cfg
+            .home
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf);
+        if cfg.include_system_site_packages
+            && let (Some(base), Some(v)) = (&layout.base_prefix, &version)
+        {
+            layout.site_packages.extend(site_dirs_of_prefix(base, v));
         }
     }
     if layout.site_packages.is_empty() {
-        problems.push(Problem::at(prefix, "no lib/pythonX.Y/site-packages under this prefix"));
+        problems.push(Problem::at(
+            prefix,
+            "no lib/pythonX.Y/site-packages under this prefix",
+        ));
     }
     layout.python_version = version;
     layout
@@ -344,14 +367,20 @@ fn from_python(exe: &Path, origin: Origin, problems: &mut Vec<Problem>) -> Layou
     // link, not next to its target, so look before following symlinks.
     let link_dir = exe.parent().map(Path::to_path_buf);
     let venv_prefix = link_dir.as_deref().and_then(|bin| {
-        [bin.to_path_buf(), bin.parent().map(Path::to_path_buf).unwrap_or_default()]
-            .into_iter()
-            .find(|d| d.join("pyvenv.cfg").is_file())
+        [
+            bin.to_path_buf(),
+            bin.parent().map(Path::to_path_buf).unwrap_or_default(),
+        ]
+        .into_iter()
+        .find(|d| d.join("pyvenv.cfg").is_file())
     });
     let real = match std::fs::canonicalize(exe) {
         Ok(r) => r,
         Err(e) => {
-            problems.push(Problem::at(exe, format!("cannot resolve interpreter path: {e}")));
+            problems.push(Problem::at(
+                exe,
+                format!("cannot resolve interpreter path: {e}"),
+            ));
             return layout;
         }
     };
@@ -365,7 +394,9 @@ fn from_python(exe: &Path, origin: Origin, problems: &mut Vec<Problem>) -> Layou
     };
     let real_prefix = real.parent().and_then(Path::parent).map(Path::to_path_buf);
     if let Some(vp) = venv_prefix {
-        let cfg = read_text(&vp.join("pyvenv.cfg")).map(|t| PyvenvCfg::parse(&t)).unwrap_or_default();
+        let cfg = read_text(&vp.join("pyvenv.cfg"))
+            .map(|t| PyvenvCfg::parse(&t))
+            .unwrap_or_default();
         let version = cfg
             .version
             .as_deref()
@@ -383,10 +414,10 @@ fn from_python(exe: &Path, origin: Origin, problems: &mut Vec<Problem>) -> Layou
             .or(real_prefix);
         if let Some(v) = &version {
             layout.site_packages = site_dirs_of_prefix(&vp, v);
-            if cfg.include_system_site_packages {
-                if let Some(base) = &layout.base_prefix {
-                    layout.site_packages.extend(site_dirs_of_prefix(base, v));
-                }
+            if cfg.include_system_site_packages
+                && let Some(base) = &layout.base_prefix
+            {
+                layout.site_packages.extend(site_dirs_of_prefix(base, v));
             }
         }
         layout.python_version = version;
@@ -401,7 +432,10 @@ fn from_python(exe: &Path, origin: Origin, problems: &mut Vec<Problem>) -> Layou
         layout.python_version = version;
     }
     if layout.site_packages.is_empty() {
-        problems.push(Problem::at(exe, "no site-packages found for this interpreter"));
+        problems.push(Problem::at(
+            exe,
+            "no site-packages found for this interpreter",
+        ));
     }
     layout
 }

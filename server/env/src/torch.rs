@@ -53,7 +53,10 @@ impl TorchInstall {
             .iter()
             .find(|d| d.normalized == "torch" && dir.parent() == Some(d.root.as_path()));
         Some(TorchInstall {
-            version: vp.version.clone().or_else(|| dist.and_then(|d| d.version.clone())),
+            version: vp
+                .version
+                .clone()
+                .or_else(|| dist.and_then(|d| d.version.clone())),
             cuda: vp.cuda,
             hip: vp.hip,
             libs,
@@ -93,7 +96,11 @@ impl TorchInstall {
                 .map(|m| crate::fsguard::stamp(&m))
                 .unwrap_or((0, 0))
         };
-        let mut s = format!("{}|{}", self.dir.display(), self.version.as_deref().unwrap_or("?"));
+        let mut s = format!(
+            "{}|{}",
+            self.dir.display(),
+            self.version.as_deref().unwrap_or("?")
+        );
         for l in &self.libs {
             let (len, mtime) = stamp(l);
             s.push_str(&format!("|{}:{len}:{mtime}", l.display()));

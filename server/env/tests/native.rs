@@ -1,6 +1,9 @@
 //! check_library and scan over the native fixture environments built by `tests/native/build.sh`
 //! (tiny real libraries compiled with the system compiler).
 
+// Test code: a failed fixture step should stop the test with its message.
+#![allow(clippy::expect_used)]
+
 use abidoc_env::check::{FindingFacts, LibraryReport};
 use abidoc_env::{EnvSpec, Environment, ScanOptions, check_library, scan};
 use std::fmt::Write as _;
@@ -75,7 +78,11 @@ fn render(r: &LibraryReport, fx: &Path) -> String {
     }
     for (p, n) in &r.resolved_by {
         if p.starts_with(fx) || p.to_string_lossy().starts_with('<') {
-            let label = if p.starts_with(fx) { rel(p) } else { p.display().to_string() };
+            let label = if p.starts_with(fx) {
+                rel(p)
+            } else {
+                p.display().to_string()
+            };
             let _ = writeln!(s, "resolved {n} by {label}");
         }
     }
@@ -85,10 +92,30 @@ fn render(r: &LibraryReport, fx: &Path) -> String {
             "symbol {} [{}]{}{}{}",
             sym.mangled,
             sym.status.as_str(),
-            sym.version.as_deref().map(|v| format!(" @{v}")).unwrap_or_default(),
-            sym.nearest.as_deref().map(|n| format!(" nearest {n}")).unwrap_or_default(),
-            if sym.own_package { " (own package)" } else { "" }
+            sym.version
+                .as_deref()
+                .map(|v| format!(" @{v}"))
+                .unwrap_or_default(),
+            sym.nearest
+                .as_deref()
+                .map(|n| format!(" nearest {n}"))
+                .unwrap_or_default(),
+            if sym.own_package {
+                " (own package)"
+            } else {
+                ""
+            }
         );
+        if let Some(d) = &sym.demangled {
+            let _ = writeln!(s, "    {d}");
+        }
+        if let Some(d) = &sym.nearest_demangled {
+            let _ = writeln!(
+                s,
+                "    nearest: {d} in {}",
+                sym.nearest_in.as_deref().map(rel).unwrap_or_default()
+            );
+        }
     }
     for v in &r.versions {
         let _ = writeln!(
@@ -105,8 +132,12 @@ fn render(r: &LibraryReport, fx: &Path) -> String {
     for f in &r.findings {
         let kind = match &f.facts {
             FindingFacts::MissingLibrary { name, .. } => format!("missing-library {name}"),
-            FindingFacts::UndefinedSymbols { symbols } => format!("undefined-symbols {}", symbols.len()),
-            FindingFacts::IncompleteBuild { symbols } => format!("incomplete-build {}", symbols.len()),
+            FindingFacts::UndefinedSymbols { symbols } => {
+                format!("undefined-symbols {}", symbols.len())
+            }
+            FindingFacts::IncompleteBuild { symbols } => {
+                format!("incomplete-build {}", symbols.len())
+            }
             FindingFacts::VersionMissing { check } => format!("version-missing {}", check.version),
             other => format!("{other:?}"),
         };
@@ -115,7 +146,10 @@ fn render(r: &LibraryReport, fx: &Path) -> String {
             "finding {} {:?}{}: {kind}",
             f.code,
             f.severity,
-            f.downgraded.as_deref().map(|d| format!(" (downgraded: {d})")).unwrap_or_default()
+            f.downgraded
+                .as_deref()
+                .map(|d| format!(" (downgraded: {d})"))
+                .unwrap_or_default()
         );
     }
     s
@@ -127,7 +161,11 @@ fn main_env_every_extension() {
     let env = Environment::open(&spec(&fx.join("site-packages")));
     let mut out = String::new();
     let t = env.torch.as_ref().expect("fixture torch");
-    let _ = writeln!(out, "torch {:?} cuda {:?} cxx11 {:?}\n", t.version, t.cuda, t.cxx11_abi);
+    let _ = writeln!(
+        out,
+        "torch {:?} cuda {:?} cxx11 {:?}\n",
+        t.version, t.cuda, t.cxx11_abi
+    );
     let mut libs = abidoc_env::scan::find_libraries(&env, true, &mut Vec::new());
     libs.retain(|p| !p.starts_with(fx.join("site-packages/torch")));
     for l in libs {
@@ -143,9 +181,15 @@ fn abi0_env_flash_attn_cxx11_flip() {
     let sp = fx.join("abi0/site-packages");
     let env = Environment::open(&spec(&sp));
     let t = env.torch.as_ref().expect("fixture torch");
-    let mut out = format!("torch {:?} cuda {:?} cxx11 {:?}\n\n", t.version, t.cuda, t.cxx11_abi);
+    let mut out = format!(
+        "torch {:?} cuda {:?} cxx11 {:?}\n\n",
+        t.version, t.cuda, t.cxx11_abi
+    );
     out.push_str(&render(
-        &check_library(&env, &sp.join("flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so")),
+        &check_library(
+            &env,
+            &sp.join("flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so"),
+        ),
         fx,
     ));
     insta::assert_snapshot!(out);
@@ -204,7 +248,10 @@ fn second_scan_is_served_from_cache() {
         serde_json::to_string(&first.libraries).ok()
     );
     // A corrupted cache is ignored.
-    for e in std::fs::read_dir(cache.path()).expect("cache dir").filter_map(Result::ok) {
+    for e in std::fs::read_dir(cache.path())
+        .expect("cache dir")
+        .filter_map(Result::ok)
+    {
         std::fs::write(e.path(), b"{not json").expect("corrupt cache");
     }
     let env3 = Environment::open(&spec(&fx.join("site-packages")));
