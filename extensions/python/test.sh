@@ -37,7 +37,10 @@ ensure_venv() {
     fi
     say "creating $dir"
     rm -rf "$dir"
-    "$python" -m venv "$dir"
+    if ! "$python" -m venv "$dir"; then
+        say "$python cannot create a virtualenv (on Debian/Ubuntu: apt-get install python3-venv)"
+        exit 1
+    fi
     "$dir/bin/python" -m pip install -q --disable-pip-version-check "$@"
     echo "$key" >"$dir/.abidoc-key"
 }
@@ -49,7 +52,8 @@ ensure_venv "$test_venv" "$(cat "$here/tests/requirements.txt")" -r "$here/tests
 
 say "building the wheel (profile $profile)"
 rm -rf "$wheel_dir"
-build_args=(build --out "$wheel_dir")
+# --locked: like the workspace's own test command, never rewrite the shared Cargo.lock.
+build_args=(build --locked --out "$wheel_dir")
 if [[ $profile == release ]]; then
     build_args+=(--release)
 else
