@@ -121,7 +121,10 @@ pub fn torch_for_xformers(xformers: &str) -> Option<&'static str> {
     let v = Version::parse(xformers)?;
     let v = Version::parse(v.public())?;
     let rows = &tables().xformers;
-    if let Some(r) = rows.iter().find(|r| Version::parse(&r.xformers).is_some_and(|x| x == v)) {
+    if let Some(r) = rows
+        .iter()
+        .find(|r| Version::parse(&r.xformers).is_some_and(|x| x == v))
+    {
         return Some(r.torch.as_str());
     }
     rows.iter()
@@ -146,7 +149,11 @@ pub fn torch_cxx11_abi(torch: &str) -> Option<bool> {
         if label.contains("cxx11") {
             return Some(true);
         }
-        if row.cxx11_abi_variants.iter().any(|x| label.split('.').any(|p| p == x)) {
+        if row
+            .cxx11_abi_variants
+            .iter()
+            .any(|x| label.split('.').any(|p| p == x))
+        {
             return Some(!row.cxx11_abi);
         }
     }
@@ -182,8 +189,11 @@ pub fn releases(package: &str) -> Vec<&'static Release> {
     let name = crate::packages::package(package)
         .map(|p| p.name.clone())
         .unwrap_or_else(|| normalize_name(package));
-    let mut out: Vec<&Release> =
-        tables().release.iter().filter(|r| normalize_name(&r.package) == name).collect();
+    let mut out: Vec<&Release> = tables()
+        .release
+        .iter()
+        .filter(|r| normalize_name(&r.package) == name)
+        .collect();
     out.sort_by(|a, b| Version::parse(&b.version).cmp(&Version::parse(&a.version)));
     out
 }

@@ -8,6 +8,7 @@ mod data;
 pub mod models;
 pub mod names;
 pub mod packages;
+pub mod torch_index;
 pub mod version;
 
 pub use compat::{
@@ -15,7 +16,9 @@ pub use compat::{
     torchvision_for_torch, xformers_for_torch,
 };
 pub use data::load_errors;
-pub use models::{ModelInfo, ModelRef, family_for_model_type, find_models, resolve_model};
+pub use models::{
+    ModelInfo, ModelRef, family_for_model_type, find_model_mentions, find_models, resolve_model,
+};
 pub use names::{is_valid_pep508_name, normalize_name};
 pub use packages::{
     BuildRecipe, EnvSwitch, Package, WheelName, WheelNaming, WheelQuery, package,

@@ -119,12 +119,112 @@ const MODEL_FLAGS: &[&str] = &[
 pub fn find_models(text: &str) -> Vec<ModelRef> {
     let mut out: Vec<ModelRef> = Vec::new();
     let mut line_start = 0;
-    for line in text.split_inclusive('\n') {
-        scan_line(line, line_start, &mut out);
-        line_start += line.len();
+    let mut pending = false;
+    for raw_line in text.split_inclusive('\n') {
+        let (line, offset) = unwrap_json_line(raw_line);
+        let before = out.len();
+        pending = scan_line(&line, line_start + offset, pending, &mut out);
+        // A value taken from a JSON-escaped line keeps its raw spelling (`\"` became ` "`).
+        for m in &mut out[before..] {
+            if let Some(raw) = text.get(m.span.clone()) {
+                m.id = raw.to_string();
+            }
+        }
+        line_start += raw_line.len();
     }
+    out.sort_by_key(|m| m.span.start);
     out.dedup_by(|a, b| a.span == b.span);
     out
+}
+
+/// Hub ids mentioned anywhere in free text (logs, prose, markdown: `` `ibm-granite/granite-4.0-h-micro` ``,
+/// `Loading ibm-granite/granite-3.2-8b-instruct`), kept only when the name matches a known family
+/// pattern, so file paths and other `a/b` words are not taken for models. Use it when
+/// [`find_models`] finds nothing in code.
+pub fn find_model_mentions(text: &str) -> Vec<ModelRef> {
+    let mut out = Vec::new();
+    let is_id_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/');
+    let mut start: Option<usize> = None;
+    let bytes_len = text.len();
+    for (i, c) in text.char_indices().chain(std::iter::once((bytes_len, ' '))) {
+        if i < bytes_len && is_id_char(c) {
+            if start.is_none() {
+                start = Some(i);
+            }
+            continue;
+        }
+        let Some(st) = start.take() else { continue };
+        let word = text[st..i].trim_end_matches('.');
+        let end = st + word.len();
+        // Part of a longer path (`/x/org/name`) or a URL is not a hub id mention.
+        let prev = text[..st].chars().next_back();
+        if prev == Some(':') || word.matches('/').count() != 1 || word.starts_with(['/', '.', '-'])
+        {
+            continue;
+        }
+        let Some((org, name)) = word.split_once('/') else {
+            continue;
+        };
+        if org.is_empty() || name.is_empty() || name.ends_with(".so") || name.contains(".py") {
+            continue;
+        }
+        if family_for_model_id(word).is_some() {
+            out.push(ModelRef {
+                id: word.to_string(),
+                span: st..end,
+            });
+        }
+    }
+    out
+}
+
+/// A line of raw `.ipynb` JSON (`    "model = f(\"org/name\")\n",`) is scanned as the code it
+/// holds: its escaped quotes become plain quotes preceded by a space, which keeps every byte
+/// offset. Returns the text to scan and its offset within the raw line.
+fn unwrap_json_line(line: &str) -> (String, usize) {
+    let trimmed_start = line.len() - line.trim_start().len();
+    let t = line.trim();
+    let inner_end = if let Some(x) = t.strip_suffix("\",") {
+        x.len()
+    } else if let Some(x) = t.strip_suffix('"') {
+        x.len()
+    } else {
+        return (line.to_string(), 0);
+    };
+    if !t.starts_with('"') || inner_end < 1 {
+        return (line.to_string(), 0);
+    }
+    let inner = &t[1..inner_end];
+    // A JSON string element has every inner quote escaped; `"key": "value",` does not.
+    let ib = inner.as_bytes();
+    let mut k = 0;
+    while k < ib.len() {
+        match ib[k] {
+            b'\\' => k += 2,
+            b'"' => return (line.to_string(), 0),
+            _ => k += 1,
+        }
+    }
+    let mut bytes = inner.as_bytes().to_vec();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'\\' {
+            if bytes[i + 1] == b'"' {
+                bytes[i] = b' ';
+            } else if bytes[i + 1] == b'n' {
+                // The line's own newline escape: blank it so it is not read as code.
+                bytes[i] = b' ';
+                bytes[i + 1] = b' ';
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    (
+        String::from_utf8(bytes).unwrap_or_default(),
+        trimmed_start + 1,
+    )
 }
 
 /// A string literal or bare token on a line: content span (absolute) and what precedes it.
@@ -133,7 +233,10 @@ struct Token {
     end: usize,
 }
 
-fn scan_line(line: &str, base: usize, out: &mut Vec<ModelRef>) {
+/// Scans one line; `pending` says the previous line opened a `from_pretrained(` call or ended
+/// with a model option and a line continuation, so this line's first value is the model.
+/// Returns the same for the next line.
+fn scan_line(line: &str, base: usize, pending: bool, out: &mut Vec<ModelRef>) -> bool {
     let b = line.as_bytes();
     // Collect string literals up to the first comment outside a string.
     let mut lits: Vec<Token> = Vec::new();
@@ -187,13 +290,26 @@ fn scan_line(line: &str, base: usize, out: &mut Vec<ModelRef>) {
             continue;
         }
         let prev_lit = k.checked_sub(1).map(|p| &line[lits[p].start..lits[p].end]);
-        if literal_is_model(before, prev_lit) {
+        let first_on_pending_line = pending && k == 0 && before.trim().is_empty();
+        if first_on_pending_line || literal_is_model(before, prev_lit) {
             push(out, line, base, lit.start, lit.end);
         }
     }
 
     // Unquoted values: `--model org/name`, `--model=org/name`, YAML `model_name_or_path: x`.
-    scan_bare(code, base, &lits, out);
+    scan_bare(code, base, &lits, pending, out);
+
+    let tail = code.trim_end();
+    let (tail, continued) = match tail.strip_suffix('\\') {
+        Some(t) => (t.trim_end(), true),
+        None => (tail, false),
+    };
+    if let Some(rest) = tail.strip_suffix('(') {
+        let callee = trailing_ident(rest.trim_end());
+        return callee == "from_pretrained" || callee == "snapshot_download";
+    }
+    let last = tail.rsplit(char::is_whitespace).next().unwrap_or("");
+    continued && MODEL_FLAGS.contains(&last)
 }
 
 fn quote_len(line: &str, content_start: usize) -> usize {
@@ -233,7 +349,10 @@ fn literal_is_model(before: &str, prev_lit: Option<&str>) -> bool {
     }
     // A shell word after a model flag: --model "org/name" or --model='org/name'.
     let word = t.trim_end_matches('=');
-    let last = word.rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
+    let last = word
+        .rsplit(|c: char| c.is_whitespace())
+        .next()
+        .unwrap_or("");
     MODEL_FLAGS.contains(&last)
 }
 
@@ -253,22 +372,46 @@ fn is_model_var(ident: &str) -> bool {
     if id.is_empty() {
         return false;
     }
-    if matches!(id.as_str(), "model" | "checkpoint" | "pretrained_model_name_or_path") {
+    if matches!(
+        id.as_str(),
+        "model" | "checkpoint" | "pretrained_model_name_or_path"
+    ) {
         return true;
     }
     if !id.contains("model") {
         return false;
     }
-    ["model", "_name", "_id", "_path", "_or_path", "_dir", "_repo", "_checkpoint"]
-        .iter()
-        .any(|s| id.ends_with(s))
+    [
+        "model",
+        "_name",
+        "_id",
+        "_path",
+        "_or_path",
+        "_dir",
+        "_repo",
+        "_checkpoint",
+    ]
+    .iter()
+    .any(|s| id.ends_with(s))
         && !id.contains("tokenizer")
         && !id.ends_with("_type")
 }
 
-fn scan_bare(code: &str, base: usize, lits: &[Token], out: &mut Vec<ModelRef>) {
-    let in_literal = |at: usize| lits.iter().any(|l| at >= l.start.saturating_sub(1) && at <= l.end);
+fn scan_bare(code: &str, base: usize, lits: &[Token], pending: bool, out: &mut Vec<ModelRef>) {
+    let in_literal = |at: usize| {
+        lits.iter()
+            .any(|l| at >= l.start.saturating_sub(1) && at <= l.end)
+    };
     let words = split_words(code);
+    // `--model \` on the previous line: this line starts with the value.
+    if pending
+        && let Some(&(ws, we)) = words.first()
+        && !in_literal(ws)
+        && !code[ws..we].starts_with(['"', '\'', '-', '#'])
+        && !code[ws..we].ends_with('(')
+    {
+        push(out, code, base, ws, we);
+    }
     for (k, &(ws, we)) in words.iter().enumerate() {
         if in_literal(ws) {
             continue;
@@ -331,11 +474,17 @@ fn push(out: &mut Vec<ModelRef>, line: &str, base: usize, start: usize, end: usi
     let Some(raw) = line.get(start..end) else {
         return;
     };
-    // Trailing punctuation of a shell or Python line (`org/name,` or `org/name)`).
-    let trimmed = raw.trim_end_matches([',', ')', ';', ']']);
+    // Blanked JSON escapes leave spaces inside quotes; shell and Python lines leave trailing
+    // punctuation (`org/name,` or `org/name)`).
+    let lead = raw.len() - raw.trim_start().len();
+    let trimmed = raw.trim().trim_end_matches([',', ')', ';', ']']).trim_end();
+    let start = start + lead;
     let end = start + trimmed.len();
     if looks_like_model_id(trimmed) {
-        out.push(ModelRef { id: trimmed.to_string(), span: base + start..base + end });
+        out.push(ModelRef {
+            id: trimmed.to_string(),
+            span: base + start..base + end,
+        });
     }
 }
 
@@ -347,7 +496,8 @@ pub fn looks_like_model_id(s: &str) -> bool {
     if s.bytes().all(|c| c.is_ascii_digit() || c == b'.') {
         return false;
     }
-    s.chars().all(|c| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '~' | '+' | ':'))
+    s.chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '~' | '+' | ':'))
         && s.chars().any(|c| c.is_ascii_alphabetic())
 }
 
@@ -434,7 +584,8 @@ pub fn resolve_model(id: &str, hf_home: Option<&Path>) -> ModelInfo {
 }
 
 fn from_config(id: &str, path: PathBuf, cfg: &serde_json::Value) -> ModelInfo {
-    let str_of = |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+    let str_of =
+        |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
     let mut model_type = str_of(cfg, "model_type");
     let mut family = model_type.as_deref().and_then(family_for_model_type);
     // Multimodal wrappers keep the language model's type in text_config.
@@ -448,13 +599,19 @@ fn from_config(id: &str, path: PathBuf, cfg: &serde_json::Value) -> ModelInfo {
     let architectures: Vec<String> = cfg
         .get("architectures")
         .and_then(|a| a.as_array())
-        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     let mut uses = match family {
         Some(f) => Some(f.uses_mamba_kernels),
         None => {
             let mamba_hint = model_type.as_deref().is_some_and(|t| t.contains("mamba"))
-                || architectures.iter().any(|a| a.to_ascii_lowercase().contains("mamba"));
+                || architectures
+                    .iter()
+                    .any(|a| a.to_ascii_lowercase().contains("mamba"));
             mamba_hint.then_some(true)
         }
     };
@@ -481,15 +638,23 @@ fn from_config(id: &str, path: PathBuf, cfg: &serde_json::Value) -> ModelInfo {
 fn layer_list_has_mamba(cfg: &serde_json::Value) -> Option<bool> {
     for key in ["layer_types", "layers_block_type", "block_types"] {
         if let Some(list) = cfg.get(key).and_then(|v| v.as_array()) {
-            let kinds: Vec<String> =
-                list.iter().filter_map(|x| x.as_str().map(str::to_ascii_lowercase)).collect();
+            let kinds: Vec<String> = list
+                .iter()
+                .filter_map(|x| x.as_str().map(str::to_ascii_lowercase))
+                .collect();
             if !kinds.is_empty() {
-                return Some(kinds.iter().any(|k| k.contains("mamba") || k == "m" || k == "hybrid"));
+                return Some(
+                    kinds
+                        .iter()
+                        .any(|k| k.contains("mamba") || k == "m" || k == "hybrid"),
+                );
             }
         }
     }
     // Nemotron-H: one character per layer, `M` for Mamba.
-    cfg.get("hybrid_override_pattern").and_then(|v| v.as_str()).map(|p| p.contains('M'))
+    cfg.get("hybrid_override_pattern")
+        .and_then(|v| v.as_str())
+        .map(|p| p.contains('M'))
 }
 
 fn read_config(path: &Path) -> Option<serde_json::Value> {
@@ -512,7 +677,11 @@ pub fn hub_dirs(hf_home: Option<&Path>) -> Vec<PathBuf> {
         dirs.push(h.to_path_buf());
         return dirs;
     }
-    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     if let Some(d) = env("HF_HUB_CACHE").or_else(|| env("HUGGINGFACE_HUB_CACHE")) {
         dirs.push(d);
     }
@@ -547,7 +716,11 @@ pub fn find_config(id: &str, hf_home: Option<&Path>) -> Option<PathBuf> {
     }
     // Hub ids are `name` or `org/name`.
     let parts: Vec<&str> = id.split('/').collect();
-    if parts.len() > 2 || parts.iter().any(|p| p.is_empty() || *p == "." || *p == "..") {
+    if parts.len() > 2
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || *p == "." || *p == "..")
+    {
         return None;
     }
     let folder = format!("models--{}", parts.join("--"));

@@ -27,7 +27,8 @@ pub fn is_valid_pep508_name(name: &str) -> bool {
     };
     first.is_ascii_alphanumeric()
         && last.is_ascii_alphanumeric()
-        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
 }
 
 #[cfg(test)]
@@ -47,7 +48,17 @@ mod tests {
         for ok in ["mamba-ssm", "causal_conv1d", "x", "torch", "a.b-c_d", "A1"] {
             assert!(is_valid_pep508_name(ok), "{ok}");
         }
-        for bad in ["", "-x", "x-", "mamba ssm", "x;rm -rf", "torch==2.5", "a/b", "é", "x\n"] {
+        for bad in [
+            "",
+            "-x",
+            "x-",
+            "mamba ssm",
+            "x;rm -rf",
+            "torch==2.5",
+            "a/b",
+            "é",
+            "x\n",
+        ] {
             assert!(!is_valid_pep508_name(bad), "{bad:?}");
         }
     }

@@ -149,7 +149,13 @@ fn index() -> &'static Index {
                 by_import.entry(n.clone()).or_insert(i);
             }
         }
-        Index { packages, by_name, by_module, by_import, patterns }
+        Index {
+            packages,
+            by_name,
+            by_module,
+            by_import,
+            patterns,
+        }
     })
 }
 
@@ -161,7 +167,9 @@ pub fn all() -> &'static [Package] {
 /// The package with this distribution name or alias (any spelling: `Mamba_SSM`, `mamba-ssm`).
 pub fn package(dist_name: &str) -> Option<&'static Package> {
     let idx = index();
-    idx.by_name.get(&normalize_name(dist_name)).map(|&i| &idx.packages[i])
+    idx.by_name
+        .get(&normalize_name(dist_name))
+        .map(|&i| &idx.packages[i])
 }
 
 /// The package a Python module belongs to: a compiled module (`selective_scan_cuda`,
@@ -207,7 +215,9 @@ pub fn package_for_path(path: &str) -> Option<&'static Package> {
         return Some(&idx.packages[i]);
     }
     // Anything else installed under a package directory of site-packages belongs to it.
-    let sp = comps.iter().rposition(|c| c == "site-packages" || c == "dist-packages")?;
+    let sp = comps
+        .iter()
+        .rposition(|c| c == "site-packages" || c == "dist-packages")?;
     let top = comps.get(sp + 1)?;
     if sp + 2 >= comps.len() {
         return None; // a top-level file with no pattern: unknown
@@ -296,7 +306,10 @@ pub fn wheel_file_name(q: &WheelQuery<'_>) -> Option<WheelName> {
     let py = python_tag(q.python)?;
     let scheme = pkg.wheel_naming.iter().find(|w| {
         Version::parse(&w.from).is_some_and(|f| version >= f)
-            && w.until.as_deref().and_then(Version::parse).is_none_or(|u| version < u)
+            && w.until
+                .as_deref()
+                .and_then(Version::parse)
+                .is_none_or(|u| version < u)
     })?;
     let cuda = match scheme.cuda.as_str() {
         "major" => format!("cu{}", q.cuda_major),
@@ -322,14 +335,20 @@ pub fn wheel_file_name(q: &WheelQuery<'_>) -> Option<WheelName> {
         .url
         .replace("{version}", version.public())
         .replace("{file}", &file_name.replace('+', "%2B"));
-    Some(WheelName { file_name, url, verified: false, naming_source: scheme.source.clone() })
+    Some(WheelName {
+        file_name,
+        url,
+        verified: false,
+        naming_source: scheme.source.clone(),
+    })
 }
 
 /// `cp311` from `cp311`, `3.11`, `3.11.13`, `311`.
 fn python_tag(py: &str) -> Option<String> {
     let py = py.trim();
     if let Some(rest) = py.strip_prefix("cp") {
-        return (rest.len() >= 2 && rest.bytes().all(|c| c.is_ascii_digit())).then(|| py.to_string());
+        return (rest.len() >= 2 && rest.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| py.to_string());
     }
     let v = Version::parse(py)?;
     if v.release.len() >= 2 {

@@ -61,7 +61,10 @@ impl Version {
             Some((p, l)) => (p, Some(l)),
             None => (s, None),
         };
-        let mut cur = Cursor { s: public.as_bytes(), i: 0 };
+        let mut cur = Cursor {
+            s: public.as_bytes(),
+            i: 0,
+        };
         let mut epoch = 0;
         let first = cur.number()?;
         let mut release = vec![first];
@@ -125,7 +128,15 @@ impl Version {
                     .collect()
             })
             .unwrap_or_default();
-        Some(Version { epoch, release, pre, post, dev, local, raw: raw.to_string() })
+        Some(Version {
+            epoch,
+            release,
+            pre,
+            post,
+            dev,
+            local,
+            raw: raw.to_string(),
+        })
     }
 
     /// The n-th release component, 0 when absent.
@@ -165,7 +176,11 @@ impl Version {
         self.local.iter().find_map(|p| match p {
             // Wheel labels run on: `cu12torch2.5cxx11abiFALSE` splits into `cu12torch2`, ….
             LocalPart::Str(s) => {
-                let digits: String = s.strip_prefix("cu")?.chars().take_while(char::is_ascii_digit).collect();
+                let digits: String = s
+                    .strip_prefix("cu")?
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
                 cuda_tag(&format!("cu{digits}"))
             }
             LocalPart::Num(_) => None,
@@ -343,9 +358,24 @@ mod tests {
     #[test]
     fn pep440_order() {
         let ordered = [
-            "1.0.dev1", "1.0a1", "1.0a2.dev1", "1.0a2", "1.0b1", "1.0rc1", "1.0", "1.0+cu118",
-            "1.0+cu121", "1.0.post1.dev1", "1.0.post1", "1.1", "2.3.0.dev20240304+cu118",
-            "2.3.0", "2.4.0a0+07cecf4168", "2.4.0", "2.10.0", "1!0.1",
+            "1.0.dev1",
+            "1.0a1",
+            "1.0a2.dev1",
+            "1.0a2",
+            "1.0b1",
+            "1.0rc1",
+            "1.0",
+            "1.0+cu118",
+            "1.0+cu121",
+            "1.0.post1.dev1",
+            "1.0.post1",
+            "1.1",
+            "2.3.0.dev20240304+cu118",
+            "2.3.0",
+            "2.4.0a0+07cecf4168",
+            "2.4.0",
+            "2.10.0",
+            "1!0.1",
         ];
         for w in ordered.windows(2) {
             assert!(v(w[0]) < v(w[1]), "{} < {}", w[0], w[1]);
@@ -364,12 +394,18 @@ mod tests {
         assert_eq!(t.local_cuda(), Some((12, 1)));
         assert_eq!(v("2.8.0+cu128").local_cuda(), Some((12, 8)));
         assert_eq!(v("1.2.0.post1+cu118torch2.3cxx11abiFALSE").post, Some(1));
-        assert_eq!(v("2.5.0a0+e000cf0ad9.nv24.10").pre, Some((PreKind::Alpha, 0)));
+        assert_eq!(
+            v("2.5.0a0+e000cf0ad9.nv24.10").pre,
+            Some((PreKind::Alpha, 0))
+        );
         assert_eq!(v("v2.2.4").release, vec![2, 2, 4]);
         assert!(v("2.4.0a0").is_prerelease());
         assert_eq!(cuda_tag("cu12"), Some((12, 0)));
         assert_eq!(cuda_tag("cpu"), None);
-        assert_eq!(v("2.2.4+cu12torch2.5cxx11abiFALSE").local_cuda(), Some((12, 0)));
+        assert_eq!(
+            v("2.2.4+cu12torch2.5cxx11abiFALSE").local_cuda(),
+            Some((12, 0))
+        );
         assert!(Version::parse("abc").is_none());
         assert!(Version::parse("").is_none());
     }

@@ -1,5 +1,8 @@
 //! Direct checks of the public lookups on facts the field reports depend on.
 
+// Test helpers panic on broken fixtures by design.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use abidoc_knowledge::compat::*;
 use abidoc_knowledge::*;
 
@@ -11,17 +14,53 @@ fn tables_load() {
 #[test]
 fn packages_by_module_and_path() {
     let name = |p: Option<&'static Package>| p.map(|p| p.name.as_str());
-    assert_eq!(name(package_for_module("selective_scan_cuda")), Some("mamba-ssm"));
-    assert_eq!(name(package_for_module("causal_conv1d_cuda")), Some("causal-conv1d"));
-    assert_eq!(name(package_for_module("flash_attn_2_cuda")), Some("flash-attn"));
-    assert_eq!(name(package_for_module("mamba_ssm.ops.selective_scan_interface")), Some("mamba-ssm"));
+    assert_eq!(
+        name(package_for_module("selective_scan_cuda")),
+        Some("mamba-ssm")
+    );
+    assert_eq!(
+        name(package_for_module("causal_conv1d_cuda")),
+        Some("causal-conv1d")
+    );
+    assert_eq!(
+        name(package_for_module("flash_attn_2_cuda")),
+        Some("flash-attn")
+    );
+    assert_eq!(
+        name(package_for_module("mamba_ssm.ops.selective_scan_interface")),
+        Some("mamba-ssm")
+    );
     assert_eq!(name(package_for_module("amp_C")), Some("apex"));
-    assert_eq!(name(package_for_path("/x/site-packages/xformers/_C.so")), Some("xformers"));
-    assert_eq!(name(package_for_path("torch_scatter/_version_cuda.so")), Some("torch-scatter"));
-    assert_eq!(name(package_for_path("/usr/lib/python3/dist-packages/torchaudio/lib/libtorchaudio.so")), Some("torchaudio"));
-    assert_eq!(name(package_for_path("/a/site-packages/bitsandbytes/libbitsandbytes_cuda121.so")), Some("bitsandbytes"));
-    assert_eq!(name(package_for_path("/h/.cache/torch_extensions/py310_cu117/fused_adam/fused_adam.so")), Some("deepspeed"));
-    assert_eq!(name(package_for_path("/usr/lib/x86_64-linux-gnu/libcuda.so.1")), None);
+    assert_eq!(
+        name(package_for_path("/x/site-packages/xformers/_C.so")),
+        Some("xformers")
+    );
+    assert_eq!(
+        name(package_for_path("torch_scatter/_version_cuda.so")),
+        Some("torch-scatter")
+    );
+    assert_eq!(
+        name(package_for_path(
+            "/usr/lib/python3/dist-packages/torchaudio/lib/libtorchaudio.so"
+        )),
+        Some("torchaudio")
+    );
+    assert_eq!(
+        name(package_for_path(
+            "/a/site-packages/bitsandbytes/libbitsandbytes_cuda121.so"
+        )),
+        Some("bitsandbytes")
+    );
+    assert_eq!(
+        name(package_for_path(
+            "/h/.cache/torch_extensions/py310_cu117/fused_adam/fused_adam.so"
+        )),
+        Some("deepspeed")
+    );
+    assert_eq!(
+        name(package_for_path("/usr/lib/x86_64-linux-gnu/libcuda.so.1")),
+        None
+    );
     assert_eq!(name(package("nvidia-apex")), Some("apex"));
     assert_eq!(name(package("MMCV_full")), Some("mmcv"));
 }
@@ -39,7 +78,10 @@ fn compat_lookups() {
     assert_eq!(torch_default_cuda("2.2.2"), Some("12.1"));
     assert_eq!(xformers_for_torch("2.2.0+cu121"), Some("0.0.24"));
     assert_eq!(torch_for_xformers("0.0.24"), Some("2.2.0"));
-    let r: Vec<&str> = releases_built_for_torch("mamba-ssm", "2.2.2+cu121").iter().map(|r| r.version.as_str()).collect();
+    let r: Vec<&str> = releases_built_for_torch("mamba-ssm", "2.2.2+cu121")
+        .iter()
+        .map(|r| r.version.as_str())
+        .collect();
     assert!(r.contains(&"2.2.4"), "{r:?}");
 }
 
@@ -55,14 +97,26 @@ fn wheel_names() {
         platform: None,
     };
     let w = wheel_file_name(&q).unwrap();
-    assert_eq!(w.file_name, "mamba_ssm-2.2.4+cu12torch2.5cxx11abiFALSE-cp311-cp311-linux_x86_64.whl");
+    assert_eq!(
+        w.file_name,
+        "mamba_ssm-2.2.4+cu12torch2.5cxx11abiFALSE-cp311-cp311-linux_x86_64.whl"
+    );
     assert_eq!(
         w.url,
         "https://github.com/state-spaces/mamba/releases/download/v2.2.4/mamba_ssm-2.2.4%2Bcu12torch2.5cxx11abiFALSE-cp311-cp311-linux_x86_64.whl"
     );
     assert!(!w.verified);
-    let old = wheel_file_name(&WheelQuery { version: "1.2.0.post1", torch: "2.3.0", cuda_major: 11, ..q }).unwrap();
-    assert_eq!(old.file_name, "mamba_ssm-1.2.0.post1+cu118torch2.3cxx11abiFALSE-cp311-cp311-linux_x86_64.whl");
+    let old = wheel_file_name(&WheelQuery {
+        version: "1.2.0.post1",
+        torch: "2.3.0",
+        cuda_major: 11,
+        ..q
+    })
+    .unwrap();
+    assert_eq!(
+        old.file_name,
+        "mamba_ssm-1.2.0.post1+cu118torch2.3cxx11abiFALSE-cp311-cp311-linux_x86_64.whl"
+    );
     let fa = wheel_file_name(&WheelQuery {
         package: "flash_attn",
         version: "2.8.3",
@@ -73,19 +127,35 @@ fn wheel_names() {
         platform: None,
     })
     .unwrap();
-    assert_eq!(fa.file_name, "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp310-cp310-linux_x86_64.whl");
-    assert!(wheel_file_name(&WheelQuery { package: "torchvision", ..q }).is_none());
+    assert_eq!(
+        fa.file_name,
+        "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp310-cp310-linux_x86_64.whl"
+    );
+    assert!(
+        wheel_file_name(&WheelQuery {
+            package: "torchvision",
+            ..q
+        })
+        .is_none()
+    );
 }
 
 #[test]
 fn model_patterns() {
     let fam = |id: &str| models::family_for_model_id(id).map(|(f, _)| f.model_type.as_str());
-    assert_eq!(fam("ibm-granite/granite-4.0-h-micro"), Some("granitemoehybrid"));
+    assert_eq!(
+        fam("ibm-granite/granite-4.0-h-micro"),
+        Some("granitemoehybrid")
+    );
     assert_eq!(fam("ibm-granite/granite-3.2-8b-instruct"), Some("granite"));
     assert_eq!(fam("Qwen/Qwen3-8B"), Some("qwen3"));
     assert_eq!(fam("state-spaces/mamba-130m-hf"), Some("mamba"));
     assert_eq!(fam("tiiuae/falcon-mamba-7b"), Some("falcon_mamba"));
     assert_eq!(fam("my-org/secret-model"), None);
-    assert!(family_for_model_type("granitemoehybrid").unwrap().uses_mamba_kernels);
+    assert!(
+        family_for_model_type("granitemoehybrid")
+            .unwrap()
+            .uses_mamba_kernels
+    );
     assert!(!family_for_model_type("granite").unwrap().uses_mamba_kernels);
 }

@@ -1,0 +1,352 @@
+//! Consistency of the compiled-in tables: names valid and unique, every cross-reference resolves,
+//! compatibility rows ordered, wheel naming ranges disjoint, every entry sourced.
+
+// Test helpers panic on broken fixtures by design.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use abidoc_knowledge::compat::tables;
+use abidoc_knowledge::models::{Kind, families, family_for_model_id, name_patterns};
+use abidoc_knowledge::packages::all;
+use abidoc_knowledge::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+fn v(s: &str) -> Version {
+    Version::parse(s).unwrap_or_else(|| panic!("not a version: {s}"))
+}
+
+fn sourced(what: &str, source: &str, problems: &mut Vec<String>) {
+    if !source.starts_with("https://") {
+        problems.push(format!("{what}: source {source:?} is not an https URL"));
+    }
+}
+
+#[test]
+fn tables_parse() {
+    assert_eq!(load_errors(), Vec::<String>::new());
+    assert!(all().len() >= 25);
+    assert!(families().len() >= 30);
+}
+
+#[test]
+fn package_names_and_modules() {
+    let mut problems = Vec::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    let mut modules: BTreeMap<String, String> = BTreeMap::new();
+    let mut patterns: BTreeMap<String, String> = BTreeMap::new();
+    let family_types: BTreeSet<&str> = families().iter().map(|f| f.model_type.as_str()).collect();
+    for p in all() {
+        sourced(&p.name, &p.source, &mut problems);
+        for n in std::iter::once(&p.name).chain(&p.aliases) {
+            if !is_valid_pep508_name(n) || normalize_name(n) != *n {
+                problems.push(format!("{n}: not a normalized PEP 508 name"));
+            }
+            if let Some(other) = names.insert(n.clone(), p.name.clone()) {
+                problems.push(format!("{n}: named by {other} and {}", p.name));
+            }
+        }
+        for m in &p.modules {
+            if let Some(other) = modules.insert(m.clone(), p.name.clone()) {
+                problems.push(format!("module {m}: in {other} and {}", p.name));
+            }
+            if package_for_module(m).map(|x| &x.name) != Some(&p.name) {
+                problems.push(format!("module {m}: does not resolve to {}", p.name));
+            }
+        }
+        for pat in p.paths.iter().chain(&p.modules) {
+            let key = pat.replace('.', "/");
+            if let Some(other) = patterns.insert(key.clone(), p.name.clone())
+                && other != p.name
+            {
+                problems.push(format!("pattern {key}: in {other} and {}", p.name));
+            }
+        }
+        for i in &p.import_names {
+            if package_for_module(i).map(|x| &x.name) != Some(&p.name) {
+                problems.push(format!("import {i}: does not resolve to {}", p.name));
+            }
+        }
+        for other in p.pairs_with.iter() {
+            match package(other) {
+                Some(q) if q.pairs_with.contains(&p.name) || p.name.starts_with("torch-") => {}
+                Some(q) => problems.push(format!("{} pairs with {} but not back", p.name, q.name)),
+                None => problems.push(format!(
+                    "{}: pairs_with {other} is not in the table",
+                    p.name
+                )),
+            }
+        }
+        for imp in &p.optional_importers {
+            if !is_valid_pep508_name(imp) || normalize_name(imp) != *imp {
+                problems.push(format!(
+                    "{}: importer {imp:?} is not a normalized name",
+                    p.name
+                ));
+            }
+        }
+        if p.optional_for_importers && p.optional_importers.is_empty() {
+            problems.push(format!(
+                "{}: optional for importers, but none listed",
+                p.name
+            ));
+        }
+        for f in &p.needed_by_families {
+            if !family_types.contains(f.as_str()) {
+                problems.push(format!("{}: family {f} is not in models.toml", p.name));
+            }
+        }
+        let b = &p.build;
+        if !b.pip_flags.is_empty() || !b.env.is_empty() {
+            sourced(&format!("{} build", p.name), &b.source, &mut problems);
+        }
+        for f in &b.pip_flags {
+            if !f.starts_with('-') && !f.starts_with("--build-option") {
+                problems.push(format!("{}: pip flag {f:?}", p.name));
+            }
+        }
+        for e in &b.env {
+            let ok = e
+                .name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                && e.name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_uppercase());
+            if !ok || e.why.is_empty() {
+                problems.push(format!("{}: env {:?}", p.name, e.name));
+            }
+        }
+        // Wheel naming: each range well formed, ranges disjoint and ordered.
+        let mut prev_until: Option<Version> = None;
+        for w in &p.wheel_naming {
+            sourced(&format!("{} wheels", p.name), &w.source, &mut problems);
+            let from = v(&w.from);
+            if let Some(u) = &w.until
+                && v(u) <= from
+            {
+                problems.push(format!(
+                    "{}: wheel range {} .. {u} is empty",
+                    p.name, w.from
+                ));
+            }
+            if let Some(pu) = &prev_until
+                && from < *pu
+            {
+                problems.push(format!("{}: wheel ranges overlap at {}", p.name, w.from));
+            }
+            prev_until = Some(w.until.as_deref().map(v).unwrap_or_else(|| v("99999")));
+            for part in [
+                "{dist}",
+                "{version}",
+                "{cuda}",
+                "{torch}",
+                "{abi}",
+                "{py}",
+                "{platform}",
+            ] {
+                if !w.file.contains(part) {
+                    problems.push(format!("{}: wheel template lacks {part}", p.name));
+                }
+            }
+            match w.cuda.as_str() {
+                "major" => {}
+                "tags" if !w.cuda_tags.is_empty() => {}
+                other => problems.push(format!("{}: cuda style {other:?}", p.name)),
+            }
+            if !w.url.starts_with("https://") || !w.url.contains("{file}") {
+                problems.push(format!("{}: wheel url {:?}", p.name, w.url));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn families_and_packages_agree() {
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for f in families() {
+        sourced(&f.model_type, &f.source, &mut problems);
+        if !seen.insert(f.model_type.clone()) {
+            problems.push(format!("{}: listed twice", f.model_type));
+        }
+        if family_for_model_type(&f.model_type).map(|x| &x.model_type) != Some(&f.model_type) {
+            problems.push(format!("{}: lookup by model_type fails", f.model_type));
+        }
+        if f.uses_mamba_kernels != f.kernels.iter().any(|k| k == "mamba-ssm") {
+            problems.push(format!(
+                "{}: uses_mamba_kernels disagrees with kernels",
+                f.model_type
+            ));
+        }
+        if f.kind == Kind::Transformer && !f.kernels.is_empty() {
+            problems.push(format!(
+                "{}: a plain transformer with kernels",
+                f.model_type
+            ));
+        }
+        if f.kind != Kind::Transformer && f.kernels.is_empty() {
+            problems.push(format!(
+                "{}: an SSM/hybrid family without kernels",
+                f.model_type
+            ));
+        }
+        for k in &f.kernels {
+            match package(k) {
+                Some(p) if p.needed_by_families.contains(&f.model_type) => {}
+                Some(p) => problems.push(format!(
+                    "{}: uses {} which does not list it",
+                    f.model_type, p.name
+                )),
+                None => problems.push(format!(
+                    "{}: kernel package {k} is not in packages.toml",
+                    f.model_type
+                )),
+            }
+        }
+    }
+    for p in all() {
+        for fam in &p.needed_by_families {
+            if let Some(f) = family_for_model_type(fam)
+                && !f.kernels.contains(&p.name)
+            {
+                problems.push(format!(
+                    "{} lists {fam}, whose kernels do not include it",
+                    p.name
+                ));
+            }
+        }
+    }
+    for pat in name_patterns() {
+        sourced(&pat.model_type, &pat.source, &mut problems);
+        if family_for_model_type(&pat.model_type).is_none() {
+            problems.push(format!(
+                "pattern {:?}: unknown model_type {}",
+                pat.contains, pat.model_type
+            ));
+        }
+        if pat
+            .contains
+            .iter()
+            .any(|c| c.is_empty() || c.to_ascii_lowercase() != *c)
+        {
+            problems.push(format!(
+                "pattern {:?}: must be non-empty lower case",
+                pat.contains
+            ));
+        }
+        // No earlier pattern shadows this one.
+        let probe = format!("org/{}", pat.contains.join("-x-"));
+        let got = family_for_model_id(&probe).map(|(_, p)| p);
+        if got != Some(pat) {
+            problems.push(format!(
+                "pattern {:?} is shadowed by {:?}",
+                pat.contains,
+                got.map(|p| &p.contains)
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn torch_rows_are_monotonic_and_complete() {
+    let t = tables();
+    let mut problems = Vec::new();
+    for w in t.torch.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        if v(&a.torch) >= v(&b.torch) {
+            problems.push(format!("torch {} then {}", a.torch, b.torch));
+        }
+        if v(&a.torchvision) >= v(&b.torchvision) {
+            problems.push(format!(
+                "torchvision {} then {}",
+                a.torchvision, b.torchvision
+            ));
+        }
+        if v(&a.torchaudio) >= v(&b.torchaudio) {
+            problems.push(format!("torchaudio {} then {}", a.torchaudio, b.torchaudio));
+        }
+        if v(&a.default_cuda) > v(&b.default_cuda) {
+            problems.push(format!("default CUDA goes back at {}", b.torch));
+        }
+        if a.cxx11_abi && !b.cxx11_abi {
+            problems.push(format!("C++11 ABI goes back at {}", b.torch));
+        }
+    }
+    for r in &t.torch {
+        sourced(&r.torch, &r.source, &mut problems);
+        // From torch 2.0 torchaudio shares torch's version.
+        if v(&r.torch) >= v("2.0") && v(&r.torchaudio) != v(&r.torch) && r.torch != "2.0.1" {
+            problems.push(format!("torchaudio {} for torch {}", r.torchaudio, r.torch));
+        }
+    }
+    let minors: BTreeSet<(u64, u64)> = t.torch.iter().map(|r| v(&r.torch).major_minor()).collect();
+    let expected: Vec<(u64, u64)> = (8..=13)
+        .map(|m| (1, m))
+        .chain((0..=10).map(|m| (2, m)))
+        .collect();
+    for m in expected {
+        if !minors.contains(&m) {
+            problems.push(format!("torch {}.{} missing", m.0, m.1));
+        }
+    }
+    // xformers: releases ordered, pins never go back, each pinned torch is a listed release.
+    for w in t.xformers.windows(2) {
+        if v(&w[0].xformers) >= v(&w[1].xformers) || v(&w[0].torch) > v(&w[1].torch) {
+            problems.push(format!("xformers {} then {}", w[0].xformers, w[1].xformers));
+        }
+    }
+    for x in &t.xformers {
+        sourced(&x.xformers, &x.source, &mut problems);
+        if !t.torch.iter().any(|r| v(&r.torch) == v(&x.torch)) {
+            problems.push(format!(
+                "xformers {} pins unlisted torch {}",
+                x.xformers, x.torch
+            ));
+        }
+    }
+    // Extension releases: known package, known torch minors in order, newer releases reach at
+    // least as new a torch.
+    let mut by_pkg: BTreeMap<String, Vec<(Version, Version)>> = BTreeMap::new();
+    for r in &t.release {
+        sourced(&r.version, &r.source, &mut problems);
+        if package(&r.package).is_none_or(|p| p.name != r.package) {
+            problems.push(format!("release of unknown package {}", r.package));
+        }
+        for w in r.torch.windows(2) {
+            if v(&w[0]) >= v(&w[1]) {
+                problems.push(format!(
+                    "{} {}: torch list out of order",
+                    r.package, r.version
+                ));
+            }
+        }
+        for m in &r.torch {
+            if !minors.contains(&v(m).major_minor()) {
+                problems.push(format!(
+                    "{} {}: torch {m} not in the torch table",
+                    r.package, r.version
+                ));
+            }
+        }
+        if let Some(max) = r.torch.last() {
+            by_pkg
+                .entry(r.package.clone())
+                .or_default()
+                .push((v(&r.version), v(max)));
+        }
+    }
+    for (pkg, mut rels) in by_pkg {
+        rels.sort();
+        for w in rels.windows(2) {
+            if w[0].1 > w[1].1 {
+                problems.push(format!(
+                    "{pkg}: {} reaches torch {} but newer {} only {}",
+                    w[0].0, w[0].1, w[1].0, w[1].1
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
