@@ -248,6 +248,20 @@ pub struct BuiltFor {
     pub cxx11_form: bool,
     /// Some known symbol names the old-ABI `std::string` (`Ss`): only old-ABI builds export it.
     pub old_abi_form: bool,
+    /// Set when every unknown symbol is the other-C++-ABI twin of an indexed one and some
+    /// release exports all the twins and known symbols: the extension was built against a
+    /// non-PyPI build of those releases with the other ABI (a C++11-ABI conda-forge/NGC/libtorch
+    /// build of a release whose PyPI wheel uses the old ABI, or the reverse).
+    pub other_abi: Option<OtherAbi>,
+}
+
+/// "Built for a C++11-ABI build of torch 2.0.0–2.3.1": see [`BuiltFor::other_abi`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OtherAbi {
+    /// The extension's ABI: true when its unknown symbols use the C++11 ABI.
+    pub cxx11: bool,
+    /// Releases whose other-ABI build exports every torch symbol of the extension.
+    pub releases: ReleaseSet,
 }
 
 impl BuiltFor {
@@ -267,7 +281,7 @@ impl BuiltFor {
     }
 
     fn note_abi_form(&mut self, sym: &str) {
-        self.cxx11_form |= sym.contains("7__cxx11") || sym.contains("B5cxx11");
+        self.cxx11_form |= has_cxx11_marker(sym);
         // `Ss` cannot come from a substitution (`S_`, `S<base36>_`); it is `std::string`.
         self.old_abi_form |= sym.contains("Ss");
     }
@@ -279,6 +293,20 @@ impl BuiltFor {
             (Some(a), Some(b)) => format!("{}–{}", a.version, b.version),
             _ => "the indexed releases".to_owned(),
         };
+        if let Some(o) = self.other_abi {
+            let (theirs, pypi) = if o.cxx11 {
+                ("C++11", "old")
+            } else {
+                ("old", "C++11")
+            };
+            return format!(
+                "built for a {theirs}-ABI build of torch {} (not the PyPI wheel: it uses the \
+                 {pypi} ABI there; {} symbol{} found only as {pypi}-ABI twins)",
+                o.releases,
+                self.unknown.len(),
+                if self.unknown.len() == 1 { "" } else { "s" },
+            );
+        }
         if self.outside_index() {
             return format!(
                 "built for a torch outside PyPI {span} (older, newer, or a non-PyPI build): \
@@ -431,7 +459,11 @@ pub fn built_for(symbols: &[&str]) -> Option<BuiltFor> {
         truncated: Vec::new(),
         cxx11_form: false,
         old_abi_form: false,
+        other_abi: None,
     };
+    // Intersection of the releases exporting the other-ABI twins, and their ABI; `None` once
+    // an unknown symbol has no twin.
+    let mut twins: Option<(ReleaseSet, Option<bool>)> = Some((ReleaseSet::all(), None));
     for s in symbols {
         if !is_torch_symbol(s) {
             out.ignored += 1;
@@ -457,8 +489,24 @@ pub fn built_for(symbols: &[&str]) -> Option<BuiltFor> {
                     }
                 } else if !out.unknown.iter().any(|u| u == s) {
                     out.unknown.push((*s).to_owned());
+                    let cxx11 = has_cxx11_marker(s);
+                    twins = match (twins, abi_twin(s)) {
+                        (Some((rs, abi)), Some(t)) if abi.is_none_or(|a| a == cxx11) => {
+                            Some((rs.intersect(t.releases), Some(cxx11)))
+                        }
+                        _ => None,
+                    };
                 }
             }
+        }
+    }
+    if let Some((rs, Some(cxx11))) = twins {
+        let rs = rs.intersect(out.releases);
+        if !rs.is_empty() {
+            out.other_abi = Some(OtherAbi {
+                cxx11,
+                releases: rs,
+            });
         }
     }
     if out.known == 0 {
@@ -468,6 +516,49 @@ pub fn built_for(symbols: &[&str]) -> Option<BuiltFor> {
         out.releases = ReleaseSet::EMPTY;
     }
     Some(out)
+}
+
+fn has_cxx11_marker(sym: &str) -> bool {
+    sym.contains("7__cxx11") || sym.contains("B5cxx11")
+}
+
+/// The same function mangled for the other C++ ABI (`std::string` as `Ss` or as
+/// `std::__cxx11::basic_string`, with or without the `[abi:cxx11]` tag), if some indexed release
+/// exports it. Compared on the demangled names, since the two manglings number their
+/// substitutions differently.
+pub fn abi_twin(mangled: &str) -> Option<Variant> {
+    let mangled = normalize(mangled);
+    let own_cxx11 = has_cxx11_marker(mangled);
+    if !own_cxx11 && !mangled.contains("Ss") {
+        return None;
+    }
+    let own = abi_neutral(&demangle(mangled)?);
+    // C1/C2 constructor copies demangle alike: a twin must carry the other ABI's marker, and
+    // of the copies the one closest to `mangled` (same constructor kind) wins.
+    let common = |v: &Variant| {
+        v.mangled
+            .bytes()
+            .zip(mangled.bytes())
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    variants(mangled)
+        .into_iter()
+        .filter(|v| {
+            has_cxx11_marker(&v.mangled) != own_cxx11
+                && v.demangled.as_deref().map(abi_neutral).as_ref() == Some(&own)
+        })
+        .max_by_key(common)
+}
+
+fn abi_neutral(demangled: &str) -> String {
+    demangled
+        .replace(
+            "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
+            "std::string",
+        )
+        .replace("std::__cxx11::", "std::")
+        .replace("[abi:cxx11]", "")
 }
 
 /// A cut-off symbol matching more indexed symbols than this says too little to count.
@@ -615,6 +706,20 @@ pub fn describe(mangled: &str) -> Option<String> {
             format!("exported by no PyPI torch release in {}", all)
         }
     };
+    if history.is_none()
+        && let Some(t) = abi_twin(mangled)
+    {
+        let (own, other) = if has_cxx11_marker(mangled) {
+            ("C++11", "old")
+        } else {
+            ("old", "C++11")
+        };
+        s.push_str(&format!(
+            "; its {other}-ABI twin is exported by torch {}, so a {own}-ABI build of those \
+             releases exports this one",
+            t.releases
+        ));
+    }
     if history.is_none() {
         let more = cut_off_completions(mangled);
         if !more.is_empty() && more.len() < COMPLETION_LIMIT {

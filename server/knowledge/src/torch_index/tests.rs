@@ -116,6 +116,44 @@ fn cxx11_abi_switch_of_c10_error() {
 }
 
 #[test]
+fn abi_twins_and_other_abi_builds() {
+    let old = "_ZN3c105ErrorC2ENS_14SourceLocationESs";
+    let twin = abi_twin(old).unwrap();
+    assert!(
+        twin.mangled
+            .starts_with("_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx11")
+    );
+    assert_eq!(
+        twin.releases.first().map(|r| r.version_key()),
+        Some((2, 7, 0))
+    );
+    assert_eq!(
+        abi_twin(&twin.mangled).map(|t| t.mangled),
+        Some(old.to_owned())
+    );
+    assert_eq!(abi_twin("_ZN3c104cuda9SetDeviceEa"), None);
+
+    // parseSchemaOrName(std::string const&) lost its old form in 2.4 and PyPI went C++11 in 2.7,
+    // so its C++11 mangling is in no PyPI wheel: only a C++11-ABI build of 2.0–2.3 exports it.
+    let cxx11 =
+        "_ZN5torch3jit17parseSchemaOrNameERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE";
+    assert_eq!(lookup(cxx11), None);
+    let b = built_for(&[cxx11, "_ZN3c104cuda9SetDeviceEi"]).unwrap();
+    let o = b.other_abi.unwrap();
+    assert!(o.cxx11);
+    assert_eq!(o.releases, exported_by("_ZN3c104cuda9SetDeviceEi"));
+    assert!(
+        b.summary()
+            .starts_with("built for a C++11-ABI build of torch 2.1.0"),
+        "{}",
+        b.summary()
+    );
+    // An unknown symbol without a twin leaves the verdict to the known symbols.
+    let b = built_for(&[cxx11, "_ZN3c1011CPUTensorIdEv"]).unwrap();
+    assert_eq!(b.other_abi, None);
+}
+
+#[test]
 fn cuda_check_implementation_line_became_unsigned() {
     let int = exported_by("_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib");
     let uint = exported_by("_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_jb");
@@ -286,6 +324,7 @@ fn spot_checks_snapshot() {
         "_ZNK3c107SymBool10guard_boolEPKcl",
         "_ZN5torch3jit17parseSchemaOrNameERKSsb",
         "_ZN3c1011CPUTensorIdEv",
+        "_ZN5torch3jit17parseSchemaOrNameERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE",
     ];
     let mut out = String::new();
     for s in syms {
