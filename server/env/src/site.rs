@@ -174,6 +174,16 @@ pub fn discover(spec: &EnvSpec) -> (Layout, Vec<Problem>) {
             layout.site_packages.insert(0, user);
         }
     }
+    if layout.origin == Origin::SitePackages {
+        // `--site-packages` with `--python`: the directories come from the former, the
+        // interpreter (whose exports every extension can bind to) from the latter.
+        if let Some(py) = &spec.python {
+            match std::fs::canonicalize(py) {
+                Ok(real) => layout.interpreter = Some(real),
+                Err(e) => problems.push(Problem::at(py, format!("cannot resolve interpreter path: {e}"))),
+            }
+        }
+    }
     if layout.libpython.is_none() {
         layout.libpython = find_libpython(&layout);
     }

@@ -259,3 +259,57 @@ fn second_scan_is_served_from_cache() {
     assert_eq!(third.stats.from_cache, 0);
     assert_eq!(third.stats.analyzed, first.stats.libraries);
 }
+
+/// A real CPython on this machine (an ELF file, not a shim script), if there is one.
+fn real_python() -> Option<PathBuf> {
+    let mut cands: Vec<PathBuf> = ["/usr/bin/python3", "/usr/local/bin/python3"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    if let Ok(rd) = std::fs::read_dir("/root/.pyenv/versions") {
+        let mut v: Vec<PathBuf> = rd
+            .filter_map(Result::ok)
+            .map(|e| e.path().join("bin/python3"))
+            .collect();
+        v.sort();
+        cands.extend(v);
+    }
+    cands.into_iter().find(|p| {
+        std::fs::read(p)
+            .ok()
+            .is_some_and(|b| abidoc_env::LibFacts::parse(&b).is_ok())
+    })
+}
+
+#[test]
+fn interpreter_symbols_come_from_the_real_interpreter() {
+    let Some(py) = real_python() else {
+        eprintln!("no ELF python3 on this machine; skipped");
+        return;
+    };
+    let fx = fixtures();
+    let sp = fx.join("site-packages");
+    let mut s = spec(&sp);
+    s.python = Some(py.clone());
+    let env = Environment::open(&s);
+    assert!(env.layout.interpreter.is_some());
+    assert!(
+        env.process().assumed_interpreter_prefixes.is_empty(),
+        "the interpreter {} should provide Py* symbols itself",
+        py.display()
+    );
+    let r = check_library(&env, &sp.join("torch_scatter/_scatter_cuda.so"));
+    assert_eq!(r.verdict, abidoc_env::Verdict::Loads, "{r:#?}");
+    assert!(!r.resolved_by.keys().any(|k| k.to_string_lossy().starts_with('<')));
+    let by_python = r
+        .resolved_by
+        .iter()
+        .filter(|(k, _)| {
+            let n = k.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            n.starts_with("python") || n.starts_with("libpython")
+        })
+        .map(|(_, n)| *n)
+        .sum::<usize>();
+    // PyModule_Create2, PyErr_SetString, PyExc_RuntimeError.
+    assert_eq!(by_python, 3, "{:#?}", r.resolved_by);
+}
