@@ -127,35 +127,108 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("memory in use", GPUPROC),
     ("MiB |", GPUPROC),
     ("incompatible function arguments", PYBIND),
-    ("orch", VERSION | WHEEL),
-    ("ython", VERSION),
+    // Version subjects with the separator that follows them in version statements: bare names
+    // (`python3.10/` in every path, `numpy>=`, `cuda:0`) would make most log lines candidates.
+    ("PyTorch", VERSION),
+    ("Python", VERSION),
+    ("Torch", VERSION),
+    ("torchvision ", VERSION),
+    ("torchvision=", VERSION),
+    ("torchaudio ", VERSION),
+    ("torchaudio=", VERSION),
+    ("torch ", VERSION),
+    ("torch=", VERSION),
+    ("torch:", VERSION),
+    ("python=", VERSION),
     ("CUDA", VERSION),
-    ("cuda", VERSION),
     ("Cuda compilation", VERSION),
-    ("xformers", VERSION),
-    ("xFormers", VERSION),
-    ("flash", VERSION),
-    ("mamba", VERSION),
-    ("causal", VERSION),
-    ("triton", VERSION),
-    ("umpy", VERSION),
-    ("vllm", VERSION),
-    ("unsloth", VERSION),
+    ("xformers ", VERSION),
+    ("xformers=", VERSION),
+    ("flash-attn ", VERSION),
+    ("flash-attn=", VERSION),
+    ("flash_attn ", VERSION),
+    ("flash_attn=", VERSION),
+    ("mamba-ssm ", VERSION),
+    ("mamba-ssm=", VERSION),
+    ("mamba_ssm ", VERSION),
+    ("mamba_ssm=", VERSION),
+    ("causal-conv1d ", VERSION),
+    ("causal-conv1d=", VERSION),
+    ("causal_conv1d ", VERSION),
+    ("causal_conv1d=", VERSION),
+    ("triton ", VERSION),
+    ("triton=", VERSION),
+    ("Triton", VERSION),
+    ("transformers ", VERSION),
+    ("transformers=", VERSION),
+    ("Transformers", VERSION),
+    ("numpy ", VERSION),
+    ("numpy=", VERSION),
+    ("NumPy", VERSION | NUMPY),
+    ("vllm ", VERSION),
+    ("vllm=", VERSION),
+    ("unsloth ", VERSION),
+    ("unsloth=", VERSION),
     (".whl", WHEEL),
     ("cxx11abi", WHEEL),
     ("from_pretrained", MODEL),
-    ("model", MODEL),
+    ("model_name", MODEL),
+    ("model_id", MODEL),
+    ("model_path", MODEL),
+    ("name_or_path", MODEL),
+    ("model=", MODEL),
+    ("model =", MODEL),
+    ("--model", MODEL),
 ];
 
-fn automaton() -> Option<&'static AhoCorasick> {
-    static AC: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+/// Two automata, because Teddy (the SIMD prefilter) keeps its speed only up to a few dozen
+/// patterns: one for failure phrases, one for context facts (versions, models, wheels). Each
+/// carries the `TRIGGERS` index of its patterns.
+struct Automata {
+    failures: (AhoCorasick, Vec<u16>),
+    facts: (AhoCorasick, Vec<u16>),
+}
+
+fn automata() -> Option<&'static Automata> {
+    static AC: OnceLock<Option<Automata>> = OnceLock::new();
     AC.get_or_init(|| {
-        AhoCorasickBuilder::new()
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(TRIGGERS.iter().map(|(p, _)| p))
-            .ok()
+        let build = |facts: bool| {
+            let ids: Vec<u16> = (0..TRIGGERS.len())
+                .filter(|&i| (TRIGGERS[i].1 & (VERSION | MODEL | WHEEL) != 0) == facts)
+                .map(|i| i as u16)
+                .collect();
+            let ac = AhoCorasickBuilder::new()
+                .match_kind(MatchKind::LeftmostFirst)
+                .build(ids.iter().map(|&i| TRIGGERS[i as usize].0))
+                .ok()?;
+            Some((ac, ids))
+        };
+        Some(Automata {
+            failures: build(false)?,
+            facts: build(true)?,
+        })
     })
     .as_ref()
+}
+
+/// Trigger matches of both automata in text order: (start, `TRIGGERS` index).
+fn triggers(text: &str) -> Option<impl Iterator<Item = (usize, u16)> + '_> {
+    let a = automata()?;
+    let map = |(ac, ids): &'static (AhoCorasick, Vec<u16>)| {
+        ac.find_iter(text).map(move |m| {
+            (
+                m.start(),
+                ids.get(m.pattern().as_usize()).copied().unwrap_or(0),
+            )
+        })
+    };
+    let mut x = map(&a.failures).peekable();
+    let mut y = map(&a.facts).peekable();
+    Some(std::iter::from_fn(move || match (x.peek(), y.peek()) {
+        (Some(p), Some(q)) if q.0 < p.0 => y.next(),
+        (Some(_), _) => x.next(),
+        (None, _) => y.next(),
+    }))
 }
 
 /// Scans `text` and returns the events found, with spans into `text`.
@@ -166,7 +239,7 @@ pub fn scan(text: &str) -> Parse<Vec<Event>> {
         problems: Vec::new(),
         no_version_until: 0,
     };
-    let Some(ac) = automaton() else {
+    let Some(matches) = triggers(text) else {
         sc.problem(None, "internal: the trigger automaton could not be built");
         return Parse {
             value: sc.events,
@@ -179,17 +252,26 @@ pub fn scan(text: &str) -> Parse<Vec<Event>> {
     let mut floor_is_line_start = true;
     let mut current: Option<(usize, usize, bool)> = None; // (start, end, window)
     let mut bits = 0u64;
-    for m in ac.find_iter(text) {
+    // Fact triggers seen on the current line: which version subjects to look for.
+    let mut facts: Vec<u16> = Vec::new();
+    for (at, pid) in matches {
+        let pbits = TRIGGERS.get(pid as usize).map_or(0, |t| t.1);
         if let Some((_, end, _)) = current {
-            if m.start() < end {
-                bits |= TRIGGERS.get(m.pattern().as_usize()).map_or(0, |t| t.1);
+            if at < end {
+                bits |= pbits;
+                if pbits & VERSION != 0 && !facts.contains(&pid) {
+                    facts.push(pid);
+                }
                 continue;
             }
             if let Some((s, e, w)) = current.take() {
-                sc.analyse(s, e, w, bits);
+                sc.analyse(s, e, w, bits, &facts);
             }
         }
-        let at = m.start();
+        facts.clear();
+        if pbits & VERSION != 0 {
+            facts.push(pid);
+        }
         let look_from = floor.max(at.saturating_sub(MAX_LINE));
         let (start, mut window) = match memchr::memrchr(b'\n', &bytes[look_from..at]) {
             Some(i) => (look_from + i + 1, false),
@@ -220,7 +302,7 @@ pub fn scan(text: &str) -> Parse<Vec<Event>> {
             );
         }
         current = Some((start, end, window));
-        bits = TRIGGERS.get(m.pattern().as_usize()).map_or(0, |t| t.1);
+        bits = pbits;
         floor = if end < text.len() && bytes[end] == b'\n' {
             end + 1
         } else {
@@ -229,7 +311,7 @@ pub fn scan(text: &str) -> Parse<Vec<Event>> {
         floor_is_line_start = !window || (end < text.len() && bytes[end] == b'\n');
     }
     if let Some((s, e, w)) = current {
-        sc.analyse(s, e, w, bits);
+        sc.analyse(s, e, w, bits, &facts);
     }
     sc.resolve_build_packages();
     sc.events.sort_by_key(|e| (e.span.start, e.span.end));
@@ -369,11 +451,11 @@ impl<'a> Scanner<'a> {
         Some(make_line(self.text, start, end, false))
     }
 
-    fn analyse(&mut self, start: usize, end: usize, window: bool, bits: u64) {
+    fn analyse(&mut self, start: usize, end: usize, window: bool, bits: u64, facts: &[u16]) {
         let line = make_line(self.text, start, end, window);
         let before = self.events.len();
         let mut out = Out { events: Vec::new() };
-        self.recognize(&line, bits, &mut out);
+        self.recognize(&line, bits, facts, &mut out);
         if out.events.len() > MAX_EVENTS_PER_LINE {
             out.events.truncate(MAX_EVENTS_PER_LINE);
             self.problem(
@@ -386,7 +468,7 @@ impl<'a> Scanner<'a> {
         let _ = before;
     }
 
-    fn recognize(&mut self, l: &Line<'_>, bits: u64, out: &mut Out) {
+    fn recognize(&mut self, l: &Line<'_>, bits: u64, facts: &[u16], out: &mut Out) {
         let has = |b: u64| bits & b != 0;
         if has(SYM) {
             self.undefined_symbols(l, out);
@@ -486,7 +568,7 @@ impl<'a> Scanner<'a> {
             pybind(l, out);
         }
         if has(VERSION) && l.start >= self.no_version_until {
-            versions(l, out);
+            versions(l, facts, out);
             nvcc_release(l, out);
         }
         if has(WHEEL) {
@@ -2025,10 +2107,29 @@ const SUBJECTS: &[&str] = &[
 ];
 
 /// `PyTorch 2.5.1`, `torch==2.2.2`, `**Python**: 3.11.13`, `CUDA Version: 12.4`, `torch 2.10.0+cu128`.
-fn versions(l: &Line<'_>, out: &mut Out) {
+fn versions(l: &Line<'_>, facts: &[u16], out: &mut Out) {
     let s = l.s();
     let b = s.as_bytes();
-    for subj in SUBJECTS {
+    // Only the subjects whose trigger matched on this line (a trigger is a subject plus the
+    // separator that follows it); all of them when the line had to be cleaned of ANSI codes,
+    // where a code may sit between subject and version.
+    let mut subjects: Vec<&str> = Vec::with_capacity(4);
+    if l.map.is_identity() {
+        for &pid in facts {
+            let t = TRIGGERS
+                .get(pid as usize)
+                .map_or("", |t| t.0)
+                .trim_end_matches([' ', '=', ':']);
+            if let Some(subj) = SUBJECTS.iter().find(|s| **s == t) {
+                if !subjects.contains(subj) {
+                    subjects.push(subj);
+                }
+            }
+        }
+    } else {
+        subjects.extend(SUBJECTS);
+    }
+    for subj in subjects {
         for (i, _) in s.match_indices(subj) {
             if out.full() {
                 return;
@@ -2044,7 +2145,7 @@ fn versions(l: &Line<'_>, out: &mut Out) {
             }
             // Separators: spaces, `==`, `:`, Markdown bold, an optional word "version".
             // Unsloth's banner: "CUDA: 8.6" is the compute capability; "CUDA Toolkit: 12.8" the toolkit.
-            if *subj == "CUDA"
+            if subj == "CUDA"
                 && s[j..].starts_with(": ")
                 && s[j..]
                     .get(..40)
@@ -2052,7 +2153,7 @@ fn versions(l: &Line<'_>, out: &mut Out) {
             {
                 continue;
             }
-            if *subj == "CUDA" && s[j..].starts_with(" Toolkit") {
+            if subj == "CUDA" && s[j..].starts_with(" Toolkit") {
                 j += 8;
             }
             let sep_start = j;

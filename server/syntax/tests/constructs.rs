@@ -334,6 +334,7 @@ fn numpy_abi() {
         "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.2 as it may crash. To support both 1.x and 2.x\nValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject\nAttributeError: _ARRAY_API not found\nRuntimeError: module compiled against API version 0x10 but this version of numpy is 0xf\n",
         r#"
 NumpyAbi { detail: "A module that was compiled using NumPy 1.x cannot be run in" } @ "A module that was compiled using NumPy 1.x cannot be run in"
+Version { subject: "numpy", version: "2.0.2" } @ "NumPy 2.0.2"
 Exception { name: "ValueError", message: "numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject" } @ "ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject"
 NumpyAbi { detail: "ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject" } @ "ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject"
 Exception { name: "AttributeError", message: "_ARRAY_API not found" } @ "AttributeError: _ARRAY_API not found"
