@@ -124,7 +124,7 @@ fn abi_twins_and_other_abi_builds() {
             .starts_with("_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx11")
     );
     assert_eq!(
-        twin.releases.first().map(|r| r.version_key()),
+        twin.releases.first().map(Release::version_key),
         Some((2, 7, 0))
     );
     assert_eq!(
