@@ -95,7 +95,13 @@ pub fn classify(missing: &str, index: &ExportIndex<'_>) -> Classification {
         return out;
     }
 
-    let candidates = index.same_qualified_name(name);
+    // The index keys on the fast reading of names; confirm each candidate's qualified name.
+    let want_q = qualified_key(name);
+    let candidates: Vec<&Export<'_>> = index
+        .same_qualified_name(name)
+        .into_iter()
+        .filter(|c| want_q.is_none() || qualified_key(c.name) == want_q)
+        .collect();
     let display = demangled.as_deref().unwrap_or(name);
     if candidates.is_empty() {
         out.difference = match crate::demangle::qualified_name(name) {
@@ -161,6 +167,12 @@ pub fn classify(missing: &str, index: &ExportIndex<'_>) -> Classification {
     out.nearest_demangled = best_demangled;
     out.nearest_library = Some(index.library_name(best.library).to_string());
     out
+}
+
+/// The qualified name with `__cxx11` inline namespaces dropped: both ABIs of a name agree.
+fn qualified_key(name: &str) -> Option<String> {
+    let q = crate::demangle::qualified_name(name)?;
+    Some(q.replace("::__cxx11", ""))
 }
 
 fn common_prefix(a: &str, b: &str) -> usize {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
-use crate::demangle::{qualified_name_slow, split_version};
+use crate::demangle::split_version;
 use crate::mangled::{self, Component};
 use crate::model::{Binding, ElfInfo};
 
@@ -50,6 +50,8 @@ impl<'a> ExportIndex<'a> {
     pub fn add_library(&mut self, name: &'a str, info: &ElfInfo<'a>) -> LibraryId {
         let id = self.new_library(name);
         self.exports.reserve(info.symbols.len());
+        self.next_same_name.reserve(info.symbols.len());
+        self.by_name.reserve(info.symbols.len());
         for s in info.exports() {
             self.push(Export {
                 name: s.name,
@@ -97,23 +99,19 @@ impl<'a> ExportIndex<'a> {
         }
         self.exports.push(e);
         self.next_same_name.push(NONE);
-        match self.by_name.get(e.name) {
-            Some(&first) => {
-                // Append to the end of the chain so providers stay in insertion order.
-                let mut cur = first;
-                while let Some(&n) = self
-                    .next_same_name
-                    .get(cur as usize)
-                    .filter(|n| **n != NONE)
-                {
-                    cur = n;
-                }
-                if let Some(slot) = self.next_same_name.get_mut(cur as usize) {
-                    *slot = id;
-                }
+        let first = *self.by_name.entry(e.name).or_insert(id);
+        if first != id {
+            // Append to the end of the chain so providers stay in insertion order.
+            let mut cur = first;
+            while let Some(&n) = self
+                .next_same_name
+                .get(cur as usize)
+                .filter(|n| **n != NONE)
+            {
+                cur = n;
             }
-            None => {
-                self.by_name.insert(e.name, id);
+            if let Some(slot) = self.next_same_name.get_mut(cur as usize) {
+                *slot = id;
             }
         }
     }
@@ -230,20 +228,35 @@ impl<'a> ExportIndex<'a> {
 /// Hash of the qualified name's components, `__cxx11` inline namespaces dropped (so both ABIs of
 /// a name share a key). Fast path: no allocation, no demangle.
 pub(crate) fn key_of(name: &str) -> Option<u64> {
-    if mangled::strip_prefix(name).is_none() {
+    let Some(body) = mangled::strip_prefix(name) else {
         return (!name.is_empty()).then(|| key_of_qualified(name));
+    };
+    // Vtables, typeinfo, thunks and guard variables have no parameters to compare: exact lookup
+    // is all they need, and they are a fifth of a large C++ library's exports.
+    if body.starts_with('T') || body.starts_with("GV") {
+        return None;
     }
     let mut h = FxHasher::default();
-    let fast = mangled::for_each_component(name, &mut |c| match c {
-        Component::Name("__cxx11") => {}
-        Component::Name(n) | Component::Ctor(n) => hash_component(&mut h, &[n]),
-        Component::Dtor(n) => hash_component(&mut h, &["~", n]),
-        Component::Operator(o) => hash_component(&mut h, &[o]),
+    let mut parts = 0usize;
+    let complete = mangled::for_each_component(name, &mut |c| {
+        parts += 1;
+        match c {
+            Component::Name("__cxx11") => {}
+            Component::Name(n) | Component::Ctor(n) => hash_component(&mut h, &[n]),
+            Component::Dtor(n) => hash_component(&mut h, &["~", n]),
+            Component::Operator(o) => hash_component(&mut h, &[o]),
+        }
     });
-    if fast.is_some() {
-        return Some(h.finish());
+    if complete.is_none() {
+        // Not understood past `parts` components (lambdas, conversion operators, local names):
+        // key on that prefix instead of demangling. Variants of one function fail at the same
+        // place, so they still meet; `classify` checks candidates' full qualified names.
+        if parts == 0 {
+            return None;
+        }
+        hash_component(&mut h, &["\u{0}partial"]);
     }
-    qualified_name_slow(name).map(|q| key_of_qualified(&q))
+    Some(h.finish())
 }
 
 fn key_of_qualified(q: &str) -> u64 {
@@ -302,9 +315,15 @@ impl Hasher for FxHasher {
         self.add(u64::from(i));
     }
 
+    /// The multiply only carries entropy upwards; hash tables index by the low bits, so fold
+    /// the high bits down (murmur3's finalizer).
     #[inline]
     fn finish(&self) -> u64 {
-        self.hash
+        let mut h = self.hash;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h
     }
 }
 
