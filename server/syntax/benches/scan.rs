@@ -24,10 +24,10 @@ fn fixtures() -> Vec<String> {
         let mut paths: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
         paths.sort();
         for p in paths {
-            if matches!(p.extension().and_then(|e| e.to_str()), Some("txt" | "log")) {
-                if let Ok(t) = std::fs::read_to_string(&p) {
-                    out.push(t);
-                }
+            if matches!(p.extension().and_then(|e| e.to_str()), Some("txt" | "log"))
+                && let Ok(t) = std::fs::read_to_string(&p)
+            {
+                out.push(t);
             }
         }
     }
@@ -176,7 +176,7 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(log.len() as u64));
     g.sample_size(10);
     g.bench_function(format!("scan {mb:.0} MiB log"), |b| {
-        b.iter(|| abidoc_syntax::scan(std::hint::black_box(&log)))
+        b.iter(|| abidoc_syntax::scan(std::hint::black_box(&log)));
     });
     g.finish();
     let _ = std::fs::remove_file(&path);

@@ -2120,10 +2120,10 @@ fn versions(l: &Line<'_>, facts: &[u16], out: &mut Out) {
                 .get(pid as usize)
                 .map_or("", |t| t.0)
                 .trim_end_matches([' ', '=', ':']);
-            if let Some(subj) = SUBJECTS.iter().find(|s| **s == t) {
-                if !subjects.contains(subj) {
-                    subjects.push(subj);
-                }
+            if let Some(subj) = SUBJECTS.iter().find(|s| **s == t)
+                && !subjects.contains(subj)
+            {
+                subjects.push(subj);
             }
         }
     } else {
