@@ -28,9 +28,6 @@ pub fn diagnose(
         fixes: Vec::new(),
     };
     let model = world.model(scene);
-    if let Some(m) = &model {
-        d.evidence.push(m.describe());
-    }
     match &inc.failure {
         Failure::UndefinedSymbol {
             library,
@@ -276,6 +273,17 @@ pub fn diagnose(
             );
             d.fixes = fixes::stale_cache(&FixInput::new(&d, scene, world, model.as_ref()));
         }
+    }
+    let about_model = matches!(
+        d.code,
+        Code::AbiMismatch
+            | Code::Cxx11AbiMismatch
+            | Code::ExtensionIncompleteBuild
+            | Code::MambaFastPath
+            | Code::FlashAttnUnavailable
+    );
+    if let (Some(m), true) = (&model, about_model) {
+        d.evidence.insert(0, m.describe());
     }
     Some(d)
 }

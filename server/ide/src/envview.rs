@@ -130,6 +130,32 @@ impl EnvView {
             .iter()
             .map(|sp| sp.join(&rel))
             .find(|c| c.is_file())
+            .or_else(|| self.same_module_elsewhere(&rel))
+    }
+
+    /// The same module built for another Python (`…cpython-311…` in the text, `…cpython-312…` here).
+    fn same_module_elsewhere(&self, rel: &str) -> Option<PathBuf> {
+        let module = crate::diagnose::module_name(rel);
+        let rel_dir = Path::new(rel)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        for sp in &self.env.layout.site_packages {
+            let Ok(rd) = std::fs::read_dir(sp.join(&rel_dir)) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let p = e.path();
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.contains(".so")
+                    && crate::diagnose::module_name(&p.display().to_string()) == module
+                    && p.is_file()
+                {
+                    return Some(p);
+                }
+            }
+        }
+        None
     }
 
     pub fn owner_of(&self, path: &str) -> Option<(String, String)> {

@@ -1,0 +1,59 @@
+//! Shared test helpers: a readable rendering of diagnoses for snapshots.
+
+use abidoc_ide::Diagnostic;
+
+pub fn render(text: &str, diags: &[Diagnostic]) -> String {
+    let mut s = String::new();
+    for d in diags {
+        s.push_str(&format!(
+            "{} [{}] {}\n",
+            d.severity.as_str(),
+            d.code.as_str(),
+            d.message
+        ));
+        if let Some(src) = &d.source {
+            let cell = src.cell.map(|c| format!(" cell {c}")).unwrap_or_default();
+            let t: String = src.span.slice(text).chars().take(140).collect();
+            s.push_str(&format!(
+                "  at{cell} {}..{}: {t:?}\n",
+                src.span.start, src.span.end
+            ));
+        }
+        if !d.related.is_empty() {
+            s.push_str(&format!("  and {} more place(s)\n", d.related.len()));
+        }
+        if let Some(p) = &d.package {
+            s.push_str(&format!("  package: {p}\n"));
+        }
+        if let Some(l) = &d.library {
+            s.push_str(&format!("  library: {l}\n"));
+        }
+        for sym in &d.symbols {
+            s.push_str(&format!(
+                "  symbol [{}] {}\n",
+                sym.status.as_str(),
+                sym.demangled.as_deref().unwrap_or(&sym.mangled)
+            ));
+        }
+        for e in &d.evidence {
+            s.push_str(&format!("  evidence: {e}\n"));
+        }
+        for f in &d.fixes {
+            s.push_str(&format!(
+                "  fix{}: {}\n",
+                if f.preferred { "*" } else { "" },
+                f.title
+            ));
+            for c in &f.commands {
+                s.push_str(&format!("    $ {}\n", c.join(" ")));
+            }
+            for (k, v) in &f.env {
+                s.push_str(&format!("    env {k}={v}\n"));
+            }
+            if let Some(c) = &f.notebook_cell {
+                s.push_str(&format!("    cell: {}\n", c.replace('\n', " ⏎ ")));
+            }
+        }
+    }
+    s
+}

@@ -1,0 +1,214 @@
+//! The five seed reports end to end: fixture notebooks and logs, with on-disk evidence from
+//! libraries built by `tests/native/build.sh` where the scenario has a library.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use abidoc_ide::{Code, Context, Diagnostic, SymbolStatus, diagnose_notebook, diagnose_text};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Builds the native fixtures once per test process.
+fn native() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("abidoc-ide-native-{}", std::process::id()));
+        let status = std::process::Command::new("bash")
+            .arg(repo().join("tests/native/build.sh"))
+            .arg(&dir)
+            .status()
+            .expect("bash");
+        assert!(status.success(), "tests/native/build.sh failed");
+        dir
+    })
+}
+
+/// Temporary paths differ per run; snapshots keep them symbolic.
+fn redact(s: &str) -> String {
+    s.replace(&native().display().to_string(), "<native>")
+}
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(repo().join(rel)).unwrap()
+}
+
+fn with_env(site: &str) -> Context {
+    Context {
+        use_env: true,
+        site_packages: vec![native().join(site)],
+        ..Context::default()
+    }
+}
+
+fn text_only() -> Context {
+    Context {
+        use_env: false,
+        ..Context::default()
+    }
+}
+
+fn find(diags: &[Diagnostic], code: Code) -> &Diagnostic {
+    diags.iter().find(|d| d.code == code).unwrap_or_else(|| {
+        panic!(
+            "no {} in {:?}",
+            code.as_str(),
+            diags.iter().map(|d| d.code.as_str()).collect::<Vec<_>>()
+        )
+    })
+}
+
+fn preferred(d: &Diagnostic) -> &abidoc_ide::Fix {
+    let p: Vec<_> = d.fixes.iter().filter(|f| f.preferred).collect();
+    assert_eq!(p.len(), 1, "exactly one preferred fix");
+    p[0]
+}
+
+mod common;
+
+#[test]
+fn seed_000_transformer_uninstalls_mamba() {
+    let raw = read("examples/granite-lora-training.ipynb");
+    let diags = diagnose_notebook(&raw, &with_env("site-packages"));
+    insta::assert_snapshot!(redact(&common::render(&raw, &diags)));
+    let d = find(&diags, Code::AbiMismatch);
+    assert_eq!(d.package.as_deref(), Some("mamba-ssm"));
+    assert!(
+        d.source.as_ref().and_then(|s| s.cell).is_some(),
+        "diagnosis on a cell"
+    );
+    let s = &d.symbols[0];
+    assert_eq!(
+        s.mangled,
+        "_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib"
+    );
+    assert_eq!(
+        s.status,
+        SymbolStatus::SignatureChanged,
+        "read from the library on disk"
+    );
+    assert!(s.nearest.as_deref().unwrap_or("").contains("unsigned int"));
+    let fix = preferred(d);
+    assert_eq!(
+        fix.commands[0][3..],
+        ["uninstall", "-y", "mamba-ssm", "causal-conv1d"]
+    );
+    assert!(
+        d.evidence
+            .iter()
+            .any(|e| e.contains("training-hub[lora]") && e.contains("does not help"))
+    );
+    assert!(
+        d.fixes.iter().any(|f| f.title.starts_with("Rebuild")),
+        "rebuild is the alternative"
+    );
+}
+
+#[test]
+fn seed_000_hybrid_model_rebuilds_instead() {
+    let raw = read("tests/fixtures/seeds/000-hybrid-granite-4.0-h.ipynb");
+    let diags = diagnose_notebook(&raw, &with_env("site-packages"));
+    insta::assert_snapshot!(redact(&common::render(&raw, &diags)));
+    let d = find(&diags, Code::AbiMismatch);
+    let fix = preferred(d);
+    assert!(
+        !fix.commands.iter().flatten().any(|a| a == "uninstall"),
+        "the model needs the kernels: {}",
+        fix.title
+    );
+    assert!(d.fixes.iter().any(|f| f.title.starts_with("Rebuild")));
+}
+
+#[test]
+fn seeds_001_002_built_for_newer_torch() {
+    for rel in [
+        "tests/fixtures/seeds/001-exchange-device.log",
+        "tests/fixtures/seeds/002-bimamba-wsl2.log",
+    ] {
+        let text = read(rel);
+        let diags = diagnose_text(&text, &text_only());
+        let d = diags
+            .iter()
+            .find(|d| {
+                d.symbols
+                    .iter()
+                    .any(|s| s.mangled == "_ZN3c104cuda14ExchangeDeviceEa")
+            })
+            .expect("ExchangeDevice diagnosis");
+        assert_eq!(d.code, Code::AbiMismatch);
+        assert!(
+            d.message.contains("2.3.0"),
+            "built for a newer torch than 2.2: {}",
+            d.message
+        );
+        assert!(
+            d.fixes
+                .iter()
+                .any(|f| f.commands.iter().flatten().any(|a| a == "mamba-ssm==2.2.4")),
+            "the report's 2.2.4"
+        );
+        assert!(d.fixes.iter().any(|f| f.title.starts_with("Rebuild")));
+        if text.contains("WSL") {
+            assert!(
+                d.evidence
+                    .iter()
+                    .any(|e| e.starts_with("WSL2 is not the cause"))
+            );
+            assert!(d.evidence.iter().any(|e| e.contains("fallback")));
+        }
+    }
+}
+
+#[test]
+fn seed_003_libcuda_without_sudo() {
+    let text = read("tests/fixtures/seeds/003-triton-lcuda.log");
+    let diags = diagnose_text(&text, &text_only());
+    let d = find(&diags, Code::LibcudaNotFound);
+    let fix = preferred(d);
+    assert!(!fix.commands.iter().flatten().any(|a| a == "sudo"));
+    assert!(fix.env.iter().any(|(k, _)| k == "TRITON_LIBCUDA_PATH"));
+    assert!(
+        d.fixes
+            .iter()
+            .any(|f| f.commands.iter().flatten().any(|a| a == "sudo")),
+        "root alternative listed after"
+    );
+}
+
+#[test]
+fn seed_004_flash_attn_abi_mamba_fast_path_and_stale_processes() {
+    let text = read("tests/fixtures/seeds/004-flash-attn-granite-h.log");
+    let diags = diagnose_text(&text, &with_env("abi0/site-packages"));
+    insta::assert_snapshot!(redact(&common::render(&text, &diags)));
+    let d = find(&diags, Code::Cxx11AbiMismatch);
+    assert_eq!(d.package.as_deref(), Some("flash-attn"));
+    assert!(
+        preferred(d).title.starts_with("Rebuild"),
+        "source build first"
+    );
+    let m = find(&diags, Code::MambaFastPath);
+    let cmd = &preferred(m).commands[0];
+    assert!(
+        cmd.iter().any(|a| a == "mamba-ssm")
+            && cmd.iter().any(|a| a == "causal-conv1d")
+            && cmd.iter().any(|a| a == "--no-build-isolation")
+    );
+    let o = find(&diags, Code::CudaOom);
+    let kill = preferred(o);
+    assert_eq!(kill.commands[0][0], "kill");
+    assert!(
+        kill.commands[0][1..]
+            .iter()
+            .all(|a| a.parse::<u32>().is_ok()),
+        "by PID only"
+    );
+    assert!(
+        !diags
+            .iter()
+            .flat_map(|d| &d.fixes)
+            .flat_map(|f| &f.commands)
+            .flatten()
+            .any(|a| a == "pkill")
+    );
+}
