@@ -250,3 +250,20 @@ def test_hook_never_raises_into_the_session(shell, tmp_path: Path, capsys, monke
     out = capsys.readouterr()
     assert "abidoc" not in out.out
     assert "Error in callback" not in out.err
+
+
+@pytest.mark.parametrize(
+    ("line", "text"),
+    [
+        ('--text "ImportError: x.so: undefined symbol: _ZN3c10"', "ImportError: x.so: undefined symbol: _ZN3c10"),
+        ("--text 'a \"quoted\" word'", 'a "quoted" word'),
+        ('--text error: "x" failed', 'error: "x" failed'),
+        ("--text=GLIBCXX_3.4.32 not found", "GLIBCXX_3.4.32 not found"),
+        ('--text "unbalanced', '"unbalanced'),
+    ],
+)
+def test_text_argument_of_the_magic(line: str, text: str) -> None:
+    pytest.importorskip("IPython")
+    from abidoc.magics import Abidoc
+
+    assert Abidoc._text_arg(line) == text
