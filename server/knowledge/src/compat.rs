@@ -10,8 +10,11 @@ use std::sync::OnceLock;
 #[serde(deny_unknown_fields)]
 pub struct TorchRow {
     pub torch: String,
-    pub torchvision: String,
-    pub torchaudio: String,
+    /// Absent where no release is known (torchaudio stopped at 2.11).
+    #[serde(default)]
+    pub torchvision: Option<String>,
+    #[serde(default)]
+    pub torchaudio: Option<String>,
     /// CUDA of the default PyPI wheel for Linux x86_64 (`12.1`).
     pub default_cuda: String,
     /// `_GLIBCXX_USE_CXX11_ABI` of the default PyPI wheel.
@@ -83,12 +86,12 @@ pub fn torch_row(torch: &str) -> Option<&'static TorchRow> {
 
 /// The torchvision release built for this torch (`2.5.1` → `0.20.1`).
 pub fn torchvision_for_torch(torch: &str) -> Option<&'static str> {
-    torch_row(torch).map(|r| r.torchvision.as_str())
+    torch_row(torch).and_then(|r| r.torchvision.as_deref())
 }
 
 /// The torchaudio release built for this torch (`2.5.1` → `2.5.1`, `1.13.1` → `0.13.1`).
 pub fn torchaudio_for_torch(torch: &str) -> Option<&'static str> {
-    torch_row(torch).map(|r| r.torchaudio.as_str())
+    torch_row(torch).and_then(|r| r.torchaudio.as_deref())
 }
 
 /// The torch a torchvision release was built for (`0.20.1` → `2.5.1`).
@@ -98,7 +101,7 @@ pub fn torch_for_torchvision(torchvision: &str) -> Option<&'static str> {
     tables()
         .torch
         .iter()
-        .find(|r| Version::parse(&r.torchvision).is_some_and(|t| t == v))
+        .find(|r| r.torchvision.as_deref().and_then(Version::parse).is_some_and(|t| t == v))
         .map(|r| r.torch.as_str())
 }
 

@@ -4,7 +4,7 @@
 // Test helpers panic on broken fixtures by design.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use abidoc_knowledge::compat::tables;
+use abidoc_knowledge::compat::{self, tables};
 use abidoc_knowledge::models::{Kind, families, family_for_model_id, name_patterns};
 use abidoc_knowledge::packages::all;
 use abidoc_knowledge::*;
@@ -258,15 +258,6 @@ fn torch_rows_are_monotonic_and_complete() {
         if v(&a.torch) >= v(&b.torch) {
             problems.push(format!("torch {} then {}", a.torch, b.torch));
         }
-        if v(&a.torchvision) >= v(&b.torchvision) {
-            problems.push(format!(
-                "torchvision {} then {}",
-                a.torchvision, b.torchvision
-            ));
-        }
-        if v(&a.torchaudio) >= v(&b.torchaudio) {
-            problems.push(format!("torchaudio {} then {}", a.torchaudio, b.torchaudio));
-        }
         if v(&a.default_cuda) > v(&b.default_cuda) {
             problems.push(format!("default CUDA goes back at {}", b.torch));
         }
@@ -274,11 +265,33 @@ fn torch_rows_are_monotonic_and_complete() {
             problems.push(format!("C++11 ABI goes back at {}", b.torch));
         }
     }
+    // Companion versions strictly increase among the rows that have one.
+    for (what, get) in [
+        ("torchvision", (|r: &abidoc_knowledge::compat::TorchRow| r.torchvision.clone()) as fn(&_) -> _),
+        ("torchaudio", |r: &abidoc_knowledge::compat::TorchRow| r.torchaudio.clone()),
+    ] {
+        let present: Vec<String> = t.torch.iter().filter_map(get).collect();
+        for w in present.windows(2) {
+            if v(&w[0]) >= v(&w[1]) {
+                problems.push(format!("{what} {} then {}", w[0], w[1]));
+            }
+        }
+    }
     for r in &t.torch {
         sourced(&r.torch, &r.source, &mut problems);
+        if r.torchvision.is_none() && v(&r.torch) < v("2.15") {
+            problems.push(format!("torch {}: no torchvision", r.torch));
+        }
+        if r.torchaudio.is_none() && v(&r.torch) < v("2.12") {
+            problems.push(format!("torch {}: no torchaudio", r.torch));
+        }
         // From torch 2.0 torchaudio shares torch's version.
-        if v(&r.torch) >= v("2.0") && v(&r.torchaudio) != v(&r.torch) && r.torch != "2.0.1" {
-            problems.push(format!("torchaudio {} for torch {}", r.torchaudio, r.torch));
+        if let Some(ta) = &r.torchaudio
+            && v(&r.torch) >= v("2.0")
+            && v(ta) != v(&r.torch)
+            && r.torch != "2.0.1"
+        {
+            problems.push(format!("torchaudio {ta} for torch {}", r.torch));
         }
     }
     let minors: BTreeSet<(u64, u64)> = t.torch.iter().map(|r| v(&r.torch).major_minor()).collect();
@@ -346,6 +359,29 @@ fn torch_rows_are_monotonic_and_complete() {
                     w[0].0, w[0].1, w[1].0, w[1].1
                 ));
             }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// The default CUDA and C++ ABI in the table agree with what the offline torch index read from
+/// the real PyPI wheels.
+#[test]
+fn torch_rows_agree_with_the_wheels_indexed() {
+    let mut problems = Vec::new();
+    let indexed = abidoc_knowledge::torch_index::releases();
+    assert!(!indexed.is_empty());
+    for r in indexed {
+        let row = compat::torch_row(&r.version).filter(|row| v(&row.torch) == v(&r.version));
+        let Some(row) = row else {
+            problems.push(format!("torch {} is indexed but not in compat.toml", r.version));
+            continue;
+        };
+        if torch_cxx11_abi(&r.version) != Some(r.cxx11_abi) {
+            problems.push(format!("torch {}: C++11 ABI {} in the wheel", r.version, r.cxx11_abi));
+        }
+        if r.cuda.as_deref() != Some(row.default_cuda.as_str()) {
+            problems.push(format!("torch {}: CUDA {:?} in the wheel, {} in the table", r.version, r.cuda, row.default_cuda));
         }
     }
     assert!(problems.is_empty(), "{problems:#?}");

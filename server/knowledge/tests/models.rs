@@ -279,3 +279,57 @@ fn every_family_example_resolves_by_name_to_its_family() {
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+/// Every lookup on arbitrary cuts of real texts returns without panicking, and spans stay inside
+/// the text on char boundaries.
+#[test]
+fn hostile_inputs_never_panic() {
+    let mut texts: Vec<String> = vec![
+        String::new(),
+        "\"".into(),
+        "\",".into(),
+        "from_pretrained(".into(),
+        "--model".into(),
+        "--model=".into(),
+        "model_name = '".into(),
+        "x = \"\"\"\nfrom_pretrained(\"a/b\")\n\"\"\"".into(),
+        "  \"\\\\\\\"\\n\",".into(),
+        "é/ü: ünïcode-модель/имя 模型/名字 --model 模型/名字".into(),
+    ];
+    for dir in ["/work/shared/seeds", "tests/fixtures/models"] {
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        if let Ok(entries) = std::fs::read_dir(&base) {
+            for e in entries.filter_map(Result::ok) {
+                if let Ok(t) = std::fs::read_to_string(e.path()) {
+                    texts.push(t);
+                }
+            }
+        }
+    }
+    if let Ok(t) = std::fs::read_to_string("/work/shared/corpus/real_cases.jsonl") {
+        texts.push(t);
+    }
+    for text in &texts {
+        let cuts: Vec<usize> = (0..=text.len())
+            .step_by((text.len() / 300).max(13))
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
+        for &cut in &cuts {
+            for part in [&text[..cut], &text[cut..]] {
+                for r in find_models(part)
+                    .into_iter()
+                    .chain(find_model_mentions(part))
+                {
+                    assert!(part.get(r.span.clone()).is_some(), "bad span {r:?}");
+                }
+            }
+        }
+        for word in text.split_whitespace().take(5000) {
+            let _ = abidoc_knowledge::package_for_path(word);
+            let _ = abidoc_knowledge::package_for_module(word);
+            let _ = abidoc_knowledge::Version::parse(word);
+            let _ = abidoc_knowledge::torch_cxx11_abi(word);
+            let _ = models::family_for_model_id(word);
+        }
+    }
+}
