@@ -212,15 +212,16 @@ fn automata() -> Option<&'static Automata> {
 }
 
 /// Trigger matches of both automata in text order: (start, `TRIGGERS` index).
-fn triggers(text: &str) -> Option<impl Iterator<Item = (usize, u16)> + '_> {
+fn triggers(text: &str, lo: usize, hi: usize) -> Option<impl Iterator<Item = (usize, u16)> + '_> {
     let a = automata()?;
     let map = |(ac, ids): &'static (AhoCorasick, Vec<u16>)| {
-        ac.find_iter(text).map(move |m| {
-            (
-                m.start(),
-                ids.get(m.pattern().as_usize()).copied().unwrap_or(0),
-            )
-        })
+        ac.find_iter(aho_corasick::Input::new(text).span(lo..hi))
+            .map(move |m| {
+                (
+                    m.start(),
+                    ids.get(m.pattern().as_usize()).copied().unwrap_or(0),
+                )
+            })
     };
     let mut x = map(&a.failures).peekable();
     let mut y = map(&a.facts).peekable();
@@ -231,24 +232,83 @@ fn triggers(text: &str) -> Option<impl Iterator<Item = (usize, u16)> + '_> {
     }))
 }
 
+/// Inputs at least this large are scanned in parallel chunks (split at line breaks).
+const PARALLEL_MIN: usize = 16 << 20;
+
 /// Scans `text` and returns the events found, with spans into `text`.
 pub fn scan(text: &str) -> Parse<Vec<Event>> {
+    let threads = if text.len() >= PARALLEL_MIN {
+        std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .min(8)
+    } else {
+        1
+    };
+    // Chunk boundaries just after a `\n`, so no line (and no trigger) straddles two chunks.
+    let mut bounds = vec![0];
+    for k in 1..threads {
+        let want = text.len() / threads * k;
+        let hi = text.len().min(want + (1 << 20));
+        if let Some(i) = memchr::memchr(
+            b'\n',
+            &text.as_bytes()[want.max(bounds[bounds.len() - 1])..hi],
+        ) {
+            bounds.push(want.max(bounds[bounds.len() - 1]) + i + 1);
+        }
+    }
+    bounds.push(text.len());
+    let ranges: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+    let mut events = Vec::new();
+    let mut problems = Vec::new();
+    if ranges.len() == 1 {
+        let (e, p) = scan_range(text, 0, text.len());
+        events = e;
+        problems = p;
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = ranges
+                .iter()
+                .map(|&(lo, hi)| scope.spawn(move || scan_range(text, lo, hi)))
+                .collect();
+            for h in handles {
+                match h.join() {
+                    Ok((e, p)) => {
+                        events.extend(e);
+                        problems.extend(p);
+                    }
+                    Err(_) => problems.push(Problem::new(
+                        None,
+                        "internal error while scanning part of the text",
+                    )),
+                }
+            }
+        });
+    }
+    problems.truncate(MAX_PROBLEMS);
+    resolve_build_packages(text, &mut events);
+    events.sort_by_key(|e| (e.span.start, e.span.end));
+    Parse {
+        value: events,
+        problems,
+    }
+}
+
+/// Scans the lines that start in `[lo, hi)` (`lo` is a line start); context lines may be read
+/// beyond the range.
+fn scan_range(text: &str, lo: usize, hi: usize) -> (Vec<Event>, Vec<Problem>) {
     let mut sc = Scanner {
         text,
         events: Vec::new(),
         problems: Vec::new(),
         no_version_until: 0,
     };
-    let Some(matches) = triggers(text) else {
+    let Some(matches) = triggers(text, lo, hi) else {
         sc.problem(None, "internal: the trigger automaton could not be built");
-        return Parse {
-            value: sc.events,
-            problems: sc.problems,
-        };
+        return (sc.events, sc.problems);
     };
     let bytes = text.as_bytes();
     // Start of the region not yet analysed, and whether it begins a line.
-    let mut floor = 0usize;
+    let mut floor = lo;
     let mut floor_is_line_start = true;
     let mut current: Option<(usize, usize, bool)> = None; // (start, end, window)
     let mut bits = 0u64;
@@ -313,12 +373,7 @@ pub fn scan(text: &str) -> Parse<Vec<Event>> {
     if let Some((s, e, w)) = current {
         sc.analyse(s, e, w, bits, &facts);
     }
-    sc.resolve_build_packages();
-    sc.events.sort_by_key(|e| (e.span.start, e.span.end));
-    Parse {
-        value: sc.events,
-        problems: sc.problems,
-    }
+    (sc.events, sc.problems)
 }
 
 fn floor_char(text: &str, mut i: usize) -> usize {
@@ -717,20 +772,6 @@ impl<'a> Scanner<'a> {
             .any(|c| memmem::find(around.as_bytes(), c.as_bytes()).is_some())
         {
             out.push(span, EventKind::BuildIsolationNoTorch { package: None });
-        }
-    }
-
-    fn resolve_build_packages(&mut self) {
-        let text = self.text;
-        for ev in &mut self.events {
-            let slot = match &mut ev.kind {
-                EventKind::PipBuildFailed { package }
-                | EventKind::BuildIsolationNoTorch { package } => package,
-                _ => continue,
-            };
-            if slot.is_none() {
-                *slot = find_build_package(text, ev.span);
-            }
         }
     }
 
@@ -1691,6 +1732,20 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
                     package: non_empty(name).filter(|n| !n.contains(' ')),
                 },
             );
+        }
+    }
+}
+
+/// Fills in the package of build failures that did not name it on their own line.
+fn resolve_build_packages(text: &str, events: &mut [Event]) {
+    for ev in events {
+        let slot = match &mut ev.kind {
+            EventKind::PipBuildFailed { package }
+            | EventKind::BuildIsolationNoTorch { package } => package,
+            _ => continue,
+        };
+        if slot.is_none() {
+            *slot = find_build_package(text, ev.span);
         }
     }
 }

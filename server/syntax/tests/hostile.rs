@@ -126,3 +126,26 @@ fn unterminated_and_deep_json_in_plain_text() {
         assert!(!nb.problems.is_empty());
     });
 }
+
+#[test]
+fn parallel_chunks_find_what_a_single_pass_finds() {
+    // ≥16 MiB makes `scan` split the text between threads; every copy must yield the same
+    // events as the text scanned alone, so nothing is lost or doubled at chunk boundaries.
+    let one = "2024-05-01 12:00:00,123 - INFO - step 1 loss=0.5\n\
+               ImportError: /x/a.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n\
+               PyTorch 2.5.1\n"
+        .to_owned()
+        + &"{'loss': 0.51, 'epoch': 0.1}\n".repeat(2000);
+    let alone = scan(&one).value.len();
+    assert_eq!(alone, 3);
+    let copies = (17 << 20) / one.len() + 1;
+    let big = one.repeat(copies);
+    let parse = bounded(Duration::from_secs(20), || scan(&big));
+    assert_eq!(parse.value.len(), alone * copies);
+    assert!(
+        parse
+            .value
+            .windows(2)
+            .all(|w| w[0].span.start <= w[1].span.start)
+    );
+}
