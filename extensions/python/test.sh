@@ -8,8 +8,8 @@
 # rebuilt (incrementally, sharing cargo's target dir) and reinstalled on every run.
 #
 # Environment: ABIDOC_TEST_PYTHON (interpreter), ABIDOC_WHEEL_PROFILE=dev|release (default dev,
-# which reuses the workspace's debug build), ABIDOC_KEEP_NOTEBOOK=FILE (keep the executed
-# notebook). Extra arguments go to pytest.
+# at the test profile's opt-level so it reuses what `cargo test` compiled), ABIDOC_KEEP_NOTEBOOK=
+# FILE (keep the executed notebook). Extra arguments go to pytest.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
