@@ -94,7 +94,7 @@ done
 echo "::: driving VS Code at http://127.0.0.1:$port"
 E2E_URL="http://127.0.0.1:$port/?folder=$work/ws" E2E_ARTIFACTS="$artifacts" E2E_PROFILE="$work/chromium" \
   E2E_NOTEBOOK=granite-lora-training.ipynb E2E_LOG=pip-install.log E2E_WS="$work/ws" \
-  E2E_USER_SETTINGS="$work/ud/User/settings.json" E2E_SITE_PACKAGES="$site_packages" \
+  E2E_MACHINE_SETTINGS="$work/ud/Machine/settings.json" E2E_SITE_PACKAGES="$site_packages" \
   timeout 300 node "$here/e2e.mjs"
 rc=$?
 cp -r "$work/ud/logs" "$artifacts/vscode-logs" 2>/dev/null

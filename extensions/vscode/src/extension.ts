@@ -270,11 +270,13 @@ function startReading(execution: vscode.TerminalShellExecution): void {
     return chunks.join('');
   })();
   terminalReads.set(execution, done);
+  log.debug(`terminal: reading \`${execution.commandLine.value}\``);
 }
 
 async function terminalEnded(e: vscode.TerminalShellExecutionEndEvent): Promise<void> {
   const reading = terminalReads.get(e.execution);
   terminalReads.delete(e.execution);
+  log.debug(`terminal: \`${e.execution.commandLine.value}\` ended with exit code ${e.exitCode}${reading ? '' : ' (its output was not read)'}`);
   if (!reading || e.exitCode === undefined || e.exitCode === 0) return;
   const c = running();
   if (!c) return;

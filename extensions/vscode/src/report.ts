@@ -90,10 +90,12 @@ export function scanReport(diags: readonly ReportDiagnostic[], header: ReportHea
   lines.push(`**${summary}**`, '');
   const sorted = [...diags].sort((a, b) => (ORDER[a.severity ?? 'error'] ?? 9) - (ORDER[b.severity ?? 'error'] ?? 9));
   for (const d of sorted) {
-    const title = [d.package, d.code].filter(Boolean).join(' — ') || 'finding';
+    const where = d.library ?? d.location;
+    const subject = d.package ?? (where ? where.split('/').pop() : undefined);
+    const title = [subject, d.code].filter(Boolean).join(' — ') || 'finding';
     lines.push(`## ${md(title)} (${d.severity ?? 'error'})`, '', md(d.message), '');
     if (d.library) lines.push(`- Library: ${code(d.library)}`);
-    if (d.location) lines.push(`- Reported on: ${code(d.location)}`);
+    if (d.location && d.location !== d.library) lines.push(`- ${isLibraryPath(d.location) ? 'Library' : 'Reported on'}: ${code(d.location)}`);
     for (const s of d.symbols ?? []) {
       const name = s.demangled ?? s.mangled ?? '';
       lines.push(`- Symbol ${code(name)}${s.status ? ` — ${s.status}` : ''}${s.nearest ? `; nearest: ${code(s.nearest)}` : ''}`);

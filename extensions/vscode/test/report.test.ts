@@ -92,3 +92,9 @@ test('the server\'s {findings, summary, notes} result heads the report', () => {
   assert.ok(!isLibraryPath('/w/pip-install.log'));
   assert.ok(!isLibraryPath('/w/nb.ipynb'));
 });
+
+test('findings taken from the Problems view are titled by their library', () => {
+  const md = scanReport([{ code: 'missing-shared-library', severity: 'error', message: 'libcudart.so.12 cannot be found', location: '/sp/causal_conv1d_cuda.cpython-312-x86_64-linux-gnu.so' }]);
+  assert.match(md, /^## causal_conv1d_cuda\.cpython-312-x86_64-linux-gnu\.so — missing-shared-library \(error\)$/m);
+  assert.match(md, /^- Library: `\/sp\/causal_conv1d_cuda\.cpython-312-x86_64-linux-gnu\.so`$/m);
+});
