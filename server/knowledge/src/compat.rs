@@ -101,7 +101,12 @@ pub fn torch_for_torchvision(torchvision: &str) -> Option<&'static str> {
     tables()
         .torch
         .iter()
-        .find(|r| r.torchvision.as_deref().and_then(Version::parse).is_some_and(|t| t == v))
+        .find(|r| {
+            r.torchvision
+                .as_deref()
+                .and_then(Version::parse)
+                .is_some_and(|t| t == v)
+        })
         .map(|r| r.torch.as_str())
 }
 
@@ -145,6 +150,9 @@ pub fn torch_for_xformers(xformers: &str) -> Option<&'static str> {
 /// themselves: read the installed library instead).
 pub fn torch_cxx11_abi(torch: &str) -> Option<bool> {
     let v = Version::parse(torch)?;
+    if !is_pytorch_release_build(&v) {
+        return None;
+    }
     let row = torch_row(torch)?;
     if let Some(label) = v.local_label() {
         let label = label.to_ascii_lowercase();
@@ -165,7 +173,30 @@ pub fn torch_cxx11_abi(torch: &str) -> Option<bool> {
 
 /// CUDA version (`12.1`) of the default PyPI wheel of this torch release.
 pub fn torch_default_cuda(torch: &str) -> Option<&'static str> {
+    let v = Version::parse(torch)?;
+    if !is_pytorch_release_build(&v) {
+        return None;
+    }
     torch_row(torch).map(|r| r.default_cuda.as_str())
+}
+
+/// A release published by PyTorch (PyPI or download.pytorch.org: no label, `+cu121`, `+cpu`,
+/// `+rocm6.1`, `+cpu.cxx11.abi`), not a nightly, source or vendor build (`2.4.0a0+07cecf4168`,
+/// `2.5.0a0+e000cf0ad9.nv24.10`) whose ABI and CUDA the tables cannot know.
+pub fn is_pytorch_release_build(v: &Version) -> bool {
+    if v.is_prerelease() {
+        return false;
+    }
+    match v.local_label() {
+        None => true,
+        Some(label) => {
+            let l = label.to_ascii_lowercase();
+            crate::version::cuda_tag(l.split('.').next().unwrap_or("")).is_some()
+                || l.starts_with("cpu")
+                || l.starts_with("rocm")
+                || l.starts_with("xpu")
+        }
+    }
 }
 
 /// Releases of `package` that ship prebuilt wheels for this torch minor (`2.5`, or a full

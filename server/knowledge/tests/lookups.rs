@@ -76,6 +76,13 @@ fn compat_lookups() {
     assert_eq!(torch_cxx11_abi("2.6.0+cu126"), Some(true));
     assert_eq!(torch_cxx11_abi("2.8.0+cu128"), Some(true));
     assert_eq!(torch_default_cuda("2.2.2"), Some("12.1"));
+    // Vendor and source builds decide for themselves: the tables do not guess.
+    assert_eq!(torch_cxx11_abi("2.4.0a0+07cecf4168"), None);
+    assert_eq!(torch_cxx11_abi("2.5.0a0+e000cf0ad9.nv24.10"), None);
+    assert_eq!(torch_cxx11_abi("2.3.0.dev20240304+cu118"), None);
+    assert_eq!(torch_default_cuda("2.4.0a0+07cecf4168"), None);
+    assert_eq!(torch_cxx11_abi("2.3.1+cpu.cxx11.abi"), Some(true));
+    assert_eq!(torch_cxx11_abi("2.5.1+rocm6.2"), Some(false));
     assert_eq!(xformers_for_torch("2.2.0+cu121"), Some("0.0.24"));
     assert_eq!(torch_for_xformers("0.0.24"), Some("2.2.0"));
     let r: Vec<&str> = releases_built_for_torch("mamba-ssm", "2.2.2+cu121")
