@@ -57,7 +57,8 @@ pub fn diagnose(
             if let Some(r) = required_by {
                 d.package = world.package_of_library(r).map(|p| p.name);
             }
-            d.fixes = fixes::missing_library(&FixInput::new(&d, scene, world, model.as_ref()), lib);
+            d.fixes =
+                fixes::missing_library(&FixInput::new(&d, scene, world, model.as_ref()), lib, name);
         }
         Failure::VersionNotFound {
             library,

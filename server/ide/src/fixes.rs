@@ -355,7 +355,7 @@ fn generic_rebuild(inp: &FixInput<'_>) -> Vec<Fix> {
     vec![f]
 }
 
-pub fn missing_library(inp: &FixInput<'_>, lib: &str) -> Vec<Fix> {
+pub fn missing_library(inp: &FixInput<'_>, lib: &str, full: &str) -> Vec<Fix> {
     let l = lib.to_ascii_lowercase();
     let mut fixes = Vec::new();
     if let Some(dir) = inp.world.find_library_dir(lib) {
@@ -365,6 +365,19 @@ pub fn missing_library(inp: &FixInput<'_>, lib: &str) -> Vec<Fix> {
         );
         f.env.push(("LD_LIBRARY_PATH".into(), dir.clone()));
         f.notebook_cell = Some(format!("%env LD_LIBRARY_PATH={dir}"));
+        fixes.push(f);
+    }
+    // A torch JIT extension whose build failed: the .so under torch_extensions was never produced.
+    if let Some(dir) = jit_build_dir(full) {
+        let mut f = fix(
+            format!(
+                "Fix the compile error printed above, then remove the stale build directory {dir}"
+            ),
+            "The op is built just in time by ninja; its failure (often an old gcc or a CUDA mismatch) left no library. Removing the directory makes the next run rebuild it.",
+        );
+        f.commands
+            .push(vec!["rm".into(), "-rf".into(), dir.clone()]);
+        f.notebook_cell = Some(format!("!rm -rf {dir}"));
         fixes.push(f);
     }
     if l.starts_with("libcudart.so.") {
@@ -446,6 +459,20 @@ pub fn version_not_found(
         ));
         return finish(fixes);
     }
+    // A conda environment ships a newer libstdc++ in <prefix>/lib; the system one is found first.
+    if let Some(prefix) = inp.library.as_deref().and_then(conda_prefix) {
+        let lib_dir = format!("{prefix}/lib");
+        let mut f = fix(
+            format!("Load the conda environment's own libstdc++ first (LD_LIBRARY_PATH={lib_dir})"),
+            format!(
+                "{library} lacks {version}; the environment's lib/ normally has a newer libstdc++ (conda's libstdcxx-ng)."
+            ),
+        );
+        f.env.push(("LD_LIBRARY_PATH".into(), lib_dir.clone()));
+        f.notebook_cell = Some(format!("%env LD_LIBRARY_PATH={lib_dir}"));
+        f.verified = inp.world.env().is_some();
+        fixes.push(f);
+    }
     if let Some(newer) = inp.world.newer_libstdcxx(version) {
         let mut f = fix(
             format!("Load the environment's own libstdc++ first ({newer})"),
@@ -485,6 +512,29 @@ pub fn version_not_found(
         fixes.push(f);
     }
     finish(fixes)
+}
+
+/// The build directory of a torch JIT extension (`~/.cache/torch_extensions/py310_cu117/fused_adam`).
+fn jit_build_dir(full: &str) -> Option<String> {
+    if !full.contains("/torch_extensions/") {
+        return None;
+    }
+    let dir = std::path::Path::new(full).parent()?.display().to_string();
+    // Only a directory strictly inside torch_extensions is ever proposed for removal.
+    let inside = dir
+        .split_once("/torch_extensions/")
+        .is_some_and(|(_, rest)| {
+            !rest.is_empty() && !rest.split('/').any(|c| c == ".." || c == ".")
+        });
+    (inside && kb::is_plain_path(&dir)).then_some(dir)
+}
+
+/// The conda environment prefix of a path inside it (`…/envs/NAME` or `…/anaconda3`), when the
+/// path is plain enough to be put in an environment variable.
+fn conda_prefix(path: &str) -> Option<String> {
+    let (prefix, _) = path.split_once("/lib/python")?;
+    let is_conda = prefix.contains("/envs/") || prefix.contains("conda");
+    (is_conda && kb::is_plain_path(prefix)).then(|| prefix.to_owned())
 }
 
 pub fn libcuda(inp: &FixInput<'_>) -> Vec<Fix> {

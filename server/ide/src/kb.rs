@@ -203,3 +203,13 @@ pub fn built_for_range(symbols: &[SymbolReport]) -> Option<String> {
 pub fn symbol_history(symbol: &str) -> Vec<String> {
     k::torch_index::describe(symbol).into_iter().collect()
 }
+
+/// A path safe to place in an environment variable or argument: absolute, printable, and free of
+/// shell metacharacters (paths come from pasted text).
+pub fn is_plain_path(p: &str) -> bool {
+    p.starts_with('/')
+        && p.len() < 4096
+        && !p.contains("/../")
+        && p.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+@".contains(&b))
+}
