@@ -58,7 +58,10 @@ fn demangle_with(mangled: &str, options: &cpp_demangle::DemangleOptions) -> Opti
     let parse = cpp_demangle::ParseOptions::default().recursion_limit(RECURSION_LIMIT);
     let sym = cpp_demangle::Symbol::new_with_options(input.as_bytes(), &parse).ok()?;
     let options = (*options).recursion_limit(RECURSION_LIMIT);
-    let out = sym.demangle_with_options(&options).ok()?;
+    // Substitutions can make the output exponentially longer than the input: cap it.
+    let mut out = CappedString(String::new());
+    sym.structured_demangle(&mut out, &options).ok()?;
+    let out = out.0;
     Some(cxxfilt_literals(&cxxfilt_special_names(
         expand_std_abbreviations(out),
     )))
@@ -195,6 +198,21 @@ fn expand_std_abbreviations(s: String) -> String {
         }
     }
     out
+}
+
+/// Demangled names longer than this are hostile (the longest real torch names are a few KiB).
+const MAX_DEMANGLED_LEN: usize = 64 * 1024;
+
+struct CappedString(String);
+
+impl cpp_demangle::DemangleWrite for CappedString {
+    fn write_string(&mut self, s: &str) -> std::fmt::Result {
+        if self.0.len() + s.len() > MAX_DEMANGLED_LEN {
+            return Err(std::fmt::Error);
+        }
+        self.0.push_str(s);
+        Ok(())
+    }
 }
 
 /// Split `name@VER` / `name@@VER` into the name and the version.
@@ -409,6 +427,22 @@ mod tests {
     }
 
     #[test]
+    fn substitution_bombs_are_capped() {
+        // Each `S<n>_` doubles the previous template argument list.
+        let mut m = String::from("_Z1fIiE");
+        let mut bomb = String::from("_Z1fI1AIiE");
+        for i in 0..40 {
+            bomb.push_str(&format!("1AIS{i}_S{i}_E"));
+        }
+        bomb.push_str("Ev");
+        m.push('v');
+        assert!(demangle(&m).is_some());
+        let started = std::time::Instant::now();
+        let _ = demangle(&bomb);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
+
+    #[test]
     fn versions() {
         assert_eq!(
             split_version("foo@@GLIBCXX_3.4.30"),
@@ -517,6 +551,33 @@ mod corpus_tests {
             fast_hits > 150,
             "fast path understood only {fast_hits} names"
         );
+    }
+
+    /// The flavor read from the mangled form agrees with what the demangled form spells out.
+    #[test]
+    fn abi_flavor_agrees_with_demangled() {
+        let mut checked = 0;
+        for (m, d) in pairs() {
+            let Some(d) = d else { continue };
+            let expected = if d.contains("__cxx11") || d.contains("[abi:cxx11]") {
+                AbiFlavor::Cxx11
+            } else if [
+                "std::basic_string<",
+                "std::basic_stringbuf<",
+                "stringstream<",
+                "std::list<",
+            ]
+            .iter()
+            .any(|t| d.contains(t))
+            {
+                AbiFlavor::PreCxx11
+            } else {
+                AbiFlavor::Neutral
+            };
+            assert_eq!(abi_flavor(m), expected, "{m} = {d}");
+            checked += 1;
+        }
+        assert!(checked > 200);
     }
 
     #[test]

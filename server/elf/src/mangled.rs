@@ -459,7 +459,8 @@ fn operator_name(code: &[u8]) -> Option<&'static str> {
 pub(crate) fn scan_abi(mangled: &str) -> (bool, bool) {
     let s = mangled.as_bytes();
     let (mut cxx11, mut pre) = (false, false);
-    let mut i = 0usize;
+    let body_start = if mangled.starts_with("__Z") { 3 } else { 2 };
+    let mut i = body_start.min(s.len());
     let mut after_std = false;
     while i < s.len() {
         let b = s[i];
@@ -477,12 +478,12 @@ pub(crate) fn scan_abi(mangled: &str) -> (bool, bool) {
                 }
                 let end = i.saturating_add(n).min(s.len());
                 let id = &s[i..end];
-                if was_std {
-                    if id == b"__cxx11" {
-                        cxx11 = true;
-                    } else if is_dual_abi_class(id) {
-                        pre = true;
-                    }
+                // `__cxx11` is a reserved name: wherever it appears (`std::`, `std::filesystem::`)
+                // it is the C++11 ABI's inline namespace.
+                if id == b"__cxx11" {
+                    cxx11 = true;
+                } else if was_std && is_dual_abi_class(id) {
+                    pre = true;
                 }
                 // `B <source-name>` is an ABI tag.
                 if start > 0 && s[start - 1] == b'B' && id == b"cxx11" {
@@ -511,6 +512,14 @@ pub(crate) fn scan_abi(mangled: &str) -> (bool, bool) {
             // sizes, vector sizes, ctor/dtor kinds.
             b'T' | b'A' => {
                 i += 1;
+                // Special names right after the prefix: `_ZTV`, `_ZTI`, `_ZTS`, `_ZTT`.
+                if b == b'T'
+                    && i == body_start + 1
+                    && i < s.len()
+                    && matches!(s[i], b'V' | b'I' | b'S' | b'T')
+                {
+                    i += 1;
+                }
                 if i < s.len() && matches!(s[i], b'h' | b'v') {
                     i += 1;
                 }
