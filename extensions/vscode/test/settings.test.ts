@@ -46,6 +46,7 @@ test('initializationOptions carry the server-side settings under their relative 
     sitePackages: ['/sp'],
     libraryPaths: [],
     disabledCodes: ['cuda-oom'],
+    useEnvironment: true,
     logLevel: 'info',
   });
   assert.deepEqual(
