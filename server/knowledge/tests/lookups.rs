@@ -166,3 +166,45 @@ fn model_patterns() {
     );
     assert!(!family_for_model_type("granite").unwrap().uses_mamba_kernels);
 }
+
+/// The wheel names the tables produce for every listed release, at the ends of its torch range,
+/// for each CUDA major it ships and both ABIs (the names fixes will print, unverified).
+#[test]
+fn wheel_names_for_listed_releases() {
+    let mut out = String::new();
+    for r in &compat::tables().release {
+        let mut majors: Vec<u64> = r
+            .cuda
+            .iter()
+            .filter_map(|c| Version::parse(c).map(|v| v.major()))
+            .collect();
+        majors.dedup();
+        let ends = [r.torch.first(), r.torch.last()];
+        for torch in ends.into_iter().flatten() {
+            for &cuda_major in &majors {
+                for abi in [false, true] {
+                    let q = WheelQuery {
+                        package: &r.package,
+                        version: &r.version,
+                        torch,
+                        cuda_major,
+                        cxx11_abi: abi,
+                        python: "3.11",
+                        platform: None,
+                    };
+                    let line = match wheel_file_name(&q) {
+                        Some(w) => {
+                            assert!(!w.verified);
+                            assert!(w.url.ends_with(&w.file_name.replace('+', "%2B")));
+                            w.url
+                        }
+                        None => format!("(no scheme for {} {})", r.package, r.version),
+                    };
+                    out.push_str(&line);
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    insta::assert_snapshot!(out);
+}
