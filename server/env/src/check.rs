@@ -429,18 +429,26 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
     for &oi in &new_objects {
         let obj = &pm.objects[oi];
         for imp in obj.facts.imports.iter().filter(|i| !i.weak) {
-            let provider = scope.iter().find(|&&s| {
-                s != oi
-                    && pm.objects[s]
-                        .facts
-                        .defines(&imp.name, imp.version.as_deref())
-            });
+            // The global scope through its index (built before this library was added, so it
+            // cannot contain `oi`), then the library's own search list in order.
+            let provider = pm
+                .global_provider(&imp.name, imp.version.as_deref())
+                .filter(|&s| s != oi)
+                .or_else(|| {
+                    local.iter().copied().find(|&s| {
+                        s != oi
+                            && !pm.global_scope.contains(&s)
+                            && pm.objects[s]
+                                .facts
+                                .defines(&imp.name, imp.version.as_deref())
+                    })
+                });
             match provider {
-                Some(&s) => {
+                Some(s) => {
                     *report
                         .resolved_by
                         .entry(pm.objects[s].path.clone())
-                        .or_insert(0) += 1
+                        .or_insert(0) += 1;
                 }
                 None if pm
                     .assumed_interpreter_prefixes

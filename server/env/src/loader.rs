@@ -170,6 +170,20 @@ pub struct ProcessModel {
     pub assumed_interpreter_prefixes: Vec<&'static str>,
     /// Every DT_NEEDED lookup made while loading, in order.
     pub log: Vec<NeedLog>,
+    /// Name hash → objects of the global scope exporting that name, in scope order. Built by
+    /// [`ProcessModel::index_global_scope`]; checks then look up each symbol once instead of
+    /// searching every object.
+    pub global_index: HashMap<u64, Vec<u32>>,
+}
+
+/// FNV-1a, for the global symbol index.
+pub fn name_hash(name: &str) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in name.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
 }
 
 /// One DT_NEEDED lookup: who asked, for what, and the outcome.
@@ -264,6 +278,32 @@ impl ProcessModel {
             }
         }
         list
+    }
+
+    /// (Re)builds [`ProcessModel::global_index`] from the current global scope.
+    pub fn index_global_scope(&mut self) {
+        let mut idx: HashMap<u64, Vec<u32>> = HashMap::new();
+        for &g in &self.global_scope {
+            let Some(o) = self.objects.get(g) else {
+                continue;
+            };
+            for n in o.facts.export_names() {
+                let v = idx.entry(name_hash(n)).or_default();
+                if v.last() != Some(&(g as u32)) {
+                    v.push(g as u32);
+                }
+            }
+        }
+        self.global_index = idx;
+    }
+
+    /// The first object of the global scope that binds `name` (at `version`), if any.
+    pub fn global_provider(&self, name: &str, version: Option<&str>) -> Option<usize> {
+        self.global_index
+            .get(&name_hash(name))?
+            .iter()
+            .map(|&i| i as usize)
+            .find(|&i| self.objects[i].facts.defines(name, version))
     }
 
     /// Adds objects to the global scope (RTLD_GLOBAL, or the executable's own dependencies).

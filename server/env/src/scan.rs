@@ -98,9 +98,9 @@ pub fn find_libraries(
     include_stray: bool,
     problems: &mut Vec<Problem>,
 ) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = env
-        .owned_files()
-        .into_iter()
+    let owned_files = env.owned_files();
+    let mut out: Vec<PathBuf> = owned_files
+        .iter()
         .map(|(p, _)| p)
         .filter(|p| {
             p.file_name()
@@ -109,12 +109,36 @@ pub fn find_libraries(
         })
         .filter(|p| env.layout.site_packages.iter().any(|sp| p.starts_with(sp)))
         .filter(|p| p.exists() || std::fs::symlink_metadata(p).is_ok())
+        .cloned()
         .collect();
     if include_stray {
         let owned: HashSet<PathBuf> = out.iter().cloned().collect();
+        // Top-level directories some RECORD lists files in are not walked: listing every file of
+        // an environment costs more than the whole scan on slow filesystems, and a stray library
+        // lives in a directory no installer owns (a manual copy, an in-place build).
+        let owned_top: HashSet<PathBuf> = owned_files
+            .iter()
+            .filter_map(|(p, _)| {
+                env.layout.site_packages.iter().find_map(|sp| {
+                    let rel = p.strip_prefix(sp).ok()?;
+                    let mut c = rel.components();
+                    let first = c.next()?;
+                    // Only directories: a file at the top level says nothing about its siblings.
+                    c.next().map(|_| sp.join(first))
+                })
+            })
+            .collect();
         for sp in &env.layout.site_packages {
             let mut found = Vec::new();
-            walk(sp, 0, &mut found, &mut HashSet::new(), &mut 0, problems);
+            walk(
+                sp,
+                0,
+                &owned_top,
+                &mut found,
+                &mut HashSet::new(),
+                &mut 0,
+                problems,
+            );
             out.extend(found.into_iter().filter(|p| !owned.contains(p)));
         }
     }
@@ -126,6 +150,7 @@ pub fn find_libraries(
 fn walk(
     dir: &Path,
     depth: usize,
+    skip: &HashSet<PathBuf>,
     out: &mut Vec<PathBuf>,
     seen: &mut HashSet<(u64, u64)>,
     visited: &mut usize,
@@ -165,11 +190,14 @@ fn walk(
         let name = e.file_name();
         let name = name.to_string_lossy();
         if ft.is_dir() || (ft.is_symlink() && p.is_dir()) {
-            if name == "__pycache__" || name.ends_with(".dist-info") || name.ends_with(".egg-info")
+            if name == "__pycache__"
+                || name.ends_with(".dist-info")
+                || name.ends_with(".egg-info")
+                || (depth == 0 && skip.contains(&p))
             {
                 continue;
             }
-            walk(&p, depth + 1, out, seen, visited, problems);
+            walk(&p, depth + 1, skip, out, seen, visited, problems);
         } else if is_shared_library_name(&name) {
             out.push(p);
         }

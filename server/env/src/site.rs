@@ -180,7 +180,10 @@ pub fn discover(spec: &EnvSpec) -> (Layout, Vec<Problem>) {
         if let Some(py) = &spec.python {
             match std::fs::canonicalize(py) {
                 Ok(real) => layout.interpreter = Some(real),
-                Err(e) => problems.push(Problem::at(py, format!("cannot resolve interpreter path: {e}"))),
+                Err(e) => problems.push(Problem::at(
+                    py,
+                    format!("cannot resolve interpreter path: {e}"),
+                )),
             }
         }
     }

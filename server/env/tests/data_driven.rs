@@ -524,3 +524,85 @@ fn loader_rpath_runpath_origin() {
     );
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn optional_backends_and_driver_libraries_are_information() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let sp = t.path().join("site-packages");
+    let gone = t.path().join("gone");
+    for d in ["torchaudio/lib", "nvshmem/lib", "needs_driver"] {
+        std::fs::create_dir_all(sp.join(d)).expect("mkdir");
+    }
+    std::fs::create_dir_all(&gone).expect("mkdir");
+    let src = t.path().join("x.c");
+    std::fs::write(&src, "int f(void){return 1;}\n").expect("src");
+    let s = src.to_str().expect("utf8");
+    let p = |x: &Path| x.to_string_lossy().into_owned();
+    // Dependencies that exist at link time only.
+    for soname in [
+        "libsox.so.3",
+        "libfabric.so.1",
+        "libcuda.so.1",
+        "libcudart.so.12",
+    ] {
+        cc(&[
+            "-shared",
+            "-fPIC",
+            "-o",
+            &p(&gone.join(soname)),
+            &format!("-Wl,-soname,{soname}"),
+            s,
+        ]);
+    }
+    let link = |out: &Path, deps: &[&str]| {
+        let mut args = vec![
+            "-shared".to_string(),
+            "-fPIC".into(),
+            "-o".into(),
+            p(out),
+            s.to_string(),
+            "-Wl,--no-as-needed".into(),
+        ];
+        args.push(format!("-L{}", p(&gone)));
+        for d in deps {
+            args.push(format!("-l:{d}"));
+        }
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        cc(&refs);
+    };
+    link(
+        &sp.join("torchaudio/lib/libtorchaudio_sox.so"),
+        &["libsox.so.3"],
+    );
+    link(
+        &sp.join("nvshmem/lib/nvshmem_transport_libfabric.so.3"),
+        &["libfabric.so.1"],
+    );
+    link(&sp.join("needs_driver/_kernels.so"), &["libcuda.so.1"]);
+    link(&sp.join("needs_driver/_runtime.so"), &["libcudart.so.12"]);
+    std::fs::remove_dir_all(&gone).expect("rm");
+    let mut out = String::new();
+    for driver in [false, true] {
+        let env = Environment::open(&EnvSpec {
+            site_packages: vec![sp.clone()],
+            has_nvidia_driver: Some(driver),
+            ..EnvSpec::default()
+        });
+        let _ = writeln!(out, "NVIDIA driver present: {driver}");
+        for lib in [
+            "torchaudio/lib/libtorchaudio_sox.so",
+            "nvshmem/lib/nvshmem_transport_libfabric.so.3",
+            "needs_driver/_kernels.so",
+            "needs_driver/_runtime.so",
+        ] {
+            let r = abidoc_env::check_library(&env, &sp.join(lib));
+            let f: Vec<String> = r
+                .findings
+                .iter()
+                .map(|f| format!("{} {:?} downgraded={:?}", f.code, f.severity, f.downgraded))
+                .collect();
+            let _ = writeln!(out, "  {lib}: {:?} {f:?}", r.verdict);
+        }
+    }
+    insta::assert_snapshot!(out);
+}

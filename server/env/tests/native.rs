@@ -300,7 +300,11 @@ fn interpreter_symbols_come_from_the_real_interpreter() {
     );
     let r = check_library(&env, &sp.join("torch_scatter/_scatter_cuda.so"));
     assert_eq!(r.verdict, abidoc_env::Verdict::Loads, "{r:#?}");
-    assert!(!r.resolved_by.keys().any(|k| k.to_string_lossy().starts_with('<')));
+    assert!(
+        !r.resolved_by
+            .keys()
+            .any(|k| k.to_string_lossy().starts_with('<'))
+    );
     let by_python = r
         .resolved_by
         .iter()
@@ -312,4 +316,43 @@ fn interpreter_symbols_come_from_the_real_interpreter() {
         .sum::<usize>();
     // PyModule_Create2, PyErr_SetString, PyExc_RuntimeError.
     assert_eq!(by_python, 3, "{:#?}", r.resolved_by);
+}
+
+#[test]
+fn scan_summary_main_env() {
+    let fx = fixtures();
+    let env = Environment::open(&spec(&fx.join("site-packages")));
+    let report = scan(&env, &ScanOptions::default(), &|_, _| {});
+    let rel = |p: &Path| {
+        p.strip_prefix(fx)
+            .map(|r| r.display().to_string())
+            .unwrap_or_else(|_| p.display().to_string())
+    };
+    let mut out = format!(
+        "torch {:?} cuda {:?} cxx11 {:?}; {} libraries\n",
+        report.torch_version, report.torch_cuda, report.torch_cxx11_abi, report.stats.libraries
+    );
+    for l in &report.libraries {
+        let codes: Vec<String> = l
+            .findings
+            .iter()
+            .map(|f| format!("{}:{:?}", f.code, f.severity))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:?} {} [{}] {}",
+            l.verdict,
+            rel(&l.path),
+            l.package.as_deref().unwrap_or("-"),
+            codes.join(", ")
+        );
+    }
+    for f in &report.package_findings {
+        let _ = writeln!(
+            out,
+            "package {:?} {} {:?}: {:?}",
+            f.package, f.code, f.severity, f.facts
+        );
+    }
+    insta::assert_snapshot!(out);
 }
