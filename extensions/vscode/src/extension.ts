@@ -91,9 +91,11 @@ async function start(): Promise<void> {
   );
   if (!isFound(found)) {
     log.error(found.message);
-    const pick = await vscode.window.showErrorMessage(found.message, 'Open Settings', 'Show Output');
-    if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'abidoc.path');
-    if (pick === 'Show Output') log.show();
+    // Not awaited: activation must not wait for the user to dismiss the message.
+    void vscode.window.showErrorMessage(found.message, 'Open Settings', 'Show Output').then((pick) => {
+      if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'abidoc.path');
+      if (pick === 'Show Output') log.show();
+    });
     return;
   }
   log.info(`using ${found.candidate.path} (${found.candidate.source}): ${found.version}`);
