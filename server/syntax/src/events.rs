@@ -138,6 +138,9 @@ pub enum EventKind {
     // ---- context ----
     /// A version the text states: `torch 2.10.0`, `PyTorch 2.5.1`, `torch==2.2.2`,
     /// `Python 3.11.13`, `CUDA 12.1`, a wheel label `+cu12torch2.5cxx11abiFALSE`.
+    /// `subject` is normalized: lower case, `_` → `-`, `PyTorch` → `torch`, `CUDA Toolkit` →
+    /// `cuda`; `nvcc` for `nvcc --version`'s release; a wheel's distribution name
+    /// (`mamba-ssm`) with the whole label as `version` (`1.2.0.post1+cu118torch2.3cxx11abiFALSE`).
     Version { subject: String, version: String },
     /// A model identifier the text uses: `from_pretrained("ibm-granite/granite-3.2-8b-instruct")`,
     /// `model_name = "…"`, `--model …`.

@@ -508,7 +508,6 @@ impl<'a> Scanner<'a> {
 
     fn analyse(&mut self, start: usize, end: usize, window: bool, bits: u64, facts: &[u16]) {
         let line = make_line(self.text, start, end, window);
-        let before = self.events.len();
         let mut out = Out { events: Vec::new() };
         self.recognize(&line, bits, facts, &mut out);
         if out.events.len() > MAX_EVENTS_PER_LINE {
@@ -520,7 +519,6 @@ impl<'a> Scanner<'a> {
         }
         out.events.sort_by_key(|e| (e.span.start, e.span.end));
         self.events.extend(out.events);
-        let _ = before;
     }
 
     fn recognize(&mut self, l: &Line<'_>, bits: u64, facts: &[u16], out: &mut Out) {
@@ -2168,23 +2166,27 @@ fn versions(l: &Line<'_>, facts: &[u16], out: &mut Out) {
     // Only the subjects whose trigger matched on this line (a trigger is a subject plus the
     // separator that follows it); all of them when the line had to be cleaned of ANSI codes,
     // where a code may sit between subject and version.
-    let mut subjects: Vec<&str> = Vec::with_capacity(4);
-    if l.map.is_identity() {
+    let mut buf = [""; 8];
+    let mut n = 0;
+    let subjects: &[&str] = if l.map.is_identity() {
         for &pid in facts {
             let t = TRIGGERS
                 .get(pid as usize)
                 .map_or("", |t| t.0)
                 .trim_end_matches([' ', '=', ':']);
             if let Some(subj) = SUBJECTS.iter().find(|s| **s == t)
-                && !subjects.contains(subj)
+                && n < buf.len()
+                && !buf[..n].contains(subj)
             {
-                subjects.push(subj);
+                buf[n] = subj;
+                n += 1;
             }
         }
+        &buf[..n]
     } else {
-        subjects.extend(SUBJECTS);
-    }
-    for subj in subjects {
+        SUBJECTS
+    };
+    for &subj in subjects {
         for (i, _) in s.match_indices(subj) {
             if out.full() {
                 return;
