@@ -2,6 +2,22 @@
 //!
 //! The tables live in `data/*.toml`, are compiled in with `include_str!` and parsed once on first
 //! use. Every entry names the `source` it comes from. Lookups return `&'static` data.
+//!
+//! Code map:
+//! - [`packages`] (`data/packages.toml`): which package a compiled module or `.so` path belongs to
+//!   ([`package_for_module`], [`package_for_path`], [`package`]), what needs it, how to rebuild it,
+//!   and the exact prebuilt wheel name for a torch/CUDA/ABI/Python ([`wheel_file_name`], always
+//!   marked unverified).
+//! - [`compat`] (`data/compat.toml`): torch ↔ torchvision/torchaudio/xformers, the C++ ABI and
+//!   default CUDA of PyTorch's own wheels, extension releases by the torch they ship wheels for.
+//! - [`models`] (`data/models.toml`): model ids in code and command lines ([`find_models`]), in
+//!   prose ([`find_model_mentions`]), and their family from the Hugging Face cache or the name
+//!   ([`resolve_model`]).
+//! - [`version`]: PEP 440-ish [`Version`] with local labels (`+cu128`); [`names`]: PEP 503/508.
+//! - `torch_index`: the offline torch symbol index (separate owner).
+//!
+//! Architecture invariant: nothing here touches the network, and nothing derived from input
+//! panics; file reading (Hugging Face `config.json`) is bounded in size.
 
 pub mod compat;
 mod data;
