@@ -33,7 +33,7 @@ if [ -z "$bin" ]; then
   fi
   target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')
   bin="$target_dir/$profile/abidoc"
-  strip_debug=$([ "$profile" = debug ] && echo 1)
+  if [ "$profile" = debug ]; then strip_debug=1; fi
 fi
 "$bin" --version >&2
 
