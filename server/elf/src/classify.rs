@@ -71,7 +71,11 @@ pub fn classify(missing: &str, index: &ExportIndex<'_>) -> Classification {
         nearest_library: None,
         difference: String::new(),
     };
-    let exact: Vec<&Export<'_>> = index.lookup(name).collect();
+    // Without a required version, hidden (`sym@VER`) definitions do not bind.
+    let exact: Vec<&Export<'_>> = index
+        .lookup(name)
+        .filter(|e| version.is_some() || !e.hidden)
+        .collect();
     if !exact.is_empty() {
         match version {
             Some(v)

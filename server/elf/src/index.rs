@@ -23,6 +23,8 @@ pub struct Export<'a> {
     /// The version it is defined at (`GLIBCXX_3.4.30`), if versioned.
     pub version: Option<&'a str>,
     pub binding: Binding,
+    /// Defined at a non-default version (`sym@VER`): only a reference requiring `VER` binds.
+    pub hidden: bool,
 }
 
 const NONE: u32 = u32::MAX;
@@ -45,19 +47,20 @@ impl<'a> ExportIndex<'a> {
         Self::default()
     }
 
-    /// Add every export of `info` (see `Symbol::is_export`) under the library name `name`
-    /// (a path or SONAME, as the caller wants it reported).
+    /// Add every export of `info` (see `Symbol::is_versioned_export`: hidden versions included,
+    /// flagged) under the library name `name` (a path or SONAME, as the caller wants it reported).
     pub fn add_library(&mut self, name: &'a str, info: &ElfInfo<'a>) -> LibraryId {
         let id = self.new_library(name);
         self.exports.reserve(info.symbols.len());
         self.next_same_name.reserve(info.symbols.len());
         self.by_name.reserve(info.symbols.len());
-        for s in info.exports() {
+        for s in info.symbols.iter().filter(|s| s.is_versioned_export()) {
             self.push(Export {
                 name: s.name,
                 library: id,
                 version: s.version.map(|v| v.name),
                 binding: s.binding,
+                hidden: s.version.is_some_and(|v| v.hidden),
             });
         }
         id
@@ -77,6 +80,7 @@ impl<'a> ExportIndex<'a> {
                 library: id,
                 version,
                 binding: Binding::Global,
+                hidden: false,
             });
         }
         id
@@ -138,9 +142,10 @@ impl<'a> ExportIndex<'a> {
         self.libraries.get(id.0 as usize).copied().unwrap_or("")
     }
 
-    /// Whether any library exports `mangled` (a trailing `@VER` is ignored).
+    /// Whether an unversioned reference to `mangled` binds (a trailing `@VER` is ignored): some
+    /// library exports it at its default version or unversioned.
     pub fn contains(&self, mangled: &str) -> bool {
-        self.by_name.contains_key(split_version(mangled).0)
+        self.lookup(mangled).any(|e| !e.hidden)
     }
 
     /// Every export named `mangled` (one per providing library/version), in insertion order.
@@ -171,6 +176,7 @@ impl<'a> ExportIndex<'a> {
         for e in self.lookup(name) {
             match (version, e.version) {
                 (Some(need), Some(have)) if need != have => continue,
+                (None, _) if e.hidden => continue,
                 _ => {}
             }
             found = Some(e);

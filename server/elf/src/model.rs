@@ -69,12 +69,17 @@ impl Symbol<'_> {
     }
 
     /// Defined, global/weak/unique, default or protected visibility, not a hidden (`@`) version:
-    /// what other libraries can bind to.
+    /// what an unversioned reference from another library can bind to.
     pub fn is_export(&self) -> bool {
+        self.is_versioned_export() && self.version.is_none_or(|v| !v.hidden)
+    }
+
+    /// Like `is_export`, but including hidden (`sym@VER`, non-default) versions, which a
+    /// reference that requires exactly `VER` still binds to (old glibc/libstdc++ symbols).
+    pub fn is_versioned_export(&self) -> bool {
         self.defined
             && self.binding != Binding::Local
             && matches!(self.visibility, Visibility::Default | Visibility::Protected)
-            && self.version.is_none_or(|v| !v.hidden)
             && !matches!(self.kind, SymbolKind::Section | SymbolKind::File)
     }
 }

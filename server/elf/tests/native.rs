@@ -420,3 +420,42 @@ fn mutilated_libraries_never_panic() {
         }
     }
 }
+
+/// `sym@VER` (hidden, non-default) definitions bind only references that require `VER`:
+/// glibc's two `memcpy`s on x86-64.
+#[test]
+fn hidden_versions_bind_only_when_required() {
+    let path = Path::new("/lib/x86_64-linux-gnu/libc.so.6");
+    let Ok(bytes) = std::fs::read(path) else {
+        return;
+    };
+    let (info, _) = read(&bytes);
+    let info = info.unwrap();
+    let mut index = ExportIndex::new();
+    index.add_library("libc.so.6", &info);
+    let mut memcpy: Vec<_> = index
+        .lookup("memcpy")
+        .map(|e| (e.version.unwrap(), e.hidden))
+        .collect();
+    memcpy.sort();
+    assert_eq!(memcpy, [("GLIBC_2.14", false), ("GLIBC_2.2.5", true)]);
+    assert!(index.contains("memcpy"));
+    assert!(
+        index
+            .resolve("memcpy", Some("GLIBC_2.2.5"))
+            .is_some_and(|e| e.hidden)
+    );
+    assert!(index.resolve("memcpy", None).is_some_and(|e| !e.hidden));
+    assert_eq!(
+        classify("memcpy@GLIBC_2.2.5", &index).status,
+        Status::Resolved
+    );
+    let c = classify("memcpy@GLIBC_9.9", &index);
+    assert_eq!(c.status, Status::VersionMissing);
+    assert!(
+        c.difference
+            .starts_with("needs version GLIBC_9.9; exported at "),
+        "{}",
+        c.difference
+    );
+}
