@@ -133,7 +133,7 @@ fn finish(
     out
 }
 
-/// Hover at byte `offset` of `text`: a mangled symbol, a library path, or a diagnosed range.
+/// Hover at byte `offset` of `text`: a mangled symbol or a library path.
 pub fn hover(text: &str, offset: usize, ctx: &Context) -> Option<Hover> {
     let (span, word) = word_at(text, offset)?;
     if crate::symbols::is_mangled(word) {
@@ -147,18 +147,9 @@ pub fn hover(text: &str, offset: usize, ctx: &Context) -> Option<Hover> {
         let md = crate::explain::library_markdown(word, ctx);
         return Some(Hover { span, markdown: md });
     }
-    // A diagnosed range: the explanation of the diagnosis covering the offset.
-    let diags = diagnose_text(text, ctx);
-    let d = diags.iter().find(|d| {
-        d.source
-            .as_ref()
-            .is_some_and(|s| s.span.start <= offset && offset <= s.span.end)
-    })?;
-    let src = d.source.as_ref()?;
-    Some(Hover {
-        span: src.span,
-        markdown: crate::explain::diagnostic_markdown(d),
-    })
+    // Diagnosed ranges are explained by the front end from the diagnoses it already holds
+    // (`explain::diagnostic_markdown`): re-diagnosing a 20 MB notebook per hover would be too slow.
+    None
 }
 
 /// The whitespace/quote-delimited word around `offset`.
@@ -168,12 +159,14 @@ fn word_at(text: &str, offset: usize) -> Option<(Span, &str)> {
         return None;
     }
     let is_sep = |b: u8| b.is_ascii_whitespace() || b"'\"`(),;<>[]{}".contains(&b);
+    // Symbols and paths are short: a hover never walks a giant token to its ends.
+    const MAX_WORD: usize = 4096;
     let mut start = offset;
-    while start > 0 && !is_sep(bytes[start - 1]) {
+    while start > 0 && offset - start < MAX_WORD && !is_sep(bytes[start - 1]) {
         start -= 1;
     }
     let mut end = offset;
-    while end < bytes.len() && !is_sep(bytes[end]) {
+    while end < bytes.len() && end - offset < MAX_WORD && !is_sep(bytes[end]) {
         end += 1;
     }
     let word = text.get(start..end)?;

