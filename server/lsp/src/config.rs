@@ -20,6 +20,34 @@ pub struct Settings {
     pub disabled_codes: Vec<Code>,
     /// `useEnvironment`: when false, only the text is analysed (the CLI's `--no-env`).
     pub use_environment: bool,
+    /// `logLevel`: the least severe `window/logMessage` the server sends.
+    pub log_level: LogLevel,
+}
+
+/// Verbosity of the server's own messages, most severe first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum LogLevel {
+    Error,
+    Warn,
+    #[default]
+    Info,
+    Debug,
+    Trace,
+}
+
+impl LogLevel {
+    pub const NAMES: [&'static str; 5] = ["error", "warn", "info", "debug", "trace"];
+
+    pub fn parse(s: &str) -> Option<LogLevel> {
+        match s {
+            "error" => Some(LogLevel::Error),
+            "warn" | "warning" => Some(LogLevel::Warn),
+            "info" => Some(LogLevel::Info),
+            "debug" => Some(LogLevel::Debug),
+            "trace" => Some(LogLevel::Trace),
+            _ => None,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -30,6 +58,7 @@ impl Default for Settings {
             library_paths: Vec::new(),
             disabled_codes: Vec::new(),
             use_environment: true,
+            log_level: LogLevel::default(),
         }
     }
 }
@@ -41,16 +70,19 @@ pub enum SettingType {
     NullableString,
     StringArray,
     Boolean,
+    /// A string from a fixed list.
+    Enum(&'static [&'static str]),
 }
 
 impl Settings {
     /// Every key of the `abidoc` section this server reads, with its type.
-    pub const KEYS: [(&'static str, SettingType); 5] = [
+    pub const KEYS: [(&'static str, SettingType); 6] = [
         ("python", SettingType::NullableString),
         ("sitePackages", SettingType::StringArray),
         ("libraryPaths", SettingType::StringArray),
         ("disabledCodes", SettingType::StringArray),
         ("useEnvironment", SettingType::Boolean),
+        ("logLevel", SettingType::Enum(&LogLevel::NAMES)),
     ];
 
     /// Reads the section. Accepts `{"abidoc": {...}}` as well as the bare section, and the dotted
@@ -97,6 +129,14 @@ impl Settings {
                     Value::Null => settings.use_environment = true,
                     _ => warnings.push(format!(
                         "abidoc settings: `useEnvironment` must be a boolean, got {v}"
+                    )),
+                },
+                "logLevel" => match v.as_str().map(LogLevel::parse) {
+                    Some(Some(level)) => settings.log_level = level,
+                    _ if v.is_null() => settings.log_level = LogLevel::default(),
+                    _ => warnings.push(format!(
+                        "abidoc settings: `logLevel` must be one of {:?}, got {v}",
+                        LogLevel::NAMES
                     )),
                 },
                 other => warnings.push(format!("abidoc settings: ignoring unknown key `{other}`")),
@@ -176,13 +216,14 @@ mod tests {
             library_paths: vec!["/usr/local/cuda/lib64".into()],
             disabled_codes: vec![Code::CudaOom],
             use_environment: false,
+            log_level: LogLevel::Debug,
         };
         let flat = json!({"python": "/venv/bin/python", "sitePackages": ["/sp"],
-            "libraryPaths": ["/usr/local/cuda/lib64"], "disabledCodes": ["cuda-oom"], "useEnvironment": false});
+            "libraryPaths": ["/usr/local/cuda/lib64"], "disabledCodes": ["cuda-oom"], "useEnvironment": false, "logLevel": "debug"});
         let nested = json!({"abidoc": flat.clone()});
         let dotted = json!({"abidoc.python": "/venv/bin/python", "abidoc.sitePackages": ["/sp"],
             "abidoc.libraryPaths": ["/usr/local/cuda/lib64"], "abidoc.disabledCodes": ["cuda-oom"],
-            "abidoc.useEnvironment": false});
+            "abidoc.useEnvironment": false, "abidoc.logLevel": "debug"});
         for v in [flat, nested, dotted] {
             let (s, w) = Settings::from_json(&v);
             assert_eq!(s, expected, "{v}");

@@ -58,26 +58,17 @@ pub fn check(body: &[u8]) -> Result<(), Vec<u8>> {
         ));
     }
     if envelope.method.is_some() {
-        // The framework accepts any id that is a number, a string or null.
-        if envelope.id.is_some()
-            && !matches!(
-                read_id(body),
-                Value::Number(_) | Value::String(_) | Value::Null
-            )
-        {
+        // The framework accepts an id that is an integer, a string or null.
+        let valid_id = match raw_id(body) {
+            Value::Number(n) => n.is_i64(),
+            Value::String(_) | Value::Null => true,
+            _ => false,
+        };
+        if envelope.id.is_some() && !valid_id {
             return Err(replacement(
                 Value::Null,
                 -32600,
                 "invalid request: bad id".into(),
-            ));
-        }
-        if let Value::Number(n) = read_id(body)
-            && n.as_i64().is_none()
-        {
-            return Err(replacement(
-                Value::Null,
-                -32600,
-                "invalid request: id must be an integer".into(),
             ));
         }
         return Ok(());
@@ -93,16 +84,22 @@ pub fn check(body: &[u8]) -> Result<(), Vec<u8>> {
     }
 }
 
-fn read_id(body: &[u8]) -> Value {
+fn raw_id(body: &[u8]) -> Value {
     #[derive(Deserialize)]
     struct IdOnly {
         #[serde(default)]
         id: Value,
     }
-    match serde_json::from_slice::<IdOnly>(body) {
-        Ok(IdOnly {
-            id: id @ (Value::Number(_) | Value::String(_)),
-        }) if id.as_number().is_none_or(serde_json::Number::is_i64) => id,
+    serde_json::from_slice::<IdOnly>(body)
+        .map(|v| v.id)
+        .unwrap_or(Value::Null)
+}
+
+/// The id to answer a bad message with: its own when usable, else `null`.
+fn read_id(body: &[u8]) -> Value {
+    match raw_id(body) {
+        Value::Number(n) if n.is_i64() => Value::Number(n),
+        id @ Value::String(_) => id,
         _ => Value::Null,
     }
 }

@@ -3,7 +3,7 @@
 //! work runs in `spawn_blocking` on a snapshot, under `catch_unwind`; diagnostics are published
 //! only when the document is still at the version they were computed for.
 
-use crate::config::Settings;
+use crate::config::{LogLevel, Settings};
 use crate::documents::{DocKind, Document, Entry, NotebookDoc, Published, Store, offset};
 use crate::proto::{
     self, CellOutputs, CellOutputsParams, CodeActionKind, CodeActionOptions, CodeActionParams,
@@ -45,6 +45,8 @@ struct Shared {
     /// overtaken by a newer check.
     publish_gate: tokio::sync::Mutex<()>,
     pull_configuration: AtomicBool,
+    /// Bumped on every settings change: an analysis started under older settings is not published.
+    settings_generation: std::sync::atomic::AtomicU64,
     startup_warnings: Mutex<Vec<String>>,
     /// The last outputs seen for each cell, re-diagnosed when the settings change.
     last_outputs: Mutex<HashMap<Uri, (Uri, CellOutputs)>>,
@@ -53,11 +55,12 @@ struct Shared {
 }
 
 /// When the outcome of some analysis may be published.
+#[derive(Debug, Clone, Copy)]
 enum Check {
-    /// The text document is still open at this version.
-    Version(i32),
-    /// No newer `abidoc/cellOutputs` arrived for this cell.
-    Generation(u64),
+    /// The text document is still open at this version, under the same settings.
+    Version(i32, u64),
+    /// No newer `abidoc/cellOutputs` arrived for this cell, and the settings did not change.
+    Generation(u64, u64),
     /// Always (clearing a closed document).
     Always,
 }
@@ -175,6 +178,10 @@ impl Session {
         lock(&self.shared.settings).clone()
     }
 
+    fn settings_generation(&self) -> u64 {
+        self.shared.settings_generation.load(Ordering::SeqCst)
+    }
+
     /// Runs a synchronous handler body, logging instead of unwinding into the transport.
     fn guarded<T>(&self, what: &str, f: impl FnOnce() -> T) -> Option<T> {
         match std::panic::catch_unwind(AssertUnwindSafe(f)) {
@@ -190,6 +197,15 @@ impl Session {
     }
 
     fn log(&self, typ: MessageType, message: String) {
+        let level = match typ {
+            MessageType::ERROR => LogLevel::Error,
+            MessageType::WARNING => LogLevel::Warn,
+            MessageType::INFO => LogLevel::Info,
+            _ => LogLevel::Debug,
+        };
+        if level > lock(&self.shared.settings).log_level {
+            return;
+        }
         let client = self.client.clone();
         tokio::spawn(async move { client.log_message(typ, message).await });
     }
@@ -258,6 +274,11 @@ impl Session {
             let mut current = lock(&self.shared.settings);
             let changed = *current != settings;
             *current = settings;
+            if changed {
+                self.shared
+                    .settings_generation
+                    .fetch_add(1, Ordering::SeqCst);
+            }
             changed
         };
         if changed {
@@ -363,6 +384,7 @@ impl Session {
             else {
                 return;
             };
+            let settings_generation = session.settings_generation();
             let settings = session.settings();
             let analysed = blocking(move || {
                 let ctx = settings.context(None);
@@ -382,7 +404,12 @@ impl Session {
                         from_outputs: false,
                     };
                     session
-                        .publish(uri, Check::Version(version), Some(version), published)
+                        .publish(
+                            uri,
+                            Check::Version(version, settings_generation),
+                            Some(version),
+                            published,
+                        )
                         .await;
                 }
                 Err(err) => {
@@ -406,13 +433,21 @@ impl Session {
         let diagnostics = {
             let mut store = self.store();
             let current = match check {
-                Check::Version(v) => store.version(&uri) == Some(v),
-                Check::Generation(g) => {
+                Check::Version(v, s) => {
+                    store.version(&uri) == Some(v) && self.settings_generation() == s
+                }
+                Check::Generation(g, s) => {
                     store.output_generation.get(&uri).copied().unwrap_or(0) == g
+                        && self.settings_generation() == s
                 }
                 Check::Always => true,
             };
-            if !current {
+            // Clients send every cell's outputs each time: an empty result for a cell that never
+            // had diagnostics is not worth a message.
+            let nothing_to_clear = published.entries.is_empty()
+                && matches!(check, Check::Generation(..))
+                && !store.published.contains_key(&uri);
+            if !current || nothing_to_clear {
                 return;
             }
             let diagnostics: Vec<proto::Diagnostic> = published
@@ -586,6 +621,7 @@ impl Session {
         let Some((jobs, sources)) = prepared else {
             return;
         };
+        let settings_generation = self.settings_generation();
         let settings = self.settings();
         let session = self.clone();
         tokio::spawn(async move {
@@ -627,7 +663,12 @@ impl Session {
                             from_outputs: true,
                         };
                         session
-                            .publish(uri, Check::Generation(generation), None, published)
+                            .publish(
+                                uri,
+                                Check::Generation(generation, settings_generation),
+                                None,
+                                published,
+                            )
                             .await;
                     }
                 }

@@ -14,6 +14,6 @@ pub mod proto;
 mod server;
 pub mod to_proto;
 
-pub use config::{SettingType, Settings};
+pub use config::{LogLevel, SettingType, Settings};
 pub use handlers::{DEBOUNCE, capabilities};
 pub use server::{Backend, run_stdio, serve};
