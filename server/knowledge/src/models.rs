@@ -425,6 +425,20 @@ fn scan_bare(code: &str, base: usize, lits: &[Token], pending: bool, out: &mut V
             }
             continue;
         }
+        // `vllm serve org/name`, `huggingface-cli download org/name`, `hf download org/name`.
+        let positional = matches!(
+            (k.checked_sub(1).map(|p| &code[words[p].0..words[p].1]), w),
+            (Some("vllm"), "serve") | (Some("huggingface-cli" | "hf"), "download")
+        );
+        if positional {
+            if let Some(&(ns, ne)) = words.get(k + 1)
+                && !in_literal(ns)
+                && !code[ns..ne].starts_with(['"', '\'', '-'])
+            {
+                push(out, code, base, ns, ne);
+            }
+            continue;
+        }
         // --model org/name
         if MODEL_FLAGS.contains(&w) {
             if let Some(&(ns, ne)) = words.get(k + 1)
