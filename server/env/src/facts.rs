@@ -1,10 +1,7 @@
 //! The loader-relevant facts of one ELF shared object: SONAME, DT_NEEDED, RPATH/RUNPATH, defined
 //! and undefined dynamic symbols with their versions, version definitions and requirements.
-//! Everything is read from bytes; a damaged file gives an error string, never a panic.
+//! Read with `abidoc-elf` and kept owned; a damaged file gives an error string, never a panic.
 
-use object::elf;
-use object::read::elf::{Dyn, FileHeader, Sym};
-use object::{Endianness, SymbolIndex};
 use serde::{Deserialize, Serialize};
 
 /// A defined, visible dynamic symbol.
@@ -51,19 +48,77 @@ pub struct LibFacts {
     /// Version names this object defines (not the base entry).
     pub verdefs: Vec<String>,
     pub verneeds: Vec<VersionNeed>,
+    /// What `abidoc-elf` could not read but worked around (e.g. a damaged section table).
+    pub problems: Vec<String>,
 }
 
 impl LibFacts {
-    /// Reads an ELF shared object or executable.
+    /// Reads an ELF shared object or executable with `abidoc-elf` and keeps what the loader model
+    /// needs, owned (so it can be shared between threads and outlive the mapping).
     pub fn parse(data: &[u8]) -> Result<LibFacts, String> {
-        if data.len() < 16 || &data[..4] != b"\x7fELF" {
-            return Err(describe_not_elf(data));
+        let (info, problems) = abidoc_elf::read(data);
+        // ld.so maps segments, not sections: a broken section table alone does not stop it, but a
+        // file that ends before its segments do ("file too short") does.
+        if let Some(t) = problems
+            .iter()
+            .find(|p| p.kind == abidoc_elf::ProblemKind::Truncated)
+        {
+            return Err(t.message.clone());
         }
-        match data[4] {
-            1 => parse_generic::<elf::FileHeader32<Endianness>>(data),
-            2 => parse_generic::<elf::FileHeader64<Endianness>>(data),
-            c => Err(format!("ELF file with unknown class {c}")),
+        let Some(info) = info else {
+            let msg: Vec<String> = problems.iter().map(|p| p.message.clone()).collect();
+            return Err(if msg.is_empty() {
+                "not a readable ELF file".to_string()
+            } else {
+                msg.join("; ")
+            });
+        };
+        let mut facts = LibFacts {
+            is_64: info.class == abidoc_elf::ElfClass::Elf64,
+            machine: info.machine,
+            soname: info.soname.map(str::to_string),
+            needed: info.needed.iter().map(ToString::to_string).collect(),
+            rpath: info.rpath.iter().map(ToString::to_string).collect(),
+            runpath: info.runpath.iter().map(ToString::to_string).collect(),
+            // abidoc-elf does not report DT_FLAGS_1; DF_1_NODEFLIB is rare outside system builds.
+            nodeflib: false,
+            problems: problems.iter().map(|p| p.message.clone()).collect(),
+            ..LibFacts::default()
+        };
+        for s in &info.symbols {
+            if s.is_versioned_export() {
+                facts.exports.push(Export {
+                    name: s.name.to_string(),
+                    version: s.version.map(|v| v.name.to_string()),
+                    default: s.version.is_none_or(|v| !v.hidden),
+                });
+            } else if !s.defined && s.binding != abidoc_elf::Binding::Local && !s.name.is_empty() {
+                facts.imports.push(Import {
+                    name: s.name.to_string(),
+                    weak: s.binding == abidoc_elf::Binding::Weak,
+                    version: s.version.map(|v| v.name.to_string()),
+                    version_file: s.version.and_then(|v| v.file).map(str::to_string),
+                });
+            }
         }
+        facts.exports.sort();
+        facts.exports.dedup();
+        facts.verdefs = info
+            .version_defs
+            .iter()
+            .filter(|d| !d.base)
+            .map(|d| d.name.to_string())
+            .collect();
+        facts.verneeds = info
+            .version_needs
+            .iter()
+            .map(|n| VersionNeed {
+                file: n.file.to_string(),
+                // abidoc-elf does not keep VER_FLG_WEAK: every required version counts.
+                versions: n.versions.iter().map(|v| (v.to_string(), false)).collect(),
+            })
+            .collect();
+        Ok(facts)
     }
 
     /// Whether some export satisfies a reference to `name` (with `version`, when versioned).
@@ -98,170 +153,4 @@ impl LibFacts {
             }
         })
     }
-}
-
-fn describe_not_elf(data: &[u8]) -> String {
-    if data.len() < 16 {
-        format!(
-            "truncated: {} bytes is too small for an ELF header",
-            data.len()
-        )
-    } else if data.starts_with(&[0xcf, 0xfa, 0xed, 0xfe])
-        || data.starts_with(&[0xce, 0xfa, 0xed, 0xfe])
-    {
-        "a Mach-O file (macOS), not an ELF shared library".into()
-    } else if data.starts_with(b"MZ") {
-        "a Windows PE file, not an ELF shared library".into()
-    } else if data.starts_with(b"!<arch>") {
-        "a static archive (.a), not a shared library".into()
-    } else {
-        "not an ELF file (no ELF magic)".into()
-    }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn parse_generic<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<LibFacts, String> {
-    let header = H::parse(data).map_err(|e| format!("invalid ELF header: {e}"))?;
-    let endian = header
-        .endian()
-        .map_err(|e| format!("invalid ELF header: {e}"))?;
-    let sections = header
-        .sections(endian, data)
-        .map_err(|e| format!("invalid ELF section table: {e}"))?;
-    let mut facts = LibFacts {
-        is_64: header.is_class_64(),
-        machine: header.e_machine(endian).0,
-        ..LibFacts::default()
-    };
-    match sections.dynamic(endian, data) {
-        Ok(Some((dyns, link))) => {
-            let strings = sections
-                .strings(endian, data, link)
-                .map_err(|e| format!("invalid dynamic string table: {e}"))?;
-            for d in dyns {
-                let tag = d.d_tag(endian);
-                if tag == elf::DT_NULL {
-                    break;
-                }
-                let val: u64 = d.d_val(endian).into();
-                let s = || {
-                    u32::try_from(val)
-                        .ok()
-                        .and_then(|v| strings.get(v).ok())
-                        .map(text)
-                };
-                if tag == elf::DT_NEEDED {
-                    facts.needed.extend(s());
-                } else if tag == elf::DT_SONAME {
-                    facts.soname = s();
-                } else if tag == elf::DT_RPATH {
-                    facts.rpath.extend(s().iter().flat_map(|p| split_path(p)));
-                } else if tag == elf::DT_RUNPATH {
-                    facts.runpath.extend(s().iter().flat_map(|p| split_path(p)));
-                } else if tag == elf::DT_FLAGS_1 {
-                    facts.nodeflib = val & elf::DF_1_NODEFLIB.0 != 0;
-                }
-            }
-        }
-        Ok(None) => {}
-        Err(e) => return Err(format!("invalid dynamic section: {e}")),
-    }
-    let versions = sections.versions(endian, data).ok().flatten();
-    let symtab = sections
-        .symbols(endian, data, elf::SHT_DYNSYM)
-        .map_err(|e| format!("invalid dynamic symbol table: {e}"))?;
-    let strings = symtab.strings();
-    for (i, sym) in symtab.iter().enumerate() {
-        if i == 0 {
-            continue;
-        }
-        let bind = sym.st_bind();
-        if bind == elf::STB_LOCAL {
-            continue;
-        }
-        let Ok(name) = sym.name(endian, strings) else {
-            continue;
-        };
-        if name.is_empty() {
-            continue;
-        }
-        let vidx = versions
-            .as_ref()
-            .map(|v| v.version_index(endian, SymbolIndex(i)));
-        let version = versions.as_ref().zip(vidx).and_then(|(v, idx)| {
-            v.version(idx.index())
-                .ok()
-                .flatten()
-                .map(|ver| (text(ver.name()), ver.file().map(text)))
-        });
-        if sym.is_undefined(endian) {
-            let (version, version_file) = match version {
-                Some((v, f)) => (Some(v), f),
-                None => (None, None),
-            };
-            facts.imports.push(Import {
-                name: text(name),
-                weak: bind == elf::STB_WEAK,
-                version,
-                version_file,
-            });
-        } else {
-            let vis = sym.st_visibility();
-            if vis == elf::STV_HIDDEN || vis == elf::STV_INTERNAL {
-                continue;
-            }
-            facts.exports.push(Export {
-                name: text(name),
-                version: version.map(|(v, _)| v),
-                default: !vidx.is_some_and(|i| i.is_hidden()),
-            });
-        }
-    }
-    facts.exports.sort();
-    facts.exports.dedup();
-    if let Ok(Some((mut defs, link))) = sections.gnu_verdef(endian, data)
-        && let Ok(strs) = sections.strings(endian, data, link)
-    {
-        while let Ok(Some((def, mut aux))) = defs.next() {
-            if def.vd_flags.get(endian).0 & elf::VER_FLG_BASE.0 != 0 {
-                continue;
-            }
-            if let Ok(Some(a)) = aux.next()
-                && let Ok(n) = a.name(endian, strs)
-            {
-                facts.verdefs.push(text(n));
-            }
-        }
-    }
-    if let Ok(Some((mut needs, link))) = sections.gnu_verneed(endian, data)
-        && let Ok(strs) = sections.strings(endian, data, link)
-    {
-        while let Ok(Some((need, mut aux))) = needs.next() {
-            let Ok(file) = need.file(endian, strs) else {
-                continue;
-            };
-            let mut vn = VersionNeed {
-                file: text(file),
-                versions: Vec::new(),
-            };
-            while let Ok(Some(a)) = aux.next() {
-                if let Ok(n) = a.name(endian, strs) {
-                    let weak = a.vna_flags.get(endian).0 & elf::VER_FLG_WEAK.0 != 0;
-                    vn.versions.push((text(n), weak));
-                }
-            }
-            facts.verneeds.push(vn);
-        }
-    }
-    Ok(facts)
-}
-
-fn split_path(p: &str) -> Vec<String> {
-    p.split(':')
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
 }
