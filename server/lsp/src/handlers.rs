@@ -768,7 +768,6 @@ impl Session {
             if cancelled.load(Ordering::Relaxed) {
                 return None;
             }
-            let kind = snap.as_ref().map(|s| s.kind);
             let hint = if sources.is_empty() {
                 None
             } else {
@@ -794,12 +793,12 @@ impl Session {
                         .unwrap_or_default(),
                 )
             });
-            let (markdown, range) = match (kind, symbol, diagnosed) {
-                // In logs and notebook JSON the analysis hover already covers diagnosed ranges.
-                (Some(DocKind::Log | DocKind::NotebookJson), Some(s), _) => s,
-                (_, Some((s, r)), Some((d, _))) => (format!("{s}\n\n---\n\n{d}"), r),
-                (_, Some(s), None) | (_, None, Some(s)) => s,
-                (_, None, None) => return None,
+            // The analysis hover explains the word (symbol, path); the diagnoses under the cursor
+            // are explained from what was published, below it.
+            let (markdown, range) = match (symbol, diagnosed) {
+                (Some((s, r)), Some((d, _))) => (format!("{s}\n\n---\n\n{d}"), r),
+                (Some(s), None) | (None, Some(s)) => s,
+                (None, None) => return None,
             };
             Some(to_proto::markdown_hover(markdown, Some(range)))
         })

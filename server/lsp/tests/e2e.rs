@@ -183,6 +183,7 @@ async fn hover_on_a_mangled_symbol() {
     let text = data("seed000.log");
     let mut client = Client::initialized(json!({}), text_only()).await;
     client.open(LOG_URI, "log", 1, &text).await;
+    let _ = client.diagnostics(LOG_URI, Some(1)).await;
     let (line, col) = position_of(&text, MANGLED);
     let hover = client.hover(LOG_URI, line, col + 10).await;
     let value = hover["contents"]["value"]
