@@ -15,31 +15,85 @@ pub struct Report<'a> {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// Positions in an input. Small inputs get a full line index; for large ones (a gigabyte log) a
+/// line count every mebibyte is enough to place the few spans a report needs.
 struct Positions<'a> {
     text: &'a str,
-    index: LineIndex,
+    index: Option<LineIndex>,
+    /// (byte offset, lines before it) every `CHECKPOINT` bytes.
+    checkpoints: Vec<(usize, u32)>,
 }
+
+const CHECKPOINT: usize = 1 << 20;
 
 impl<'a> Positions<'a> {
     fn new(text: &'a str) -> Self {
+        if text.len() < 64 << 20 {
+            return Self {
+                text,
+                index: Some(LineIndex::new(text)),
+                checkpoints: Vec::new(),
+            };
+        }
+        let bytes = text.as_bytes();
+        let mut checkpoints = vec![(0, 0u32)];
+        let mut lines = 0u32;
+        let mut at = 0;
+        while at < bytes.len() {
+            let end = (at + CHECKPOINT).min(bytes.len());
+            let n = memchr::memchr_iter(b'\n', &bytes[at..end]).count();
+            lines = lines.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+            at = end;
+            checkpoints.push((at, lines));
+        }
         Self {
             text,
-            index: LineIndex::new(text),
+            index: None,
+            checkpoints,
         }
     }
-    fn range(&self, span: abidoc_syntax::Span) -> (LineCol, LineCol) {
-        (
-            self.index.line_col(self.text, span.start),
-            self.index.line_col(self.text, span.end),
-        )
+
+    fn line_col(&self, offset: usize) -> LineCol {
+        if let Some(ix) = &self.index {
+            return ix.line_col(self.text, offset);
+        }
+        let bytes = self.text.as_bytes();
+        let mut offset = offset.min(bytes.len());
+        while offset > 0 && !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let i = self
+            .checkpoints
+            .partition_point(|c| c.0 <= offset)
+            .saturating_sub(1);
+        let (base, before) = self.checkpoints.get(i).copied().unwrap_or((0, 0));
+        let n = memchr::memchr_iter(b'\n', &bytes[base..offset]).count();
+        let line = before.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+        let start = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |p| p + 1);
+        let col: usize = self
+            .text
+            .get(start..offset)
+            .map_or(0, |s| s.chars().map(char::len_utf16).sum());
+        LineCol {
+            line,
+            col: u32::try_from(col).unwrap_or(u32::MAX),
+        }
     }
-    fn line_text(&self, line: u32) -> &'a str {
-        let start = self.index.line_start(line).unwrap_or(self.text.len());
-        let end = self.index.line_start(line + 1).unwrap_or(self.text.len());
+
+    fn range(&self, span: abidoc_syntax::Span) -> (LineCol, LineCol) {
+        (self.line_col(span.start), self.line_col(span.end))
+    }
+
+    /// The text of the line holding `offset`.
+    fn line_text_at(&self, offset: usize) -> &'a str {
+        let bytes = self.text.as_bytes();
+        let offset = offset.min(bytes.len());
+        let start = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |p| p + 1);
+        let end = memchr::memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |p| offset + p);
         self.text
             .get(start..end)
             .unwrap_or("")
-            .trim_end_matches(['\n', '\r'])
+            .trim_end_matches('\r')
     }
 }
 
@@ -268,7 +322,7 @@ pub fn human(reports: &[Report<'_>], color: bool) -> String {
                     cell,
                     more
                 );
-                let line = pos.line_text(a.line);
+                let line = pos.line_text_at(src.span.start);
                 let shown: String = line.chars().take(160).collect();
                 let ell = if line.chars().count() > 160 {
                     "…"
