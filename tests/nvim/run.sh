@@ -23,8 +23,10 @@ trap 'rm -rf "$work"' EXIT
 cp "$root/server/lsp/tests/data/seed000.log" "$work/seed000.log"
 if [ -f "$root/examples/granite-lora-training.ipynb" ]; then
   cp "$root/examples/granite-lora-training.ipynb" "$work/train.ipynb"
+  failing_cell=4
 else
   cp "$root/server/lsp/tests/data/train.ipynb" "$work/train.ipynb"
+  failing_cell=2
 fi
 
-ABIDOC_BIN="$bin" ABIDOC_WORK="$work" timeout 120 "$nvim" --headless --clean -l "$root/tests/nvim/test.lua"
+ABIDOC_BIN="$bin" ABIDOC_WORK="$work" ABIDOC_FAILING_CELL="$failing_cell" timeout 120 "$nvim" --headless --clean -l "$root/tests/nvim/test.lua"

@@ -1,5 +1,6 @@
 -- Run by tests/nvim/run.sh: `nvim --headless --clean -l test.lua`, with ABIDOC_BIN (the abidoc
--- binary) and ABIDOC_WORK (a directory holding seed000.log and train.ipynb).
+-- binary), ABIDOC_WORK (a directory holding seed000.log and train.ipynb) and ABIDOC_FAILING_CELL
+-- (the zero-based index of the notebook's failing cell).
 
 local bin = assert(os.getenv('ABIDOC_BIN'), 'ABIDOC_BIN')
 local work = assert(os.getenv('ABIDOC_WORK'), 'ABIDOC_WORK')
@@ -129,11 +130,12 @@ if nb_abi then
   local list = actions and actions[client_id] and actions[client_id].result or {}
   local insert
   for _, a in ipairs(list) do
-    if a.command and a.command.command == 'abidoc.insertCell' then
+    if a.isPreferred and a.command and a.command.command == 'abidoc.insertCell' then
       insert = a
     end
   end
-  check('ipynb: a fix inserts a %pip cell', insert ~= nil and insert.command.arguments[1].source:find('^%%pip') ~= nil, list)
+  check('ipynb: the preferred fix inserts a %pip cell before the failing cell',
+    insert ~= nil and insert.command.arguments[1].source:find('^%%pip') ~= nil and insert.command.arguments[1].cellIndex == tonumber(os.getenv('ABIDOC_FAILING_CELL')), list)
 end
 
 -- 3. Edits are followed: typing a new error into the log re-diagnoses it.
