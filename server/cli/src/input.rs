@@ -47,16 +47,17 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<Input, String> {
     let is_notebook = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("ipynb"));
-    if meta.len() >= MAP_THRESHOLD && meta.len() <= max_bytes {
-        if let Some(m) = map_utf8(&file) {
-            return Ok(Input {
-                display_name: shown.clone(),
-                path: Some(shown),
-                text: Text::Mapped(m),
-                is_notebook,
-                notes: Vec::new(),
-            });
-        }
+    if meta.len() >= MAP_THRESHOLD
+        && meta.len() <= max_bytes
+        && let Some(m) = map_utf8(&file)
+    {
+        return Ok(Input {
+            display_name: shown.clone(),
+            path: Some(shown),
+            text: Text::Mapped(m),
+            is_notebook,
+            notes: Vec::new(),
+        });
     }
     let (bytes, truncated) = read_bounded(file, max_bytes).map_err(|e| format!("{shown}: {e}"))?;
     Ok(finish(

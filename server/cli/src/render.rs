@@ -424,10 +424,10 @@ pub fn explain_human(items: &[Explanation], color: bool) -> String {
     for e in items {
         let head = e.demangled.as_deref().unwrap_or(&e.input);
         let _ = writeln!(s, "{}", st.bold(head));
-        if let Some(m) = &e.mangled {
-            if e.demangled.is_some() {
-                let _ = writeln!(s, "  mangled: {m}");
-            }
+        if let Some(m) = &e.mangled
+            && e.demangled.is_some()
+        {
+            let _ = writeln!(s, "  mangled: {m}");
         }
         let _ = writeln!(s, "  from: {}", e.owner);
         if let Some(abi) = e.abi {

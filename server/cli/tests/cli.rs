@@ -1,5 +1,8 @@
 //! The built binary on fixtures: the contract's JSON, SARIF, human output, stdin, exit codes.
 
+// A failed unwrap in a test is a failing test, which is the point.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -175,15 +175,15 @@ pub fn diagnose(
             d.severity = Severity::Warning;
             d.package = Some("xformers".into());
             let mut parts = Vec::new();
-            if let (Some(b), Some(h)) = (built_torch, have_torch) {
-                if b != h {
-                    parts.push(format!("torch {b} (you have {h})"));
-                }
+            if let (Some(b), Some(h)) = (built_torch, have_torch)
+                && b != h
+            {
+                parts.push(format!("torch {b} (you have {h})"));
             }
-            if let (Some(b), Some(h)) = (built_python, have_python) {
-                if b != h {
-                    parts.push(format!("Python {b} (you have {h})"));
-                }
+            if let (Some(b), Some(h)) = (built_python, have_python)
+                && b != h
+            {
+                parts.push(format!("Python {b} (you have {h})"));
             }
             let why = if parts.is_empty() {
                 "its build records the same torch and Python, so the compiled library itself fails to load (set XFORMERS_MORE_DETAILS=1 to see why)".to_owned()
@@ -480,10 +480,10 @@ fn undefined_symbol(
     if let Some(r) = &built_for {
         d.evidence.push(format!("offline torch symbol index: {r}"));
     }
-    if let Some(t) = scene.version_of("torch") {
-        if world.torch_version().is_none() {
-            d.evidence.push(format!("the text states torch {t}"));
-        }
+    if let Some(t) = scene.version_of("torch")
+        && world.torch_version().is_none()
+    {
+        d.evidence.push(format!("the text states torch {t}"));
     }
     for cmd in &scene.suggested_commands {
         if cmd.contains("pip install") {

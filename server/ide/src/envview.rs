@@ -85,13 +85,13 @@ impl EnvView {
             ctx.library_paths.clone(),
         );
         let mut guard = cache().lock().ok()?;
-        if let Some(c) = guard.iter().find(|c| c.key == key) {
-            if stamps(&c.env.layout.site_packages) == c.stamps {
-                return Some(EnvView {
-                    env: c.env.clone(),
-                    explicit,
-                });
-            }
+        if let Some(c) = guard.iter().find(|c| c.key == key)
+            && stamps(&c.env.layout.site_packages) == c.stamps
+        {
+            return Some(EnvView {
+                env: c.env.clone(),
+                explicit,
+            });
         }
         let env = Arc::new(Environment::open(&spec_for(ctx, &traceback)));
         if env.layout.site_packages.is_empty() {
@@ -297,10 +297,10 @@ impl EnvView {
     pub fn libstdcxx_with(&self, version: &str) -> Option<String> {
         for dir in self.env.env_lib_dirs() {
             let p = dir.join("libstdc++.so.6");
-            if let Ok(f) = self.env.store.get(&p).as_ref() {
-                if f.verdefs.iter().any(|v| v == version) {
-                    return Some(p.display().to_string());
-                }
+            if let Ok(f) = self.env.store.get(&p).as_ref()
+                && f.verdefs.iter().any(|v| v == version)
+            {
+                return Some(p.display().to_string());
             }
         }
         None
@@ -436,7 +436,11 @@ pub fn scan(
             diagnostics.push(ok_diagnostic(l));
         }
     }
-    let notes = report.problems.iter().map(|p| p.to_string()).collect();
+    let notes = report
+        .problems
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
     let errors = diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
@@ -646,25 +650,26 @@ fn pin_diagnostic(f: &Finding, required: &str, installed: &str, world: &World<'_
     d.evidence
         .push(format!("Requires-Dist of {pkg}: torch {required}"));
     let mut fixes = Vec::new();
-    if let Some(v) = crate::kb::release_for_torch(&pkg, installed) {
-        if crate::kb::is_valid_name(&pkg) && crate::kb::is_valid_version(&v) {
-            let args = [
-                "install".to_owned(),
-                "--no-deps".into(),
-                format!("{pkg}=={v}"),
-            ];
-            let mut fx = crate::diagnostic::Fix {
-                title: format!("Install {pkg} {v}, built for torch {installed}"),
-                reason: "The release paired with the installed torch.".into(),
-                verified: true,
-                ..Default::default()
-            };
-            let mut cmd = vec![world.python_command(), "-m".into(), "pip".into()];
-            cmd.extend(args.iter().cloned());
-            fx.commands.push(cmd);
-            fx.notebook_cell = Some(format!("%pip {}", args.join(" ")));
-            fixes.push(fx);
-        }
+    if let Some(v) = crate::kb::release_for_torch(&pkg, installed)
+        && crate::kb::is_valid_name(&pkg)
+        && crate::kb::is_valid_version(&v)
+    {
+        let args = [
+            "install".to_owned(),
+            "--no-deps".into(),
+            format!("{pkg}=={v}"),
+        ];
+        let mut fx = crate::diagnostic::Fix {
+            title: format!("Install {pkg} {v}, built for torch {installed}"),
+            reason: "The release paired with the installed torch.".into(),
+            verified: true,
+            ..Default::default()
+        };
+        let mut cmd = vec![world.python_command(), "-m".into(), "pip".into()];
+        cmd.extend(args.iter().cloned());
+        fx.commands.push(cmd);
+        fx.notebook_cell = Some(format!("%pip {}", args.join(" ")));
+        fixes.push(fx);
     }
     let target = required.trim_start_matches("==").trim();
     if crate::kb::is_valid_version(target) {

@@ -92,17 +92,15 @@ impl<'a> World<'a> {
             }));
         }
         kb::package_for_library(path).or_else(|| {
-            package_from_path(path).and_then(|n| {
-                Some(PackageFacts {
-                    name: n,
-                    pairs_with: Vec::new(),
-                    ssm_kernels: false,
-                    optional_importers: Vec::new(),
-                    removable_when_unneeded: false,
-                    force_build_env: Vec::new(),
-                    needs_no_build_isolation: true,
-                    has_prebuilt_wheels: false,
-                })
+            package_from_path(path).map(|n| PackageFacts {
+                name: n,
+                pairs_with: Vec::new(),
+                ssm_kernels: false,
+                optional_importers: Vec::new(),
+                removable_when_unneeded: false,
+                force_build_env: Vec::new(),
+                needs_no_build_isolation: true,
+                has_prebuilt_wheels: false,
             })
         })
     }

@@ -167,30 +167,30 @@ pub fn extension_mismatch(inp: &FixInput<'_>, abi: Option<StringAbi>) -> Vec<Fix
                 .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
             release.push(f);
         }
-        if abi.is_some() || inp.code == Code::Cxx11AbiMismatch {
-            if let Some((wheel, url)) = kb::wheel_for(
+        if (abi.is_some() || inp.code == Code::Cxx11AbiMismatch)
+            && let Some((wheel, url)) = kb::wheel_for(
                 &pkg,
                 inp.world.installed_version(&pkg).as_deref(),
                 &torch,
                 inp.world.torch_cxx11_abi(),
                 inp.world.python_tag().as_deref(),
-            ) {
-                let mut f = fix(
-                    format!("Install the prebuilt wheel {wheel}"),
-                    "Its label names the installed torch, CUDA major and C++ ABI; the URL follows the project's release naming and cannot be checked offline.",
-                );
-                let args = [
-                    "install".to_owned(),
-                    "--no-deps".to_owned(),
-                    "--force-reinstall".to_owned(),
-                    url.clone(),
-                ];
-                f.notebook_cell = Some(notebook_pip(&args));
-                f.commands
-                    .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
-                f.verified = false;
-                release.push(f);
-            }
+            )
+        {
+            let mut f = fix(
+                format!("Install the prebuilt wheel {wheel}"),
+                "Its label names the installed torch, CUDA major and C++ ABI; the URL follows the project's release naming and cannot be checked offline.",
+            );
+            let args = [
+                "install".to_owned(),
+                "--no-deps".to_owned(),
+                "--force-reinstall".to_owned(),
+                url.clone(),
+            ];
+            f.notebook_cell = Some(notebook_pip(&args));
+            f.commands
+                .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+            f.verified = false;
+            release.push(f);
         }
     }
 
@@ -298,7 +298,7 @@ fn rebuild_fix(
     for n in &names {
         match inp.world.installed_version(n) {
             Some(v) if kb::is_valid_version(&v) => {
-                args.push(format!("{n}=={}", v.split('+').next().unwrap_or(&v)))
+                args.push(format!("{n}=={}", v.split('+').next().unwrap_or(&v)));
             }
             _ => args.push(n.clone()),
         }
@@ -404,22 +404,22 @@ pub fn missing_library(inp: &FixInput<'_>, lib: &str, full: &str) -> Vec<Fix> {
             fixes.push(f);
         }
     }
-    if l.starts_with("libtorch") || l.starts_with("libc10") {
-        if let Some(torch) = inp.torch() {
-            for p in ["torchaudio", "torchvision"] {
-                if inp.package.as_deref() == Some(p) {
-                    if let Some(v) = kb::release_for_torch(p, &torch) {
-                        let args = ["install".to_owned(), format!("{p}=={v}")];
-                        let mut f = fix(
-                            format!("Install {p} {v}, built for torch {}", short_torch(&torch)),
-                            "The installed one was built for a torch that shipped this library.",
-                        );
-                        f.notebook_cell = Some(notebook_pip(&args));
-                        f.commands
-                            .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
-                        fixes.push(f);
-                    }
-                }
+    if (l.starts_with("libtorch") || l.starts_with("libc10"))
+        && let Some(torch) = inp.torch()
+    {
+        for p in ["torchaudio", "torchvision"] {
+            if inp.package.as_deref() == Some(p)
+                && let Some(v) = kb::release_for_torch(p, &torch)
+            {
+                let args = ["install".to_owned(), format!("{p}=={v}")];
+                let mut f = fix(
+                    format!("Install {p} {v}, built for torch {}", short_torch(&torch)),
+                    "The installed one was built for a torch that shipped this library.",
+                );
+                f.notebook_cell = Some(notebook_pip(&args));
+                f.commands
+                    .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+                fixes.push(f);
             }
         }
     }
@@ -640,24 +640,24 @@ pub fn cuda_home(inp: &FixInput<'_>) -> Vec<Fix> {
         f.notebook_cell = Some(format!("%env CUDA_HOME={home}"));
         fixes.push(f);
     }
-    if let Some(p) = &pkg {
-        if kb::package(p).is_some_and(|f| f.has_prebuilt_wheels) {
-            let args = [
-                "install".to_owned(),
-                "--no-build-isolation".to_owned(),
-                p.clone(),
-            ];
-            let mut f = fix(
-                format!("Install a prebuilt {p} wheel matching your torch instead of compiling"),
-                format!(
-                    "{p}'s setup fetches a prebuilt wheel for the installed torch/CUDA/ABI when one exists, so no nvcc is needed."
-                ),
-            );
-            f.notebook_cell = Some(notebook_pip(&args));
-            f.commands
-                .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
-            fixes.push(f);
-        }
+    if let Some(p) = &pkg
+        && kb::package(p).is_some_and(|f| f.has_prebuilt_wheels)
+    {
+        let args = [
+            "install".to_owned(),
+            "--no-build-isolation".to_owned(),
+            p.clone(),
+        ];
+        let mut f = fix(
+            format!("Install a prebuilt {p} wheel matching your torch instead of compiling"),
+            format!(
+                "{p}'s setup fetches a prebuilt wheel for the installed torch/CUDA/ABI when one exists, so no nvcc is needed."
+            ),
+        );
+        f.notebook_cell = Some(notebook_pip(&args));
+        f.commands
+            .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+        fixes.push(f);
     }
     let mut g = fix(
         "Install the CUDA compiler matching torch's CUDA (conda-forge cuda-nvcc) and set CUDA_HOME",
@@ -703,13 +703,13 @@ pub fn cuda_version(inp: &FixInput<'_>, found: Option<&str>, expected: Option<&s
         f.verified = false;
         fixes.push(f);
     }
-    if let Some(p) = inp.package.clone().filter(|p| kb::is_valid_name(p)) {
-        if kb::package(&p).is_some_and(|f| f.has_prebuilt_wheels) {
-            fixes.push(fix(
-                format!("Or install a prebuilt {p} wheel for your torch and skip compiling"),
-                "No local nvcc is involved then.",
-            ));
-        }
+    if let Some(p) = inp.package.clone().filter(|p| kb::is_valid_name(p))
+        && kb::package(&p).is_some_and(|f| f.has_prebuilt_wheels)
+    {
+        fixes.push(fix(
+            format!("Or install a prebuilt {p} wheel for your torch and skip compiling"),
+            "No local nvcc is involved then.",
+        ));
     }
     finish(fixes)
 }
@@ -779,22 +779,22 @@ pub fn build_isolation(inp: &FixInput<'_>) -> Vec<Fix> {
 pub fn xformers(inp: &FixInput<'_>, have_torch: Option<&str>) -> Vec<Fix> {
     let mut fixes = Vec::new();
     let torch = have_torch.map(str::to_owned).or_else(|| inp.torch());
-    if let Some(t) = torch {
-        if let Some(v) = kb::release_for_torch("xformers", &t) {
-            let args = [
-                "install".to_owned(),
-                "--no-deps".into(),
-                format!("xformers=={v}"),
-            ];
-            let mut f = fix(
-                format!("Install xformers {v}, built for torch {}", short_torch(&t)),
-                "Each xformers release is compiled for exactly one torch release.",
-            );
-            f.notebook_cell = Some(notebook_pip(&args));
-            f.commands
-                .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
-            fixes.push(f);
-        }
+    if let Some(t) = torch
+        && let Some(v) = kb::release_for_torch("xformers", &t)
+    {
+        let args = [
+            "install".to_owned(),
+            "--no-deps".into(),
+            format!("xformers=={v}"),
+        ];
+        let mut f = fix(
+            format!("Install xformers {v}, built for torch {}", short_torch(&t)),
+            "Each xformers release is compiled for exactly one torch release.",
+        );
+        f.notebook_cell = Some(notebook_pip(&args));
+        f.commands
+            .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+        fixes.push(f);
     }
     let args = ["uninstall".to_owned(), "-y".into(), "xformers".into()];
     let mut g = fix(
@@ -847,25 +847,25 @@ pub fn flash_attn(inp: &FixInput<'_>, reason: &str) -> Vec<Fix> {
 pub fn torch_ops(inp: &FixInput<'_>) -> Vec<Fix> {
     let mut fixes = Vec::new();
     let pkg = inp.package.clone().unwrap_or_else(|| "torchvision".into());
-    if let Some(torch) = inp.torch() {
-        if let Some(v) = kb::release_for_torch(&pkg, &torch) {
-            let args = [
-                "install".to_owned(),
-                "--no-deps".into(),
-                format!("{pkg}=={v}"),
-            ];
-            let mut f = fix(
-                format!(
-                    "Install {pkg} {v}, the release built for torch {}",
-                    short_torch(&torch)
-                ),
-                "torchvision and torchaudio are compiled for exactly one torch release.",
-            );
-            f.notebook_cell = Some(notebook_pip(&args));
-            f.commands
-                .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
-            fixes.push(f);
-        }
+    if let Some(torch) = inp.torch()
+        && let Some(v) = kb::release_for_torch(&pkg, &torch)
+    {
+        let args = [
+            "install".to_owned(),
+            "--no-deps".into(),
+            format!("{pkg}=={v}"),
+        ];
+        let mut f = fix(
+            format!(
+                "Install {pkg} {v}, the release built for torch {}",
+                short_torch(&torch)
+            ),
+            "torchvision and torchaudio are compiled for exactly one torch release.",
+        );
+        f.notebook_cell = Some(notebook_pip(&args));
+        f.commands
+            .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+        fixes.push(f);
     }
     if kb::is_valid_name(&pkg) {
         let args = [

@@ -393,14 +393,12 @@ pub fn collect(events: &[Event]) -> (Vec<Incident>, Scene) {
                     &mut incidents,
                 );
             }
-            EventKind::PipUsingCached { file } => {
-                if file.ends_with(".whl") {
-                    push(
-                        Failure::StaleWheelCache { file: file.clone() },
-                        span,
-                        &mut incidents,
-                    );
-                }
+            EventKind::PipUsingCached { file } if file.ends_with(".whl") => {
+                push(
+                    Failure::StaleWheelCache { file: file.clone() },
+                    span,
+                    &mut incidents,
+                );
             }
             EventKind::GpuProcess { pid, memory, name } => {
                 if !scene.gpu_processes.iter().any(|(p, _, _)| p == pid) {
@@ -420,13 +418,11 @@ pub fn collect(events: &[Event]) -> (Vec<Incident>, Scene) {
                     scene.versions.push((subject, version.clone()));
                 }
             }
-            EventKind::Model { id } => {
-                if !scene.models.contains(id) {
-                    scene.models.push(id.clone());
-                }
+            EventKind::Model { id } if !scene.models.contains(id) => {
+                scene.models.push(id.clone());
             }
             EventKind::SuggestedCommand { command } => {
-                scene.suggested_commands.push(command.clone())
+                scene.suggested_commands.push(command.clone());
             }
             EventKind::WrappedImportError { what } => scene.wrapped_imports.push(what.clone()),
             EventKind::PipBuildingWheel { package } => scene.packages_built.push(package.clone()),
@@ -434,7 +430,7 @@ pub fn collect(events: &[Event]) -> (Vec<Incident>, Scene) {
             EventKind::CompileFailed { .. } => scene.compile_failed = true,
             EventKind::PrecompiledWheelNotFound => scene.precompiled_wheel_missing = true,
             EventKind::Exception { message, .. } if message.contains("uv pip") => {
-                scene.used_uv = true
+                scene.used_uv = true;
             }
             _ => {}
         }
@@ -538,7 +534,7 @@ fn merge_details(into: &mut Failure, from: Failure) {
             }
         }
         (Failure::CudaOom { tried, .. }, Failure::CudaOom { tried: t2, .. }) if tried.is_none() => {
-            *tried = t2
+            *tried = t2;
         }
         (
             Failure::MissingLibrary { required_by, .. },

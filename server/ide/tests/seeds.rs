@@ -1,6 +1,9 @@
 //! The five seed reports end to end: fixture notebooks and logs, with on-disk evidence from
 //! libraries built by `tests/native/build.sh` where the scenario has a library.
 
+// A failed unwrap in a test is a failing test, which is the point.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
