@@ -135,5 +135,8 @@ pub fn run_stdio() -> std::io::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
+    // Tokio's stdin reader is a blocking thread parked in read(2) until the client closes the
+    // pipe; after `exit` the process must not wait for that.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     Ok(())
 }
