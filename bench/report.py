@@ -39,6 +39,8 @@ def main():
     pk = m.get("packages", {})
     L.append("**Data:** a PyPI virtualenv (`bench/prepare.sh`): " + ", ".join(f"{k} {v}" for k, v in pk.items())
              + " — torchvision/torchaudio/xformers are builds for torch 2.5.1 installed with `--no-deps`.  ")
+    if m.get("abidoc_commit"):
+        L.append(f"**abidoc:** release build of commit `{m['abidoc_commit'][:10]}`.  ")
     L.append("**Tools:** " + "; ".join(f"{v}" for v in m.get("tools", {}).values()) + ".")
     L.append("")
 
@@ -83,10 +85,18 @@ def main():
         rows.append((f"demangle {dm['symbols']} torch symbols ({dm['agree_with_cxxfilt']} identical to c++filt)", f"`c++filt` {ms(a)}", f"abidoc_elf::demangle {ms(b)}", f"{a/b:.1f}×", "≥ 1×", verdict(ok)))
     ck = res.get("check")
     if ck:
-        a, b = ck["grep"]["median_s"], ck["abidoc"]["median_s"]
-        ok = b <= 3 * a
-        targets.append({"target": "check within 3× of grep", "met": ok, "abidoc_s": b, "baseline_s": a, "ratio": b / a})
-        rows.append((f"`check` a {ck['log_bytes']/1e9:.2f} GB log ({ck['grep_matching_lines']} `undefined symbol` lines)", f"`grep -c` {ms(a)}", f"`abidoc check` {ms(b)} ({ck['abidoc']['peak_rss_mib']:.0f} MiB RSS)", f"{b/a:.1f}× grep's time", "≤ 3× grep", verdict(ok)))
+        g = ck["grep"]["median_s"]
+        full = [p for p in ck["prefixes"] if p["bytes"] >= ck["log_bytes"]]
+        for p in ck["prefixes"]:
+            a, b = p["grep"]["median_s"], p["abidoc"]["median_s"]
+            rows.append((f"`check` on the first {p['bytes']/1e6:.0f} MB of the log ({p['grep_matching_lines']} `undefined symbol` lines)", f"`grep -c` {ms(a)}", f"`abidoc check` {ms(b)} ({p['abidoc']['peak_rss_mib']:.0f} MiB RSS, {p['abidoc_diagnostics']} diagnostics)", f"{b/a:.0f}× grep's time", "≤ 3× grep", verdict(b <= 3 * a)))
+        if full:
+            b = full[-1]["abidoc"]["median_s"]
+            ok = b <= 3 * g
+        else:
+            b, ok = None, False
+            rows.append((f"`check` on the whole {ck['log_bytes']/1e9:.2f} GB log ({ck['grep_matching_lines']} `undefined symbol` lines)", f"`grep -c` {ms(g)}", "not run: abidoc's time grows faster than the input (see the rows above and the closing note)", "", "≤ 3× grep", verdict(False)))
+        targets.append({"target": "check within 3× of grep on a 1 GB log", "met": ok, "abidoc_s": b, "baseline_s": g, "largest_prefix_run_bytes": max((p["bytes"] for p in ck["prefixes"]), default=0)})
     lsp = res.get("lsp")
     if lsp:
         worst = max(h["p99_ms"] for h in lsp["hover"].values())
@@ -116,11 +126,11 @@ def main():
     if we:
         L.append(f"- **Whole environment.** A bash loop running `ldd -r` over all {we['libraries']} regular `.so` files of site-packages (same `LD_LIBRARY_PATH`) vs `abidoc scan --site-packages SP --format json`, cold = `--no-cache`, cached = second run with `--cache-dir`. Ground truth for false positives: the real loader (`server/env/tests/real_env/real_loader.py`: `import torch`, then `dlopen(RTLD_NOW)` in a fresh process per library).")
         if "loader_failing" in we:
-            L.append(f"  The real loader fails on {len(we['loader_failing'])} libraries; abidoc misses {len(we['abidoc_missed_libraries'])}, ldd -r misses {we['ldd_missed_libraries']}.")
+            L.append(f"  The real loader fails on {len(we['loader_failing'])} libraries; abidoc flags {len(we['loader_failing']) - len(we['abidoc_missed_libraries'])} of them at error severity and {len(we['loader_failing']) - len(we.get('abidoc_missed_libraries_any_severity', we['abidoc_missed_libraries']))} at any severity (the others at `information`: optional plugins whose own dependency, e.g. MPI, ffmpeg or sox, is not installed — nothing imports them by default); `ldd -r` misses {we['ldd_missed_libraries']} but also flags {we.get('ldd_false_positive_libraries', '?')} libraries that load fine.")
     if dm:
         L.append(f"- **Demangling.** The first {dm['symbols']} distinct `_Z` symbols of libtorch_cpu/libtorch_cuda/libtorch_python/libc10 (`nm -D`), one per line ({dm['bytes']/1e6:.1f} MB): `c++filt < file` vs `abidoc-bench-tools demangle < file` (reads lines, `abidoc_elf::demangle`, prints), both to /dev/null.")
     if ck:
-        L.append(f"- **check.** A log built from `tests/fixtures/corpus/*.txt` (every corpus report, interleaved with realistic training/pip/warning noise, a report every ~2000 lines): `grep -c 'undefined symbol' LOG` vs `abidoc check LOG --no-env --format json` (text alone, like grep; {ck['abidoc_diagnostics']} diagnostics).")
+        L.append(f"- **check.** A {ck['log_bytes']/1e9:.2f} GB log built from `tests/fixtures/corpus/*.txt` (every corpus report in turn, interleaved with realistic training/pip/warning noise, a report every ~2000 lines): `grep -c 'undefined symbol' LOG` vs `abidoc check LOG --no-env --format json --max-bytes …` (the text alone, like grep). abidoc runs on growing prefixes of the log (10 MB, 30 MB, 100 MB …) while one run stays within a time budget; grep runs on the same prefixes and on the whole log.")
     if lsp:
         L.append(f"- **LSP.** `abidoc lsp` driven over stdio by `bench/lsp_bench.py`: initialize (sitePackages = the bench venv), `didOpen` of a {lsp['notebook_bytes']/1e6:.0f} MB `.ipynb` as text (languageId json, {lsp['notebook_lines']} lines, {lsp['diagnostics']} diagnostics), then {lsp['hover']['plain_text']['n'] if 'plain_text' in lsp['hover'] else '?'} hovers per kind at random positions: on a mangled symbol, on plain text (a training-log line), on a diagnosed range; then `didChange` edits waiting for the diagnostics of the new version. RSS and peak (VmHWM) from `/proc/PID/status`.")
     L.append("")

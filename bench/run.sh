@@ -14,6 +14,10 @@ mkdir -p "$HERE/out"
 
 "$HERE/prepare.sh"
 (cd "$ROOT" && cargo build --release -p abidoc)
+# A private copy: the target directory is shared, another build must not swap the binary mid-run.
+cp "$ROOT/target/release/abidoc" "$HERE/out/abidoc"
+git -C "$ROOT" rev-parse HEAD >"$HERE/out/abidoc.commit"
+export ABIDOC="$HERE/out/abidoc"
 (cd "$HERE/tools" && CARGO_TARGET_DIR="$ROOT/target/bench-tools" cargo build --release)
 
 VPY="$HERE/data/venv/bin/python"
