@@ -1111,7 +1111,7 @@ fn library_before(s: &str, at: usize) -> Option<(String, usize)> {
     }
     let start = t
         .rfind(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '(' | '[' | '='))
-        .map_or(0, |i| i + 1);
+        .map_or(0, |i| after_char(t, i));
     let tok = &t[start..];
     let (tok, start) = match tok.strip_prefix("dlopen(") {
         Some(x) => (x, start + 7),
@@ -1223,7 +1223,7 @@ fn token_before_colon(s: &str, p: usize) -> Option<(String, usize)> {
     let t = s[..p].trim_end().trim_end_matches(':').trim_end();
     let start = t
         .rfind(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '('))
-        .map_or(0, |i| i + 1);
+        .map_or(0, |i| after_char(t, i));
     let tok = &t[start..];
     (!tok.is_empty()).then(|| (tok.to_owned(), start))
 }
@@ -1288,9 +1288,12 @@ fn exception(l: &Line<'_>, out: &mut Out) {
         if delim != b':' && delim != b'(' {
             continue;
         }
+        // The byte after a non-ASCII separator is not a char boundary: step over the whole char.
         let name_start = s[..p]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let name = &s[name_start..name_end];
         if name.is_empty()
             || !name.as_bytes()[0].is_ascii_alphabetic()
@@ -2118,7 +2121,7 @@ fn pybind(l: &Line<'_>, out: &mut Out) {
     };
     let st = s[..p]
         .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-        .map_or(0, |i| i + 1);
+        .map_or(0, |i| after_char(s, i));
     let f = &s[st..p];
     if !f.is_empty() {
         out.push(
@@ -2222,7 +2225,9 @@ fn versions(l: &Line<'_>, facts: &[u16], out: &mut Out) {
                     j += 1;
                 }
                 let r = &s[j..];
-                if r.len() >= 7 && r[..7].eq_ignore_ascii_case("version") {
+                if r.get(..7)
+                    .is_some_and(|w| w.eq_ignore_ascii_case("version"))
+                {
                     j += 7;
                 } else {
                     break;
@@ -2283,7 +2288,7 @@ fn wheel_labels(l: &Line<'_>, out: &mut Out) {
                 .rfind(|c: char| {
                     c.is_whitespace() || matches!(c, '/' | '\'' | '"' | '`' | '(' | '[' | '=')
                 })
-                .map_or(0, |k| k + 1);
+                .map_or(0, |k| after_char(s, k));
             let en = i + s[i..]
                 .find(|c: char| {
                     c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ')' | ']' | ',' | '#' | '?')
@@ -2376,4 +2381,13 @@ fn models(l: &Line<'_>, out: &mut Out) {
             );
         }
     }
+}
+
+/// The byte offset just after the char starting at `i` (a separator found by `rfind` may be
+/// several bytes long: `\u{3000}` is whitespace too).
+fn after_char(s: &str, i: usize) -> usize {
+    i + s
+        .get(i..)
+        .and_then(|r| r.chars().next())
+        .map_or(1, char::len_utf8)
 }
