@@ -12,7 +12,8 @@ pub fn normalize(name: &str) -> String {
 pub fn is_valid_name(name: &str) -> bool {
     // Option-looking names (`--index-url=…`) are valid PEP 508 names only if they start with an
     // alphanumeric, which the grammar requires; checked here again because this guards commands.
-    k::names::is_valid_pep508_name(name) && !name.starts_with('-')
+    // No real distribution name comes near 128 characters; a longer one is crafted text.
+    name.len() <= 128 && k::names::is_valid_pep508_name(name) && !name.starts_with('-')
 }
 
 /// PEP 440-ish version text safe to put after `==`.
