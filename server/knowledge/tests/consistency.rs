@@ -267,8 +267,13 @@ fn torch_rows_are_monotonic_and_complete() {
     }
     // Companion versions strictly increase among the rows that have one.
     for (what, get) in [
-        ("torchvision", (|r: &abidoc_knowledge::compat::TorchRow| r.torchvision.clone()) as fn(&_) -> _),
-        ("torchaudio", |r: &abidoc_knowledge::compat::TorchRow| r.torchaudio.clone()),
+        (
+            "torchvision",
+            (|r: &abidoc_knowledge::compat::TorchRow| r.torchvision.clone()) as fn(&_) -> _,
+        ),
+        ("torchaudio", |r: &abidoc_knowledge::compat::TorchRow| {
+            r.torchaudio.clone()
+        }),
     ] {
         let present: Vec<String> = t.torch.iter().filter_map(get).collect();
         for w in present.windows(2) {
@@ -374,14 +379,23 @@ fn torch_rows_agree_with_the_wheels_indexed() {
     for r in indexed {
         let row = compat::torch_row(&r.version).filter(|row| v(&row.torch) == v(&r.version));
         let Some(row) = row else {
-            problems.push(format!("torch {} is indexed but not in compat.toml", r.version));
+            problems.push(format!(
+                "torch {} is indexed but not in compat.toml",
+                r.version
+            ));
             continue;
         };
         if torch_cxx11_abi(&r.version) != Some(r.cxx11_abi) {
-            problems.push(format!("torch {}: C++11 ABI {} in the wheel", r.version, r.cxx11_abi));
+            problems.push(format!(
+                "torch {}: C++11 ABI {} in the wheel",
+                r.version, r.cxx11_abi
+            ));
         }
         if r.cuda.as_deref() != Some(row.default_cuda.as_str()) {
-            problems.push(format!("torch {}: CUDA {:?} in the wheel, {} in the table", r.version, r.cuda, row.default_cuda));
+            problems.push(format!(
+                "torch {}: CUDA {:?} in the wheel, {} in the table",
+                r.version, r.cuda, row.default_cuda
+            ));
         }
     }
     assert!(problems.is_empty(), "{problems:#?}");
