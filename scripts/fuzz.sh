@@ -4,6 +4,8 @@
 # Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`). Exits non-zero on the
 # first crash; the crashing input is left in fuzz/artifacts/TARGET/. Extra libFuzzer flags come
 # from FUZZ_ARGS (e.g. FUZZ_ARGS="-fork=1 -ignore_crashes=1" keeps going past crashes).
+# FUZZ_BIN_DIR=DIR runs prebuilt target binaries from DIR instead of `cargo fuzz run` (no rebuild
+# while the sources change under a long run).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +16,7 @@ if [[ ${#TARGETS[@]} -eq 0 ]]; then
     TARGETS=(scan clean notebook elf demangle diagnose framing)
 fi
 
-if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+if [[ -z ${FUZZ_BIN_DIR:-} ]] && ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     echo "error: cargo-fuzz on the nightly toolchain is needed: rustup toolchain install nightly && cargo install cargo-fuzz" >&2
     exit 2
 fi
@@ -52,6 +54,12 @@ seed() {
 for t in "${TARGETS[@]}"; do
     seed "$t"
     echo "== fuzz $t for ${SECS}s"
-    (cd "$ROOT/fuzz" && cargo +nightly fuzz run "$t" "corpus/$t" -- \
-        -max_total_time="$SECS" -max_len=262144 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 ${FUZZ_ARGS:-})
+    # shellcheck disable=SC2086 # FUZZ_ARGS is a list of flags
+    flags=(-max_total_time="$SECS" -max_len=262144 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 ${FUZZ_ARGS:-})
+    if [[ -n ${FUZZ_BIN_DIR:-} ]]; then
+        mkdir -p "$ROOT/fuzz/artifacts/$t"
+        (cd "$ROOT/fuzz" && "$FUZZ_BIN_DIR/$t" -artifact_prefix="$ROOT/fuzz/artifacts/$t/" "${flags[@]}" "corpus/$t")
+    else
+        (cd "$ROOT/fuzz" && cargo +nightly fuzz run "$t" "corpus/$t" -- "${flags[@]}")
+    fi
 done
