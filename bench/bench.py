@@ -531,6 +531,7 @@ def machine():
         "python": platform.python_version(),
         "packages": {k: pkgs[k] for k in ("torch", "torchvision", "torchaudio", "xformers", "numpy", "scipy") if k in pkgs},
         "abidoc_binary": ABIDOC,
+        "loadavg_at_end": os.getloadavg(),
         "abidoc_commit": (open(os.path.join(OUT, "abidoc.commit")).read().strip() if os.path.isfile(os.path.join(OUT, "abidoc.commit")) else None),
         "tools": {t: subprocess.run([t, "--version"], capture_output=True, text=True).stdout.splitlines()[0] for t in ("nm", "c++filt", "grep")},
     }

@@ -39,6 +39,10 @@ def main():
     pk = m.get("packages", {})
     L.append("**Data:** a PyPI virtualenv (`bench/prepare.sh`): " + ", ".join(f"{k} {v}" for k, v in pk.items())
              + " — torchvision/torchaudio/xformers are builds for torch 2.5.1 installed with `--no-deps`.  ")
+    if m.get("loadavg_at_end"):
+        L.append(f"**Load:** 1/5/15-minute load average at the end of the run: {', '.join(f'{x:.1f}' for x in m['loadavg_at_end'])}.  ")
+    if m.get("note"):
+        L.append(f"**Note:** {m['note']}  ")
     if m.get("abidoc_commit"):
         L.append(f"**abidoc:** release build of commit `{m['abidoc_commit'][:10]}`.  ")
     L.append("**Tools:** " + "; ".join(f"{v}" for v in m.get("tools", {}).values()) + ".")
@@ -117,7 +121,7 @@ def main():
     L.append("## What exactly is measured")
     L.append("")
     if ex:
-        L.append("- **Exports.** `nm -D --defined-only LIB >/dev/null` vs `abidoc-bench-tools exports LIB >/dev/null`: a bench-only binary (`bench/tools`, outside the workspace) that mmaps the file, runs `abidoc_elf::read` (dynamic symbols, versions, needed libraries) and prints every defined dynamic symbol with its version, the same list nm prints.")
+        L.append("- **Exports.** `nm -D --defined-only LIB` vs `abidoc-bench-tools exports LIB` (output to a file for both): a bench-only binary (`bench/tools`, outside the workspace) that mmaps the file, runs `abidoc_elf::read` (dynamic symbols, versions, needed libraries) and prints every defined dynamic symbol with its version, the same list nm prints.")
         e = ex.get("explain")
         if e:
             L.append(f"  The product path, `abidoc explain {e['symbol'][:40]}… --site-packages SP --format json` (opens the environment and finds which installed library exports the symbol), takes {ms(e['abidoc_explain']['median_s'])} ({e['abidoc_explain']['peak_rss_mib']:.0f} MiB RSS).")
@@ -128,7 +132,7 @@ def main():
         if "loader_failing" in we:
             L.append(f"  The real loader fails on {len(we['loader_failing'])} libraries; abidoc flags {len(we['loader_failing']) - len(we['abidoc_missed_libraries'])} of them at error severity and {len(we['loader_failing']) - len(we.get('abidoc_missed_libraries_any_severity', we['abidoc_missed_libraries']))} at any severity (the others at `information`: optional plugins whose own dependency, e.g. MPI, ffmpeg or sox, is not installed — nothing imports them by default); `ldd -r` misses {we['ldd_missed_libraries']} but also flags {we.get('ldd_false_positive_libraries', '?')} libraries that load fine.")
     if dm:
-        L.append(f"- **Demangling.** The first {dm['symbols']} distinct `_Z` symbols of libtorch_cpu/libtorch_cuda/libtorch_python/libc10 (`nm -D`), one per line ({dm['bytes']/1e6:.1f} MB): `c++filt < file` vs `abidoc-bench-tools demangle < file` (reads lines, `abidoc_elf::demangle`, prints), both to /dev/null.")
+        L.append(f"- **Demangling.** {dm['symbols']} `_Z` symbols ({dm.get('distinct_symbols', dm['symbols'])} distinct, repeated to 100k) from `nm -D` of every torch/lib library and of the torchvision/torchaudio/xformers extensions, one per line ({dm['bytes']/1e6:.1f} MB): `c++filt < file` vs `abidoc-bench-tools demangle < file` (reads lines, `abidoc_elf::demangle`, prints), output to a file. `abidoc-bench-tools demangle-raw` (cpp_demangle without the c++filt-compatible rewriting) takes {ms(dm['cpp_demangle_alone']['median_s']) if 'cpp_demangle_alone' in dm else '—'}.")
     if ck:
         L.append(f"- **check.** A {ck['log_bytes']/1e9:.2f} GB log built from `tests/fixtures/corpus/*.txt` (every corpus report in turn, interleaved with realistic training/pip/warning noise, a report every ~2000 lines): `grep -c 'undefined symbol' LOG` vs `abidoc check LOG --no-env --format json --max-bytes …` (the text alone, like grep). abidoc runs on growing prefixes of the log (10 MB, 30 MB, 100 MB …) while one run stays within a time budget; grep runs on the same prefixes and on the whole log.")
     if lsp:
