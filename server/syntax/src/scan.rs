@@ -977,7 +977,12 @@ fn content_start(s: &str) -> usize {
             i += 1;
         } else if r.starts_with('[') {
             // `[rank0]:`, `[default0]:`, `[BUG]`, `[2024-05-01 12:00:00]`.
-            if let Some(close) = r[..r.len().min(40)].find(']') {
+            // Hardening fix: byte 40 may fall inside a multi-byte char; search the bytes (`]` is
+            // ASCII, so its position is a char boundary). Regression: server/ide/tests/safety.rs.
+            if let Some(close) = r.as_bytes()[..r.len().min(40)]
+                .iter()
+                .position(|&c| c == b']')
+            {
                 let inner = &r[1..close];
                 let tagish = !inner.is_empty()
                     && inner
@@ -1206,7 +1211,9 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
         .find(": error while loading shared libraries")
         .and_then(|i| {
             let t = s[..i].trim_end();
-            let st = t.rfind(char::is_whitespace).map_or(0, |k| k + 1);
+            // Hardening fix: the whitespace found may be multi-byte (U+3000); `k + 1` sliced
+            // inside it (regression: server/ide/tests/safety.rs, error while loading shared libraries).
+            let st = t.rfind(char::is_whitespace).map_or(0, |k| after_char(t, k));
             non_empty(&t[st..])
         });
     let end = s[p..]
