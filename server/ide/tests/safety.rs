@@ -547,6 +547,14 @@ fn regression_exception_after_multibyte_char() {
         "\u{11d6a}ImportError: /x/site-packages/mamba_ssm/_C.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
         "p/\u{16b51}\u{113c2}=\u{113b8}\"\u{11d7d}ImportError: x\n",
         "éValueError: x\n",
+        // Same slicing after non-ASCII whitespace (U+3000, U+00A0) in the other token finders.
+        "x\u{3000}/x/_C.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
+        "x\u{a0}libcudart.so.12: cannot open shared object file: No such file or directory\n",
+        "f\u{3000}fn(): incompatible function arguments. The following argument types are supported:\n",
+        "Using cached\u{3000}mamba_ssm-2.2.2-cp310-cp310-linux_x86_64.whl\n",
+        "x\u{2003}cxx11abiFALSE-cp310\n",
+        "[rank \u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}]: ImportError: x\n",
+        "x\u{3000}python3: error while loading shared libraries: libpython3.10.so.1.0: cannot open shared object file: No such file or directory\n",
     ] {
         let parse = abidoc_syntax::scan(text);
         for ev in &parse.value {
@@ -643,6 +651,7 @@ fn logish() -> impl Strategy<Value = String> {
             Just("Cell In[26], line 12\n".to_owned()),
             Just("\r\n".to_owned()),
             Just("é€😀\u{0}".to_owned()),
+            Just("\u{3000}\u{a0}\u{2003}".to_owned()),
             "[ -~]{0,40}",
             any::<String>(),
         ],
