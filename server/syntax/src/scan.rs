@@ -1613,6 +1613,19 @@ fn suggested_command(l: &Line<'_>, out: &mut Out) {
     );
 }
 
+/// Where `sub` (a slice of `outer`) ends, as an offset into `outer`. Hardening fix: the pip
+/// tokens were measured as `prefix + token`, which skips the extra spaces `split_whitespace`
+/// passed over, so the span ended inside the token or a multi-byte char (found by fuzz/scan;
+/// regression in server/ide/tests/safety.rs).
+fn end_within(outer: &str, sub: &str) -> usize {
+    let off = (sub.as_ptr() as usize).wrapping_sub(outer.as_ptr() as usize);
+    if off <= outer.len() && off + sub.len() <= outer.len() {
+        off + sub.len()
+    } else {
+        outer.len()
+    }
+}
+
 fn pip_line(l: &Line<'_>, out: &mut Out) {
     let c = l.c().trim_start();
     let cs = l.content + (l.c().len() - c.len());
@@ -1626,7 +1639,7 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
         let name = name.split('[').next().unwrap_or(name);
         if !name.is_empty() {
             out.push(
-                l.span(cs, cs + 11 + tok.len()),
+                l.span(cs, cs + end_within(c, tok)),
                 EventKind::PipCollecting {
                     package: name.to_owned(),
                     version,
@@ -1637,7 +1650,7 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
         let tok = r.split_whitespace().next().unwrap_or("");
         if let Some((name, version)) = dist_file_name(tok) {
             out.push(
-                l.span(cs, cs + 12 + tok.len()),
+                l.span(cs, cs + end_within(c, tok)),
                 EventKind::PipCollecting {
                     package: name,
                     version: Some(version),
@@ -1658,7 +1671,7 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
         let file = c[i + 13..].split_whitespace().next().unwrap_or("");
         if !file.is_empty() {
             out.push(
-                l.span(cs + i, cs + i + 13 + file.len()),
+                l.span(cs + i, cs + end_within(c, file)),
                 EventKind::PipUsingCached {
                     file: file.to_owned(),
                 },
