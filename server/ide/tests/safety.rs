@@ -713,3 +713,27 @@ proptest! {
         }
     }
 }
+
+/// Found by fuzz/scan: pip lines with extra spaces after the prefix (`Using cached   FILE`) got
+/// spans measured without those spaces, ending inside the token or a multi-byte char.
+#[test]
+fn regression_pip_token_spans_after_extra_spaces() {
+    for text in [
+        "Collecting bmtrain==0.1.8.post1\n  Using cached   \u{fffd}\u{fffd}\u{fffd}\u{fffd}   File \"<string>\"\n",
+        "Collecting    flash_attn==2.5.8\n",
+        "Downloading    flash_attn-2.5.8.tar.gz (2.5 MB)\n",
+        "  Using cached    mamba_ssm-2.2.2-cp310-cp310-linux_x86_64.whl\n",
+    ] {
+        for ev in abidoc_syntax::scan(text).value {
+            assert!(
+                text.is_char_boundary(ev.span.start) && text.is_char_boundary(ev.span.end),
+                "{:?} in {text:?}",
+                ev
+            );
+            let covered = ev.span.slice(text);
+            if let abidoc_syntax::EventKind::PipUsingCached { file } = &ev.kind {
+                assert!(covered.ends_with(file.as_str()), "{covered:?} vs {file:?}");
+            }
+        }
+    }
+}
