@@ -1038,7 +1038,11 @@ fn level_prefix_len(r: &str) -> Option<usize> {
     let mut i = lvl.len();
     let rest = &r[i..];
     if rest.starts_with('[') {
-        let close = rest[..rest.len().min(40)].find("]:")?;
+        // Hardening fix (found by fuzz/scan): byte 40 may fall inside a multi-byte char; `]:`
+        // is ASCII, so searching the bytes finds a char boundary.
+        let close = rest.as_bytes()[..rest.len().min(40)]
+            .windows(2)
+            .position(|w| w == b"]:")?;
         return Some(i + close + 2);
     }
     if rest.starts_with(':') {
