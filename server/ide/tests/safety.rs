@@ -554,6 +554,7 @@ fn regression_exception_after_multibyte_char() {
         "Using cached\u{3000}mamba_ssm-2.2.2-cp310-cp310-linux_x86_64.whl\n",
         "x\u{2003}cxx11abiFALSE-cp310\n",
         "[rank \u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}]: ImportError: x\n",
+        "WARNING[a\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}]: ImportError: x\n",
         "x\u{3000}python3: error while loading shared libraries: libpython3.10.so.1.0: cannot open shared object file: No such file or directory\n",
     ] {
         let parse = abidoc_syntax::scan(text);
