@@ -6,7 +6,7 @@
 use abidoc_syntax::{Event, EventKind, Span};
 
 /// What went wrong, before evidence and knowledge are brought in.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Failure {
     UndefinedSymbol {
         library: Option<String>,
@@ -206,6 +206,9 @@ fn same_truncated_symbol(a: &Failure, b: &Failure) -> bool {
     }
 }
 
+/// At most this many other locations are kept per incident.
+const MAX_RELATED: usize = 1000;
+
 pub fn basename(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
@@ -214,17 +217,32 @@ pub fn basename(path: &str) -> &str {
 pub fn collect(events: &[Event]) -> (Vec<Incident>, Scene) {
     let mut scene = Scene::default();
     let mut incidents: Vec<(Failure, Incident)> = Vec::new();
-    let push = |failure: Failure, span: Span, incidents: &mut Vec<(Failure, Incident)>| {
+    // Logs repeat one failure thousands of times: an exact-key map keeps grouping linear, and
+    // only symbols (which may be cut off in one copy) fall back to a prefix search.
+    let mut by_key: std::collections::HashMap<Failure, usize> = std::collections::HashMap::new();
+    let mut push = |failure: Failure, span: Span, incidents: &mut Vec<(Failure, Incident)>| {
         let key = key_of(&failure);
-        if let Some((_, inc)) = incidents
-            .iter_mut()
-            .find(|(k, _)| *k == key || same_truncated_symbol(k, &key))
-        {
-            if inc.primary != span && !inc.related.contains(&span) {
+        let found = by_key.get(&key).copied().or_else(|| {
+            matches!(key, Failure::UndefinedSymbol { .. })
+                .then(|| {
+                    incidents
+                        .iter()
+                        .position(|(k, _)| same_truncated_symbol(k, &key))
+                })
+                .flatten()
+        });
+        if let Some((_, inc)) = found.and_then(|i| incidents.get_mut(i)) {
+            // Related places are kept in order; a bounded list is enough to point at every copy
+            // a person will look at.
+            if inc.primary != span
+                && inc.related.last() != Some(&span)
+                && inc.related.len() < MAX_RELATED
+            {
                 inc.related.push(span);
             }
             merge_details(&mut inc.failure, failure);
         } else {
+            by_key.insert(key.clone(), incidents.len());
             incidents.push((
                 key,
                 Incident {
