@@ -46,6 +46,13 @@ impl<'a> FixInput<'a> {
         v
     }
 
+    /// Makes `f` run `python -m pip ARGS`, with the same command as a notebook `%pip` line.
+    fn add_pip(&self, f: &mut Fix, args: &[String]) {
+        f.notebook_cell = Some(notebook_pip(args));
+        f.commands
+            .push(self.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+    }
+
     fn torch(&self) -> Option<String> {
         self.world
             .torch_version()
@@ -135,9 +142,7 @@ pub fn extension_mismatch(inp: &FixInput<'_>, abi: Option<StringAbi>) -> Vec<Fix
                 format!("Uninstall {} ({})", names.join(" and "), why_unneeded),
                 format!("Removes the broken binary at its source{fallback}."),
             );
-            f.notebook_cell = Some(notebook_pip(&args));
-            f.commands
-                .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+            inp.add_pip(&mut f, &args);
             uninstall.push(f);
         }
     }
@@ -162,9 +167,7 @@ pub fn extension_mismatch(inp: &FixInput<'_>, abi: Option<StringAbi>) -> Vec<Fix
                     short_torch(&torch)
                 ),
             );
-            f.notebook_cell = Some(notebook_pip(&args));
-            f.commands
-                .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+            inp.add_pip(&mut f, &args);
             release.push(f);
         }
         if (abi.is_some() || inp.code == Code::Cxx11AbiMismatch)
@@ -186,9 +189,7 @@ pub fn extension_mismatch(inp: &FixInput<'_>, abi: Option<StringAbi>) -> Vec<Fix
                 "--force-reinstall".to_owned(),
                 url.clone(),
             ];
-            f.notebook_cell = Some(notebook_pip(&args));
-            f.commands
-                .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+            inp.add_pip(&mut f, &args);
             f.verified = false;
             release.push(f);
         }
@@ -207,9 +208,7 @@ pub fn extension_mismatch(inp: &FixInput<'_>, abi: Option<StringAbi>) -> Vec<Fix
                 format!("Install torch {target}, the version {pkg} was built for"),
                 "The smaller change only when nothing else depends on the installed torch; other extensions may then need rebuilding.",
             );
-            f.notebook_cell = Some(notebook_pip(&args));
-            f.commands
-                .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+            inp.add_pip(&mut f, &args);
             move_torch.push(f);
         }
     }
@@ -398,9 +397,7 @@ pub fn missing_library(inp: &FixInput<'_>, lib: &str, full: &str) -> Vec<Fix> {
                 format!("Install the CUDA {major} runtime from PyPI ({pkg})"),
                 "The package was built for CUDA runtime {major}; the pip package provides it without root. Alternatively install the package build that matches your CUDA.",
             );
-            f.notebook_cell = Some(notebook_pip(&args));
-            f.commands
-                .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+            inp.add_pip(&mut f, &args);
             fixes.push(f);
         }
     }
@@ -416,9 +413,7 @@ pub fn missing_library(inp: &FixInput<'_>, lib: &str, full: &str) -> Vec<Fix> {
                     format!("Install {p} {v}, built for torch {}", short_torch(&torch)),
                     "The installed one was built for a torch that shipped this library.",
                 );
-                f.notebook_cell = Some(notebook_pip(&args));
-                f.commands
-                    .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+                inp.add_pip(&mut f, &args);
                 fixes.push(f);
             }
         }
@@ -654,9 +649,7 @@ pub fn cuda_home(inp: &FixInput<'_>) -> Vec<Fix> {
                 "{p}'s setup fetches a prebuilt wheel for the installed torch/CUDA/ABI when one exists, so no nvcc is needed."
             ),
         );
-        f.notebook_cell = Some(notebook_pip(&args));
-        f.commands
-            .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+        inp.add_pip(&mut f, &args);
         fixes.push(f);
     }
     let mut g = fix(
@@ -749,9 +742,7 @@ pub fn build_isolation(inp: &FixInput<'_>) -> Vec<Fix> {
                     "{pkg}'s setup.py imports torch; pip's isolated build environment has none."
                 ),
             );
-            f.notebook_cell = Some(notebook_pip(&args));
-            f.commands
-                .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+            inp.add_pip(&mut f, &args);
             fixes.push(f);
         }
         if inp.scene.used_uv {
@@ -791,9 +782,7 @@ pub fn xformers(inp: &FixInput<'_>, have_torch: Option<&str>) -> Vec<Fix> {
             format!("Install xformers {v}, built for torch {}", short_torch(&t)),
             "Each xformers release is compiled for exactly one torch release.",
         );
-        f.notebook_cell = Some(notebook_pip(&args));
-        f.commands
-            .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+        inp.add_pip(&mut f, &args);
         fixes.push(f);
     }
     let args = ["uninstall".to_owned(), "-y".into(), "xformers".into()];
@@ -801,9 +790,7 @@ pub fn xformers(inp: &FixInput<'_>, have_torch: Option<&str>) -> Vec<Fix> {
         "Uninstall xformers if nothing needs it",
         "torch's scaled_dot_product_attention covers memory-efficient attention for most uses.",
     );
-    g.notebook_cell = Some(notebook_pip(&args));
-    g.commands
-        .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+    inp.add_pip(&mut g, &args);
     fixes.push(g);
     finish(fixes)
 }
@@ -824,9 +811,7 @@ pub fn flash_attn(inp: &FixInput<'_>, reason: &str) -> Vec<Fix> {
             "Install flash-attn built for the installed torch",
             "Its setup picks the prebuilt wheel for the installed torch/CUDA/ABI, or builds from source against it.",
         );
-        f.notebook_cell = Some(notebook_pip(&args));
-        f.commands
-            .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+        inp.add_pip(&mut f, &args);
         fixes.push(f);
     }
     fixes.push(fix(
@@ -862,9 +847,7 @@ pub fn torch_ops(inp: &FixInput<'_>) -> Vec<Fix> {
             ),
             "torchvision and torchaudio are compiled for exactly one torch release.",
         );
-        f.notebook_cell = Some(notebook_pip(&args));
-        f.commands
-            .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+        inp.add_pip(&mut f, &args);
         fixes.push(f);
     }
     if kb::is_valid_name(&pkg) {
@@ -879,9 +862,7 @@ pub fn torch_ops(inp: &FixInput<'_>) -> Vec<Fix> {
             format!("Reinstall torch and {pkg} together so pip picks matching releases"),
             "Installing them in one command lets pip resolve the pair torch pins.",
         );
-        f.notebook_cell = Some(notebook_pip(&args));
-        f.commands
-            .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+        inp.add_pip(&mut f, &args);
         fixes.push(f);
     }
     finish(fixes)
@@ -913,9 +894,7 @@ pub fn numpy(inp: &FixInput<'_>, detail: &str) -> Vec<Fix> {
             "Upgrade NumPy to the version the module was built against",
             "The module was compiled against a newer NumPy C API.",
         );
-        f.commands
-            .push(inp.pip(&args.iter().map(String::as_str).collect::<Vec<_>>()));
-        f.notebook_cell = Some(notebook_pip(&args));
+        inp.add_pip(&mut f, &args);
         fixes.push(f);
     }
     finish(fixes)
