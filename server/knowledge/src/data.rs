@@ -31,6 +31,7 @@ pub fn load_errors() -> Vec<String> {
     let _ = crate::packages::all();
     let _ = crate::compat::tables();
     let _ = crate::models::families();
+    let _ = crate::system_libs::table();
     ERRORS
         .get_or_init(Default::default)
         .lock()

@@ -14,6 +14,8 @@
 //!   prose ([`find_model_mentions`]), and their family from the Hugging Face cache or the name
 //!   ([`resolve_model`]).
 //! - [`version`]: PEP 440-ish [`Version`] with local labels (`+cu128`); [`names`]: PEP 503/508.
+//! - [`system_libs`] (`data/system_libs.toml`): who provides a library a wheel does not ship
+//!   (pip, conda, apt, dnf), and torch's own library names ([`system_libs::is_torch_library`]).
 //! - `torch_index`: the offline torch symbol index (separate owner).
 //!
 //! Architecture invariant: nothing here touches the network, and nothing derived from input
@@ -24,6 +26,7 @@ mod data;
 pub mod models;
 pub mod names;
 pub mod packages;
+pub mod system_libs;
 pub mod torch_index;
 pub mod version;
 

@@ -400,3 +400,59 @@ fn torch_rows_agree_with_the_wheels_indexed() {
     }
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+/// Every provider names its source, and every package name that may reach a command passes the
+/// grammar of its package manager (these names become argument vectors in fixes).
+#[test]
+fn system_libraries_are_sourced_and_installable() {
+    use abidoc_knowledge::system_libs::{is_torch_library, table};
+    let t = table();
+    let mut problems = Vec::new();
+    sourced("torch_libraries", &t.torch_libraries_source, &mut problems);
+    for l in &t.torch_libraries {
+        if !(l.starts_with("lib") && l.ends_with(".so")) {
+            problems.push(format!("torch library {l:?} is not a lib*.so name"));
+        }
+        if !is_torch_library(l) {
+            problems.push(format!("{l} not found by is_torch_library"));
+        }
+    }
+    let distro_name = |n: &str| {
+        n.bytes().next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && n.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b".+-_".contains(&c))
+    };
+    for s in &t.system {
+        sourced(&s.what, &s.source, &mut problems);
+        if s.sonames.is_empty() || s.sonames.iter().any(|n| !n.starts_with("lib")) {
+            problems.push(format!("{}: sonames {:?}", s.what, s.sonames));
+        }
+        if s.pip.is_empty() && s.conda.is_empty() && s.apt.is_empty() && s.dnf.is_empty() {
+            problems.push(format!("{}: no provider", s.what));
+        }
+        for n in s.pip.iter().chain(&s.conda) {
+            if !abidoc_knowledge::is_valid_pep508_name(n) {
+                problems.push(format!("{}: bad pip/conda name {n:?}", s.what));
+            }
+        }
+        for n in s.apt.iter().chain(&s.dnf) {
+            if !distro_name(n) {
+                problems.push(format!("{}: bad distro package {n:?}", s.what));
+            }
+        }
+    }
+    // No soname may be claimed by two providers: the first would silently win.
+    for (i, a) in t.system.iter().enumerate() {
+        for b in &t.system[i + 1..] {
+            for p in &a.sonames {
+                if b.sonames
+                    .iter()
+                    .any(|q| q.starts_with(p.as_str()) || p.starts_with(q.as_str()))
+                {
+                    problems.push(format!("{p} claimed by {} and {}", a.what, b.what));
+                }
+            }
+        }
+    }
+    assert_eq!(problems, Vec::<String>::new());
+}
