@@ -36,7 +36,10 @@ fn exports(paths: &[String]) -> Result<(), String> {
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("{path}: {e}"))?;
         let (info, problems) = abidoc_elf::read(&map);
         let Some(info) = info else {
-            return Err(format!("{path}: not an ELF file ({} problems)", problems.len()));
+            return Err(format!(
+                "{path}: not an ELF file ({} problems)",
+                problems.len()
+            ));
         };
         for sym in info.symbols.iter().filter(|s| s.defined) {
             let _ = out.write_all(sym.name.as_bytes());
@@ -55,6 +58,8 @@ fn demangle(raw: bool) -> Result<(), String> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
     let mut line = String::new();
+    let mut demangled = String::new();
+    let mut demangler = abidoc_elf::Demangler::new();
     let mut input = stdin.lock();
     loop {
         line.clear();
@@ -63,21 +68,23 @@ fn demangle(raw: bool) -> Result<(), String> {
             break;
         }
         let sym = line.trim_end_matches(['\n', '\r']);
-        let demangled = if raw {
+        demangled.clear();
+        let ok = if raw {
             cpp_demangle::Symbol::new(sym.as_bytes())
                 .ok()
-                .and_then(|s| s.demangle().ok())
+                .and_then(|s| {
+                    s.structured_demangle(&mut demangled, &Default::default())
+                        .ok()
+                })
+                .is_some()
         } else {
-            abidoc_elf::demangle(sym)
+            demangler.demangle_into(sym, &mut demangled)
         };
-        match demangled {
-            Some(d) => {
-                let _ = out.write_all(d.as_bytes());
-            }
-            None => {
-                let _ = out.write_all(sym.as_bytes());
-            }
-        }
+        let _ = out.write_all(if ok {
+            demangled.as_bytes()
+        } else {
+            sym.as_bytes()
+        });
         let _ = out.write_all(b"\n");
     }
     out.flush().map_err(|e| e.to_string())

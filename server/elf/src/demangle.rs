@@ -38,174 +38,107 @@ const MAX_MANGLED_LEN: usize = 16 * 1024;
 /// Accepts `_Z…`, macOS `__Z…`, and a trailing `@VERSION`/`@@VERSION`. `None` for names that are
 /// not mangled C++ or cannot be demangled.
 pub fn demangle(mangled: &str) -> Option<String> {
-    demangle_with(mangled, &cpp_demangle::DemangleOptions::new())
+    let mut out = String::new();
+    demangle_into(mangled, &mut out).then_some(out)
 }
 
-fn demangle_with(mangled: &str, options: &cpp_demangle::DemangleOptions) -> Option<String> {
-    let (name, _version) = split_version(mangled);
-    let body = mangled::strip_prefix(name)?;
-    if name.len() > MAX_MANGLED_LEN {
+/// [`demangle`] appending to `out` (which keeps its allocation across calls): `false`, and `out`
+/// unchanged, for names that are not mangled C++ or cannot be demangled.
+pub fn demangle_into(mangled: &str, out: &mut String) -> bool {
+    thread_local! {
+        static DEMANGLER: std::cell::RefCell<Demangler> = std::cell::RefCell::new(Demangler::new());
+    }
+    DEMANGLER.with(|d| match d.try_borrow_mut() {
+        Ok(mut d) => d.demangle_into(mangled, out),
+        Err(_) => Demangler::new().demangle_into(mangled, out),
+    })
+}
+
+/// A demangler that keeps its scratch buffers between names: for loops over many symbols.
+#[derive(Debug, Default)]
+pub struct Demangler {
+    /// cpp_demangle's output, before the `c++filt` rewriting.
+    scratch: String,
+    /// The mangled name with a work-around applied (see [`mangled::template_ctor_params`]).
+    patched: String,
+}
+
+impl Demangler {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// [`demangle_into`] with this demangler's buffers.
+    pub fn demangle_into(&mut self, mangled: &str, out: &mut String) -> bool {
+        let options = cpp_demangle::DemangleOptions::new();
+        if !self.raw(mangled, options) {
+            return false;
+        }
+        crate::cxxfilt::rewrite(&self.scratch, out);
+        true
+    }
+
+    /// cpp_demangle's output for `mangled` into `self.scratch`.
+    fn raw(&mut self, mangled: &str, options: cpp_demangle::DemangleOptions) -> bool {
+        let (name, _version) = split_version(mangled);
+        if mangled::strip_prefix(name).is_none() || name.len() > MAX_MANGLED_LEN {
+            return false;
+        }
+        // cpp_demangle wants exactly one leading `_Z`.
+        let name = name
+            .strip_prefix('_')
+            .filter(|n| n.starts_with("_Z"))
+            .unwrap_or(name);
+        let Demangler { scratch, patched } = self;
+        let input = match mangled::template_ctor_params(name) {
+            // A `void` return type for cpp_demangle to skip, so that it prints every parameter.
+            Some(at) => {
+                patched.clear();
+                patched.push_str(&name[..at]);
+                patched.push('v');
+                patched.push_str(&name[at..]);
+                patched.as_str()
+            }
+            None => name,
+        };
+        // `c++filt` prints the enclosing function of a local entity without its return type.
+        let body = &input.as_bytes()[2..];
+        let local = [&b"Z"[..], b"GVZ", b"TIZ", b"TSZ"]
+            .iter()
+            .any(|p| body.starts_with(p));
+        let options = if local {
+            options.no_return_type()
+        } else {
+            options
+        };
+        let parse = cpp_demangle::ParseOptions::default().recursion_limit(RECURSION_LIMIT);
+        let Ok(sym) = cpp_demangle::Symbol::new_with_options(input.as_bytes(), &parse) else {
+            return false;
+        };
+        scratch.clear();
+        // Substitutions can make the output exponentially longer than the input: cap it.
+        let mut capped = CappedString(scratch);
+        sym.structured_demangle(&mut capped, &options.recursion_limit(RECURSION_LIMIT))
+            .is_ok()
+    }
+}
+
+fn demangle_with(name: &str, options: cpp_demangle::DemangleOptions) -> Option<String> {
+    let mut d = Demangler::new();
+    if !d.raw(name, options) {
         return None;
     }
-    // cpp_demangle wants exactly one leading `_Z`.
-    let owned;
-    let input: &str = if name.starts_with("__Z") {
-        owned = format!("_Z{body}");
-        &owned
-    } else {
-        name
-    };
-    let parse = cpp_demangle::ParseOptions::default().recursion_limit(RECURSION_LIMIT);
-    let sym = cpp_demangle::Symbol::new_with_options(input.as_bytes(), &parse).ok()?;
-    let options = (*options).recursion_limit(RECURSION_LIMIT);
-    // Substitutions can make the output exponentially longer than the input: cap it.
-    let mut out = CappedString(String::new());
-    sym.structured_demangle(&mut out, &options).ok()?;
-    let out = out.0;
-    Some(cxxfilt_literals(&cxxfilt_special_names(
-        expand_std_abbreviations(out),
-    )))
-}
-
-/// cpp_demangle writes vtables, VTTs and thunks as `{vtable(X)}` …; `c++filt` as `vtable for X`.
-fn cxxfilt_special_names(s: String) -> String {
-    let Some(inner) = s.strip_prefix('{').and_then(|r| r.strip_suffix(")}")) else {
-        return s;
-    };
-    if let Some(t) = inner.strip_prefix("vtable(") {
-        return format!("vtable for {t}");
-    }
-    if let Some(t) = inner.strip_prefix("vtt(") {
-        return format!("VTT for {t}");
-    }
-    if let Some(rest) = inner.strip_prefix("virtual override thunk(") {
-        // `{offset(N)}, F` | `{virtual offset(A, B)}, F` | covariant: two offsets then F.
-        let mut rest = rest;
-        let mut offsets = Vec::new();
-        while let Some(r) = rest.strip_prefix('{') {
-            let Some(end) = r.find("}, ") else { break };
-            offsets.push(&r[..end]);
-            rest = &r[end + 3..];
-        }
-        let kind = match offsets.as_slice() {
-            [o] if o.starts_with("offset(") => "non-virtual thunk to",
-            [_] => "virtual thunk to",
-            _ => "covariant return thunk to",
-        };
-        return format!("{kind} {rest}");
-    }
-    s
-}
-
-/// Integer literals in template arguments: `(long)1` → `1l`, as `c++filt` prints them.
-fn cxxfilt_literals(s: &str) -> String {
-    const CASTS: [(&str, &str); 5] = [
-        ("(unsigned long long)", "ull"),
-        ("(unsigned long)", "ul"),
-        ("(unsigned int)", "u"),
-        ("(long long)", "ll"),
-        ("(long)", "l"),
-    ];
-    if !s.contains(")") {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    'outer: while !rest.is_empty() {
-        for (cast, suffix) in CASTS {
-            if let Some(after) = rest.strip_prefix(cast) {
-                let digits = after
-                    .char_indices()
-                    .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && *c == '-'))
-                    .count();
-                if digits > 0 && after[..digits].chars().any(|c| c.is_ascii_digit()) {
-                    out.push_str(&after[..digits]);
-                    out.push_str(suffix);
-                    rest = &after[digits..];
-                    continue 'outer;
-                }
-            }
-        }
-        let ch = rest.chars().next().map_or(1, char::len_utf8);
-        out.push_str(&rest[..ch]);
-        rest = &rest[ch..];
-    }
-    out
-}
-
-/// cpp_demangle prints the standard abbreviations (`Ss`, `Si`, `So`, `Sd`) as `std::string`,
-/// `std::istream` …; `c++filt` spells the templates out. Follow `c++filt`, which is what users
-/// paste and search for.
-fn expand_std_abbreviations(s: String) -> String {
-    const ABBREVIATIONS: [(&str, &str); 4] = [
-        (
-            "std::string",
-            "std::basic_string<char, std::char_traits<char>, std::allocator<char> >",
-        ),
-        (
-            "std::istream",
-            "std::basic_istream<char, std::char_traits<char> >",
-        ),
-        (
-            "std::ostream",
-            "std::basic_ostream<char, std::char_traits<char> >",
-        ),
-        (
-            "std::iostream",
-            "std::basic_iostream<char, std::char_traits<char> >",
-        ),
-    ];
-    if !s.contains("std::") {
-        return s;
-    }
-    let mut out = String::with_capacity(s.len() + 64);
-    let mut rest = s.as_str();
-    'outer: while !rest.is_empty() {
-        for (short, long) in ABBREVIATIONS {
-            if let Some(after) = rest.strip_prefix(short)
-                && !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
-                && !out.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':')
-            {
-                out.push_str(long);
-                // `c++filt` separates closing angle brackets: `> >`.
-                if after.starts_with('>') {
-                    out.push(' ');
-                }
-                rest = after;
-                continue 'outer;
-            }
-        }
-        let ch = rest.chars().next().map_or(1, char::len_utf8);
-        out.push_str(&rest[..ch]);
-        rest = &rest[ch..];
-    }
-    // The constructor and destructor of an abbreviated class are named after the template.
-    for (class, long) in [
-        ("string", "basic_string"),
-        ("istream", "basic_istream"),
-        ("ostream", "basic_ostream"),
-        ("iostream", "basic_iostream"),
-    ] {
-        if out.ends_with(&format!(">::{class}")) || out.ends_with(&format!(">::~{class}")) {
-            let cut = out.len() - class.len();
-            out.truncate(cut);
-            out.push_str(long);
-        }
-        if out.contains(&format!(">::{class}(")) || out.contains(&format!(">::~{class}(")) {
-            out = out
-                .replace(&format!(">::{class}("), &format!(">::{long}("))
-                .replace(&format!(">::~{class}("), &format!(">::~{long}("));
-        }
-    }
-    out
+    let mut out = String::with_capacity(d.scratch.len());
+    crate::cxxfilt::rewrite(&d.scratch, &mut out);
+    Some(out)
 }
 
 /// Demangled names longer than this are hostile (the longest real torch names are a few KiB).
 const MAX_DEMANGLED_LEN: usize = 64 * 1024;
 
-struct CappedString(String);
+struct CappedString<'a>(&'a mut String);
 
-impl cpp_demangle::DemangleWrite for CappedString {
+impl cpp_demangle::DemangleWrite for CappedString<'_> {
     fn write_string(&mut self, s: &str) -> std::fmt::Result {
         if self.0.len() + s.len() > MAX_DEMANGLED_LEN {
             return Err(std::fmt::Error);
@@ -276,7 +209,7 @@ pub(crate) fn qualified_name_slow(name: &str) -> Option<String> {
     let options = cpp_demangle::DemangleOptions::new()
         .no_params()
         .no_return_type();
-    let d = demangle_with(name, &options)?;
+    let d = demangle_with(name, options)?;
     let q = strip_template_args(&d.replace("[abi:cxx11]", ""));
     Some(q.trim_end().to_string())
 }
@@ -479,23 +412,11 @@ mod corpus_tests {
 
     #[test]
     fn demangle_matches_cxxfilt() {
-        // cpp_demangle 0.5 drops a parameter when a template constructor's parameter list refers
-        // to its own template parameter twice (`T_S8_`); c++filt is right.
-        const CPP_DEMANGLE_BUGS: [&str; 2] = [
-            "_ZNSbIwSt11char_traitsIwESaIwEEC1IN9__gnu_cxx17__normal_iteratorIPwS2_EEEET_S8_RKS1_",
-            "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1IPKcvEET_S8_RKS3_",
-        ];
+        // cpp_demangle 0.5 drops the first parameter of a template constructor (it reads it as
+        // a return type); `mangled::template_ctor_params` works around it.
         let mut mismatches = Vec::new();
         for (m, expected) in pairs() {
             let got = demangle(m);
-            if CPP_DEMANGLE_BUGS.contains(&m) {
-                assert_ne!(
-                    got.as_deref(),
-                    expected,
-                    "{m}: cpp_demangle fixed, remove it from the list"
-                );
-                continue;
-            }
             if got.as_deref() != expected {
                 mismatches.push(format!("{m}\n  c++filt: {expected:?}\n  ours:    {got:?}"));
             }

@@ -10,6 +10,7 @@
 //! - [`classify`], [`check_version`]: why a required symbol or version is missing.
 
 mod classify;
+mod cxxfilt;
 mod demangle;
 mod index;
 pub mod mangled;
@@ -19,7 +20,7 @@ mod read;
 
 pub use classify::{Classification, Status, VersionCheck, check_version, classify, version_family};
 pub use demangle::{
-    AbiFlavor, abi_flavor, demangle, normalize_cxx11, qualified_name, split_params, split_version,
+    AbiFlavor, Demangler, abi_flavor, demangle, demangle_into, normalize_cxx11, qualified_name, split_params, split_version,
 };
 pub use index::{Export, ExportIndex, LibraryId};
 pub use model::{

@@ -36,6 +36,26 @@ pub fn for_each_component<'a>(mangled: &'a str, f: &mut dyn FnMut(Component<'a>)
     c.name(f)
 }
 
+/// For a template constructor (`_ZN … C1I … E E <parameters>`): the byte offset in `mangled` where
+/// its parameter types start. cpp_demangle 0.5 reads the first of them as a return type (template
+/// functions have one, constructors do not) and drops it from the output.
+pub(crate) fn template_ctor_params(mangled: &str) -> Option<usize> {
+    let body = strip_prefix(mangled)?;
+    let mut c = Cursor {
+        s: body.as_bytes(),
+        src: body,
+        pos: 0,
+    };
+    let mut last_is_ctor = false;
+    c.nested(
+        &mut |comp| last_is_ctor = matches!(comp, Component::Ctor(_)),
+        0,
+    )?;
+    // `…C1I…EE`: the template arguments' `E`, then the nested name's.
+    let templated = c.pos >= 2 && c.s.get(c.pos - 2) == Some(&b'E');
+    (last_is_ctor && templated && c.pos < c.s.len()).then(|| mangled.len() - body.len() + c.pos)
+}
+
 struct Cursor<'a> {
     s: &'a [u8],
     src: &'a str,
