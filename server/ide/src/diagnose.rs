@@ -315,6 +315,26 @@ fn oom_processes(d: &mut Diagnostic, scene: &Scene) {
 
 fn missing_library_hint(lib: &str, scene: &Scene) -> String {
     let l = lib.to_ascii_lowercase();
+    if l.starts_with("libcuda.so.") || l.starts_with("libnvidia-ml.so.") {
+        return "it comes with the NVIDIA driver, which is not installed or not visible here (a CPU-only machine, or a container started without GPU access)".into();
+    }
+    if crate::kb::is_torch_library(lib) {
+        return "it was part of another torch version: the package was built for a torch that shipped this library".into();
+    }
+    if let Some(sys) = crate::kb::system_library(lib) {
+        return if sys.pip.is_empty() {
+            format!(
+                "no wheel ships it: it comes from {}, which is not installed where the loader looks",
+                sys.what
+            )
+        } else {
+            format!(
+                "{} is not installed (PyPI ships it as {})",
+                sys.what,
+                sys.pip.join(", ")
+            )
+        };
+    }
     if l.starts_with("libcudart")
         || l.starts_with("libcublas")
         || l.starts_with("libcudnn")
@@ -329,8 +349,6 @@ fn missing_library_hint(lib: &str, scene: &Scene) -> String {
         format!(
             "the CUDA{major} runtime this package was built for is not installed (pip's nvidia-* packages or the CUDA toolkit provide it)"
         )
-    } else if l.starts_with("libtorch") || l.starts_with("libc10") || l.starts_with("libcaffe2") {
-        "it was part of another torch version: the package was built for a torch that shipped this library".into()
     } else if scene.compile_failed {
         "its build failed earlier in the log, so the file was never produced".into()
     } else {

@@ -220,6 +220,20 @@ impl<'a> World<'a> {
         out
     }
 
+    /// The system package manager of this machine (`apt` or `dnf`), from `/etc/os-release`;
+    /// `None` with `--no-env` (the text may come from another machine) or when unknown.
+    pub fn system_package_manager(&self) -> Option<&'static str> {
+        if !self.ctx.use_env {
+            return None;
+        }
+        static PM: std::sync::OnceLock<Option<&'static str>> = std::sync::OnceLock::new();
+        *PM.get_or_init(|| {
+            // os-release is a few hundred bytes; a larger one is not what it claims to be.
+            let text = std::fs::read_to_string("/etc/os-release").ok()?;
+            package_manager_of(text.get(..text.len().min(16 * 1024))?)
+        })
+    }
+
     pub fn find_library_dir(&self, lib: &str) -> Option<String> {
         self.env.as_ref()?.find_library_dir(lib)
     }
@@ -252,4 +266,49 @@ fn package_from_path(path: &str) -> Option<String> {
     }
     let name = first.trim_start_matches('_');
     (!name.is_empty()).then(|| kb::normalize(name))
+}
+
+/// `apt` or `dnf` from the `ID` and `ID_LIKE` lines of an os-release file.
+pub(crate) fn package_manager_of(os_release: &str) -> Option<&'static str> {
+    let mut ids = String::new();
+    for line in os_release.lines() {
+        if let Some(v) = line
+            .strip_prefix("ID=")
+            .or_else(|| line.strip_prefix("ID_LIKE="))
+        {
+            ids.push(' ');
+            ids.push_str(v.trim_matches('"'));
+        }
+    }
+    let has = |id: &str| ids.split_whitespace().any(|w| w == id);
+    if has("debian") || has("ubuntu") {
+        Some("apt")
+    } else if has("fedora") || has("rhel") || has("centos") {
+        Some("dnf")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::package_manager_of;
+
+    #[test]
+    fn package_manager_from_os_release() {
+        assert_eq!(
+            package_manager_of("ID=debian\nVERSION_ID=\"12\""),
+            Some("apt")
+        );
+        assert_eq!(
+            package_manager_of("ID=pop\nID_LIKE=\"ubuntu debian\""),
+            Some("apt")
+        );
+        assert_eq!(
+            package_manager_of("ID=\"rocky\"\nID_LIKE=\"rhel centos fedora\""),
+            Some("dnf")
+        );
+        assert_eq!(package_manager_of("ID=arch"), None);
+        assert_eq!(package_manager_of(""), None);
+    }
 }

@@ -401,9 +401,19 @@ pub fn missing_library(inp: &FixInput<'_>, lib: &str, full: &str) -> Vec<Fix> {
             fixes.push(f);
         }
     }
-    if (l.starts_with("libtorch") || l.starts_with("libc10"))
-        && let Some(torch) = inp.torch()
-    {
+    if (l.starts_with("libcuda.so.") || l.starts_with("libnvidia-ml.so.")) && fixes.is_empty() {
+        let mut f = fix(
+            format!(
+                "Run on a machine or container that has the NVIDIA driver ({lib} comes with it)"
+            ),
+            "The driver's user-space libraries are not pip packages. In Docker, start the container with `--gpus all` (NVIDIA Container Toolkit) so they are mounted in; on a machine without an NVIDIA GPU, nothing that needs them can run, and only code paths that load CUDA fail.",
+        );
+        f.verified = false;
+        fixes.push(f);
+        return finish(fixes);
+    }
+    let torch_lib = kb::is_torch_library(lib);
+    if torch_lib && let Some(torch) = inp.torch() {
         for p in ["torchaudio", "torchvision"] {
             if inp.package.as_deref() == Some(p)
                 && let Some(v) = kb::release_for_torch(p, &torch)
@@ -418,10 +428,19 @@ pub fn missing_library(inp: &FixInput<'_>, lib: &str, full: &str) -> Vec<Fix> {
             }
         }
     }
-    if let Some(pkg) = inp.package.clone().filter(|p| kb::is_valid_name(p)) {
+    let provider = kb::system_library(lib);
+    if let Some(sys) = provider {
+        fixes.extend(system_library_fix(inp, lib, sys));
+    }
+    // A rebuild against torch helps only code that calls into torch, and only when the missing
+    // library is not a system one (rebuilding nvidia-cufile does not bring libmlx5).
+    if provider.is_none()
+        && let Some(pkg) = inp.package.clone().filter(|p| kb::is_valid_name(p))
+        && (torch_lib || calls_into_torch(inp, &pkg))
+    {
         fixes.extend(rebuild_fix(inp, &pkg, kb::package(&pkg).as_ref(), &[]));
     }
-    if fixes.is_empty() && (l.starts_with("libtorch") || l.starts_with("libc10")) {
+    if fixes.is_empty() && torch_lib {
         fixes.push(fix(
             format!("Install the release of the failing package built for the installed torch ({lib} belongs to another torch)"),
             "torch libraries are renamed and split between releases; torchaudio, torchvision and other extensions must come from the release matching torch. `abidoc scan` names every package built for another torch.",
@@ -438,6 +457,95 @@ pub fn missing_library(inp: &FixInput<'_>, lib: &str, full: &str) -> Vec<Fix> {
         fixes.push(f);
     }
     finish(fixes)
+}
+
+/// Whether `pkg` (owner of the failing library) is compiled against torch: known packages say so;
+/// otherwise the library's own imports tell (torch symbols, or a torch pin in its metadata).
+fn calls_into_torch(inp: &FixInput<'_>, pkg: &str) -> bool {
+    if let Some(known) = kb::links_torch(pkg) {
+        return known;
+    }
+    inp.library
+        .as_deref()
+        .and_then(|l| inp.world.library_facts(l))
+        .is_some_and(|f| f.torch_symbol_count > 0 || f.built_for_torch.is_some())
+}
+
+/// Installing the provider of a library no wheel ships: pip first (no root), then conda inside a
+/// conda environment, then the machine's package manager. Names come from the compiled-in table
+/// (checked by the knowledge tests), never from the text.
+fn system_library_fix(
+    inp: &FixInput<'_>,
+    lib: &str,
+    sys: &abidoc_knowledge::system_libs::SystemLibrary,
+) -> Vec<Fix> {
+    let names = |v: &[String]| -> Option<Vec<String>> {
+        (!v.is_empty() && v.iter().all(|n| kb::is_valid_name(n))).then(|| v.to_vec())
+    };
+    let mut alternatives = Vec::new();
+    if !sys.apt.is_empty() {
+        alternatives.push(format!(
+            "Debian/Ubuntu: apt-get install {}",
+            sys.apt.join(" ")
+        ));
+    }
+    if !sys.dnf.is_empty() {
+        alternatives.push(format!("Fedora/RHEL: dnf install {}", sys.dnf.join(" ")));
+    }
+    if !sys.conda.is_empty() {
+        alternatives.push(format!(
+            "conda: conda install -c conda-forge {}",
+            sys.conda.join(" ")
+        ));
+    }
+    let mut reason = format!(
+        "{lib} is not part of any wheel here: it comes from {}, used for {}.",
+        sys.what, sys.used_for
+    );
+    if let Some(note) = &sys.note {
+        reason.push(' ');
+        reason.push_str(note);
+        reason.push('.');
+    }
+    if let Some(pip) = names(&sys.pip) {
+        let mut args = vec!["install".to_owned()];
+        args.extend(pip.iter().cloned());
+        let mut f = fix(
+            format!("Install {} from PyPI ({})", sys.what, pip.join(" ")),
+            format!("{reason} The PyPI package installs it without root."),
+        );
+        inp.add_pip(&mut f, &args);
+        return vec![f];
+    }
+    let mut f = fix(
+        format!("Install {}, which provides {lib}", sys.what),
+        if alternatives.is_empty() {
+            reason.clone()
+        } else {
+            format!("{reason} {}.", alternatives.join("; "))
+        },
+    );
+    let conda = names(&sys.conda).filter(|_| inp.world.in_conda());
+    if let Some(pkgs) = conda {
+        let mut cmd: Vec<String> = ["conda", "install", "-y", "-c", "conda-forge"]
+            .map(str::to_owned)
+            .to_vec();
+        cmd.extend(pkgs);
+        f.commands.push(cmd);
+    } else {
+        let (tool, pkgs) = match inp.world.system_package_manager() {
+            Some("apt") => ("apt-get", names(&sys.apt)),
+            Some("dnf") => ("dnf", names(&sys.dnf)),
+            _ => ("", None),
+        };
+        if let Some(pkgs) = pkgs {
+            let mut cmd: Vec<String> = ["sudo", tool, "install", "-y"].map(str::to_owned).to_vec();
+            cmd.extend(pkgs);
+            f.notebook_cell = Some(format!("!{}", cmd.join(" ")));
+            f.commands.push(cmd);
+        }
+    }
+    vec![f]
 }
 
 pub fn version_not_found(

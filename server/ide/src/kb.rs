@@ -29,6 +29,21 @@ pub fn demangle(symbol: &str) -> Option<String> {
     abidoc_elf::demangle(symbol)
 }
 
+/// Whether `soname` is one of torch's own libraries (exact names: not `libtorchaudio.so`).
+pub fn is_torch_library(soname: &str) -> bool {
+    k::system_libs::is_torch_library(soname)
+}
+
+/// Who provides a library that wheels do not ship (Open MPI, rdma-core, NCCL on PyPI …).
+pub fn system_library(soname: &str) -> Option<&'static k::system_libs::SystemLibrary> {
+    k::system_libs::system_library(soname)
+}
+
+/// Whether a known package's compiled code calls into torch (so a rebuild against torch helps).
+pub fn links_torch(package: &str) -> Option<bool> {
+    k::packages::package(package).map(|p| p.links_torch)
+}
+
 /// What fixes need to know about an extension package.
 #[derive(Debug, Clone)]
 pub struct PackageFacts {

@@ -130,3 +130,31 @@ fn seed_fixtures() {
         insta::assert_snapshot!(format!("seed__{name}"), render(&text, &diags));
     }
 }
+
+/// Libraries no wheel ships: the fix names their provider (pip first), never a rebuild.
+#[test]
+fn field_texts() {
+    let dir = repo().join("tests/fixtures/field");
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .expect("field fixtures")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    entries.sort();
+    assert!(entries.len() >= 4);
+    for path in entries {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let diags = diagnose_text(&text, &text_only());
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let d = diags
+            .iter()
+            .find(|d| d.code.as_str() == "missing-shared-library")
+            .unwrap_or_else(|| panic!("{name}: no missing-shared-library diagnosis"));
+        assert!(
+            d.fixes.iter().all(|f| !f.title.starts_with("Rebuild")),
+            "{name}: a rebuild does not bring a system library"
+        );
+        insta::assert_snapshot!(format!("field__{name}"), render(&text, &diags));
+    }
+}
