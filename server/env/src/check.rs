@@ -166,7 +166,11 @@ const OPTIONAL_BACKENDS: &[&str] = &[
     "libnccl-net",
     "nvshmem_transport",
     "libnvshmem_transport",
+    // NVSHMEM's MPI/OpenSHMEM/PMIx bootstraps: chosen at run time by NVSHMEM_BOOTSTRAP.
+    "nvshmem_bootstrap_",
     "libnccl-tuner",
+    // torchaudio's CUDA CTC decoder: imported only by `torchaudio.models.decoder.cuda_ctc_decoder`.
+    "pybind11_prefixctc",
 ];
 
 /// Libraries that only optional transports/backends need.
@@ -188,6 +192,7 @@ const OPTIONAL_DEPS: &[&str] = &[
     "libswscale.so",
     "libswresample.so",
     "libmpi.so",
+    "liboshmem.so",
     "libpmix.so",
 ];
 
