@@ -553,3 +553,10 @@ fn explain_code(code: Code, module: &str) -> String {
         _ => format!("{module} is compiled C++ that calls into torch's libraries by exact function signature. It was built against another torch release, in which that function had another signature or existed at all. `pip install` again reuses the same stale wheel; the fix is a build made for the installed torch, or removing the package if nothing needs it."),
     }
 }
+
+/// Links the diagnoses of one text (a silent symptom names the failure that causes it), the last
+/// step of the entry points: for front ends that diagnose incidents one by one (the language
+/// server keeps the diagnoses of unchanged incidents between edits).
+pub fn link(diags: &mut [Diagnostic]) {
+    crate::relate::link(diags);
+}

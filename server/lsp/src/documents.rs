@@ -1,11 +1,12 @@
 //! Open documents and notebooks: text, version and line index of each, the notebook ↔ cell
 //! relation, and what was last published on each URI (for hovers and code actions).
 
+use crate::incremental::{self, CellSlot};
 use crate::proto::{self, Range, TextDocumentContentChangeEvent, Uri};
 use abidoc_syntax::LineIndex;
 use abidoc_syntax::line_index::LineCol;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What a text document is, which decides how it is diagnosed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,14 +45,21 @@ pub struct Snapshot {
     pub kind: DocKind,
     pub text: Arc<String>,
     pub index: Arc<LineIndex>,
+    /// Where the cells of a `.ipynb` opened as text are (`None`: not known, read them all).
+    pub slots: Option<Vec<CellSlot>>,
+    pub cache: Arc<Mutex<incremental::Cache>>,
 }
 
 #[derive(Debug)]
 pub struct Document {
     pub version: i32,
     pub kind: DocKind,
+    /// Edited in place: a snapshot still held by an analysis is the only reason to copy it.
     pub text: Arc<String>,
     pub index: Arc<LineIndex>,
+    pub slots: Option<Vec<CellSlot>>,
+    /// What the last analysis read, scanned and diagnosed (one analysis per document at a time).
+    pub cache: Arc<Mutex<incremental::Cache>>,
 }
 
 impl Document {
@@ -62,6 +70,8 @@ impl Document {
             kind,
             text: Arc::new(text),
             index,
+            slots: None,
+            cache: Arc::default(),
         }
     }
 
@@ -69,6 +79,12 @@ impl Document {
     /// line cannot make this panic.
     pub fn apply(&mut self, version: i32, changes: Vec<TextDocumentContentChangeEvent>) {
         for change in changes {
+            if self.kind == DocKind::NotebookJson
+                && let Some(slots) = &mut self.slots
+                && !incremental::shift_slots(slots, &self.index, &self.text, &change)
+            {
+                self.slots = None;
+            }
             match change.range {
                 None => {
                     self.text = Arc::new(change.text);
@@ -144,6 +160,8 @@ impl Store {
             kind: doc.kind,
             text: doc.text.clone(),
             index: doc.index.clone(),
+            slots: doc.slots.clone(),
+            cache: doc.cache.clone(),
         })
     }
 

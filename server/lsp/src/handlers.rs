@@ -18,6 +18,7 @@ use crate::proto::{
     TerminalDiagnosisParams, TerminalDiagnostic, TerminalOutputParams, TextDocumentSyncCapability,
     TextDocumentSyncKind, TextDocumentSyncOptions, Uri, jsonrpc,
 };
+use crate::incremental;
 use crate::to_proto::{self, ActionTarget};
 use abidoc_ide::Diagnostic;
 use std::collections::HashMap;
@@ -25,10 +26,11 @@ use std::panic::AssertUnwindSafe;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tower_lsp_server::Client;
 
-/// How long edits must pause before a document is diagnosed again.
+/// The least time between two analyses of one document while edits keep coming (a single edit
+/// is diagnosed at once).
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
 
 #[derive(Debug, Clone)]
@@ -52,6 +54,32 @@ struct Shared {
     last_outputs: Mutex<HashMap<Uri, (Uri, CellOutputs)>>,
     /// Library URIs the last environment scan published on.
     scan_uris: Mutex<Vec<Uri>>,
+    /// Documents with an analysis running or wanted (see [`Session::schedule`]).
+    analyses: Mutex<HashMap<Uri, AnalysisState>>,
+}
+
+#[derive(Debug, Default)]
+struct AnalysisState {
+    /// An analysis loop runs for the document.
+    running: bool,
+    /// The document changed since the running loop last took a snapshot.
+    dirty: bool,
+}
+
+/// Ends a document's analysis loop however the task ends (returns, panics, runtime shutdown).
+struct Running {
+    session: Session,
+    uri: Uri,
+    /// The loop ended itself (the entry may already belong to a newer loop).
+    ended: bool,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if !self.ended {
+            lock(&self.session.shared.analyses).remove(&self.uri);
+        }
+    }
 }
 
 /// When the outcome of some analysis may be published.
@@ -304,15 +332,17 @@ impl Session {
     }
 
     fn rediagnose_all(&self) {
-        let docs: Vec<(Uri, i32)> = self
+        let docs: Vec<(Uri, Arc<Mutex<incremental::Cache>>)> = self
             .store()
             .docs
             .iter()
             .filter(|(_, d)| diagnosable(d.kind))
-            .map(|(u, d)| (u.clone(), d.version))
+            .map(|(u, d)| (u.clone(), d.cache.clone()))
             .collect();
-        for (uri, version) in docs {
-            self.schedule(uri, version, Duration::ZERO);
+        for (uri, cache) in docs {
+            // Outside the store's lock: an analysis may hold the cache for a while.
+            lock(&cache).forget_diagnoses();
+            self.schedule(uri);
         }
         let outputs: Vec<(Uri, CellOutputs)> =
             lock(&self.shared.last_outputs).values().cloned().collect();
@@ -336,10 +366,10 @@ impl Session {
                 item.uri.clone(),
                 Document::new(item.version, kind, item.text),
             );
-            diagnosable(kind).then_some((item.uri, item.version))
+            diagnosable(kind).then_some(item.uri)
         });
-        if let Some(Some((uri, version))) = scheduled {
-            self.schedule(uri, version, Duration::ZERO);
+        if let Some(Some(uri)) = scheduled {
+            self.schedule(uri);
         }
     }
 
@@ -353,7 +383,7 @@ impl Session {
             diagnosable(doc.kind).then_some(())
         });
         if let Some(Some(())) = scheduled {
-            self.schedule(uri, version, DEBOUNCE);
+            self.schedule(uri);
         }
     }
 
@@ -370,57 +400,113 @@ impl Session {
         }
     }
 
-    /// Diagnoses `uri` at `version` after `delay`, unless a newer version arrives meanwhile.
-    fn schedule(&self, uri: Uri, version: i32, delay: Duration) {
+    /// Diagnoses `uri` at once when no analysis of it is running (the leading edge: a single
+    /// edit waits for nothing). Edits that arrive while one runs are coalesced into one more
+    /// analysis of the latest text, started no sooner than [`DEBOUNCE`] after the previous one
+    /// started (the trailing edge). Publishing stays version-checked.
+    fn schedule(&self, uri: Uri) {
+        {
+            let mut tasks = lock(&self.shared.analyses);
+            let state = tasks.entry(uri.clone()).or_default();
+            state.dirty = true;
+            if state.running {
+                return;
+            }
+            state.running = true;
+        }
         let session = self.clone();
         tokio::spawn(async move {
-            if !delay.is_zero() {
-                tokio::time::sleep(delay).await;
-            }
-            let Some(snap) = session
-                .store()
-                .snapshot(&uri)
-                .filter(|s| s.version == version)
-            else {
-                return;
+            let mut running = Running {
+                session: session.clone(),
+                uri: uri.clone(),
+                ended: false,
             };
-            let settings_generation = session.settings_generation();
-            let settings = session.settings();
-            let analysed = blocking(move || {
-                let ctx = settings.context(None);
-                let diags = match snap.kind {
-                    DocKind::NotebookJson => abidoc_ide::diagnose_notebook(&snap.text, &ctx),
-                    _ => abidoc_ide::diagnose_text(&snap.text, &ctx),
-                };
-                let diags = filter_disabled(diags, &settings);
-                to_proto::text_entries(&snap.uri, &snap.text, &snap.index, diags)
-            })
-            .await;
-            match analysed {
-                Ok(entries) => {
-                    let published = Published {
-                        version: Some(version),
-                        entries,
-                        from_outputs: false,
-                    };
-                    session
-                        .publish(
-                            uri,
-                            Check::Version(version, settings_generation),
-                            Some(version),
-                            published,
-                        )
-                        .await;
+            let mut last_start: Option<Instant> = None;
+            loop {
+                {
+                    // Checked and ended under one lock, so an edit either sees this loop
+                    // running (and is picked up) or starts a new one.
+                    let mut tasks = lock(&session.shared.analyses);
+                    if !tasks.get(&uri).is_some_and(|s| s.dirty) {
+                        tasks.remove(&uri);
+                        running.ended = true;
+                        return;
+                    }
                 }
-                Err(err) => {
-                    let message = format!("abidoc: diagnosing {} failed: {err}", uri.as_str());
-                    session
-                        .client
-                        .log_message(MessageType::ERROR, message)
-                        .await;
+                if let Some(t) = last_start {
+                    let wait = DEBOUNCE.saturating_sub(t.elapsed());
+                    if !wait.is_zero() {
+                        tokio::time::sleep(wait).await;
+                    }
                 }
+                if let Some(state) = lock(&session.shared.analyses).get_mut(&uri) {
+                    state.dirty = false;
+                }
+                last_start = Some(Instant::now());
+                session.analyse(&uri).await;
             }
         });
+    }
+
+    /// Diagnoses the current version of `uri` and publishes it if it is still current.
+    async fn analyse(&self, uri: &Uri) {
+        let Some(snap) = self
+            .store()
+            .snapshot(uri)
+            .filter(|s| diagnosable(s.kind))
+        else {
+            return;
+        };
+        let version = snap.version;
+        let settings_generation = self.settings_generation();
+        let settings = self.settings();
+        let analysed = blocking(move || {
+            let ctx = settings.context(None);
+            let mut cache = lock(&snap.cache);
+            let (diags, slots) = match snap.kind {
+                DocKind::NotebookJson => incremental::diagnose_notebook(
+                    &snap.text,
+                    snap.slots.clone(),
+                    &ctx,
+                    &mut cache,
+                ),
+                _ => (
+                    incremental::diagnose_text(&snap.text, &ctx, &mut cache),
+                    None,
+                ),
+            };
+            drop(cache);
+            let diags = filter_disabled(diags, &settings);
+            let entries = to_proto::text_entries(&snap.uri, &snap.text, &snap.index, diags);
+            (entries, slots)
+        })
+        .await;
+        match analysed {
+            Ok((entries, slots)) => {
+                if let Some(slots) = slots
+                    && let Some(doc) = self.store().docs.get_mut(uri)
+                    && doc.version == version
+                {
+                    doc.slots = Some(slots);
+                }
+                let published = Published {
+                    version: Some(version),
+                    entries,
+                    from_outputs: false,
+                };
+                self.publish(
+                    uri.clone(),
+                    Check::Version(version, settings_generation),
+                    Some(version),
+                    published,
+                )
+                .await;
+            }
+            Err(err) => {
+                let message = format!("abidoc: diagnosing {} failed: {err}", uri.as_str());
+                self.client.log_message(MessageType::ERROR, message).await;
+            }
+        }
     }
 
     fn spawn_publish(&self, uri: Uri, check: Check, version: Option<i32>, published: Published) {

@@ -7,6 +7,7 @@ pub mod config;
 pub mod documents;
 pub mod framing;
 mod handlers;
+pub mod incremental;
 pub mod links;
 pub mod model_hint;
 pub mod outputs;

@@ -116,6 +116,64 @@ pub fn parse(raw: &str) -> Parse<Notebook> {
     }
 }
 
+/// Raw spans of the cell objects of a notebook, in order, found without building the cells (the
+/// language server re-reads only the cells an edit touched). `None` unless [`parse`] would read
+/// the same cells without a problem: then the caller parses the whole text.
+pub fn cell_spans(raw: &str) -> Option<Vec<Span>> {
+    let mut p = Parser {
+        raw,
+        b: raw.as_bytes(),
+        i: 0,
+        problems: Vec::new(),
+    };
+    let mut spans = Vec::new();
+    if p.peek() != Some(b'{') {
+        return None;
+    }
+    p.object(0, &mut |p, key, d| match key {
+        "cells" => p.array(d, &mut |p, d| {
+            if p.peek() != Some(b'{') {
+                return p.err("a cell that is not an object");
+            }
+            let start = p.i;
+            p.skip(d)?;
+            spans.push(Span::new(start, p.i));
+            Ok(())
+        }),
+        "worksheets" => p.err("nbformat 3"),
+        _ => p.skip(d),
+    })
+    .ok()?;
+    p.ws();
+    (p.i == p.b.len()).then_some(spans)
+}
+
+/// Reads one cell object that is all of `raw` (one span from [`cell_spans`]); maps point into
+/// `raw`. `index` is the cell's position in the notebook. `None` unless `raw` is exactly one
+/// well-formed object, read as [`parse`] reads it.
+pub fn parse_cell(raw: &str, index: usize) -> Option<Cell> {
+    let mut p = Parser {
+        raw,
+        b: raw.as_bytes(),
+        i: 0,
+        problems: Vec::new(),
+    };
+    let mut cell = Cell {
+        index,
+        kind: CellKind::Code,
+        execution_count: None,
+        source: MappedText::default(),
+        outputs: Vec::new(),
+    };
+    if p.peek() != Some(b'{') {
+        return None;
+    }
+    // The depth of a cell inside `{"cells": [...]}`, so nesting limits match `parse`.
+    p.cell(&mut cell, 2).ok()?;
+    p.ws();
+    (p.i == p.b.len() && p.problems.is_empty()).then_some(cell)
+}
+
 #[derive(Debug)]
 struct JErr {
     at: usize,
@@ -579,6 +637,36 @@ fn join(m: &Multi, sep: &str) -> MappedText {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cells_read_one_by_one_equal_the_whole_parse() {
+        let raw = r#"{"metadata":{"x":[1,{"y":"}"}]},"cells":[{"cell_type":"code","source":"a\"]}","outputs":[{"output_type":"stream","name":"stderr","text":["l1\n","l2"]}]} ,
+          {"cell_type":"markdown","source":[]}],"nbformat":4}"#;
+        let whole = parse(raw);
+        assert!(whole.problems.is_empty(), "{:?}", whole.problems);
+        let spans = cell_spans(raw).unwrap();
+        assert_eq!(spans.len(), whole.value.cells.len());
+        for (i, (span, cell)) in spans.iter().zip(&whole.value.cells).enumerate() {
+            let one = parse_cell(span.slice(raw), i).unwrap();
+            assert_eq!(one.index, cell.index);
+            assert_eq!(one.kind, cell.kind);
+            assert_eq!(one.source.text, cell.source.text);
+            assert_eq!(one.outputs.len(), cell.outputs.len());
+            for (a, b) in one.outputs.iter().zip(&cell.outputs) {
+                assert_eq!(a.text.text, b.text.text);
+                let n = a.text.text.len();
+                let local = a.text.span_to_raw(Span::new(0, n));
+                let moved = Span::new(local.start + span.start, local.end + span.start);
+                assert_eq!(moved, b.text.span_to_raw(Span::new(0, n)));
+            }
+        }
+        // Not one object, or not a notebook: the caller falls back to the whole parse.
+        assert!(parse_cell(r#"{"source":"x"} {"#, 0).is_none());
+        assert!(parse_cell(r#"{"source":"x""#, 0).is_none());
+        assert!(cell_spans(r#"{"cells":[{"source":"x"}"#).is_none());
+        assert!(cell_spans(r#"{"cells":[1]}"#).is_none());
+        assert!(cell_spans(r#"{"worksheets":[]}"#).is_none());
+    }
 
     #[test]
     fn decodes_escapes_and_maps_back() {
