@@ -24,10 +24,19 @@ struct Envelope<'a> {
     jsonrpc: Cow<'a, str>,
     #[serde(default, borrow)]
     method: Option<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     id: Option<IgnoredAny>,
     #[serde(default)]
     params: Option<IgnoredAny>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<IgnoredAny>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<IgnoredAny>,
+}
+
+/// `Some` even for `null`: what counts is that the member is there.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<IgnoredAny>, D::Error> {
+    IgnoredAny::deserialize(d).map(Some)
 }
 
 /// What to forward for one frame body: the body itself, or a replacement request.
@@ -71,7 +80,23 @@ pub fn check(body: &[u8]) -> Result<(), Vec<u8>> {
                 "invalid request: bad id".into(),
             ));
         }
-        return Ok(());
+        // The framework answers an unknown method with "method not found", except that it drops
+        // the answer for `$/` methods (right for notifications only): a `$/` request would wait
+        // forever (found by the LSP chaos test).
+        if envelope.id.is_some()
+            && envelope
+                .method
+                .as_deref()
+                .is_some_and(|m| m.starts_with("$/"))
+        {
+            return Err(replacement(
+                read_id(body),
+                -32601,
+                "method not found: `$/` methods are notifications".into(),
+            ));
+        }
+        let with_reply = envelope.result.is_some() || envelope.error.is_some();
+        return decodes_as_request(body, with_reply);
     }
     // A response to one of our requests: it must be exactly what the framework decodes.
     match serde_json::from_slice::<jsonrpc::Response>(body) {
@@ -80,6 +105,46 @@ pub fn check(body: &[u8]) -> Result<(), Vec<u8>> {
             Value::Null,
             -32600,
             format!("invalid response: {err}"),
+        )),
+    }
+}
+
+/// What the framework decodes a frame into (its own type is private): it tries a response first.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Decoded {
+    Response(#[allow(dead_code)] jsonrpc::Response),
+    Request(#[allow(dead_code)] jsonrpc::Request),
+}
+
+/// The envelope reads `params` as `IgnoredAny`, which checks neither UTF-8 inside strings, nor
+/// `\u` escapes, nor nesting depth; the framework decodes with all three checks and ends the
+/// session on a frame that fails (found by the LSP chaos test). A request with a `result` or
+/// `error` member may decode as a response and would then never be answered.
+fn decodes_as_request(body: &[u8], with_reply: bool) -> Result<(), Vec<u8>> {
+    let decoded = std::str::from_utf8(body)
+        .map_err(|err| err.to_string())
+        .and_then(|text| {
+            // Without `result`/`error` the framework's response attempt fails on the missing
+            // member, so decoding the request alone (half the cost on a large didOpen) is exact.
+            if with_reply {
+                serde_json::from_str::<Decoded>(text).map(|d| matches!(d, Decoded::Request(_)))
+            } else {
+                serde_json::from_str::<jsonrpc::Request>(text).map(|_| true)
+            }
+            .map_err(|err| err.to_string())
+        });
+    match decoded {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(replacement(
+            read_id(body),
+            -32600,
+            "invalid request: a request with a result or error member".into(),
+        )),
+        Err(reason) => Err(replacement(
+            read_id(body),
+            -32700,
+            format!("parse error: {reason}"),
         )),
     }
 }
