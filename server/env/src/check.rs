@@ -7,6 +7,7 @@
 use crate::classify::{SymbolStatus, cxx11_twin, is_own_symbol};
 use crate::dist::{BuildLabel, Distribution};
 use crate::environment::Environment;
+use crate::exports::{SharedExports, candidates};
 use crate::loader::{FoundVia, Resolution};
 use crate::manifests::{VersionPy, XformersBuild, major_minor, public_version};
 use serde::{Deserialize, Serialize};
@@ -246,7 +247,15 @@ pub fn built_for(dist: &Distribution) -> Option<BuiltFor> {
 }
 
 /// Checks one library as if a Python process that ran `import torch` now loaded it.
+/// Checking several libraries of one environment: share a [`SharedExports`] with
+/// [`check_library_with`] (the global scope's export indexes are then built once).
 pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
+    check_library_with(&SharedExports::new(env), path)
+}
+
+/// [`check_library`] against the environment of `shared`, reusing its export indexes.
+pub fn check_library_with(shared: &SharedExports<'_>, path: &Path) -> LibraryReport {
+    let env = shared.env();
     let owner = env
         .owner(path)
         .or_else(|| std::fs::canonicalize(path).ok().and_then(|c| env.owner(&c)));
@@ -430,6 +439,12 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
             scope.push(*i);
         }
     }
+    // The library's own search list without what the global scope already searched.
+    let local_only: Vec<usize> = local
+        .iter()
+        .copied()
+        .filter(|s| !pm.global_scope.contains(s))
+        .collect();
     let mut unresolved = Vec::new();
     for &oi in &new_objects {
         let obj = &pm.objects[oi];
@@ -440,9 +455,8 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
                 .global_provider(&imp.name, imp.version.as_deref())
                 .filter(|&s| s != oi)
                 .or_else(|| {
-                    local.iter().copied().find(|&s| {
+                    local_only.iter().copied().find(|&s| {
                         s != oi
-                            && !pm.global_scope.contains(&s)
                             && pm.objects[s]
                                 .facts
                                 .defines(&imp.name, imp.version.as_deref())
@@ -470,19 +484,37 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
         }
     }
     if !unresolved.is_empty() {
-        // The export index of everything the library could bind to: torch, the interpreter,
-        // and the library's own dependencies.
+        // What the library could bind to: torch, the interpreter (the shared global scope's
+        // indexes), then the library's own dependencies (indexed here, once per check).
         let names: Vec<String> = scope
             .iter()
             .map(|&s| pm.objects[s].path.to_string_lossy().into_owned())
             .collect();
-        let mut index = abidoc_elf::ExportIndex::new();
-        for (k, &s) in scope.iter().enumerate() {
-            index.add_names(&names[k], pm.objects[s].facts.export_names());
-        }
+        let globals = pm.global_scope.len();
+        let locals: Vec<abidoc_elf::ExportIndex<'_>> = scope[globals..]
+            .iter()
+            .map(|&s| {
+                let mut ix = abidoc_elf::ExportIndex::new();
+                ix.add_names("", pm.objects[s].facts.export_names());
+                ix
+            })
+            .collect();
         let mut symbols = Vec::new();
         let mut own = Vec::new();
         for (oi, imp) in unresolved {
+            // Only the candidates for this name, library by library in scope order: `classify`
+            // sees exactly what an index of every export in scope would give it for this name.
+            let name = abidoc_elf::split_version(&imp.name).0;
+            let mut index = abidoc_elf::ExportIndex::new();
+            for (k, lib) in names.iter().enumerate() {
+                let ix = if k < globals {
+                    shared.global(k)
+                } else {
+                    locals.get(k - globals)
+                };
+                let found = ix.map(|ix| candidates(ix, name)).unwrap_or_default();
+                index.add_names(lib, found);
+            }
             let in_missing_version = imp
                 .version
                 .as_ref()

@@ -2,6 +2,7 @@
 //! lazily from RECORD), the installed torch, the loader configuration, and the modelled process
 //! after `import torch` (built once, shared by every check).
 
+use crate::check::{LibraryReport, check_library};
 use crate::dist::{Distribution, read_site};
 use crate::ldcache::LdCache;
 use crate::loader::{
@@ -12,7 +13,7 @@ use crate::site::{EnvSpec, Layout, discover};
 use crate::torch::{TorchInstall, cxx11_abi_of};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 #[derive(Debug)]
 pub struct Environment {
@@ -26,11 +27,27 @@ pub struct Environment {
     pub problems: Vec<Problem>,
     owners: OnceLock<HashMap<PathBuf, usize>>,
     process: OnceLock<ProcessModel>,
+    /// Libraries already checked (by a scan, or [`Environment::report`]), by path as checked:
+    /// the diagnosis of a scan's findings reads them instead of checking each library again.
+    reports: Mutex<HashMap<PathBuf, Arc<LibraryReport>>>,
 }
 
 impl Environment {
     /// Opens the environment `spec` names. Never fails: what could not be read is in `problems`.
     pub fn open(spec: &EnvSpec) -> Environment {
+        // Relative directories are made absolute once, here: `$ORIGIN` expands against the
+        // library's path, and a relative and an absolute spelling of one environment must share
+        // reports and the scan cache. Symlinks are kept (the loader sees the path as given).
+        let absolute_spec;
+        let spec = if spec.site_packages.iter().any(|p| !p.is_absolute()) {
+            absolute_spec = EnvSpec {
+                site_packages: spec.site_packages.iter().map(|p| absolute(p)).collect(),
+                ..spec.clone()
+            };
+            &absolute_spec
+        } else {
+            spec
+        };
         let (layout, mut problems) = discover(spec);
         let mut dists = Vec::new();
         for sp in &layout.site_packages {
@@ -88,6 +105,37 @@ impl Environment {
             problems,
             owners: OnceLock::new(),
             process: OnceLock::new(),
+            reports: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The check of the library at `path`: the one a scan (or an earlier call) made, else a new
+    /// one, kept for the next caller.
+    pub fn report(&self, path: &Path) -> Arc<LibraryReport> {
+        if let Some(r) = self.checked(path) {
+            return r;
+        }
+        let r = Arc::new(check_library(self, path));
+        if let Ok(mut m) = self.reports.lock() {
+            m.entry(path.to_path_buf()).or_insert_with(|| r.clone());
+        }
+        r
+    }
+
+    /// The check of `path` made earlier in this environment, if any.
+    pub fn checked(&self, path: &Path) -> Option<Arc<LibraryReport>> {
+        let m = self.reports.lock().ok()?;
+        m.get(path)
+            .or_else(|| m.get(&crate::dist::lexical_join(Path::new("/"), path)))
+            .cloned()
+    }
+
+    /// Keeps the reports of a scan for [`Environment::report`].
+    pub fn remember(&self, reports: &[LibraryReport]) {
+        if let Ok(mut m) = self.reports.lock() {
+            for r in reports {
+                m.insert(r.path.clone(), Arc::new(r.clone()));
+            }
         }
     }
 
@@ -156,6 +204,16 @@ impl Environment {
             pm.assumed_interpreter_prefixes = PYTHON_SYMBOL_PREFIXES.to_vec();
         }
         if let Some(t) = &self.torch {
+            // torch's own libraries are most of the model's parsing (libtorch_cpu/libtorch_cuda
+            // export ~250k symbols): parse them in parallel before the (serial) closure walk.
+            {
+                use rayon::prelude::*;
+                let mut first: Vec<PathBuf> = t.libs.clone();
+                first.extend(t.c_extension());
+                first.par_iter().for_each(|l| {
+                    let _ = self.store.get(l);
+                });
+            }
             // torch/__init__.py loads libtorch_global_deps with RTLD_GLOBAL, then torch._C, whose
             // dependency closure (libtorch_python, libtorch, libc10 …) later extensions bind to.
             let gd = t.lib_dir.join("libtorch_global_deps.so");
@@ -220,6 +278,14 @@ impl Environment {
             }
         }
         dirs
+    }
+}
+
+/// `p` made absolute against the current directory, `.` and `..` removed lexically.
+fn absolute(p: &Path) -> PathBuf {
+    match std::path::absolute(p) {
+        Ok(a) => crate::dist::lexical_join(Path::new("/"), &a),
+        Err(_) => p.to_path_buf(),
     }
 }
 

@@ -101,7 +101,8 @@ impl LibFacts {
                 });
             }
         }
-        facts.exports.sort();
+        // Equal exports are identical, so an unstable sort gives the same order, faster.
+        facts.exports.sort_unstable();
         facts.exports.dedup();
         facts.verdefs = info
             .version_defs

@@ -4,6 +4,7 @@ pub mod check;
 pub mod classify;
 pub mod dist;
 pub mod environment;
+pub mod exports;
 pub mod facts;
 pub mod fsguard;
 pub mod ldcache;
@@ -15,11 +16,13 @@ pub mod site;
 pub mod torch;
 
 pub use check::{
-    Finding, FindingFacts, LibraryReport, Severity, Verdict, check_library, package_findings,
+    Finding, FindingFacts, LibraryReport, Severity, Verdict, check_library, check_library_with,
+    package_findings,
 };
 pub use classify::SymbolStatus;
 pub use dist::{BuildLabel, DirectUrl, Distribution, Requirement, normalize_name};
 pub use environment::Environment;
+pub use exports::SharedExports;
 pub use facts::LibFacts;
 pub use ldcache::LdCache;
 pub use problem::Problem;

@@ -170,20 +170,30 @@ pub struct ProcessModel {
     pub assumed_interpreter_prefixes: Vec<&'static str>,
     /// Every DT_NEEDED lookup made while loading, in order.
     pub log: Vec<NeedLog>,
-    /// Name hash → objects of the global scope exporting that name, in scope order. Built by
-    /// [`ProcessModel::index_global_scope`]; checks then look up each symbol once instead of
-    /// searching every object.
-    pub global_index: HashMap<u64, Vec<u32>>,
+    /// (name hash, position in `global_scope`) of every name the global scope exports, sorted:
+    /// checks look up each symbol once instead of searching every object. Built by
+    /// [`ProcessModel::index_global_scope`]; shared, so cloning the model for a check is cheap.
+    pub global_index: Arc<Vec<(u64, u32)>>,
 }
 
-/// FNV-1a, for the global symbol index.
+/// A word-at-a-time hash of a symbol name (the rustc "Fx" mix with a murmur3 finish): hundreds
+/// of thousands of names are hashed when the process model is built.
 pub fn name_hash(name: &str) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in name.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x100000001b3);
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut h: u64 = 0;
+    let mut chunks = name.as_bytes().chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(SEED);
     }
-    h
+    let rest = chunks.remainder();
+    let mut w = [0u8; 8];
+    w[..rest.len()].copy_from_slice(rest);
+    h = (h.rotate_left(5) ^ u64::from_le_bytes(w) ^ ((rest.len() as u64) << 56)).wrapping_mul(SEED);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^ (h >> 33)
 }
 
 /// One DT_NEEDED lookup: who asked, for what, and the outcome.
@@ -280,29 +290,41 @@ impl ProcessModel {
         list
     }
 
-    /// (Re)builds [`ProcessModel::global_index`] from the current global scope.
+    /// (Re)builds [`ProcessModel::global_index`] from the current global scope (objects hashed
+    /// in parallel, one sorted table: no allocation per name).
     pub fn index_global_scope(&mut self) {
-        let mut idx: HashMap<u64, Vec<u32>> = HashMap::new();
-        for &g in &self.global_scope {
-            let Some(o) = self.objects.get(g) else {
-                continue;
-            };
-            for n in o.facts.export_names() {
-                let v = idx.entry(name_hash(n)).or_default();
-                if v.last() != Some(&(g as u32)) {
-                    v.push(g as u32);
-                }
-            }
-        }
-        self.global_index = idx;
+        use rayon::prelude::*;
+        let objects = &self.objects;
+        let mut idx: Vec<(u64, u32)> = self
+            .global_scope
+            .par_iter()
+            .enumerate()
+            .map(|(k, &g)| {
+                let Some(o) = objects.get(g) else {
+                    return Vec::new();
+                };
+                let k = u32::try_from(k).unwrap_or(u32::MAX);
+                o.facts
+                    .export_names()
+                    .map(|n| (name_hash(n), k))
+                    .collect::<Vec<_>>()
+            })
+            .flatten()
+            .collect();
+        // (hash, scope position): providers of one name stay in scope order.
+        idx.par_sort_unstable();
+        idx.dedup();
+        self.global_index = Arc::new(idx);
     }
 
     /// The first object of the global scope that binds `name` (at `version`), if any.
     pub fn global_provider(&self, name: &str, version: Option<&str>) -> Option<usize> {
-        self.global_index
-            .get(&name_hash(name))?
+        let h = name_hash(name);
+        let start = self.global_index.partition_point(|&(k, _)| k < h);
+        self.global_index[start..]
             .iter()
-            .map(|&i| i as usize)
+            .take_while(|&&(k, _)| k == h)
+            .filter_map(|&(_, pos)| self.global_scope.get(pos as usize).copied())
             .find(|&i| self.objects[i].facts.defines(name, version))
     }
 

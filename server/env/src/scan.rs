@@ -2,8 +2,9 @@
 //! distribution owns), checked in parallel, with results cached on disk by (path, size, mtime) and
 //! the torch identity so a second scan only re-reads what changed.
 
-use crate::check::{Finding, LibraryReport, check_library, package_findings};
+use crate::check::{Finding, LibraryReport, check_library_with, package_findings};
 use crate::environment::Environment;
+use crate::exports::SharedExports;
 use crate::fsguard::stamp;
 use crate::problem::Problem;
 use rayon::prelude::*;
@@ -276,6 +277,7 @@ pub fn scan(
         .map(|p| load_cache(p, &key))
         .unwrap_or_default();
     let total = libs.len();
+    let shared = SharedExports::new(env);
     let done = AtomicUsize::new(0);
     let from_cache = AtomicUsize::new(0);
     let results: Vec<Checked> = libs
@@ -297,7 +299,7 @@ pub fn scan(
                     from_cache.fetch_add(1, Ordering::Relaxed);
                     r
                 }
-                None => check_library(env, p),
+                None => check_library_with(&shared, p),
             };
             let d = done.fetch_add(1, Ordering::Relaxed) + 1;
             progress(d, total);
@@ -330,6 +332,8 @@ pub fn scan(
             problems.push(Problem::at(cp, format!("cannot write scan cache: {e}")));
         }
     }
+    let libraries: Vec<LibraryReport> = results.into_iter().map(|(_, _, r)| r).collect();
+    env.remember(&libraries);
     let mut pkg = Vec::new();
     for d in &env.dists {
         pkg.extend(package_findings(env, d));
@@ -345,7 +349,7 @@ pub fn scan(
             analyzed: total - from_cache,
             elf_parsed: env.store.parsed_count(),
         },
-        libraries: results.into_iter().map(|(_, _, r)| r).collect(),
+        libraries,
         package_findings: pkg,
         problems,
     }

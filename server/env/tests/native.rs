@@ -358,3 +358,72 @@ fn scan_summary_main_env() {
     }
     insta::assert_snapshot!(out);
 }
+
+/// `to` spelled relative to the current directory (`../../target/tmp/…`).
+fn relative_to_cwd(to: &Path) -> PathBuf {
+    let cwd = std::env::current_dir().expect("cwd");
+    let cwd: Vec<_> = cwd.components().collect();
+    let to_c: Vec<_> = to.components().collect();
+    let common = cwd.iter().zip(&to_c).take_while(|(a, b)| a == b).count();
+    let mut rel = PathBuf::new();
+    for _ in common..cwd.len() {
+        rel.push("..");
+    }
+    for c in &to_c[common..] {
+        rel.push(c.as_os_str());
+    }
+    rel
+}
+
+#[test]
+fn relative_site_packages_is_the_same_environment() {
+    let fx = fixtures();
+    let abs = fx.join("site-packages");
+    let rel = relative_to_cwd(&abs);
+    assert!(rel.is_relative() && rel.is_dir(), "{}", rel.display());
+    let cache = tempfile::tempdir().expect("tempdir");
+    let opts = ScanOptions {
+        cache_dir: Some(cache.path().to_path_buf()),
+        include_stray: true,
+    };
+    let first = scan(&Environment::open(&spec(&abs)), &opts, &|_, _| {});
+    let rel_env = Environment::open(&spec(&rel));
+    assert_eq!(rel_env.layout.site_packages, vec![abs.clone()]);
+    // The same cache file: every library comes from the absolute scan's entries.
+    let second = scan(&rel_env, &opts, &|_, _| {});
+    assert_eq!(second.stats.from_cache, second.stats.libraries);
+    // And without the cache, `$ORIGIN` resolves the same: the same verdicts and findings.
+    let fresh = scan(
+        &Environment::open(&spec(&rel)),
+        &ScanOptions::default(),
+        &|_, _| {},
+    );
+    let facts = |r: &abidoc_env::ScanReport| -> Vec<String> {
+        r.libraries.iter().map(|l| render(l, fx)).collect()
+    };
+    assert_eq!(facts(&first), facts(&fresh));
+    assert!(
+        fresh.libraries.iter().any(|l| l
+            .needed
+            .iter()
+            .any(|n| n.found.is_some() && n.name.contains("torch"))),
+        "the fixtures resolve torch's libraries"
+    );
+}
+
+#[test]
+fn scan_reports_are_reused_by_later_checks() {
+    let fx = fixtures();
+    let env = Environment::open(&spec(&fx.join("site-packages")));
+    let report = scan(&env, &ScanOptions::default(), &|_, _| {});
+    let lib = report
+        .libraries
+        .iter()
+        .find(|l| !l.findings.is_empty())
+        .expect("a library with findings");
+    let again = env.report(&lib.path);
+    assert_eq!(&*again, lib);
+    // The very report the scan made, not a new check.
+    assert!(std::sync::Arc::ptr_eq(&again, &env.report(&lib.path)));
+    assert_eq!(env.checked(&lib.path).as_deref(), Some(lib));
+}

@@ -166,7 +166,8 @@ impl EnvView {
 
     pub fn library_facts(&self, path: &str) -> Option<LibraryFacts> {
         let p = self.resolve_path(path)?;
-        let report = abidoc_env::check::check_library(&self.env, &p);
+        // A scan already checked every library of the environment: reuse its report.
+        let report = self.env.report(&p);
         Some(self.facts_from_report(&report))
     }
 
