@@ -220,12 +220,13 @@ pub fn symbol_history(symbol: &str) -> Vec<String> {
     k::torch_index::describe(symbol).into_iter().collect()
 }
 
-/// A path safe to place in an environment variable or argument: absolute, printable, and free of
-/// shell metacharacters (paths come from pasted text).
+/// A path safe to place in an environment variable or argument: absolute, printable, free of
+/// shell metacharacters, and with no `.` or `..` component anywhere (not only inside: a trailing
+/// `/..` climbs as well), so the path names what it spells (paths come from pasted text).
 pub fn is_plain_path(p: &str) -> bool {
     p.starts_with('/')
         && p.len() < 4096
-        && !p.contains("/../")
+        && p.split('/').all(|c| c != "." && c != "..")
         && p.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"/._-+@".contains(&b))
 }

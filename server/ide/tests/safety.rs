@@ -738,3 +738,45 @@ fn regression_pip_token_spans_after_extra_spaces() {
         }
     }
 }
+
+// ---------------------------------------------------------------- paths in fixes
+
+/// Paths that reach `LD_LIBRARY_PATH` or a conda prefix name what they spell: no `..` or `.`
+/// component anywhere (a trailing `/..` climbed out of the directory the text named).
+#[test]
+fn plain_paths_have_no_dot_components() {
+    for ok in [
+        "/opt/conda",
+        "/usr/lib/x86_64-linux-gnu",
+        "/home/u/.local/lib/python3.12/site-packages/torch/lib",
+        "/a/..b/c..",
+        "/a/.../b",
+        "/a/b.",
+        "/",
+    ] {
+        assert!(abidoc_ide::kb::is_plain_path(ok), "{ok} refused");
+    }
+    for bad in [
+        "/opt/conda/..",
+        "/opt/conda/../../etc",
+        "/..",
+        "/../x",
+        "/opt/./conda",
+        "/opt/conda/.",
+        "/.",
+        "opt/conda",
+        "",
+        "/opt/conda lib",
+        "/opt/$(id)",
+        "/opt/`id`",
+        "/opt;rm",
+        "/opt/conda\n/x",
+        "/opt/c\u{e9}",
+    ] {
+        assert!(!abidoc_ide::kb::is_plain_path(bad), "{bad:?} accepted");
+    }
+    assert!(!abidoc_ide::kb::is_plain_path(&format!(
+        "/{}",
+        "a".repeat(5000)
+    )));
+}
