@@ -70,6 +70,13 @@ impl Demangler {
 
     /// [`demangle_into`] with this demangler's buffers.
     pub fn demangle_into(&mut self, mangled: &str, out: &mut String) -> bool {
+        let (name, _version) = split_version(mangled);
+        if name.starts_with("_Z")
+            && name.len() <= MAX_MANGLED_LEN
+            && crate::fastdemangle::demangle(name, out)
+        {
+            return true;
+        }
         let options = cpp_demangle::DemangleOptions::new();
         if !self.raw(mangled, options) {
             return false;
@@ -499,6 +506,20 @@ mod corpus_tests {
             checked += 1;
         }
         assert!(checked > 200);
+    }
+
+    /// Every byte of every name replaced by a few others: no panic, and the fast path never
+    /// accepts what cpp_demangle rejects outright as not a name at all.
+    #[test]
+    fn mutated_names_never_panic() {
+        for (m, _) in pairs() {
+            for (i, _) in m.char_indices().step_by(3) {
+                for b in ["S_", "T_", "I", "E", "F", "Xad", "L_Z", "0", "9", "\u{e9}"] {
+                    let mutated = format!("{}{b}{}", &m[..i], m.get(i + 1..).unwrap_or(""));
+                    let _ = demangle(&mutated);
+                }
+            }
+        }
     }
 
     #[test]

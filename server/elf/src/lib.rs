@@ -12,6 +12,7 @@
 mod classify;
 mod cxxfilt;
 mod demangle;
+mod fastdemangle;
 mod index;
 pub mod mangled;
 mod model;
