@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target in fuzz/ for a bounded time each, seeding corpora from the real
 # fixtures. Usage: scripts/fuzz.sh [SECONDS_PER_TARGET=60] [TARGET...]
-# Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`). Exits non-zero on the
-# first crash; the crashing input is left in fuzz/artifacts/TARGET/. Extra libFuzzer flags come
-# from FUZZ_ARGS (e.g. FUZZ_ARGS="-fork=1 -ignore_crashes=1" keeps going past crashes).
-# FUZZ_BIN_DIR=DIR runs prebuilt target binaries from DIR instead of `cargo fuzz run` (no rebuild
-# while the sources change under a long run).
+# Needs cargo-fuzz (`cargo install cargo-fuzz --locked`). Uses the nightly toolchain when rustup
+# has one, else the default (stable) toolchain with RUSTC_BOOTSTRAP=1 (cargo-fuzz passes -Z flags).
+# All targets are built once, then each binary runs with -jobs=1 semantics (one process). Exits
+# non-zero on the first crash; the crashing input is left in fuzz/artifacts/TARGET/.
+# Environment:
+#   FUZZ_ARGS="..."       extra libFuzzer flags (e.g. "-fork=1 -ignore_crashes=1" keeps going)
+#   FUZZ_BIN_DIR=DIR      run prebuilt target binaries from DIR (no rebuild while sources change)
+#   FUZZ_SANITIZER=none   build without AddressSanitizer (faster; CI's short pass uses it)
+#   FUZZ_TOOLCHAIN=stable force the default toolchain + RUSTC_BOOTSTRAP=1 even if nightly exists
+# Prints a summary line per target with libFuzzer's executions count.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,22 +20,44 @@ TARGETS=("$@")
 if [[ ${#TARGETS[@]} -eq 0 ]]; then
     TARGETS=(scan clean notebook elf demangle diagnose framing)
 fi
+TRIPLE=x86_64-unknown-linux-gnu
 
-if [[ -z ${FUZZ_BIN_DIR:-} ]] && ! cargo +nightly fuzz --version >/dev/null 2>&1; then
-    echo "error: cargo-fuzz on the nightly toolchain is needed: rustup toolchain install nightly && cargo install cargo-fuzz" >&2
-    exit 2
+if [[ -z ${FUZZ_BIN_DIR:-} ]]; then
+    if [[ ${FUZZ_TOOLCHAIN:-} != stable ]] && cargo +nightly --version >/dev/null 2>&1; then
+        cargo_fuzz=(cargo +nightly fuzz)
+    else
+        export RUSTC_BOOTSTRAP=1
+        cargo_fuzz=(cargo fuzz)
+    fi
+    if ! "${cargo_fuzz[@]}" --version >/dev/null 2>&1; then
+        echo "error: cargo-fuzz is needed: cargo install cargo-fuzz --locked" >&2
+        exit 2
+    fi
+    build_flags=(--release --debug-assertions -s "${FUZZ_SANITIZER:-address}")
+    echo "== build ${TARGETS[*]} (${cargo_fuzz[*]} build ${build_flags[*]})"
+    start=$SECONDS
+    for t in "${TARGETS[@]}"; do
+        (cd "$ROOT/fuzz" && "${cargo_fuzz[@]}" build "${build_flags[@]}" "$t")
+    done
+    echo "== built in $((SECONDS - start)) s"
+    FUZZ_BIN_DIR="$ROOT/fuzz/target/$TRIPLE/release"
 fi
 
-# Seeds: real tracebacks/logs/notebooks for the text targets, real ELF files for the binary ones.
+# Seeds: real tracebacks/logs/notebooks for the text targets, real ELF files for the binary ones,
+# real LSP messages carrying the fixtures for the frame guard.
+fixture_texts() {
+    find "$ROOT/tests/fixtures" "$ROOT/examples" "$ROOT/server/lsp/tests/data" -type f \
+        \( -name '*.txt' -o -name '*.log' -o -name '*.ipynb' \) -size -256k 2>/dev/null
+}
 seed() {
     local target=$1 dir="$ROOT/fuzz/corpus/$1"
     mkdir -p "$dir"
     case $target in
         scan | clean | diagnose)
-            find "$ROOT/tests/fixtures" "$ROOT/examples" -type f \( -name '*.txt' -o -name '*.log' -o -name '*.ipynb' \) \
-                -size -256k -exec cp -n {} "$dir/" \; ;;
+            fixture_texts | while read -r f; do cp -n "$f" "$dir/" 2>/dev/null || true; done ;;
         notebook)
-            find "$ROOT/tests/fixtures" "$ROOT/examples" -type f -name '*.ipynb' -exec cp -n {} "$dir/" \; ;;
+            find "$ROOT/tests/fixtures" "$ROOT/examples" "$ROOT/server/lsp/tests/data" -type f -name '*.ipynb' \
+                -exec cp -n {} "$dir/" \; 2>/dev/null || true ;;
         elf)
             local native="$ROOT/fuzz/target/native"
             if [[ ! -d $native/site-packages ]]; then
@@ -45,21 +72,49 @@ seed() {
                 while read -r s; do printf '%s' "$s" >"$dir/$(printf '%s' "$s" | sha1sum | cut -c1-16)"; done ;;
         framing)
             printf '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}' >"$dir/init"
-            printf '{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.log","languageId":"log","version":1,"text":"x"}}}' >"$dir/open"
             printf '{"jsonrpc":"2.0","id":7,"result":null}' >"$dir/response"
-            printf '{"jsonrpc":"1.0","id":"a"}' >"$dir/badver" ;;
+            printf '{"jsonrpc":"1.0","id":"a"}' >"$dir/badver"
+            printf '{"jsonrpc":"2.0","id":3,"method":"$/setTrace","params":{"value":"off"}}' >"$dir/dollar"
+            # didOpen and cellOutputs messages carrying each fixture text, as an editor sends them.
+            if command -v python3 >/dev/null 2>&1; then
+                fixture_texts | python3 -c '
+import hashlib, json, os, sys
+out = sys.argv[1]
+for path in sys.stdin.read().split("\n"):
+    if not path:
+        continue
+    text = open(path, encoding="utf-8", errors="replace").read()
+    msgs = [
+        {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "file:///w/" + os.path.basename(path), "languageId": "log", "version": 1, "text": text}}},
+        {"jsonrpc": "2.0", "method": "abidoc/cellOutputs", "params": {"notebookUri": "file:///w/n.ipynb", "cells": [{"cellUri": "vscode-notebook-cell:/w/n.ipynb#C1", "outputs": [{"mime": "application/vnd.code.notebook.stderr", "text": text}]}]}},
+    ]
+    for m in msgs:
+        body = json.dumps(m, ensure_ascii=False).encode()
+        with open(os.path.join(out, hashlib.sha1(body).hexdigest()[:16]), "wb") as f:
+            f.write(body)
+' "$dir"
+            fi ;;
     esac
 }
 
+summary=()
 for t in "${TARGETS[@]}"; do
     seed "$t"
-    echo "== fuzz $t for ${SECS}s"
+    echo "== fuzz $t for ${SECS}s ($(find "$ROOT/fuzz/corpus/$t" -type f | wc -l) corpus files)"
+    mkdir -p "$ROOT/fuzz/artifacts/$t"
+    log="$ROOT/fuzz/artifacts/$t.log"
     # shellcheck disable=SC2086 # FUZZ_ARGS is a list of flags
     flags=(-max_total_time="$SECS" -max_len=262144 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 ${FUZZ_ARGS:-})
-    if [[ -n ${FUZZ_BIN_DIR:-} ]]; then
-        mkdir -p "$ROOT/fuzz/artifacts/$t"
-        (cd "$ROOT/fuzz" && "$FUZZ_BIN_DIR/$t" -artifact_prefix="$ROOT/fuzz/artifacts/$t/" "${flags[@]}" "corpus/$t")
-    else
-        (cd "$ROOT/fuzz" && cargo +nightly fuzz run "$t" "corpus/$t" -- "${flags[@]}")
+    status=0
+    (cd "$ROOT/fuzz" && "$FUZZ_BIN_DIR/$t" -artifact_prefix="$ROOT/fuzz/artifacts/$t/" "${flags[@]}" "corpus/$t") >"$log" 2>&1 || status=$?
+    execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || true)
+    if [[ $status -ne 0 ]]; then
+        tail -n 60 "$log" >&2
+        echo "== $t: CRASH (exit $status) after ${execs:-?} executions; input in fuzz/artifacts/$t/, log in $log" >&2
+        exit 1
     fi
+    tail -n 3 "$log"
+    summary+=("$t: ${execs:-?} executions in ${SECS}s, no crash")
 done
+echo "== fuzz summary"
+printf '  %s\n' "${summary[@]}"

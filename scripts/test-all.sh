@@ -25,6 +25,21 @@ run() {
 run "cargo fmt --check" cargo fmt --all -- --check
 run "cargo clippy (all targets, -D warnings)" cargo clippy --workspace --all-targets --locked -- -D warnings
 run "cargo test" cargo test --workspace --locked
+# A short coverage-guided fuzz pass: every cargo-fuzz target in fuzz/ for ABIDOC_FUZZ_SECONDS
+# (default 15) on seeds from the real fixtures, built without ASan at opt-level 1 so the build
+# stays short; a crash fails the suite (the input is kept in fuzz/artifacts/TARGET/). cargo-fuzz
+# is installed into target/tools when missing (about a minute on 2 cores). ABIDOC_FUZZ=0 skips it.
+fuzz_pass() {
+  if ! cargo fuzz --version >/dev/null 2>&1; then
+    if [ ! -x "$root/target/tools/bin/cargo-fuzz" ]; then
+      cargo install cargo-fuzz --locked --root "$root/target/tools" || return 1
+    fi
+    export PATH="$root/target/tools/bin:$PATH"
+  fi
+  FUZZ_TOOLCHAIN=stable FUZZ_SANITIZER=none CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
+    CARGO_PROFILE_RELEASE_DEBUG=line-tables-only scripts/fuzz.sh "${ABIDOC_FUZZ_SECONDS:-15}"
+}
+[ "${ABIDOC_FUZZ:-1}" != 0 ] && run "fuzz (short pass, every target)" fuzz_pass
 [ -x extensions/vscode/test.sh ] && run "vscode extension + grammars" extensions/vscode/test.sh
 [ -x extensions/python/test.sh ] && run "python wheel + notebook" extensions/python/test.sh
 [ -x tests/nvim/run.sh ] && run "neovim LSP client" tests/nvim/run.sh
