@@ -1,5 +1,6 @@
-//! The `abidoc` binary: `check`, `scan`, `explain`, `lsp`, and the human, JSON and SARIF renderers.
+//! The `abidoc` binary: `check`, `scan`, `explain`, `demangle`, `lsp`, and the human, JSON and SARIF renderers.
 
+mod demangle_cmd;
 mod input;
 mod render;
 
@@ -56,6 +57,14 @@ enum Command {
     },
     /// Run the language server on standard input/output.
     Lsp,
+    /// Demangle every `_Z…` token of the input, like `c++filt`, on all cores.
+    Demangle {
+        /// Files to read (`-` or nothing: standard input).
+        paths: Vec<PathBuf>,
+        /// Append the C++11 ABI a name was compiled with: ` [_GLIBCXX_USE_CXX11_ABI=1]` or `=0`.
+        #[arg(long)]
+        abi: bool,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -151,6 +160,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             all,
         } => scan(&common, cache_dir, no_cache, all),
         Command::Explain { symbols, common } => explain(&symbols, &common),
+        Command::Demangle { paths, abi } => demangle_cmd::run(&paths, abi),
         Command::Lsp => abidoc_lsp::run_stdio()
             .map(|()| ExitCode::SUCCESS)
             .map_err(|e| e.to_string()),

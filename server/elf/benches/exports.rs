@@ -1,8 +1,9 @@
-//! Exported-symbol extraction and index build on the largest real libraries on this machine.
+//! Exported-symbol extraction, index build and demangling on the largest real libraries on this machine.
 //!
 //! `ABIDOC_BENCH_LIBS=/path/libtorch_cpu.so:/path/other.so cargo bench -p abidoc-elf --bench exports`
 //! picks the libraries; without it, the large LLVM/clang/libstdc++ builds commonly installed.
-//! Compare with `time nm -D --defined-only LIB > /dev/null`.
+//! Compare with `time nm -D --defined-only LIB > /dev/null` (and, for `demangle/exports`, with
+//! `nm -D --defined-only LIB | c++filt > /dev/null`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a bench that cannot read its input should stop
 
 use std::hint::black_box;
@@ -109,9 +110,39 @@ fn bench(c: &mut Criterion) {
     });
 }
 
+/// Demangling every exported C++ name of the first library: the fast path plus its cpp_demangle
+/// fallback, with one reusable [`abidoc_elf::Demangler`] and output buffer, as `abidoc demangle`
+/// runs it. Compare with `nm -D --defined-only LIB | c++filt > /dev/null`.
+fn bench_demangle(c: &mut Criterion) {
+    let Some(path) = libraries().into_iter().next() else {
+        return;
+    };
+    let bytes = std::fs::read(&path).expect("read library");
+    let (info, _) = read(&bytes);
+    let info = info.expect("an ELF library");
+    let names: Vec<&str> = info
+        .exports()
+        .map(|s| s.name)
+        .filter(|n| n.starts_with("_Z"))
+        .collect();
+    eprintln!("demangle: {} mangled exports", names.len());
+    let mut demangler = abidoc_elf::Demangler::new();
+    let mut out = String::new();
+    c.bench_function("demangle/exports", |b| {
+        b.iter(|| {
+            let mut ok = 0usize;
+            for name in &names {
+                out.clear();
+                ok += usize::from(demangler.demangle_into(black_box(name), &mut out));
+            }
+            black_box(ok)
+        });
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
-    targets = bench
+    targets = bench, bench_demangle
 }
 criterion_main!(benches);
