@@ -33,6 +33,8 @@ pub(crate) fn demangle(mangled: &str, out: &mut String) -> bool {
         targs: Vec::new(),
         depth: 0,
         kind: Kind::Plain,
+        in_lambda: false,
+        auto_used: false,
     };
     let start = out.len();
     if p.encoding(out).is_none() || p.pos != p.s.len() {
@@ -81,6 +83,20 @@ struct Parser<'a> {
     depth: u32,
     /// The kind of the type [`Parser::ty`] parsed last.
     kind: Kind,
+    /// Parsing a lambda's parameters: `T_` is its own `auto`.
+    in_lambda: bool,
+    /// An `auto:N` was printed.
+    auto_used: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// `&ns::f`.
+    NameOnly,
+    /// `&(R ns::f<T>(A))`.
+    Address,
+    /// `ns::f<T>(A) const` (the enclosing function of a local name).
+    Local,
 }
 
 /// A function's parts, as ranges of the arena.
@@ -310,37 +326,60 @@ impl Parser<'_> {
         if !(self.eat(b'E') && self.eat(b'E')) {
             return None;
         }
-        // The name, return type and parameters were written here in mangled order; lay them out
-        // as `c++filt` prints them, and move the substitutions that point into them.
+        if plain_qualified {
+            self.lay_out(start, first_sub, &f, Layout::NameOnly)
+        } else {
+            self.lay_out(start, first_sub, &f, Layout::Address)
+        }
+    }
+
+    /// A function's name, return type and parameters were written from `start` in mangled
+    /// order: lay them out as `c++filt` prints them, and move the substitutions made since
+    /// `first_sub` that point into them (those into dropped parts become unusable).
+    fn lay_out(
+        &mut self,
+        start: usize,
+        first_sub: usize,
+        f: &Function,
+        layout: Layout,
+    ) -> Option<()> {
         let mut text = String::new();
         let mut moves: Vec<(R, usize)> = Vec::new();
         let mut place = |text: &mut String, r: &R, arena: &str| {
             moves.push((r.clone(), start + text.len()));
             text.push_str(&arena[r.clone()]);
         };
-        if plain_qualified {
-            text.push('&');
-            place(&mut text, &f.info.text, &self.arena);
-        } else {
-            text.push_str("&(");
-            if let Some(r) = &f.ret {
-                place(&mut text, r, &self.arena);
-                text.push(' ');
+        match layout {
+            Layout::NameOnly => {
+                text.push('&');
+                place(&mut text, &f.info.text, &self.arena);
             }
-            place(&mut text, &f.info.text, &self.arena);
-            text.push('(');
-            let only_void = f.params.len() == 1 && self.text(&f.params[0]) == "void";
-            for (i, r) in f.params.iter().enumerate() {
-                if i > 0 {
-                    text.push_str(", ");
+            Layout::Address | Layout::Local => {
+                let address = layout == Layout::Address;
+                if address {
+                    text.push_str("&(");
+                    if let Some(r) = &f.ret {
+                        place(&mut text, r, &self.arena);
+                        text.push(' ');
+                    }
                 }
-                if !only_void {
-                    place(&mut text, r, &self.arena);
+                place(&mut text, &f.info.text, &self.arena);
+                text.push('(');
+                let only_void = f.params.len() == 1 && self.text(&f.params[0]) == "void";
+                for (i, r) in f.params.iter().enumerate() {
+                    if i > 0 {
+                        text.push_str(", ");
+                    }
+                    if !only_void {
+                        place(&mut text, r, &self.arena);
+                    }
+                }
+                text.push(')');
+                text.push_str(f.info.suffix);
+                if address {
+                    text.push(')');
                 }
             }
-            text.push(')');
-            text.push_str(f.info.suffix);
-            text.push(')');
         }
         let relocate = |r: &mut R, kind: &mut Kind| {
             if r.start < start {
@@ -374,6 +413,56 @@ impl Parser<'_> {
         Some(())
     }
 
+    /// `Z <function encoding> E <entity> [<discriminator>]`: an entity local to a function,
+    /// printed `f<T>(A)::entity` (the function without its return type).
+    fn local_name(&mut self) -> Option<NameInfo> {
+        self.pos += 1; // Z
+        let start = self.mark();
+        let first_sub = self.subs.len();
+        let info = self.name()?;
+        let f = self.function(info, true)?;
+        if !self.eat(b'E') {
+            return None;
+        }
+        self.lay_out(start, first_sub, &f, Layout::Local)?;
+        self.push("::");
+        let entity = match self.peek()? {
+            b's' => {
+                self.pos += 1;
+                self.push("string literal");
+                None
+            }
+            b'd' => return None,
+            _ => Some(self.name()?),
+        };
+        // Discriminator: `_ <digit>` or `__ <number> _`; c++filt does not print it.
+        if self.peek() == Some(b'_') {
+            self.pos += 1;
+            if self.eat(b'_') {
+                self.number()?;
+                if !self.eat(b'_') {
+                    return None;
+                }
+            } else if self.peek().is_some_and(|b| b.is_ascii_digit()) {
+                self.pos += 1;
+            } else {
+                return None;
+            }
+        }
+        Some(match entity {
+            Some(e) => NameInfo {
+                text: start..self.mark(),
+                ..e
+            },
+            None => NameInfo {
+                text: start..self.mark(),
+                template: None,
+                ctor_dtor: false,
+                suffix: "",
+            },
+        })
+    }
+
     /// `<name>` of an encoding (not a type: the complete name is not a substitution).
     fn name(&mut self) -> Option<NameInfo> {
         self.enter()?;
@@ -385,7 +474,7 @@ impl Parser<'_> {
     fn name_inner(&mut self) -> Option<NameInfo> {
         match self.peek()? {
             b'N' => self.nested(false).map(|(info, _)| info),
-            b'Z' => None,
+            b'Z' => self.local_name(),
             b'S' if self.peek_at(1) == Some(b't') => {
                 let start = self.mark();
                 self.pos += 2;
@@ -560,6 +649,53 @@ impl Parser<'_> {
                 } else {
                     self.push(id);
                 }
+            }
+            b'U' => {
+                // `Ul <parameters> E [n] _`: a lambda; `Ut [n] _`: an unnamed type.
+                let kind = self.peek_at(1)?;
+                self.pos += 2;
+                match kind {
+                    b'l' => {
+                        self.push("{lambda(");
+                        if self.peek() == Some(b'v') && self.peek_at(1) == Some(b'E') {
+                            self.pos += 1;
+                        }
+                        let first_sub = self.subs.len();
+                        let outer = std::mem::replace(&mut self.in_lambda, true);
+                        let mut first = true;
+                        while !self.eat(b'E') {
+                            if !first {
+                                self.push(", ");
+                            }
+                            let ok = self.ty();
+                            if ok.is_none() {
+                                self.in_lambda = outer;
+                                return None;
+                            }
+                            first = false;
+                        }
+                        self.in_lambda = outer;
+                        if self.auto_used {
+                            // A generic lambda's `auto:N` stays symbolic in c++filt's table.
+                            for sub in &mut self.subs[first_sub..] {
+                                sub.kind = Kind::Unusable;
+                            }
+                        }
+                        self.push(")#");
+                    }
+                    b't' => self.push("{unnamed type#"),
+                    _ => return None,
+                }
+                let n = if self.peek().is_some_and(|b| b.is_ascii_digit()) {
+                    self.number()?.checked_add(2)?
+                } else {
+                    1
+                };
+                if !self.eat(b'_') {
+                    return None;
+                }
+                self.push(&n.to_string());
+                self.push("}");
             }
             b'C' | b'D' => {
                 let dtor = self.peek() == Some(b'D');
@@ -811,6 +947,8 @@ impl Parser<'_> {
             b'D' => {
                 let name = match self.peek_at(1)? {
                     b'n' => "decltype(nullptr)",
+                    b'a' => "auto",
+                    b'c' => "decltype(auto)",
                     b'i' => "char32_t",
                     b's' => "char16_t",
                     b'u' => "char8_t",
@@ -876,6 +1014,14 @@ impl Parser<'_> {
                     _ => {}
                 }
             }
+            b'T' if self.in_lambda => {
+                // A generic lambda's own template parameter.
+                self.pos += 1;
+                let index = self.seq_index()?;
+                self.push("auto:");
+                self.push(&(index + 1).to_string());
+                self.auto_used = true;
+            }
             b'T' => {
                 self.pos += 1;
                 let index = self.seq_index()?;
@@ -937,6 +1083,12 @@ impl Parser<'_> {
                         kind: Kind::Plain,
                     });
                     self.template_args()?;
+                }
+            }
+            b'Z' => {
+                let info = self.local_name()?;
+                if info.text.start != start {
+                    return None;
                 }
             }
             b'F' => {
@@ -1156,13 +1308,17 @@ mod tests {
             d("_Z1fIXadL_ZN2at3fooEvEEEvv").as_deref(),
             Some("void f<&at::foo>()")
         );
-        // Left to the fallback: local names, lambdas, pack expansions, clone suffixes.
-        for m in [
-            "_ZZ1fvE1x",
-            "_ZN1aUlvE_clEv",
-            "_Z1fIJiEEvDpT_",
-            "_Z1fv.cold",
-        ] {
+        // Local names and lambdas: the enclosing function without its return type.
+        assert_eq!(
+            d("_ZGVZ20register_conv_paramsILi2EEivE20register_conv_params").as_deref(),
+            Some("guard variable for register_conv_params<2>()::register_conv_params")
+        );
+        assert_eq!(
+            d("_ZZN1a1fEvENKUlT_iE0_clIcEEDaT_i").as_deref(),
+            Some("auto a::f()::{lambda(auto:1, int)#2}::operator()<char>(char, int) const")
+        );
+        // Left to the fallback: pack expansions, clone suffixes, expressions.
+        for m in ["_Z1fIJiEEvDpT_", "_Z1fv.cold", "_Z1fIXplT_Li1EEEvv"] {
             assert_eq!(d(m), None, "{m}");
         }
     }
