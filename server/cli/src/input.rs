@@ -10,10 +10,13 @@ pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
 /// not in the process's own memory, so a gigabyte log costs what its diagnoses cost.
 const MAP_THRESHOLD: u64 = 32 << 20;
 
+/// How often the pages of a mapped input are handed back to the page cache (see [`Mapped`]).
+const RELEASE_EVERY: std::time::Duration = std::time::Duration::from_millis(2);
+
 /// The input's bytes as text: owned, or borrowed from a read-only mapping of the file.
 pub enum Text {
     Owned(String),
-    Mapped(memmap2::Mmap),
+    Mapped(Mapped),
 }
 
 impl std::ops::Deref for Text {
@@ -21,9 +24,92 @@ impl std::ops::Deref for Text {
     fn deref(&self) -> &str {
         match self {
             Text::Owned(s) => s,
-            // Only constructed after `str::from_utf8` succeeded on exactly these bytes.
-            Text::Mapped(m) => std::str::from_utf8(m).unwrap_or(""),
+            Text::Mapped(m) => m.text(),
         }
+    }
+}
+
+/// A read-only mapping of a file's first `len` bytes, checked to be UTF-8 once.
+///
+/// Pages of a mapping that were read count in the process's resident memory until the kernel
+/// takes them back, so a scan of a 1 GB file would end with 1 GB resident. A helper thread
+/// drops the mapping's pages from the process (`MADV_DONTNEED`) every few milliseconds: they stay
+/// in the page cache, and a later read maps them again (a minor fault, same bytes), so what is
+/// read never changes, and resident memory stays what the scan touched in the last interval.
+pub struct Mapped {
+    map: std::sync::Arc<memmap2::Mmap>,
+    len: usize,
+    stop: std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
+    releaser: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Mapped {
+    fn new(map: memmap2::Mmap, len: usize) -> Self {
+        let map = std::sync::Arc::new(map);
+        let stop = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+        let releaser = {
+            let (map, stop) = (map.clone(), stop.clone());
+            std::thread::Builder::new()
+                .name("release-pages".into())
+                .spawn(move || release_pages(&map, &stop))
+                .ok()
+        };
+        Self {
+            map,
+            len,
+            stop,
+            releaser,
+        }
+    }
+
+    /// Drops the pages of `[offset, offset + len)` from the process (see [`release_pages`]).
+    #[allow(unsafe_code)]
+    fn release(&self, offset: usize, len: usize) {
+        // SAFETY: as in `release_pages` (memmap2 aligns the start to a page).
+        let _ = unsafe {
+            self.map
+                .unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, len)
+        };
+    }
+
+    #[allow(unsafe_code)]
+    fn text(&self) -> &str {
+        let bytes = self.map.get(..self.len).unwrap_or(&[]);
+        // SAFETY: `Mapped` is only built after `str::from_utf8` succeeded on exactly these bytes
+        // (`map_utf8`), and the mapping is read-only. (A file rewritten by another process while
+        // mapped is the accepted risk of every mmap reader; validating again on each access, as
+        // before, cost a full pass over the file per use and did not remove that risk.)
+        unsafe { std::str::from_utf8_unchecked(bytes) }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        if let Ok(mut stopped) = self.stop.0.lock() {
+            *stopped = true;
+        }
+        self.stop.1.notify_all();
+        if let Some(h) = self.releaser.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+#[allow(unsafe_code)]
+fn release_pages(map: &memmap2::Mmap, stop: &(std::sync::Mutex<bool>, std::sync::Condvar)) {
+    let Ok(mut stopped) = stop.0.lock() else {
+        return;
+    };
+    while !*stopped {
+        stopped = match stop.1.wait_timeout(stopped, RELEASE_EVERY) {
+            Ok((g, _)) => g,
+            Err(_) => return,
+        };
+        // SAFETY: the mapping is a read-only shared mapping of a regular file, so dropping its
+        // pages loses nothing: the next read maps the same bytes from the page cache again.
+        // (`DontNeed` is unchecked in memmap2 because on private writable mappings it would
+        // discard writes; there are none here.)
+        let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
     }
 }
 
@@ -48,15 +134,18 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<Input, String> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("ipynb"));
     if meta.len() >= MAP_THRESHOLD
-        && meta.len() <= max_bytes
-        && let Some(m) = map_utf8(&file)
+        && let Some(m) = map_utf8(&file, max_bytes)
     {
+        let mut notes = Vec::new();
+        if meta.len() > max_bytes {
+            notes.push(truncation_note(max_bytes));
+        }
         return Ok(Input {
             display_name: shown.clone(),
             path: Some(shown),
             text: Text::Mapped(m),
             is_notebook,
-            notes: Vec::new(),
+            notes,
         });
     }
     let (bytes, truncated) = read_bounded(file, max_bytes).map_err(|e| format!("{shown}: {e}"))?;
@@ -70,15 +159,58 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<Input, String> {
     ))
 }
 
-/// Maps a regular file read-only; `None` when it cannot be mapped or is not UTF-8 (then it is
-/// read and repaired instead).
+/// Maps a regular file read-only, up to `max_bytes`; `None` when it cannot be mapped or that
+/// prefix is not UTF-8 (then it is read and repaired instead, as smaller files are).
 #[allow(unsafe_code)]
-fn map_utf8(file: &std::fs::File) -> Option<memmap2::Mmap> {
+fn map_utf8(file: &std::fs::File, max_bytes: u64) -> Option<Mapped> {
     // SAFETY: the mapping is read-only and only read through `&[u8]`/`&str`; a file truncated by
     // another process while mapped would fault, the accepted risk of every mmap reader (ripgrep,
     // git). The caller checked it is a regular file.
     let m = unsafe { memmap2::Mmap::map(file) }.ok()?;
-    std::str::from_utf8(&m).is_ok().then_some(m)
+    let len = m
+        .len()
+        .min(usize::try_from(max_bytes).unwrap_or(usize::MAX));
+    // Pages are released from the start: checking the text reads all of it.
+    let mapped = Mapped::new(m, len);
+    is_utf8(&mapped, len).then_some(mapped)
+}
+
+/// `str::from_utf8` of the mapping's first `len` bytes succeeds; on two threads for large
+/// inputs (halves split at the start of a character are valid exactly when the whole is), each
+/// releasing the pages it checked as it goes (faster than the helper thread could).
+fn is_utf8(m: &Mapped, len: usize) -> bool {
+    let Some(bytes) = m.map.get(..len) else {
+        return false;
+    };
+    if bytes.len() < (8 << 20) {
+        return std::str::from_utf8(bytes).is_ok();
+    }
+    let mut mid = bytes.len() / 2;
+    while mid < bytes.len() && bytes[mid] & 0xc0 == 0x80 {
+        mid += 1;
+    }
+    let check = |from: usize, to: usize| {
+        const STEP: usize = 8 << 20;
+        let mut at = from;
+        while at < to {
+            // A step ends at the start of a character, so each step is valid on its own.
+            let mut end = (at + STEP).min(to);
+            while end < to && bytes[end] & 0xc0 == 0x80 {
+                end += 1;
+            }
+            if std::str::from_utf8(&bytes[at..end]).is_err() {
+                return false;
+            }
+            m.release(at, end - at);
+            at = end;
+        }
+        true
+    };
+    std::thread::scope(|s| {
+        let other = s.spawn(|| check(mid, bytes.len()));
+        let first = check(0, mid);
+        first && other.join().unwrap_or(false)
+    })
 }
 
 pub fn read_stdin(max_bytes: u64) -> Result<Input, String> {
@@ -117,6 +249,12 @@ fn memchr_find(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
 
+fn truncation_note(max: u64) -> String {
+    format!(
+        "input larger than {max} bytes: read the first {max} bytes only (--max-bytes raises the limit)"
+    )
+}
+
 fn finish(
     display_name: String,
     path: Option<String>,
@@ -127,7 +265,7 @@ fn finish(
 ) -> Input {
     let mut notes = Vec::new();
     if truncated {
-        notes.push(format!("input larger than {max} bytes: read the first {max} bytes only (--max-bytes raises the limit)"));
+        notes.push(truncation_note(max));
     }
     let text = match String::from_utf8(bytes) {
         Ok(s) => s,

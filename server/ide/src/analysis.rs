@@ -31,9 +31,8 @@ pub struct Hover {
 
 /// Diagnoses a log, traceback or terminal capture. Spans are byte offsets into `text`.
 pub fn diagnose_text(text: &str, ctx: &Context) -> Vec<Diagnostic> {
-    let parse = abidoc_syntax::scan(text);
-    let (incidents, mut scene) = incidents::collect(&parse.value);
-    scene.read_text(text);
+    // Streamed: a gigabyte log never holds all its events at once.
+    let (incidents, scene) = incidents::collect_text(text);
     let paths = library_paths(&incidents);
     let world = crate::evidence::World::new(ctx, &paths);
     finish(

@@ -99,16 +99,63 @@ pub struct Scene {
     pub mentions_fallback: bool,
 }
 
+/// Phrases that only a look at the whole text gives, in the bit order of [`TextFacts`].
+const TEXT_PHRASES: &[&str] = &[
+    "conda",
+    "WSL",
+    "Conv1d fallback",
+    "falls back to Conv1d",
+    "fallback",
+    "mamba",
+    "uv pip ",
+    "uv sync",
+    "uv add ",
+];
+
+/// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextFacts(u64);
+
+impl TextFacts {
+    /// One pass over `text`; the facts of a text's pieces combine with [`TextFacts::or`].
+    pub fn of(text: &str) -> Self {
+        static SET: std::sync::OnceLock<Option<abidoc_syntax::scan::PhraseSet>> =
+            std::sync::OnceLock::new();
+        match SET.get_or_init(|| abidoc_syntax::scan::PhraseSet::new(TEXT_PHRASES)) {
+            Some(set) => Self(set.find_in(text)),
+            // Not expected (an automaton of fixed phrases builds): the slow way then.
+            None => Self(
+                TEXT_PHRASES
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| text.contains(**p))
+                    .fold(0, |acc, (i, _)| acc | 1 << i),
+            ),
+        }
+    }
+
+    #[must_use]
+    pub fn or(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    fn has(self, phrase: usize) -> bool {
+        self.0 & (1 << phrase) != 0
+    }
+}
+
 impl Scene {
-    /// Notes facts that only a look at the whole text gives (cheap substring checks).
+    /// Notes facts that only a look at the whole text gives (one pass for all phrases).
     pub fn read_text(&mut self, text: &str) {
-        self.mentions_conda |= text.contains("conda");
-        self.mentions_wsl |= text.contains("WSL");
-        self.mentions_fallback |= text.contains("Conv1d fallback")
-            || text.contains("falls back to Conv1d")
-            || text.contains("fallback") && text.contains("mamba");
-        self.used_uv |=
-            text.contains("uv pip ") || text.contains("uv sync") || text.contains("uv add ");
+        self.read_facts(TextFacts::of(text));
+    }
+
+    /// Like [`Scene::read_text`], from the facts of a text's pieces.
+    pub fn read_facts(&mut self, f: TextFacts) {
+        self.mentions_conda |= f.has(0);
+        self.mentions_wsl |= f.has(1);
+        self.mentions_fallback |= f.has(2) || f.has(3) || f.has(4) && f.has(5);
+        self.used_uv |= f.has(6) || f.has(7) || f.has(8);
     }
 }
 
@@ -213,25 +260,73 @@ pub fn basename(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
+/// At most this many distinct failures are kept: beyond it the input is hostile, not a log.
+const MAX_INCIDENTS: usize = 10_000;
+/// A symbol cut off in one copy is matched by prefix against at most this many distinct symbols
+/// (real logs hold a handful), so hostile input with millions of symbols stays linear.
+const MAX_PREFIX_SEARCH: usize = 256;
+/// Bound on the scene's lists of commands, imports, packages and models: diagnoses read their
+/// first entries or list them, and a log repeating one line must not grow them.
+const MAX_SCENE_LIST: usize = 64;
+const MAX_GPU_PROCESSES: usize = 1024;
+
 /// Turns events into incidents (in order of first appearance) and the scene around them.
 pub fn collect(events: &[Event]) -> (Vec<Incident>, Scene) {
-    let mut scene = Scene::default();
-    let mut incidents: Vec<(Failure, Incident)> = Vec::new();
-    // Logs repeat one failure thousands of times: an exact-key map keeps grouping linear, and
-    // only symbols (which may be cut off in one copy) fall back to a prefix search.
-    let mut by_key: std::collections::HashMap<Failure, usize> = std::collections::HashMap::new();
-    let mut push = |failure: Failure, span: Span, incidents: &mut Vec<(Failure, Incident)>| {
+    let mut c = Collector::default();
+    c.add(events);
+    c.finish()
+}
+
+/// Scans `text` and collects its incidents and scene (including [`Scene::read_text`]) without
+/// holding all events: memory is bounded by the distinct failures, not by the text's length.
+pub fn collect_text(text: &str) -> (Vec<Incident>, Scene) {
+    let mut c = Collector::default();
+    let mut facts = TextFacts::default();
+    // Problems of the scan are not diagnoses; the text's facts come from the same pass.
+    let _problems = abidoc_syntax::scan::scan_pieces(text, TextFacts::of, |events, f| {
+        facts = facts.or(f);
+        c.add(events);
+    });
+    let (incidents, mut scene) = c.finish();
+    scene.read_facts(facts);
+    (incidents, scene)
+}
+
+/// Groups events into incidents as they come, in order (a streamed scan hands them over in
+/// batches); [`collect`] over all events at once gives the same result.
+#[derive(Debug, Default)]
+pub struct Collector {
+    scene: Scene,
+    incidents: Vec<(Failure, Incident)>,
+    /// Logs repeat one failure thousands of times: an exact-key map keeps grouping linear, and
+    /// only symbols (which may be cut off in one copy) fall back to a prefix search.
+    by_key: std::collections::HashMap<Failure, usize>,
+    /// Indices of symbol incidents, in order, for that prefix search.
+    symbols: Vec<usize>,
+    /// Version subjects as printed that were already seen (only the first version of a
+    /// subject is ever read).
+    raw_subjects: std::collections::HashSet<String>,
+    pids: std::collections::HashSet<u32>,
+}
+
+impl Collector {
+    fn push(&mut self, failure: Failure, span: Span) {
         let key = key_of(&failure);
-        let found = by_key.get(&key).copied().or_else(|| {
-            matches!(key, Failure::UndefinedSymbol { .. })
-                .then(|| {
-                    incidents
-                        .iter()
-                        .position(|(k, _)| same_truncated_symbol(k, &key))
+        let found = self.by_key.get(&key).copied().or_else(|| {
+            if !matches!(key, Failure::UndefinedSymbol { .. }) {
+                return None;
+            }
+            self.symbols
+                .iter()
+                .take(MAX_PREFIX_SEARCH)
+                .copied()
+                .find(|&i| {
+                    self.incidents
+                        .get(i)
+                        .is_some_and(|(k, _)| same_truncated_symbol(k, &key))
                 })
-                .flatten()
         });
-        if let Some((_, inc)) = found.and_then(|i| incidents.get_mut(i)) {
+        if let Some((_, inc)) = found.and_then(|i| self.incidents.get_mut(i)) {
             // Related places are kept in order; a bounded list is enough to point at every copy
             // a person will look at.
             if inc.primary != span
@@ -241,9 +336,12 @@ pub fn collect(events: &[Event]) -> (Vec<Incident>, Scene) {
                 inc.related.push(span);
             }
             merge_details(&mut inc.failure, failure);
-        } else {
-            by_key.insert(key.clone(), incidents.len());
-            incidents.push((
+        } else if self.incidents.len() < MAX_INCIDENTS {
+            if matches!(key, Failure::UndefinedSymbol { .. }) {
+                self.symbols.push(self.incidents.len());
+            }
+            self.by_key.insert(key.clone(), self.incidents.len());
+            self.incidents.push((
                 key,
                 Incident {
                     failure,
@@ -252,96 +350,96 @@ pub fn collect(events: &[Event]) -> (Vec<Incident>, Scene) {
                 },
             ));
         }
-    };
-    for ev in events {
+    }
+
+    /// Adds events that follow all events added before (in text order).
+    pub fn add(&mut self, events: &[Event]) {
+        for ev in events {
+            self.add_one(ev);
+        }
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn add_one(&mut self, ev: &Event) {
         let span = ev.span;
         match &ev.kind {
             EventKind::UndefinedSymbol {
                 library,
                 symbol,
                 truncated,
-            } => push(
+            } => self.push(
                 Failure::UndefinedSymbol {
                     library: library.clone(),
                     symbol: symbol.clone(),
                     truncated: *truncated,
                 },
                 span,
-                &mut incidents,
             ),
             EventKind::MissingSharedLibrary { name, required_by } => {
-                push(
+                self.push(
                     Failure::MissingLibrary {
                         name: name.clone(),
                         required_by: required_by.clone(),
                     },
                     span,
-                    &mut incidents,
                 );
             }
             EventKind::VersionNotFound {
                 library,
                 version,
                 required_by,
-            } => push(
+            } => self.push(
                 Failure::VersionNotFound {
                     library: library.clone(),
                     version: version.clone(),
                     required_by: required_by.clone(),
                 },
                 span,
-                &mut incidents,
             ),
             EventKind::LinkerCannotFind { library } if library == "cuda" => {
-                push(
+                self.push(
                     Failure::Libcuda {
                         detail: format!("cannot find -l{library}"),
                     },
                     span,
-                    &mut incidents,
                 );
             }
-            EventKind::LibcudaNotFound { detail } => push(
+            EventKind::LibcudaNotFound { detail } => self.push(
                 Failure::Libcuda {
                     detail: detail.clone(),
                 },
                 span,
-                &mut incidents,
             ),
-            EventKind::NoCompiler { detail } => push(
+            EventKind::NoCompiler { detail } => self.push(
                 Failure::NoCompiler {
                     detail: detail.clone(),
                 },
                 span,
-                &mut incidents,
             ),
-            EventKind::CudaHomeMissing { detail } => push(
+            EventKind::CudaHomeMissing { detail } => self.push(
                 Failure::CudaHome {
                     detail: detail.clone(),
                 },
                 span,
-                &mut incidents,
             ),
             EventKind::CudaVersionMismatch {
                 found,
                 expected,
                 detail,
-            } => push(
+            } => self.push(
                 Failure::CudaVersion {
                     found: found.clone(),
                     expected: expected.clone(),
                     detail: detail.clone(),
                 },
                 span,
-                &mut incidents,
             ),
             EventKind::BuildIsolationNoTorch { package } => {
-                push(
+                self.push(
                     Failure::BuildIsolation {
                         package: package.clone(),
                     },
                     span,
-                    &mut incidents,
                 );
             }
             EventKind::XformersBuiltFor {
@@ -350,7 +448,7 @@ pub fn collect(events: &[Event]) -> (Vec<Incident>, Scene) {
                 built_cuda,
                 built_python,
                 have_python,
-            } => push(
+            } => self.push(
                 Failure::XformersBuiltFor {
                     built_torch: built_torch.clone(),
                     have_torch: have_torch.clone(),
@@ -359,117 +457,121 @@ pub fn collect(events: &[Event]) -> (Vec<Incident>, Scene) {
                     have_python: have_python.clone(),
                 },
                 span,
-                &mut incidents,
             ),
-            EventKind::FlashAttnUnavailable { reason } => push(
+            EventKind::FlashAttnUnavailable { reason } => self.push(
                 Failure::FlashAttn {
                     reason: reason.clone(),
                 },
                 span,
-                &mut incidents,
             ),
             EventKind::TorchOperatorMissing { operator } => {
                 let package = operator.split("::").next().map(str::to_owned);
-                push(
+                self.push(
                     Failure::TorchOps {
                         what: format!("operator {operator} does not exist"),
                         package,
                     },
                     span,
-                    &mut incidents,
                 );
             }
-            EventKind::CustomOpsNotLoadable { package } => push(
+            EventKind::CustomOpsNotLoadable { package } => self.push(
                 Failure::TorchOps {
                     what: "custom C++ ops could not be loaded".into(),
                     package: package.clone().or(Some("torchvision".into())),
                 },
                 span,
-                &mut incidents,
             ),
-            EventKind::NumpyAbi { detail } => push(
+            EventKind::NumpyAbi { detail } => self.push(
                 Failure::NumpyAbi {
                     detail: detail.clone(),
                 },
                 span,
-                &mut incidents,
             ),
-            EventKind::CudaOom { tried, detail } => push(
+            EventKind::CudaOom { tried, detail } => self.push(
                 Failure::CudaOom {
                     tried: tried.clone(),
                     detail: detail.clone(),
                 },
                 span,
-                &mut incidents,
             ),
             EventKind::MambaFastPathUnavailable { model_class } => {
-                push(
+                self.push(
                     Failure::MambaFastPath {
                         model_class: model_class.clone(),
                     },
                     span,
-                    &mut incidents,
                 );
             }
             EventKind::PipUsingCached { file } if file.ends_with(".whl") => {
-                push(
-                    Failure::StaleWheelCache { file: file.clone() },
-                    span,
-                    &mut incidents,
-                );
+                self.push(Failure::StaleWheelCache { file: file.clone() }, span);
             }
             EventKind::GpuProcess { pid, memory, name } => {
-                if !scene.gpu_processes.iter().any(|(p, _, _)| p == pid) {
-                    scene
+                if self.scene.gpu_processes.len() < MAX_GPU_PROCESSES && self.pids.insert(*pid) {
+                    self.scene
                         .gpu_processes
                         .push((*pid, memory.clone(), name.clone()));
                 }
-                push(Failure::StaleGpuProcesses, span, &mut incidents);
+                self.push(Failure::StaleGpuProcesses, span);
             }
-            EventKind::Version { subject, version } => {
+            // Only a subject's first version is read (`Scene::version_of`), and most logs print
+            // one subject over and over: the raw spelling skips normalizing repeats.
+            EventKind::Version { subject, version }
+                if !self.raw_subjects.contains(subject.as_str()) =>
+            {
+                self.raw_subjects.insert(subject.clone());
                 let subject = normalize_subject(subject);
-                if !scene
-                    .versions
-                    .iter()
-                    .any(|(s, v)| *s == subject && v == version)
-                {
-                    scene.versions.push((subject, version.clone()));
+                if !self.scene.versions.iter().any(|(s, _)| *s == subject) {
+                    self.scene.versions.push((subject, version.clone()));
                 }
             }
-            EventKind::Model { id } if !scene.models.contains(id) => {
-                scene.models.push(id.clone());
-            }
+            EventKind::Model { id } => push_distinct(&mut self.scene.models, id),
             EventKind::SuggestedCommand { command } => {
-                scene.suggested_commands.push(command.clone());
+                push_distinct(&mut self.scene.suggested_commands, command);
             }
-            EventKind::WrappedImportError { what } => scene.wrapped_imports.push(what.clone()),
-            EventKind::PipBuildingWheel { package } => scene.packages_built.push(package.clone()),
-            EventKind::PipBuildFailed { package: Some(p) } => scene.packages_built.push(p.clone()),
-            EventKind::CompileFailed { .. } => scene.compile_failed = true,
-            EventKind::PrecompiledWheelNotFound => scene.precompiled_wheel_missing = true,
+            EventKind::WrappedImportError { what } => {
+                push_distinct(&mut self.scene.wrapped_imports, what);
+            }
+            EventKind::PipBuildingWheel { package: p }
+            | EventKind::PipBuildFailed { package: Some(p) } => {
+                push_distinct(&mut self.scene.packages_built, p);
+            }
+            EventKind::CompileFailed { .. } => self.scene.compile_failed = true,
+            EventKind::PrecompiledWheelNotFound => self.scene.precompiled_wheel_missing = true,
             EventKind::Exception { message, .. } if message.contains("uv pip") => {
-                scene.used_uv = true;
+                self.scene.used_uv = true;
             }
             _ => {}
         }
     }
-    let mut out: Vec<Incident> = incidents.into_iter().map(|(_, i)| i).collect();
-    // Cached wheels are only suspicious when something was built or failed to load around them.
-    let loading_failed = out
-        .iter()
-        .any(|i| matches!(i.failure, Failure::UndefinedSymbol { .. }));
-    if !loading_failed {
-        out.retain(|i| !matches!(i.failure, Failure::StaleWheelCache { .. }));
+
+    /// The incidents in order of first appearance, and the scene.
+    pub fn finish(self) -> (Vec<Incident>, Scene) {
+        let scene = self.scene;
+        let mut out: Vec<Incident> = self.incidents.into_iter().map(|(_, i)| i).collect();
+        // Cached wheels are only suspicious when something was built or failed to load around them.
+        let loading_failed = out
+            .iter()
+            .any(|i| matches!(i.failure, Failure::UndefinedSymbol { .. }));
+        if !loading_failed {
+            out.retain(|i| !matches!(i.failure, Failure::StaleWheelCache { .. }));
+        }
+        // Only several GPU processes of one command are a finding; one process is just a table row.
+        let stale = stale_process_groups(&scene.gpu_processes);
+        let has_oom = out
+            .iter()
+            .any(|i| matches!(i.failure, Failure::CudaOom { .. }));
+        if stale == 0 || has_oom {
+            out.retain(|i| !matches!(i.failure, Failure::StaleGpuProcesses));
+        }
+        (out, scene)
     }
-    // Only several GPU processes of one command are a finding; one process is just a table row.
-    let stale = stale_process_groups(&scene.gpu_processes);
-    let has_oom = out
-        .iter()
-        .any(|i| matches!(i.failure, Failure::CudaOom { .. }));
-    if stale == 0 || has_oom {
-        out.retain(|i| !matches!(i.failure, Failure::StaleGpuProcesses));
+}
+
+/// Adds `item` to a bounded list of distinct entries.
+fn push_distinct(list: &mut Vec<String>, item: &str) {
+    if list.len() < MAX_SCENE_LIST && !list.iter().any(|x| x == item) {
+        list.push(item.to_owned());
     }
-    (out, scene)
 }
 
 /// Number of commands that appear more than once among GPU processes.

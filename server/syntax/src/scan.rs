@@ -232,64 +232,226 @@ fn triggers(text: &str, lo: usize, hi: usize) -> Option<impl Iterator<Item = (us
     }))
 }
 
-/// Inputs at least this large are scanned in parallel chunks (split at line breaks).
-const PARALLEL_MIN: usize = 16 << 20;
+/// Texts are scanned in pieces of about this size, split just after a line break: pieces are
+/// scanned in parallel, and a streamed scan ([`scan_pieces`]) holds one batch of pieces' events at
+/// a time, so a gigabyte log costs what its diagnoses cost. Texts smaller than this are one piece.
+pub const PIECE: usize = 4 << 20;
+/// How far before its line's start an event's span may begin: a symbol's library is read from
+/// the previous line (at most [`MAX_LINE`] long, plus its line break).
+const REACH_BACK: usize = MAX_LINE + 1;
 
 /// Scans `text` and returns the events found, with spans into `text`.
 pub fn scan(text: &str) -> Parse<Vec<Event>> {
-    let threads = if text.len() >= PARALLEL_MIN {
-        std::thread::available_parallelism()
-            .map_or(1, std::num::NonZero::get)
-            .min(8)
-    } else {
-        1
-    };
-    // Chunk boundaries just after a `\n`, so no line (and no trigger) straddles two chunks.
-    let mut bounds = vec![0];
-    for k in 1..threads {
-        let want = text.len() / threads * k;
-        let hi = text.len().min(want + (1 << 20));
-        if let Some(i) = memchr::memchr(
-            b'\n',
-            &text.as_bytes()[want.max(bounds[bounds.len() - 1])..hi],
-        ) {
-            bounds.push(want.max(bounds[bounds.len() - 1]) + i + 1);
-        }
-    }
-    bounds.push(text.len());
-    let ranges: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
     let mut events = Vec::new();
-    let mut problems = Vec::new();
-    if ranges.len() == 1 {
-        let (e, p) = scan_range(text, 0, text.len());
-        events = e;
-        problems = p;
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = ranges
-                .iter()
-                .map(|&(lo, hi)| scope.spawn(move || scan_range(text, lo, hi)))
-                .collect();
-            for h in handles {
-                match h.join() {
-                    Ok((e, p)) => {
-                        events.extend(e);
-                        problems.extend(p);
-                    }
-                    Err(_) => problems.push(Problem::new(
-                        None,
-                        "internal error while scanning part of the text",
-                    )),
-                }
-            }
-        });
-    }
-    problems.truncate(MAX_PROBLEMS);
-    resolve_build_packages(text, &mut events);
-    events.sort_by_key(|e| (e.span.start, e.span.end));
+    let problems = scan_pieces(text, |_| (), |batch, ()| events.extend_from_slice(batch));
     Parse {
         value: events,
         problems,
+    }
+}
+
+/// Scans `text` piece by piece and hands the events to `sink` in batches, in the order [`scan`]
+/// returns them (by span), together with what `per_piece` computed from each piece's text (on the
+/// scanning thread, while the piece is in cache; pieces are whole lines). Memory stays that of a
+/// few pieces' events however long the text is. Returns the problems met.
+pub fn scan_pieces<T: Send>(
+    text: &str,
+    per_piece: impl Fn(&str) -> T + Sync,
+    mut sink: impl FnMut(&[Event], T),
+) -> Vec<Problem> {
+    let mut ranges = Vec::new();
+    let mut lo = 0;
+    while lo < text.len() {
+        let hi = piece_end(text, lo);
+        ranges.push((lo, hi));
+        lo = hi;
+    }
+    if ranges.is_empty() {
+        ranges.push((0, 0));
+    }
+    let work = |(a, b): (usize, usize)| {
+        let (mut e, p) = scan_range(text, a, b);
+        resolve_build_packages(text, &mut e);
+        e.sort_by_key(|e| (e.span.start, e.span.end));
+        (e, p, per_piece(text.get(a..b).unwrap_or("")))
+    };
+    let mut merge = Merge {
+        problems: Vec::new(),
+        held: Vec::new(),
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(8)
+        .min(ranges.len());
+    if threads <= 1 {
+        for (i, &r) in ranges.iter().enumerate() {
+            let next = ranges.get(i + 1).map_or(usize::MAX, |r| r.0);
+            merge.piece(Some(work(r)), next, &mut sink, &per_piece);
+        }
+        return merge.problems;
+    }
+    // Workers take pieces in order but run at most `AHEAD` pieces ahead of the merge, so the
+    // results waiting to be merged stay a few pieces' worth however long the text is.
+    const AHEAD: usize = 4;
+    let gate = (
+        std::sync::Mutex::new((0usize, 0usize)), // (next piece to take, pieces merged)
+        std::sync::Condvar::new(),
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (gate, ranges) = (&gate, &ranges);
+            scope.spawn(move || {
+                loop {
+                    let idx = {
+                        let Ok(mut g) = gate.0.lock() else { return };
+                        while g.0 >= g.1 + threads + AHEAD {
+                            g = match gate.1.wait(g) {
+                                Ok(g) => g,
+                                Err(_) => return,
+                            };
+                        }
+                        g.0 += 1;
+                        g.0 - 1
+                    };
+                    let Some(&r) = ranges.get(idx) else { return };
+                    let out =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(r))).ok();
+                    if tx.send((idx, out)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut waiting: Vec<Option<Option<_>>> = Vec::new();
+        let mut merged = 0;
+        for (idx, out) in rx {
+            let slot = idx - merged.min(idx);
+            if waiting.len() <= slot {
+                waiting.resize_with(slot + 1, || None);
+            }
+            waiting[slot] = Some(out);
+            while let Some(Some(out)) = waiting.first_mut().map(Option::take) {
+                waiting.remove(0);
+                let next = ranges.get(merged + 1).map_or(usize::MAX, |r| r.0);
+                merge.piece(out, next, &mut sink, &per_piece);
+                merged += 1;
+                if let Ok(mut g) = gate.0.lock() {
+                    g.1 = merged;
+                }
+                gate.1.notify_all();
+            }
+        }
+    });
+    merge.problems
+}
+
+/// Merges pieces' events in text order.
+struct Merge {
+    problems: Vec<Problem>,
+    /// Events that a later piece's events may still sort before (their span starts within
+    /// `REACH_BACK` of the next piece), kept back until that piece is merged.
+    held: Vec<Event>,
+}
+
+impl Merge {
+    /// Takes the result of the next piece; `next` is where the piece after it starts.
+    fn piece<T>(
+        &mut self,
+        out: Option<(Vec<Event>, Vec<Problem>, T)>,
+        next: usize,
+        sink: &mut impl FnMut(&[Event], T),
+        per_piece: &impl Fn(&str) -> T,
+    ) {
+        let Some((events, p, extra)) = out else {
+            if self.problems.len() < MAX_PROBLEMS {
+                self.problems.push(Problem::new(
+                    None,
+                    "internal error while scanning part of the text",
+                ));
+            }
+            if next == usize::MAX && !self.held.is_empty() {
+                sink(&self.held, per_piece(""));
+                self.held.clear();
+            }
+            return;
+        };
+        self.problems.extend(p);
+        self.problems.truncate(MAX_PROBLEMS);
+        if self.held.is_empty() {
+            self.held = events;
+        } else {
+            self.held.extend(events);
+            // Stable, like one sort of all pieces' events in text order.
+            self.held.sort_by_key(|e| (e.span.start, e.span.end));
+        }
+        let cut = if next == usize::MAX {
+            usize::MAX
+        } else {
+            next.saturating_sub(REACH_BACK)
+        };
+        let ready = self.held.partition_point(|e| e.span.start < cut);
+        sink(&self.held[..ready], extra);
+        self.held.drain(..ready);
+    }
+}
+
+/// End of the piece starting at `lo`: just after the first line break at or after `lo + PIECE`
+/// (the whole rest when none follows), so every piece starts a line.
+fn piece_end(text: &str, lo: usize) -> usize {
+    let want = lo.saturating_add(PIECE);
+    if want >= text.len() {
+        return text.len();
+    }
+    match memchr::memchr(b'\n', &text.as_bytes()[want..]) {
+        Some(i) => want + i + 1,
+        None => text.len(),
+    }
+}
+
+/// A fixed set of phrases (at most 64, none a prefix of another) searched for in one pass.
+#[derive(Debug, Clone)]
+pub struct PhraseSet {
+    ac: AhoCorasick,
+    all: u64,
+}
+
+impl PhraseSet {
+    pub fn new(phrases: &[&str]) -> Option<Self> {
+        if phrases.is_empty() || phrases.len() > 64 {
+            return None;
+        }
+        // Leftmost-first keeps the SIMD prefilter (overlapping search has none).
+        let ac = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(phrases)
+            .ok()?;
+        Some(Self {
+            ac,
+            all: u64::MAX >> (64 - phrases.len()),
+        })
+    }
+
+    /// Bit `i` is set when phrase `i` occurs in `text`.
+    pub fn find_in(&self, text: &str) -> u64 {
+        let mut found = 0u64;
+        let mut at = 0;
+        // Resuming one byte after each match's start (not after its end) also finds a phrase
+        // that starts inside another; phrases that are not prefixes of each other never share a
+        // start.
+        while let Some(m) = self
+            .ac
+            .find(aho_corasick::Input::new(text).span(at..text.len()))
+        {
+            found |= 1 << m.pattern().as_usize();
+            if found == self.all {
+                break;
+            }
+            at = m.start() + 1;
+        }
+        found
     }
 }
 
