@@ -61,6 +61,8 @@ pub struct Demangler {
     scratch: String,
     /// The mangled name with a work-around applied (see [`mangled::template_ctor_params`]).
     patched: String,
+    /// The fast path's buffers.
+    fast: crate::fastdemangle::Scratch,
 }
 
 impl Demangler {
@@ -73,7 +75,7 @@ impl Demangler {
         let (name, _version) = split_version(mangled);
         if name.starts_with("_Z")
             && name.len() <= MAX_MANGLED_LEN
-            && crate::fastdemangle::demangle(name, out)
+            && crate::fastdemangle::demangle_with(&mut self.fast, name, out)
         {
             return true;
         }
@@ -96,7 +98,9 @@ impl Demangler {
             .strip_prefix('_')
             .filter(|n| n.starts_with("_Z"))
             .unwrap_or(name);
-        let Demangler { scratch, patched } = self;
+        let Demangler {
+            scratch, patched, ..
+        } = self;
         let input = match mangled::template_ctor_params(name) {
             // A `void` return type for cpp_demangle to skip, so that it prints every parameter.
             Some(at) => {

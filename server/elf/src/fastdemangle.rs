@@ -19,33 +19,57 @@ type R = Range<usize>;
 
 /// `mangled` starts with `_Z` (no version suffix). Appends the `c++filt` spelling to `out` and
 /// returns `true`, or returns `false` with `out` unchanged.
+#[cfg(test)]
 pub(crate) fn demangle(mangled: &str, out: &mut String) -> bool {
+    demangle_with(&mut Scratch::default(), mangled, out)
+}
+
+/// Buffers kept between names (see [`crate::Demangler`]).
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    arena: String,
+    subs: Vec<Sub>,
+    targs: Vec<TArg>,
+}
+
+/// [`demangle`] with reusable buffers.
+pub(crate) fn demangle_with(scratch: &mut Scratch, mangled: &str, out: &mut String) -> bool {
     let Some(body) = mangled.strip_prefix("_Z") else {
         return false;
     };
-    let mut arena = String::with_capacity(PREAMBLE.len() + mangled.len() * 3);
-    arena.push_str(PREAMBLE);
+    let mut arena = std::mem::take(&mut scratch.arena);
+    if !arena.starts_with(PREAMBLE) {
+        arena.clear();
+        arena.push_str(PREAMBLE);
+    }
+    arena.truncate(PREAMBLE.len());
     let mut p = Parser {
         s: body.as_bytes(),
+        src: body,
         pos: 0,
         arena,
-        subs: Vec::new(),
-        targs: Vec::new(),
+        subs: std::mem::take(&mut scratch.subs),
+        targs: std::mem::take(&mut scratch.targs),
         depth: 0,
         kind: Kind::Plain,
         in_lambda: false,
         auto_used: false,
     };
+    p.subs.clear();
+    p.targs.clear();
     let start = out.len();
-    if p.encoding(out).is_none() || p.pos != p.s.len() {
+    let ok = p.encoding(out).is_some() && p.pos == p.s.len();
+    if !ok {
         out.truncate(start);
-        return false;
     }
-    true
+    scratch.arena = p.arena;
+    scratch.subs = p.subs;
+    scratch.targs = p.targs;
+    ok
 }
 
 /// One substitution candidate: its text, and the name its constructor would have.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 struct Sub {
     text: R,
     ctor: R,
@@ -53,7 +77,7 @@ struct Sub {
 }
 
 /// What a type's text is, for the declarators that may be applied to it.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Plain,
     /// `R (A)`: a pointer to it is `R (*)(A)`, which this parser only builds from the mangled
@@ -66,7 +90,7 @@ enum Kind {
 }
 
 /// A template argument: its text, and whether it is a pack (empty packs print nothing).
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 struct TArg {
     text: R,
     pack: bool,
@@ -75,6 +99,8 @@ struct TArg {
 
 struct Parser<'a> {
     s: &'a [u8],
+    /// `s` as text: identifiers are sliced from it (a slice that cuts a character fails).
+    src: &'a str,
     pos: usize,
     arena: String,
     subs: Vec<Sub>,
@@ -489,7 +515,7 @@ impl Parser<'_> {
                 }
                 let start = self.mark();
                 self.copy(&sub.text)?;
-                let args = self.template_args()?;
+                let args = self.template_args(true)?;
                 Some(NameInfo {
                     text: start..self.mark(),
                     template: Some(args),
@@ -515,7 +541,7 @@ impl Parser<'_> {
                 ctor,
                 kind: Kind::Plain,
             });
-            template = Some(self.template_args()?);
+            template = Some(self.template_args(true)?);
         }
         Some(NameInfo {
             text: start..self.mark(),
@@ -597,7 +623,7 @@ impl Parser<'_> {
                     continue;
                 }
                 b'I' if !first => {
-                    let args = self.template_args()?;
+                    let args = self.template_args(!is_type)?;
                     template = Some(args);
                 }
                 b'L' => {
@@ -636,9 +662,8 @@ impl Parser<'_> {
             b'0'..=b'9' => {
                 let len = self.number()?;
                 let end = self.pos.checked_add(len)?;
-                let id = self.s.get(self.pos..end)?;
+                let id = self.src.get(self.pos..end)?;
                 self.pos = end;
-                let id = std::str::from_utf8(id).ok()?;
                 let b = id.as_bytes();
                 if b.len() >= 10
                     && id.starts_with("_GLOBAL_")
@@ -728,7 +753,7 @@ impl Parser<'_> {
             self.pos += 1;
             let len = self.number()?;
             let end = self.pos.checked_add(len)?;
-            let tag = std::str::from_utf8(self.s.get(self.pos..end)?).ok()?;
+            let tag = self.src.get(self.pos..end)?;
             self.pos = end;
             self.push("[abi:");
             self.push(tag);
@@ -776,14 +801,16 @@ impl Parser<'_> {
     }
 
     /// `I <template-arg>+ E`, appended as `<a, b>`.
-    fn template_args(&mut self) -> Option<Vec<TArg>> {
+    /// `I <template-arg>+ E`, appended as `<a, b>`; the arguments are returned only when
+    /// `collect` (a function template's, which `T_` refers to).
+    fn template_args(&mut self, collect: bool) -> Option<Vec<TArg>> {
         self.enter()?;
-        let r = self.template_args_inner();
+        let r = self.template_args_inner(collect);
         self.leave();
         r
     }
 
-    fn template_args_inner(&mut self) -> Option<Vec<TArg>> {
+    fn template_args_inner(&mut self, collect: bool) -> Option<Vec<TArg>> {
         self.pos += 1; // I
         if self.arena.ends_with('<') {
             self.push(" ");
@@ -791,27 +818,32 @@ impl Parser<'_> {
         self.push("<");
         let mut args = Vec::new();
         let mut any = false;
+        let mut after_empty_pack = false;
         while !self.eat(b'E') {
             let sep = self.mark();
             if any {
                 self.push(", ");
             }
             let arg = self.template_arg()?;
-            if arg.pack && arg.text.is_empty() {
+            after_empty_pack = arg.pack && arg.text.is_empty();
+            if after_empty_pack {
                 // An empty pack prints nothing, not even its separator.
                 self.arena.truncate(sep);
-                args.push(TArg {
-                    text: sep..sep,
-                    pack: true,
-                    kind: Kind::Plain,
-                });
+                if collect {
+                    args.push(TArg {
+                        text: sep..sep,
+                        pack: true,
+                        kind: Kind::Plain,
+                    });
+                }
                 continue;
             }
             any = true;
-            args.push(arg);
+            if collect {
+                args.push(arg);
+            }
         }
         // `c++filt` separates `> >`, except after an empty pack.
-        let after_empty_pack = args.last().is_some_and(|a| a.pack && a.text.is_empty());
         if self.arena.ends_with('>') && !after_empty_pack {
             self.push(" ");
         }
@@ -921,7 +953,7 @@ impl Parser<'_> {
         if self.pos == start {
             return None;
         }
-        let digits = std::str::from_utf8(&self.s[start..self.pos]).ok()?;
+        let digits = self.src.get(start..self.pos)?;
         self.arena.push_str(digits);
         Some(())
     }
@@ -960,9 +992,13 @@ impl Parser<'_> {
             }
             b'K' | b'V' | b'r' => {
                 // Qualifiers in mangled order r V K; c++filt prints `T const volatile`.
-                let mut quals = Vec::new();
+                let mut quals = [false; 3];
                 while let Some(q @ (b'r' | b'V' | b'K')) = self.peek() {
-                    quals.push(q);
+                    quals[match q {
+                        b'K' => 0,
+                        b'V' => 1,
+                        _ => 2,
+                    }] = true;
                     self.pos += 1;
                 }
                 if matches!(self.peek(), Some(b'F')) {
@@ -972,12 +1008,10 @@ impl Parser<'_> {
                 if self.kind != Kind::Plain {
                     return None;
                 }
-                for q in quals.iter().rev() {
-                    self.push(match q {
-                        b'K' => " const",
-                        b'V' => " volatile",
-                        _ => " restrict",
-                    });
+                for (q, word) in quals.iter().zip([" const", " volatile", " restrict"]) {
+                    if *q {
+                        self.push(word);
+                    }
                 }
             }
             b'P' | b'R' | b'O' => {
@@ -1039,7 +1073,7 @@ impl Parser<'_> {
                         ctor: start..self.mark(),
                         kind: Kind::Plain,
                     });
-                    self.template_args()?;
+                    self.template_args(false)?;
                 }
             }
             b'S' if self.peek_at(1) == Some(b't') => {
@@ -1052,7 +1086,7 @@ impl Parser<'_> {
                         ctor,
                         kind: Kind::Plain,
                     });
-                    self.template_args()?;
+                    self.template_args(false)?;
                 }
             }
             b'S' => {
@@ -1066,7 +1100,7 @@ impl Parser<'_> {
                     self.kind = sub.kind;
                     return Some(start..self.mark());
                 }
-                self.template_args()?;
+                self.template_args(false)?;
             }
             b'N' => {
                 let (info, _) = self.nested(true)?;
@@ -1082,7 +1116,7 @@ impl Parser<'_> {
                         ctor,
                         kind: Kind::Plain,
                     });
-                    self.template_args()?;
+                    self.template_args(false)?;
                 }
             }
             b'Z' => {
