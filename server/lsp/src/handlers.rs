@@ -56,7 +56,11 @@ struct Shared {
     scan_uris: Mutex<Vec<Uri>>,
     /// Documents with an analysis running or wanted (see [`Session::schedule`]).
     analyses: Mutex<HashMap<Uri, AnalysisState>>,
+    /// The thread that diagnoses documents (started on first use, ends with the session).
+    analysis_thread: Mutex<Option<std::sync::mpsc::Sender<Job>>>,
 }
+
+type Job = Box<dyn FnOnce() + Send>;
 
 #[derive(Debug, Default)]
 struct AnalysisState {
@@ -125,6 +129,43 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
         Ok(Err(payload)) => Err(panic_message(payload.as_ref())),
         Err(err) => Err(err.to_string()),
     }
+}
+
+/// Runs `f` on the session's analysis thread, turning a panic into an error message. Document
+/// analyses allocate and free tens of megabytes on a large text: on one thread they reuse one
+/// allocator arena instead of leaving freed memory behind in every blocking-pool thread's arena.
+async fn on_analysis_thread<T: Send + 'static>(
+    shared: &Shared,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let job: Job = Box::new(move || {
+        let result = std::panic::catch_unwind(AssertUnwindSafe(f))
+            .map_err(|payload| panic_message(payload.as_ref()));
+        let _ = tx.send(result);
+    });
+    {
+        let mut sender = lock(&shared.analysis_thread);
+        let job = match sender.as_ref() {
+            Some(s) => s.send(job).err().map(|std::sync::mpsc::SendError(job)| job),
+            None => Some(job),
+        };
+        if let Some(job) = job {
+            let (s, r) = std::sync::mpsc::channel::<Job>();
+            std::thread::Builder::new()
+                .name("abidoc-analysis".to_owned())
+                .spawn(move || {
+                    while let Ok(job) = r.recv() {
+                        job();
+                    }
+                })
+                .map_err(|e| e.to_string())?;
+            s.send(job).map_err(|e| e.to_string())?;
+            *sender = Some(s);
+        }
+    }
+    rx.await
+        .map_err(|_| "the analysis thread stopped".to_owned())?
 }
 
 fn diagnosable(kind: DocKind) -> bool {
@@ -460,7 +501,7 @@ impl Session {
         let version = snap.version;
         let settings_generation = self.settings_generation();
         let settings = self.settings();
-        let analysed = blocking(move || {
+        let analysed = on_analysis_thread(&self.shared, move || {
             let ctx = settings.context(None);
             let mut cache = lock(&snap.cache);
             let (diags, slots) = match snap.kind {

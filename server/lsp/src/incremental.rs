@@ -22,31 +22,39 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 /// One cell object of a notebook, read and scanned; maps and spans are relative to the cell.
+/// The decoded output texts are not kept: their events, phrases, lengths and maps are all the
+/// diagnosis needs again.
 #[derive(Debug)]
 pub struct ParsedCell {
-    cell: notebook::Cell,
-    /// Events of each output, with spans into that output's text.
-    events: Vec<Vec<Event>>,
-    facts: Vec<TextFacts>,
+    source: String,
+    outputs: Vec<ScannedOutput>,
+}
+
+#[derive(Debug)]
+struct ScannedOutput {
+    len: usize,
+    map: abidoc_syntax::SourceMap,
+    /// Events with spans into the output's text.
+    events: Vec<Event>,
+    facts: TextFacts,
 }
 
 impl ParsedCell {
     fn read(raw: &str, index: usize) -> Option<ParsedCell> {
         let cell = notebook::parse_cell(raw, index)?;
-        let events = cell
+        let outputs = cell
             .outputs
-            .iter()
-            .map(|o| abidoc_syntax::scan(&o.text.text).value)
-            .collect();
-        let facts = cell
-            .outputs
-            .iter()
-            .map(|o| TextFacts::of(&o.text.text))
+            .into_iter()
+            .map(|o| ScannedOutput {
+                len: o.text.text.len(),
+                events: abidoc_syntax::scan(&o.text.text).value,
+                facts: TextFacts::of(&o.text.text),
+                map: o.text.map,
+            })
             .collect();
         Some(ParsedCell {
-            cell,
-            events,
-            facts,
+            source: cell.source.text,
+            outputs,
         })
     }
 }
@@ -268,38 +276,39 @@ fn with_slots(
     cache.cells = known;
 
     // One text of all outputs, as the whole-notebook diagnosis scans it: each output then `\n`.
-    let mut events: Vec<Event> = Vec::new();
+    // Events are handed over output by output through one small buffer (no copy of them all).
+    let mut collector = incidents::Collector::default();
+    let mut batch: Vec<Event> = Vec::new();
     let mut pieces: Vec<(usize, usize, usize, usize, &abidoc_syntax::SourceMap)> = Vec::new();
     let mut facts = TextFacts::default();
     let mut sources = String::new();
     let mut joined_len = 0usize;
     for (index, (parsed, raw_start)) in cells.iter().enumerate() {
-        let cell = &parsed.cell;
-        sources.push_str(&cell.source.text);
+        sources.push_str(&parsed.source);
         sources.push('\n');
-        for (k, out) in cell.outputs.iter().enumerate() {
+        for out in &parsed.outputs {
             let base = joined_len;
-            joined_len += out.text.text.len();
-            pieces.push((base, joined_len, index, *raw_start, &out.text.map));
+            joined_len += out.len;
+            pieces.push((base, joined_len, index, *raw_start, &out.map));
             joined_len += 1;
-            if let Some(evs) = parsed.events.get(k) {
-                events.extend(evs.iter().map(|e| {
+            if !out.events.is_empty() {
+                batch.clear();
+                batch.extend(out.events.iter().map(|e| {
                     let mut e = e.clone();
                     e.span = Span::new(e.span.start + base, e.span.end + base);
                     e
                 }));
+                collector.add(&batch);
             }
-            if let Some(f) = parsed.facts.get(k) {
-                facts = facts.or(*f);
-            }
+            facts = facts.or(out.facts);
         }
     }
+    drop(batch);
     let mut ctx = ctx.clone();
     if ctx.model_hint.is_none() {
         ctx.model_hint = abidoc_ide::kb::find_models(&sources).into_iter().next();
     }
-    let (incidents, mut scene) = incidents::collect(&events);
-    drop(events);
+    let (incidents, mut scene) = collector.finish();
     scene.read_facts(facts);
     scene.read_text(&sources);
     let to_source = |span: Span| {
