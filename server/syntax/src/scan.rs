@@ -1520,12 +1520,15 @@ fn exception(l: &Line<'_>, out: &mut Out) {
             while j < b.len() {
                 match b[j] {
                     b'\\' if j + 1 < b.len() => {
-                        match b[j + 1] {
-                            b'n' => msg.push('\n'),
-                            b't' => msg.push('\t'),
-                            c => msg.push(c as char),
+                        // The escaped char may be multi-byte: take all of it (found by fuzz/scan:
+                        // `Error('\` before a non-ASCII char sliced inside it).
+                        let c = s[j + 1..].chars().next().unwrap_or('\\');
+                        match c {
+                            'n' => msg.push('\n'),
+                            't' => msg.push('\t'),
+                            c => msg.push(c),
                         }
-                        j += 2;
+                        j += 1 + c.len_utf8();
                     }
                     c if c == quote => break,
                     _ => {
