@@ -699,6 +699,49 @@ proptest! {
         }
     }
 
+    /// The notebook edit path on generated notebooks (sources with escapes, control and
+    /// non-ASCII chars, as one string or as a list of lines): inserting at the raw offset of a
+    /// cell's first byte changes that cell's source only, and every other byte is kept.
+    #[test]
+    fn notebook_insert_round_trips(
+        sources in prop::collection::vec(logish(), 1..5),
+        as_lines in any::<bool>(),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let cells: Vec<serde_json::Value> = sources
+            .iter()
+            .map(|src| {
+                let source = if as_lines {
+                    serde_json::json!(src.split_inclusive('\n').collect::<Vec<_>>())
+                } else {
+                    serde_json::json!(src)
+                };
+                serde_json::json!({"cell_type": "code", "metadata": {}, "outputs": [], "source": source})
+            })
+            .collect();
+        let raw = serde_json::to_string_pretty(&serde_json::json!({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})).unwrap();
+        let nb = abidoc_syntax::notebook::parse(&raw).value;
+        prop_assert_eq!(nb.cells.len(), sources.len());
+        for (cell, src) in nb.cells.iter().zip(&sources) {
+            prop_assert_eq!(&cell.source.text, src);
+        }
+        let nonempty: Vec<usize> = (0..sources.len()).filter(|&i| !sources[i].is_empty()).collect();
+        prop_assume!(!nonempty.is_empty());
+        let chosen = nonempty[pick.index(nonempty.len())];
+        let at = nb.cells[chosen].source.span_to_raw(Span::new(0, 0)).start;
+        let insert = "%pip install \\\"numpy<2\\\"\\n";
+        let edited = format!("{}{insert}{}", &raw[..at], &raw[at..]);
+        let again = abidoc_syntax::notebook::parse(&edited);
+        prop_assert!(again.problems.is_empty(), "{:?}", again.problems);
+        for (i, (cell, src)) in again.value.cells.iter().zip(&sources).enumerate() {
+            if i == chosen {
+                prop_assert_eq!(&cell.source.text, &format!("%pip install \"numpy<2\"\n{src}"));
+            } else {
+                prop_assert_eq!(&cell.source.text, src);
+            }
+        }
+    }
+
     #[test]
     fn diagnose_never_panics_and_spans_fit(text in logish()) {
         for d in diagnose_text(&text, &ctx()) {
@@ -779,4 +822,28 @@ fn plain_paths_have_no_dot_components() {
         "/{}",
         "a".repeat(5000)
     )));
+}
+
+/// Found by the CI fuzz pass (fuzz/scan, minimized): a backslash before a non-ASCII char inside
+/// an exception repr (`Error('\` + U+FFFD) stepped one byte into the char and sliced inside it.
+#[test]
+fn regression_escape_before_multibyte_char_in_exception_repr() {
+    for text in [
+        "Error('\\\u{fffd}",
+        "ImportError('\\é')\n",
+        "RuntimeError(\"a\\😀b\\n\")\n",
+        "warn: ImportError('/x/_C.so: undefined symbol: \\\u{3000}x')\n",
+    ] {
+        for ev in abidoc_syntax::scan(text).value {
+            assert!(
+                text.is_char_boundary(ev.span.start) && text.is_char_boundary(ev.span.end),
+                "{ev:?} in {text:?}"
+            );
+        }
+    }
+    let events = abidoc_syntax::scan("ImportError('a\\éb')\n").value;
+    assert!(
+        events.iter().any(|e| matches!(&e.kind, abidoc_syntax::EventKind::Exception { message, .. } if message == "aéb")),
+        "{events:?}"
+    );
 }
