@@ -397,6 +397,19 @@ impl Distribution {
     /// Files the distribution installed, as absolute (lexically normalized) paths. From RECORD for a
     /// dist-info, `installed-files.txt` / `SOURCES.txt` for an egg-info.
     pub fn files(&self) -> (Vec<PathBuf>, Vec<Problem>) {
+        let (entries, base, problems) = self.file_entries();
+        (
+            entries
+                .iter()
+                .map(|p| lexical_join(&base, Path::new(p)))
+                .collect(),
+            problems,
+        )
+    }
+
+    /// The entries of the file listing as written (relative to the returned base directory, or
+    /// absolute), for callers that look at few of them and join only those.
+    pub fn file_entries(&self) -> (Vec<String>, PathBuf, Vec<Problem>) {
         let (listing, base) = match self.kind {
             DistKind::DistInfo => (self.meta_dir.join("RECORD"), self.root.clone()),
             DistKind::EggInfo => {
@@ -410,13 +423,11 @@ impl Distribution {
         };
         match read_text(&listing) {
             Ok(text) => (
-                text.lines()
-                    .filter_map(record_path)
-                    .map(|p| lexical_join(&base, Path::new(&p)))
-                    .collect(),
+                text.lines().filter_map(record_path).collect(),
+                base,
                 Vec::new(),
             ),
-            Err(e) => (Vec::new(), vec![Problem::at(&listing, e)]),
+            Err(e) => (Vec::new(), base, vec![Problem::at(&listing, e)]),
         }
     }
 

@@ -30,6 +30,9 @@ pub struct Environment {
     /// Libraries already checked (by a scan, or [`Environment::report`]), by path as checked:
     /// the diagnosis of a scan's findings reads them instead of checking each library again.
     reports: Mutex<HashMap<PathBuf, Arc<LibraryReport>>>,
+    /// [`Environment::locate`] answers, also read from and saved to the scan cache: a cached
+    /// scan then phrases its fixes without building the process model.
+    located: Mutex<HashMap<String, Option<PathBuf>>>,
 }
 
 impl Environment {
@@ -106,6 +109,7 @@ impl Environment {
             owners: OnceLock::new(),
             process: OnceLock::new(),
             reports: Mutex::new(HashMap::new()),
+            located: Mutex::new(HashMap::new()),
         }
     }
 
@@ -142,9 +146,12 @@ impl Environment {
     /// The distribution that installed `path` (by RECORD), if any.
     pub fn owner(&self, path: &Path) -> Option<&Distribution> {
         let owners = self.owners.get_or_init(|| {
-            let mut m = HashMap::new();
-            for (i, d) in self.dists.iter().enumerate() {
-                let (files, _) = d.files();
+            use rayon::prelude::*;
+            // Tens of thousands of RECORD lines: read and joined in parallel, inserted in
+            // distribution order (the first distribution listing a file owns it).
+            let lists: Vec<Vec<PathBuf>> = self.dists.par_iter().map(|d| d.files().0).collect();
+            let mut m = HashMap::with_capacity(lists.iter().map(Vec::len).sum());
+            for (i, files) in lists.into_iter().enumerate() {
                 for f in files {
                     m.entry(f).or_insert(i);
                 }
@@ -241,6 +248,26 @@ impl Environment {
 
     /// Resolves a library name as the process would from a fresh object at `origin` (no RPATH).
     pub fn locate(&self, name: &str) -> Option<PathBuf> {
+        if let Some(r) = self.located.lock().ok().and_then(|m| m.get(name).cloned()) {
+            return r;
+        }
+        let r = self.locate_uncached(name);
+        if let Ok(mut m) = self.located.lock() {
+            m.insert(name.to_string(), r.clone());
+        }
+        r
+    }
+
+    /// Earlier [`Environment::locate`] answers for this environment (from the scan cache).
+    pub fn remember_located(&self, located: impl IntoIterator<Item = (String, Option<PathBuf>)>) {
+        if let Ok(mut m) = self.located.lock() {
+            for (k, v) in located {
+                m.entry(k).or_insert(v);
+            }
+        }
+    }
+
+    fn locate_uncached(&self, name: &str) -> Option<PathBuf> {
         let pm = self.process();
         if let Some(i) = pm.find_by_name(name) {
             return Some(pm.objects[i].path.clone());

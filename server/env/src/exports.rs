@@ -16,17 +16,24 @@ const PROBE: &str = "_ZN5abidoc5probeEv";
 #[derive(Debug)]
 pub struct SharedExports<'e> {
     env: &'e Environment,
-    /// One per global-scope object, in scope order; each built on first use.
-    global: Vec<OnceLock<ExportIndex<'e>>>,
+    /// One per global-scope object, in scope order; each built on first use. Sized on first
+    /// use too: a scan served from its cache never builds the process model.
+    global: OnceLock<Vec<OnceLock<ExportIndex<'e>>>>,
 }
 
 impl<'e> SharedExports<'e> {
     pub fn new(env: &'e Environment) -> SharedExports<'e> {
-        let n = env.process().global_scope.len();
         SharedExports {
             env,
-            global: (0..n).map(|_| OnceLock::new()).collect(),
+            global: OnceLock::new(),
         }
+    }
+
+    fn slots(&self) -> &[OnceLock<ExportIndex<'e>>] {
+        self.global.get_or_init(|| {
+            let n = self.env.process().global_scope.len();
+            (0..n).map(|_| OnceLock::new()).collect()
+        })
     }
 
     pub fn env(&self) -> &'e Environment {
@@ -38,7 +45,7 @@ impl<'e> SharedExports<'e> {
     pub fn global(&self, k: usize) -> Option<&ExportIndex<'e>> {
         let pm = self.env.process();
         let obj = pm.objects.get(*pm.global_scope.get(k)?)?;
-        let slot = self.global.get(k)?;
+        let slot = self.slots().get(k)?;
         Some(slot.get_or_init(|| {
             let mut ix = ExportIndex::new();
             ix.add_names("", obj.facts.export_names());
@@ -50,7 +57,7 @@ impl<'e> SharedExports<'e> {
     /// parallel loop that uses these indexes (a rayon worker waiting here could otherwise pick
     /// up a check that waits for the same table).
     pub fn prepare(&self) {
-        (0..self.global.len()).into_par_iter().for_each(|k| {
+        (0..self.slots().len()).into_par_iter().for_each(|k| {
             if let Some(ix) = self.global(k) {
                 let _ = ix.same_qualified_name(PROBE);
             }
@@ -59,7 +66,7 @@ impl<'e> SharedExports<'e> {
 
     /// Whether every global index is built (after [`SharedExports::prepare`]).
     pub fn is_prepared(&self) -> bool {
-        self.global.iter().all(|g| g.get().is_some())
+        self.slots().iter().all(|g| g.get().is_some())
     }
 }
 

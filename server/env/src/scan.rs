@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Bumped whenever a cached field changes meaning.
-const CACHE_VERSION: u32 = 1;
+const CACHE_VERSION: u32 = 2;
 /// Directory depth below site-packages walked for stray libraries.
 pub const MAX_DEPTH: usize = 12;
 /// Files visited per site-packages walk before giving up (a runaway tree).
@@ -77,6 +77,9 @@ struct CacheFile {
     version: u32,
     env_key: String,
     entries: BTreeMap<PathBuf, CacheEntry>,
+    /// Where each library some report misses would be found ([`Environment::locate`]).
+    #[serde(default)]
+    located: BTreeMap<String, Option<PathBuf>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -93,42 +96,84 @@ fn is_shared_library_name(name: &str) -> bool {
     name.ends_with(".so") || name.contains(".so.")
 }
 
+/// What the RECORDs say for the scan: the shared libraries they list under site-packages, and the
+/// top-level directories of site-packages they list files in.
+fn record_libraries(env: &Environment) -> (Vec<PathBuf>, HashSet<PathBuf>) {
+    let sps = &env.layout.site_packages;
+    let per_dist: Vec<(Vec<PathBuf>, HashSet<PathBuf>)> = env
+        .dists
+        .par_iter()
+        .map(|d| {
+            let (entries, base, _) = d.file_entries();
+            let mut libs = Vec::new();
+            // A file's top-level directory depends only on its parent directory: join each
+            // distinct directory once instead of every one of tens of thousands of entries.
+            let mut dirs: HashSet<&str> = HashSet::new();
+            let mut tops: HashSet<PathBuf> = HashSet::new();
+            for e in &entries {
+                let (dir, name) = match e.rsplit_once('/') {
+                    Some(("", n)) => ("/", n),
+                    Some(dn) => dn,
+                    None => ("", e.as_str()),
+                };
+                if name.is_empty() || name == "." || name == ".." {
+                    // Not a plain file name: the entry's own top-level directory, the long way.
+                    let p = crate::dist::lexical_join(&base, Path::new(e));
+                    tops.extend(top_dir(&p, sps));
+                    continue;
+                }
+                dirs.insert(dir);
+                if is_shared_library_name(name) {
+                    let p = crate::dist::lexical_join(&base, Path::new(e));
+                    if sps.iter().any(|sp| p.starts_with(sp))
+                        && (p.exists() || std::fs::symlink_metadata(&p).is_ok())
+                    {
+                        libs.push(p);
+                    }
+                }
+            }
+            for dir in dirs {
+                // A file directly in site-packages says nothing about its siblings: only files
+                // in a directory below it count (that directory's first component).
+                let d = crate::dist::lexical_join(&base, Path::new(dir));
+                tops.extend(sps.iter().find_map(|sp| {
+                    let first = d.strip_prefix(sp).ok()?.components().next()?;
+                    Some(sp.join(first))
+                }));
+            }
+            (libs, tops)
+        })
+        .collect();
+    let mut libs = Vec::new();
+    let mut tops = HashSet::new();
+    for (l, t) in per_dist {
+        libs.extend(l);
+        tops.extend(t);
+    }
+    (libs, tops)
+}
+
+/// The top-level directory of site-packages that holds the file `p`, when `p` is in one.
+fn top_dir(p: &Path, sps: &[PathBuf]) -> Option<PathBuf> {
+    sps.iter().find_map(|sp| {
+        let mut c = p.strip_prefix(sp).ok()?.components();
+        let first = c.next()?;
+        c.next().map(|_| sp.join(first))
+    })
+}
+
 /// Shared libraries that belong to the environment: RECORD entries, plus stray files when asked.
 pub fn find_libraries(
     env: &Environment,
     include_stray: bool,
     problems: &mut Vec<Problem>,
 ) -> Vec<PathBuf> {
-    let owned_files = env.owned_files();
-    let mut out: Vec<PathBuf> = owned_files
-        .iter()
-        .map(|(p, _)| p)
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(is_shared_library_name)
-        })
-        .filter(|p| env.layout.site_packages.iter().any(|sp| p.starts_with(sp)))
-        .filter(|p| p.exists() || std::fs::symlink_metadata(p).is_ok())
-        .cloned()
-        .collect();
+    let (mut out, owned_top) = record_libraries(env);
     if include_stray {
         let owned: HashSet<PathBuf> = out.iter().cloned().collect();
         // Top-level directories some RECORD lists files in are not walked: listing every file of
         // an environment costs more than the whole scan on slow filesystems, and a stray library
         // lives in a directory no installer owns (a manual copy, an in-place build).
-        let owned_top: HashSet<PathBuf> = owned_files
-            .iter()
-            .filter_map(|(p, _)| {
-                env.layout.site_packages.iter().find_map(|sp| {
-                    let rel = p.strip_prefix(sp).ok()?;
-                    let mut c = rel.components();
-                    let first = c.next()?;
-                    // Only directories: a file at the top level says nothing about its siblings.
-                    c.next().map(|_| sp.join(first))
-                })
-            })
-            .collect();
         for sp in &env.layout.site_packages {
             let mut found = Vec::new();
             walk(
@@ -240,6 +285,7 @@ fn load_cache(path: &Path, key: &str) -> CacheFile {
         version: CACHE_VERSION,
         env_key: key.to_string(),
         entries: BTreeMap::new(),
+        located: BTreeMap::new(),
     };
     let Ok(text) = crate::fsguard::read_text(path) else {
         return fresh();
@@ -276,6 +322,7 @@ pub fn scan(
         .as_deref()
         .map(|p| load_cache(p, &key))
         .unwrap_or_default();
+    env.remember_located(cache.located.iter().map(|(k, v)| (k.clone(), v.clone())));
     let total = libs.len();
     let shared = SharedExports::new(env);
     let done = AtomicUsize::new(0);
@@ -323,10 +370,19 @@ pub fn scan(
                 );
             }
         }
+        let mut located = BTreeMap::new();
+        for (_, _, r) in &results {
+            for n in r.needed.iter().filter(|n| n.found.is_none()) {
+                if !located.contains_key(&n.name) {
+                    located.insert(n.name.clone(), env.locate(&n.name));
+                }
+            }
+        }
         let c = CacheFile {
             version: CACHE_VERSION,
             env_key: key.clone(),
             entries,
+            located,
         };
         if let Err(e) = save_cache(cp, &c) {
             problems.push(Problem::at(cp, format!("cannot write scan cache: {e}")));

@@ -4,6 +4,7 @@
 //! Opened environments are kept per process (keyed by what names them and the site-packages
 //! modification times), so an editor asking again and again re-reads nothing that did not change.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
@@ -21,6 +22,17 @@ use crate::incidents::{Failure, Incident, Scene};
 pub struct EnvView {
     env: Arc<Environment>,
     explicit: bool,
+    /// `locate_symbol` answers for this environment, shared by every view of it: an editor
+    /// hovering the same symbol again does not index torch's exports again.
+    symbols: Arc<Mutex<HashMap<String, Located>>>,
+}
+
+/// What `locate_symbol` adds to an explanation.
+#[derive(Clone, Default)]
+struct Located {
+    exported_by: Vec<String>,
+    nearest: Vec<crate::explain::Nearest>,
+    notes: Vec<String>,
 }
 
 type Key = (Vec<PathBuf>, Option<PathBuf>, Vec<PathBuf>, Vec<PathBuf>);
@@ -29,6 +41,7 @@ struct Cached {
     key: Key,
     stamps: Vec<Option<SystemTime>>,
     env: Arc<Environment>,
+    symbols: Arc<Mutex<HashMap<String, Located>>>,
 }
 
 fn cache() -> &'static Mutex<Vec<Cached>> {
@@ -91,6 +104,7 @@ impl EnvView {
             return Some(EnvView {
                 env: c.env.clone(),
                 explicit,
+                symbols: c.symbols.clone(),
             });
         }
         let env = Arc::new(Environment::open(&spec_for(ctx, &traceback)));
@@ -101,12 +115,18 @@ impl EnvView {
         if guard.len() >= 8 {
             guard.remove(0);
         }
+        let symbols = Arc::new(Mutex::new(HashMap::new()));
         guard.push(Cached {
             key,
             stamps: stamps(&env.layout.site_packages),
             env: env.clone(),
+            symbols: symbols.clone(),
         });
-        Some(EnvView { env, explicit })
+        Some(EnvView {
+            env,
+            explicit,
+            symbols,
+        })
     }
 
     /// The library on this machine that the text's path names: the path itself when it exists,
@@ -314,6 +334,47 @@ impl EnvView {
 
     /// Fills in who exports `symbol` in this environment, or the nearest variants.
     pub fn locate_symbol(&self, symbol: &str, e: &mut crate::explain::Explanation) {
+        let known = self
+            .symbols
+            .lock()
+            .ok()
+            .and_then(|m| m.get(symbol).cloned());
+        let found = match known {
+            Some(l) => l,
+            None => {
+                let mut scratch = crate::explain::Explanation {
+                    input: String::new(),
+                    mangled: None,
+                    demangled: None,
+                    owner: "",
+                    abi: None,
+                    exported_by: Vec::new(),
+                    nearest: Vec::new(),
+                    history: Vec::new(),
+                    notes: Vec::new(),
+                };
+                self.locate_symbol_uncached(symbol, &mut scratch);
+                let l = Located {
+                    exported_by: scratch.exported_by,
+                    nearest: scratch.nearest,
+                    notes: scratch.notes,
+                };
+                if let Ok(mut m) = self.symbols.lock() {
+                    // Bounded: an editor session hovers a few hundred symbols at most.
+                    if m.len() >= 4096 {
+                        m.clear();
+                    }
+                    m.insert(symbol.to_owned(), l.clone());
+                }
+                l
+            }
+        };
+        e.exported_by.extend(found.exported_by);
+        e.nearest.extend(found.nearest);
+        e.notes.extend(found.notes);
+    }
+
+    fn locate_symbol_uncached(&self, symbol: &str, e: &mut crate::explain::Explanation) {
         let Some(t) = &self.env.torch else {
             e.notes
                 .push("no torch installed in this environment".into());
@@ -424,6 +485,7 @@ pub fn scan(
     let view = EnvView {
         env: env.clone(),
         explicit: true,
+        symbols: Arc::new(Mutex::new(HashMap::new())),
     };
     let world = World::with_env(&forced, view);
     let mut diagnostics = Vec::new();
