@@ -1541,7 +1541,9 @@ fn exception(l: &Line<'_>, out: &mut Out) {
                     break;
                 }
             }
-            let end = (j + 1).min(s.len());
+            // Past the closing quote only when there is one: a message cut at MAX_FIELD stops on
+            // a char boundary that `j + 1` would leave (found by the CI fuzz pass, fuzz/scan).
+            let end = if b.get(j) == Some(&quote) { j + 1 } else { j }.min(s.len());
             let end = if b.get(end) == Some(&b')') {
                 end + 1
             } else {
