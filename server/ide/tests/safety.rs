@@ -834,6 +834,18 @@ fn regression_escape_before_multibyte_char_in_exception_repr() {
         "RuntimeError(\"a\\😀b\\n\")\n",
         "warn: ImportError('/x/_C.so: undefined symbol: \\\u{3000}x')\n",
     ] {
+        check(text);
+    }
+    // Second find of the same pass: a repr message cut at the field cap ended one byte past a
+    // char boundary (`Error('` + hundreds of U+FFFD).
+    for fill in ["\u{fffd}", "é", "😀"] {
+        check(&format!("Error('{}", fill.repeat(2000)));
+        check(&format!(
+            "x ImportError(\"{}\") ImportError('a')\n",
+            fill.repeat(700)
+        ));
+    }
+    fn check(text: &str) {
         for ev in abidoc_syntax::scan(text).value {
             assert!(
                 text.is_char_boundary(ev.span.start) && text.is_char_boundary(ev.span.end),
