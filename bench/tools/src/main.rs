@@ -3,8 +3,10 @@
 //!
 //!   abidoc-bench-tools exports FILE...   print every defined dynamic symbol (name@version), like nm -D
 //!   abidoc-bench-tools demangle          read mangled names on stdin, print demangled names (like c++filt)
-//!   abidoc-bench-tools demangle-raw      the same with cpp_demangle alone (no c++filt-compatible
-//!                                        rewriting): splits the cost between the parser and the rewriting
+//!                                        with one `abidoc_elf::Demangler` on one thread (fast path,
+//!                                        cpp_demangle + rewriting as fallback)
+//!   abidoc-bench-tools demangle-raw      the same with cpp_demangle alone (no fast path, no
+//!                                        c++filt-compatible rewriting)
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
