@@ -54,6 +54,9 @@ pub(crate) fn demangle_with(scratch: &mut Scratch, mangled: &str, out: &mut Stri
         kind: Kind::Plain,
         in_lambda: false,
         auto_used: false,
+        pack_elems: Vec::new(),
+        pack_index: None,
+        pack_len: None,
     };
     p.subs.clear();
     p.targs.clear();
@@ -95,6 +98,8 @@ struct TArg {
     text: R,
     pack: bool,
     kind: Kind,
+    /// A pack's elements: a range of [`Parser::pack_elems`].
+    elems: Range<u32>,
 }
 
 struct Parser<'a> {
@@ -113,6 +118,11 @@ struct Parser<'a> {
     in_lambda: bool,
     /// An `auto:N` was printed.
     auto_used: bool,
+    /// The texts of the elements of every pack argument seen.
+    pack_elems: Vec<(R, Kind)>,
+    /// Expanding a `Dp` pattern: the element `T_` of a pack stands for, and the pack's length.
+    pack_index: Option<usize>,
+    pack_len: Option<usize>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -292,18 +302,68 @@ impl Parser<'_> {
             }
         }
         let mut params = Vec::new();
+        let mut expanded = false;
         loop {
             match self.peek() {
                 None if !nested => break,
                 Some(b'E') if nested => break,
                 None | Some(b'.') => return None,
+                Some(b'D') if self.peek_at(1) == Some(b'p') => {
+                    self.pack_expansion(&mut params)?;
+                    expanded = true;
+                }
                 Some(_) => params.push(self.ty()?),
             }
         }
-        if params.is_empty() {
+        if params.is_empty() && !expanded {
             return None;
         }
         Some(Function { info, ret, params })
+    }
+
+    /// `Dp <pattern>` among a function's parameters: the pattern once per element of the pack
+    /// its `T_` names. c++filt's table holds the pattern's substitutions once (symbolic, so left
+    /// to the fallback) and then the expansion.
+    fn pack_expansion(&mut self, params: &mut Vec<R>) -> Option<()> {
+        self.pos += 2; // Dp
+        let pattern = self.pos;
+        let first_sub = self.subs.len();
+        let mut end;
+        let mut i = 0;
+        loop {
+            self.pos = pattern;
+            self.pack_index = Some(i);
+            self.pack_len = None;
+            let mark = self.mark();
+            let subs_before = self.subs.len();
+            let r = self.ty();
+            self.pack_index = None;
+            let r = r?;
+            let len = self.pack_len?;
+            if i > 0 {
+                self.subs.truncate(subs_before);
+            }
+            end = self.pos;
+            if len == 0 {
+                self.arena.truncate(mark);
+                break;
+            }
+            params.push(r);
+            i += 1;
+            if i >= len {
+                break;
+            }
+        }
+        self.pos = end;
+        for sub in &mut self.subs[first_sub..] {
+            sub.kind = Kind::Unusable;
+        }
+        self.subs.push(Sub {
+            text: 0..0,
+            ctor: 0..0,
+            kind: Kind::Unusable,
+        });
+        Some(())
     }
 
     fn write_function(&self, f: &Function, out: &mut String) {
@@ -834,6 +894,7 @@ impl Parser<'_> {
                         text: sep..sep,
                         pack: true,
                         kind: Kind::Plain,
+                        elems: 0..0,
                     });
                 }
                 continue;
@@ -860,28 +921,31 @@ impl Parser<'_> {
                     text: start..self.mark(),
                     pack: false,
                     kind: Kind::Plain,
+                    elems: 0..0,
                 })
             }
             b'J' => {
                 self.pos += 1;
                 let start = self.mark();
-                let mut any = false;
+                let mut elems = Vec::new();
                 while !self.eat(b'E') {
-                    let sep = self.mark();
-                    if any {
+                    if !elems.is_empty() {
                         self.push(", ");
                     }
                     let arg = self.template_arg()?;
-                    if arg.pack && arg.text.is_empty() {
-                        self.arena.truncate(sep);
-                        continue;
+                    if arg.pack {
+                        return None;
                     }
-                    any = true;
+                    elems.push((arg.text, arg.kind));
                 }
+                let first = u32::try_from(self.pack_elems.len()).ok()?;
+                self.pack_elems.extend(elems);
+                let last = u32::try_from(self.pack_elems.len()).ok()?;
                 Some(TArg {
                     text: start..self.mark(),
                     pack: true,
                     kind: Kind::Plain,
+                    elems: first..last,
                 })
             }
             b'X' => {
@@ -891,6 +955,7 @@ impl Parser<'_> {
                     text: start..self.mark(),
                     pack: false,
                     kind: Kind::Plain,
+                    elems: 0..0,
                 })
             }
             _ => {
@@ -899,6 +964,7 @@ impl Parser<'_> {
                     text,
                     pack: false,
                     kind: self.kind,
+                    elems: 0..0,
                 })
             }
         }
@@ -1060,8 +1126,22 @@ impl Parser<'_> {
                 self.pos += 1;
                 let index = self.seq_index()?;
                 let arg = self.targs.get(index)?.clone();
-                if arg.pack || arg.kind == Kind::Unusable {
+                if arg.kind == Kind::Unusable {
                     return None;
+                }
+                if arg.pack {
+                    // Only inside a `Dp` pattern, one element at a time.
+                    let i = self.pack_index?;
+                    let elems = arg.elems.start as usize..arg.elems.end as usize;
+                    self.pack_len.get_or_insert(elems.len());
+                    let mut kind = Kind::Plain;
+                    if let Some((elem, k)) =
+                        self.pack_elems.get(elems).and_then(|e| e.get(i)).cloned()
+                    {
+                        self.copy(&elem)?;
+                        kind = k;
+                    }
+                    return Some(self.finish_type(start, kind));
                 }
                 self.copy(&arg.text)?;
                 if self.peek() != Some(b'I') {
@@ -1351,8 +1431,15 @@ mod tests {
             d("_ZZN1a1fEvENKUlT_iE0_clIcEEDaT_i").as_deref(),
             Some("auto a::f()::{lambda(auto:1, int)#2}::operator()<char>(char, int) const")
         );
-        // Left to the fallback: pack expansions, clone suffixes, expressions.
-        for m in ["_Z1fIJiEEvDpT_", "_Z1fv.cold", "_Z1fIXplT_Li1EEEvv"] {
+        // Pack expansions in parameters.
+        assert_eq!(
+            d("_Z1fIJicEEvDpRKT_").as_deref(),
+            Some("void f<int, char>(int const&, char const&)")
+        );
+        assert_eq!(d("_Z1fIJEEvDpOT_").as_deref(), Some("void f<>()"));
+        assert_eq!(d("_Z1fIiJEEvT_DpOT0_").as_deref(), Some("void f<int>(int)"));
+        // Left to the fallback: references into a pattern, clone suffixes, expressions.
+        for m in ["_Z1fIJicEEvDpT_S0_", "_Z1fv.cold", "_Z1fIXplT_Li1EEEvv"] {
             assert_eq!(d(m), None, "{m}");
         }
     }
