@@ -461,7 +461,11 @@ impl Peer {
                             },
                         )
                         .is_none();
-                assert!(fresh, "generator reused id {id}");
+                assert!(
+                    fresh,
+                    "generator reused id {id}: {}",
+                    String::from_utf8_lossy(body)
+                );
             }
         }
     }
@@ -855,8 +859,12 @@ async fn chaos_step(peer: &mut Peer, rng: &mut Rng, corpus: &Corpus) {
         }
         // Valid JSON of the wrong shape.
         5 => {
-            let body = junk_value(rng, corpus, 3).to_string();
-            peer.body(body.as_bytes()).await;
+            let mut junk = junk_value(rng, corpus, 3);
+            // A junk top-level id could repeat one already answered (seed 113): make it fresh.
+            if let Some(id) = junk.as_object_mut().and_then(|o| o.get_mut("id")) {
+                *id = peer.fresh_id(rng);
+            }
+            peer.body(junk.to_string().as_bytes()).await;
         }
         // A message with junk in every member: wrong version, ids of every type, junk params.
         6 | 7 => {
@@ -1259,6 +1267,23 @@ fn session_enders() -> Vec<Vec<u8>> {
         );
     }
     bodies
+}
+
+/// Found by the chaos stream (seed 113): an array body was answered with the id read from its
+/// first element, which can be the id of a real request in flight.
+#[test]
+fn only_an_object_has_an_id() {
+    for body in ["[92]", " [\"a\"]", "[92, \"2.0\"]"] {
+        let replacement: Value =
+            serde_json::from_slice(&abidoc_lsp::framing::check(body.as_bytes()).unwrap_err())
+                .unwrap();
+        assert_eq!(replacement["id"], Value::Null, "{body}");
+    }
+    let replacement: Value = serde_json::from_slice(
+        &abidoc_lsp::framing::check(br#"{"jsonrpc":"1.0","id":92,"method":"x"}"#).unwrap_err(),
+    )
+    .unwrap();
+    assert_eq!(replacement["id"], 92);
 }
 
 /// The guard forwards a frame only if the framework decodes it as a request that gets answered.
