@@ -7,11 +7,7 @@
 
 use crate::environment::Environment;
 use abidoc_elf::ExportIndex;
-use rayon::prelude::*;
 use std::sync::OnceLock;
-
-/// A mangled name with a qualified-name key: looking it up builds an index's qualified table.
-const PROBE: &str = "_ZN5abidoc5probeEv";
 
 #[derive(Debug)]
 pub struct SharedExports<'e> {
@@ -51,22 +47,6 @@ impl<'e> SharedExports<'e> {
             ix.add_names("", obj.facts.export_names());
             ix
         }))
-    }
-
-    /// Builds every global index and its qualified-name table, in parallel. Call it outside any
-    /// parallel loop that uses these indexes (a rayon worker waiting here could otherwise pick
-    /// up a check that waits for the same table).
-    pub fn prepare(&self) {
-        (0..self.slots().len()).into_par_iter().for_each(|k| {
-            if let Some(ix) = self.global(k) {
-                let _ = ix.same_qualified_name(PROBE);
-            }
-        });
-    }
-
-    /// Whether every global index is built (after [`SharedExports::prepare`]).
-    pub fn is_prepared(&self) -> bool {
-        self.slots().iter().all(|g| g.get().is_some())
     }
 }
 

@@ -180,6 +180,12 @@ impl EnvView {
 
     pub fn owner_of(&self, path: &str) -> Option<(String, String)> {
         let p = self.resolve_path(path)?;
+        // A scanned library's report names its owner: no need to read every RECORD again.
+        if let Some(r) = self.env.checked(&p)
+            && let Some(pkg) = &r.package
+        {
+            return Some((pkg.clone(), r.package_version.clone().unwrap_or_default()));
+        }
         let d = self.env.owner(&p)?;
         Some((d.normalized.clone(), d.version.clone().unwrap_or_default()))
     }
