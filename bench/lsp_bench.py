@@ -149,7 +149,9 @@ def run(abidoc, sp, out, quick):
     dt, diags = c.wait_diagnostics(uri, 1, t0)
     res["open_to_diagnostics_ms"] = dt * 1000
     res["diagnostics"] = len(diags)
+    time.sleep(0.5)  # the server gives back what reading the document freed
     res["rss_after_open_mib"] = c.rss().get("VmRSS")
+    print(f"  didOpen -> diagnostics {dt*1000:.0f} ms, rss {res['rss_after_open_mib']:.0f} MiB", flush=True)
 
     rng = random.Random(30)
     sym_pos, plain_pos = [], []
@@ -184,17 +186,20 @@ def run(abidoc, sp, out, quick):
         res["hover"][kind] = dict(summary(lat), first_ms=first * 1000, empty_results=empty, candidates=len(positions))
         print(f"  hover {kind:16s} p50 {res['hover'][kind]['p50_ms']:.2f} ms p99 {res['hover'][kind]['p99_ms']:.2f} ms (first {first*1000:.1f} ms)", flush=True)
 
-    # Edits: insert a character in a noise line, wait for the diagnostics of that version.
+    # Edits: insert a character in a noise line, wait for the diagnostics of that version (the
+    # issue's "diagnostics < 50 ms after an edit", p99 over enough edits for p99 to mean something).
     lat = []
     version = 1
-    for k in range(3 if quick else 8):
+    for k in range(int(os.environ.get("BENCH_EDITS", 20 if quick else 100))):
         version += 1
         ln, ch = rng.choice(plain_pos)
         t0 = time.perf_counter()
         c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"range": {"start": {"line": ln, "character": ch}, "end": {"line": ln, "character": ch}}, "text": "x"}]})
         dt, _ = c.wait_diagnostics(uri, version, t0)
         lat.append(dt)
-    res["change_to_diagnostics"] = dict(summary(lat), debounce_ms=200)
+    # Leading-edge debounce: a single edit is diagnosed at once (DEBOUNCE only spaces bursts).
+    res["change_to_diagnostics"] = summary(lat)
+    print(f"  didChange -> diagnostics p50 {res['change_to_diagnostics']['p50_ms']:.1f} ms p99 {res['change_to_diagnostics']['p99_ms']:.1f} ms", flush=True)
     st = c.rss()
     res["rss_end_mib"] = st.get("VmRSS")
     res["rss_peak_mib"] = st.get("VmHWM")
@@ -205,3 +210,14 @@ def run(abidoc, sp, out, quick):
     except Exception:
         c.p.kill()
     return res
+
+
+if __name__ == "__main__":
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    abidoc = os.environ.get("ABIDOC", os.path.join(os.path.dirname(here), "target", "release", "abidoc"))
+    sp = os.path.join(here, "data", "venv", "lib", "python3.11", "site-packages")
+    r = run(abidoc, sp, os.path.join(here, "out"), os.environ.get("BENCH_QUICK") == "1")
+    print(json.dumps(r, indent=1))

@@ -63,7 +63,10 @@ pub struct Document {
 }
 
 impl Document {
-    pub fn new(version: i32, kind: DocKind, text: String) -> Self {
+    pub fn new(version: i32, kind: DocKind, mut text: String) -> Self {
+        // Room for typing: without it the first inserted character reallocates (and copies)
+        // the whole text.
+        text.reserve_exact(text.len().min(64 * 1024));
         let index = Arc::new(LineIndex::new(&text));
         Self {
             version,

@@ -264,6 +264,10 @@ where
                     }
                     buf.drain(..len);
                     body_len = None;
+                    // A large frame (a 20 MB didOpen) must not keep its buffer for the session.
+                    if buf.capacity() > 1 << 20 && buf.len() < 64 * 1024 {
+                        buf.shrink_to(64 * 1024);
+                    }
                 }
             }
         }

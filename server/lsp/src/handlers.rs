@@ -62,12 +62,15 @@ struct Shared {
 
 type Job = Box<dyn FnOnce() + Send>;
 
+/// Documents larger than this give their freed memory back after whole-text work.
+const BIG_DOCUMENT: usize = 4 << 20;
+
 #[derive(Debug, Default)]
 struct AnalysisState {
     /// An analysis loop runs for the document.
     running: bool,
-    /// The document changed since the running loop last took a snapshot.
-    dirty: bool,
+    /// When the document first changed since the running loop last took a snapshot.
+    dirty_since: Option<Instant>,
 }
 
 /// Ends a document's analysis loop however the task ends (returns, panics, runtime shutdown).
@@ -430,14 +433,22 @@ impl Session {
 
     pub fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
-        let had = {
+        let (had, closed_len) = {
             let mut store = self.store();
             let had = store.published.contains_key(&uri);
+            let len = store.docs.get(&uri).map_or(0, |d| d.text.len());
             store.close(&uri);
-            had
+            (had, len)
         };
         if had {
             self.spawn_publish(uri, Check::Always, None, Published::default());
+        }
+        if closed_len > BIG_DOCUMENT {
+            let session = self.clone();
+            tokio::spawn(async move {
+                let _ = on_analysis_thread(&session.shared, crate::memory::release_free_memory)
+                    .await;
+            });
         }
     }
 
@@ -449,7 +460,7 @@ impl Session {
         {
             let mut tasks = lock(&self.shared.analyses);
             let state = tasks.entry(uri.clone()).or_default();
-            state.dirty = true;
+            state.dirty_since.get_or_insert_with(Instant::now);
             if state.running {
                 return;
             }
@@ -462,42 +473,49 @@ impl Session {
                 uri: uri.clone(),
                 ended: false,
             };
-            let mut last_start: Option<Instant> = None;
+            // When the last analysis started, and when its result was ready.
+            let mut last: Option<(Instant, Instant)> = None;
             loop {
-                {
+                let dirty_since = {
                     // Checked and ended under one lock, so an edit either sees this loop
                     // running (and is picked up) or starts a new one.
                     let mut tasks = lock(&session.shared.analyses);
-                    if !tasks.get(&uri).is_some_and(|s| s.dirty) {
-                        tasks.remove(&uri);
-                        running.ended = true;
-                        return;
+                    match tasks.get(&uri).and_then(|s| s.dirty_since) {
+                        Some(t) => t,
+                        None => {
+                            tasks.remove(&uri);
+                            running.ended = true;
+                            return;
+                        }
                     }
-                }
-                if let Some(t) = last_start {
-                    let wait = DEBOUNCE.saturating_sub(t.elapsed());
+                };
+                // Edits that came while the last analysis ran are a burst: wait out the rest
+                // of the debounce. An edit after its result was ready is diagnosed at once.
+                if let Some((started, ready)) = last
+                    && dirty_since < ready
+                {
+                    let wait = DEBOUNCE.saturating_sub(started.elapsed());
                     if !wait.is_zero() {
                         tokio::time::sleep(wait).await;
                     }
                 }
                 if let Some(state) = lock(&session.shared.analyses).get_mut(&uri) {
-                    state.dirty = false;
+                    state.dirty_since = None;
                 }
-                last_start = Some(Instant::now());
-                session.analyse(&uri).await;
+                let started = Instant::now();
+                let ready = session.analyse(&uri).await.unwrap_or_else(Instant::now);
+                last = Some((started, ready));
             }
         });
     }
 
-    /// Diagnoses the current version of `uri` and publishes it if it is still current.
-    async fn analyse(&self, uri: &Uri) {
-        let Some(snap) = self
+    /// Diagnoses the current version of `uri` and publishes it if it is still current. Returns
+    /// when the result was ready (before publishing).
+    async fn analyse(&self, uri: &Uri) -> Option<Instant> {
+        let snap = self
             .store()
             .snapshot(uri)
-            .filter(|s| diagnosable(s.kind))
-        else {
-            return;
-        };
+            .filter(|s| diagnosable(s.kind))?;
         let version = snap.version;
         let settings_generation = self.settings_generation();
         let settings = self.settings();
@@ -519,9 +537,16 @@ impl Session {
             drop(cache);
             let diags = filter_disabled(diags, &settings);
             let entries = to_proto::text_entries(&snap.uri, &snap.text, &snap.index, diags);
+            // Whole-text work on a large document (its first analysis, any analysis of a log)
+            // leaves tens of MB freed behind it; an incremental edit does not.
+            let whole = snap.kind != DocKind::NotebookJson || snap.slots.is_none();
+            if whole && snap.text.len() > BIG_DOCUMENT {
+                crate::memory::release_free_memory();
+            }
             (entries, slots)
         })
         .await;
+        let ready = Instant::now();
         match analysed {
             Ok((entries, slots)) => {
                 if let Some(slots) = slots
@@ -548,6 +573,7 @@ impl Session {
                 self.client.log_message(MessageType::ERROR, message).await;
             }
         }
+        Some(ready)
     }
 
     fn spawn_publish(&self, uri: Uri, check: Check, version: Option<i32>, published: Published) {

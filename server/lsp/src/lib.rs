@@ -9,6 +9,7 @@ pub mod framing;
 mod handlers;
 pub mod incremental;
 pub mod links;
+mod memory;
 pub mod model_hint;
 pub mod outputs;
 pub mod proto;

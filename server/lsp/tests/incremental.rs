@@ -1,6 +1,7 @@
 //! The incremental diagnosis of documents opened as text gives what a fresh diagnosis of the same
 //! text gives: against `abidoc_ide::diagnose_notebook` on real notebooks, and after many seeded
 //! random edits (applied as LSP content changes) against a fresh open of the final text.
+#![allow(clippy::unwrap_used)] // helpers outside #[test] fns: a panic is a failing test
 
 use abidoc_ide::{Context, Diagnostic};
 use abidoc_lsp::documents::{DocKind, Document};
