@@ -86,7 +86,10 @@ def main():
         a, b = dm["cxxfilt"]["median_s"], dm["abidoc"]["median_s"]
         ok = b <= a
         targets.append({"target": "demangling at least as fast as c++filt", "met": ok, "abidoc_s": b, "baseline_s": a})
-        rows.append((f"demangle {dm['symbols']} torch symbols ({dm['agree_with_cxxfilt']} identical to c++filt)", f"`c++filt` {ms(a)}", f"abidoc_elf::demangle {ms(b)}", f"{a/b:.1f}×", "≥ 1×", verdict(ok)))
+        rows.append((f"demangle {dm['symbols']} torch symbols ({dm['agree_with_cxxfilt']} identical to c++filt)", f"`c++filt` {ms(a)}", f"`abidoc demangle` {ms(b)}", f"{a/b:.1f}×", "≥ 1×", verdict(ok)))
+        if "abidoc_single_thread" in dm:
+            b1 = dm["abidoc_single_thread"]["median_s"]
+            rows.append(("demangle, one thread (`abidoc_elf::Demangler`)", f"`c++filt` {ms(a)}", f"{ms(b1)}", f"{a/b1:.1f}×", "≥ 1×", verdict(b1 <= a)))
     ck = res.get("check")
     if ck:
         g = ck["grep"]["median_s"]
@@ -109,8 +112,10 @@ def main():
         for k, h in lsp["hover"].items():
             rows.append((f"LSP hover on a {lsp['notebook_bytes']/1e6:.0f} MB notebook: {k.replace('_', ' ')}", "—", f"p50 {h['p50_ms']:.2f} ms, p99 {h['p99_ms']:.2f} ms (first {h['first_ms']:.0f} ms)", "", "p99 < 5 ms", verdict(h["p99_ms"] < 5)))
         c = lsp["change_to_diagnostics"]
-        rows.append(("LSP diagnostics", "—", f"didOpen → diagnostics {lsp['open_to_diagnostics_ms']:.0f} ms; didChange → diagnostics p50 {c['p50_ms']:.0f} ms, p99 {c['p99_ms']:.0f} ms (includes the 200 ms debounce)", "", "—", ""))
-        rows.append(("LSP server memory", "—", f"{lsp['rss_idle_mib']:.0f} MiB idle, {lsp['rss_after_open_mib']:.0f} MiB after open, {lsp['rss_end_mib']:.0f} MiB at end, peak {lsp['rss_peak_mib']:.0f} MiB", "", "—", ""))
+        rows.append(("LSP diagnostics after an edit", "—", f"didOpen → diagnostics {lsp['open_to_diagnostics_ms']:.0f} ms; didChange → diagnostics p50 {c['p50_ms']:.1f} ms, p99 {c['p99_ms']:.1f} ms", "", "p99 < 50 ms", verdict(c["p99_ms"] < 50)))
+        targets.append({"target": "diagnostics p99 < 50 ms after an edit", "met": c["p99_ms"] < 50, "p99_ms": c["p99_ms"]})
+        rows.append(("LSP server memory (torch environment configured)", "—", f"{lsp['rss_idle_mib']:.0f} MiB idle, {lsp['rss_after_open_mib']:.0f} MiB after open, {lsp['rss_end_mib']:.0f} MiB at end, peak {lsp['rss_peak_mib']:.0f} MiB", "", "< 150 MB", verdict(lsp["rss_peak_mib"] * 1.048576 < 150)))
+        targets.append({"target": "server memory under 150 MB", "met": lsp["rss_peak_mib"] * 1.048576 < 150, "peak_mib": lsp["rss_peak_mib"]})
 
     L.append("| measurement | today's tool | abidoc | speed-up | target | verdict |")
     L.append("|---|---|---|---|---|---|")
@@ -132,7 +137,7 @@ def main():
         if "loader_failing" in we:
             L.append(f"  The real loader fails on {len(we['loader_failing'])} libraries; abidoc flags {len(we['loader_failing']) - len(we['abidoc_missed_libraries'])} of them at error severity and {len(we['loader_failing']) - len(we.get('abidoc_missed_libraries_any_severity', we['abidoc_missed_libraries']))} at any severity (the others at `information`: optional plugins whose own dependency, e.g. MPI, ffmpeg or sox, is not installed — nothing imports them by default); `ldd -r` misses {we['ldd_missed_libraries']} but also flags {we.get('ldd_false_positive_libraries', '?')} libraries that load fine.")
     if dm:
-        L.append(f"- **Demangling.** {dm['symbols']} `_Z` symbols ({dm.get('distinct_symbols', dm['symbols'])} distinct, repeated to 100k) from `nm -D` of every torch/lib library and of the torchvision/torchaudio/xformers extensions, one per line ({dm['bytes']/1e6:.1f} MB): `c++filt < file` vs `abidoc-bench-tools demangle < file` (reads lines, `abidoc_elf::demangle`, prints), output to a file. `abidoc-bench-tools demangle-raw` (cpp_demangle without the c++filt-compatible rewriting) takes {ms(dm['cpp_demangle_alone']['median_s']) if 'cpp_demangle_alone' in dm else '—'}.")
+        L.append(f"- **Demangling.** {dm['symbols']} `_Z` symbols ({dm.get('distinct_symbols', dm['symbols'])} distinct, repeated to 100k) from `nm -D` of every torch/lib library and of the torchvision/torchaudio/xformers extensions, one per line ({dm['bytes']/1e6:.1f} MB): `c++filt < file` vs `abidoc demangle < file` (the c++filt-compatible filter: blocks of lines demangled on all cores, output in order) and the single-threaded `abidoc-bench-tools demangle < file` (`abidoc_elf::Demangler`), output to a file. `abidoc-bench-tools demangle-raw` (cpp_demangle without the c++filt-compatible rewriting) takes {ms(dm['cpp_demangle_alone']['median_s']) if 'cpp_demangle_alone' in dm else '—'}.")
     if ck:
         L.append(f"- **check.** A {ck['log_bytes']/1e9:.2f} GB log built from `tests/fixtures/corpus/*.txt` (every corpus report in turn, interleaved with realistic training/pip/warning noise, a report every ~2000 lines): `grep -c 'undefined symbol' LOG` vs `abidoc check LOG --no-env --format json --max-bytes …` (the text alone, like grep). abidoc runs on growing prefixes of the log (10 MB, 30 MB, 100 MB …) while one run stays within a time budget; grep runs on the same prefixes and on the whole log.")
     if lsp:

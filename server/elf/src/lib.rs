@@ -21,7 +21,8 @@ mod read;
 
 pub use classify::{Classification, Status, VersionCheck, check_version, classify, version_family};
 pub use demangle::{
-    AbiFlavor, Demangler, abi_flavor, demangle, demangle_into, normalize_cxx11, qualified_name, split_params, split_version,
+    AbiFlavor, Demangler, abi_flavor, demangle, demangle_into, normalize_cxx11, qualified_name,
+    split_params, split_version,
 };
 pub use index::{Export, ExportIndex, LibraryId};
 pub use model::{

@@ -36,7 +36,11 @@ fn main() {
     if std::env::var_os("STAGES_WHOLE").is_some() {
         let t = Instant::now();
         let whole = abidoc_ide::diagnose_notebook(&raw, &ctx);
-        println!("whole-notebook diagnosis: {:?} ({} diagnoses)", t.elapsed(), whole.len());
+        println!(
+            "whole-notebook diagnosis: {:?} ({} diagnoses)",
+            t.elapsed(),
+            whole.len()
+        );
     }
 
     let lines: Vec<(u32, u32)> = raw
@@ -78,7 +82,8 @@ fn main() {
         doc.apply(version, vec![change]);
         apply.push(t.elapsed());
         let t = Instant::now();
-        let (_, slots) = incremental::diagnose_notebook(&doc.text, doc.slots.take(), &ctx, &mut cache);
+        let (_, slots) =
+            incremental::diagnose_notebook(&doc.text, doc.slots.take(), &ctx, &mut cache);
         doc.slots = slots;
         diag.push(t.elapsed());
     }

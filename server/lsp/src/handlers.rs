@@ -5,6 +5,7 @@
 
 use crate::config::{LogLevel, Settings};
 use crate::documents::{DocKind, Document, Entry, NotebookDoc, Published, Store, offset};
+use crate::incremental;
 use crate::proto::{
     self, CellOutputs, CellOutputsParams, CodeActionKind, CodeActionOptions, CodeActionParams,
     CodeActionProviderCapability, CodeActionResponse, ConfigurationItem,
@@ -18,7 +19,6 @@ use crate::proto::{
     TerminalDiagnosisParams, TerminalDiagnostic, TerminalOutputParams, TextDocumentSyncCapability,
     TextDocumentSyncKind, TextDocumentSyncOptions, Uri, jsonrpc,
 };
-use crate::incremental;
 use crate::to_proto::{self, ActionTarget};
 use abidoc_ide::Diagnostic;
 use std::collections::HashMap;
@@ -446,8 +446,8 @@ impl Session {
         if closed_len > BIG_DOCUMENT {
             let session = self.clone();
             tokio::spawn(async move {
-                let _ = on_analysis_thread(&session.shared, crate::memory::release_free_memory)
-                    .await;
+                let _ =
+                    on_analysis_thread(&session.shared, crate::memory::release_free_memory).await;
             });
         }
     }
@@ -512,10 +512,7 @@ impl Session {
     /// Diagnoses the current version of `uri` and publishes it if it is still current. Returns
     /// when the result was ready (before publishing).
     async fn analyse(&self, uri: &Uri) -> Option<Instant> {
-        let snap = self
-            .store()
-            .snapshot(uri)
-            .filter(|s| diagnosable(s.kind))?;
+        let snap = self.store().snapshot(uri).filter(|s| diagnosable(s.kind))?;
         let version = snap.version;
         let settings_generation = self.settings_generation();
         let settings = self.settings();
@@ -523,12 +520,9 @@ impl Session {
             let ctx = settings.context(None);
             let mut cache = lock(&snap.cache);
             let (diags, slots) = match snap.kind {
-                DocKind::NotebookJson => incremental::diagnose_notebook(
-                    &snap.text,
-                    snap.slots.clone(),
-                    &ctx,
-                    &mut cache,
-                ),
+                DocKind::NotebookJson => {
+                    incremental::diagnose_notebook(&snap.text, snap.slots.clone(), &ctx, &mut cache)
+                }
                 _ => (
                     incremental::diagnose_text(&snap.text, &ctx, &mut cache),
                     None,

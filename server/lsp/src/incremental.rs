@@ -165,15 +165,15 @@ impl Cache {
                 paths: paths.clone(),
                 model_hint: ctx.model_hint.clone(),
             };
-            let found = memo
-                .get(&key)
-                .or_else(|| self.memo.get(&key))
-                .cloned()
-                .map(|mut d: Diagnostic| {
-                    d.source = Some(to_source(inc.primary));
-                    d.related = inc.related.iter().map(|s| to_source(*s)).collect();
-                    d
-                });
+            let found =
+                memo.get(&key)
+                    .or_else(|| self.memo.get(&key))
+                    .cloned()
+                    .map(|mut d: Diagnostic| {
+                        d.source = Some(to_source(inc.primary));
+                        d.related = inc.related.iter().map(|s| to_source(*s)).collect();
+                        d
+                    });
             let diagnosis = match found {
                 Some(d) => Some(d),
                 None => {
@@ -218,7 +218,10 @@ fn library_paths(incidents: &[Incident]) -> Vec<String> {
 /// Diagnoses a log or any text, like `abidoc_ide::diagnose_text`, with the diagnosis memo.
 pub fn diagnose_text(text: &str, ctx: &Context, cache: &mut Cache) -> Vec<Diagnostic> {
     let (incidents, scene) = incidents::collect_text(text);
-    cache.diagnose(&incidents, &scene, ctx, &|span| SourceRef { span, cell: None })
+    cache.diagnose(&incidents, &scene, ctx, &|span| SourceRef {
+        span,
+        cell: None,
+    })
 }
 
 /// Diagnoses a raw `.ipynb` like `abidoc_ide::diagnose_notebook`, reading only the cells whose

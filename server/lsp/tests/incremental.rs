@@ -16,8 +16,8 @@ fn notebooks() -> Vec<(String, String)> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
     [
         "server/lsp/tests/data/train.ipynb",
-        "fuzz/corpus/diagnose/000-hybrid-granite-4.0-h.ipynb",
-        "fuzz/corpus/diagnose/granite-lora-training.ipynb",
+        "tests/fixtures/seeds/000-hybrid-granite-4.0-h.ipynb",
+        "examples/granite-lora-training.ipynb",
         "server/knowledge/tests/fixtures/models/granite_notebook.ipynb",
     ]
     .iter()
@@ -124,12 +124,8 @@ fn random_edits_diagnose_like_a_fresh_open() {
             if step % 3 != 0 {
                 continue;
             }
-            let (got, slots) = incremental::diagnose_notebook(
-                &doc.text,
-                doc.slots.clone(),
-                &ctx(),
-                &mut cache,
-            );
+            let (got, slots) =
+                incremental::diagnose_notebook(&doc.text, doc.slots.clone(), &ctx(), &mut cache);
             doc.slots = slots;
             let (fresh, _) =
                 incremental::diagnose_notebook(&doc.text, None, &ctx(), &mut Cache::default());
@@ -155,8 +151,14 @@ fn slots_follow_edits_inside_a_cell_and_drop_on_edits_across_cells() {
         }],
     );
     let slots = doc.slots.clone().unwrap();
-    assert_eq!(slots[1].span.slice(&doc.text), r#"{"source":"xyzb","outputs":[]}"#);
-    assert_eq!(slots[0].span.slice(&doc.text), r#"{"source":"a","outputs":[]}"#);
+    assert_eq!(
+        slots[1].span.slice(&doc.text),
+        r#"{"source":"xyzb","outputs":[]}"#
+    );
+    assert_eq!(
+        slots[0].span.slice(&doc.text),
+        r#"{"source":"a","outputs":[]}"#
+    );
     assert!(slots[0].hash.is_some() && slots[1].hash.is_none());
     // From inside the first cell to inside the second: the cells must be found again.
     doc.apply(
