@@ -250,13 +250,7 @@ impl Parser<'_> {
     }
 
     fn number(&mut self) -> Option<usize> {
-        let start = self.pos;
-        let mut n: usize = 0;
-        while let Some(d) = self.peek().filter(u8::is_ascii_digit) {
-            n = n.checked_mul(10)?.checked_add(usize::from(d - b'0'))?;
-            self.pos += 1;
-        }
-        (self.pos > start).then_some(n)
+        crate::mangled::decimal(self.s, &mut self.pos)
     }
 
     /// `<encoding>` or a special name, written to `out`.

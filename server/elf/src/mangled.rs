@@ -64,6 +64,18 @@ struct Cursor<'a> {
 
 const MAX_DEPTH: u32 = 64;
 
+/// The decimal number at `*pos` (a length or an index), advancing past it; `None` when there is
+/// no digit or it overflows. Shared by both demanglers, which read the same `<number>` grammar.
+pub(crate) fn decimal(s: &[u8], pos: &mut usize) -> Option<usize> {
+    let start = *pos;
+    let mut n: usize = 0;
+    while let Some(d) = s.get(*pos).copied().filter(u8::is_ascii_digit) {
+        n = n.checked_mul(10)?.checked_add(usize::from(d - b'0'))?;
+        *pos += 1;
+    }
+    (*pos > start).then_some(n)
+}
+
 impl<'a> Cursor<'a> {
     fn peek(&self) -> Option<u8> {
         self.s.get(self.pos).copied()
@@ -80,13 +92,7 @@ impl<'a> Cursor<'a> {
         }
     }
     fn number(&mut self) -> Option<usize> {
-        let start = self.pos;
-        let mut n: usize = 0;
-        while let Some(d) = self.peek().filter(u8::is_ascii_digit) {
-            n = n.checked_mul(10)?.checked_add(usize::from(d - b'0'))?;
-            self.pos += 1;
-        }
-        (self.pos > start).then_some(n)
+        crate::mangled::decimal(self.s, &mut self.pos)
     }
     fn source_name(&mut self) -> Option<&'a str> {
         let len = self.number()?;

@@ -88,12 +88,7 @@ const MAX_DEPTH: usize = 128;
 
 /// Parses a notebook. Malformed JSON yields the cells read before the error plus a problem.
 pub fn parse(raw: &str) -> Parse<Notebook> {
-    let mut p = Parser {
-        raw,
-        b: raw.as_bytes(),
-        i: 0,
-        problems: Vec::new(),
-    };
+    let mut p = Parser::new(raw);
     let mut nb = Notebook::default();
     let res = p.notebook(&mut nb);
     if let Err(e) = res {
@@ -120,12 +115,7 @@ pub fn parse(raw: &str) -> Parse<Notebook> {
 /// language server re-reads only the cells an edit touched). `None` unless [`parse`] would read
 /// the same cells without a problem: then the caller parses the whole text.
 pub fn cell_spans(raw: &str) -> Option<Vec<Span>> {
-    let mut p = Parser {
-        raw,
-        b: raw.as_bytes(),
-        i: 0,
-        problems: Vec::new(),
-    };
+    let mut p = Parser::new(raw);
     let mut spans = Vec::new();
     if p.peek() != Some(b'{') {
         return None;
@@ -152,12 +142,7 @@ pub fn cell_spans(raw: &str) -> Option<Vec<Span>> {
 /// `raw`. `index` is the cell's position in the notebook. `None` unless `raw` is exactly one
 /// well-formed object, read as [`parse`] reads it.
 pub fn parse_cell(raw: &str, index: usize) -> Option<Cell> {
-    let mut p = Parser {
-        raw,
-        b: raw.as_bytes(),
-        i: 0,
-        problems: Vec::new(),
-    };
+    let mut p = Parser::new(raw);
     let mut cell = Cell {
         index,
         kind: CellKind::Code,
@@ -208,6 +193,17 @@ struct Parser<'a> {
     b: &'a [u8],
     i: usize,
     problems: Vec<Problem>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(raw: &'a str) -> Self {
+        Parser {
+            raw,
+            b: raw.as_bytes(),
+            i: 0,
+            problems: Vec::new(),
+        }
+    }
 }
 
 impl Parser<'_> {
