@@ -232,8 +232,9 @@ impl<'a> ExportIndex<'a> {
 }
 
 /// Hash of the qualified name's components, `__cxx11` inline namespaces dropped (so both ABIs of
-/// a name share a key). Fast path: no allocation, no demangle.
-pub(crate) fn key_of(name: &str) -> Option<u64> {
+/// a name share a key). Fast path: no allocation, no demangle. Public so that callers keeping
+/// their own tables of exports (the scan's shared global scope) key them the same way.
+pub fn key_of(name: &str) -> Option<u64> {
     let Some(body) = mangled::strip_prefix(name) else {
         return (!name.is_empty()).then(|| key_of_qualified(name));
     };

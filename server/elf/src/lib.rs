@@ -24,7 +24,7 @@ pub use demangle::{
     AbiFlavor, Demangler, abi_flavor, demangle, demangle_into, normalize_cxx11, qualified_name,
     split_params, split_version,
 };
-pub use index::{Export, ExportIndex, LibraryId};
+pub use index::{Export, ExportIndex, LibraryId, key_of as qualified_key};
 pub use model::{
     Binding, ByteOrder, ElfClass, ElfInfo, FileKind, Problem, ProblemKind, Symbol, SymbolKind,
     SymbolVersion, VersionDef, VersionNeed, Visibility, host_machine, machine_name,
