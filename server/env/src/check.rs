@@ -255,6 +255,22 @@ pub fn check_library(env: &Environment, path: &Path) -> LibraryReport {
 
 /// [`check_library`] against the environment of `shared`, reusing its export indexes.
 pub fn check_library_with(shared: &SharedExports<'_>, path: &Path) -> LibraryReport {
+    match check_inner(shared, path, false) {
+        Some(r) => r,
+        // Unreachable without deferral; checking again never defers.
+        None => check_library(shared.env(), path),
+    }
+}
+
+/// Like [`check_library_with`], but gives up (`None`) when the library has unresolved symbols
+/// and `shared`'s global indexes are not built yet: a scan checks every library first, builds
+/// the indexes once with every core ([`SharedExports::prepare`]), then checks those again,
+/// instead of letting one worker build them while the others wait on it.
+pub fn check_library_deferred(shared: &SharedExports<'_>, path: &Path) -> Option<LibraryReport> {
+    check_inner(shared, path, true)
+}
+
+fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<LibraryReport> {
     let env = shared.env();
     let owner = env
         .owner(path)
@@ -318,7 +334,7 @@ pub fn check_library_with(shared: &SharedExports<'_>, path: &Path) -> LibraryRep
             None,
             FindingFacts::Unreadable { message: e.clone() },
         ));
-        return report;
+        return Some(report);
     }
     let mut pm = env.process().clone();
     let before_objects = pm.objects.len();
@@ -332,7 +348,7 @@ pub fn check_library_with(shared: &SharedExports<'_>, path: &Path) -> LibraryRep
     let local = pm.load_closure(path, exe, &env.loader, &env.store);
     if local.is_empty() {
         report.verdict = Verdict::Unreadable;
-        return report;
+        return Some(report);
     }
     // Objects whose relocations this load performs: the library and what it newly brought in.
     let new_objects: Vec<usize> = match already {
@@ -484,6 +500,9 @@ pub fn check_library_with(shared: &SharedExports<'_>, path: &Path) -> LibraryRep
         }
     }
     if !unresolved.is_empty() {
+        if defer && !shared.prepared() {
+            return None;
+        }
         // What the library could bind to: torch, the interpreter (the shared global scope's
         // indexes), then the library's own dependencies (indexed here, once per check).
         let names: Vec<String> = scope
@@ -507,12 +526,14 @@ pub fn check_library_with(shared: &SharedExports<'_>, path: &Path) -> LibraryRep
             let name = abidoc_elf::split_version(&imp.name).0;
             let mut index = abidoc_elf::ExportIndex::new();
             for (k, lib) in names.iter().enumerate() {
-                let ix = if k < globals {
-                    shared.global(k)
+                let found = if k < globals {
+                    shared.candidates(k, name)
                 } else {
-                    locals.get(k - globals)
+                    locals
+                        .get(k - globals)
+                        .map(|ix| candidates(ix, name))
+                        .unwrap_or_default()
                 };
-                let found = ix.map(|ix| candidates(ix, name)).unwrap_or_default();
                 index.add_names(lib, found);
             }
             let in_missing_version = imp
@@ -624,7 +645,7 @@ pub fn check_library_with(shared: &SharedExports<'_>, path: &Path) -> LibraryRep
     } else {
         Verdict::Loads
     };
-    report
+    Some(report)
 }
 
 /// Files named `soname` elsewhere (environment lib dirs, the loader cache, default dirs) that

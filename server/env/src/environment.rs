@@ -35,6 +35,26 @@ pub struct Environment {
     located: Mutex<HashMap<String, Option<PathBuf>>>,
 }
 
+/// Past this many parsed libraries, an environment is freed on a thread of its own.
+const FREE_IN_BACKGROUND: usize = 32;
+
+impl Drop for Environment {
+    /// A scanned environment holds every library's exports (~500k strings with torch): freeing
+    /// them takes tens of milliseconds that the caller (a CLI about to print and exit, an editor
+    /// waiting for a hover) should not wait for.
+    fn drop(&mut self) {
+        if self.store.parsed_count() < FREE_IN_BACKGROUND {
+            return;
+        }
+        let store = std::mem::take(&mut self.store);
+        let process = self.process.take();
+        let reports = std::mem::take(&mut self.reports);
+        let _ = std::thread::Builder::new()
+            .name("abidoc-free".into())
+            .spawn(move || drop((store, process, reports)));
+    }
+}
+
 impl Environment {
     /// Opens the environment `spec` names. Never fails: what could not be read is in `problems`.
     pub fn open(spec: &EnvSpec) -> Environment {

@@ -1,20 +1,70 @@
-//! The export indexes of the libraries every check binds to: the global scope of the modelled
-//! process after `import torch` (torch, libstdc++, the interpreter …). Built once per scan (or
-//! per [`SharedExports`]) and shared by every check, so a scan of hundreds of extensions reads
-//! libtorch's ~250k exports, and keys them by qualified name, once instead of once per
-//! extension. A check then classifies its missing symbols against a small index holding only
-//! the candidates for those names.
+//! The exports of the libraries every check binds to: the global scope of the modelled process
+//! after `import torch` (torch, libstdc++, the interpreter …), keyed by qualified name once per
+//! scan (or per [`SharedExports`]) and shared by every check, so a scan of hundreds of
+//! extensions reads libtorch's ~250k exports once instead of once per extension. A check then
+//! classifies its missing symbols against a small index holding only the candidates for those
+//! names.
 
 use crate::environment::Environment;
-use abidoc_elf::ExportIndex;
-use std::sync::OnceLock;
+use crate::facts::LibFacts;
+use std::sync::{Arc, OnceLock};
+
+/// One global-scope object's exports keyed by qualified name. Exact names need no table of their
+/// own: `LibFacts::exports` is sorted by name.
+#[derive(Debug)]
+struct Keyed {
+    facts: Arc<LibFacts>,
+    /// (qualified-name key, position in `facts.exports`), sorted; one row per distinct name.
+    by_key: Vec<(u64, u32)>,
+}
+
+impl Keyed {
+    fn new(facts: Arc<LibFacts>) -> Keyed {
+        let mut by_key = Vec::new();
+        let mut prev: Option<&str> = None;
+        for (i, e) in facts.exports.iter().enumerate() {
+            if prev == Some(e.name.as_str()) {
+                continue;
+            }
+            prev = Some(e.name.as_str());
+            if let (Some(key), Ok(i)) = (abidoc_elf::qualified_key(&e.name), u32::try_from(i)) {
+                by_key.push((key, i));
+            }
+        }
+        by_key.sort_unstable();
+        Keyed { facts, by_key }
+    }
+
+    /// The same name, and every name with the same qualified-name key, sorted.
+    fn candidates(&self, name: &str) -> Vec<&str> {
+        let exports = &self.facts.exports;
+        let mut v: Vec<&str> = Vec::new();
+        let start = exports.partition_point(|e| e.name.as_str() < name);
+        if let Some(e) = exports.get(start).filter(|e| e.name == name) {
+            v.push(e.name.as_str());
+        }
+        if let Some(key) = abidoc_elf::qualified_key(name) {
+            let from = self.by_key.partition_point(|(k, _)| *k < key);
+            v.extend(
+                self.by_key[from..]
+                    .iter()
+                    .take_while(|(k, _)| *k == key)
+                    .filter_map(|(_, i)| exports.get(*i as usize))
+                    .map(|e| e.name.as_str()),
+            );
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
 
 #[derive(Debug)]
 pub struct SharedExports<'e> {
     env: &'e Environment,
     /// One per global-scope object, in scope order; each built on first use. Sized on first
     /// use too: a scan served from its cache never builds the process model.
-    global: OnceLock<Vec<OnceLock<ExportIndex<'e>>>>,
+    global: OnceLock<Vec<OnceLock<Keyed>>>,
 }
 
 impl<'e> SharedExports<'e> {
@@ -25,34 +75,60 @@ impl<'e> SharedExports<'e> {
         }
     }
 
-    fn slots(&self) -> &[OnceLock<ExportIndex<'e>>] {
+    fn slots(&self) -> &[OnceLock<Keyed>] {
         self.global.get_or_init(|| {
             let n = self.env.process().global_scope.len();
             (0..n).map(|_| OnceLock::new()).collect()
         })
     }
 
+    fn keyed(&self, k: usize) -> Option<&Keyed> {
+        let pm = self.env.process();
+        let obj = pm.objects.get(*pm.global_scope.get(k)?)?;
+        let slot = self.slots().get(k)?;
+        Some(slot.get_or_init(|| Keyed::new(obj.facts.clone())))
+    }
+
+    /// Whether every global-scope object is keyed.
+    pub fn prepared(&self) -> bool {
+        self.global
+            .get()
+            .is_some_and(|v| v.iter().all(|s| s.get().is_some()))
+    }
+
+    /// Keys every global-scope object in parallel, largest first so the biggest (libtorch_cpu,
+    /// libtorch_cuda) start at once and the small ones fill in around them. Call it from outside
+    /// the rayon pool (a worker blocked on a `OnceLock` cannot help).
+    pub fn prepare(&self) {
+        use rayon::prelude::*;
+        let pm = self.env.process();
+        let mut order: Vec<(usize, usize)> = pm
+            .global_scope
+            .iter()
+            .enumerate()
+            .map(|(k, &o)| (k, pm.objects.get(o).map_or(0, |o| o.facts.exports.len())))
+            .collect();
+        order.sort_by_key(|o| std::cmp::Reverse(o.1));
+        order.par_iter().with_max_len(1).for_each(|&(k, _)| {
+            let _ = self.keyed(k);
+        });
+    }
+
     pub fn env(&self) -> &'e Environment {
         self.env
     }
 
-    /// The exports of the `k`-th object of the global scope (library names left empty: the
-    /// caller names libraries when it copies candidates out).
-    pub fn global(&self, k: usize) -> Option<&ExportIndex<'e>> {
-        let pm = self.env.process();
-        let obj = pm.objects.get(*pm.global_scope.get(k)?)?;
-        let slot = self.slots().get(k)?;
-        Some(slot.get_or_init(|| {
-            let mut ix = ExportIndex::new();
-            ix.add_names("", obj.facts.export_names());
-            ix
-        }))
+    /// Export names of the `k`-th object of the global scope that `classify` could look at for
+    /// `name`: the same name, and every export with the same qualified-name key, sorted.
+    pub fn candidates(&self, k: usize, name: &str) -> Vec<&str> {
+        self.keyed(k)
+            .map(|x| x.candidates(name))
+            .unwrap_or_default()
     }
 }
 
-/// Export names of `ix` that `classify` could look at for `name`: the same name, and every
-/// export with the same qualified-name key, in the index's (sorted) order.
-pub fn candidates<'a>(ix: &ExportIndex<'a>, name: &str) -> Vec<&'a str> {
+/// [`SharedExports::candidates`] for a library outside the global scope, through its index.
+pub fn candidates<'a>(ix: &abidoc_elf::ExportIndex<'a>, name: &str) -> Vec<&'a str> {
     let mut v: Vec<&'a str> = ix.lookup(name).map(|e| e.name).collect();
     v.extend(ix.same_qualified_name(name).iter().map(|e| e.name));
     v.sort_unstable();

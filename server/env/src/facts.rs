@@ -127,8 +127,15 @@ impl LibFacts {
     /// an unversioned reference binds the default version.
     pub fn defines(&self, name: &str, version: Option<&str>) -> bool {
         let start = self.exports.partition_point(|e| e.name.as_str() < name);
+        self.defines_from(start, name, version)
+    }
+
+    /// [`LibFacts::defines`] when the first export named `name`, if any, is known to be at
+    /// `start` (an index keeps the position; any other position answers false).
+    pub fn defines_from(&self, start: usize, name: &str, version: Option<&str>) -> bool {
         let mut any = false;
-        for e in self.exports[start..].iter().take_while(|e| e.name == name) {
+        let rest = self.exports.get(start..).unwrap_or(&[]);
+        for e in rest.iter().take_while(|e| e.name == name) {
             any = true;
             match (version, &e.version) {
                 (Some(v), Some(ev)) if v == ev => return true,

@@ -2,7 +2,9 @@
 //! distribution owns), checked in parallel, with results cached on disk by (path, size, mtime) and
 //! the torch identity so a second scan only re-reads what changed.
 
-use crate::check::{Finding, LibraryReport, check_library_with, package_findings};
+use crate::check::{
+    Finding, LibraryReport, check_library_deferred, check_library_with, package_findings,
+};
 use crate::environment::Environment;
 use crate::exports::SharedExports;
 use crate::fsguard::stamp;
@@ -90,7 +92,9 @@ struct CacheEntry {
 }
 
 /// A checked library with its (size, mtime) stamp.
-type Checked = (PathBuf, Option<(u64, i128)>, LibraryReport);
+/// (size, mtime) of a library file, the cache's validity key.
+type Stamp = (u64, i128);
+type Checked = (PathBuf, Option<Stamp>, LibraryReport);
 
 fn is_shared_library_name(name: &str) -> bool {
     name.ends_with(".so") || name.contains(".so.")
@@ -327,7 +331,7 @@ pub fn scan(
     let shared = SharedExports::new(env);
     let done = AtomicUsize::new(0);
     let from_cache = AtomicUsize::new(0);
-    let results: Vec<Checked> = libs
+    let stamped: Vec<(Option<Stamp>, Option<LibraryReport>)> = libs
         .par_iter()
         .map(|p| {
             let st = std::fs::metadata(p)
@@ -341,17 +345,70 @@ pub fn scan(
                     .filter(|e| e.size == size && e.mtime == mtime)
                     .map(|e| e.report.clone())
             });
-            let report = match cached {
-                Some(r) => {
-                    from_cache.fetch_add(1, Ordering::Relaxed);
-                    r
-                }
-                None => check_library_with(&shared, p),
-            };
-            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-            progress(d, total);
-            (p.clone(), st, report)
+            if cached.is_some() {
+                from_cache.fetch_add(1, Ordering::Relaxed);
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                progress(d, total);
+            }
+            (st, cached)
         })
+        .collect();
+    let fresh: Vec<usize> = (0..total).filter(|&i| stamped[i].1.is_none()).collect();
+    let mut reports: Vec<Option<LibraryReport>> = stamped.iter().map(|(_, r)| r.clone()).collect();
+    if !fresh.is_empty() {
+        // Phases, each started from this thread so that rayon spreads it over every core (work
+        // begun inside a worker would leave the others blocked on its `OnceLock`): read every
+        // library to check, biggest first; model the process; check; build the global export
+        // indexes only if some library has unresolved symbols; classify those libraries.
+        let mut by_size: Vec<(u64, &Path)> = fresh
+            .iter()
+            .map(|&i| (stamped[i].0.map_or(0, |s| s.0), libs[i].as_path()))
+            .collect();
+        by_size.sort_by_key(|b| std::cmp::Reverse(b.0));
+        by_size.par_iter().with_max_len(1).for_each(|(_, p)| {
+            let _ = env.store.get(p);
+        });
+        let _ = env.process();
+        let first: Vec<(usize, Option<LibraryReport>)> = fresh
+            .par_iter()
+            .map(|&i| {
+                let r = check_library_deferred(&shared, &libs[i]);
+                if r.is_some() {
+                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    progress(d, total);
+                }
+                (i, r)
+            })
+            .collect();
+        let deferred: Vec<usize> = first
+            .iter()
+            .filter(|(_, r)| r.is_none())
+            .map(|(i, _)| *i)
+            .collect();
+        for (i, r) in first {
+            reports[i] = r;
+        }
+        if !deferred.is_empty() {
+            shared.prepare();
+            let second: Vec<(usize, LibraryReport)> = deferred
+                .par_iter()
+                .map(|&i| {
+                    let r = check_library_with(&shared, &libs[i]);
+                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    progress(d, total);
+                    (i, r)
+                })
+                .collect();
+            for (i, r) in second {
+                reports[i] = Some(r);
+            }
+        }
+    }
+    let results: Vec<Checked> = libs
+        .iter()
+        .zip(stamped)
+        .zip(reports)
+        .filter_map(|((p, (st, _)), r)| Some((p.clone(), st, r?)))
         .collect();
     let from_cache = from_cache.load(Ordering::Relaxed);
     if let Some(cp) = &cache_file
