@@ -331,30 +331,36 @@ pub fn scan(
     let shared = SharedExports::new(env);
     let done = AtomicUsize::new(0);
     let from_cache = AtomicUsize::new(0);
-    let stamped: Vec<(Option<Stamp>, Option<LibraryReport>)> = libs
+    let stamps: Vec<Option<Stamp>> = libs
         .par_iter()
         .map(|p| {
-            let st = std::fs::metadata(p)
+            std::fs::metadata(p)
                 .ok()
                 .filter(std::fs::Metadata::is_file)
-                .map(|m| stamp(&m));
-            let cached = st.and_then(|(size, mtime)| {
-                cache
-                    .entries
-                    .get(p)
-                    .filter(|e| e.size == size && e.mtime == mtime)
-                    .map(|e| e.report.clone())
-            });
-            if cached.is_some() {
-                from_cache.fetch_add(1, Ordering::Relaxed);
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                progress(d, total);
-            }
-            (st, cached)
+                .map(|m| stamp(&m))
         })
         .collect();
-    let fresh: Vec<usize> = (0..total).filter(|&i| stamped[i].1.is_none()).collect();
-    let mut reports: Vec<Option<LibraryReport>> = stamped.iter().map(|(_, r)| r.clone()).collect();
+    // Cached reports are moved out of the cache, not copied: a cached scan is mostly this.
+    let cached_count = cache.entries.len();
+    let mut entries = cache.entries;
+    let mut reports: Vec<Option<LibraryReport>> = libs
+        .iter()
+        .zip(&stamps)
+        .map(|(p, st)| {
+            let (size, mtime) = (*st)?;
+            entries
+                .remove(p)
+                .filter(|e| e.size == size && e.mtime == mtime)
+                .map(|e| e.report)
+        })
+        .collect();
+    drop(entries);
+    for _ in reports.iter().flatten() {
+        from_cache.fetch_add(1, Ordering::Relaxed);
+        let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+        progress(d, total);
+    }
+    let fresh: Vec<usize> = (0..total).filter(|&i| reports[i].is_none()).collect();
     if !fresh.is_empty() {
         // Phases, each started from this thread so that rayon spreads it over every core (work
         // begun inside a worker would leave the others blocked on its `OnceLock`): read every
@@ -362,7 +368,7 @@ pub fn scan(
         // indexes only if some library has unresolved symbols; classify those libraries.
         let mut by_size: Vec<(u64, &Path)> = fresh
             .iter()
-            .map(|&i| (stamped[i].0.map_or(0, |s| s.0), libs[i].as_path()))
+            .map(|&i| (stamps[i].map_or(0, |s| s.0), libs[i].as_path()))
             .collect();
         by_size.sort_by_key(|b| std::cmp::Reverse(b.0));
         by_size.par_iter().with_max_len(1).for_each(|(_, p)| {
@@ -406,13 +412,13 @@ pub fn scan(
     }
     let results: Vec<Checked> = libs
         .iter()
-        .zip(stamped)
+        .zip(stamps)
         .zip(reports)
-        .filter_map(|((p, (st, _)), r)| Some((p.clone(), st, r?)))
+        .filter_map(|((p, st), r)| Some((p.clone(), st, r?)))
         .collect();
     let from_cache = from_cache.load(Ordering::Relaxed);
     if let Some(cp) = &cache_file
-        && (from_cache != total || cache.entries.len() != total)
+        && (from_cache != total || cached_count != total)
     {
         let mut entries = BTreeMap::new();
         for (p, st, r) in &results {
