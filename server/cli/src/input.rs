@@ -13,10 +13,24 @@ const MAP_THRESHOLD: u64 = 32 << 20;
 /// How often the pages of a mapped input are handed back to the page cache (see [`Mapped`]).
 const RELEASE_EVERY: std::time::Duration = std::time::Duration::from_millis(2);
 
+/// Granularity of the newline counts a mapped input keeps (see [`Text::line_pages`]).
+pub const PAGE: usize = 4096;
+
 /// The input's bytes as text: owned, or borrowed from a read-only mapping of the file.
 pub enum Text {
     Owned(String),
     Mapped(Mapped),
+}
+
+impl Text {
+    /// Newlines before each [`PAGE`] of the text (entry `i`: in `[0, i * PAGE)`, one entry past
+    /// the last page), counted while the text was checked; empty when not known (read inputs).
+    pub fn line_pages(&self) -> &[u64] {
+        match self {
+            Text::Owned(_) => &[],
+            Text::Mapped(m) => &m.pages,
+        }
+    }
 }
 
 impl std::ops::Deref for Text {
@@ -39,6 +53,8 @@ impl std::ops::Deref for Text {
 pub struct Mapped {
     map: std::sync::Arc<memmap2::Mmap>,
     len: usize,
+    /// See [`Text::line_pages`].
+    pages: Vec<u64>,
     stop: std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
     releaser: Option<std::thread::JoinHandle<()>>,
 }
@@ -57,6 +73,7 @@ impl Mapped {
         Self {
             map,
             len,
+            pages: Vec::new(),
             stop,
             releaser,
         }
@@ -171,26 +188,23 @@ fn map_utf8(file: &std::fs::File, max_bytes: u64) -> Option<Mapped> {
         .len()
         .min(usize::try_from(max_bytes).unwrap_or(usize::MAX));
     // Pages are released from the start: checking the text reads all of it.
-    let mapped = Mapped::new(m, len);
-    is_utf8(&mapped, len).then_some(mapped)
+    let mut mapped = Mapped::new(m, len);
+    mapped.pages = checked_utf8(&mapped, len)?;
+    Some(mapped)
 }
 
-/// `str::from_utf8` of the mapping's first `len` bytes succeeds; on two threads for large
-/// inputs (halves split at the start of a character are valid exactly when the whole is), each
-/// releasing the pages it checked as it goes (faster than the helper thread could).
-fn is_utf8(m: &Mapped, len: usize) -> bool {
-    let Some(bytes) = m.map.get(..len) else {
-        return false;
-    };
-    if bytes.len() < (8 << 20) {
-        return std::str::from_utf8(bytes).is_ok();
-    }
-    let mut mid = bytes.len() / 2;
-    while mid < bytes.len() && bytes[mid] & 0xc0 == 0x80 {
-        mid += 1;
-    }
-    let check = |from: usize, to: usize| {
+/// Whether `str::from_utf8` of the mapping's first `len` bytes succeeds, and if so the newlines
+/// before each [`PAGE`] (see [`Text::line_pages`]), counted while the bytes are in cache so that
+/// rendering never reads the whole text again. On two threads for large inputs (halves split at
+/// the start of a character are valid exactly when the whole is), each releasing the pages it
+/// checked as it goes (faster than the helper thread could).
+fn checked_utf8(m: &Mapped, len: usize) -> Option<Vec<u64>> {
+    let bytes = m.map.get(..len)?;
+    let pages = len.div_ceil(PAGE);
+    // Newlines in each page, of the bytes in `[from, to)`.
+    let check = |from: usize, to: usize| -> Option<Vec<u32>> {
         const STEP: usize = 8 << 20;
+        let mut counts = vec![0u32; pages];
         let mut at = from;
         while at < to {
             // A step ends at the start of a character, so each step is valid on its own.
@@ -198,19 +212,48 @@ fn is_utf8(m: &Mapped, len: usize) -> bool {
             while end < to && bytes[end] & 0xc0 == 0x80 {
                 end += 1;
             }
-            if std::str::from_utf8(&bytes[at..end]).is_err() {
-                return false;
+            std::str::from_utf8(&bytes[at..end]).ok()?;
+            let mut p = at;
+            while p < end {
+                let q = ((p / PAGE + 1) * PAGE).min(end);
+                let n = memchr::memchr_iter(b'\n', &bytes[p..q]).count();
+                if let Some(c) = counts.get_mut(p / PAGE) {
+                    // At most `PAGE` newlines in a page.
+                    *c += u32::try_from(n).unwrap_or(u32::MAX);
+                }
+                p = q;
             }
             m.release(at, end - at);
             at = end;
         }
-        true
+        Some(counts)
     };
-    std::thread::scope(|s| {
-        let other = s.spawn(|| check(mid, bytes.len()));
-        let first = check(0, mid);
-        first && other.join().unwrap_or(false)
-    })
+    let counts = if bytes.len() < (8 << 20) {
+        check(0, bytes.len())?
+    } else {
+        let mut mid = bytes.len() / 2;
+        while mid < bytes.len() && bytes[mid] & 0xc0 == 0x80 {
+            mid += 1;
+        }
+        let (first, other) = std::thread::scope(|s| {
+            let other = s.spawn(|| check(mid, bytes.len()));
+            (check(0, mid), other.join().ok().flatten())
+        });
+        let (mut first, other) = (first?, other?);
+        // The page holding `mid` was counted by both halves, each its own bytes.
+        for (a, b) in first.iter_mut().zip(other) {
+            *a += b;
+        }
+        first
+    };
+    let mut before = Vec::with_capacity(pages + 1);
+    let mut total = 0u64;
+    before.push(0);
+    for c in counts {
+        total += u64::from(c);
+        before.push(total);
+    }
+    Some(before)
 }
 
 pub fn read_stdin(max_bytes: u64) -> Result<Input, String> {

@@ -3,7 +3,6 @@
 use std::fmt::Write as _;
 
 use abidoc_ide::{Diagnostic, Explanation, ScanOutcome, Severity};
-use abidoc_syntax::LineIndex;
 use abidoc_syntax::line_index::LineCol;
 use serde_json::{Value, json};
 
@@ -15,68 +14,49 @@ pub struct Report<'a> {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Positions in an input. Small inputs get a full line index; for large ones (a gigabyte log) a
-/// line count every mebibyte is enough to place the few spans a report needs.
+/// Positions in an input, for the offsets a report names: all of them are converted in one
+/// sweep in offset order, so a report costs what its spans cost, not a pass over the whole input.
+/// A mapped input brings the newline count of every page from the pass that checked its text, so
+/// the sweep reads only the pages its offsets are on (a gigabyte log's thousands of related
+/// places need a few megabytes, not the gigabyte again).
 struct Positions<'a> {
     text: &'a str,
-    index: Option<LineIndex>,
-    /// (byte offset, lines before it) every `CHECKPOINT` bytes.
-    checkpoints: Vec<(usize, u32)>,
+    /// Newlines before each page of the input (`crate::input::PAGE`), when known.
+    pages: &'a [u64],
+    /// Every offset the report needs (clamped and on a char boundary), sorted, with its position.
+    known: Vec<(usize, LineCol)>,
 }
 
-const CHECKPOINT: usize = 1 << 20;
-
 impl<'a> Positions<'a> {
-    fn new(text: &'a str) -> Self {
-        if text.len() < 64 << 20 {
-            return Self {
-                text,
-                index: Some(LineIndex::new(text)),
-                checkpoints: Vec::new(),
-            };
+    fn new(input: &'a Input, diagnostics: &[Diagnostic]) -> Self {
+        let text: &'a str = &input.text;
+        let pages = input.text.line_pages();
+        let mut offsets = Vec::new();
+        for d in diagnostics {
+            if let Some(src) = &d.source {
+                offsets.extend([src.span.start, src.span.end]);
+                for r in &d.related {
+                    offsets.extend([r.span.start, r.span.end]);
+                }
+            }
         }
-        let bytes = text.as_bytes();
-        let mut checkpoints = vec![(0, 0u32)];
-        let mut lines = 0u32;
-        let mut at = 0;
-        while at < bytes.len() {
-            let end = (at + CHECKPOINT).min(bytes.len());
-            let n = memchr::memchr_iter(b'\n', &bytes[at..end]).count();
-            lines = lines.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
-            at = end;
-            checkpoints.push((at, lines));
+        for o in &mut offsets {
+            *o = floor_char(text, *o);
         }
-        Self {
-            text,
-            index: None,
-            checkpoints,
-        }
+        offsets.sort_unstable();
+        offsets.dedup();
+        let known = sweep(text, pages, &offsets);
+        Self { text, pages, known }
     }
 
     fn line_col(&self, offset: usize) -> LineCol {
-        if let Some(ix) = &self.index {
-            return ix.line_col(self.text, offset);
-        }
-        let bytes = self.text.as_bytes();
-        let mut offset = offset.min(bytes.len());
-        while offset > 0 && !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let i = self
-            .checkpoints
-            .partition_point(|c| c.0 <= offset)
-            .saturating_sub(1);
-        let (base, before) = self.checkpoints.get(i).copied().unwrap_or((0, 0));
-        let n = memchr::memchr_iter(b'\n', &bytes[base..offset]).count();
-        let line = before.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
-        let start = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |p| p + 1);
-        let col: usize = self
-            .text
-            .get(start..offset)
-            .map_or(0, |s| s.chars().map(char::len_utf16).sum());
-        LineCol {
-            line,
-            col: u32::try_from(col).unwrap_or(u32::MAX),
+        let o = floor_char(self.text, offset);
+        match self.known.binary_search_by_key(&o, |k| k.0) {
+            Ok(i) => self.known[i].1,
+            // Not expected (every span of the report was swept): the same answer, alone.
+            Err(_) => sweep(self.text, self.pages, &[o])
+                .first()
+                .map_or_else(LineCol::default, |k| k.1),
         }
     }
 
@@ -95,6 +75,55 @@ impl<'a> Positions<'a> {
             .unwrap_or("")
             .trim_end_matches('\r')
     }
+}
+
+/// `offset` clamped to the text and moved back to the start of its char.
+fn floor_char(text: &str, offset: usize) -> usize {
+    let mut o = offset.min(text.len());
+    while o > 0 && !text.is_char_boundary(o) {
+        o -= 1;
+    }
+    o
+}
+
+/// Zero-based line and UTF-16 column of each of `offsets` (sorted, on char boundaries): the line
+/// is the number of line breaks before the offset, the column counts from just after the last.
+/// Lines are counted from the previous offset, or from the offset's page when `pages` is known
+/// and the previous offset lies on an earlier page; columns grow from the previous offset while
+/// the line stays the same (an over-long line is not walked again for each of its offsets).
+fn sweep(text: &str, pages: &[u64], offsets: &[usize]) -> Vec<(usize, LineCol)> {
+    let bytes = text.as_bytes();
+    let count = |a: usize, b: usize| memchr::memchr_iter(b'\n', &bytes[a..b]).count() as u64;
+    let mut out = Vec::with_capacity(offsets.len());
+    // (offset, lines before it, start of its line, UTF-16 units from that start)
+    let (mut at, mut line, mut start, mut col) = (0usize, 0u64, 0usize, 0usize);
+    for &o in offsets {
+        let page = o / crate::input::PAGE * crate::input::PAGE;
+        let line_o = match pages.get(o / crate::input::PAGE) {
+            Some(&before) if page > at => before + count(page, o),
+            _ => line + count(at, o),
+        };
+        if line_o == line {
+            col += text
+                .get(at..o)
+                .map_or(0, |s| s.chars().map(char::len_utf16).sum());
+        } else {
+            // A line break lies in `[at, o)`: the last one starts the line.
+            start = memchr::memrchr(b'\n', &bytes[at..o]).map_or(start, |p| at + p + 1);
+            col = text
+                .get(start..o)
+                .map_or(0, |s| s.chars().map(char::len_utf16).sum());
+        }
+        (at, line) = (o, line_o);
+        out.push((
+            o,
+            LineCol {
+                line: u32::try_from(line).unwrap_or(u32::MAX),
+                col: u32::try_from(col).unwrap_or(u32::MAX),
+            },
+        ));
+    }
+    out
 }
 
 fn lc_json(lc: LineCol) -> Value {
@@ -189,7 +218,7 @@ fn diagnostic_json(d: &Diagnostic, input: Option<&Input>, pos: Option<&Positions
 pub fn json(reports: &[Report<'_>]) -> String {
     let mut all = Vec::new();
     for r in reports {
-        let pos = r.input.map(|i| Positions::new(&i.text));
+        let pos = r.input.map(|i| Positions::new(i, &r.diagnostics));
         for d in &r.diagnostics {
             all.push(diagnostic_json(d, r.input, pos.as_ref()));
         }
@@ -204,7 +233,7 @@ pub fn sarif(reports: &[Report<'_>]) -> String {
     let mut results = Vec::new();
     let mut rule_ids: Vec<&'static str> = Vec::new();
     for r in reports {
-        let pos = r.input.map(|i| Positions::new(&i.text));
+        let pos = r.input.map(|i| Positions::new(i, &r.diagnostics));
         for d in &r.diagnostics {
             let id = d.code.as_str();
             if !rule_ids.contains(&id) {
@@ -294,7 +323,7 @@ pub fn human(reports: &[Report<'_>], color: bool) -> String {
     let mut out = String::new();
     let mut counts = [0usize; 3];
     for r in reports {
-        let pos = r.input.map(|i| Positions::new(&i.text));
+        let pos = r.input.map(|i| Positions::new(i, &r.diagnostics));
         for d in &r.diagnostics {
             counts[d.severity as usize] += 1;
             let _ = writeln!(

@@ -2,14 +2,24 @@
 //! c10/at/torch/caffe2 symbol, from which library, and how a qualified name's mangled form changed
 //! across releases. Built by `tools/torch-index/` from the real wheels; loaded lazily on first use.
 //!
-//! The embedded file is zstd-compressed; its layout is documented in
-//! `tools/torch-index/build_index.py`. After decompression the sorted symbol strings stay
-//! front-coded in memory; a lookup binary-searches the block heads and decodes at most one block.
+//! The repository keeps the index zstd-compressed; its layout is documented in
+//! `tools/torch-index/build_index.py`. `build.rs` decompresses it at build time and the binary
+//! embeds the result, read in place: the sorted symbol strings stay front-coded in the binary's
+//! read-only data (only the pages a lookup touches are read); a lookup binary-searches the block
+//! heads and decodes at most one block.
 
+use std::borrow::Cow;
 use std::fmt;
-use std::io::Read;
 use std::sync::OnceLock;
 
+#[cfg(test)]
+use std::io::Read;
+
+/// The decompressed index, as `build.rs` wrote it.
+static RAW: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/torch_symbols.bin"));
+
+/// The compressed file the repository keeps (the tests check `RAW` decodes from it).
+#[cfg(test)]
 static DATA: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/data/torch_index/torch_symbols.bin.zst"
@@ -392,7 +402,7 @@ pub fn load_error() -> Option<&'static str> {
     INDEX.get_or_init(load).as_ref().err().map(String::as_str)
 }
 
-/// Decompresses and parses the embedded index afresh, bypassing the cache; for the benchmark.
+/// Parses the embedded index afresh, bypassing the cache; for the benchmark.
 #[doc(hidden)]
 pub fn bench_load() -> usize {
     load().map_or(0, |ix| ix.len)
@@ -853,7 +863,7 @@ struct Index {
     len: usize,
     /// Restart interval of the front coding.
     block: usize,
-    data: Vec<u8>,
+    data: Cow<'static, [u8]>,
     /// Offset in `data` of each block's first entry (whose shared-prefix length is 0).
     block_starts: Vec<usize>,
     masks: Vec<u128>,
@@ -863,16 +873,11 @@ struct Index {
 const QUALS: [&str; 9] = ["", "K", "R", "O", "KR", "KO", "V", "VK", "r"];
 
 fn load() -> Result<Index, String> {
-    let mut data = Vec::new();
-    let mut src = DATA;
-    ruzstd::decoding::StreamingDecoder::new(&mut src)
-        .map_err(|e| format!("torch index: bad zstd frame: {e}"))?
-        .read_to_end(&mut data)
-        .map_err(|e| format!("torch index: decompression failed: {e}"))?;
-    parse(data)
+    parse(RAW)
 }
 
-fn parse(data: Vec<u8>) -> Result<Index, String> {
+fn parse(data: impl Into<Cow<'static, [u8]>>) -> Result<Index, String> {
+    let data = data.into();
     let bad = |what: &str| format!("torch index: truncated or corrupt ({what})");
     let mut r = Reader { buf: &data, pos: 0 };
     if r.bytes(4) != Some(b"ABTI".as_slice()) {
@@ -1069,6 +1074,7 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[inline]
     fn varint(&mut self) -> Option<u128> {
         let mut v: u128 = 0;
         let mut shift = 0u32;
@@ -1086,10 +1092,12 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn usize(&mut self) -> Option<usize> {
         self.varint().and_then(|v| usize::try_from(v).ok())
     }
 
+    #[inline]
     fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
         let end = self.pos.checked_add(n)?;
         let s = self.buf.get(self.pos..end)?;

@@ -1320,9 +1320,22 @@ fn is_version(v: &str) -> bool {
     digits > 0 && b.get(digits) == Some(&b'.') && b.get(digits + 1).is_some_and(u8::is_ascii_digit)
 }
 
+/// `%2B` (either case) decoded to `+`, as two `replace` passes would; borrowed when there is no
+/// `%` (a `Downloading` line of a pip log comes by once per package: no copy for most).
+fn decode_plus(s: &str) -> Cow<'_, str> {
+    if memchr::memchr(b'%', s.as_bytes()).is_none() {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(s.replace("%2B", "+").replace("%2b", "+"))
+    }
+}
+
 /// `flash_attn` → `flash-attn`, `PyTorch` → `torch`.
 fn normalize_subject(s: &str) -> String {
-    let l = s.to_ascii_lowercase().replace('_', "-");
+    let mut l = s.to_ascii_lowercase();
+    if l.contains('_') {
+        l = l.replace('_', "-");
+    }
     match l.as_str() {
         "pytorch" => "torch".to_owned(),
         "cuda toolkit" => "cuda".to_owned(),
@@ -1868,7 +1881,7 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
 /// or an sdist `x-1.2.tar.gz`) → (`flash-attn`, `2.5.6+cu122torch2.2cxx11abiFALSE`).
 fn dist_file_name(tok: &str) -> Option<(String, String)> {
     let base = tok.rsplit('/').next().unwrap_or(tok);
-    let base = base.replace("%2B", "+").replace("%2b", "+");
+    let base = decode_plus(base);
     let stem = base
         .strip_suffix(".whl")
         .or_else(|| base.strip_suffix(".tar.gz"))
@@ -2474,7 +2487,8 @@ fn wheel_labels(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     let mut seen = Vec::new();
     for needle in [".whl", "cxx11abi"] {
-        for (i, _) in s.match_indices(needle) {
+        // Neither needle overlaps itself, so these are the matches `match_indices` gives.
+        for i in memmem::find_iter(s.as_bytes(), needle.as_bytes()) {
             let st = s[..i]
                 .rfind(|c: char| {
                     c.is_whitespace() || matches!(c, '/' | '\'' | '"' | '`' | '(' | '[' | '=')
@@ -2490,7 +2504,7 @@ fn wheel_labels(l: &Line<'_>, out: &mut Out) {
             }
             seen.push(st);
             let tok = &s[st..en];
-            let tok_dec = tok.replace("%2B", "+").replace("%2b", "+");
+            let tok_dec = decode_plus(tok);
             let mut parts = tok_dec.splitn(3, '-');
             let (Some(name), Some(ver)) = (parts.next(), parts.next()) else {
                 continue;
@@ -2502,8 +2516,6 @@ fn wheel_labels(l: &Line<'_>, out: &mut Out) {
             {
                 continue;
             }
-            let vend = st + tok.find(&ver[ver.len().min(ver.len())..]).unwrap_or(0);
-            let _ = vend;
             let end = st
                 + name.len()
                 + 1

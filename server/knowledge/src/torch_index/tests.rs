@@ -361,6 +361,17 @@ fn corrupt_payloads_are_errors_not_panics() {
     assert!(parse(ok).is_ok());
 }
 
+#[test]
+fn embedded_index_is_the_repository_file_decompressed() {
+    let mut ok = Vec::new();
+    let mut src = DATA;
+    ruzstd::decoding::StreamingDecoder::new(&mut src)
+        .unwrap()
+        .read_to_end(&mut ok)
+        .unwrap();
+    assert_eq!(ok, RAW);
+}
+
 fn corpus() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real_cases.jsonl");
     p.exists().then_some(p)
