@@ -5,6 +5,7 @@
 use crate::fsguard::read_text;
 use crate::problem::Problem;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::path::{Component, Path, PathBuf};
 
 /// PEP 503 normalization: lower case, runs of `-`, `_`, `.` become one `-`.
@@ -397,20 +398,15 @@ impl Distribution {
     /// Files the distribution installed, as absolute (lexically normalized) paths. From RECORD for a
     /// dist-info, `installed-files.txt` / `SOURCES.txt` for an egg-info.
     pub fn files(&self) -> (Vec<PathBuf>, Vec<Problem>) {
-        let (entries, base, problems) = self.file_entries();
-        (
-            entries
-                .iter()
-                .map(|p| lexical_join(&base, Path::new(p)))
-                .collect(),
-            problems,
-        )
+        let base = self.listing().1;
+        let mut files = Vec::new();
+        let problems = self.for_each_file_entry(|p| files.push(lexical_join(&base, Path::new(p))));
+        (files, problems)
     }
 
-    /// The entries of the file listing as written (relative to the returned base directory, or
-    /// absolute), for callers that look at few of them and join only those.
-    pub fn file_entries(&self) -> (Vec<String>, PathBuf, Vec<Problem>) {
-        let (listing, base) = match self.kind {
+    /// The file listing and the directory its relative entries are relative to.
+    pub fn listing(&self) -> (PathBuf, PathBuf) {
+        match self.kind {
             DistKind::DistInfo => (self.meta_dir.join("RECORD"), self.root.clone()),
             DistKind::EggInfo => {
                 let inst = self.meta_dir.join("installed-files.txt");
@@ -420,14 +416,20 @@ impl Distribution {
                     (self.meta_dir.join("SOURCES.txt"), self.root.clone())
                 }
             }
-        };
+        }
+    }
+
+    /// Calls `f` with each entry of the file listing as written (relative to the base directory
+    /// of [`Distribution::listing`], or absolute), copying none but quoted ones: torch's RECORD
+    /// alone has ~20k lines, and a cached scan looks at few of them.
+    pub fn for_each_file_entry(&self, mut f: impl FnMut(&str)) -> Vec<Problem> {
+        let listing = self.listing().0;
         match read_text(&listing) {
-            Ok(text) => (
-                text.lines().filter_map(record_path).collect(),
-                base,
-                Vec::new(),
-            ),
-            Err(e) => (Vec::new(), base, vec![Problem::at(&listing, e)]),
+            Ok(text) => {
+                text.lines().filter_map(record_path).for_each(|p| f(&p));
+                Vec::new()
+            }
+            Err(e) => vec![Problem::at(&listing, e)],
         }
     }
 
@@ -441,7 +443,7 @@ impl Distribution {
 }
 
 /// The path field of one RECORD line (CSV: the path may be quoted and contain commas).
-fn record_path(line: &str) -> Option<String> {
+fn record_path(line: &str) -> Option<Cow<'_, str>> {
     let line = line.trim_end_matches('\r');
     if line.is_empty() {
         return None;
@@ -461,10 +463,10 @@ fn record_path(line: &str) -> Option<String> {
                 out.push(c);
             }
         }
-        return Some(out).filter(|s| !s.is_empty());
+        return (!out.is_empty()).then_some(Cow::Owned(out));
     }
     let p = line.split(',').next().unwrap_or("");
-    (!p.is_empty()).then(|| p.to_string())
+    (!p.is_empty()).then_some(Cow::Borrowed(p))
 }
 
 /// Joins and resolves `.`/`..` without touching the disk (RECORD paths like `../../bin/x`).

@@ -108,25 +108,27 @@ fn record_libraries(env: &Environment) -> (Vec<PathBuf>, HashSet<PathBuf>) {
         .dists
         .par_iter()
         .map(|d| {
-            let (entries, base, _) = d.file_entries();
+            let base = d.listing().1;
             let mut libs = Vec::new();
             // A file's top-level directory depends only on its parent directory: join each
             // distinct directory once instead of every one of tens of thousands of entries.
-            let mut dirs: HashSet<&str> = HashSet::new();
+            let mut dirs: HashSet<String> = HashSet::new();
             let mut tops: HashSet<PathBuf> = HashSet::new();
-            for e in &entries {
+            let _ = d.for_each_file_entry(|e| {
                 let (dir, name) = match e.rsplit_once('/') {
                     Some(("", n)) => ("/", n),
                     Some(dn) => dn,
-                    None => ("", e.as_str()),
+                    None => ("", e),
                 };
                 if name.is_empty() || name == "." || name == ".." {
                     // Not a plain file name: the entry's own top-level directory, the long way.
                     let p = crate::dist::lexical_join(&base, Path::new(e));
                     tops.extend(top_dir(&p, sps));
-                    continue;
+                    return;
                 }
-                dirs.insert(dir);
+                if !dirs.contains(dir) {
+                    dirs.insert(dir.to_owned());
+                }
                 if is_shared_library_name(name) {
                     let p = crate::dist::lexical_join(&base, Path::new(e));
                     if sps.iter().any(|sp| p.starts_with(sp))
@@ -135,11 +137,11 @@ fn record_libraries(env: &Environment) -> (Vec<PathBuf>, HashSet<PathBuf>) {
                         libs.push(p);
                     }
                 }
-            }
+            });
             for dir in dirs {
                 // A file directly in site-packages says nothing about its siblings: only files
                 // in a directory below it count (that directory's first component).
-                let d = crate::dist::lexical_join(&base, Path::new(dir));
+                let d = crate::dist::lexical_join(&base, Path::new(&dir));
                 tops.extend(sps.iter().find_map(|sp| {
                     let first = d.strip_prefix(sp).ok()?.components().next()?;
                     Some(sp.join(first))
