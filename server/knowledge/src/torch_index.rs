@@ -1076,6 +1076,16 @@ struct Reader<'a> {
 impl<'a> Reader<'a> {
     #[inline]
     fn varint(&mut self) -> Option<u128> {
+        // Most varints of the index (prefix and suffix lengths) are one byte.
+        let b = *self.buf.get(self.pos)?;
+        if b & 0x80 == 0 {
+            self.pos += 1;
+            return Some(u128::from(b));
+        }
+        self.varint_long()
+    }
+
+    fn varint_long(&mut self) -> Option<u128> {
         let mut v: u128 = 0;
         let mut shift = 0u32;
         loop {

@@ -1246,6 +1246,22 @@ fn non_empty(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_owned())
 }
 
+/// `s.split_whitespace().next().unwrap_or("")`, without decoding ASCII text char by char (a URL
+/// of a `Downloading` line is walked once, bytewise).
+fn first_word(s: &str) -> &str {
+    let t = s.trim_start();
+    // The ASCII chars `char::is_whitespace` accepts are U+0009..=U+000D and the space; at a
+    // non-ASCII char the standard library decides.
+    match t
+        .bytes()
+        .position(|c| c >= 0x80 || matches!(c, b'\t'..=b'\r' | b' '))
+    {
+        Some(i) if t.as_bytes()[i] < 0x80 => t.get(..i).unwrap_or(""),
+        Some(_) => t.split_whitespace().next().unwrap_or(""),
+        None => t,
+    }
+}
+
 fn is_sym_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'.' || c == b'@'
 }
@@ -1815,7 +1831,7 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
     let cs = l.content + (l.c().len() - c.len());
     let ce = cs + c.trim_end().len();
     if let Some(r) = c.strip_prefix("Collecting ") {
-        let tok = r.split_whitespace().next().unwrap_or("");
+        let tok = first_word(r);
         let (name, version) = match tok.find("==") {
             Some(i) => (&tok[..i], non_empty(&tok[i + 2..])),
             None => (tok, None),
@@ -1831,7 +1847,7 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
             );
         }
     } else if let Some(r) = c.strip_prefix("Downloading ") {
-        let tok = r.split_whitespace().next().unwrap_or("");
+        let tok = first_word(r);
         if let Some((name, version)) = dist_file_name(tok) {
             out.push(
                 l.span(cs, cs + end_within(c, tok)),
@@ -2486,9 +2502,13 @@ fn nvcc_release(l: &Line<'_>, out: &mut Out) {
 fn wheel_labels(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     let mut seen = Vec::new();
-    for needle in [".whl", "cxx11abi"] {
+    // Built once: a pip log has a `Downloading …whl` line per package.
+    static NEEDLES: OnceLock<[memmem::Finder<'static>; 2]> = OnceLock::new();
+    let needles =
+        NEEDLES.get_or_init(|| [memmem::Finder::new(".whl"), memmem::Finder::new("cxx11abi")]);
+    for needle in needles {
         // Neither needle overlaps itself, so these are the matches `match_indices` gives.
-        for i in memmem::find_iter(s.as_bytes(), needle.as_bytes()) {
+        for i in needle.find_iter(s.as_bytes()) {
             let st = s[..i]
                 .rfind(|c: char| {
                     c.is_whitespace() || matches!(c, '/' | '\'' | '"' | '`' | '(' | '[' | '=')
@@ -2593,4 +2613,32 @@ fn after_char(s: &str, i: usize) -> usize {
         .get(i..)
         .and_then(|r| r.chars().next())
         .map_or(1, char::len_utf8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_word;
+
+    #[test]
+    fn first_word_is_the_first_of_split_whitespace() {
+        for s in [
+            "",
+            " ",
+            "abc",
+            "  abc def",
+            "\u{3000}x\u{3000}y",
+            "\u{a0}é\u{85}z",
+            "\x0bq\x0cr",
+            "tok\u{2028}more",
+            "ü ü",
+            "\t\r\n",
+            "https://x/pkg-1.2-py3-none-any.whl (1.0 MB)",
+        ] {
+            assert_eq!(
+                first_word(s),
+                s.split_whitespace().next().unwrap_or(""),
+                "{s:?}"
+            );
+        }
+    }
 }
