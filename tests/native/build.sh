@@ -21,7 +21,7 @@ done
 
 mkdir -p "$1"
 OUT=$(cd "$1" && pwd)
-rm -rf "$OUT/site-packages" "$OUT/abi0" "$OUT/hostile" "$OUT/build"
+rm -rf "$OUT/site-packages" "$OUT/abi0" "$OUT/context" "$OUT/hostile" "$OUT/build"
 SP="$OUT/site-packages"
 B="$OUT/build"
 SRC="$B/src"
@@ -446,6 +446,51 @@ printf '__version__ = "2.8.3"\n' >"$SP0/flash_attn/__init__.py"
 dist_info "$SP0" flash_attn 2.8.3 $'torch\neinops' \
     "https://github.com/Dao-AILab/flash-attention/releases/download/v2.8.3/flash_attn-2.8.3+cu12torch2.5cxx11abiTRUE-cp312-cp312-linux_x86_64.whl" \
     flash_attn/__init__.py flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so
+
+# ---------------------------------------------------------------------------------------------
+# Third environment: libraries that fail alone but not in an import (judged in context)
+# ---------------------------------------------------------------------------------------------
+
+SPC="$OUT/context/site-packages"
+mkdir -p "$SPC"
+build_torch "$SPC" 1 '2.10.0+cu128' '12.8'
+csrc() { # csrc NAME BODY: a one-line C source
+    printf '%s\n' "$2" >"$SRC/$1.c"
+}
+# auditwheel-style: the extension's DT_RPATH (inherited by what it loads) points at the grafted
+# .libs directory, whose libraries have no search path of their own.
+mkdir -p "$SPC/gridlike" "$SPC/gridlike.libs"
+csrc inner 'int inner_fn(void) { return 1; }'
+csrc dep 'int inner_fn(void); int dep_fn(void) { return inner_fn(); }'
+csrc grid 'int dep_fn(void); void* PyInit__grid(void) { return (void*)(long)dep_fn(); }'
+"$CC" -shared -fPIC -o "$SPC/gridlike.libs/libinner-5f3a.so.1" -Wl,-soname,libinner-5f3a.so.1 "$SRC/inner.c"
+"$CC" -shared -fPIC -o "$SPC/gridlike.libs/libdep-9c2e.so.1" -Wl,-soname,libdep-9c2e.so.1 "$SRC/dep.c" \
+    -L"$SPC/gridlike.libs" -l:libinner-5f3a.so.1
+"$CC" -shared -fPIC -o "$SPC/gridlike/_grid.cpython-312-x86_64-linux-gnu.so" "$SRC/grid.c" \
+    -L"$SPC/gridlike.libs" -l:libdep-9c2e.so.1 -Wl,--disable-new-dtags,-rpath,'$ORIGIN/../gridlike.libs'
+printf 'from . import _grid\n' >"$SPC/gridlike/__init__.py"
+dist_info "$SPC" gridlike 1.0 "" "" gridlike/__init__.py gridlike/_grid.cpython-312-x86_64-linux-gnu.so \
+    gridlike.libs/libdep-9c2e.so.1 gridlike.libs/libinner-5f3a.so.1
+# torchaudio-style: the extension has no search path; the package loads its sibling library
+# first (the loader then finds it by SONAME among the loaded objects).
+mkdir -p "$SPC/audiolike/lib"
+csrc core 'int core_fn(void) { return 2; }'
+csrc audio 'int core_fn(void); void* PyInit__audio(void) { return (void*)(long)core_fn(); }'
+"$CC" -shared -fPIC -o "$SPC/audiolike/lib/libaudiocore.so" -Wl,-soname,libaudiocore.so "$SRC/core.c"
+"$CC" -shared -fPIC -o "$SPC/audiolike/lib/_audio.so" "$SRC/audio.c" -L"$SPC/audiolike/lib" -laudiocore
+printf '%s\n' 'import ctypes, os' \
+    'ctypes.CDLL(os.path.join(os.path.dirname(__file__), "lib", "libaudiocore.so"))' \
+    'from .lib import _audio' >"$SPC/audiolike/__init__.py"
+dist_info "$SPC" audiolike 1.0 "" "" audiolike/__init__.py audiolike/lib/libaudiocore.so audiolike/lib/_audio.so
+# The same layout without the preload (only a longer name is mentioned): the import really
+# fails, and stays an error.
+mkdir -p "$SPC/plainlike/lib"
+csrc plaincore 'int plain_fn(void) { return 3; }'
+csrc plain 'int plain_fn(void); void* PyInit__plain(void) { return (void*)(long)plain_fn(); }'
+"$CC" -shared -fPIC -o "$SPC/plainlike/lib/libplaincore.so" -Wl,-soname,libplaincore.so "$SRC/plaincore.c"
+"$CC" -shared -fPIC -o "$SPC/plainlike/lib/_plain.so" "$SRC/plain.c" -L"$SPC/plainlike/lib" -lplaincore
+printf '%s\n' '# libplaincore_extra is loaded lazily elsewhere' 'from .lib import _plain' >"$SPC/plainlike/__init__.py"
+dist_info "$SPC" plainlike 1.0 "" "" plainlike/__init__.py plainlike/lib/libplaincore.so plainlike/lib/_plain.so
 
 # ---------------------------------------------------------------------------------------------
 # Hostile files: every reader must answer with a per-file problem, never panic or hang

@@ -135,6 +135,9 @@ pub struct Finding {
     pub library: Option<PathBuf>,
     /// Why an error was lowered to information (optional backend, no NVIDIA driver).
     pub downgraded: Option<String>,
+    /// Lowered because an `import` never meets it (see [`crate::context`]): no fix applies.
+    #[serde(default)]
+    pub moot: bool,
     pub facts: FindingFacts,
 }
 
@@ -303,6 +306,7 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
             package_version: owner.and_then(|d| d.version.clone()),
             library: Some(path.to_path_buf()),
             downgraded,
+            moot: false,
             facts,
         };
     let parsed = match &*env.store.get(path) {
@@ -686,6 +690,7 @@ pub fn package_findings(env: &Environment, dist: &Distribution) -> Vec<Finding> 
         package_version: dist.version.clone(),
         library: None,
         downgraded: None,
+        moot: false,
         facts,
     };
     if dist.normalized != "torch"

@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod classify;
+pub mod context;
 pub mod dist;
 pub mod environment;
 pub mod exports;

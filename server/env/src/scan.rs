@@ -453,7 +453,10 @@ pub fn scan(
             problems.push(Problem::at(cp, format!("cannot write scan cache: {e}")));
         }
     }
-    let libraries: Vec<LibraryReport> = results.into_iter().map(|(_, _, r)| r).collect();
+    let mut libraries: Vec<LibraryReport> = results.into_iter().map(|(_, _, r)| r).collect();
+    // After the cache is written: what it decides depends on other libraries, so it is judged
+    // again on every scan.
+    crate::context::judge(env, &mut libraries);
     env.remember(&libraries);
     let mut pkg = Vec::new();
     for d in &env.dists {

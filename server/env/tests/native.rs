@@ -427,3 +427,28 @@ fn scan_reports_are_reused_by_later_checks() {
     assert!(std::sync::Arc::ptr_eq(&again, &env.report(&lib.path)));
     assert_eq!(env.checked(&lib.path).as_deref(), Some(lib));
 }
+
+/// Libraries that fail to load alone but not in an import: a grafted `.libs` dependency found
+/// through its loader's inherited DT_RPATH, and an extension whose package loads its sibling
+/// library first, are information; the same layout without the preload stays an error.
+#[test]
+fn context_env_judges_libraries_as_imports_load_them() {
+    let fx = fixtures();
+    let sp = fx.join("context/site-packages");
+    let env = Environment::open(&spec(&sp));
+    let opts = ScanOptions {
+        cache_dir: None,
+        include_stray: true,
+    };
+    let report = scan(&env, &opts, &|_, _| {});
+    let mut out = String::new();
+    for r in report
+        .libraries
+        .iter()
+        .filter(|r| !r.path.starts_with(sp.join("torch")))
+    {
+        out.push_str(&render(r, fx));
+        out.push('\n');
+    }
+    insta::assert_snapshot!(out);
+}
