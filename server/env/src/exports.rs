@@ -10,7 +10,7 @@ use crate::facts::LibFacts;
 use std::sync::{Arc, OnceLock};
 
 /// One global-scope object's exports keyed by qualified name. Exact names need no table of their
-/// own: `LibFacts::exports` is sorted by name.
+/// own: `LibFacts::first_export` finds them.
 #[derive(Debug)]
 struct Keyed {
     facts: Arc<LibFacts>,
@@ -39,8 +39,7 @@ impl Keyed {
     fn candidates(&self, name: &str) -> Vec<&str> {
         let exports = &self.facts.exports;
         let mut v: Vec<&str> = Vec::new();
-        let start = exports.partition_point(|e| e.name.as_str() < name);
-        if let Some(e) = exports.get(start).filter(|e| e.name == name) {
+        if let Some(e) = self.facts.first_export(name).and_then(|i| exports.get(i)) {
             v.push(e.name.as_str());
         }
         if let Some(key) = abidoc_elf::qualified_key(name) {

@@ -42,8 +42,13 @@ pub struct LibFacts {
     pub runpath: Vec<String>,
     /// `DF_1_NODEFLIB`: neither the cache nor the default directories are searched.
     pub nodeflib: bool,
-    /// Sorted by name, then version.
+    /// Grouped by name (equal names adjacent, then by version), in the order of
+    /// `export_hashes`: sorting 250k fixed-size keys is several times cheaper than sorting the
+    /// strings, and lookups go by hash first anyway.
     pub exports: Vec<Export>,
+    /// [`crate::loader::name_hash`] of each export's name, parallel to `exports`, ascending.
+    #[serde(skip)]
+    pub export_hashes: Vec<u64>,
     pub imports: Vec<Import>,
     /// Version names this object defines (not the base entry).
     pub verdefs: Vec<String>,
@@ -101,9 +106,15 @@ impl LibFacts {
                 });
             }
         }
-        // Equal exports are identical, so an unstable sort gives the same order, faster.
-        facts.exports.sort_unstable();
-        facts.exports.dedup();
+        // By (hash, export): equal names meet, and only hash collisions compare strings. Equal
+        // exports are identical, so an unstable sort gives the same order.
+        let mut keyed: Vec<(u64, Export)> = std::mem::take(&mut facts.exports)
+            .into_iter()
+            .map(|e| (crate::loader::name_hash(&e.name), e))
+            .collect();
+        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        keyed.dedup();
+        (facts.export_hashes, facts.exports) = keyed.into_iter().unzip();
         facts.verdefs = info
             .version_defs
             .iter()
@@ -126,8 +137,17 @@ impl LibFacts {
     /// Mirrors ld.so: a versioned reference binds the exact version, or an unversioned definition;
     /// an unversioned reference binds the default version.
     pub fn defines(&self, name: &str, version: Option<&str>) -> bool {
-        let start = self.exports.partition_point(|e| e.name.as_str() < name);
-        self.defines_from(start, name, version)
+        self.first_export(name)
+            .is_some_and(|start| self.defines_from(start, name, version))
+    }
+
+    /// Position of the first export named `name`, if any.
+    pub fn first_export(&self, name: &str) -> Option<usize> {
+        let h = crate::loader::name_hash(name);
+        let from = self.export_hashes.partition_point(|&k| k < h);
+        (from..self.export_hashes.len())
+            .take_while(|&i| self.export_hashes[i] == h)
+            .find(|&i| self.exports.get(i).is_some_and(|e| e.name == name))
     }
 
     /// [`LibFacts::defines`] when the first export named `name`, if any, is known to be at
@@ -148,7 +168,7 @@ impl LibFacts {
         any && version.is_some() && self.verdefs.is_empty()
     }
 
-    /// Names of all exported symbols (deduplicated, sorted).
+    /// Names of all exported symbols (deduplicated, in hash order).
     pub fn export_names(&self) -> impl Iterator<Item = &str> {
         let mut prev: Option<&str> = None;
         self.exports.iter().filter_map(move |e| {

@@ -357,13 +357,19 @@ impl ProcessModel {
                 let k = u32::try_from(k).unwrap_or(u32::MAX);
                 let mut out = Vec::with_capacity(o.facts.exports.len());
                 let mut prev: Option<&str> = None;
-                for (i, e) in o.facts.exports.iter().enumerate() {
+                for (i, (e, &h)) in o
+                    .facts
+                    .exports
+                    .iter()
+                    .zip(&o.facts.export_hashes)
+                    .enumerate()
+                {
                     if prev == Some(e.name.as_str()) {
                         continue;
                     }
                     prev = Some(e.name.as_str());
                     if let Ok(i) = u32::try_from(i) {
-                        out.push((name_hash(&e.name), k, i));
+                        out.push((h, k, i));
                     }
                 }
                 out
