@@ -1247,19 +1247,37 @@ fn non_empty(s: &str) -> Option<String> {
 }
 
 /// `s.split_whitespace().next().unwrap_or("")`, without decoding ASCII text char by char (a URL
-/// of a `Downloading` line is walked once, bytewise).
+/// of a `Downloading` line is read once, a word of bytes at a time).
 fn first_word(s: &str) -> &str {
     let t = s.trim_start();
-    // The ASCII chars `char::is_whitespace` accepts are U+0009..=U+000D and the space; at a
-    // non-ASCII char the standard library decides.
-    match t
-        .bytes()
-        .position(|c| c >= 0x80 || matches!(c, b'\t'..=b'\r' | b' '))
-    {
-        Some(i) if t.as_bytes()[i] < 0x80 => t.get(..i).unwrap_or(""),
-        Some(_) => t.split_whitespace().next().unwrap_or(""),
-        None => t,
+    let b = t.as_bytes();
+    let end = memchr::memchr(b' ', b).unwrap_or(b.len());
+    // The ASCII chars `char::is_whitespace` accepts are U+0009..=U+000D and the space: with none
+    // of the others and no non-ASCII char before the first space, the word ends there;
+    // otherwise the standard library decides.
+    let other = b[..end].iter().fold(false, |acc, &c| {
+        acc | (c >= 0x80) | (c.wrapping_sub(b'\t') <= b'\r' - b'\t')
+    });
+    if other {
+        t.split_whitespace().next().unwrap_or("")
+    } else {
+        t.get(..end).unwrap_or("")
     }
+}
+
+/// `s.rfind(|c| c.is_whitespace() || seps.contains(c))` for ASCII `seps`, bytewise while the
+/// text after the match is ASCII.
+fn rfind_space_or(s: &str, seps: &[u8]) -> Option<usize> {
+    for (k, &c) in s.as_bytes().iter().enumerate().rev() {
+        if c >= 0x80 {
+            return s
+                .rfind(|c: char| c.is_whitespace() || c.is_ascii() && seps.contains(&(c as u8)));
+        }
+        if matches!(c, b'\t'..=b'\r' | b' ') || seps.contains(&c) {
+            return Some(k);
+        }
+    }
+    None
 }
 
 fn is_sym_byte(c: u8) -> bool {
@@ -2509,11 +2527,7 @@ fn wheel_labels(l: &Line<'_>, out: &mut Out) {
     for needle in needles {
         // Neither needle overlaps itself, so these are the matches `match_indices` gives.
         for i in needle.find_iter(s.as_bytes()) {
-            let st = s[..i]
-                .rfind(|c: char| {
-                    c.is_whitespace() || matches!(c, '/' | '\'' | '"' | '`' | '(' | '[' | '=')
-                })
-                .map_or(0, |k| after_char(s, k));
+            let st = rfind_space_or(&s[..i], b"/'\"`([=").map_or(0, |k| after_char(s, k));
             let en = i + s[i..]
                 .find(|c: char| {
                     c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ')' | ']' | ',' | '#' | '?')
@@ -2617,7 +2631,7 @@ fn after_char(s: &str, i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::first_word;
+    use super::{first_word, rfind_space_or};
 
     #[test]
     fn first_word_is_the_first_of_split_whitespace() {
@@ -2633,6 +2647,10 @@ mod tests {
             "ü ü",
             "\t\r\n",
             "https://x/pkg-1.2-py3-none-any.whl (1.0 MB)",
+            "a=b\u{3000}c",
+            "x/y\u{e9}z",
+            "p(q[r`s'\"t",
+            "über/straße",
         ] {
             assert_eq!(
                 first_word(s),
