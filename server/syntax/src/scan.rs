@@ -2634,7 +2634,7 @@ mod tests {
     use super::{first_word, rfind_space_or};
 
     #[test]
-    fn first_word_is_the_first_of_split_whitespace() {
+    fn bytewise_searches_agree_with_the_standard_library() {
         for s in [
             "",
             " ",
@@ -2657,6 +2657,10 @@ mod tests {
                 s.split_whitespace().next().unwrap_or(""),
                 "{s:?}"
             );
+            let seps = |c: char| {
+                c.is_whitespace() || matches!(c, '/' | '\'' | '"' | '`' | '(' | '[' | '=')
+            };
+            assert_eq!(rfind_space_or(s, b"/'\"`([="), s.rfind(seps), "{s:?}");
         }
     }
 }
