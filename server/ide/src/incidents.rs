@@ -285,11 +285,32 @@ pub fn collect_text(text: &str) -> (Vec<Incident>, Scene) {
     // Problems of the scan are not diagnoses; the text's facts come from the same pass.
     let _problems = abidoc_syntax::scan::scan_pieces(text, TextFacts::of, |events, f| {
         facts = facts.or(f);
+        warm_torch_index(events);
         c.add(events);
     });
     let (incidents, mut scene) = c.finish();
     scene.read_facts(facts);
     (incidents, scene)
+}
+
+/// A torch symbol that failed to resolve is diagnosed with the offline torch index: the first one
+/// met starts parsing the index on another thread (once per process), so that it is ready when
+/// the scan ends instead of after it (a fixed ~4 ms that a short log would wait for).
+fn warm_torch_index(events: &[Event]) {
+    static STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if STARTED.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let torch = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::UndefinedSymbol { symbol, .. }
+            if abidoc_knowledge::torch_index::is_torch_symbol(symbol))
+    });
+    if torch && !STARTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        // Not joined: the diagnosis waits for the same `OnceLock` if it gets there first.
+        let _ = std::thread::Builder::new()
+            .name("torch-index".into())
+            .spawn(abidoc_knowledge::torch_index::symbol_count);
+    }
 }
 
 /// Groups events into incidents as they come, in order (a streamed scan hands them over in
