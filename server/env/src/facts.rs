@@ -168,8 +168,9 @@ impl LibFacts {
         any && version.is_some() && self.verdefs.is_empty()
     }
 
-    /// Names of all exported symbols (deduplicated, in hash order).
-    pub fn export_names(&self) -> impl Iterator<Item = &str> {
+    /// Names of all exported symbols, deduplicated, in no particular order (hash order): for
+    /// callers that look at every name or sort them themselves.
+    pub fn export_names_unordered(&self) -> impl Iterator<Item = &str> {
         let mut prev: Option<&str> = None;
         self.exports.iter().filter_map(move |e| {
             let n = e.name.as_str();
@@ -180,5 +181,13 @@ impl LibFacts {
                 Some(n)
             }
         })
+    }
+
+    /// Names of all exported symbols, deduplicated and sorted: an index built from them lists
+    /// same-name candidates in the same order whatever the library's symbol table order.
+    pub fn export_names(&self) -> impl Iterator<Item = &str> {
+        let mut v: Vec<&str> = self.export_names_unordered().collect();
+        v.sort_unstable();
+        v.into_iter()
     }
 }

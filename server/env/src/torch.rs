@@ -112,7 +112,7 @@ impl TorchInstall {
 /// Which `std::string` ABI a library's exports use: `Some(true)` for the C++11 ABI.
 pub fn cxx11_abi_of(facts: &LibFacts) -> Option<bool> {
     let mut old = false;
-    for n in facts.export_names() {
+    for n in facts.export_names_unordered() {
         if !n.starts_with("_Z") {
             continue;
         }
