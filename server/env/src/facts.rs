@@ -90,6 +90,7 @@ impl LibFacts {
             problems: problems.iter().map(|p| p.message.clone()).collect(),
             ..LibFacts::default()
         };
+        facts.exports.reserve(info.symbols.len());
         for s in &info.symbols {
             if s.is_versioned_export() {
                 facts.exports.push(Export {
