@@ -132,6 +132,27 @@ fn finish(
     out
 }
 
+/// Opens the environment `ctx` names and builds what hovers on symbols read (torch's exports,
+/// in compact form), so that no hover pays for it; front ends call it when the configuration
+/// is known or changes, off their request path. Returns [`symbol_index_builds`] afterwards, or
+/// `None` when `ctx` names no environment.
+pub fn prepare_environment(ctx: &Context) -> Option<u64> {
+    crate::envview::prepare(ctx)
+}
+
+/// How many symbol indexes (torch's exports of one environment) this process has built: one
+/// per environment and change of it, never one per hover.
+pub fn symbol_index_builds() -> u64 {
+    crate::envview::torch_export_builds()
+}
+
+/// Frees the libraries environments parsed to check the libraries diagnoses named (their
+/// reports are kept): front ends call it after an analysis, when the memory is worth more
+/// than re-parsing should a later diagnosis name a new library. Returns whether it freed any.
+pub fn release_parsed_libraries() -> bool {
+    crate::envview::release_parsed_libraries()
+}
+
 /// Hover at byte `offset` of `text`: a mangled symbol or a library path.
 pub fn hover(text: &str, offset: usize, ctx: &Context) -> Option<Hover> {
     let (span, word) = word_at(text, offset)?;

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
@@ -22,9 +23,23 @@ use crate::incidents::{Failure, Incident, Scene};
 pub struct EnvView {
     env: Arc<Environment>,
     explicit: bool,
-    /// `locate_symbol` answers for this environment, shared by every view of it: an editor
-    /// hovering the same symbol again does not index torch's exports again.
-    symbols: Arc<Mutex<HashMap<String, Located>>>,
+    kept: Arc<Kept>,
+}
+
+/// What every view of one environment shares, and what survives reopening it.
+#[derive(Default)]
+struct Kept {
+    /// `locate_symbol` answers.
+    symbols: Mutex<HashMap<String, Located>>,
+    /// Torch's exports in compact form, built once per environment (by [`prepare`], off the
+    /// editor's request path, or by the first symbol lookup).
+    torch_exports: OnceLock<Option<TorchExports>>,
+    /// Library checks and `locate` answers the views asked the environment for: a reopened
+    /// environment is given them again instead of parsing every library to recompute them.
+    reports: Mutex<Vec<LibraryReport>>,
+    located: Mutex<Vec<(String, Option<PathBuf>)>>,
+    /// The environment parsed libraries (its process model) since it was last (re)opened.
+    heavy: std::sync::atomic::AtomicBool,
 }
 
 /// What `locate_symbol` adds to an explanation.
@@ -40,8 +55,9 @@ type Key = (Vec<PathBuf>, Option<PathBuf>, Vec<PathBuf>, Vec<PathBuf>);
 struct Cached {
     key: Key,
     stamps: Vec<Option<SystemTime>>,
+    spec: EnvSpec,
     env: Arc<Environment>,
-    symbols: Arc<Mutex<HashMap<String, Located>>>,
+    kept: Arc<Kept>,
 }
 
 fn cache() -> &'static Mutex<Vec<Cached>> {
@@ -91,10 +107,16 @@ impl EnvView {
             // Nothing names an environment on this machine: the text came from elsewhere.
             return None;
         }
+        // Traceback paths name the environment only when nothing else does (`discover`): with
+        // an explicit one, a diagnosis (which passes them) and a hover (which does not) share it.
         let key: Key = (
             ctx.site_packages.clone(),
             ctx.python.clone(),
-            traceback.clone(),
+            if explicit {
+                Vec::new()
+            } else {
+                traceback.clone()
+            },
             ctx.library_paths.clone(),
         );
         let mut guard = cache().lock().ok()?;
@@ -104,10 +126,11 @@ impl EnvView {
             return Some(EnvView {
                 env: c.env.clone(),
                 explicit,
-                symbols: c.symbols.clone(),
+                kept: c.kept.clone(),
             });
         }
-        let env = Arc::new(Environment::open(&spec_for(ctx, &traceback)));
+        let spec = spec_for(ctx, &traceback);
+        let env = Arc::new(Environment::open(&spec));
         if env.layout.site_packages.is_empty() {
             return None;
         }
@@ -115,17 +138,18 @@ impl EnvView {
         if guard.len() >= 8 {
             guard.remove(0);
         }
-        let symbols = Arc::new(Mutex::new(HashMap::new()));
+        let kept = Arc::new(Kept::default());
         guard.push(Cached {
             key,
             stamps: stamps(&env.layout.site_packages),
+            spec,
             env: env.clone(),
-            symbols: symbols.clone(),
+            kept: kept.clone(),
         });
         Some(EnvView {
             env,
             explicit,
-            symbols,
+            kept,
         })
     }
 
@@ -193,7 +217,12 @@ impl EnvView {
     pub fn library_facts(&self, path: &str) -> Option<LibraryFacts> {
         let p = self.resolve_path(path)?;
         // A scan already checked every library of the environment: reuse its report.
+        let fresh = self.env.checked(&p).is_none();
         let report = self.env.report(&p);
+        if fresh && let Ok(mut reports) = self.kept.reports.lock() {
+            reports.push((*report).clone());
+            self.kept.heavy.store(true, Ordering::Relaxed);
+        }
         Some(self.facts_from_report(&report))
     }
 
@@ -334,13 +363,20 @@ impl EnvView {
     }
 
     pub fn find_library_dir(&self, lib: &str) -> Option<String> {
-        let p = self.env.locate(lib)?;
-        Some(p.parent()?.display().to_string())
+        let p = self.env.locate(lib);
+        if let Ok(mut located) = self.kept.located.lock()
+            && !located.iter().any(|(n, _)| n == lib)
+        {
+            located.push((lib.to_owned(), p.clone()));
+            self.kept.heavy.store(true, Ordering::Relaxed);
+        }
+        Some(p?.parent()?.display().to_string())
     }
 
     /// Fills in who exports `symbol` in this environment, or the nearest variants.
     pub fn locate_symbol(&self, symbol: &str, e: &mut crate::explain::Explanation) {
         let known = self
+            .kept
             .symbols
             .lock()
             .ok()
@@ -365,7 +401,7 @@ impl EnvView {
                     nearest: scratch.nearest,
                     notes: scratch.notes,
                 };
-                if let Ok(mut m) = self.symbols.lock() {
+                if let Ok(mut m) = self.kept.symbols.lock() {
                     // Bounded: an editor session hovers a few hundred symbols at most.
                     if m.len() >= 4096 {
                         m.clear();
@@ -378,6 +414,13 @@ impl EnvView {
         e.exported_by.extend(found.exported_by);
         e.nearest.extend(found.nearest);
         e.notes.extend(found.notes);
+    }
+
+    fn torch_exports(&self) -> Option<&TorchExports> {
+        self.kept
+            .torch_exports
+            .get_or_init(|| self.env.torch.as_ref().map(TorchExports::build))
+            .as_ref()
     }
 
     fn locate_symbol_uncached(&self, symbol: &str, e: &mut crate::explain::Explanation) {
@@ -396,25 +439,17 @@ impl EnvView {
                 .unwrap_or_default(),
             t.version.as_deref().unwrap_or("?")
         ));
-        let mut lists: Vec<(PathBuf, Arc<abidoc_env::LibFacts>)> = Vec::new();
-        for lib in &t.libs {
-            if let Ok(f) = self.env.store.get(lib).as_ref() {
-                lists.push((lib.clone(), f.clone()));
-            }
-        }
-        for (path, f) in &lists {
-            if f.defines(symbol, None) {
-                e.exported_by.push(path.display().to_string());
-            }
-        }
+        let Some(exports) = self.torch_exports() else {
+            return;
+        };
+        e.exported_by
+            .extend(exports.defined_by(symbol).map(str::to_owned));
         if !e.exported_by.is_empty() {
             return;
         }
-        let paths: Vec<String> = lists.iter().map(|(p, _)| p.display().to_string()).collect();
-        let mut index = abidoc_elf::ExportIndex::new();
-        for ((_, f), name) in lists.iter().zip(&paths) {
-            index.add_names(name, f.export_names());
-        }
+        // Only the candidates for this name, library by library: `classify` and `resolve` see
+        // exactly what an index of every torch export would give them for it.
+        let index = exports.candidates(symbol);
         let c = abidoc_elf::classify(symbol, &index);
         if let Some(n) = c.nearest {
             let library = index
@@ -440,6 +475,248 @@ impl EnvView {
             );
         }
     }
+}
+
+/// How many [`TorchExports`] were built in this process: a hover must never add one (tests).
+static TORCH_EXPORT_BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Every export of torch's libraries (`torch/lib/*.so*`, in that order), owned and compact: one
+/// sorted arena of distinct names, who exports each name (and who defines it at its default
+/// version), and the qualified-name table, built once. Answers `LibFacts::defines` per library
+/// and gives `classify` the index it would get from all of torch's exports, without keeping the
+/// libraries' parsed facts (or their mappings) alive between hovers.
+struct TorchExports {
+    libraries: Vec<String>,
+    arena: String,
+    /// End of name `i` in `arena` (its start is the end of `i - 1`).
+    ends: Vec<u32>,
+    /// Name `i`'s exporters are `exporters[first[i]..first[i + 1]]`: library ids in order, with
+    /// [`DEFAULT`] set when that library defines the name at its default version.
+    first: Vec<u32>,
+    exporters: Vec<u32>,
+    /// (qualified-name key, name id), sorted: the names `classify` compares a missing one with.
+    by_key: Vec<(u64, u32)>,
+}
+
+const DEFAULT: u32 = 1 << 31;
+
+impl TorchExports {
+    /// Reads every library of `torch/lib` once, one at a time (its facts and mapping dropped
+    /// before the next), keeping only names and flags.
+    fn build(torch: &abidoc_env::torch::TorchInstall) -> TorchExports {
+        TORCH_EXPORT_BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut libraries = Vec::new();
+        // Every library's (name, default) as (start, len, library << 1 | default) into `text`.
+        let mut text = String::new();
+        let mut entries: Vec<(u32, u32, u32)> = Vec::new();
+        for lib in &torch.libs {
+            let Ok(facts) = abidoc_env::fsguard::map_library(lib)
+                .and_then(|b| abidoc_env::LibFacts::parse(b.as_ref()))
+            else {
+                continue;
+            };
+            let Ok(id) = u32::try_from(libraries.len()) else {
+                break;
+            };
+            if id >= DEFAULT >> 1 {
+                break;
+            }
+            libraries.push(lib.display().to_string());
+            for e in &facts.exports {
+                let (Ok(start), Ok(len)) = (u32::try_from(text.len()), u32::try_from(e.name.len()))
+                else {
+                    break;
+                };
+                if start.checked_add(len).is_none() {
+                    break;
+                }
+                text.push_str(&e.name);
+                entries.push((start, len, id << 1 | u32::from(e.default)));
+            }
+        }
+        let name = |&(start, len, _): &(u32, u32, u32)| {
+            text.get(start as usize..(start + len) as usize)
+                .unwrap_or("")
+        };
+        entries.sort_unstable_by(|a, b| name(a).cmp(name(b)).then(a.2.cmp(&b.2)));
+        let mut out = TorchExports {
+            libraries,
+            arena: String::new(),
+            ends: Vec::new(),
+            first: Vec::new(),
+            exporters: Vec::new(),
+            by_key: Vec::new(),
+        };
+        let mut prev: Option<&str> = None;
+        for e in &entries {
+            let n = name(e);
+            let (lib, default) = (e.2 >> 1, e.2 & 1 == 1);
+            if prev != Some(n) {
+                prev = Some(n);
+                out.arena.push_str(n);
+                out.ends
+                    .push(u32::try_from(out.arena.len()).unwrap_or(u32::MAX));
+                out.first
+                    .push(u32::try_from(out.exporters.len()).unwrap_or(u32::MAX));
+                out.exporters.push(lib | if default { DEFAULT } else { 0 });
+            } else if let Some(last) = out.exporters.last_mut()
+                && *last & !DEFAULT == lib
+            {
+                // Several versions of one name in one library: it binds if any is the default.
+                *last |= if default { DEFAULT } else { 0 };
+            } else {
+                out.exporters.push(lib | if default { DEFAULT } else { 0 });
+            }
+        }
+        out.first
+            .push(u32::try_from(out.exporters.len()).unwrap_or(u32::MAX));
+        drop(entries);
+        drop(text);
+        for id in 0..out.ends.len() {
+            let Ok(id) = u32::try_from(id) else { break };
+            if let Some(key) = abidoc_elf::qualified_key(out.name(id)) {
+                out.by_key.push((key, id));
+            }
+        }
+        out.by_key.sort_unstable();
+        out.arena.shrink_to_fit();
+        out.ends.shrink_to_fit();
+        out.first.shrink_to_fit();
+        out.exporters.shrink_to_fit();
+        out.by_key.shrink_to_fit();
+        out
+    }
+
+    fn name(&self, id: u32) -> &str {
+        let i = id as usize;
+        let start = if i == 0 {
+            0
+        } else {
+            self.ends.get(i - 1).copied().unwrap_or(0) as usize
+        };
+        let end = self.ends.get(i).copied().unwrap_or(0) as usize;
+        self.arena.get(start..end).unwrap_or("")
+    }
+
+    fn find(&self, name: &str) -> Option<u32> {
+        let n = u32::try_from(self.ends.len()).ok()?;
+        let mut lo = 0u32;
+        let mut hi = n;
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.name(mid).cmp(name) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// (library id, defined at its default version) of every library exporting name `id`.
+    fn exporters(&self, id: u32) -> impl Iterator<Item = (u32, bool)> + '_ {
+        let i = id as usize;
+        let start = self.first.get(i).copied().unwrap_or(0) as usize;
+        let end = self.first.get(i + 1).copied().unwrap_or(0) as usize;
+        self.exporters
+            .get(start..end)
+            .unwrap_or(&[])
+            .iter()
+            .map(|&x| (x & !DEFAULT, x & DEFAULT != 0))
+    }
+
+    /// The libraries where an unversioned reference to `symbol` binds (`LibFacts::defines`).
+    fn defined_by(&self, symbol: &str) -> impl Iterator<Item = &str> + '_ {
+        self.find(symbol)
+            .into_iter()
+            .flat_map(|id| self.exporters(id))
+            .filter(|&(_, default)| default)
+            .filter_map(|(lib, _)| self.libraries.get(lib as usize).map(String::as_str))
+    }
+
+    /// An index holding, library by library in order, only the exports `classify` could look at
+    /// for `symbol`: the same name, and every name with the same qualified-name key.
+    fn candidates(&self, symbol: &str) -> abidoc_elf::ExportIndex<'_> {
+        let name = abidoc_elf::split_version(symbol).0;
+        let mut ids: Vec<u32> = self.find(name).into_iter().collect();
+        if let Some(key) = abidoc_elf::qualified_key(name) {
+            let start = self.by_key.partition_point(|(k, _)| *k < key);
+            ids.extend(
+                self.by_key[start..]
+                    .iter()
+                    .take_while(|(k, _)| *k == key)
+                    .map(|&(_, id)| id),
+            );
+        }
+        // Ids follow name order, as each library's sorted export list does.
+        ids.sort_unstable();
+        ids.dedup();
+        let mut per_library: Vec<Vec<&str>> = vec![Vec::new(); self.libraries.len()];
+        for &id in &ids {
+            for (lib, _) in self.exporters(id) {
+                if let Some(v) = per_library.get_mut(lib as usize) {
+                    v.push(self.name(id));
+                }
+            }
+        }
+        let mut index = abidoc_elf::ExportIndex::new();
+        for (lib, names) in self.libraries.iter().zip(per_library) {
+            index.add_names(lib, names);
+        }
+        index
+    }
+}
+
+/// Opens the environment `ctx` names and builds what hovers need from it (torch's exports), so
+/// that no request pays for it. Returns the number of symbol indexes built so far in this
+/// process (a hover on a new symbol must not change it).
+pub fn prepare(ctx: &Context) -> Option<u64> {
+    if !ctx.use_env {
+        return None;
+    }
+    let view = EnvView::open(ctx, &[])?;
+    view.torch_exports();
+    Some(torch_export_builds())
+}
+
+/// Reopens every kept environment that parsed libraries since it was opened (a library check
+/// builds the process model: every library torch loads, parsed and kept), handing the new one
+/// the checks and `locate` answers given so far, so what was parsed is freed. Returns whether
+/// anything was reopened (the caller then gives the freed memory back).
+pub fn release_parsed_libraries() -> bool {
+    let heavy: Vec<(EnvSpec, Arc<Kept>)> = match cache().lock() {
+        Ok(guard) => guard
+            .iter()
+            .filter(|c| c.kept.heavy.swap(false, Ordering::Relaxed))
+            .map(|c| (c.spec.clone(), c.kept.clone()))
+            .collect(),
+        Err(_) => return false,
+    };
+    let mut released = false;
+    for (spec, kept) in heavy {
+        // Opened outside the cache's lock: hovers go on meanwhile.
+        let env = Environment::open(&spec);
+        if let Ok(reports) = kept.reports.lock() {
+            env.remember(&reports);
+        }
+        if let Ok(located) = kept.located.lock() {
+            env.remember_located(located.iter().cloned());
+        }
+        let old = match cache().lock() {
+            Ok(mut guard) => guard
+                .iter_mut()
+                .find(|c| Arc::ptr_eq(&c.kept, &kept))
+                .map(|c| std::mem::replace(&mut c.env, Arc::new(env))),
+            Err(_) => None,
+        };
+        released |= old.is_some();
+    }
+    released
+}
+
+/// How many torch export indexes this process built.
+pub fn torch_export_builds() -> u64 {
+    TORCH_EXPORT_BUILDS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 fn map_status(s: EnvStatus) -> SymbolStatus {
@@ -491,7 +768,7 @@ pub fn scan(
     let view = EnvView {
         env: env.clone(),
         explicit: true,
-        symbols: Arc::new(Mutex::new(HashMap::new())),
+        kept: Arc::default(),
     };
     let world = World::with_env(&forced, view);
     let mut diagnostics = Vec::new();
