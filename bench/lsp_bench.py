@@ -88,6 +88,21 @@ class Client:
                     out[k] = int(v.split()[0]) / 1024
         return out
 
+    def rss_split(self):
+        """Resident memory by kind (MiB) from smaps_rollup: what VmRSS is made of."""
+        out = {}
+        try:
+            with open(f"/proc/{self.p.pid}/smaps_rollup") as f:
+                for line in f:
+                    k, _, v = line.partition(":")
+                    if k in ("Rss", "Anonymous", "Shared_Clean", "Private_Clean", "Private_Dirty"):
+                        out[k] = int(v.split()[0]) / 1024
+        except OSError:
+            pass
+        if "Rss" in out and "Anonymous" in out:
+            out["file_backed"] = out["Rss"] - out["Anonymous"]
+        return out
+
 
 def corpus_texts(root):
     d = os.path.join(root, "tests", "fixtures", "corpus")
@@ -151,6 +166,7 @@ def run(abidoc, sp, out, quick):
     res["diagnostics"] = len(diags)
     time.sleep(0.5)  # the server gives back what reading the document freed
     res["rss_after_open_mib"] = c.rss().get("VmRSS")
+    res["rss_after_open_split_mib"] = c.rss_split()
     print(f"  didOpen -> diagnostics {dt*1000:.0f} ms, rss {res['rss_after_open_mib']:.0f} MiB", flush=True)
 
     rng = random.Random(30)
@@ -203,6 +219,7 @@ def run(abidoc, sp, out, quick):
     st = c.rss()
     res["rss_end_mib"] = st.get("VmRSS")
     res["rss_peak_mib"] = st.get("VmHWM")
+    res["rss_end_split_mib"] = c.rss_split()
     try:
         c.request("shutdown", None)
         c.notify("exit", None)

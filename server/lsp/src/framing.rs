@@ -15,6 +15,80 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 pub const MALFORMED_METHOD: &str = "abidoc/malformedMessage";
 
+/// What a large notification is forwarded as: its body waits in a [`Stash`] under `token`.
+pub const LARGE_METHOD: &str = "abidoc/largeNotification";
+
+/// Valid notifications at least this large skip the framework's reader: it reads a frame into
+/// one buffer that keeps its largest size for the session (32 MiB after a 20 MB didOpen).
+pub const LARGE_FRAME: usize = 1 << 20;
+
+/// The notifications that carry documents, the only ones this large in practice; the server
+/// dispatches each of them itself when they come through the stash.
+pub const STASHED_METHODS: [&str; 6] = [
+    "textDocument/didOpen",
+    "textDocument/didChange",
+    "notebookDocument/didOpen",
+    "notebookDocument/didChange",
+    crate::proto::NOTIFY_CELL_OUTPUTS,
+    crate::proto::NOTIFY_TERMINAL_OUTPUT,
+];
+
+/// Bodies of large notifications, handed from the guard to the server by token. The small
+/// [`LARGE_METHOD`] frame that names the token travels in order with every other frame, so the
+/// server handles the notification exactly where it stood in the stream.
+#[derive(Debug, Default)]
+pub struct Stash {
+    next: std::sync::atomic::AtomicU64,
+    bodies: std::sync::Mutex<std::collections::HashMap<u64, (String, Vec<u8>)>>,
+}
+
+impl Stash {
+    fn put(&self, method: String, body: Vec<u8>) -> u64 {
+        let token = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut bodies = self
+            .bodies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // A stub the framework dropped (e.g. before `initialize`) is never taken: bounded.
+        while bodies.len() >= 16 {
+            let Some(&oldest) = bodies.keys().min() else {
+                break;
+            };
+            bodies.remove(&oldest);
+        }
+        bodies.insert(token, (method, body));
+        token
+    }
+
+    /// The method and body stashed under `token` (once).
+    pub fn take(&self, token: u64) -> Option<(String, Vec<u8>)> {
+        self.bodies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&token)
+    }
+}
+
+/// Params of a [`LARGE_METHOD`] frame.
+#[derive(Debug, Deserialize)]
+pub struct LargeParams {
+    pub token: u64,
+}
+
+/// The method of a valid notification that goes through the stash, if `body` is one.
+fn stashable(body: &[u8]) -> Option<String> {
+    if body.len() < LARGE_FRAME {
+        return None;
+    }
+    let envelope = serde_json::from_slice::<Envelope<'_>>(body).ok()?;
+    let method = envelope.method?;
+    (envelope.id.is_none()
+        && envelope.result.is_none()
+        && envelope.error.is_none()
+        && STASHED_METHODS.contains(&method.as_ref()))
+    .then(|| method.into_owned())
+}
+
 /// Headers longer than this without a blank line are garbage: drop them.
 const MAX_HEADER: usize = 8 * 1024;
 
@@ -213,7 +287,17 @@ fn content_length(header: &[u8]) -> Option<usize> {
 }
 
 /// Copies frames from `input` to `out`, replacing malformed ones. Returns at end of input.
-pub async fn guard<R, W>(mut input: R, mut out: W)
+pub async fn guard<R, W>(input: R, out: W)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    guard_with(input, out, None).await;
+}
+
+/// [`guard`], and with a stash, valid large document notifications are put there and forwarded
+/// as a small [`LARGE_METHOD`] frame naming them.
+pub async fn guard_with<R, W>(mut input: R, mut out: W, stash: Option<&Stash>)
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -252,17 +336,35 @@ where
                     if buf.len() < len {
                         break;
                     }
-                    let result = match buf.get(..len) {
-                        Some(body) => match check(body) {
-                            Ok(()) => write_frame(&mut out, body).await,
-                            Err(replacement) => write_frame(&mut out, &replacement).await,
-                        },
-                        None => Ok(()),
+                    let checked = buf
+                        .get(..len)
+                        .map(|body| check(body).map(|()| stash.and_then(|_| stashable(body))));
+                    let result = match (checked, stash) {
+                        (Some(Ok(Some(method))), Some(stash)) => {
+                            // The body leaves the buffer without a copy; what follows it stays.
+                            let rest = buf.split_off(len);
+                            let body = std::mem::replace(&mut buf, rest);
+                            let token = stash.put(method, body);
+                            let stub = json!({"jsonrpc": "2.0", "method": LARGE_METHOD, "params": {"token": token}});
+                            write_frame(&mut out, stub.to_string().as_bytes()).await
+                        }
+                        (Some(Ok(_)), _) => {
+                            let r = match buf.get(..len) {
+                                Some(body) => write_frame(&mut out, body).await,
+                                None => Ok(()),
+                            };
+                            buf.drain(..len);
+                            r
+                        }
+                        (Some(Err(replacement)), _) => {
+                            buf.drain(..len);
+                            write_frame(&mut out, &replacement).await
+                        }
+                        (None, _) => Ok(()),
                     };
                     if result.is_err() {
                         return;
                     }
-                    buf.drain(..len);
                     body_len = None;
                     // A large frame (a 20 MB didOpen) must not keep its buffer for the session.
                     if buf.capacity() > 1 << 20 && buf.len() < 64 * 1024 {

@@ -65,6 +65,9 @@ type Job = Box<dyn FnOnce() + Send>;
 /// Documents larger than this give their freed memory back after whole-text work.
 const BIG_DOCUMENT: usize = 4 << 20;
 
+/// How long after publishing a large analysis its freed memory is given back.
+const SETTLE: Duration = Duration::from_millis(100);
+
 #[derive(Debug, Default)]
 struct AnalysisState {
     /// An analysis loop runs for the document.
@@ -313,6 +316,7 @@ impl Session {
         for warning in std::mem::take(&mut *lock(&self.shared.startup_warnings)) {
             self.log(MessageType::WARNING, warning);
         }
+        self.prepare_environment();
         if self.shared.pull_configuration.load(Ordering::Relaxed) {
             let session = self.clone();
             tokio::spawn(async move { session.pull_configuration().await });
@@ -354,8 +358,31 @@ impl Session {
             changed
         };
         if changed {
+            self.prepare_environment();
             self.rediagnose_all();
         }
+    }
+
+    /// Builds what hovers read from the configured environment (torch's exports) on the
+    /// analysis thread, ahead of any request, then gives back what building it freed. Queued
+    /// before the analyses the same change schedules, so they find the environment open.
+    fn prepare_environment(&self) {
+        let settings = self.settings();
+        let session = self.clone();
+        tokio::spawn(async move {
+            let prepared = on_analysis_thread(&session.shared, move || {
+                let built = abidoc_ide::analysis::prepare_environment(&settings.context(None));
+                crate::memory::release_free_memory();
+                built
+            })
+            .await;
+            if let Err(err) = prepared {
+                session.log(
+                    MessageType::ERROR,
+                    format!("abidoc: reading the environment failed: {err}"),
+                );
+            }
+        });
     }
 
     pub fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
@@ -534,15 +561,16 @@ impl Session {
             // Whole-text work on a large document (its first analysis, any analysis of a log)
             // leaves tens of MB freed behind it; an incremental edit does not.
             let whole = snap.kind != DocKind::NotebookJson || snap.slots.is_none();
-            if whole && snap.text.len() > BIG_DOCUMENT {
-                crate::memory::release_free_memory();
-            }
-            (entries, slots)
+            // The libraries parsed to check those the text names (torch's, ~60 MB) are not
+            // kept: their reports are, and they are all a later analysis or hover reads.
+            let released = abidoc_ide::analysis::release_parsed_libraries();
+            let trim = released || (whole && snap.text.len() > BIG_DOCUMENT);
+            (entries, slots, trim)
         })
         .await;
         let ready = Instant::now();
         match analysed {
-            Ok((entries, slots)) => {
+            Ok((entries, slots, trim)) => {
                 if let Some(slots) = slots
                     && let Some(doc) = self.store().docs.get_mut(uri)
                     && doc.version == version
@@ -561,6 +589,17 @@ impl Session {
                     published,
                 )
                 .await;
+                if trim {
+                    // Once publishing settled: what the analysis freed (its snapshot, results,
+                    // the reopened environment's predecessor) is not all free when it returns.
+                    let session = self.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(SETTLE).await;
+                        let _ =
+                            on_analysis_thread(&session.shared, crate::memory::release_free_memory)
+                                .await;
+                    });
+                }
             }
             Err(err) => {
                 let message = format!("abidoc: diagnosing {} failed: {err}", uri.as_str());
@@ -1122,6 +1161,9 @@ impl Session {
             self.publish(uri, Check::Always, None, Published::default())
                 .await;
         }
+        // A scan is what a user runs after changing the environment: if it changed, the
+        // environment kept for hovers is reopened and re-indexed now rather than on a hover.
+        self.prepare_environment();
         Ok(
             serde_json::json!({"findings": findings, "summary": outcome.summary, "notes": outcome.notes}),
         )

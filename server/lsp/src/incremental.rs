@@ -99,6 +99,9 @@ pub fn shift_slots(
     true
 }
 
+/// Cells read in one analysis beyond this many bytes (a document's first analysis, not an edit).
+const READ_A_LOT: usize = 4 << 20;
+
 fn hash_of(bytes: &str) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     bytes.hash(&mut h);
@@ -261,13 +264,17 @@ fn with_slots(
     let mut cells: Vec<(Arc<ParsedCell>, usize)> = Vec::with_capacity(slots.len());
     let mut known = HashMap::with_capacity(slots.len());
     let mut out_slots = Vec::with_capacity(slots.len());
+    let mut read_bytes = 0usize;
     for (i, slot) in slots.iter().enumerate() {
         let bytes = raw.get(slot.span.start..slot.span.end)?;
         let hash = slot.hash.unwrap_or_else(|| hash_of(bytes));
         let cached = cache.cells.get(&hash).or_else(|| known.get(&hash)).cloned();
         let parsed = match cached {
             Some(p) => p,
-            None => Arc::new(ParsedCell::read(bytes, i)?),
+            None => {
+                read_bytes += bytes.len();
+                Arc::new(ParsedCell::read(bytes, i)?)
+            }
         };
         known.insert(hash, parsed.clone());
         out_slots.push(CellSlot {
@@ -336,6 +343,11 @@ fn with_slots(
             },
         }
     };
+    if read_bytes > READ_A_LOT {
+        // Reading many cells freed as much as the decoded outputs weigh: give it back before
+        // the diagnosis, whose first check of a library parses torch's (tens of MB) on top.
+        crate::memory::release_free_memory();
+    }
     let diags = cache.diagnose(&incidents, &scene, &ctx, &to_source);
     Some((diags, Some(out_slots)))
 }

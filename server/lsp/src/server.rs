@@ -10,18 +10,57 @@ use crate::proto::{
     DocumentLink, DocumentLinkParams, ExecuteCommandParams, Hover, HoverParams, InitializeParams,
     InitializeResult, InitializedParams, LSPAny, TerminalOutputParams, jsonrpc,
 };
+use std::sync::Arc;
 use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 #[derive(Debug)]
 pub struct Backend {
     session: Session,
+    stash: Arc<framing::Stash>,
 }
 
 impl Backend {
     pub fn new(client: Client) -> Self {
+        Self::with_stash(client, Arc::default())
+    }
+
+    fn with_stash(client: Client, stash: Arc<framing::Stash>) -> Self {
         Self {
             session: Session::new(client),
+            stash,
         }
+    }
+
+    /// A large document notification the input guard kept out of the framework's reader.
+    async fn large_notification(&self, params: framing::LargeParams) {
+        let Some((method, body)) = self.stash.take(params.token) else {
+            return;
+        };
+        if let Err(err) = self.dispatch_large(&method, &body) {
+            self.session
+                .malformed_message(&format!("{method}: invalid params: {err}"));
+        }
+    }
+
+    fn dispatch_large(&self, method: &str, body: &[u8]) -> serde_json::Result<()> {
+        #[derive(serde::Deserialize)]
+        struct Message<P> {
+            params: P,
+        }
+        fn params<P: serde::de::DeserializeOwned>(body: &[u8]) -> serde_json::Result<P> {
+            serde_json::from_slice::<Message<P>>(body).map(|m| m.params)
+        }
+        let s = &self.session;
+        match method {
+            "textDocument/didOpen" => s.did_open(params(body)?),
+            "textDocument/didChange" => s.did_change(params(body)?),
+            "notebookDocument/didOpen" => s.notebook_did_open(params(body)?),
+            "notebookDocument/didChange" => s.notebook_did_change(params(body)?),
+            proto::NOTIFY_CELL_OUTPUTS => s.cell_outputs(params(body)?),
+            proto::NOTIFY_TERMINAL_OUTPUT => s.terminal_output(params(body)?),
+            _ => {}
+        }
+        Ok(())
     }
 
     async fn cell_outputs(&self, params: CellOutputsParams) {
@@ -111,15 +150,19 @@ where
     I: tokio::io::AsyncRead + Unpin,
     O: tokio::io::AsyncWrite,
 {
-    let (service, socket) = LspService::build(Backend::new)
-        .custom_method(proto::NOTIFY_CELL_OUTPUTS, Backend::cell_outputs)
-        .custom_method(proto::NOTIFY_TERMINAL_OUTPUT, Backend::terminal_output)
-        .custom_method(framing::MALFORMED_METHOD, Backend::malformed_message)
-        .finish();
+    let stash = Arc::new(framing::Stash::default());
+    let for_backend = stash.clone();
+    let (service, socket) =
+        LspService::build(move |client| Backend::with_stash(client, for_backend))
+            .custom_method(framing::LARGE_METHOD, Backend::large_notification)
+            .custom_method(proto::NOTIFY_CELL_OUTPUTS, Backend::cell_outputs)
+            .custom_method(proto::NOTIFY_TERMINAL_OUTPUT, Backend::terminal_output)
+            .custom_method(framing::MALFORMED_METHOD, Backend::malformed_message)
+            .finish();
     // Frames pass through `framing::guard` so that a malformed one cannot end the session.
     let (guarded_write, guarded_read) = tokio::io::duplex(64 * 1024);
     let server = Server::new(guarded_read, output, socket).serve(service);
-    let feed = framing::guard(input, guarded_write);
+    let feed = framing::guard_with(input, guarded_write, Some(&stash));
     tokio::pin!(server);
     tokio::pin!(feed);
     tokio::select! {
@@ -131,6 +174,7 @@ where
 
 /// `abidoc lsp`: the server on stdin/stdout, on its own runtime.
 pub fn run_stdio() -> std::io::Result<()> {
+    crate::memory::configure_allocator();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

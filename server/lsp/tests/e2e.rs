@@ -486,3 +486,45 @@ async fn survives_malformed_messages() {
     assert!(scan.get("error").is_some() || scan.get("result").is_some());
     client.shutdown().await;
 }
+
+/// Document notifications of 1 MiB or more reach the handlers past the framework's reader (the
+/// guard's stash): opened, changed as a whole and hovered like small ones, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_documents_are_handled_in_order() {
+    let seed = data("seed000.log");
+    let filler = format!("{}\n", "noise ".repeat(80)).repeat(3000);
+    let big = format!("{filler}{seed}");
+    assert!(big.len() > 1 << 20);
+    let mut client = Client::initialized(json!({}), text_only()).await;
+    client.open(LOG_URI, "log", 1, &big).await;
+    let opened = client.diagnostics(LOG_URI, Some(1)).await;
+    assert!(
+        codes(&opened).contains(&"abi-mismatch".to_owned()),
+        "{opened:#}"
+    );
+    // A whole-text change of the same size, then a small edit right behind it.
+    let changed = format!("{filler}{filler}{seed}");
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": LOG_URI, "version": 2}, "contentChanges": [{"text": changed}]}),
+        )
+        .await;
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": LOG_URI, "version": 3}, "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]}),
+        )
+        .await;
+    let last = client.diagnostics(LOG_URI, Some(3)).await;
+    assert_eq!(codes(&last), codes(&opened));
+    let (line, col) = position_of(&format!("x{changed}"), MANGLED);
+    let hover = client.hover(LOG_URI, line, col + 10).await;
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .is_some_and(|v| v.contains("c10_cuda_check_implementation")),
+        "{hover:#}"
+    );
+    client.shutdown().await;
+}
