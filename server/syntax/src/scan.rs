@@ -380,12 +380,22 @@ impl Merge {
         };
         self.problems.extend(p);
         self.problems.truncate(MAX_PROBLEMS);
+        let key = |e: &Event| (e.span.start, e.span.end);
         if self.held.is_empty() {
             self.held = events;
+        } else if events
+            .first()
+            .zip(self.held.last())
+            .is_none_or(|(first, last)| key(first) >= key(last))
+        {
+            // Both are sorted and the new ones all sort after (or level with, and so after, as a
+            // stable sort keeps them) the held ones: the sort below would change nothing, and
+            // costs two copies of a piece's events.
+            self.held.extend(events);
         } else {
             self.held.extend(events);
             // Stable, like one sort of all pieces' events in text order.
-            self.held.sort_by_key(|e| (e.span.start, e.span.end));
+            self.held.sort_by_key(key);
         }
         let cut = if next == usize::MAX {
             usize::MAX
