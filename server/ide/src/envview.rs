@@ -939,6 +939,10 @@ fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagnostic> {
     if let Some(why) = &f.downgraded {
         d.evidence.insert(0, format!("information only: {why}"));
     }
+    if f.moot {
+        // An import never meets this failure: nothing to install, rebuild or point anywhere.
+        d.fixes.clear();
+    }
     if d.package.is_none() {
         d.package = f.package.clone();
     }
