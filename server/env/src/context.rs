@@ -134,7 +134,9 @@ impl Sources {
         package: &str,
         lib: &str,
     ) -> Option<String> {
-        let dist = env.owner(ext)?;
+        // By the report's package name: `Environment::owner` would join every RECORD line of
+        // the environment, which a cached scan otherwise never does.
+        let dist = env.dists.iter().find(|d| d.normalized == package)?;
         let base = dist.listing().1;
         let mut sibling = None;
         let mut py = Vec::new();
