@@ -31,6 +31,18 @@ impl Text {
             Text::Mapped(m) => &m.pages,
         }
     }
+
+    /// Hands the pages of `[offset, offset + len)` of a mapped text back to the page cache now
+    /// (see [`Mapped`]), for a reader that jumps through the text faster than the helper thread
+    /// releases; nothing for read texts.
+    pub fn release(&self, offset: usize, len: usize) {
+        if let Text::Mapped(m) = self {
+            let end = offset.saturating_add(len).min(m.len);
+            if offset < end {
+                m.release(offset, end - offset);
+            }
+        }
+    }
 }
 
 impl std::ops::Deref for Text {

@@ -23,7 +23,7 @@ struct Positions<'a> {
     text: &'a str,
     /// Newlines before each page of the input (`crate::input::PAGE`), when known.
     pages: &'a [u64],
-    /// Every offset the report needs (clamped and on a char boundary), sorted, with its position.
+    /// Every offset the report needs (clamped to the text), sorted, with its position.
     known: Vec<(usize, LineCol)>,
 }
 
@@ -41,20 +41,24 @@ impl<'a> Positions<'a> {
             }
         }
         for o in &mut offsets {
-            *o = floor_char(text, *o);
+            *o = (*o).min(text.len());
         }
         offsets.sort_unstable();
         offsets.dedup();
-        let known = sweep(text, pages, &offsets);
+        let known = sweep(text, pages, &offsets, &|at, len| {
+            input.text.release(at, len);
+        });
         Self { text, pages, known }
     }
 
     fn line_col(&self, offset: usize) -> LineCol {
-        let o = floor_char(self.text, offset);
+        // Looked up as given (clamped), without reading the text: the page it is on was handed
+        // back by the sweep and would be mapped again.
+        let o = offset.min(self.text.len());
         match self.known.binary_search_by_key(&o, |k| k.0) {
             Ok(i) => self.known[i].1,
             // Not expected (every span of the report was swept): the same answer, alone.
-            Err(_) => sweep(self.text, self.pages, &[o])
+            Err(_) => sweep(self.text, self.pages, &[o], &|_, _| {})
                 .first()
                 .map_or_else(LineCol::default, |k| k.1),
         }
@@ -86,18 +90,33 @@ fn floor_char(text: &str, offset: usize) -> usize {
     o
 }
 
-/// Zero-based line and UTF-16 column of each of `offsets` (sorted, on char boundaries): the line
+/// Zero-based line and UTF-16 column of each of `offsets` (sorted, at most the text's length; one
+/// inside a char counts as that char's start), paired with the offset as given: the line
 /// is the number of line breaks before the offset, the column counts from just after the last.
 /// Lines are counted from the previous offset, or from the offset's page when `pages` is known
 /// and the previous offset lies on an earlier page; columns grow from the previous offset while
 /// the line stays the same (an over-long line is not walked again for each of its offsets).
-fn sweep(text: &str, pages: &[u64], offsets: &[usize]) -> Vec<(usize, LineCol)> {
+///
+/// Each read of a mapped page maps its neighbours too (the kernel's fault-around, 64 KiB), so
+/// thousands of offsets spread over a gigabyte would map hundreds of megabytes between two
+/// rounds of the helper thread that releases them: every `BATCH` offsets, `release` is called
+/// for the range read since the last call.
+fn sweep(
+    text: &str,
+    pages: &[u64],
+    offsets: &[usize],
+    release: &dyn Fn(usize, usize),
+) -> Vec<(usize, LineCol)> {
+    const BATCH: usize = 128;
+    const AROUND: usize = 64 << 10;
     let bytes = text.as_bytes();
+    let mut batch_from = offsets.first().copied().unwrap_or(0);
     let count = |a: usize, b: usize| memchr::memchr_iter(b'\n', &bytes[a..b]).count() as u64;
     let mut out = Vec::with_capacity(offsets.len());
     // (offset, lines before it, start of its line, UTF-16 units from that start)
     let (mut at, mut line, mut start, mut col) = (0usize, 0u64, 0usize, 0usize);
-    for &o in offsets {
+    for &given in offsets {
+        let o = floor_char(text, given);
         let page = o / crate::input::PAGE * crate::input::PAGE;
         let line_o = match pages.get(o / crate::input::PAGE) {
             Some(&before) if page > at => before + count(page, o),
@@ -115,8 +134,14 @@ fn sweep(text: &str, pages: &[u64], offsets: &[usize]) -> Vec<(usize, LineCol)> 
                 .map_or(0, |s| s.chars().map(char::len_utf16).sum());
         }
         (at, line) = (o, line_o);
+        if out.len() % BATCH == BATCH - 1 {
+            let lo = batch_from.saturating_sub(AROUND) / AROUND * AROUND;
+            let hi = (o / AROUND + 2) * AROUND;
+            release(lo, hi - lo);
+            batch_from = o;
+        }
         out.push((
-            o,
+            given,
             LineCol {
                 line: u32::try_from(line).unwrap_or(u32::MAX),
                 col: u32::try_from(col).unwrap_or(u32::MAX),
