@@ -143,20 +143,34 @@ pub fn classify(missing: &str, index: &ExportIndex<'_>) -> Classification {
     let want_norm = demangled.as_deref().map(normalize_cxx11);
     let mut scored: Vec<(Score, &Export<'_>, Option<String>)> =
         Vec::with_capacity(candidates.len());
+    // Several variants can demangle alike (a constructor's complete and base-object forms,
+    // C1/C2): the twin is the one whose mangled name shares most with the wanted one, whatever
+    // order the index holds them in.
+    let mut twin: Option<(usize, &Export<'_>, Option<String>)> = None;
     for c in candidates {
         let cd = demangle(c.name);
         if let (Some(w), Some(d)) = (want_norm.as_deref(), cd.as_deref())
             && normalize_cxx11(d) == w
         {
-            out.status = Status::Cxx11Abi;
-            out.difference = cxx11_difference(name, c.name);
-            out.nearest = Some(c.name.to_string());
-            out.nearest_demangled = cd;
-            out.nearest_library = Some(index.library_name(c.library).to_string());
-            return out;
+            let shared = common_prefix(name, c.name);
+            let better = twin
+                .as_ref()
+                .is_none_or(|(s, t, _)| shared > *s || (shared == *s && c.name < t.name));
+            if better {
+                twin = Some((shared, c, cd));
+            }
+            continue;
         }
         let score = score(demangled.as_deref(), cd.as_deref(), name, c.name);
         scored.push((score, c, cd));
+    }
+    if let Some((_, c, cd)) = twin {
+        out.status = Status::Cxx11Abi;
+        out.difference = cxx11_difference(name, c.name);
+        out.nearest = Some(c.name.to_string());
+        out.nearest_demangled = cd;
+        out.nearest_library = Some(index.library_name(c.library).to_string());
+        return out;
     }
     scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.name.cmp(b.1.name)));
     let Some((_, best, best_demangled)) = scored.into_iter().next() else {
