@@ -544,7 +544,7 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
                 .version
                 .as_ref()
                 .zip(imp.version_file.as_ref())
-                .is_some_and(|(v, f)| missing_versions.contains(&(f.clone(), v.clone())));
+                .is_some_and(|(v, f)| missing_versions.contains(&(f.to_string(), v.to_string())));
             let c = abidoc_elf::classify(&imp.name, &index);
             let status = if in_missing_version {
                 SymbolStatus::VersionMissing
@@ -580,7 +580,7 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
             }
             let own_package = status == SymbolStatus::Removed && is_own_symbol(&imp.name);
             let sc = SymbolCheck {
-                mangled: imp.name.clone(),
+                mangled: imp.name.to_string(),
                 demangled: c.demangled.clone(),
                 needed_by: pm.objects[oi].path.clone(),
                 status: if own_package {
@@ -588,7 +588,7 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
                 } else {
                     status
                 },
-                version: imp.version.clone(),
+                version: imp.version.as_deref().map(str::to_owned),
                 nearest,
                 nearest_demangled,
                 nearest_in,
@@ -599,7 +599,7 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
                 || imp
                     .version_file
                     .as_ref()
-                    .is_some_and(|f| missing_versions.iter().any(|(mf, _)| mf == f));
+                    .is_some_and(|f| missing_versions.iter().any(|(mf, _)| **mf == **f));
             let mut sc = sc;
             if blocked && sc.status == SymbolStatus::Removed {
                 sc.status = SymbolStatus::Missing;

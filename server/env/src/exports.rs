@@ -23,10 +23,10 @@ impl Keyed {
         let mut by_key = Vec::new();
         let mut prev: Option<&str> = None;
         for (i, e) in facts.exports.iter().enumerate() {
-            if prev == Some(e.name.as_str()) {
+            if prev == Some(&*e.name) {
                 continue;
             }
-            prev = Some(e.name.as_str());
+            prev = Some(&*e.name);
             if let (Some(key), Ok(i)) = (abidoc_elf::qualified_key(&e.name), u32::try_from(i)) {
                 by_key.push((key, i));
             }
@@ -40,7 +40,7 @@ impl Keyed {
         let exports = &self.facts.exports;
         let mut v: Vec<&str> = Vec::new();
         if let Some(e) = self.facts.first_export(name).and_then(|i| exports.get(i)) {
-            v.push(e.name.as_str());
+            v.push(&*e.name);
         }
         if let Some(key) = abidoc_elf::qualified_key(name) {
             let from = self.by_key.partition_point(|(k, _)| *k < key);
@@ -49,7 +49,7 @@ impl Keyed {
                     .iter()
                     .take_while(|(k, _)| *k == key)
                     .filter_map(|(_, i)| exports.get(*i as usize))
-                    .map(|e| e.name.as_str()),
+                    .map(|e| &*e.name),
             );
         }
         v.sort_unstable();

@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 /// A defined, visible dynamic symbol.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Export {
-    pub name: String,
+    /// Boxed, not `String`: a process model holds a few hundred thousand of these.
+    pub name: Box<str>,
     /// Its version (`GLIBCXX_3.4.30`), if the object versions its symbols.
-    pub version: Option<String>,
+    pub version: Option<Box<str>>,
     /// False for non-default (`@` rather than `@@`) versions, which only versioned references bind.
     pub default: bool,
 }
@@ -17,11 +18,11 @@ pub struct Export {
 /// An undefined dynamic symbol.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Import {
-    pub name: String,
+    pub name: Box<str>,
     pub weak: bool,
     /// The required version and the SONAME it was taken from (verneed `vn_file`).
-    pub version: Option<String>,
-    pub version_file: Option<String>,
+    pub version: Option<Box<str>>,
+    pub version_file: Option<Box<str>>,
 }
 
 /// One verneed entry: a library by SONAME and the versions required from it.
@@ -94,16 +95,16 @@ impl LibFacts {
         for s in &info.symbols {
             if s.is_versioned_export() {
                 facts.exports.push(Export {
-                    name: s.name.to_string(),
-                    version: s.version.map(|v| v.name.to_string()),
+                    name: s.name.into(),
+                    version: s.version.map(|v| v.name.into()),
                     default: s.version.is_none_or(|v| !v.hidden),
                 });
             } else if !s.defined && s.binding != abidoc_elf::Binding::Local && !s.name.is_empty() {
                 facts.imports.push(Import {
-                    name: s.name.to_string(),
+                    name: s.name.into(),
                     weak: s.binding == abidoc_elf::Binding::Weak,
-                    version: s.version.map(|v| v.name.to_string()),
-                    version_file: s.version.and_then(|v| v.file).map(str::to_string),
+                    version: s.version.map(|v| v.name.into()),
+                    version_file: s.version.and_then(|v| v.file).map(Into::into),
                 });
             }
         }
@@ -148,7 +149,7 @@ impl LibFacts {
         let from = self.export_hashes.partition_point(|&k| k < h);
         (from..self.export_hashes.len())
             .take_while(|&i| self.export_hashes[i] == h)
-            .find(|&i| self.exports.get(i).is_some_and(|e| e.name == name))
+            .find(|&i| self.exports.get(i).is_some_and(|e| &*e.name == name))
     }
 
     /// [`LibFacts::defines`] when the first export named `name`, if any, is known to be at
@@ -156,10 +157,10 @@ impl LibFacts {
     pub fn defines_from(&self, start: usize, name: &str, version: Option<&str>) -> bool {
         let mut any = false;
         let rest = self.exports.get(start..).unwrap_or(&[]);
-        for e in rest.iter().take_while(|e| e.name == name) {
+        for e in rest.iter().take_while(|e| &*e.name == name) {
             any = true;
             match (version, &e.version) {
-                (Some(v), Some(ev)) if v == ev => return true,
+                (Some(v), Some(ev)) if v == &**ev => return true,
                 (Some(_), None) => return true,
                 (None, _) if e.default => return true,
                 _ => {}
@@ -174,7 +175,7 @@ impl LibFacts {
     pub fn export_names_unordered(&self) -> impl Iterator<Item = &str> {
         let mut prev: Option<&str> = None;
         self.exports.iter().filter_map(move |e| {
-            let n = e.name.as_str();
+            let n = &*e.name;
             if prev == Some(n) {
                 None
             } else {

@@ -364,10 +364,10 @@ impl ProcessModel {
                     .zip(&o.facts.export_hashes)
                     .enumerate()
                 {
-                    if prev == Some(e.name.as_str()) {
+                    if prev == Some(&*e.name) {
                         continue;
                     }
-                    prev = Some(e.name.as_str());
+                    prev = Some(&*e.name);
                     if let Ok(i) = u32::try_from(i) {
                         out.push((h, k, i));
                     }
