@@ -48,7 +48,10 @@ pub(crate) fn read_dynamic_from_segments<'a, Elf: FileHeader<Endian = Endianness
             let vaddr: u64 = ph.p_vaddr(endian).into();
             let filesz: u64 = ph.p_filesz(endian).into();
             let offset: u64 = ph.p_offset(endian).into();
-            (addr >= vaddr && addr - vaddr < filesz).then(|| offset + (addr - vaddr))
+            // A hostile p_offset near u64::MAX must not wrap into the file.
+            (addr >= vaddr && addr - vaddr < filesz)
+                .then(|| offset.checked_add(addr - vaddr))
+                .flatten()
         })
     };
     let (mut strtab, mut strsz, mut symtab, mut hash, mut gnu_hash) =

@@ -459,3 +459,35 @@ fn hidden_versions_bind_only_when_required() {
         c.difference
     );
 }
+
+/// Inputs the fuzzer (`fuzz/fuzz_targets/elf.rs`) crashed on, kept as data: each must read to a
+/// result or problems, never a panic (tests build with overflow checks, as the fuzzer does).
+#[test]
+fn fuzz_crashes_read_without_panic() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut out = String::new();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with("fuzz-"))
+        .collect();
+    names.sort();
+    assert!(!names.is_empty(), "no fuzz-* inputs in {}", dir.display());
+    for name in names {
+        let bytes = std::fs::read(dir.join(&name)).unwrap();
+        let (info, problems) = read(&bytes);
+        writeln!(
+            out,
+            "{}: {} symbols; {}",
+            name.to_string_lossy(),
+            info.map_or(0, |i| i.symbols.len()),
+            problems
+                .iter()
+                .map(|p| p.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+        .unwrap();
+    }
+    insta::assert_snapshot!(out);
+}
