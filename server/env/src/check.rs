@@ -36,6 +36,20 @@ pub enum Verdict {
     Unreadable,
 }
 
+impl Verdict {
+    /// The verdict of a library that would fail to load (`fails`), or load with a feature
+    /// missing (`degraded`), or neither.
+    pub fn of(fails: bool, degraded: bool) -> Verdict {
+        if fails {
+            Verdict::Fails
+        } else if degraded {
+            Verdict::Degraded
+        } else {
+            Verdict::Loads
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NeededLib {
     pub name: String,
@@ -642,13 +656,7 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
             ));
         }
     }
-    report.verdict = if fails {
-        Verdict::Fails
-    } else if degraded {
-        Verdict::Degraded
-    } else {
-        Verdict::Loads
-    };
+    report.verdict = Verdict::of(fails, degraded);
     Some(report)
 }
 

@@ -86,13 +86,7 @@ pub fn judge(env: &Environment, reports: &mut [LibraryReport]) {
                 .iter()
                 .any(|f| f.severity == Severity::Error && f.downgraded.is_none());
             let degraded = r.findings.iter().any(|f| f.downgraded.is_some() && !f.moot);
-            r.verdict = if fails {
-                Verdict::Fails
-            } else if degraded {
-                Verdict::Degraded
-            } else {
-                Verdict::Loads
-            };
+            r.verdict = Verdict::of(fails, degraded);
         }
     }
 }
