@@ -91,7 +91,27 @@ impl LibFacts {
             problems: problems.iter().map(|p| p.message.clone()).collect(),
             ..LibFacts::default()
         };
-        facts.exports.reserve(info.symbols.len());
+        facts.verdefs = info
+            .version_defs
+            .iter()
+            .filter(|d| !d.base)
+            .map(|d| d.name.to_string())
+            .collect();
+        facts.verneeds = info
+            .version_needs
+            .iter()
+            .map(|n| VersionNeed {
+                file: n.file.to_string(),
+                // abidoc-elf does not keep VER_FLG_WEAK: every required version counts.
+                versions: n.versions.iter().map(|v| (v.to_string(), false)).collect(),
+            })
+            .collect();
+        let exports = info
+            .symbols
+            .iter()
+            .filter(|s| s.is_versioned_export())
+            .count();
+        facts.exports.reserve_exact(exports);
         for s in &info.symbols {
             if s.is_versioned_export() {
                 facts.exports.push(Export {
@@ -108,30 +128,11 @@ impl LibFacts {
                 });
             }
         }
-        // By (hash, export): equal names meet, and only hash collisions compare strings. Equal
-        // exports are identical, so an unstable sort gives the same order.
-        let mut keyed: Vec<(u64, Export)> = std::mem::take(&mut facts.exports)
-            .into_iter()
-            .map(|e| (crate::loader::name_hash(&e.name), e))
-            .collect();
-        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-        keyed.dedup();
-        (facts.export_hashes, facts.exports) = keyed.into_iter().unzip();
-        facts.verdefs = info
-            .version_defs
-            .iter()
-            .filter(|d| !d.base)
-            .map(|d| d.name.to_string())
-            .collect();
-        facts.verneeds = info
-            .version_needs
-            .iter()
-            .map(|n| VersionNeed {
-                file: n.file.to_string(),
-                // abidoc-elf does not keep VER_FLG_WEAK: every required version counts.
-                versions: n.versions.iter().map(|v| (v.to_string(), false)).collect(),
-            })
-            .collect();
+        // Everything borrowed from the file is copied: its symbol list goes before the sort, which
+        // is the largest transient of a big library (libcusparseLt: 90k exports).
+        drop(info);
+        facts.imports.shrink_to_fit();
+        (facts.export_hashes, facts.exports) = sort_by_hash(std::mem::take(&mut facts.exports));
         Ok(facts)
     }
 
@@ -191,5 +192,92 @@ impl LibFacts {
         let mut v: Vec<&str> = self.export_names_unordered().collect();
         v.sort_unstable();
         v.into_iter()
+    }
+}
+
+/// `exports` ordered by (name hash, export), duplicates dropped, with their hashes: equal names
+/// meet, and only hash collisions compare strings. Sorted as (hash, position) pairs and then
+/// permuted in place, so that no second copy of the exports is ever held.
+fn sort_by_hash(mut exports: Vec<Export>) -> (Vec<u64>, Vec<Export>) {
+    let mut order: Vec<(u64, u32)> = exports
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            (
+                crate::loader::name_hash(&e.name),
+                u32::try_from(i).unwrap_or(u32::MAX),
+            )
+        })
+        .collect();
+    order.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| exports.get(a.1 as usize).cmp(&exports.get(b.1 as usize)))
+    });
+    let mut hashes: Vec<u64> = order.iter().map(|o| o.0).collect();
+    let mut from: Vec<u32> = order.iter().map(|o| o.1).collect();
+    drop(order);
+    // Position `i` takes the export at `from[i]`: follow each cycle once, marking done slots.
+    for start in 0..from.len() {
+        let mut cur = start;
+        loop {
+            let src = from[cur] as usize;
+            from[cur] = u32::MAX;
+            if src == start || src >= exports.len() {
+                break;
+            }
+            exports.swap(cur, src);
+            cur = src;
+        }
+    }
+    drop(from);
+    // Equal exports are identical; keep the first of each run.
+    let mut w = 0;
+    for r in 0..exports.len() {
+        if w > 0 && exports[r] == exports[w - 1] {
+            continue;
+        }
+        exports.swap(w, r);
+        hashes[w] = hashes[r];
+        w += 1;
+    }
+    exports.truncate(w);
+    hashes.truncate(w);
+    (hashes, exports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Export, sort_by_hash};
+
+    /// The in-place permutation must give exactly what sorting (hash, export) pairs and
+    /// dropping repeats gives, duplicates and equal names at other versions included.
+    #[test]
+    fn sort_by_hash_matches_a_plain_sort() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for n in [0usize, 1, 2, 5, 64, 1000] {
+            let exports: Vec<Export> = (0..n)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    Export {
+                        name: format!("_Z{}", seed % 97).into(),
+                        version: seed
+                            .is_multiple_of(3)
+                            .then(|| format!("V{}", seed % 2).into()),
+                        default: !seed.is_multiple_of(5),
+                    }
+                })
+                .collect();
+            let mut want: Vec<(u64, Export)> = exports
+                .iter()
+                .map(|e| (crate::loader::name_hash(&e.name), e.clone()))
+                .collect();
+            want.sort();
+            want.dedup();
+            let (hashes, sorted) = sort_by_hash(exports);
+            let got: Vec<(u64, Export)> = hashes.into_iter().zip(sorted).collect();
+            assert_eq!(got, want, "n = {n}");
+        }
     }
 }
