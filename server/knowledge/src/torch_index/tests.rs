@@ -344,17 +344,23 @@ fn index_within_size_budget() {
     assert!(total <= 10 * 1024 * 1024, "{total} bytes");
 }
 
+/// The repository's compressed index, decompressed as `build.rs` does it.
+fn decompressed() -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut src = DATA;
+    ruzstd::decoding::StreamingDecoder::new(&mut src)
+        .unwrap()
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
 #[test]
 fn corrupt_payloads_are_errors_not_panics() {
     assert!(parse(Vec::new()).is_err());
     assert!(parse(b"ABTI\x01\x05".to_vec()).is_err());
     assert!(parse(b"XXXX".to_vec()).is_err());
-    let mut ok = Vec::new();
-    let mut src = DATA;
-    ruzstd::decoding::StreamingDecoder::new(&mut src)
-        .unwrap()
-        .read_to_end(&mut ok)
-        .unwrap();
+    let ok = decompressed();
     for cut in [5, 100, ok.len() / 2, ok.len() - 1] {
         assert!(parse(ok[..cut].to_vec()).is_err(), "cut at {cut}");
     }
@@ -363,12 +369,7 @@ fn corrupt_payloads_are_errors_not_panics() {
 
 #[test]
 fn embedded_index_is_the_repository_file_decompressed() {
-    let mut ok = Vec::new();
-    let mut src = DATA;
-    ruzstd::decoding::StreamingDecoder::new(&mut src)
-        .unwrap()
-        .read_to_end(&mut ok)
-        .unwrap();
+    let ok = decompressed();
     assert_eq!(ok, RAW);
 }
 
