@@ -21,26 +21,22 @@ struct Keyed {
 impl Keyed {
     fn new(facts: Arc<LibFacts>) -> Keyed {
         let mut by_key = Vec::new();
-        let mut prev: Option<&str> = None;
-        for (i, e) in facts.exports.iter().enumerate() {
-            if prev == Some(&*e.name) {
-                continue;
-            }
-            prev = Some(&*e.name);
-            if let (Some(key), Ok(i)) = (abidoc_elf::qualified_key(&e.name), u32::try_from(i)) {
+        facts.scan_names(|i, name| {
+            if let (Some(key), Ok(i)) = (abidoc_elf::qualified_key(name), u32::try_from(i)) {
                 by_key.push((key, i));
             }
-        }
+        });
         by_key.sort_unstable();
+        by_key.shrink_to_fit();
         Keyed { facts, by_key }
     }
 
     /// The same name, and every name with the same qualified-name key, sorted.
     fn candidates(&self, name: &str) -> Vec<&str> {
-        let exports = &self.facts.exports;
+        let facts = &self.facts;
         let mut v: Vec<&str> = Vec::new();
-        if let Some(e) = self.facts.first_export(name).and_then(|i| exports.get(i)) {
-            v.push(&*e.name);
+        if let Some(n) = facts.first_export(name).and_then(|i| facts.export_name(i)) {
+            v.push(n);
         }
         if let Some(key) = abidoc_elf::qualified_key(name) {
             let from = self.by_key.partition_point(|(k, _)| *k < key);
@@ -48,8 +44,7 @@ impl Keyed {
                 self.by_key[from..]
                     .iter()
                     .take_while(|(k, _)| *k == key)
-                    .filter_map(|(_, i)| exports.get(*i as usize))
-                    .map(|e| &*e.name),
+                    .filter_map(|(_, i)| facts.export_name(*i as usize)),
             );
         }
         v.sort_unstable();
@@ -105,7 +100,7 @@ impl<'e> SharedExports<'e> {
             .global_scope
             .iter()
             .enumerate()
-            .map(|(k, &o)| (k, pm.objects.get(o).map_or(0, |o| o.facts.exports.len())))
+            .map(|(k, &o)| (k, pm.objects.get(o).map_or(0, |o| o.facts.export_count())))
             .collect();
         order.sort_by_key(|o| std::cmp::Reverse(o.1));
         order.par_iter().with_max_len(1).for_each(|&(k, _)| {

@@ -126,7 +126,7 @@ impl LibStore {
         {
             return r.clone();
         }
-        let r = Arc::new(map_library(path).and_then(|b| LibFacts::parse(b.as_ref()).map(Arc::new)));
+        let r = Arc::new(map_library(path).and_then(|b| LibFacts::from_bytes(b).map(Arc::new)));
         self.parsed
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Ok(mut m) = self.map.lock() {
@@ -355,19 +355,17 @@ impl ProcessModel {
                     return Vec::new();
                 };
                 let k = u32::try_from(k).unwrap_or(u32::MAX);
-                let mut out = Vec::with_capacity(o.facts.exports.len());
-                let mut prev: Option<&str> = None;
-                for (i, (e, &h)) in o
-                    .facts
-                    .exports
-                    .iter()
-                    .zip(&o.facts.export_hashes)
-                    .enumerate()
-                {
-                    if prev == Some(&*e.name) {
+                let hashes = o.facts.export_hashes();
+                let mut out = Vec::with_capacity(hashes.len());
+                for (i, &h) in hashes.iter().enumerate() {
+                    // Exports are grouped by name: a name's other versions follow it. Names are
+                    // compared only when hashes meet, so this pass reads none from the file.
+                    if i > 0
+                        && hashes.get(i - 1) == Some(&h)
+                        && o.facts.export_name(i - 1) == o.facts.export_name(i)
+                    {
                         continue;
                     }
-                    prev = Some(&*e.name);
                     if let Ok(i) = u32::try_from(i) {
                         out.push((h, k, i));
                     }

@@ -510,8 +510,8 @@ impl TorchExports {
         let mut text = String::new();
         let mut entries: Vec<(u32, u32, u32)> = Vec::new();
         for lib in &torch.libs {
-            let Ok(facts) = abidoc_env::fsguard::map_library(lib)
-                .and_then(|b| abidoc_env::LibFacts::parse(b.as_ref()))
+            let Ok(facts) =
+                abidoc_env::fsguard::map_library(lib).and_then(abidoc_env::LibFacts::from_bytes)
             else {
                 continue;
             };
@@ -522,7 +522,7 @@ impl TorchExports {
                 break;
             }
             libraries.push(lib.display().to_string());
-            for e in &facts.exports {
+            for e in facts.exports() {
                 let (Ok(start), Ok(len)) = (u32::try_from(text.len()), u32::try_from(e.name.len()))
                 else {
                     break;
@@ -530,7 +530,7 @@ impl TorchExports {
                 if start.checked_add(len).is_none() {
                     break;
                 }
-                text.push_str(&e.name);
+                text.push_str(e.name);
                 entries.push((start, len, id << 1 | u32::from(e.default)));
             }
         }
