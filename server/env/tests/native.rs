@@ -452,3 +452,54 @@ fn context_env_judges_libraries_as_imports_load_them() {
     }
     insta::assert_snapshot!(out);
 }
+
+/// A library over 1 MiB is mapped, as torch's are, and keeps its export names in the mapping
+/// (pages given back once read): it must answer exactly what the same bytes read into memory
+/// answer, before and after its pages are given back.
+#[test]
+fn mapped_library_answers_as_the_bytes_read_into_memory() {
+    use abidoc_env::LibFacts;
+    use abidoc_env::fsguard::{Bytes, map_library};
+    let p = fixtures().join("site-packages/torch/lib/libtorch_cpu.so");
+    let bytes = map_library(&p).expect("map the fixture");
+    assert!(
+        matches!(bytes, Bytes::Mapped(_)),
+        "the fixture libtorch_cpu must be large enough to be mapped"
+    );
+    let mapped = LibFacts::from_bytes(bytes).expect("parse mapped");
+    let owned = LibFacts::parse(&std::fs::read(&p).expect("read")).expect("parse owned");
+    let list = |f: &LibFacts| -> Vec<String> {
+        f.exports()
+            .map(|e| format!("{} {:?} {}", e.name, e.version, e.default))
+            .collect()
+    };
+    assert!(list(&owned).iter().any(|e| e.starts_with("_ZN2at4_ops3sum4call")));
+    assert_eq!(list(&mapped), list(&owned));
+    assert_eq!(mapped.export_hashes(), owned.export_hashes());
+    let names = |f: &LibFacts| {
+        let mut v = Vec::new();
+        f.scan_names(|i, n| v.push((i, n.to_string())));
+        v.sort();
+        v
+    };
+    let want: Vec<(usize, String)> = {
+        let mut prev = None;
+        let mut v = Vec::new();
+        for (i, e) in owned.exports().enumerate() {
+            if prev != Some(e.name) {
+                v.push((i, e.name.to_string()));
+            }
+            prev = Some(e.name);
+        }
+        v
+    };
+    assert_eq!(names(&owned), want);
+    assert_eq!(names(&mapped), want);
+    mapped.release_pages();
+    for e in owned.exports() {
+        for v in [None, e.version, Some("NO_SUCH_VERSION")] {
+            assert_eq!(mapped.defines(e.name, v), owned.defines(e.name, v), "{} {v:?}", e.name);
+        }
+    }
+    assert!(!mapped.defines("_ZN2at4_ops3sum4callERKNS_6TensorESt8optionalIN3c1010ScalarTypeEEx", None));
+}
