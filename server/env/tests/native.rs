@@ -473,7 +473,11 @@ fn mapped_library_answers_as_the_bytes_read_into_memory() {
             .map(|e| format!("{} {:?} {}", e.name, e.version, e.default))
             .collect()
     };
-    assert!(list(&owned).iter().any(|e| e.starts_with("_ZN2at4_ops3sum4call")));
+    assert!(
+        list(&owned)
+            .iter()
+            .any(|e| e.starts_with("_ZN2at4_ops3sum4call"))
+    );
     assert_eq!(list(&mapped), list(&owned));
     assert_eq!(mapped.export_hashes(), owned.export_hashes());
     let names = |f: &LibFacts| {
@@ -498,8 +502,16 @@ fn mapped_library_answers_as_the_bytes_read_into_memory() {
     mapped.release_pages();
     for e in owned.exports() {
         for v in [None, e.version, Some("NO_SUCH_VERSION")] {
-            assert_eq!(mapped.defines(e.name, v), owned.defines(e.name, v), "{} {v:?}", e.name);
+            assert_eq!(
+                mapped.defines(e.name, v),
+                owned.defines(e.name, v),
+                "{} {v:?}",
+                e.name
+            );
         }
     }
-    assert!(!mapped.defines("_ZN2at4_ops3sum4callERKNS_6TensorESt8optionalIN3c1010ScalarTypeEEx", None));
+    assert!(!mapped.defines(
+        "_ZN2at4_ops3sum4callERKNS_6TensorESt8optionalIN3c1010ScalarTypeEEx",
+        None
+    ));
 }
