@@ -264,10 +264,10 @@ impl LibFacts {
         Ok(facts)
     }
 
-    fn intern_version(
+    fn intern_version<'a>(
         &mut self,
-        seen: &mut std::collections::HashMap<Box<str>, u16>,
-        v: &str,
+        seen: &mut std::collections::HashMap<&'a str, u16>,
+        v: &'a str,
     ) -> Option<u16> {
         if let Some(&i) = seen.get(v) {
             return Some(i);
@@ -276,7 +276,7 @@ impl LibFacts {
             .ok()
             .filter(|&i| i < NO_VERSION)?;
         self.versions.push(v.into());
-        seen.insert(v.into(), i);
+        seen.insert(v, i);
         Some(i)
     }
 
@@ -291,11 +291,17 @@ impl LibFacts {
     }
 
     fn name_bytes(&self, r: &Row) -> &[u8] {
-        let start = r.name as usize;
-        self.names
-            .bytes()
-            .get(start..start + r.len as usize)
-            .unwrap_or(&[])
+        row_name(self.names.bytes(), r)
+    }
+
+    /// Whether the `i`-th export is the first of its name. Equal names are adjacent in export
+    /// order; names are compared only when hashes meet (another version of the same name, or a
+    /// collision), so a pass asking this of every export reads no name from the file.
+    pub fn first_of_name(&self, i: usize) -> bool {
+        i == 0
+            || self.export_hashes.get(i - 1) != self.export_hashes.get(i)
+            || self.rows.get(i - 1).map(|r| self.name_bytes(r))
+                != self.rows.get(i).map(|r| self.name_bytes(r))
     }
 
     fn row_export(&self, r: &Row) -> Export<'_> {
@@ -339,14 +345,7 @@ impl LibFacts {
     pub fn scan_names(&self, mut f: impl FnMut(usize, &str)) {
         const RELEASE_EVERY: usize = 4 << 20;
         let mut order: Vec<u32> = (0..self.rows.len())
-            .filter(|&i| {
-                // Equal names are adjacent in export order; names are compared only when their
-                // hashes meet (another version of the same name, or a collision).
-                i == 0
-                    || self.export_hashes.get(i - 1) != self.export_hashes.get(i)
-                    || self.rows.get(i - 1).map(|r| self.name_bytes(r))
-                        != self.rows.get(i).map(|r| self.name_bytes(r))
-            })
+            .filter(|&i| self.first_of_name(i))
             .filter_map(|i| u32::try_from(i).ok())
             .collect();
         order.sort_unstable_by_key(|&i| self.rows.get(i as usize).map_or(0, |r| r.name));
@@ -417,15 +416,9 @@ impl LibFacts {
     /// Names of all exported symbols, deduplicated, in no particular order (hash order): for
     /// callers that look at every name or sort them themselves.
     pub fn export_names_unordered(&self) -> impl Iterator<Item = &str> {
-        let mut prev: Option<&str> = None;
-        self.exports().filter_map(move |e| {
-            if prev == Some(e.name) {
-                None
-            } else {
-                prev = Some(e.name);
-                Some(e.name)
-            }
-        })
+        (0..self.rows.len())
+            .filter(|&i| self.first_of_name(i))
+            .filter_map(|i| self.export_name(i))
     }
 
     /// Names of all exported symbols, deduplicated and sorted: an index built from them lists
@@ -435,6 +428,12 @@ impl LibFacts {
         v.sort_unstable();
         v.into_iter()
     }
+}
+
+/// The bytes of `r`'s name in `names` (empty if it lies outside, which parsing never makes).
+fn row_name<'n>(names: &'n [u8], r: &Row) -> &'n [u8] {
+    let start = r.name as usize;
+    names.get(start..start + r.len as usize).unwrap_or(&[])
 }
 
 #[allow(unsafe_code)]
@@ -464,13 +463,9 @@ fn sort_by_hash(
     names: &[u8],
     versions: &[Box<str>],
 ) -> (Vec<u64>, Vec<Row>) {
-    let name = |r: &Row| {
-        let start = r.name as usize;
-        names.get(start..start + r.len as usize).unwrap_or(&[])
-    };
     let key = |r: &Row| {
         (
-            name(r),
+            row_name(names, r),
             versions.get(usize::from(r.version)).map(|v| &**v),
             r.default,
         )

@@ -358,12 +358,8 @@ impl ProcessModel {
                 let hashes = o.facts.export_hashes();
                 let mut out = Vec::with_capacity(hashes.len());
                 for (i, &h) in hashes.iter().enumerate() {
-                    // Exports are grouped by name: a name's other versions follow it. Names are
-                    // compared only when hashes meet, so this pass reads none from the file.
-                    if i > 0
-                        && hashes.get(i - 1) == Some(&h)
-                        && o.facts.export_name(i - 1) == o.facts.export_name(i)
-                    {
+                    // One row per name (a name's other versions follow it), reading no names.
+                    if !o.facts.first_of_name(i) {
                         continue;
                     }
                     if let Ok(i) = u32::try_from(i) {
