@@ -221,16 +221,16 @@ fn diagnostic_json(d: &Diagnostic, input: Option<&Input>, pos: Option<&Positions
         .iter()
         .map(|f| {
             let env: serde_json::Map<String, Value> =
-                f.env.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+                f.env().iter().map(|(k, v)| (k.clone(), json!(v))).collect();
             let mut v = json!({
                 "title": f.title,
                 "reason": f.reason,
                 "preferred": f.preferred,
-                "commands": f.commands,
+                "commands": f.commands(),
                 "env": env,
                 "verified": f.verified,
             });
-            if let Some(c) = &f.notebook_cell {
+            if let Some(c) = &f.notebook_cell() {
                 v["notebook_cell"] = json!(c);
             }
             v
@@ -412,10 +412,10 @@ pub fn human(reports: &[Report<'_>], color: bool) -> String {
                 if !f.reason.is_empty() {
                     let _ = writeln!(out, "     {}", st.dim(&f.reason));
                 }
-                for (k, v) in &f.env {
+                for (k, v) in &f.env() {
                     let _ = writeln!(out, "     $ export {k}={}", shell_quote(v));
                 }
-                for c in &f.commands {
+                for c in &f.commands() {
                     let _ = writeln!(
                         out,
                         "     $ {}",
@@ -425,7 +425,7 @@ pub fn human(reports: &[Report<'_>], color: bool) -> String {
                             .join(" ")
                     );
                 }
-                if let Some(cell) = &f.notebook_cell {
+                if let Some(cell) = &f.notebook_cell() {
                     let _ = writeln!(out, "     in a notebook: {}", cell.replace('\n', " ⏎ "));
                 }
                 if !f.verified {

@@ -125,10 +125,10 @@ fn finish(
 ) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = incidents
         .iter()
-        .filter_map(|inc| crate::diagnose::diagnose(inc, scene, world, to_source))
+        .filter_map(|inc| crate::codes::diagnose(inc, scene, world, to_source))
         .filter(|d| !ctx.disabled_codes.contains(&d.code))
         .collect();
-    crate::relate::link(&mut out);
+    crate::codes::link(&mut out);
     out
 }
 

@@ -2,78 +2,8 @@
 
 use abidoc_syntax::Span;
 
-/// Stable diagnostic codes (see `shared/design/contract.md`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    AbiMismatch,
-    Cxx11AbiMismatch,
-    LibstdcxxMismatch,
-    GlibcTooOld,
-    MissingSharedLibrary,
-    ExtensionIncompleteBuild,
-    TorchOpsMissing,
-    XformersBuiltFor,
-    FlashAttnUnavailable,
-    MambaFastPath,
-    LibcudaNotFound,
-    NoCCompiler,
-    CudaVersionMismatch,
-    CudaHomeMissing,
-    BuildIsolation,
-    NumpyAbi,
-    CudaOom,
-    StaleWheelCache,
-}
-
-impl Code {
-    pub const ALL: [Code; 18] = [
-        Code::AbiMismatch,
-        Code::Cxx11AbiMismatch,
-        Code::LibstdcxxMismatch,
-        Code::GlibcTooOld,
-        Code::MissingSharedLibrary,
-        Code::ExtensionIncompleteBuild,
-        Code::TorchOpsMissing,
-        Code::XformersBuiltFor,
-        Code::FlashAttnUnavailable,
-        Code::MambaFastPath,
-        Code::LibcudaNotFound,
-        Code::NoCCompiler,
-        Code::CudaVersionMismatch,
-        Code::CudaHomeMissing,
-        Code::BuildIsolation,
-        Code::NumpyAbi,
-        Code::CudaOom,
-        Code::StaleWheelCache,
-    ];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Code::AbiMismatch => "abi-mismatch",
-            Code::Cxx11AbiMismatch => "cxx11-abi-mismatch",
-            Code::LibstdcxxMismatch => "libstdcxx-mismatch",
-            Code::GlibcTooOld => "glibc-too-old",
-            Code::MissingSharedLibrary => "missing-shared-library",
-            Code::ExtensionIncompleteBuild => "extension-incomplete-build",
-            Code::TorchOpsMissing => "torch-ops-missing",
-            Code::XformersBuiltFor => "xformers-built-for",
-            Code::FlashAttnUnavailable => "flash-attn-unavailable",
-            Code::MambaFastPath => "mamba-fast-path",
-            Code::LibcudaNotFound => "libcuda-not-found",
-            Code::NoCCompiler => "no-c-compiler",
-            Code::CudaVersionMismatch => "cuda-version-mismatch",
-            Code::CudaHomeMissing => "cuda-home-missing",
-            Code::BuildIsolation => "build-isolation",
-            Code::NumpyAbi => "numpy-abi",
-            Code::CudaOom => "cuda-oom",
-            Code::StaleWheelCache => "stale-wheel-cache",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Code> {
-        Code::ALL.into_iter().find(|c| c.as_str() == s)
-    }
-}
+pub use crate::codes::id::Code;
+pub use crate::fix::Fix;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -132,21 +62,6 @@ pub struct SourceRef {
     pub span: Span,
     /// Zero-based notebook cell, for notebooks.
     pub cell: Option<usize>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Fix {
-    pub title: String,
-    /// One line on why this fix, and why in this place in the ranking.
-    pub reason: String,
-    pub preferred: bool,
-    /// Argument vectors; never shell strings. Package names are validated before they get here.
-    pub commands: Vec<Vec<String>>,
-    pub env: Vec<(String, String)>,
-    /// The same fix as a notebook cell (`%pip …`, `%env …`, `!…`).
-    pub notebook_cell: Option<String>,
-    /// False when the fix names something that cannot be checked offline (a wheel URL).
-    pub verified: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

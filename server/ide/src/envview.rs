@@ -179,7 +179,7 @@ impl EnvView {
 
     /// The same module built for another Python (`…cpython-311…` in the text, `…cpython-312…` here).
     fn same_module_elsewhere(&self, rel: &str) -> Option<PathBuf> {
-        let module = crate::diagnose::module_name(rel);
+        let module = crate::incidents::module_name(rel);
         let rel_dir = Path::new(rel)
             .parent()
             .map(Path::to_path_buf)
@@ -192,7 +192,7 @@ impl EnvView {
                 let p = e.path();
                 let name = e.file_name().to_string_lossy().into_owned();
                 if name.contains(".so")
-                    && crate::diagnose::module_name(&p.display().to_string()) == module
+                    && crate::incidents::module_name(&p.display().to_string()) == module
                     && p.is_file()
                 {
                     return Some(p);
@@ -885,27 +885,29 @@ fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagnostic> {
             required,
             installed,
         } => {
-            return Some(pin_diagnostic(f, required, installed, world));
+            let mut d = plain(f, Code::AbiMismatch, String::new());
+            crate::codes::abi_mismatch::from_pin(
+                &cx(world),
+                &mut d,
+                f.package_version.as_deref(),
+                required,
+                installed,
+            );
+            return Some(d);
         }
         FindingFacts::CudaMismatch {
             package_cuda,
             torch_cuda,
             refuses_import,
         } => {
-            let pkg = f.package.clone().unwrap_or_else(|| "a package".into());
-            let mut d = plain(
-                f,
-                Code::CudaVersionMismatch,
-                format!(
-                    "{pkg} was compiled with CUDA {package_cuda}, torch with CUDA {torch_cuda}{}",
-                    if *refuses_import {
-                        ": it refuses to import on this mismatch"
-                    } else {
-                        ""
-                    }
-                ),
+            let mut d = plain(f, Code::CudaVersionMismatch, String::new());
+            crate::codes::cuda_version_mismatch::from_env(
+                &cx(world),
+                &mut d,
+                package_cuda,
+                torch_cuda,
+                *refuses_import,
             );
-            d.fixes = crate::fixes::torch_ops(&fix_input(&d, world));
             return Some(d);
         }
         FindingFacts::Unreadable { message } => {
@@ -927,7 +929,7 @@ fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagnostic> {
         related: Vec::new(),
     };
     let scene = Scene::default();
-    let mut d = crate::diagnose::diagnose(&inc, &scene, world, &|span| {
+    let mut d = crate::codes::diagnose(&inc, &scene, world, &|span| {
         crate::diagnostic::SourceRef { span, cell: None }
     })?;
     d.source = None;
@@ -946,14 +948,9 @@ fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagnostic> {
     if d.package.is_none() {
         d.package = f.package.clone();
     }
-    if let Some(code) = Code::parse(&f.code) {
-        // The scan's own classification (e.g. incomplete build) is authoritative when it is specific.
-        if code == Code::ExtensionIncompleteBuild
-            || code == Code::LibstdcxxMismatch
-            || code == Code::GlibcTooOld
-        {
-            d.code = code;
-        }
+    // The scan's typed facts are authoritative where they are more specific than the text's view.
+    if let FindingFacts::IncompleteBuild { .. } = &f.facts {
+        d.code = Code::ExtensionIncompleteBuild;
     }
     Some(d)
 }
@@ -978,70 +975,11 @@ fn plain(f: &Finding, code: Code, message: String) -> Diagnostic {
     }
 }
 
-fn fix_input<'a>(d: &Diagnostic, world: &'a World<'a>) -> crate::fixes::FixInput<'a> {
+fn cx<'a>(world: &'a World<'a>) -> crate::codes::Cx<'a> {
     static EMPTY: OnceLock<Scene> = OnceLock::new();
-    crate::fixes::FixInput::new(d, EMPTY.get_or_init(Scene::default), world, None)
-}
-
-fn pin_diagnostic(f: &Finding, required: &str, installed: &str, world: &World<'_>) -> Diagnostic {
-    let pkg = f.package.clone().unwrap_or_else(|| "a package".into());
-    let ver = f
-        .package_version
-        .as_deref()
-        .map(|v| format!(" {v}"))
-        .unwrap_or_default();
-    let mut d = plain(
-        f,
-        Code::AbiMismatch,
-        format!(
-            "{pkg}{ver} requires torch {required}, but torch {installed} is installed: its compiled code was built for that torch"
-        ),
-    );
-    d.evidence
-        .push(format!("Requires-Dist of {pkg}: torch {required}"));
-    let mut fixes = Vec::new();
-    if let Some(v) = crate::kb::release_for_torch(&pkg, installed)
-        && crate::kb::is_valid_name(&pkg)
-        && crate::kb::is_valid_version(&v)
-    {
-        let args = [
-            "install".to_owned(),
-            "--no-deps".into(),
-            format!("{pkg}=={v}"),
-        ];
-        let mut fx = crate::diagnostic::Fix {
-            title: format!("Install {pkg} {v}, built for torch {installed}"),
-            reason: "The release paired with the installed torch.".into(),
-            verified: true,
-            ..Default::default()
-        };
-        let mut cmd = vec![world.python_command(), "-m".into(), "pip".into()];
-        cmd.extend(args.iter().cloned());
-        fx.commands.push(cmd);
-        fx.notebook_cell = Some(format!("%pip {}", args.join(" ")));
-        fixes.push(fx);
+    crate::codes::Cx {
+        scene: EMPTY.get_or_init(Scene::default),
+        world,
+        model: None,
     }
-    let target = required.trim_start_matches("==").trim();
-    if crate::kb::is_valid_version(target) {
-        let mut fx = crate::diagnostic::Fix {
-            title: format!("Or install torch {target}, the version {pkg} was built for"),
-            reason: "Smaller only when nothing else needs the installed torch.".into(),
-            verified: true,
-            ..Default::default()
-        };
-        fx.commands.push(vec![
-            world.python_command(),
-            "-m".into(),
-            "pip".into(),
-            "install".into(),
-            format!("torch=={target}"),
-        ]);
-        fx.notebook_cell = Some(format!("%pip install torch=={target}"));
-        fixes.push(fx);
-    }
-    for (i, fx) in fixes.iter_mut().enumerate() {
-        fx.preferred = i == 0;
-    }
-    d.fixes = fixes;
-    d
 }

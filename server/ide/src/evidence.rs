@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::analysis::Context;
 use crate::diagnostic::SymbolReport;
+use crate::fix::{SafePath, SystemManager};
 use crate::incidents::Scene;
 use crate::kb::{self, ModelFacts, PackageFacts};
 
@@ -89,6 +90,7 @@ impl<'a> World<'a> {
                 force_build_env: Vec::new(),
                 needs_no_build_isolation: true,
                 has_prebuilt_wheels: false,
+                build_minutes: None,
             }));
         }
         kb::package_for_library(path).or_else(|| {
@@ -101,6 +103,7 @@ impl<'a> World<'a> {
                 force_build_env: Vec::new(),
                 needs_no_build_isolation: true,
                 has_prebuilt_wheels: false,
+                build_minutes: None,
             })
         })
     }
@@ -222,11 +225,11 @@ impl<'a> World<'a> {
 
     /// The system package manager of this machine (`apt` or `dnf`), from `/etc/os-release`;
     /// `None` with `--no-env` (the text may come from another machine) or when unknown.
-    pub fn system_package_manager(&self) -> Option<&'static str> {
+    pub fn system_package_manager(&self) -> Option<SystemManager> {
         if !self.ctx.use_env {
             return None;
         }
-        static PM: std::sync::OnceLock<Option<&'static str>> = std::sync::OnceLock::new();
+        static PM: std::sync::OnceLock<Option<SystemManager>> = std::sync::OnceLock::new();
         *PM.get_or_init(|| {
             // os-release is a few hundred bytes; a larger one is not what it claims to be.
             let text = std::fs::read_to_string("/etc/os-release").ok()?;
@@ -238,13 +241,53 @@ impl<'a> World<'a> {
         self.env.as_ref()?.find_library_dir(lib)
     }
 
-    /// A directory of the user's for links abidoc suggests (`~/.local/lib/abidoc/NAME`).
-    pub fn user_dir(&self, name: &str) -> String {
-        let base = home();
-        match base {
-            Some(h) => h.join(".local/lib/abidoc").join(name).display().to_string(),
-            None => format!("$HOME/.local/lib/abidoc/{name}"),
+    /// A directory of the user's for links abidoc suggests (`~/.local/lib/abidoc/NAME`); `None`
+    /// with `--no-env`, or when HOME is unset or not a plain absolute path (then the fix is
+    /// advice: a literal `$HOME` or a path with spaces never reaches a command).
+    pub fn user_dir(&self, name: &str) -> Option<SafePath> {
+        if !self.ctx.use_env {
+            return None;
         }
+        let h = home()?;
+        SafePath::new(h.to_str()?)?
+            .join(".local/lib/abidoc")?
+            .join(name)
+    }
+
+    /// Whether `dir` is a torch cpp_extension JIT build directory and nothing else: a regular
+    /// directory (not a link) holding `build.ninja`, only build products (objects, libraries,
+    /// ninja's files, the lock), no version control and no sources. Only such a directory is
+    /// ever proposed for removal.
+    pub fn is_torch_extension_build_dir(&self, dir: &str) -> bool {
+        if !self.ctx.use_env {
+            return false;
+        }
+        let p = Path::new(dir);
+        let Ok(meta) = std::fs::symlink_metadata(p) else {
+            return false;
+        };
+        if !meta.is_dir() || !p.join("build.ninja").is_file() {
+            return false;
+        }
+        let Ok(rd) = std::fs::read_dir(p) else {
+            return false;
+        };
+        let mut n = 0;
+        for e in rd.flatten() {
+            n += 1;
+            let name = e.file_name().to_string_lossy().into_owned();
+            let product = name == "build.ninja"
+                || name == ".ninja_log"
+                || name == ".ninja_deps"
+                || name == "lock"
+                || name.ends_with(".o")
+                || name.ends_with(".so");
+            let is_file = e.file_type().is_ok_and(|t| t.is_file());
+            if !product || !is_file || n > 4096 {
+                return false;
+            }
+        }
+        true
     }
 }
 
@@ -269,7 +312,7 @@ fn package_from_path(path: &str) -> Option<String> {
 }
 
 /// `apt` or `dnf` from the `ID` and `ID_LIKE` lines of an os-release file.
-pub(crate) fn package_manager_of(os_release: &str) -> Option<&'static str> {
+pub(crate) fn package_manager_of(os_release: &str) -> Option<SystemManager> {
     let mut ids = String::new();
     for line in os_release.lines() {
         if let Some(v) = line
@@ -282,9 +325,9 @@ pub(crate) fn package_manager_of(os_release: &str) -> Option<&'static str> {
     }
     let has = |id: &str| ids.split_whitespace().any(|w| w == id);
     if has("debian") || has("ubuntu") {
-        Some("apt")
+        Some(SystemManager::Apt)
     } else if has("fedora") || has("rhel") || has("centos") {
-        Some("dnf")
+        Some(SystemManager::Dnf)
     } else {
         None
     }
@@ -293,20 +336,21 @@ pub(crate) fn package_manager_of(os_release: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::package_manager_of;
+    use crate::fix::SystemManager;
 
     #[test]
     fn package_manager_from_os_release() {
         assert_eq!(
             package_manager_of("ID=debian\nVERSION_ID=\"12\""),
-            Some("apt")
+            Some(SystemManager::Apt)
         );
         assert_eq!(
             package_manager_of("ID=pop\nID_LIKE=\"ubuntu debian\""),
-            Some("apt")
+            Some(SystemManager::Apt)
         );
         assert_eq!(
             package_manager_of("ID=\"rocky\"\nID_LIKE=\"rhel centos fedora\""),
-            Some("dnf")
+            Some(SystemManager::Dnf)
         );
         assert_eq!(package_manager_of("ID=arch"), None);
         assert_eq!(package_manager_of(""), None);

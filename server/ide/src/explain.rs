@@ -100,7 +100,7 @@ pub fn markdown(e: &Explanation) -> String {
 }
 
 pub fn library_markdown(path: &str, ctx: &Context) -> String {
-    let module = crate::diagnose::module_name(path);
+    let module = crate::incidents::module_name(path);
     let world = crate::evidence::World::new(ctx, &[path]);
     let mut s = format!("**{module}**");
     match world.package_of_library(path) {
@@ -148,7 +148,7 @@ pub fn diagnostic_markdown(d: &Diagnostic) -> String {
     }
     if let Some(f) = d.fixes.first() {
         s.push_str(&format!("\n\n**Fix:** {}", f.title));
-        if let Some(c) = &f.notebook_cell {
+        if let Some(c) = &f.notebook_cell() {
             s.push_str(&format!("\n```\n{c}\n```"));
         }
     }

@@ -686,3 +686,25 @@ fn merge_details(into: &mut Failure, from: Failure) {
         _ => {}
     }
 }
+
+/// The module name of a library path: `selective_scan_cuda` for `…/selective_scan_cuda.cpython-312-x86_64-linux-gnu.so`.
+pub fn module_name(path: &str) -> String {
+    let base = basename(path);
+    // `xformers/_C.so`, `torchvision/_C.so`: a private module is named by its package directory.
+    if base.starts_with('_') && !base.starts_with("_torch") {
+        let mut parts = path.rsplit(['/', '\\']);
+        parts.next();
+        if let Some(parent) = parts
+            .next()
+            .filter(|p| !p.is_empty() && !p.ends_with("-packages"))
+        {
+            let stem = base.split('.').next().unwrap_or(base);
+            return format!("{parent}.{stem}");
+        }
+    }
+    let stem = base.split(".cpython-").next().unwrap_or(base);
+    let stem = stem.split(".abi3").next().unwrap_or(stem);
+    stem.trim_end_matches(".so")
+        .trim_end_matches(".dylib")
+        .to_owned()
+}

@@ -9,21 +9,7 @@ pub fn normalize(name: &str) -> String {
     k::names::normalize_name(name)
 }
 
-pub fn is_valid_name(name: &str) -> bool {
-    // Option-looking names (`--index-url=…`) are valid PEP 508 names only if they start with an
-    // alphanumeric, which the grammar requires; checked here again because this guards commands.
-    // No real distribution name comes near 128 characters; a longer one is crafted text.
-    name.len() <= 128 && k::names::is_valid_pep508_name(name) && !name.starts_with('-')
-}
-
 /// PEP 440-ish version text safe to put after `==`.
-pub fn is_valid_version(v: &str) -> bool {
-    !v.is_empty()
-        && v.len() < 64
-        && v.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._+!-".contains(&b))
-        && v.as_bytes().first().is_some_and(u8::is_ascii_digit)
-}
 
 pub fn demangle(symbol: &str) -> Option<String> {
     abidoc_elf::demangle(symbol)
@@ -37,6 +23,11 @@ pub fn is_torch_library(soname: &str) -> bool {
 /// Who provides a library that wheels do not ship (Open MPI, rdma-core, NCCL on PyPI …).
 pub fn system_library(soname: &str) -> Option<&'static k::system_libs::SystemLibrary> {
     k::system_libs::system_library(soname)
+}
+
+/// A CUDA library whose so-number is the CUDA major, with that major.
+pub fn cuda_library(soname: &str) -> Option<(&'static k::system_libs::CudaLibrary, u32)> {
+    k::system_libs::cuda_library(soname)
 }
 
 /// Whether a known package's compiled code calls into torch (so a rebuild against torch helps).
@@ -57,6 +48,8 @@ pub struct PackageFacts {
     pub force_build_env: Vec<(String, String)>,
     pub needs_no_build_isolation: bool,
     pub has_prebuilt_wheels: bool,
+    /// Roughly how long a source build takes, in minutes.
+    pub build_minutes: Option<u32>,
 }
 
 fn facts(p: &k::packages::Package) -> PackageFacts {
@@ -86,6 +79,7 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
             .iter()
             .any(|f| f == "--no-build-isolation"),
         has_prebuilt_wheels: !p.wheel_naming.is_empty(),
+        build_minutes: p.build.minutes,
     }
 }
 
@@ -218,15 +212,4 @@ pub fn built_for_range(symbols: &[SymbolReport]) -> Option<String> {
 /// Lines telling which torch releases export `symbol`, and when it changed (offline index).
 pub fn symbol_history(symbol: &str) -> Vec<String> {
     k::torch_index::describe(symbol).into_iter().collect()
-}
-
-/// A path safe to place in an environment variable or argument: absolute, printable, free of
-/// shell metacharacters, and with no `.` or `..` component anywhere (not only inside: a trailing
-/// `/..` climbs as well), so the path names what it spells (paths come from pasted text).
-pub fn is_plain_path(p: &str) -> bool {
-    p.starts_with('/')
-        && p.len() < 4096
-        && p.split('/').all(|c| c != "." && c != "..")
-        && p.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+@".contains(&b))
 }

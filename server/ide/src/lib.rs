@@ -4,15 +4,15 @@
 //! No LSP types, no async, no serialization here: front ends (CLI, LSP, Python) convert.
 
 pub mod analysis;
+pub mod codes;
 pub mod diagnose;
 pub mod diagnostic;
 mod envview;
 pub mod evidence;
 pub mod explain;
-pub mod fixes;
+pub mod fix;
 pub mod incidents;
 pub mod kb;
-mod relate;
 pub mod scan;
 pub mod symbols;
 

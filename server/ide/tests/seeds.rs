@@ -94,7 +94,7 @@ fn seed_000_transformer_uninstalls_mamba() {
     assert!(s.nearest.as_deref().unwrap_or("").contains("unsigned int"));
     let fix = preferred(d);
     assert_eq!(
-        fix.commands[0][3..],
+        fix.commands()[0][3..],
         ["uninstall", "-y", "mamba-ssm", "causal-conv1d"]
     );
     assert!(
@@ -116,7 +116,7 @@ fn seed_000_hybrid_model_rebuilds_instead() {
     let d = find(&diags, Code::AbiMismatch);
     let fix = preferred(d);
     assert!(
-        !fix.commands.iter().flatten().any(|a| a == "uninstall"),
+        !fix.commands().iter().flatten().any(|a| a == "uninstall"),
         "the model needs the kernels: {}",
         fix.title
     );
@@ -146,9 +146,11 @@ fn seeds_001_002_built_for_newer_torch() {
             d.message
         );
         assert!(
-            d.fixes
+            d.fixes.iter().any(|f| f
+                .commands()
                 .iter()
-                .any(|f| f.commands.iter().flatten().any(|a| a == "mamba-ssm==2.2.4")),
+                .flatten()
+                .any(|a| a == "mamba-ssm==2.2.4")),
             "the report's 2.2.4"
         );
         assert!(d.fixes.iter().any(|f| f.title.starts_with("Rebuild")));
@@ -169,12 +171,12 @@ fn seed_003_libcuda_without_sudo() {
     let diags = diagnose_text(&text, &text_only());
     let d = find(&diags, Code::LibcudaNotFound);
     let fix = preferred(d);
-    assert!(!fix.commands.iter().flatten().any(|a| a == "sudo"));
-    assert!(fix.env.iter().any(|(k, _)| k == "TRITON_LIBCUDA_PATH"));
+    assert!(!fix.commands().iter().flatten().any(|a| a == "sudo"));
+    assert!(fix.env().iter().any(|(k, _)| k == "TRITON_LIBCUDA_PATH"));
     assert!(
         d.fixes
             .iter()
-            .any(|f| f.commands.iter().flatten().any(|a| a == "sudo")),
+            .any(|f| f.commands().iter().flatten().any(|a| a == "sudo")),
         "root alternative listed after"
     );
 }
@@ -191,7 +193,7 @@ fn seed_004_flash_attn_abi_mamba_fast_path_and_stale_processes() {
         "source build first"
     );
     let m = find(&diags, Code::MambaFastPath);
-    let cmd = &preferred(m).commands[0];
+    let cmd = &preferred(m).commands()[0];
     assert!(
         cmd.iter().any(|a| a == "mamba-ssm")
             && cmd.iter().any(|a| a == "causal-conv1d")
@@ -199,9 +201,9 @@ fn seed_004_flash_attn_abi_mamba_fast_path_and_stale_processes() {
     );
     let o = find(&diags, Code::CudaOom);
     let kill = preferred(o);
-    assert_eq!(kill.commands[0][0], "kill");
+    assert_eq!(kill.commands()[0][0], "kill");
     assert!(
-        kill.commands[0][1..]
+        kill.commands()[0][1..]
             .iter()
             .all(|a| a.parse::<u32>().is_ok()),
         "by PID only"
@@ -210,7 +212,7 @@ fn seed_004_flash_attn_abi_mamba_fast_path_and_stale_processes() {
         !diags
             .iter()
             .flat_map(|d| &d.fixes)
-            .flat_map(|f| &f.commands)
+            .flat_map(|f| f.commands())
             .flatten()
             .any(|a| a == "pkill")
     );

@@ -69,6 +69,9 @@ pub struct BuildRecipe {
     /// What to install instead of the PyPI name when building from source (a VCS URL), if any.
     #[serde(default)]
     pub install_target: Option<String>,
+    /// Roughly how long a source build takes on a workstation, in minutes (stated with the fix).
+    #[serde(default)]
+    pub minutes: Option<u32>,
     #[serde(default)]
     pub notes: Vec<String>,
     #[serde(default)]

@@ -38,6 +38,40 @@ pub struct Table {
     pub torch_libraries_source: String,
     #[serde(default)]
     pub system: Vec<SystemLibrary>,
+    #[serde(default)]
+    pub cuda: Vec<CudaLibrary>,
+}
+
+/// A CUDA library whose so-number is the CUDA major (`libcudart.so.12`), and the PyPI package
+/// that ships it for each major.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CudaLibrary {
+    /// File-name prefix (`libcudart.so.`); the number after it is the CUDA major.
+    pub soname: String,
+    pub what: String,
+    pub packages: Vec<CudaPackage>,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CudaPackage {
+    pub major: u32,
+    pub name: String,
+    /// The package carries no `-cuNN` suffix (CUDA 13 on): its version must be pinned to the
+    /// major (`==13.*`).
+    #[serde(default)]
+    pub pin_major: bool,
+}
+
+/// The CUDA library `soname` is, with the CUDA major its so-number names.
+pub fn cuda_library(soname: &str) -> Option<(&'static CudaLibrary, u32)> {
+    table().cuda.iter().find_map(|c| {
+        let rest = soname.strip_prefix(c.soname.as_str())?;
+        let major = rest.split('.').next()?.parse().ok()?;
+        Some((c, major))
+    })
 }
 
 pub fn table() -> &'static Table {

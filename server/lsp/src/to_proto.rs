@@ -99,9 +99,9 @@ fn range_of(text: &str, index: &LineIndex, span: Span) -> Range {
 pub fn fix_payload(f: &Fix) -> FixPayload {
     FixPayload {
         title: f.title.clone(),
-        commands: f.commands.clone(),
-        env: f.env.iter().cloned().collect(),
-        notebook_cell: f.notebook_cell.clone(),
+        commands: f.commands(),
+        env: f.env().into_iter().collect(),
+        notebook_cell: f.notebook_cell(),
         preferred: f.preferred,
     }
 }
@@ -188,7 +188,7 @@ pub fn diagnostic_markdown(d: &Diagnostic) -> String {
                 let _ = write!(md, ": {}", f.reason);
             }
             md.push('\n');
-            for c in &f.commands {
+            for c in &f.commands() {
                 let _ = writeln!(md, "   `{}`", display_command(c));
             }
         }
@@ -232,7 +232,7 @@ pub fn code_actions(entry: &Entry, target: &ActionTarget) -> Vec<CodeActionOrCom
             disabled: None,
             data: None,
         };
-        let cell_source = fix.notebook_cell.as_ref().filter(|c| !c.trim().is_empty());
+        let cell_source = fix.notebook_cell().filter(|c| !c.trim().is_empty());
         match (target, cell_source) {
             (ActionTarget::Cell { cell }, Some(source)) => {
                 let mut line = source.trim_end().to_owned();
@@ -253,11 +253,11 @@ pub fn code_actions(entry: &Entry, target: &ActionTarget) -> Vec<CodeActionOrCom
                 };
                 action.command = Some(command(&fix.title, proto::CMD_INSERT_CELL, &args));
             }
-            _ if !fix.commands.is_empty() || !fix.env.is_empty() => {
+            _ if !fix.commands().is_empty() || !fix.env().is_empty() => {
                 let args = RunInTerminalArgs {
                     title: fix.title.clone(),
-                    commands: fix.commands.clone(),
-                    env: fix.env.iter().cloned().collect::<BTreeMap<_, _>>(),
+                    commands: fix.commands(),
+                    env: fix.env().into_iter().collect::<BTreeMap<_, _>>(),
                 };
                 action.command = Some(command(&fix.title, proto::CMD_RUN_IN_TERMINAL, &args));
             }
@@ -284,6 +284,7 @@ pub fn ranges_touch(a: Range, b: Range) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use abidoc_ide::fix::{EnvName, EnvValue, Name, Python, Step};
     use abidoc_ide::{Code, SourceRef, SymbolReport, SymbolStatus};
     use std::str::FromStr;
 
@@ -309,15 +310,20 @@ mod tests {
                     title: "Uninstall mamba-ssm and causal-conv1d".into(),
                     reason: "the model is a transformer".into(),
                     preferred: true,
-                    commands: vec![vec!["python".into(), "-m".into(), "pip".into(), "uninstall".into(), "-y".into(), "mamba-ssm".into(), "causal-conv1d".into()]],
-                    env: vec![],
-                    notebook_cell: Some("%pip uninstall -y mamba-ssm causal-conv1d".into()),
+                    steps: vec![Step::PipUninstall {
+                        python: Python::OnPath,
+                        packages: ["mamba-ssm", "causal-conv1d"].iter().filter_map(|n| Name::new(n)).collect(),
+                    }],
                     verified: true,
+                    ..Fix::default()
                 },
                 Fix { title: "Read the docs".into(), ..Fix::default() },
                 Fix {
                     title: "Point the loader at CUDA".into(),
-                    env: vec![("LD_LIBRARY_PATH".into(), "/usr/local/cuda/lib64".into())],
+                    steps: vec![Step::SetEnv {
+                        name: EnvName::new("LD_LIBRARY_PATH").unwrap(),
+                        value: EnvValue::new("/usr/local/cuda/lib64").unwrap(),
+                    }],
                     ..Fix::default()
                 },
             ],

@@ -40,17 +40,26 @@ pub fn render(text: &str, diags: &[Diagnostic]) -> String {
         }
         for f in &d.fixes {
             s.push_str(&format!(
-                "  fix{}: {}\n",
+                "  fix{}: {} [{} · {}]\n",
                 if f.preferred { "*" } else { "" },
-                f.title
+                f.title,
+                f.id,
+                f.applicability().as_str()
             ));
-            for c in &f.commands {
+            s.push_str(&format!("    why: {}\n", f.reason));
+            if let Some(c) = f.cost.describe() {
+                s.push_str(&format!("    cost: {c}\n"));
+            }
+            for c in &f.commands() {
                 s.push_str(&format!("    $ {}\n", c.join(" ")));
             }
-            for (k, v) in &f.env {
+            for (k, v) in &f.env() {
                 s.push_str(&format!("    env {k}={v}\n"));
             }
-            if let Some(c) = &f.notebook_cell {
+            for a in f.advice() {
+                s.push_str(&format!("    advice: {a}\n"));
+            }
+            if let Some(c) = &f.notebook_cell() {
                 s.push_str(&format!("    cell: {}\n", c.replace('\n', " ⏎ ")));
             }
         }

@@ -1,0 +1,76 @@
+//! `abi-mismatch`: a compiled extension needs torch symbols the installed torch does not export
+//! (another signature, or gone): it was built against another torch release.
+//!
+//! Produced by an undefined torch symbol in the text (refined on disk: signature changed or
+//! removed), and by the scan's torch pin finding (`Requires-Dist: torch==X` against another
+//! installed torch). Fixes, best first: uninstall when the model in use does not need it
+//! (instant), the companion release built for the installed torch, the torch it was built for,
+//! the project's prebuilt wheel, a source build that really compiles; all need confirmation.
+
+use super::symbols::Case;
+use super::{Code, CodeDoc, Cx, recipes};
+use crate::diagnostic::{Diagnostic, SymbolStatus};
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "A compiled extension needs symbols the installed torch (or another library it links) does not export: it was built against a different version.",
+    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for.",
+    fixes: "1. Uninstall the package when the model in use does not need it (instant, nothing downloaded; offered first only when abidoc knows the model). 2. The companion release built for the installed torch, pinned exactly, with `--no-cache-dir --no-deps`. 3. The torch the binary was built for, saying what else moves. 4. The project's prebuilt wheel for this torch/CUDA/ABI/Python (unverified URL). 5. A source build that really compiles (force-build switch or `--no-binary`, `--no-build-isolation`), with its time and needs. Every command needs the user's confirmation; none needs root.",
+};
+
+pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
+    let missing = d
+        .symbols
+        .iter()
+        .filter(|s| s.status != SymbolStatus::Resolved)
+        .count()
+        .max(1);
+    let of = c
+        .facts
+        .as_ref()
+        .map(|f| f.torch_symbol_count)
+        .filter(|n| *n > 0)
+        .map(|n| format!(" of its {n} torch symbols"))
+        .unwrap_or_else(|| " torch symbol".into());
+    let plural = if missing == 1 { "is" } else { "are" };
+    let bf = c
+        .built_for
+        .as_deref()
+        .map(|r| format!(" ({r})"))
+        .unwrap_or_default();
+    d.message = format!(
+        "{} was built against a different torch than {}: {missing}{of} {plural} missing{bf}{}",
+        c.who, c.torch_txt, c.cut
+    );
+    d.explanation = Some(format!("{} is compiled C++ that calls into torch's libraries by exact function signature. It was built against another torch release, in which that function had another signature or existed at all. `pip install` again reuses the same stale wheel; the fix is a build made for the installed torch, or removing the package if nothing needs it.", c.module));
+    d.fixes = crate::fix::rank(recipes::extension_mismatch(
+        Code::AbiMismatch,
+        cx,
+        d.package.as_deref(),
+        d.library.as_deref(),
+    ));
+}
+
+/// The scan's finding that a package pins another torch than the installed one.
+pub(crate) fn from_pin(
+    cx: &Cx<'_>,
+    d: &mut Diagnostic,
+    package_version: Option<&str>,
+    required: &str,
+    installed: &str,
+) {
+    let pkg = d.package.clone().unwrap_or_else(|| "a package".into());
+    let ver = package_version
+        .map(|v| format!(" {v}"))
+        .unwrap_or_default();
+    d.message = format!(
+        "{pkg}{ver} requires torch {required}, but torch {installed} is installed: its compiled code was built for that torch"
+    );
+    d.evidence
+        .push(format!("Requires-Dist of {pkg}: torch {required}"));
+    d.fixes = crate::fix::rank(recipes::extension_mismatch(
+        Code::AbiMismatch,
+        cx,
+        d.package.as_deref(),
+        d.library.as_deref(),
+    ));
+}

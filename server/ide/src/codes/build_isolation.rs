@@ -1,0 +1,106 @@
+//! `build-isolation`: a torch extension's source build cannot see torch (`No module named
+//! 'torch'` inside pip's isolated build environment), or would build against another torch.
+//!
+//! Produced by the build-log failure of a setup.py that imports torch. Fixes build against the
+//! installed torch with `--no-build-isolation` (torch first when it is not installed), the uv
+//! form when the text shows uv, and the requirements-file advice.
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step};
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "A source build of a torch extension cannot see torch (`No module named 'torch'` inside pip's isolated build), or would build against a different torch than the installed one.",
+    meaning: "pip and uv build sdists in a fresh, isolated environment holding only the declared build requirements. Extensions whose setup.py imports torch fail there, or, when torch is declared, build against whatever torch the resolver picks rather than the one installed.",
+    fixes: "1. Build against the installed torch: `pip install --no-build-isolation PKG` (torch first when it is missing). 2. With uv: `uv pip install --no-build-isolation`, or `match-runtime` in `[tool.uv.extra-build-dependencies]`. 3. In requirements files, install torch in a step before the extensions.",
+};
+
+pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&str>) -> Diagnostic {
+    let mut d = blank(Code::BuildIsolation, source);
+    d.package = package
+        .map(str::to_owned)
+        .or_else(|| cx.scene.packages_built.first().cloned())
+        .map(|p| crate::kb::normalize(&p));
+    let pkg = d.package.clone().unwrap_or_else(|| "the package".into());
+    d.message = format!(
+        "{pkg} imports torch in its build script, but pip/uv build it in an isolated environment without torch: build it against the installed torch with --no-build-isolation"
+    );
+    d.fixes = fixes(cx, d.package.as_deref());
+    d
+}
+
+fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
+    let code = Code::BuildIsolation;
+    let Some(pkg) = package.and_then(Name::new) else {
+        return Vec::new();
+    };
+    let mut fixes = Vec::new();
+    let build = recipes::pip_install(
+        cx,
+        vec![PipFlag::NoBuildIsolation],
+        vec![Requirement::Any(pkg.clone())],
+    );
+    let cost = Cost {
+        downloads: true,
+        compiles: crate::kb::package(pkg.as_str()).map(|f| crate::fix::Compile {
+            minutes: f.build_minutes.unwrap_or(10),
+            needs: vec!["nvcc", "ninja", "a C++ compiler"],
+        }),
+        also: Vec::new(),
+    };
+    match (cx.world.torch_version(), Name::new("torch")) {
+        (None, Some(torch)) => fixes.push(
+            Fix::new(
+                code,
+                "torch-first",
+                FixKind::SourceBuild,
+                format!("Install torch first, then {pkg} with --no-build-isolation"),
+                format!(
+                    "{pkg}'s setup.py imports torch; isolated builds cannot see it, and a build must match the torch you run."
+                ),
+            )
+            .step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Any(torch)]))
+            .step(build)
+            .cost(Cost {
+                also: vec!["installs torch".into()],
+                ..cost
+            }),
+        ),
+        _ => fixes.push(
+            Fix::new(
+                code,
+                "no-build-isolation",
+                FixKind::SourceBuild,
+                format!("Build {pkg} against the installed torch (--no-build-isolation)"),
+                format!("{pkg}'s setup.py imports torch; pip's isolated build environment has none."),
+            )
+            .step(build)
+            .cost(cost),
+        ),
+    }
+    if cx.scene.used_uv {
+        fixes.push(
+            Fix::new(
+                code,
+                "uv-no-build-isolation",
+                FixKind::Advice,
+                format!("With uv: uv pip install --no-build-isolation {pkg}"),
+                "uv isolates builds too; or declare torch with match-runtime in [tool.uv.extra-build-dependencies].",
+            )
+            .step(Step::Manual(format!(
+                "[tool.uv.extra-build-dependencies] {pkg} = [{{ requirement = \"torch\", match-runtime = true }}]"
+            ))),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "requirements-order",
+            FixKind::Advice,
+            "In requirements files, install torch in a step before the CUDA extensions",
+            "A single `pip install -r requirements.txt` builds the extensions before torch exists.",
+        )
+        .step(Step::Manual("pip install torch, then pip install --no-build-isolation -r requirements.txt".into())),
+    );
+    crate::fix::rank(fixes)
+}

@@ -1,0 +1,102 @@
+//! `cuda-home-missing`: a CUDA extension is being compiled, but `nvcc` cannot be found
+//! (`CUDA_HOME` unset, or pointing at a directory without `bin/nvcc`).
+//!
+//! Produced by torch's cpp_extension "CUDA_HOME environment variable is not set" and the
+//! missing-nvcc messages of build logs. A toolkit found on disk comes first (a variable, safe);
+//! then a prebuilt wheel that needs no compiler; then nvcc from conda.
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{CondaChannel, Cost, Fix, FixKind, Name, PipFlag, Requirement, SafePath, Step};
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "Building a CUDA extension without `nvcc` / `CUDA_HOME`.",
+    meaning: "torch's cpp_extension compiles CUDA sources with `$CUDA_HOME/bin/nvcc`. pip's nvidia-* runtime wheels carry no compiler, and conda's `cudatoolkit` has none either, so a source build finds no nvcc unless a toolkit is installed and named.",
+    fixes: "1. `CUDA_HOME` to a toolkit abidoc found on disk (safe). 2. For packages that publish prebuilt wheels (flash-attn, mamba-ssm, causal-conv1d): install, letting setup.py fetch the wheel matching torch, no nvcc needed. 3. nvcc from conda (`cuda-nvcc`, matching torch's CUDA), then `CUDA_HOME`.",
+};
+
+pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    let mut d = blank(Code::CudaHomeMissing, source);
+    d.package = cx
+        .scene
+        .packages_built
+        .first()
+        .map(|p| crate::kb::normalize(p));
+    let what = d
+        .package
+        .as_deref()
+        .map(|p| format!("{p} is being"))
+        .unwrap_or_else(|| "a CUDA extension is being".into());
+    d.message = format!(
+        "{what} compiled from source, but the CUDA compiler (nvcc) cannot be found: CUDA_HOME is unset or points at a directory without bin/nvcc"
+    );
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    if detail.contains(":/bin/nvcc") || detail.contains(":/") && detail.contains("nvcc") {
+        d.evidence.push("the nvcc path contains ':': CUDA_HOME (or PATH) was set to a list instead of one directory".into());
+    }
+    d.fixes = fixes(cx, d.package.as_deref());
+    d
+}
+
+fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
+    let code = Code::CudaHomeMissing;
+    let mut fixes = Vec::new();
+    if let Some(home) = cx
+        .world
+        .cuda_toolkits()
+        .first()
+        .and_then(|h| SafePath::new(h))
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "cuda-home",
+                FixKind::Configure,
+                format!("Point CUDA_HOME at the toolkit in {home}"),
+                "nvcc exists there; the build looks for $CUDA_HOME/bin/nvcc.",
+            )
+            .steps(recipes::set_env("CUDA_HOME", home.as_str())),
+        );
+    }
+    if let Some(p) = package.and_then(Name::new)
+        && crate::kb::package(p.as_str()).is_some_and(|f| f.has_prebuilt_wheels)
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "prebuilt-wheel",
+                FixKind::PrebuiltWheel,
+                format!("Install a prebuilt {p} wheel matching your torch instead of compiling"),
+                format!(
+                    "{p}'s setup fetches a prebuilt wheel for the installed torch/CUDA/ABI when one exists, so no nvcc is needed."
+                ),
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::NoBuildIsolation],
+                vec![Requirement::Any(p.clone())],
+            ))
+            .cost(Cost {
+                downloads: true,
+                ..Cost::default()
+            }),
+        );
+    }
+    if let Some(nvcc) = Name::new("cuda-nvcc") {
+        fixes.push(
+            Fix::new(
+                code,
+                "conda-nvcc",
+                FixKind::InstallMissing,
+                "Install the CUDA compiler matching torch's CUDA (conda cuda-nvcc) and set CUDA_HOME",
+                "conda's cudatoolkit package ships no nvcc; cuda-nvcc does, without root. Pick the version of torch.version.cuda.",
+            )
+            .step(Step::CondaInstall {
+                channel: CondaChannel::Nvidia,
+                packages: vec![nvcc],
+            })
+            .unverified(),
+        );
+    }
+    crate::fix::rank(fixes)
+}

@@ -1,0 +1,151 @@
+//! `cuda-version-mismatch`: the CUDA toolkit that compiles an extension differs from the CUDA
+//! torch was built with, or two installed packages were compiled for different CUDA versions.
+//!
+//! Produced by cpp_extension's "The detected CUDA version (X) mismatches the version that was
+//! used to compile PyTorch (Y)" and by the scan's CUDA finding (a package's recorded CUDA
+//! against torch's). Fixes: the matching toolkit found on disk, a prebuilt wheel, the companion
+//! release built for torch's CUDA.
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{Fix, FixKind, Name, SafePath, Step};
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "CUDA toolkit vs torch CUDA mismatch at build time, or two packages compiled with different CUDA versions.",
+    meaning: "Extensions must be compiled with the CUDA major.minor torch was built with (cpp_extension refuses otherwise), and packages that share CUDA objects at run time must agree on the CUDA major.",
+    fixes: "1. `CUDA_HOME` to the toolkit of torch's CUDA found on disk (safe). 2. The companion release built for the installed torch (and so its CUDA). 3. A prebuilt wheel of the package, no local nvcc involved. 4. Advice: install torch's CUDA toolkit, or a torch built for the toolkit you have.",
+};
+
+pub(crate) fn diagnose(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    found: Option<&str>,
+    expected: Option<&str>,
+    detail: &str,
+) -> Diagnostic {
+    let mut d = blank(Code::CudaVersionMismatch, source);
+    d.package = cx
+        .scene
+        .packages_built
+        .first()
+        .map(|p| crate::kb::normalize(p));
+    d.message = match (found, expected) {
+        (Some(f), Some(e)) => format!(
+            "the CUDA toolkit found (nvcc {f}) differs from the CUDA torch was built with ({e}): extensions must be compiled with torch's CUDA major.minor"
+        ),
+        _ => format!("CUDA versions disagree: {}", detail.trim()),
+    };
+    d.fixes = build_fixes(cx, d.package.as_deref(), found, expected);
+    d
+}
+
+/// The scan's finding: a package compiled with another CUDA than torch's.
+pub(crate) fn from_env(
+    cx: &Cx<'_>,
+    d: &mut Diagnostic,
+    package_cuda: &str,
+    torch_cuda: &str,
+    refuses_import: bool,
+) {
+    let pkg = d.package.clone().unwrap_or_else(|| "a package".into());
+    d.message = format!(
+        "{pkg} was compiled with CUDA {package_cuda}, torch with CUDA {torch_cuda}{}",
+        if refuses_import {
+            ": it refuses to import on this mismatch"
+        } else {
+            ""
+        }
+    );
+    let mut fixes = Vec::new();
+    if let (Some(torch), Some(p)) = (cx.torch(), d.package.as_deref().and_then(Name::new)) {
+        fixes.extend(recipes::companion_release(
+            Code::CudaVersionMismatch,
+            cx,
+            &p,
+            &torch,
+            crate::kb::package(p.as_str()).as_ref(),
+        ));
+    }
+    fixes.push(
+        Fix::new(
+            Code::CudaVersionMismatch,
+            "match-cuda",
+            FixKind::Advice,
+            format!("Install the {pkg} build for CUDA {torch_cuda}"),
+            "Packages that share CUDA objects must be compiled for the same CUDA major as torch.",
+        )
+        .step(Step::Manual(format!(
+            "install the {pkg} wheel built for CUDA {torch_cuda} (its index or release page names the CUDA)"
+        ))),
+    );
+    d.fixes = crate::fix::rank(fixes);
+}
+
+fn build_fixes(
+    cx: &Cx<'_>,
+    package: Option<&str>,
+    found: Option<&str>,
+    expected: Option<&str>,
+) -> Vec<Fix> {
+    let code = Code::CudaVersionMismatch;
+    let mut fixes = Vec::new();
+    if let Some(e) = expected {
+        match cx
+            .world
+            .cuda_toolkits()
+            .iter()
+            .find(|h| h.contains(e))
+            .and_then(|h| SafePath::new(h))
+        {
+            Some(home) => fixes.push(
+                Fix::new(
+                    code,
+                    "cuda-home",
+                    FixKind::Configure,
+                    format!("Build with the CUDA {e} toolkit in {home}"),
+                    "Extensions must be compiled with the CUDA major.minor torch was built with.",
+                )
+                .steps(recipes::set_env("CUDA_HOME", home.as_str())),
+            ),
+            None => fixes.push(
+                Fix::new(
+                    code,
+                    "install-toolkit",
+                    FixKind::Advice,
+                    format!("Install the CUDA {e} toolkit (torch's CUDA) and set CUDA_HOME to it"),
+                    "Extensions must be compiled with the CUDA major.minor torch was built with.",
+                )
+                .step(Step::Manual(format!("install the CUDA {e} toolkit, then export CUDA_HOME=<its directory>")))
+                .unverified(),
+            ),
+        }
+    }
+    if let Some(p) = package.and_then(Name::new)
+        && crate::kb::package(p.as_str()).is_some_and(|f| f.has_prebuilt_wheels)
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "prebuilt-wheel",
+                FixKind::Advice,
+                format!("Or install a prebuilt {p} wheel for your torch and skip compiling"),
+                "No local nvcc is involved then.",
+            )
+            .step(Step::Manual(format!("pip install {p} without FORCE_BUILD so its setup fetches the prebuilt wheel"))),
+        );
+    }
+    if let Some(fv) = found {
+        fixes.push(
+            Fix::new(
+                code,
+                "torch-for-toolkit",
+                FixKind::Advice,
+                format!("Or install a torch built for CUDA {fv}"),
+                "Then the toolkit you have matches torch.",
+            )
+            .step(Step::Manual(format!("install the torch build for CUDA {fv}")))
+            .unverified(),
+        );
+    }
+    crate::fix::rank(fixes)
+}

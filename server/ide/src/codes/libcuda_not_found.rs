@@ -1,0 +1,98 @@
+//! `libcuda-not-found`: Triton's JIT compiler (or another `-lcuda` link) cannot find
+//! `libcuda.so`, the unversioned link to the driver library.
+//!
+//! Produced by `cannot find -lcuda` and Triton's `libcuda.so cannot found`. The preferred fix
+//! is user-level and needs no root: a `libcuda.so` link in a directory of the user's, named to
+//! Triton by `TRITON_LIBCUDA_PATH`; the system-wide link (root) comes second. Paths come from
+//! the driver libraries found on disk; with none found, or no home directory, the fix is advice.
+
+use super::{Code, CodeDoc, Cx, blank};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{Fix, FixKind, SafePath, Step};
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "`cannot find -lcuda`, `libcuda.so cannot found`: the JIT compiler (Triton) cannot link the driver library.",
+    meaning: "`-lcuda` needs a file named exactly `libcuda.so`. The driver installs `libcuda.so.1` (and `libcuda.so.<driver version>`); the unversioned link normally comes from a -dev package, which containers and many machines lack. Triton honours `TRITON_LIBCUDA_PATH`.",
+    fixes: "1. A `libcuda.so` link to the driver's library in a directory of the user's (`~/.local/lib/abidoc/libcuda`), given to Triton through `TRITON_LIBCUDA_PATH` and to other linkers through `LIBRARY_PATH`: no root. 2. The system link next to the driver library, then `ldconfig` (needs root). With no driver library found on disk, the same steps are advice with the usual path.",
+};
+
+pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    let mut d = blank(Code::LibcudaNotFound, source);
+    d.package = Some("triton".into());
+    d.message = "Triton's JIT compiler cannot link the NVIDIA driver library: the linker looks for `libcuda.so` (no version suffix), which driver packages do not always install".into();
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    d.evidence.extend(cx.world.libcuda_evidence());
+    d.explanation = Some("`-lcuda` needs a file named exactly libcuda.so. The driver installs libcuda.so.1 (and libcuda.so.<driver version>); the unversioned link normally comes from a -dev package. Triton honours TRITON_LIBCUDA_PATH, so pointing it at a directory of yours that holds a libcuda.so link fixes this without root.".into());
+    d.fixes = fixes(cx);
+    d
+}
+
+fn fixes(cx: &Cx<'_>) -> Vec<Fix> {
+    let code = Code::LibcudaNotFound;
+    let found = cx
+        .world
+        .libcuda_candidates()
+        .into_iter()
+        .find_map(|p| SafePath::new(&p));
+    let dir = cx.world.user_dir("libcuda");
+    let mut fixes = Vec::new();
+    match (&found, &dir) {
+        (Some(target), Some(dir)) => {
+            if let Some(link) = dir.join("libcuda.so") {
+                fixes.push(
+                    Fix::new(
+                        code,
+                        "user-link",
+                        FixKind::Configure,
+                        format!("Point Triton at a libcuda.so link in {dir} (no sudo)"),
+                        format!(
+                            "A link named libcuda.so to the driver's {target}, in a directory of yours, given to Triton through TRITON_LIBCUDA_PATH and to other compilers through LIBRARY_PATH."
+                        ),
+                    )
+                    .step(Step::MakeDir { path: dir.clone() })
+                    .step(Step::Link {
+                        target: target.clone(),
+                        link,
+                        root: false,
+                    })
+                    .steps(super::recipes::set_env("TRITON_LIBCUDA_PATH", dir.as_str()))
+                    .steps(super::recipes::set_env("LIBRARY_PATH", dir.as_str())),
+                );
+            }
+        }
+        _ => fixes.push(
+            Fix::new(
+                code,
+                "user-link",
+                FixKind::Configure,
+                "Point Triton at a libcuda.so link in a directory of yours (no sudo)",
+                "Find the driver's libcuda.so.1 (`ldconfig -p | grep libcuda`), link it as libcuda.so in a directory you own, and set TRITON_LIBCUDA_PATH and LIBRARY_PATH to that directory. abidoc found no driver library to link here, so it gives no command.",
+            )
+            .step(Step::Manual(
+                "mkdir -p ~/.local/lib/abidoc/libcuda && ln -sf <driver libcuda.so.1> ~/.local/lib/abidoc/libcuda/libcuda.so; export TRITON_LIBCUDA_PATH=~/.local/lib/abidoc/libcuda".into(),
+            ))
+            .unverified(),
+        ),
+    }
+    if let Some(target) = &found
+        && let Some(sys_dir) = target.parent()
+        && let Some(link) = sys_dir.join("libcuda.so")
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "system-link",
+                FixKind::NeedsRoot,
+                format!("Create the system link {link} (needs root)"),
+                "Fixes it for every user and tool, but needs sudo; the user-level link above does not.",
+            )
+            .step(Step::Link {
+                target: target.clone(),
+                link,
+                root: true,
+            })
+            .step(Step::Ldconfig),
+        );
+    }
+    crate::fix::rank(fixes)
+}

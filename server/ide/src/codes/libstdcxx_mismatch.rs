@@ -1,0 +1,147 @@
+//! `libstdcxx-mismatch`: the libstdc++ the process loads first is older than the one the
+//! extension was built with (`GLIBCXX_3.4.x` / `CXXABI_1.3.x` not found, or libstdc++ symbols
+//! undefined).
+//!
+//! Produced by a version-not-found line naming a `GLIBCXX_`/`CXXABI_` version, and by an
+//! undefined symbol that libstdc++ owns. Fixes load a newer libstdc++ first, user-level: the
+//! conda environment's own lib/ (never the directory of the old library itself), a newer
+//! libstdc++ found on disk through `LD_PRELOAD`, or conda-forge's `libstdcxx-ng`.
+
+use super::symbols::Case;
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{CondaChannel, Fix, FixKind, Name, SafePath, Step};
+use crate::incidents::basename;
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "`GLIBCXX_*`/`CXXABI_*` version not found, or libstdc++ symbols undefined: an older libstdc++ is loaded than the one the extension was built with.",
+    meaning: "An extension compiled with a newer GCC needs symbol versions of libstdc++ (`GLIBCXX_3.4.30`) that an older libstdc++ lacks. Which libstdc++ a process gets is decided by who loads one first: often the system's, found before a conda environment's newer one, or an old one bundled by another package.",
+    fixes: "1. Load the conda environment's own libstdc++ first (`LD_LIBRARY_PATH` to its lib/, never to the directory whose libstdc++ is too old). 2. `LD_PRELOAD` a newer libstdc++ abidoc found on disk. 3. Upgrade the environment's libstdc++ (`conda install -c conda-forge libstdcxx-ng`). Setting variables is safe; installs need confirmation; nothing needs root.",
+};
+
+pub(crate) fn diagnose_version(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    library: &str,
+    version: &str,
+    required_by: Option<&str>,
+) -> Diagnostic {
+    let mut d = blank(Code::LibstdcxxMismatch, source);
+    d.library = required_by.map(str::to_owned);
+    let needer = required_by.map(basename).unwrap_or("a library");
+    d.message = format!(
+        "{needer} needs {version}, but the libstdc++ that gets loaded ({library}) is older than the one it was built with"
+    );
+    if let Some(r) = required_by {
+        d.package = cx.world.package_of_library(r).map(|p| p.name);
+    }
+    d.evidence.extend(cx.world.libstdcxx_evidence(version));
+    d.fixes = fixes(cx, d.library.as_deref(), Some(library), Some(version));
+    d
+}
+
+pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
+    d.message = format!(
+        "{} needs `{}` from libstdc++, but the libstdc++ loaded first is older than the one it was built with{}",
+        c.who, c.name, c.cut
+    );
+    d.explanation = Some("The extension was compiled with a newer GCC than the libstdc++ that the process loads first. A newer libstdc++ (from the environment or conda's libstdcxx-ng) must be loaded instead.".into());
+    d.fixes = fixes(cx, d.library.as_deref(), None, None);
+}
+
+/// `old` is the libstdc++ that lacks the version: no fix points the loader back at it.
+fn fixes(
+    cx: &Cx<'_>,
+    needer: Option<&str>,
+    old: Option<&str>,
+    version: Option<&str>,
+) -> Vec<Fix> {
+    let code = Code::LibstdcxxMismatch;
+    let what = version.unwrap_or("the newer symbols");
+    let old_dir = old
+        .and_then(|o| o.rsplit_once('/'))
+        .map(|(dir, _)| dir.to_owned());
+    let mut fixes = Vec::new();
+    if let Some(lib_dir) = needer
+        .and_then(conda_prefix)
+        .and_then(|p| p.join("lib"))
+        .filter(|dir| old_dir.as_deref() != Some(dir.as_str()))
+    {
+        let mut f = Fix::new(
+            code,
+            "conda-lib-first",
+            FixKind::Configure,
+            format!("Load the conda environment's own libstdc++ first (LD_LIBRARY_PATH={lib_dir})"),
+            format!(
+                "The library lacking {what} is not this environment's; its lib/ normally has a newer libstdc++ (conda's libstdcxx-ng)."
+            ),
+        )
+        .steps(recipes::set_env("LD_LIBRARY_PATH", lib_dir.as_str()));
+        f.verified = cx.world.env().is_some();
+        fixes.push(f);
+    }
+    if let Some(v) = version
+        && let Some(newer) = cx
+            .world
+            .newer_libstdcxx(v)
+            .and_then(|p| SafePath::new(&p))
+            .filter(|p| Some(p.as_str()) != old)
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "preload-newer",
+                FixKind::Configure,
+                format!("Load the environment's own libstdc++ first ({newer})"),
+                format!(
+                    "It provides {v}; the one loaded now does not. LD_PRELOAD affects only the processes started with it."
+                ),
+            )
+            .steps(recipes::set_env("LD_PRELOAD", newer.as_str())),
+        );
+    }
+    let conda = cx.world.in_conda()
+        || cx.scene.mentions_conda
+        || old.is_some_and(|l| l.contains("conda"));
+    match Name::new("libstdcxx-ng") {
+        Some(pkg) if conda => fixes.push(
+            Fix::new(
+                code,
+                "conda-libstdcxx",
+                FixKind::InstallMissing,
+                "Upgrade the conda environment's libstdc++ (conda-forge libstdcxx-ng)",
+                format!(
+                    "A newer libstdc++ in the environment provides {what} without touching the system."
+                ),
+            )
+            .step(Step::CondaInstall {
+                channel: CondaChannel::CondaForge,
+                packages: vec![pkg],
+            }),
+        ),
+        _ => fixes.push(
+            Fix::new(
+                code,
+                "newer-runtime",
+                FixKind::Advice,
+                "Put a newer libstdc++ first on the library path (for example a conda environment's lib/)",
+                format!(
+                    "The libstdc++ loaded now{} lacks {what}; a newer GCC runtime provides it.",
+                    old.map(|o| format!(" ({o})")).unwrap_or_default()
+                ),
+            )
+            .step(Step::Manual(
+                "install a newer GCC runtime (conda-forge libstdcxx-ng) and load it first".into(),
+            ))
+            .unverified(),
+        ),
+    }
+    crate::fix::rank(fixes)
+}
+
+/// The conda environment prefix of a path inside it (`…/envs/NAME` or `…/anaconda3`).
+fn conda_prefix(path: &str) -> Option<SafePath> {
+    let (prefix, _) = path.split_once("/lib/python")?;
+    let is_conda = prefix.contains("/envs/") || prefix.contains("conda");
+    is_conda.then(|| SafePath::new(prefix)).flatten()
+}

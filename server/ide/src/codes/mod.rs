@@ -1,0 +1,272 @@
+//! The diagnostic codes: the registry (one line per code) and the dispatch from a failure read in
+//! the text, or a finding of the environment scan, to the module that owns its code.
+//!
+//! Each `codes/<code>.rs` owns, for its code: the failures that produce it, its message and
+//! explanation, its fixes and their ranking, and a doc ([`CodeDoc`]) that `docs/codes/` and the
+//! README are generated from. Adding a code: one module, one line below, one fixture folder
+//! `tests/fixtures/codes/<code>/`.
+
+use crate::diagnostic::{Diagnostic, Severity, SourceRef};
+use crate::evidence::World;
+use crate::fix::Python;
+use crate::incidents::{Failure, Incident, Scene};
+use crate::kb::ModelFacts;
+
+mod recipes;
+mod symbols;
+
+macro_rules! registry {
+    ($($module:ident => $variant:ident $name:literal,)*) => {
+        $(pub(crate) mod $module;)*
+
+        /// The code enum lives in a leaf module so the data types can name it without
+        /// depending on the modules that produce it.
+        pub mod id {
+            /// Stable diagnostic codes (see `docs/contract.md`).
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            pub enum Code {
+                $($variant,)*
+            }
+
+            impl Code {
+                pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+                pub const fn as_str(self) -> &'static str {
+                    match self {
+                        $(Code::$variant => $name,)*
+                    }
+                }
+
+                pub fn parse(s: &str) -> Option<Code> {
+                    Code::ALL.iter().copied().find(|c| c.as_str() == s)
+                }
+            }
+        }
+
+        /// What a code means, for the generated docs and the README.
+        pub fn doc(code: Code) -> &'static CodeDoc {
+            match code {
+                $(Code::$variant => &$module::DOC,)*
+            }
+        }
+    };
+}
+
+registry! {
+    abi_mismatch => AbiMismatch "abi-mismatch",
+    cxx11_abi_mismatch => Cxx11AbiMismatch "cxx11-abi-mismatch",
+    libstdcxx_mismatch => LibstdcxxMismatch "libstdcxx-mismatch",
+    glibc_too_old => GlibcTooOld "glibc-too-old",
+    missing_shared_library => MissingSharedLibrary "missing-shared-library",
+    extension_incomplete_build => ExtensionIncompleteBuild "extension-incomplete-build",
+    torch_ops_missing => TorchOpsMissing "torch-ops-missing",
+    xformers_built_for => XformersBuiltFor "xformers-built-for",
+    flash_attn_unavailable => FlashAttnUnavailable "flash-attn-unavailable",
+    mamba_fast_path => MambaFastPath "mamba-fast-path",
+    libcuda_not_found => LibcudaNotFound "libcuda-not-found",
+    no_c_compiler => NoCCompiler "no-c-compiler",
+    cuda_version_mismatch => CudaVersionMismatch "cuda-version-mismatch",
+    cuda_home_missing => CudaHomeMissing "cuda-home-missing",
+    build_isolation => BuildIsolation "build-isolation",
+    numpy_abi => NumpyAbi "numpy-abi",
+    cuda_oom => CudaOom "cuda-oom",
+    stale_wheel_cache => StaleWheelCache "stale-wheel-cache",
+}
+
+pub use id::Code;
+
+/// A code's documentation: `docs/codes/<code>.md` and the README's list are generated from it.
+pub struct CodeDoc {
+    /// One line: the situation, as the contract's table says it.
+    pub summary: &'static str,
+    /// What it means and why it happens, in a paragraph.
+    pub meaning: &'static str,
+    /// Its fixes, best first, and how safe each is.
+    pub fixes: &'static str,
+}
+
+/// What every code module reads: the text's scene, the environment and the model in use.
+pub(crate) struct Cx<'a> {
+    pub scene: &'a Scene,
+    pub world: &'a World<'a>,
+    pub model: Option<&'a ModelFacts>,
+}
+
+impl Cx<'_> {
+    /// The interpreter pip steps run: the environment's (`--python`), else `python` on PATH.
+    pub fn python(&self) -> Python {
+        self.world
+            .ctx
+            .python
+            .as_deref()
+            .and_then(|p| p.to_str())
+            .and_then(crate::fix::SafePath::new)
+            .map_or(Python::OnPath, Python::Path)
+    }
+
+    /// The installed torch, else the one the text states.
+    pub fn torch(&self) -> Option<String> {
+        self.world
+            .torch_version()
+            .or_else(|| self.scene.version_of("torch").map(str::to_owned))
+    }
+}
+
+/// A diagnosis with its code's defaults, before the owning module fills it in.
+pub(crate) fn blank(code: Code, source: Option<SourceRef>) -> Diagnostic {
+    Diagnostic {
+        code,
+        severity: Severity::Error,
+        message: String::new(),
+        source,
+        related: Vec::new(),
+        package: None,
+        library: None,
+        symbols: Vec::new(),
+        evidence: Vec::new(),
+        explanation: None,
+        fixes: Vec::new(),
+    }
+}
+
+/// Turns one incident into a diagnosis through the module that owns its code.
+pub(crate) fn diagnose(
+    inc: &Incident,
+    scene: &Scene,
+    world: &World,
+    to_source: &dyn Fn(abidoc_syntax::Span) -> SourceRef,
+) -> Option<Diagnostic> {
+    let model = world.model(scene);
+    let cx = Cx {
+        scene,
+        world,
+        model: model.as_ref(),
+    };
+    let source = Some(to_source(inc.primary));
+    let mut d = match &inc.failure {
+        Failure::UndefinedSymbol {
+            library,
+            symbol,
+            truncated,
+        } => symbols::diagnose(&cx, source, library.as_deref(), symbol, *truncated),
+        Failure::MissingLibrary { name, required_by } => {
+            missing_shared_library::diagnose(&cx, source, name, required_by.as_deref())
+        }
+        Failure::VersionNotFound {
+            library,
+            version,
+            required_by,
+        } if version.starts_with("GLIBC_") => {
+            glibc_too_old::diagnose(&cx, source, library, version, required_by.as_deref())
+        }
+        Failure::VersionNotFound {
+            library,
+            version,
+            required_by,
+        } => libstdcxx_mismatch::diagnose_version(
+            &cx,
+            source,
+            library,
+            version,
+            required_by.as_deref(),
+        ),
+        Failure::Libcuda { detail } => libcuda_not_found::diagnose(&cx, source, detail),
+        Failure::NoCompiler { detail } => no_c_compiler::diagnose(&cx, source, detail),
+        Failure::CudaHome { detail } => cuda_home_missing::diagnose(&cx, source, detail),
+        Failure::CudaVersion {
+            found,
+            expected,
+            detail,
+        } => cuda_version_mismatch::diagnose(
+            &cx,
+            source,
+            found.as_deref(),
+            expected.as_deref(),
+            detail,
+        ),
+        Failure::BuildIsolation { package } => {
+            build_isolation::diagnose(&cx, source, package.as_deref())
+        }
+        Failure::XformersBuiltFor {
+            built_torch,
+            have_torch,
+            built_cuda,
+            built_python,
+            have_python,
+        } => xformers_built_for::diagnose(
+            &cx,
+            source,
+            xformers_built_for::Build {
+                built_torch: built_torch.as_deref(),
+                have_torch: have_torch.as_deref(),
+                built_cuda: built_cuda.as_deref(),
+                built_python: built_python.as_deref(),
+                have_python: have_python.as_deref(),
+            },
+        ),
+        Failure::FlashAttn { reason } => flash_attn_unavailable::diagnose(&cx, source, reason),
+        Failure::TorchOps { what, package } => {
+            torch_ops_missing::diagnose(&cx, source, what, package.as_deref())
+        }
+        Failure::NumpyAbi { detail } => numpy_abi::diagnose(&cx, source, detail),
+        Failure::CudaOom { tried, .. } => cuda_oom::diagnose(&cx, source, tried.as_deref()),
+        Failure::StaleGpuProcesses => cuda_oom::diagnose_stale(&cx, source),
+        Failure::MambaFastPath { model_class } => {
+            mamba_fast_path::diagnose(&cx, source, model_class.as_deref())
+        }
+        Failure::StaleWheelCache { file } => stale_wheel_cache::diagnose(&cx, source, file),
+    };
+    d.related = inc.related.iter().map(|s| to_source(*s)).collect();
+    // The model in use decides between removing and rebuilding: say what it is.
+    let about_model = matches!(
+        d.code,
+        Code::AbiMismatch
+            | Code::Cxx11AbiMismatch
+            | Code::ExtensionIncompleteBuild
+            | Code::MambaFastPath
+            | Code::FlashAttnUnavailable
+    );
+    if let (Some(m), true) = (cx.model, about_model) {
+        d.evidence.insert(0, m.describe());
+    }
+    Some(d)
+}
+
+/// Links the diagnoses of one text: a silent symptom names the failure that causes it.
+pub(crate) fn link(diags: &mut [Diagnostic]) {
+    let causes: Vec<(Option<String>, String)> = diags
+        .iter()
+        .filter(|d| {
+            matches!(
+                d.code,
+                Code::AbiMismatch | Code::Cxx11AbiMismatch | Code::MissingSharedLibrary
+            )
+        })
+        .map(|d| (d.package.clone(), d.message.clone()))
+        .collect();
+    for d in diags.iter_mut() {
+        let symptom = matches!(
+            d.code,
+            Code::TorchOpsMissing
+                | Code::XformersBuiltFor
+                | Code::MambaFastPath
+                | Code::FlashAttnUnavailable
+        );
+        if !symptom {
+            continue;
+        }
+        for (pkg, msg) in &causes {
+            let same = match (&d.package, pkg) {
+                (Some(a), Some(b)) => {
+                    a == b
+                        || (d.code == Code::MambaFastPath
+                            && (b == "causal-conv1d" || b == "mamba-ssm"))
+                }
+                _ => false,
+            };
+            if same {
+                d.evidence.push(format!("caused by: {msg}"));
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! `no-c-compiler`: a JIT compile step (Triton, torch.compile/Inductor, a C++ extension) found no
+//! C/C++ compiler.
+//!
+//! Produced by Triton's and Inductor's "failed to find C compiler" messages. User-level first: a
+//! conda environment's compilers; the distribution's compiler package needs root and is chosen
+//! from `/etc/os-release` (never `apt-get` on a machine that does not use it); unknown
+//! distribution or text alone: advice naming the choices.
+
+use super::{Code, CodeDoc, Cx, blank};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{CondaChannel, Fix, FixKind, Name, Step, SystemManager};
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "A JIT compile step found no C/C++ compiler.",
+    meaning: "Triton and torch.compile build small launchers with the system's C compiler at run time, and C++ extensions compile on first import. Slim containers and fresh machines often have none, so the first compiled call fails.",
+    fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both.",
+};
+
+pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    let mut d = blank(Code::NoCCompiler, source);
+    d.message =
+        "a JIT compile step (Triton / torch.compile / a C++ extension) found no C compiler".into();
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    d.fixes = fixes(cx);
+    d
+}
+
+fn names(v: &[&str]) -> Vec<Name> {
+    v.iter().filter_map(|n| Name::new(n)).collect()
+}
+
+fn fixes(cx: &Cx<'_>) -> Vec<Fix> {
+    let code = Code::NoCCompiler;
+    let mut fixes = Vec::new();
+    if cx.world.in_conda() || cx.scene.mentions_conda {
+        fixes.push(
+            Fix::new(
+                code,
+                "conda-compilers",
+                FixKind::InstallMissing,
+                "Install a C/C++ compiler into the conda environment (conda-forge c-compiler)",
+                "User-level: no root needed.",
+            )
+            .step(Step::CondaInstall {
+                channel: CondaChannel::CondaForge,
+                packages: names(&["c-compiler", "cxx-compiler"]),
+            }),
+        );
+    }
+    match cx.world.system_package_manager() {
+        Some(SystemManager::Apt) => fixes.push(
+            Fix::new(
+                code,
+                "system-compiler",
+                FixKind::NeedsRoot,
+                "Install the system compiler (build-essential; needs root)",
+                "Triton and torch.compile call `cc` at run time to build small launchers.",
+            )
+            .step(Step::SystemInstall {
+                manager: SystemManager::Apt,
+                packages: names(&["build-essential"]),
+            }),
+        ),
+        Some(SystemManager::Dnf) => fixes.push(
+            Fix::new(
+                code,
+                "system-compiler",
+                FixKind::NeedsRoot,
+                "Install the system compiler (gcc and gcc-c++; needs root)",
+                "Triton and torch.compile call `cc` at run time to build small launchers.",
+            )
+            .step(Step::SystemInstall {
+                manager: SystemManager::Dnf,
+                packages: names(&["gcc", "gcc-c++"]),
+            }),
+        ),
+        None => fixes.push(
+            Fix::new(
+                code,
+                "system-compiler",
+                FixKind::Advice,
+                "Install a C compiler with the system's package manager (needs root)",
+                "Triton and torch.compile call `cc` at run time to build small launchers. The distribution is not known here: Debian/Ubuntu `apt-get install build-essential`; Fedora/RHEL `dnf install gcc gcc-c++`; conda `conda install -c conda-forge c-compiler cxx-compiler`.",
+            )
+            .step(Step::Manual(
+                "apt-get install build-essential (Debian/Ubuntu) or dnf install gcc gcc-c++ (Fedora/RHEL)".into(),
+            )),
+        ),
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "point-cc",
+            FixKind::Advice,
+            "Or point CC at a compiler that exists elsewhere on the machine",
+            "Triton honours CC when no `cc`/`gcc` is on PATH.",
+        )
+        .step(Step::Manual("export CC=/path/to/gcc".into()))
+        .unverified(),
+    );
+    crate::fix::rank(fixes)
+}

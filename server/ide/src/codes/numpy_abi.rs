@@ -1,0 +1,80 @@
+//! `numpy-abi`: a module compiled against NumPy 1.x runs under NumPy 2 (or the reverse).
+//!
+//! Produced by NumPy's "A module that was compiled using NumPy 1.x cannot be run in NumPy 2" and
+//! "numpy.core.multiarray failed to import" / `_ARRAY_API not found`. NumPy 2 changed the C ABI:
+//! `numpy<2` comes first for a module built for 1.x, an upgrade for the reverse.
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step, Version};
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "A module compiled against NumPy 1.x running under NumPy 2.x, or the reverse.",
+    meaning: "NumPy 2 changed the C ABI. Extensions compiled against NumPy 1.x (torch ≤ 2.2, older OpenCV and many others) fail to import under NumPy 2, and modules built for 2.x need a NumPy that new.",
+    fixes: "1. For a module built for NumPy 1.x: `pip install \"numpy<2\"`. 2. Or upgrade the failing module to a release built for NumPy 2 (advice). For a module built for a newer NumPy: upgrade NumPy.",
+};
+
+pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    let mut d = blank(Code::NumpyAbi, source);
+    d.package = Some("numpy".into());
+    d.message = format!(
+        "a compiled module was built against another NumPy major version than the one installed: {}",
+        detail.lines().next().unwrap_or("").trim()
+    );
+    d.fixes = fixes(cx, detail);
+    d
+}
+
+fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
+    let code = Code::NumpyAbi;
+    let to_v1 = detail.contains("NumPy 2")
+        || detail.contains("numpy 2")
+        || detail.contains("_ARRAY_API")
+        || detail.contains("1.x");
+    let mut fixes = Vec::new();
+    let (Some(numpy), Some(two)) = (Name::new("numpy"), Version::new("2")) else {
+        return fixes;
+    };
+    if to_v1 {
+        fixes.push(
+            Fix::new(
+                code,
+                "numpy-below-2",
+                FixKind::AlignCompanion,
+                "Install NumPy 1.x (numpy<2)",
+                "The failing module was compiled against NumPy 1.x; NumPy 2 changed the C ABI.",
+            )
+            .step(recipes::pip_install(
+                cx,
+                Vec::new(),
+                vec![Requirement::Below(numpy, two)],
+            )),
+        );
+        fixes.push(
+            Fix::new(
+                code,
+                "upgrade-module",
+                FixKind::Advice,
+                "Or upgrade the failing module to a release built for NumPy 2",
+                "Most packages released since mid-2024 support NumPy 2.",
+            )
+            .step(Step::Manual("upgrade the module named in the traceback".into())),
+        );
+    } else {
+        fixes.push(
+            Fix::new(
+                code,
+                "upgrade-numpy",
+                FixKind::AlignCompanion,
+                "Upgrade NumPy to the version the module was built against",
+                "The module was compiled against a newer NumPy C API.",
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::Upgrade],
+                vec![Requirement::Any(numpy)],
+            )),
+        );
+    }
+    crate::fix::rank(fixes)
+}

@@ -1,0 +1,371 @@
+//! Fix recipes several codes share: aligning an extension with the installed torch (remove what
+//! is unneeded, the companion release, the torch it was built for, a prebuilt wheel, a source
+//! build that really compiles), and the pip steps they are made of.
+
+use super::{Code, Cx};
+use crate::fix::{
+    Compile, Cost, EnvName, EnvValue, Fix, FixKind, Name, PipFlag, Requirement, Step, Version,
+    WheelUrl,
+};
+use crate::kb::{self, ModelFacts, PackageFacts};
+
+pub(crate) fn pip_install(cx: &Cx<'_>, flags: Vec<PipFlag>, reqs: Vec<Requirement>) -> Step {
+    Step::PipInstall {
+        python: cx.python(),
+        flags,
+        requirements: reqs,
+    }
+}
+
+pub(crate) fn pip_uninstall(cx: &Cx<'_>, names: Vec<Name>) -> Step {
+    Step::PipUninstall {
+        python: cx.python(),
+        packages: names,
+    }
+}
+
+pub(crate) fn exact(name: &str, version: &str) -> Option<Requirement> {
+    Some(Requirement::Exact(Name::new(name)?, Version::new(version)?))
+}
+
+pub(crate) fn set_env(name: &str, value: &str) -> Option<Step> {
+    Some(Step::SetEnv {
+        name: EnvName::new(name)?,
+        value: EnvValue::new(value)?,
+    })
+}
+
+/// `2.5.1` for `2.5.1+cu121`.
+pub(crate) fn short_torch(v: &str) -> &str {
+    v.split('+').next().unwrap_or(v)
+}
+
+/// `2.10` and `2.10.0+cu128` are the same torch line: no point moving torch between them.
+fn same_release_line(a: &str, b: &str) -> bool {
+    let mm = |v: &str| {
+        short_torch(v)
+            .split('.')
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(".")
+    };
+    mm(a) == mm(b)
+}
+
+/// Whether the model needs this package: `Some(false)` only when the model is known to be a plain
+/// transformer and the package is an SSM kernel package.
+pub(crate) fn model_needs(model: Option<&ModelFacts>, pkg: Option<&PackageFacts>) -> Option<bool> {
+    let pkg = pkg?;
+    let model = model?;
+    match model.needs(&pkg.name) {
+        // Only SSM kernel packages are safe to call unneeded: a transformer may still use others.
+        Some(false) if !pkg.ssm_kernels => None,
+        other => other,
+    }
+}
+
+/// The fixes for an extension built for another torch (any of the symbol codes, a torch pin).
+pub(crate) fn extension_mismatch(
+    code: Code,
+    cx: &Cx<'_>,
+    package: Option<&str>,
+    library: Option<&str>,
+) -> Vec<Fix> {
+    let Some(pkg) = package.and_then(Name::new) else {
+        return vec![Fix::new(
+            code,
+            "find-package",
+            FixKind::Advice,
+            "Reinstall the failing package built for the installed torch (no cached wheel)",
+            "The package could not be named from the text; `abidoc scan` or the library's path names it, then install its release built for the installed torch.",
+        )
+        .step(Step::Manual("abidoc scan names the package that owns the library".into()))];
+    };
+    let facts = kb::package(pkg.as_str());
+    let partners: Vec<Name> = facts
+        .as_ref()
+        .map(|f| {
+            f.pairs_with
+                .iter()
+                .filter(|p| cx.world.is_installed(p).unwrap_or(true))
+                .filter_map(|p| Name::new(p))
+                .collect()
+        })
+        .unwrap_or_default();
+    let needed = model_needs(cx.model, facts.as_ref());
+    let removable = facts.as_ref().is_some_and(|f| f.removable_when_unneeded);
+    let mut fixes = Vec::new();
+
+    if needed == Some(false)
+        || (removable && code != Code::ExtensionIncompleteBuild && needed != Some(true))
+    {
+        fixes.extend(uninstall(code, cx, &pkg, &partners, facts.as_ref(), needed));
+    }
+    let torch = cx.torch();
+    if let Some(torch) = &torch {
+        fixes.extend(companion_release(code, cx, &pkg, torch, facts.as_ref()));
+        if code == Code::Cxx11AbiMismatch || code == Code::AbiMismatch {
+            fixes.extend(prebuilt_wheel(code, cx, &pkg, torch));
+        }
+    }
+    if let Some(target) = cx.world.built_for_torch(library) {
+        fixes.extend(align_torch(code, cx, &pkg, &target, torch.as_deref()));
+    }
+    fixes.extend(source_build(code, cx, &pkg, &partners));
+    if cx.scene.used_uv {
+        fixes.push(
+            Fix::new(
+                code,
+                "uv-match-runtime",
+                FixKind::Advice,
+                format!("In a uv project, build {pkg} against the runtime torch"),
+                format!(
+                    "Add to pyproject.toml: [tool.uv.extra-build-dependencies] {pkg} = [{{ requirement = \"torch\", match-runtime = true }}], then `uv sync`."
+                ),
+            )
+            .step(Step::Manual(format!(
+                "[tool.uv.extra-build-dependencies] {pkg} = [{{ requirement = \"torch\", match-runtime = true }}]"
+            ))),
+        );
+    }
+    fixes
+}
+
+fn uninstall(
+    code: Code,
+    cx: &Cx<'_>,
+    pkg: &Name,
+    partners: &[Name],
+    facts: Option<&PackageFacts>,
+    needed: Option<bool>,
+) -> Option<Fix> {
+    let mut names = vec![pkg.clone()];
+    names.extend(partners.iter().cloned());
+    let blocked = names
+        .iter()
+        .flat_map(|n| cx.world.required_by(n.as_str()))
+        .any(|r| !names.iter().any(|n| n.as_str() == r));
+    if blocked {
+        return None;
+    }
+    let importers = facts
+        .map(|f| f.optional_importers.join(", "))
+        .unwrap_or_default();
+    let (kind, why) = match (cx.model, needed) {
+        (Some(m), Some(false)) => (
+            FixKind::RemoveUnneeded,
+            format!(
+                "the model in use ({}) is {} and does not use them",
+                m.id,
+                m.kind_phrase()
+            ),
+        ),
+        _ => (
+            FixKind::RemoveIfUnneeded,
+            format!("if nothing you run needs {pkg}"),
+        ),
+    };
+    let fallback = if importers.is_empty() {
+        String::new()
+    } else {
+        format!("; {importers} import it optionally and fall back cleanly without it")
+    };
+    let list: Vec<&str> = names.iter().map(Name::as_str).collect();
+    Some(
+        Fix::new(
+            code,
+            "uninstall",
+            kind,
+            format!("Uninstall {} ({why})", list.join(" and ")),
+            format!("Removes the broken binary at its source; nothing is downloaded{fallback}."),
+        )
+        .step(pip_uninstall(cx, names)),
+    )
+}
+
+/// The release of `pkg` built for the installed torch, when the release tables know one.
+pub(crate) fn companion_release(
+    code: Code,
+    cx: &Cx<'_>,
+    pkg: &Name,
+    torch: &str,
+    facts: Option<&PackageFacts>,
+) -> Option<Fix> {
+    let ver = kb::release_for_torch(pkg.as_str(), torch)?;
+    let req = exact(pkg.as_str(), &ver)?;
+    // Installing the same version again would bring back the binary that failed.
+    if cx
+        .world
+        .installed_version(pkg.as_str())
+        .is_some_and(|v| short_torch(&v) == short_torch(&ver))
+    {
+        return None;
+    }
+    let mut flags = vec![PipFlag::NoCacheDir];
+    if facts.is_some_and(|f| f.needs_no_build_isolation) {
+        flags.push(PipFlag::NoBuildIsolation);
+    }
+    flags.push(PipFlag::NoDeps);
+    let t = short_torch(torch);
+    Some(
+        Fix::new(
+            code,
+            "companion-release",
+            FixKind::AlignCompanion,
+            format!("Install {pkg}=={ver}, the release built for torch {t}"),
+            format!(
+                "{pkg} {ver} ships binaries for torch {t}; --no-cache-dir keeps pip from reusing the stale wheel and --no-deps keeps torch where it is."
+            ),
+        )
+        .step(pip_install(cx, flags, vec![req]))
+        .cost(Cost {
+            downloads: true,
+            ..Cost::default()
+        }),
+    )
+}
+
+/// The project's own prebuilt wheel for this torch, CUDA major, C++ ABI and Python.
+fn prebuilt_wheel(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -> Option<Fix> {
+    let installed = cx.world.installed_version(pkg.as_str());
+    let (wheel, url) = kb::wheel_for(
+        pkg.as_str(),
+        installed.as_deref().filter(|v| Version::new(v).is_some()),
+        torch,
+        cx.world.torch_cxx11_abi(),
+        cx.world.python_tag().as_deref(),
+    )?;
+    let url = WheelUrl::new(&url)?;
+    Some(
+        Fix::new(
+            code,
+            "prebuilt-wheel",
+            FixKind::PrebuiltWheel,
+            format!("Install the prebuilt wheel {wheel}"),
+            "Its label names the installed torch, CUDA major and C++ ABI; the URL follows the project's release naming and cannot be checked offline.",
+        )
+        .step(pip_install(
+            cx,
+            vec![PipFlag::NoDeps, PipFlag::ForceReinstall],
+            vec![Requirement::Wheel(pkg.clone(), url)],
+        ))
+        .cost(Cost {
+            downloads: true,
+            ..Cost::default()
+        })
+        .unverified(),
+    )
+}
+
+/// Install the torch the binary was built for: the smaller change only when nothing else pins
+/// the installed torch; what else moves is said.
+fn align_torch(
+    code: Code,
+    cx: &Cx<'_>,
+    pkg: &Name,
+    target: &str,
+    installed: Option<&str>,
+) -> Option<Fix> {
+    if installed.is_some_and(|t| same_release_line(t, target)) {
+        return None;
+    }
+    let req = exact("torch", target)?;
+    let dependents: Vec<String> = cx
+        .world
+        .required_by("torch")
+        .into_iter()
+        .filter(|d| d != pkg.as_str())
+        .collect();
+    let mut also = vec![format!("moves torch to {target}")];
+    if !dependents.is_empty() {
+        also.push(format!(
+            "{} require torch and may need their matching releases",
+            dependents.join(", ")
+        ));
+    }
+    Some(
+        Fix::new(
+            code,
+            "align-torch",
+            FixKind::AlignTorch,
+            format!("Install torch {target}, the version {pkg} was built for"),
+            "The smaller change only when nothing else depends on the installed torch; other extensions may then need their releases for that torch.",
+        )
+        .step(pip_install(cx, Vec::new(), vec![req]))
+        .cost(Cost {
+            downloads: true,
+            compiles: None,
+            also,
+        }),
+    )
+}
+
+/// A source build against the installed torch that really compiles: the package's force-build
+/// switch when it has one, else `--no-binary`, with `--no-build-isolation` so the build sees
+/// this torch. SSM kernel partners are built first (mamba-ssm imports causal-conv1d).
+pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name]) -> Option<Fix> {
+    let mut names: Vec<Name> = partners
+        .iter()
+        .filter(|p| kb::package(p.as_str()).is_some_and(|f| f.ssm_kernels))
+        .cloned()
+        .collect();
+    names.push(pkg.clone());
+    let mut steps = Vec::new();
+    let mut flags = vec![
+        PipFlag::NoBuildIsolation,
+        PipFlag::NoCacheDir,
+        PipFlag::ForceReinstall,
+        PipFlag::NoDeps,
+    ];
+    let mut minutes = 0;
+    let mut reqs = Vec::new();
+    for n in &names {
+        let facts = kb::package(n.as_str());
+        let forced = facts
+            .as_ref()
+            .is_some_and(|f| !f.force_build_env.is_empty());
+        for (k, v) in facts.iter().flat_map(|f| f.force_build_env.iter()) {
+            if let Some(s) = set_env(k, v)
+                && !steps.contains(&s)
+            {
+                steps.push(s);
+            }
+        }
+        if !forced {
+            flags.push(PipFlag::NoBinary(n.clone()));
+        }
+        minutes += facts.as_ref().and_then(|f| f.build_minutes).unwrap_or(10);
+        reqs.push(
+            match cx.world.installed_version(n.as_str()).map(|v| {
+                let v = short_torch(&v).to_owned();
+                exact(n.as_str(), &v)
+            }) {
+                Some(Some(r)) => r,
+                _ => Requirement::Any(n.clone()),
+            },
+        );
+    }
+    if let Some(s) = set_env("MAX_JOBS", "4") {
+        steps.push(s);
+    }
+    steps.push(pip_install(cx, flags, reqs));
+    let list: Vec<&str> = names.iter().map(Name::as_str).collect();
+    Some(
+        Fix::new(
+            code,
+            "source-build",
+            FixKind::SourceBuild,
+            format!("Build {} from source against the installed torch", list.join(" and ")),
+            "Compiles against the torch in this environment (--no-build-isolation), never a cached or prebuilt binary; needs nvcc matching torch's CUDA, ninja, and about 4 GB of memory per job (MAX_JOBS=4).",
+        )
+        .steps(steps)
+        .cost(Cost {
+            downloads: true,
+            compiles: Some(Compile {
+                minutes,
+                needs: vec!["nvcc", "ninja", "a C++ compiler"],
+            }),
+            also: Vec::new(),
+        }),
+    )
+}

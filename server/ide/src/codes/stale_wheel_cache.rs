@@ -1,0 +1,60 @@
+//! `stale-wheel-cache`: pip reused a wheel it built earlier (`Using cached …`), built against the
+//! torch installed back then.
+//!
+//! Produced by pip's "Using cached" line for a locally built wheel of a torch extension. The fix
+//! drops that package's wheels from pip's cache, then builds against the installed torch with
+//! `--no-cache-dir`, so nothing cached comes back.
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, Severity, SourceRef};
+use crate::fix::{Fix, FixKind, Name, Step};
+use crate::incidents::basename;
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "pip reused a locally built wheel (`Using cached ...`) that was built against another torch.",
+    meaning: "pip caches the wheels it builds from sdists, keyed by the package's name and version only. After a torch upgrade, installing the same version again takes the cached wheel, compiled against the old torch, and the import fails as before.",
+    fixes: "1. Remove the package's wheels from pip's cache (`pip cache remove`), then build against the installed torch with `--no-build-isolation --no-cache-dir` and the package's force-build switch or `--no-binary`. Needs confirmation.",
+};
+
+pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, file: &str) -> Diagnostic {
+    let mut d = blank(Code::StaleWheelCache, source);
+    d.severity = Severity::Warning;
+    let base = basename(file);
+    d.package = base
+        .split('-')
+        .next()
+        .filter(|n| !n.is_empty())
+        .map(crate::kb::normalize);
+    d.message = format!(
+        "pip reused a cached wheel ({base}) instead of building against the installed torch: pip's cache key ignores the torch version"
+    );
+    d.fixes = fixes(cx, d.package.as_deref());
+    d
+}
+
+fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
+    let code = Code::StaleWheelCache;
+    let Some(p) = package.and_then(Name::new) else {
+        return Vec::new();
+    };
+    let mut fixes = Vec::new();
+    if let Some(build) = recipes::source_build(code, cx, &p, &[]) {
+        let mut steps = vec![Step::PipCacheRemove {
+            python: cx.python(),
+            package: p.clone(),
+        }];
+        steps.extend(build.steps);
+        fixes.push(
+            Fix::new(
+                code,
+                "drop-cache-rebuild",
+                FixKind::SourceBuild,
+                format!("Drop {p} from pip's cache and rebuild it against the installed torch"),
+                "The cached wheel was built for the torch installed when it was first built.",
+            )
+            .steps(steps)
+            .cost(build.cost),
+        );
+    }
+    crate::fix::rank(fixes)
+}

@@ -1,0 +1,164 @@
+//! An undefined symbol, read in the text and refined on disk: the evidence it carries, and which
+//! of its four codes it is (`abi-mismatch`, `cxx11-abi-mismatch`, `libstdcxx-mismatch`,
+//! `extension-incomplete-build`). Each code's module then words the message and its fixes.
+
+use super::{
+    Code, Cx, abi_mismatch, blank, cxx11_abi_mismatch, extension_incomplete_build,
+    libstdcxx_mismatch,
+};
+use crate::diagnostic::{Diagnostic, SourceRef, SymbolReport, SymbolStatus};
+use crate::evidence::LibraryFacts;
+use crate::incidents::module_name;
+use crate::symbols::{self, Owner, StringAbi};
+
+/// What the message of every symbol code reads.
+pub(crate) struct Case<'a> {
+    /// `selective_scan_cuda (mamba-ssm 2.2.4)`.
+    pub who: String,
+    /// The demangled symbol, else the mangled one.
+    pub name: &'a str,
+    /// `" (the symbol is cut off in the text)"` or empty.
+    pub cut: &'static str,
+    /// `the installed 2.10.0`, or `the torch it runs with`.
+    pub torch_txt: String,
+    pub abi: Option<StringAbi>,
+    pub facts: Option<LibraryFacts>,
+    pub built_for: Option<String>,
+    pub module: String,
+}
+
+pub(crate) fn diagnose(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    library: Option<&str>,
+    symbol: &str,
+    truncated: bool,
+) -> Diagnostic {
+    let symbol = symbols::normalize(symbol);
+    let owner = symbols::owner(symbol);
+    let abi = symbols::string_abi(symbol);
+    // What the text alone says; disk evidence refines it below.
+    let mut code = match owner {
+        Owner::Libstdcxx => Code::LibstdcxxMismatch,
+        Owner::Own => Code::ExtensionIncompleteBuild,
+        _ if abi.is_some() => Code::Cxx11AbiMismatch,
+        _ => Code::AbiMismatch,
+    };
+    let mut d = blank(code, source);
+    d.library = library.map(str::to_owned);
+    let facts: Option<LibraryFacts> = library.and_then(|l| cx.world.library_facts(l));
+    let pkg = facts
+        .as_ref()
+        .and_then(|f| f.owner.as_ref().map(|(n, _)| n.clone()))
+        .or_else(|| {
+            library
+                .and_then(|l| cx.world.package_of_library(l))
+                .map(|p| p.name)
+        });
+    d.package = pkg.clone();
+    let demangled = crate::kb::demangle(symbol);
+    let mut report = SymbolReport {
+        mangled: symbol.to_owned(),
+        demangled: demangled.clone(),
+        status: SymbolStatus::Missing,
+        nearest: None,
+    };
+    if let Some(f) = &facts {
+        d.evidence.extend(f.evidence.iter().cloned());
+        if let Some(s) = f.symbols.iter().find(|s| s.mangled == symbol) {
+            report = s.clone();
+        }
+        d.symbols
+            .extend(f.symbols.iter().filter(|s| s.mangled != symbol).cloned());
+        // On-disk classification wins over the guess from the text.
+        let statuses: Vec<SymbolStatus> = std::iter::once(report.status)
+            .chain(f.symbols.iter().map(|s| s.status))
+            .collect();
+        if f.own_symbols_missing && owner != Owner::Torch {
+            code = Code::ExtensionIncompleteBuild;
+        } else if statuses.contains(&SymbolStatus::Cxx11Abi)
+            && !statuses.contains(&SymbolStatus::SignatureChanged)
+        {
+            code = Code::Cxx11AbiMismatch;
+        } else if statuses
+            .iter()
+            .any(|s| matches!(s, SymbolStatus::SignatureChanged | SymbolStatus::Removed))
+            && owner == Owner::Torch
+        {
+            code = Code::AbiMismatch;
+        }
+    }
+    d.code = code;
+    d.symbols.insert(0, report);
+
+    let module = library
+        .map(module_name)
+        .unwrap_or_else(|| "the extension".into());
+    let who = match (
+        &pkg,
+        facts
+            .as_ref()
+            .and_then(|f| f.owner.as_ref())
+            .map(|(_, v)| v),
+    ) {
+        (Some(p), Some(v)) => format!("{module} ({p} {v})"),
+        (Some(p), None) => format!("{module} ({p})"),
+        _ => module.clone(),
+    };
+    let torch_txt = cx
+        .torch()
+        .map(|t| format!("the installed {t}"))
+        .unwrap_or_else(|| "the torch it runs with".into());
+    let built_for = crate::kb::built_for_range(&d.symbols);
+    let name_owned = demangled.unwrap_or_else(|| symbol.to_owned());
+    let case = Case {
+        who,
+        name: &name_owned,
+        cut: if truncated {
+            " (the symbol is cut off in the text)"
+        } else {
+            ""
+        },
+        torch_txt,
+        abi,
+        facts,
+        built_for,
+        module,
+    };
+    match code {
+        Code::LibstdcxxMismatch => libstdcxx_mismatch::symbol(cx, &mut d, &case),
+        Code::ExtensionIncompleteBuild => extension_incomplete_build::symbol(cx, &mut d, &case),
+        Code::Cxx11AbiMismatch => cxx11_abi_mismatch::symbol(cx, &mut d, &case),
+        _ => abi_mismatch::symbol(cx, &mut d, &case),
+    }
+    common_evidence(cx, &mut d, &case, owner);
+    d
+}
+
+/// Evidence every symbol code adds after its own: the index's range, what the text states, and
+/// the advice in the text that does not help.
+fn common_evidence(cx: &Cx<'_>, d: &mut Diagnostic, case: &Case<'_>, owner: Owner) {
+    if let Some(r) = &case.built_for {
+        d.evidence.push(format!("offline torch symbol index: {r}"));
+    }
+    if let Some(t) = cx.scene.version_of("torch")
+        && cx.world.torch_version().is_none()
+    {
+        d.evidence.push(format!("the text states torch {t}"));
+    }
+    for cmd in &cx.scene.suggested_commands {
+        if cmd.contains("pip install") {
+            d.evidence.push(format!("the message suggests `{cmd}`: that reinstalls what is already installed and does not rebuild the extension, so it does not help"));
+        }
+    }
+    if cx.scene.mentions_wsl && owner == Owner::Torch {
+        d.evidence.push("WSL2 is not the cause: the library asks torch for a function the installed torch does not export, and would fail the same way on any Linux".into());
+    }
+    let ssm = d
+        .package
+        .as_deref()
+        .is_some_and(|p| p == "mamba-ssm" || p == "causal-conv1d");
+    if cx.scene.mentions_fallback || ssm && cx.scene.mentions_wsl {
+        d.evidence.push("a silent fallback (Conv1d or the naive scan) is not the same model: it changes results and speed, so fix the kernels rather than train on the fallback".into());
+    }
+}

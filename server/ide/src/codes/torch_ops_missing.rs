@@ -1,0 +1,65 @@
+//! `torch-ops-missing`: an extension's operators never registered (`operator torchvision::nms
+//! does not exist`) because its library failed to load silently.
+//!
+//! Produced by torch's "operator X::y does not exist" and torchvision's/torchaudio's "Couldn't
+//! load custom C++ ops" messages. The companion release built for the installed torch comes
+//! first; reinstalling torch and the companion in one resolve is the general form.
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement};
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "`operator X::y does not exist` and similar: an extension's operators never registered because its library failed to load silently.",
+    meaning: "torchvision, torchaudio and similar packages load their compiled operators when imported, and swallow the failure; the first call of an operator then fails. Almost always the package was built for another torch release.",
+    fixes: "1. The companion release built for the installed torch (exact pin, `--no-cache-dir --no-deps`). 2. Reinstall torch and the companion in one command, so pip resolves the pair torch pins (moves torch too).",
+};
+
+pub(crate) fn diagnose(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    what: &str,
+    package: Option<&str>,
+) -> Diagnostic {
+    let mut d = blank(Code::TorchOpsMissing, source);
+    d.package = package.map(crate::kb::normalize);
+    let pkg = d.package.clone().unwrap_or_else(|| "the extension".into());
+    d.message = format!(
+        "{what}: {pkg}'s compiled library failed to load silently, almost always because it was built for another torch version"
+    );
+    d.fixes = fixes(cx, d.package.as_deref().unwrap_or("torchvision"));
+    d
+}
+
+fn fixes(cx: &Cx<'_>, pkg: &str) -> Vec<Fix> {
+    let code = Code::TorchOpsMissing;
+    let mut fixes = Vec::new();
+    let Some(pkg) = Name::new(pkg) else {
+        return fixes;
+    };
+    if let Some(torch) = cx.torch() {
+        fixes.extend(recipes::companion_release(code, cx, &pkg, &torch, None));
+    }
+    if let Some(torch) = Name::new("torch") {
+        fixes.push(
+            Fix::new(
+                code,
+                "reinstall-pair",
+                FixKind::AlignTorch,
+                format!("Reinstall torch and {pkg} together so pip picks matching releases"),
+                "Installing them in one command lets pip resolve the pair torch pins.",
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::ForceReinstall, PipFlag::NoCacheDir],
+                vec![Requirement::Any(torch), Requirement::Any(pkg.clone())],
+            ))
+            .cost(Cost {
+                downloads: true,
+                compiles: None,
+                also: vec!["may move torch".into()],
+            }),
+        );
+    }
+    crate::fix::rank(fixes)
+}

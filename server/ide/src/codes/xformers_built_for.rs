@@ -1,0 +1,76 @@
+//! `xformers-built-for`: xFormers warns that it was built for another torch/Python/CUDA and runs
+//! without its C++/CUDA kernels (memory-efficient attention off).
+//!
+//! Produced by xFormers' "xFormers was built for: PyTorch X with CUDA Y (you have Z)" warning and
+//! by the scan's reading of xformers' `cpp_lib.json`. Each xformers release is compiled for
+//! exactly one torch: the release for the installed torch comes first.
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, Severity, SourceRef};
+use crate::fix::{Fix, FixKind, Name};
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "xFormers was built for another torch/Python/CUDA than the one running.",
+    meaning: "Each xformers release ships binaries for exactly one torch release. Installed next to another torch, its compiled library fails to load and xformers silently falls back: memory-efficient attention and other kernels are off.",
+    fixes: "1. The xformers release built for the installed torch (`--no-deps` so torch stays). 2. Uninstall xformers when nothing needs it: torch's `scaled_dot_product_attention` covers memory-efficient attention for most uses. Both need confirmation.",
+};
+
+pub(crate) struct Build<'a> {
+    pub built_torch: Option<&'a str>,
+    pub have_torch: Option<&'a str>,
+    pub built_cuda: Option<&'a str>,
+    pub built_python: Option<&'a str>,
+    pub have_python: Option<&'a str>,
+}
+
+pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, b: Build<'_>) -> Diagnostic {
+    let mut d = blank(Code::XformersBuiltFor, source);
+    d.severity = Severity::Warning;
+    d.package = Some("xformers".into());
+    let mut parts = Vec::new();
+    if let (Some(x), Some(h)) = (b.built_torch, b.have_torch)
+        && x != h
+    {
+        parts.push(format!("torch {x} (you have {h})"));
+    }
+    if let (Some(x), Some(h)) = (b.built_python, b.have_python)
+        && x != h
+    {
+        parts.push(format!("Python {x} (you have {h})"));
+    }
+    let why = if parts.is_empty() {
+        "its build records the same torch and Python, so the compiled library itself fails to load (set XFORMERS_MORE_DETAILS=1 to see why)".to_owned()
+    } else {
+        format!("it was built for {}", parts.join(" and "))
+    };
+    d.message = format!(
+        "xFormers runs without its C++/CUDA kernels (memory-efficient attention is off): {why}"
+    );
+    if let Some(c) = b.built_cuda {
+        d.evidence.push(format!("xFormers was built with CUDA {c}"));
+    }
+    d.fixes = fixes(cx, b.have_torch);
+    d
+}
+
+fn fixes(cx: &Cx<'_>, have_torch: Option<&str>) -> Vec<Fix> {
+    let code = Code::XformersBuiltFor;
+    let mut fixes = Vec::new();
+    let Some(pkg) = Name::new("xformers") else {
+        return fixes;
+    };
+    if let Some(t) = have_torch.map(str::to_owned).or_else(|| cx.torch()) {
+        fixes.extend(recipes::companion_release(code, cx, &pkg, &t, None));
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "uninstall",
+            FixKind::RemoveIfUnneeded,
+            "Uninstall xformers if nothing needs it",
+            "torch's scaled_dot_product_attention covers memory-efficient attention for most uses.",
+        )
+        .step(recipes::pip_uninstall(cx, vec![pkg])),
+    );
+    crate::fix::rank(fixes)
+}

@@ -1,0 +1,114 @@
+//! Checks that no fix contradicts its own diagnosis: run by the tests over every fixture and by
+//! the property test, so a code cannot ship a command that undoes its evidence.
+
+use super::{Applicability, FixKind, Requirement, Step};
+use crate::diagnostic::{Code, Diagnostic};
+
+/// Every contradiction between a diagnosis and its fixes, as sentences; empty when none.
+pub fn contradictions(d: &Diagnostic) -> Vec<String> {
+    let mut out = Vec::new();
+    let binary_failed = matches!(
+        d.code,
+        Code::AbiMismatch
+            | Code::Cxx11AbiMismatch
+            | Code::ExtensionIncompleteBuild
+            | Code::TorchOpsMissing
+            | Code::XformersBuiltFor
+            | Code::StaleWheelCache
+    );
+    let user_level_exists = d.fixes.iter().any(|f| {
+        matches!(
+            f.applicability(),
+            Applicability::Safe | Applicability::NeedsConfirmation
+        )
+    });
+    for (i, f) in d.fixes.iter().enumerate() {
+        let id = &f.id;
+        if !id.starts_with(d.code.as_str()) {
+            out.push(format!(
+                "{id}: id does not name its code {}",
+                d.code.as_str()
+            ));
+        }
+        if i == 0 && f.title.starts_with("Or ") {
+            out.push(format!(
+                "{id}: the preferred fix is titled as an alternative"
+            ));
+        }
+        if f.applicability() == Applicability::NeedsRoot && f.kind < FixKind::NeedsRoot {
+            out.push(format!("{id}: needs root but is ranked as user-level"));
+        }
+        if i == 0 && f.applicability() == Applicability::NeedsRoot && user_level_exists {
+            out.push(format!("{id}: prefers sudo while a user-level fix exists"));
+        }
+        if f.kind != FixKind::Advice && f.commands().is_empty() && f.env().is_empty() {
+            out.push(format!("{id}: ranked as an action but has no command"));
+        }
+        let forced = f.steps.iter().any(|s| {
+            matches!(s, Step::SetEnv { name, value } if name.as_str().ends_with("FORCE_BUILD") && value.as_str() == "TRUE")
+        });
+        for s in &f.steps {
+            if let Step::PipInstall {
+                flags,
+                requirements,
+                ..
+            } = s
+            {
+                for r in requirements {
+                    let same_pkg = d.package.as_deref() == Some(r.name().as_str());
+                    let compiles = forced
+                        || flags
+                            .iter()
+                            .any(|fl| matches!(fl, super::PipFlag::NoBinary(n) if n == r.name()));
+                    let force = flags.contains(&super::PipFlag::ForceReinstall);
+                    if binary_failed
+                        && same_pkg
+                        && force
+                        && !compiles
+                        && !matches!(r, Requirement::Wheel(..))
+                    {
+                        out.push(format!(
+                            "{id}: reinstalls the binary that failed ({}) without compiling",
+                            r.name()
+                        ));
+                    }
+                    // A CUDA library package must be of the CUDA major the missing library names.
+                    if let Some(major) = cuda_major_in(&d.message)
+                        && let Some(pkg_major) = cuda_suffix(r.name().as_str())
+                        && pkg_major != major
+                    {
+                        out.push(format!(
+                            "{id}: installs {} for CUDA {pkg_major} while the library wants CUDA {major}",
+                            r.name()
+                        ));
+                    }
+                }
+            }
+        }
+        for line in f
+            .commands()
+            .iter()
+            .flatten()
+            .chain(f.env().iter().map(|(_, v)| v))
+        {
+            if line.chars().any(char::is_control) || line.contains('$') {
+                out.push(format!("{id}: a command holds a control character or `$`"));
+            }
+        }
+    }
+    out
+}
+
+/// The CUDA major of a CUDA library the message names (`libcudart.so.13` → 13).
+fn cuda_major_in(message: &str) -> Option<u32> {
+    let lib = message
+        .split_whitespace()
+        .find(|w| abidoc_knowledge::system_libs::cuda_library(w).is_some())?;
+    abidoc_knowledge::system_libs::cuda_library(lib).map(|(_, m)| m)
+}
+
+/// `nvidia-cuda-runtime-cu12` → 12.
+fn cuda_suffix(name: &str) -> Option<u32> {
+    let (_, n) = name.rsplit_once("-cu")?;
+    n.parse().ok()
+}

@@ -1,0 +1,256 @@
+//! Fixes as data: typed steps with a stable id, a kind that fixes the ranking, an applicability
+//! derived from the steps and a stated cost. Codes build fixes here; front ends read the
+//! renderings (argument vectors, uv form, shell line, notebook cell), all made by [`render`].
+//!
+//! Ranking (the order of [`FixKind`]), the same for every code:
+//! 1. remove what the model or code in use does not need (instant, nothing downloaded);
+//! 2. look before acting (the command that shows what a later step touches);
+//! 3. configure: a user-level setting, variable or link that removes the cause;
+//! 4. align versions: the companion release built for the installed torch;
+//! 5. align torch: the torch the binary was built for, saying what else moves;
+//! 6. a prebuilt wheel over a compile;
+//! 7. install what is missing (user level: pip, conda);
+//! 8. a source build that really compiles, with its cost;
+//! 9. remove when nothing in use needs it (model unknown);
+//! 10. anything that needs root; 11. advice with no command.
+
+pub mod lint;
+pub mod render;
+pub mod step;
+pub mod valid;
+
+use crate::diagnostic::Code;
+pub use step::{CondaChannel, PipFlag, Python, Query, Requirement, Step, SystemManager};
+pub use valid::{EnvName, EnvValue, Name, Pid, SafePath, Version, WheelUrl};
+
+/// What a fix does, in ranking order (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum FixKind {
+    RemoveUnneeded,
+    Inspect,
+    Configure,
+    AlignCompanion,
+    AlignTorch,
+    PrebuiltWheel,
+    InstallMissing,
+    SourceBuild,
+    RemoveIfUnneeded,
+    NeedsRoot,
+    #[default]
+    Advice,
+}
+
+impl FixKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FixKind::RemoveUnneeded => "remove-unneeded",
+            FixKind::Inspect => "inspect",
+            FixKind::Configure => "configure",
+            FixKind::AlignCompanion => "align-companion",
+            FixKind::AlignTorch => "align-torch",
+            FixKind::PrebuiltWheel => "prebuilt-wheel",
+            FixKind::InstallMissing => "install-missing",
+            FixKind::SourceBuild => "source-build",
+            FixKind::RemoveIfUnneeded => "remove-if-unneeded",
+            FixKind::NeedsRoot => "needs-root",
+            FixKind::Advice => "advice",
+        }
+    }
+}
+
+/// Whether a front end may apply a fix, derived from its steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Applicability {
+    /// Only sets variables or shows information: nothing on disk changes.
+    Safe,
+    /// Changes the environment or ends processes: the user confirms first.
+    NeedsConfirmation,
+    /// Needs root (`sudo`).
+    NeedsRoot,
+    /// No command: words for the person.
+    Advice,
+}
+
+impl Applicability {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::NeedsConfirmation => "needs-confirmation",
+            Applicability::NeedsRoot => "needs-root",
+            Applicability::Advice => "advice",
+        }
+    }
+}
+
+/// What applying a fix costs, stated to the person before they choose it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Hash)]
+pub struct Cost {
+    /// Something is downloaded (a wheel, a package).
+    pub downloads: bool,
+    /// Something is compiled, and roughly how long it takes.
+    pub compiles: Option<Compile>,
+    /// What else moves ("also installs torch 2.11.0").
+    pub also: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Compile {
+    pub minutes: u32,
+    /// Tools the build needs (`nvcc`, `ninja`, a C++ compiler).
+    pub needs: Vec<&'static str>,
+}
+
+impl Cost {
+    /// One line for people: "downloads; compiles (about 30 min; needs nvcc, ninja); also …".
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.downloads {
+            parts.push("downloads".to_owned());
+        }
+        if let Some(c) = &self.compiles {
+            let needs = if c.needs.is_empty() {
+                String::new()
+            } else {
+                format!("; needs {}", c.needs.join(", "))
+            };
+            parts.push(format!("compiles (about {} min{needs})", c.minutes));
+        }
+        parts.extend(self.also.iter().cloned());
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Fix {
+    /// Stable: `<code>/<what>` (`abi-mismatch/companion-release`).
+    pub id: String,
+    pub kind: FixKind,
+    pub title: String,
+    /// One line on why this fix, and why in this place in the ranking.
+    pub reason: String,
+    pub preferred: bool,
+    pub steps: Vec<Step>,
+    pub cost: Cost,
+    /// False when the fix names something that cannot be checked offline (a wheel URL, a path
+    /// guessed without the environment).
+    pub verified: bool,
+}
+
+impl Fix {
+    pub fn new(
+        code: Code,
+        what: &str,
+        kind: FixKind,
+        title: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Fix {
+        Fix {
+            id: format!("{}/{what}", code.as_str()),
+            kind,
+            title: title.into(),
+            reason: reason.into(),
+            verified: true,
+            ..Fix::default()
+        }
+    }
+
+    pub fn step(mut self, s: Step) -> Fix {
+        self.steps.push(s);
+        self
+    }
+
+    pub fn steps(mut self, s: impl IntoIterator<Item = Step>) -> Fix {
+        self.steps.extend(s);
+        self
+    }
+
+    pub fn cost(mut self, c: Cost) -> Fix {
+        self.cost = c;
+        self
+    }
+
+    pub fn unverified(mut self) -> Fix {
+        self.verified = false;
+        self
+    }
+
+    pub fn applicability(&self) -> Applicability {
+        if self.steps.iter().any(Step::needs_root) {
+            Applicability::NeedsRoot
+        } else if self.steps.iter().all(|s| matches!(s, Step::Manual(_))) {
+            Applicability::Advice
+        } else if self
+            .steps
+            .iter()
+            .all(|s| matches!(s, Step::SetEnv { .. } | Step::Show(_) | Step::Manual(_)))
+        {
+            Applicability::Safe
+        } else {
+            Applicability::NeedsConfirmation
+        }
+    }
+
+    /// Argument vectors, never shell strings.
+    pub fn commands(&self) -> Vec<Vec<String>> {
+        render::commands(&self.steps)
+    }
+
+    /// Environment variables the commands (and the program being fixed) need.
+    pub fn env(&self) -> Vec<(String, String)> {
+        render::env(&self.steps)
+    }
+
+    /// The same fix as a notebook cell (`%pip …`, `%env …`, `!…`).
+    pub fn notebook_cell(&self) -> Option<String> {
+        render::notebook(&self.steps)
+    }
+
+    /// The same fix as one shell line, for display.
+    pub fn shell_line(&self) -> Option<String> {
+        render::shell_line(&self.steps)
+    }
+
+    /// The commands in uv's form, when the fix uses pip.
+    pub fn uv_commands(&self) -> Option<Vec<Vec<String>>> {
+        render::uv_commands(&self.steps)
+    }
+
+    /// Advice that goes with the steps (never a command).
+    pub fn advice(&self) -> Vec<&str> {
+        self.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Manual(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Orders fixes by kind (stable among equals), drops repeats, keeps ids unique and marks the
+/// first preferred.
+pub fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
+    fixes.sort_by_key(|f| f.kind);
+    let mut out: Vec<Fix> = Vec::with_capacity(fixes.len());
+    for f in fixes {
+        if out.iter().any(|g| g.title == f.title && g.steps == f.steps) {
+            continue;
+        }
+        out.push(f);
+    }
+    for i in 1..out.len() {
+        let id = out[i].id.clone();
+        let taken = |c: &str| out[..i].iter().any(|g| g.id == c);
+        if taken(&id) {
+            let mut n = 2;
+            while taken(&format!("{id}-{n}")) {
+                n += 1;
+            }
+            out[i].id = format!("{id}-{n}");
+        }
+    }
+    for (i, f) in out.iter_mut().enumerate() {
+        f.preferred = i == 0;
+    }
+    out
+}

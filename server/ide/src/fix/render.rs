@@ -1,0 +1,268 @@
+//! The one renderer of fix steps: argument vectors (pip and uv forms), the environment the
+//! commands need, a POSIX shell line for display, and notebook lines (`%pip`, `%env`, `!`).
+//!
+//! Notebook lines are read by IPython, which expands `$name`, `$(…)` and `{expr}` in magics and
+//! `!` lines before a shell sees them, so they are quoted for IPython on top of POSIX sh. Every
+//! value is already validated; the quoting and the control-character refusal are a second wall.
+
+use super::step::{PipFlag, Python, Query, Requirement, Step};
+
+/// The argument vector of a step; `None` for steps that are not commands (environment, advice).
+pub fn argv(step: &Step) -> Option<Vec<String>> {
+    let s = |x: &str| x.to_owned();
+    Some(match step {
+        Step::PipInstall {
+            python,
+            flags,
+            requirements,
+        } => {
+            let mut v = pip(python, "install");
+            v.extend(flags.iter().flat_map(pip_flag));
+            v.extend(requirements.iter().map(requirement));
+            v
+        }
+        Step::PipUninstall { python, packages } => {
+            let mut v = pip(python, "uninstall");
+            v.push(s("-y"));
+            v.extend(packages.iter().map(|p| p.to_string()));
+            v
+        }
+        Step::PipCacheRemove { python, package } => {
+            let mut v = pip(python, "cache");
+            v.push(s("remove"));
+            v.push(package.wheel_stem());
+            v
+        }
+        Step::CondaInstall { channel, packages } => {
+            let mut v = vec![
+                s("conda"),
+                s("install"),
+                s("-y"),
+                s("-c"),
+                s(channel.as_str()),
+            ];
+            v.extend(packages.iter().map(|p| p.to_string()));
+            v
+        }
+        Step::SystemInstall { manager, packages } => {
+            let mut v = vec![s("sudo"), s(manager.command()), s("install"), s("-y")];
+            v.extend(packages.iter().map(|p| p.to_string()));
+            v
+        }
+        Step::MakeDir { path } => vec![s("mkdir"), s("-p"), path.to_string()],
+        Step::Link { target, link, root } => {
+            let mut v = if *root { vec![s("sudo")] } else { Vec::new() };
+            v.extend([s("ln"), s("-sf"), target.to_string(), link.to_string()]);
+            v
+        }
+        Step::Ldconfig => vec![s("sudo"), s("ldconfig")],
+        Step::RemoveBuildDir { path } => vec![s("rm"), s("-rf"), path.to_string()],
+        Step::Kill { pids } => {
+            let mut v = vec![s("kill")];
+            v.extend(pids.iter().map(|p| p.to_string()));
+            v
+        }
+        Step::Show(Query::GpuProcesses) => vec![
+            s("nvidia-smi"),
+            s("--query-compute-apps=pid,process_name,used_memory"),
+            s("--format=csv"),
+        ],
+        Step::SetEnv { .. } | Step::Manual(_) => return None,
+    })
+}
+
+fn pip(python: &Python, verb: &str) -> Vec<String> {
+    vec![
+        python.as_str().to_owned(),
+        "-m".into(),
+        "pip".into(),
+        verb.into(),
+    ]
+}
+
+fn pip_flag(f: &PipFlag) -> Vec<String> {
+    match f {
+        PipFlag::NoCacheDir => vec!["--no-cache-dir".into()],
+        PipFlag::NoBuildIsolation => vec!["--no-build-isolation".into()],
+        PipFlag::ForceReinstall => vec!["--force-reinstall".into()],
+        PipFlag::NoDeps => vec!["--no-deps".into()],
+        PipFlag::Upgrade => vec!["--upgrade".into()],
+        PipFlag::NoBinary(n) => vec!["--no-binary".into(), n.to_string()],
+    }
+}
+
+fn uv_flag(f: &PipFlag) -> Vec<String> {
+    match f {
+        PipFlag::NoCacheDir => vec!["--no-cache".into()],
+        PipFlag::ForceReinstall => vec!["--reinstall".into()],
+        other => pip_flag(other),
+    }
+}
+
+/// A requirement as pip reads it.
+pub fn requirement(r: &Requirement) -> String {
+    match r {
+        Requirement::Any(n) => n.to_string(),
+        Requirement::Exact(n, v) => format!("{n}=={v}"),
+        Requirement::Below(n, v) => format!("{n}<{v}"),
+        Requirement::Major(n, m) => format!("{n}=={m}.*"),
+        Requirement::Wheel(_, url) => url.to_string(),
+    }
+}
+
+/// Every command of a fix, in order.
+pub fn commands(steps: &[Step]) -> Vec<Vec<String>> {
+    steps.iter().filter_map(argv).collect()
+}
+
+/// The environment variables a fix sets, in order.
+pub fn env(steps: &[Step]) -> Vec<(String, String)> {
+    steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::SetEnv { name, value } => Some((name.to_string(), value.to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The same commands for uv (`uv pip install`), when the fix installs or removes with pip.
+pub fn uv_commands(steps: &[Step]) -> Option<Vec<Vec<String>>> {
+    let uses_pip = steps.iter().any(|s| {
+        matches!(
+            s,
+            Step::PipInstall { .. } | Step::PipUninstall { .. } | Step::PipCacheRemove { .. }
+        )
+    });
+    if !uses_pip {
+        return None;
+    }
+    let uv = |verb: &[&str], python: &Python| {
+        let mut v: Vec<String> = ["uv"].iter().chain(verb).map(|s| (*s).to_owned()).collect();
+        if let Python::Path(p) = python {
+            v.push("--python".into());
+            v.push(p.to_string());
+        }
+        v
+    };
+    let out = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::PipInstall {
+                python,
+                flags,
+                requirements,
+            } => {
+                let mut v = uv(&["pip", "install"], python);
+                v.extend(flags.iter().flat_map(uv_flag));
+                v.extend(requirements.iter().map(requirement));
+                Some(v)
+            }
+            Step::PipUninstall { python, packages } => {
+                let mut v = uv(&["pip", "uninstall"], python);
+                v.extend(packages.iter().map(|p| p.to_string()));
+                Some(v)
+            }
+            Step::PipCacheRemove { package, .. } => Some(vec![
+                "uv".into(),
+                "cache".into(),
+                "clean".into(),
+                package.to_string(),
+            ]),
+            other => argv(other),
+        })
+        .collect();
+    Some(out)
+}
+
+/// The fix as notebook lines: `%pip …` (the kernel's own interpreter), `%conda …`, `%env K=V`,
+/// `!cmd …`; `None` when it has no command.
+pub fn notebook(steps: &[Step]) -> Option<String> {
+    let mut lines = Vec::new();
+    for step in steps {
+        let line = match step {
+            Step::SetEnv { name, value } => format!("%env {name}={}", ipython(value.as_str())?),
+            Step::Manual(_) => continue,
+            Step::PipInstall { .. } | Step::PipUninstall { .. } | Step::PipCacheRemove { .. } => {
+                // `%pip` runs the kernel's interpreter: the argv's own interpreter is dropped.
+                let v = argv(step)?;
+                format!("%pip {}", join(v.get(3..)?, ipython)?)
+            }
+            Step::CondaInstall { .. } => {
+                let v = argv(step)?;
+                format!("%conda {}", join(v.get(1..)?, ipython)?)
+            }
+            other => format!("!{}", join(&argv(other)?, ipython)?),
+        };
+        lines.push(line);
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// The fix as one POSIX shell line, for people to read or paste: `export K=V && cmd && cmd`.
+/// `None` when it has no command, or (never for validated steps) when a control character
+/// would reach a terminal's line editor.
+pub fn shell_line(steps: &[Step]) -> Option<String> {
+    let mut parts = Vec::new();
+    for step in steps {
+        match step {
+            Step::SetEnv { name, value } => {
+                parts.push(format!("export {name}={}", sh(value.as_str())?));
+            }
+            Step::Manual(_) => {}
+            other => parts.push(join(&argv(other)?, sh)?),
+        }
+    }
+    parts
+        .iter()
+        .any(|p| !p.starts_with("export "))
+        .then(|| parts.join(" && "))
+}
+
+fn join(args: &[String], quote: fn(&str) -> Option<String>) -> Option<String> {
+    let quoted: Option<Vec<String>> = args.iter().map(|a| quote(a)).collect();
+    Some(quoted?.join(" "))
+}
+
+/// POSIX sh quoting; refuses control characters, which a terminal's line editor acts on even
+/// inside quotes (Ctrl-U erases the opening quote).
+pub fn sh(arg: &str) -> Option<String> {
+    if arg.chars().any(char::is_control) {
+        return None;
+    }
+    let plain = !arg.is_empty()
+        && arg
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./:=,+@%-".contains(&b));
+    Some(if plain {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', "'\\''"))
+    })
+}
+
+/// Quoting for an IPython magic or `!` line: POSIX sh quoting, then IPython's own expansion
+/// characters doubled (`$$` and `{{ }}` are IPython's literal `$`, `{`, `}`).
+pub fn ipython(arg: &str) -> Option<String> {
+    let q = sh(arg)?;
+    Some(q.replace('$', "$$").replace('{', "{{").replace('}', "}}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(sh("numpy<2").as_deref(), Some("'numpy<2'"));
+        assert_eq!(sh("a'b").as_deref(), Some("'a'\\''b'"));
+        assert_eq!(sh("x\u{15}y"), None);
+        assert_eq!(sh("x\ny"), None);
+        assert_eq!(ipython("$(id)").as_deref(), Some("'$$(id)'"));
+        assert_eq!(
+            ipython("{os.system(1)}").as_deref(),
+            Some("'{{os.system(1)}}'")
+        );
+        assert_eq!(ipython("torch==2.5.1").as_deref(), Some("torch==2.5.1"));
+    }
+}

@@ -1,0 +1,159 @@
+//! A fix's typed steps: what each one does, with every value already through the validation
+//! boundary ([`super::valid`]). Steps are data; [`super::render`] is the only place that turns
+//! them into argument vectors, shell lines and notebook lines.
+
+use super::valid::{EnvName, EnvValue, Name, Pid, SafePath, Version, WheelUrl};
+
+/// The interpreter a pip step runs: the environment's own (`--python`), else `python` on PATH.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Python {
+    Path(SafePath),
+    OnPath,
+}
+
+impl Python {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Python::Path(p) => p.as_str(),
+            Python::OnPath => "python",
+        }
+    }
+}
+
+/// One requirement of a pip install.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Requirement {
+    Any(Name),
+    Exact(Name, Version),
+    Below(Name, Version),
+    /// Any release of a major (`nvidia-cuda-runtime==13.*`).
+    Major(Name, u32),
+    /// A wheel file named by URL (a project's own release page).
+    Wheel(Name, WheelUrl),
+}
+
+impl Requirement {
+    pub fn name(&self) -> &Name {
+        match self {
+            Requirement::Any(n)
+            | Requirement::Exact(n, _)
+            | Requirement::Below(n, _)
+            | Requirement::Major(n, _)
+            | Requirement::Wheel(n, _) => n,
+        }
+    }
+}
+
+/// The pip options fixes use, each with a reason to exist.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PipFlag {
+    /// pip's wheel cache ignores the torch version: a cached build would come back.
+    NoCacheDir,
+    /// Build against the torch in this environment, not a fresh one in an isolated env.
+    NoBuildIsolation,
+    ForceReinstall,
+    NoDeps,
+    Upgrade,
+    /// Refuse binary wheels for this package, so the install really compiles.
+    NoBinary(Name),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CondaChannel {
+    CondaForge,
+    Nvidia,
+}
+
+impl CondaChannel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CondaChannel::CondaForge => "conda-forge",
+            CondaChannel::Nvidia => "nvidia",
+        }
+    }
+}
+
+/// The system package managers abidoc proposes, chosen from `/etc/os-release`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SystemManager {
+    Apt,
+    Dnf,
+}
+
+impl SystemManager {
+    pub fn command(self) -> &'static str {
+        match self {
+            SystemManager::Apt => "apt-get",
+            SystemManager::Dnf => "dnf",
+        }
+    }
+}
+
+/// Read-only commands a fix may show before it acts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Query {
+    /// The processes holding GPU memory, with their PIDs.
+    GpuProcesses,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Step {
+    PipInstall {
+        python: Python,
+        flags: Vec<PipFlag>,
+        requirements: Vec<Requirement>,
+    },
+    PipUninstall {
+        python: Python,
+        packages: Vec<Name>,
+    },
+    /// Drops a package's locally built wheels from pip's cache.
+    PipCacheRemove {
+        python: Python,
+        package: Name,
+    },
+    CondaInstall {
+        channel: CondaChannel,
+        packages: Vec<Name>,
+    },
+    /// Needs root.
+    SystemInstall {
+        manager: SystemManager,
+        packages: Vec<Name>,
+    },
+    /// Set for the commands that follow, and for the program the fix is about.
+    SetEnv {
+        name: EnvName,
+        value: EnvValue,
+    },
+    MakeDir {
+        path: SafePath,
+    },
+    /// `ln -sf target link`; `root` when the link lives in a system directory.
+    Link {
+        target: SafePath,
+        link: SafePath,
+        root: bool,
+    },
+    /// Needs root.
+    Ldconfig,
+    /// Removes a torch-extensions build directory proven to be a build product.
+    RemoveBuildDir {
+        path: SafePath,
+    },
+    Kill {
+        pids: Vec<Pid>,
+    },
+    Show(Query),
+    /// Advice for the person: never rendered as a command.
+    Manual(String),
+}
+
+impl Step {
+    pub fn needs_root(&self) -> bool {
+        matches!(
+            self,
+            Step::SystemInstall { .. } | Step::Ldconfig | Step::Link { root: true, .. }
+        )
+    }
+}
