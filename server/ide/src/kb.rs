@@ -164,6 +164,15 @@ pub fn release_for_torch(package: &str, torch: &str) -> Option<String> {
     }
 }
 
+/// Whether `package` has releases each built for one torch release (torchvision, torchaudio,
+/// xformers and the extension releases the tables list): aligning versions can fix it.
+pub fn pairs_with_torch(package: &str) -> bool {
+    match normalize(package).as_str() {
+        "torchvision" | "torchaudio" | "xformers" => true,
+        other => !k::compat::releases(other).is_empty(),
+    }
+}
+
 /// The exact prebuilt wheel for this torch, CUDA major, ABI and Python (file name, URL).
 pub fn wheel_for(
     package: &str,

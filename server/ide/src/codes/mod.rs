@@ -214,7 +214,7 @@ pub(crate) fn diagnose(
         Failure::MambaFastPath { model_class } => {
             mamba_fast_path::diagnose(&cx, source, model_class.as_deref())
         }
-        Failure::StaleWheelCache { file } => stale_wheel_cache::diagnose(&cx, source, file),
+        Failure::StaleWheelCache { file } => stale_wheel_cache::diagnose(&cx, source, file)?,
     };
     d.related = inc.related.iter().map(|s| to_source(*s)).collect();
     // The model in use decides between removing and rebuilding: say what it is.

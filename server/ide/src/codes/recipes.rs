@@ -102,11 +102,19 @@ pub(crate) fn extension_mismatch(
         fixes.extend(uninstall(code, cx, &pkg, &partners, facts.as_ref(), needed));
     }
     let torch = cx.torch();
-    if let Some(torch) = &torch {
-        fixes.extend(companion_release(code, cx, &pkg, torch, facts.as_ref()));
-        if code == Code::Cxx11AbiMismatch || code == Code::AbiMismatch {
-            fixes.extend(prebuilt_wheel(code, cx, &pkg, torch));
-        }
+    let companion = torch
+        .as_deref()
+        .and_then(|t| companion_release(code, cx, &pkg, t, facts.as_ref()));
+    if companion.is_none() {
+        // No version to pin (the text states no torch, or the tables know no release for it):
+        // the aligning command in its general form, never a guess.
+        fixes.extend(align_general(code, cx, &pkg, facts.as_ref()));
+    }
+    fixes.extend(companion);
+    if let Some(torch) = &torch
+        && (code == Code::Cxx11AbiMismatch || code == Code::AbiMismatch)
+    {
+        fixes.extend(prebuilt_wheel(code, cx, &pkg, torch));
     }
     if let Some(target) = cx.world.built_for_torch(library) {
         fixes.extend(align_torch(code, cx, &pkg, &target, torch.as_deref()));
@@ -221,6 +229,69 @@ pub(crate) fn companion_release(
         .cost(Cost {
             downloads: true,
             ..Cost::default()
+        }),
+    )
+}
+
+/// Alignment without a known version: a package whose setup.py fetches the prebuilt wheel for
+/// the installed torch is reinstalled so it fetches again (no cache, no build isolation); a
+/// package released in step with torch is resolved together with torch in one command.
+fn align_general(
+    code: Code,
+    cx: &Cx<'_>,
+    pkg: &Name,
+    facts: Option<&PackageFacts>,
+) -> Option<Fix> {
+    if facts.is_some_and(|f| f.has_prebuilt_wheels) {
+        return Some(
+            Fix::new(
+                code,
+                "refetch-wheel",
+                FixKind::PrebuiltWheel,
+                format!("Reinstall {pkg} so its setup fetches the wheel built for the installed torch"),
+                format!(
+                    "{pkg}'s setup.py picks the prebuilt wheel matching the torch, CUDA major and C++ ABI it finds; --no-build-isolation lets it see this torch and --no-cache-dir keeps pip from reusing the old build. Without such a wheel it compiles."
+                ),
+            )
+            .step(pip_install(
+                cx,
+                vec![
+                    PipFlag::NoBuildIsolation,
+                    PipFlag::NoCacheDir,
+                    PipFlag::ForceReinstall,
+                    PipFlag::NoDeps,
+                ],
+                vec![Requirement::Any(pkg.clone())],
+            ))
+            .cost(Cost {
+                downloads: true,
+                ..Cost::default()
+            }),
+        );
+    }
+    if !kb::pairs_with_torch(pkg.as_str()) {
+        return None;
+    }
+    let torch = Name::new("torch")?;
+    Some(
+        Fix::new(
+            code,
+            "resolve-with-torch",
+            FixKind::AlignCompanion,
+            format!("Install torch and {pkg} in one command so pip picks a matching pair"),
+            format!(
+                "Each {pkg} release is built for one torch release; resolved together, pip installs a pair that matches. Pin torch to the version you need (torch==X) to keep it."
+            ),
+        )
+        .step(pip_install(
+            cx,
+            vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+            vec![Requirement::Any(torch), Requirement::Any(pkg.clone())],
+        ))
+        .cost(Cost {
+            downloads: true,
+            compiles: None,
+            also: vec!["may move torch to its newest release".into()],
         }),
     )
 }

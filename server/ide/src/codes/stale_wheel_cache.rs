@@ -16,10 +16,25 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     fixes: "1. Remove the package's wheels from pip's cache (`pip cache remove`), then build against the installed torch with `--no-build-isolation --no-cache-dir` and the package's force-build switch or `--no-binary`. Needs confirmation.",
 };
 
-pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, file: &str) -> Diagnostic {
+/// Only a wheel pip built here is stale: its platform tag is a plain `linux_*` (PyPI refuses
+/// those), and its package links torch. A cached PyPI download (`-none-any`, `manylinux`) is not.
+pub(crate) fn diagnose(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    file: &str,
+) -> Option<Diagnostic> {
+    let base = basename(file);
+    let stem = base.strip_suffix(".whl")?;
+    let locally_built = stem
+        .rsplit('-')
+        .next()
+        .is_some_and(|platform| platform.starts_with("linux_"));
+    let name = crate::kb::normalize(base.split('-').next().unwrap_or(""));
+    if !locally_built || crate::kb::links_torch(&name) == Some(false) {
+        return None;
+    }
     let mut d = blank(Code::StaleWheelCache, source);
     d.severity = Severity::Warning;
-    let base = basename(file);
     d.package = base
         .split('-')
         .next()
@@ -29,7 +44,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, file: &str) -> Di
         "pip reused a cached wheel ({base}) instead of building against the installed torch: pip's cache key ignores the torch version"
     );
     d.fixes = fixes(cx, d.package.as_deref());
-    d
+    Some(d)
 }
 
 fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {

@@ -61,7 +61,10 @@ pub fn contradictions(d: &Diagnostic) -> Vec<String> {
                             .iter()
                             .any(|fl| matches!(fl, super::PipFlag::NoBinary(n) if n == r.name()));
                     let force = flags.contains(&super::PipFlag::ForceReinstall);
+                    // A prebuilt-wheel fix re-runs the package's own wheel selection for this
+                    // torch: not the binary that failed.
                     if binary_failed
+                        && f.kind != FixKind::PrebuiltWheel
                         && same_pkg
                         && force
                         && !compiles

@@ -1,0 +1,175 @@
+//! One fixture folder per diagnostic code (`tests/fixtures/codes/<code>/`): each input, read with
+//! the text alone, produces its code, its full rendering is the snapshot beside it, and no fix
+//! contradicts its diagnosis. The README's code list and `docs/codes/<code>.md` are generated
+//! from the code modules; `ABIDOC_BLESS=1` rewrites them, CI fails when they are stale.
+
+mod common;
+
+use abidoc_ide::codes::{Code, doc};
+use abidoc_ide::{Context, Diagnostic, diagnose_text};
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn text_only() -> Context {
+    Context {
+        use_env: false,
+        ..Context::default()
+    }
+}
+
+fn inputs(code: Code) -> Vec<PathBuf> {
+    let dir = repo().join("tests/fixtures/codes").join(code.as_str());
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|_| panic!("{}: no fixture folder {}", code.as_str(), dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("txt" | "log")))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_code_has_fixtures_that_produce_it() {
+    for &code in Code::ALL {
+        let files = inputs(code);
+        assert!(!files.is_empty(), "{}: no input in its fixture folder", code.as_str());
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let diags = diagnose_text(&text, &text_only());
+            assert!(
+                diags.iter().any(|d| d.code == code),
+                "{}: {} does not produce it",
+                code.as_str(),
+                f.display()
+            );
+            let name = f.file_stem().unwrap().to_string_lossy().into_owned();
+            insta::with_settings!({
+                snapshot_path => f.parent().unwrap().to_path_buf(),
+                prepend_module_to_snapshot => false,
+                omit_expression => true,
+            }, {
+                insta::assert_snapshot!(name, common::render(&text, &diags));
+            });
+        }
+    }
+}
+
+/// Every text the tests hold: fixtures per code, the corpus, field texts, seed logs and the
+/// mined reports.
+fn every_text() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for dir in ["tests/fixtures/codes", "tests/fixtures/corpus", "tests/fixtures/field", "tests/fixtures/seeds"] {
+        let mut stack = vec![repo().join(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if matches!(p.extension().and_then(|e| e.to_str()), Some("txt" | "log")) {
+                    out.push((p.display().to_string(), std::fs::read_to_string(&p).unwrap()));
+                }
+            }
+        }
+    }
+    for f in std::fs::read_dir(repo().join("tests/fixtures/mined")).into_iter().flatten().flatten() {
+        for line in std::fs::read_to_string(f.path()).unwrap().lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            out.push((
+                v["id"].as_str().unwrap_or("?").to_owned(),
+                v["text"].as_str().unwrap_or("").to_owned(),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_fix_contradicts_its_diagnosis() {
+    let mut bad = Vec::new();
+    for (name, text) in every_text() {
+        for d in diagnose_text(&text, &text_only()) {
+            for c in abidoc_ide::fix::lint::contradictions(&d) {
+                bad.push(format!("{name}: {c}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+fn code_page(code: Code) -> String {
+    let doc = doc(code);
+    let mut s = format!(
+        "<!-- generated from server/ide/src/codes; `ABIDOC_BLESS=1 cargo test -p abidoc-ide --test codes` rewrites it -->\n# `{}`\n\n{}\n\n## What it means\n\n{}\n\n## Fixes\n\n{}\n",
+        code.as_str(),
+        doc.summary,
+        doc.meaning,
+        doc.fixes
+    );
+    if let Some(f) = inputs(code).first() {
+        let text = std::fs::read_to_string(f).unwrap();
+        let diags: Vec<Diagnostic> = diagnose_text(&text, &text_only())
+            .into_iter()
+            .filter(|d| d.code == code)
+            .take(1)
+            .collect();
+        let rel = f.strip_prefix(repo()).unwrap_or(f).display().to_string();
+        s.push_str(&format!(
+            "\n## Example\n\n`abidoc check --no-env {rel}`:\n\n```text\n{}```\n",
+            common::render(&text, &diags)
+        ));
+    }
+    s
+}
+
+fn readme_list() -> String {
+    let mut s = String::from("Diagnostic codes (stable; one page each in `docs/codes/`):\n\n| code | situation |\n|---|---|\n");
+    for &code in Code::ALL {
+        s.push_str(&format!(
+            "| [`{0}`](docs/codes/{0}.md) | {1} |\n",
+            code.as_str(),
+            doc(code).summary.replace('|', "\\|")
+        ));
+    }
+    s
+}
+
+#[test]
+fn generated_docs_are_current() {
+    let bless = std::env::var_os("ABIDOC_BLESS").is_some();
+    let mut stale = Vec::new();
+    let dir = repo().join("docs/codes");
+    for &code in Code::ALL {
+        let path = dir.join(format!("{}.md", code.as_str()));
+        let want = code_page(code);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(want.as_str()) {
+            if bless {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(&path, want).unwrap();
+            } else {
+                stale.push(path.display().to_string());
+            }
+        }
+    }
+    let readme_path = repo().join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let (begin, end) = ("-->\n", "<!-- codes:end -->");
+    let a = readme.find("<!-- codes:begin").expect("README codes marker");
+    let b = readme.find(end).expect("README codes end marker");
+    let head = &readme[..a + readme[a..].find(begin).unwrap() + begin.len()];
+    let want = format!("{head}{}{}", readme_list(), &readme[b..]);
+    if want != readme {
+        if bless {
+            std::fs::write(&readme_path, want).unwrap();
+        } else {
+            stale.push("README.md (code list)".into());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale generated docs (run ABIDOC_BLESS=1 cargo test -p abidoc-ide --test codes): {stale:?}"
+    );
+}
