@@ -32,7 +32,7 @@ import {
 } from './protocol';
 import { diagnosticsFromResult, isLibraryPath, ReportDiagnostic, scanReport, scanSummary } from './report';
 import { initializationOptions, SettingSpec, trustedValue } from './settings';
-import { renderCommandLine, visible } from './shellQuote';
+import { isPosixShell, renderCommandLine, visible } from './shellQuote';
 import settingsSpec from '../protocol/settings.json';
 
 let client: LanguageClient | undefined;
@@ -370,13 +370,16 @@ async function runInTerminal(args: unknown[]): Promise<void> {
     return;
   }
   const line = rendered.line;
+  const title = visible(a.title);
   const choice = await vscode.window.showWarningMessage(
-    `abidoc: ${a.title}`,
+    `abidoc: ${title}`,
     { modal: true, detail: `This will run in a new terminal:\n\n${line}` },
     'Run in Terminal',
   );
   if (choice !== 'Run in Terminal') return;
-  const term = vscode.window.createTerminal({ name: `abidoc: ${a.title}`.slice(0, 60) });
+  // The line is POSIX sh: typed into the user's shell when it is one, else into /bin/sh.
+  const shellPath = process.platform !== 'win32' && !isPosixShell(vscode.env.shell) ? '/bin/sh' : undefined;
+  const term = vscode.window.createTerminal({ name: `abidoc: ${title}`.slice(0, 60), shellPath });
   term.show();
   term.sendText(line, true);
 }

@@ -83,3 +83,16 @@ export function renderCommandLine(commands: readonly (readonly string[])[], env:
     throw e;
   }
 }
+
+/** Shells that parse the quoting above as POSIX sh does. */
+const POSIX_SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash']);
+
+/**
+ * Whether the user's shell (a path, as `vscode.env.shell` gives it) reads POSIX quoting as sh
+ * does. fish keeps `\\` inside single quotes as one backslash, csh and tcsh expand `!` inside
+ * them, PowerShell and cmd quote otherwise: the fix then runs in `/bin/sh` instead.
+ */
+export function isPosixShell(shell: string | undefined): boolean {
+  const base = (shell ?? '').split(/[\\/]/).pop() ?? '';
+  return POSIX_SHELLS.has(base.replace(/^-/, ''));
+}

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { commandLine, forbiddenChar, quoteArg, quoteArgv, renderCommandLine, UnsafeArgumentError, visible } from '../src/shellQuote';
+import { commandLine, forbiddenChar, isPosixShell, quoteArg, quoteArgv, renderCommandLine, UnsafeArgumentError, visible } from '../src/shellQuote';
 
 const cases: [string, string][] = [
   ['mamba-ssm', 'mamba-ssm'],
@@ -117,6 +117,11 @@ test('hostile but printable arguments run as literal arguments, running nothing'
   } finally {
     fs.rmSync(dir, { recursive: true });
   }
+});
+
+test('POSIX shells are recognised by name; others get /bin/sh', () => {
+  for (const sh of ['/bin/bash', '/usr/bin/zsh', '/bin/sh', '/usr/bin/dash', '-bash', 'ksh']) assert.ok(isPosixShell(sh), sh);
+  for (const sh of ['/usr/bin/fish', '/bin/tcsh', '/bin/csh', '/usr/bin/pwsh', 'C:\\Windows\\System32\\cmd.exe', '', undefined, '/usr/bin/nu']) assert.ok(!isPosixShell(sh), String(sh));
 });
 
 // The line is typed into an interactive shell: bash with its line editor (readline) on a real
