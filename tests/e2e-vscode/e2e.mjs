@@ -9,7 +9,7 @@ import { chromium } from 'playwright-core';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const { E2E_URL, E2E_ARTIFACTS, E2E_PROFILE, E2E_NOTEBOOK, E2E_LOG, E2E_WS, E2E_MACHINE_SETTINGS, E2E_SITE_PACKAGES, E2E_UNTRUSTED_URL, E2E_MARKERS } = process.env;
+const { E2E_URL, E2E_ARTIFACTS, E2E_PROFILE, E2E_NOTEBOOK, E2E_LOG, E2E_WS, E2E_MACHINE_SETTINGS, E2E_SITE_PACKAGES, E2E_UNTRUSTED_URL, E2E_MARKERS, E2E_USER_ABIDOC, E2E_CLIENT_MESSAGES } = process.env;
 const STEPS = 9;
 const results = [];
 let page;
@@ -81,13 +81,24 @@ async function runCommand(title, timeout = 30_000) {
   }
 }
 
-async function bundledServerInOutput() {
+/** Waits for the abidoc output channel to match `pattern` (`squeeze`: with all whitespace removed). */
+async function serverInOutput(what, pattern, squeeze = false) {
   await runCommand('abidoc: Show output');
-  return waitFor('the abidoc output channel to name the bundled server', async () => {
-    // Long lines wrap in the output editor: compare with whitespace collapsed.
+  return waitFor(`the abidoc output channel to name ${what}`, async () => {
+    // Long lines wrap in the output editor: compare with whitespace collapsed (or removed).
     const t = await page.evaluate(() => (document.querySelector('.output-view, .panel .monaco-editor')?.innerText ?? '').replace(/\s+/g, ' '));
-    return /using \S+\/server\/abidoc \(bundled\) ?: abidoc \d+\.\d+\.\d+/.test(t) ? t : false;
+    return pattern.test(squeeze ? t.replace(/ /g, '') : t) ? t : false;
   });
+}
+
+const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The first LSP message in a capture of what the client wrote: the initialize request. */
+function firstMessage(file) {
+  const raw = readFileSync(file, 'utf8');
+  const m = /^Content-Length: (\d+)\r\n(?:[^\r\n]+\r\n)*\r\n/.exec(raw);
+  if (!m) throw new Error(`no LSP header at the start of ${file}`);
+  return JSON.parse(Buffer.from(raw.slice(m[0].length), 'utf8').subarray(0, Number(m[1])).toString('utf8'));
 }
 
 async function openFile(name) {
@@ -133,7 +144,7 @@ try {
     await page.goto(E2E_URL);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 30_000 }).catch(() => {});
-    const text = await bundledServerInOutput();
+    const text = await serverInOutput('the bundled server', /using \S+\/server\/abidoc \(bundled\) ?: abidoc \d+\.\d+\.\d+/);
     if (/failed to start|no working abidoc binary/.test(text)) throw new Error(`server did not start:\n${text}`);
   });
 
@@ -318,15 +329,25 @@ try {
   await step('untrusted-folder-settings-choose-no-program', async () => {
     // A second code-server with workspace trust on, opened on a folder it does not trust, whose
     // .vscode/settings.json sets abidoc.path and abidoc.python to scripts that leave a marker
-    // file when run (the fake abidoc even answers --version as abidoc would).
+    // file when run (the fake abidoc even answers --version as abidoc would). The user's own
+    // abidoc.path (remote settings) names a wrapper that records the client's messages and runs
+    // the bundled binary: user values still apply, the workspace's do not.
     if (!E2E_UNTRUSTED_URL) throw new Error('skipped: no second code-server');
     await page.goto(E2E_UNTRUSTED_URL);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await waitFor('the Restricted Mode indicator (the folder is not trusted)', () =>
       page.evaluate(() => [...document.querySelectorAll('.statusbar-item')].some((e) => /Restricted Mode/.test(e.innerText || e.getAttribute('aria-label') || ''))),
     );
-    const text = await bundledServerInOutput();
-    if (/fake-abidoc|setting abidoc\.path/.test(text)) throw new Error(`the workspace's abidoc.path was used:\n${text}`);
+    const text = await serverInOutput("the user's abidoc.path", new RegExp(`using${escapeRegExp(E2E_USER_ABIDOC)}\\(settingabidoc\\.path\\):abidoc\\d+\\.\\d+\\.\\d+`), true);
+    if (/fake-abidoc/.test(text)) throw new Error(`the workspace's abidoc.path was used:\n${text}`);
+    // The client advertised the commands it carries out (rust-analyzer style), nothing else there.
+    const init = firstMessage(E2E_CLIENT_MESSAGES);
+    const commands = init.method === 'initialize' ? init.params?.capabilities?.experimental?.commands : undefined;
+    if (JSON.stringify(commands) !== JSON.stringify({ commands: ['abidoc.runInTerminal', 'abidoc.insertCell'] })) {
+      throw new Error(`initialize carries experimental.commands = ${JSON.stringify(commands)}`);
+    }
+    // Nor did the server get the workspace's interpreter.
+    if (JSON.stringify(init.params?.initializationOptions ?? {}).includes('fake-python')) throw new Error(`initializationOptions carry the workspace's abidoc.python: ${JSON.stringify(init.params.initializationOptions)}`);
     // The real server works there: the log in the folder gets its diagnosis.
     await openFile(E2E_LOG);
     await showProblems();

@@ -94,6 +94,20 @@ cat > "$work/untrusted/.vscode/settings.json" <<JSON
   "abidoc.python": "$work/untrusted/fake-python.sh"
 }
 JSON
+# The user's own abidoc.path (remote-machine settings, outside the folder) still applies there: a
+# wrapper that records what the client sends at startup and runs the bundled binary.
+mkdir -p "$work/user-bin" "$work/ud2/Machine"
+cat > "$work/user-bin/abidoc-user-wrapper.sh" <<SH
+#!/bin/sh
+real=\$(ls -d "$work/ext"/abidoc.abidoc-*/server/abidoc | head -n 1)
+if [ "\$1" = lsp ]; then
+  tee "$work/lsp-client-messages" | "\$real" "\$@"
+else
+  exec "\$real" "\$@"
+fi
+SH
+chmod +x "$work/user-bin/abidoc-user-wrapper.sh"
+printf '{\n  "abidoc.path": "%s"\n}\n' "$work/user-bin/abidoc-user-wrapper.sh" > "$work/ud2/Machine/settings.json"
 sed -e 's/"security.workspace.trust.enabled": false/"security.workspace.trust.enabled": true,\n  "security.workspace.trust.startupPrompt": "never",\n  "security.workspace.trust.emptyWindow": false/' \
   "$work/ud/User/settings.json" > "$work/ud2/User/settings.json"
 grep -q '"security.workspace.trust.enabled": true' "$work/ud2/User/settings.json" || fail_setup "no trust-enabled profile"
@@ -125,6 +139,7 @@ E2E_URL="http://127.0.0.1:$port/?folder=$work/ws" E2E_ARTIFACTS="$artifacts" E2E
   E2E_NOTEBOOK=granite-lora-training.ipynb E2E_LOG=pip-install.log E2E_WS="$work/ws" \
   E2E_MACHINE_SETTINGS="$work/ud/Machine/settings.json" E2E_SITE_PACKAGES="$site_packages" \
   E2E_UNTRUSTED_URL="http://127.0.0.1:$port2/?folder=$work/untrusted" E2E_MARKERS="$work/markers" \
+  E2E_USER_ABIDOC="$work/user-bin/abidoc-user-wrapper.sh" E2E_CLIENT_MESSAGES="$work/lsp-client-messages" \
   timeout 360 node "$here/e2e.mjs"
 rc=$?
 cp -r "$work/ud/logs" "$artifacts/vscode-logs" 2>/dev/null

@@ -121,11 +121,14 @@ async function start(): Promise<void> {
   const run = { command: found.candidate.path, args: ['lsp'] };
   const serverOptions: ServerOptions = { run, debug: run };
   const clientOptions: LanguageClientOptions = {
+    // Files and unsaved editors only: output channels are `log` documents too (scheme `output`),
+    // and sending abidoc's own channel to abidoc would feed its trace back into itself.
     documentSelector: [
-      { language: 'pip-log' },
-      { language: 'python-traceback' },
-      { language: 'log' },
-      { language: 'plaintext', pattern: '**/*.{log,txt,out}' },
+      ...(['pip-log', 'python-traceback', 'log'] as const).flatMap((language) => [
+        { language, scheme: 'file' },
+        { language, scheme: 'untitled' },
+      ]),
+      { language: 'plaintext', scheme: 'file', pattern: '**/*.{log,txt,out}' },
       { language: 'python', scheme: 'file' },
       { language: 'python', scheme: 'untitled' },
       { notebook: { notebookType: 'jupyter-notebook' }, language: 'python' },
