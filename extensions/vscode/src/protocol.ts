@@ -2,6 +2,9 @@
 // the payloads they carry. The server side of the same protocol lives in `server/lsp` and is
 // documented in ARCHITECTURE.md; keep both in step.
 
+import type { ClientCapabilities, FeatureState, StaticFeature } from 'vscode-languageclient';
+import { forbiddenChar } from './shellQuote';
+
 /** Output of one cell, reduced to text: what the server parses. */
 export interface CellOutput {
   /** `application/vnd.code.notebook.error`, `application/vnd.code.notebook.stdout`, `…stderr`, `text/plain`. */
@@ -75,6 +78,32 @@ export const INSERT_CELL = 'abidoc.insertCell';
 /** Server-side command (workspace/executeCommand): scan the configured environment. */
 export const SCAN_ENVIRONMENT = 'abidoc.scanEnvironment';
 
+/**
+ * The client-side commands this extension carries out, advertised at initialize as
+ * `capabilities.experimental.commands.commands` (as rust-analyzer's clients do): the server
+ * offers code actions running them only to a client that lists them.
+ */
+export const ADVERTISED_CLIENT_COMMANDS: readonly string[] = [RUN_IN_TERMINAL, INSERT_CELL];
+
+/** Adds `experimental.commands.commands` to the client capabilities, keeping other experimental keys. */
+export function fillClientCommands(capabilities: ClientCapabilities): void {
+  const experimental = isObject(capabilities.experimental) ? capabilities.experimental : {};
+  experimental.commands = { commands: [...ADVERTISED_CLIENT_COMMANDS] };
+  capabilities.experimental = experimental;
+}
+
+/** The vscode-languageclient feature that advertises the client-side commands. */
+export class ClientCommandsFeature implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    fillClientCommands(capabilities);
+  }
+  initialize(): void {}
+  getState(): FeatureState {
+    return { kind: 'static' };
+  }
+  clear(): void {}
+}
+
 /** Commands this extension carries out itself; the server must not get them back. */
 export const CLIENT_COMMANDS: readonly string[] = [RUN_IN_TERMINAL, INSERT_CELL, SCAN_ENVIRONMENT, 'abidoc.restartServer', 'abidoc.showOutput'];
 
@@ -120,6 +149,11 @@ export function parseInsertCellArgs(args: unknown[]): InsertCellArgs | string {
   if (typeof a.notebookUri !== 'string') return 'missing notebookUri';
   if (typeof a.cellIndex !== 'number' || !Number.isInteger(a.cellIndex) || a.cellIndex < 0) return 'cellIndex must be a non-negative integer';
   if (typeof a.source !== 'string') return 'missing source';
+  if (a.source.trim() === '') return 'empty source';
+  // Cells may span lines and hold tabs; any other control or invisible character would make
+  // the confirmation show something other than what is inserted.
+  const bad = forbiddenChar(a.source.replace(/[\n\t]/g, ' '));
+  if (bad) return `source contains ${bad}, a control or invisible character`;
   return { notebookUri: a.notebookUri, cellIndex: a.cellIndex, source: a.source };
 }
 

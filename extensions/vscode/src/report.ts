@@ -2,7 +2,7 @@
 // diagnostics (whatever the server returns from the command) or from the published diagnostics.
 
 import { Fix } from './protocol';
-import { commandLine } from './shellQuote';
+import { renderCommandLine, visible } from './shellQuote';
 
 export interface ReportSymbol {
   mangled?: string;
@@ -107,8 +107,14 @@ export function scanReport(diags: readonly ReportDiagnostic[], header: ReportHea
       lines.push('Fixes, best first (nothing is run for you):', '');
       for (const f of fixes) {
         lines.push(`- ${f.preferred ? '**' + md(f.title) + '** (preferred)' : md(f.title)}`);
-        if (f.commands.length) lines.push('', '  ```sh', `  ${commandLine(f.commands, f.env ?? {})}`, '  ```');
-        if (f.notebook_cell) lines.push(`  - in a notebook: ${code(f.notebook_cell)}`);
+        if (f.commands.length) {
+          // The same rendering as the terminal's: a fix with a control character is not shown as
+          // something to copy, only named as refused.
+          const r = renderCommandLine(f.commands, f.env ?? {});
+          if ('line' in r) lines.push('', '  ```sh', `  ${r.line}`, '  ```');
+          else lines.push(`  - not shown: ${md(r.error)}`);
+        }
+        if (f.notebook_cell) lines.push(`  - in a notebook: ${code(visible(f.notebook_cell))}`);
       }
       lines.push('');
     }

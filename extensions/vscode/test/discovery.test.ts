@@ -22,6 +22,11 @@ test('candidates come in the documented order', () => {
   ]);
 });
 
+test('relative PATH entries are not searched', () => {
+  const list = candidates({ env: { PATH: '.:bin:/usr/bin:./x' }, settingPath: undefined, extensionPath: '/ext', platform: 'linux' });
+  assert.deepEqual(list.map((c) => c.path), ['/ext/server/abidoc', '/usr/bin/abidoc']);
+});
+
 test('empty env and setting are skipped', () => {
   const list = candidates({ env: { ABIDOC_PATH: '  ' }, settingPath: '', extensionPath: '/ext', platform: 'linux' });
   assert.deepEqual(list, [{ source: 'bundled', path: '/ext/server/abidoc' }]);

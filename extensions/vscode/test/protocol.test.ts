@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseInsertCellArgs, parseRunInTerminalArgs, parseTerminalDiagnosis } from '../src/protocol';
+import { ClientCommandsFeature, fillClientCommands, parseInsertCellArgs, parseRunInTerminalArgs, parseTerminalDiagnosis } from '../src/protocol';
 
 test('runInTerminal arguments are validated before anything is shown or run', () => {
   assert.deepEqual(parseRunInTerminalArgs([{ title: 'Uninstall', commands: [['python', '-m', 'pip', 'uninstall', '-y', 'mamba-ssm']] }]), {
@@ -25,6 +25,30 @@ test('insertCell arguments', () => {
   assert.match(String(parseInsertCellArgs([{ notebookUri: 'file:///n.ipynb', cellIndex: -1, source: '' }])), /non-negative/);
   assert.match(String(parseInsertCellArgs([{ notebookUri: 'file:///n.ipynb', cellIndex: 1.5, source: '' }])), /non-negative/);
   assert.match(String(parseInsertCellArgs([{ cellIndex: 1, source: '' }])), /notebookUri/);
+  assert.match(String(parseInsertCellArgs([{ notebookUri: 'file:///n.ipynb', cellIndex: 1, source: '  ' }])), /empty/);
+});
+
+test('insertCell keeps the server text verbatim and refuses control or invisible characters', () => {
+  const uri = 'file:///n.ipynb';
+  // Verbatim: whatever IPython would expand is the server's to render, never rewritten here.
+  for (const source of ['%pip install $(touch x) `y` {z} !w', 'import torch\n\tprint(1)\n', '%env CUDA_HOME=/usr/local/cuda', '# café 日本語']) {
+    assert.deepEqual(parseInsertCellArgs([{ notebookUri: uri, cellIndex: 0, source }]), { notebookUri: uri, cellIndex: 0, source });
+  }
+  for (const source of ['%pip install x\x15y', '%pip install x\ry', '\x03', '%pip install x\x1b[2K', '%pip install \u202ex', '%pip install x\x9b', '%pip\x7f']) {
+    assert.match(String(parseInsertCellArgs([{ notebookUri: uri, cellIndex: 0, source }])), /control or invisible character/, JSON.stringify(source));
+  }
+});
+
+test('the client advertises exactly its client-side commands under experimental.commands', () => {
+  const caps: { experimental?: unknown } = {};
+  fillClientCommands(caps);
+  assert.deepEqual(caps, { experimental: { commands: { commands: ['abidoc.runInTerminal', 'abidoc.insertCell'] } } });
+  // Other experimental capabilities are kept; a stale list is replaced.
+  const other: { experimental?: unknown } = { experimental: { snippetTextEdit: true, commands: { commands: ['x'] } } };
+  new ClientCommandsFeature().fillClientCapabilities(other);
+  assert.deepEqual(other, { experimental: { snippetTextEdit: true, commands: { commands: ['abidoc.runInTerminal', 'abidoc.insertCell'] } } });
+  const f = new ClientCommandsFeature();
+  assert.deepEqual(f.getState(), { kind: 'static' });
 });
 
 test('terminalDiagnosis keeps well-formed parts and drops malformed ones', () => {

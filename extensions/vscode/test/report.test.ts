@@ -98,3 +98,21 @@ test('findings taken from the Problems view are titled by their library', () => 
   assert.match(md, /^## causal_conv1d_cuda\.cpython-312-x86_64-linux-gnu\.so — missing-shared-library \(error\)$/m);
   assert.match(md, /^- Library: `\/sp\/causal_conv1d_cuda\.cpython-312-x86_64-linux-gnu\.so`$/m);
 });
+
+test('a fix holding a control character is named as refused, not rendered as a command to copy', () => {
+  const report = scanReport([
+    {
+      code: 'abi-mismatch',
+      severity: 'error',
+      message: 'm',
+      fixes: [
+        { title: 'Hostile', commands: [['python', '-m', 'pip', 'install', 'x\u0015\n```\n# injected']], notebook_cell: '%pip install x\n# injected\u202e' },
+        { title: 'Fine', commands: [['python', '-m', 'pip', 'uninstall', '-y', 'mamba-ssm']] },
+      ],
+    },
+  ]);
+  assert.match(report, /not shown: .*U\+0015/);
+  assert.doesNotMatch(report, /\u0015|\u202e/);
+  assert.doesNotMatch(report, /^# injected/m);
+  assert.match(report, /```sh\n {2}python -m pip uninstall -y mamba-ssm\n/);
+});
