@@ -236,12 +236,7 @@ pub(crate) fn companion_release(
 /// Alignment without a known version: a package whose setup.py fetches the prebuilt wheel for
 /// the installed torch is reinstalled so it fetches again (no cache, no build isolation); a
 /// package released in step with torch is resolved together with torch in one command.
-fn align_general(
-    code: Code,
-    cx: &Cx<'_>,
-    pkg: &Name,
-    facts: Option<&PackageFacts>,
-) -> Option<Fix> {
+fn align_general(code: Code, cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFacts>) -> Option<Fix> {
     if facts.is_some_and(|f| f.has_prebuilt_wheels) {
         return Some(
             Fix::new(
@@ -392,9 +387,13 @@ pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name
     let mut reqs = Vec::new();
     for n in &names {
         let facts = kb::package(n.as_str());
-        let forced = facts
-            .as_ref()
-            .is_some_and(|f| !f.force_build_env.is_empty());
+        // Only a package's own force-build switch stops its setup from fetching a prebuilt
+        // wheel; other required switches (FORCE_CUDA) choose what a compile builds.
+        let forced = facts.as_ref().is_some_and(|f| {
+            f.force_build_env
+                .iter()
+                .any(|(k, v)| k.ends_with("FORCE_BUILD") && v == "TRUE")
+        });
         for (k, v) in facts.iter().flat_map(|f| f.force_build_env.iter()) {
             if let Some(s) = set_env(k, v)
                 && !steps.contains(&s)

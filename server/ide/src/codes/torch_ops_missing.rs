@@ -46,12 +46,12 @@ fn fixes(cx: &Cx<'_>, pkg: &str) -> Vec<Fix> {
                 code,
                 "reinstall-pair",
                 FixKind::AlignTorch,
-                format!("Reinstall torch and {pkg} together so pip picks matching releases"),
-                "Installing them in one command lets pip resolve the pair torch pins.",
+                format!("Install torch and {pkg} in one command so pip picks a matching pair"),
+                "Resolved together, pip installs the pair each release pins; pin torch (torch==X) to keep the one you have.",
             )
             .step(recipes::pip_install(
                 cx,
-                vec![PipFlag::ForceReinstall, PipFlag::NoCacheDir],
+                vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
                 vec![Requirement::Any(torch), Requirement::Any(pkg.clone())],
             ))
             .cost(Cost {

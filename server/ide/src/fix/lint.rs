@@ -41,7 +41,17 @@ pub fn contradictions(d: &Diagnostic) -> Vec<String> {
         if i == 0 && f.applicability() == Applicability::NeedsRoot && user_level_exists {
             out.push(format!("{id}: prefers sudo while a user-level fix exists"));
         }
-        if f.kind != FixKind::Advice && f.commands().is_empty() && f.env().is_empty() {
+        let changes_packages = matches!(
+            f.kind,
+            FixKind::RemoveUnneeded
+                | FixKind::AlignCompanion
+                | FixKind::AlignTorch
+                | FixKind::PrebuiltWheel
+                | FixKind::InstallMissing
+                | FixKind::SourceBuild
+                | FixKind::RemoveIfUnneeded
+        );
+        if changes_packages && f.commands().is_empty() {
             out.push(format!("{id}: ranked as an action but has no command"));
         }
         let forced = f.steps.iter().any(|s| {
