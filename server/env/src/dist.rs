@@ -449,6 +449,12 @@ impl Distribution {
     }
 }
 
+/// The path of every entry of a RECORD (or an egg-info file listing), as written. Pure, never
+/// fails; the fuzz target `record` drives it.
+pub fn parse_record(text: &str) -> Vec<Cow<'_, str>> {
+    text.lines().filter_map(record_path).collect()
+}
+
 /// The path field of one RECORD line (CSV: the path may be quoted and contain commas).
 fn record_path(line: &str) -> Option<Cow<'_, str>> {
     let line = line.trim_end_matches('\r');
@@ -496,15 +502,22 @@ pub fn lexical_join(base: &Path, rel: &Path) -> PathBuf {
     out
 }
 
-#[derive(Debug, Default)]
-struct Metadata {
-    name: Option<String>,
-    version: Option<String>,
-    requires: Vec<Requirement>,
+/// The headers of a METADATA / PKG-INFO file that the analysis uses.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Metadata {
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub requires: Vec<Requirement>,
+}
+
+/// METADATA / PKG-INFO bytes as read from disk (lossy UTF-8): [`parse_metadata`]. Pure, never
+/// fails; the fuzz target `metadata` drives it.
+pub fn parse_metadata_bytes(bytes: &[u8]) -> Metadata {
+    parse_metadata(&String::from_utf8_lossy(bytes))
 }
 
 /// RFC 822-style headers; stops at the first blank line (the description body follows).
-fn parse_metadata(text: &str) -> Metadata {
+pub fn parse_metadata(text: &str) -> Metadata {
     let mut m = Metadata::default();
     for line in text.lines() {
         if line.trim().is_empty() {
@@ -528,7 +541,7 @@ fn parse_metadata(text: &str) -> Metadata {
 }
 
 /// setuptools `requires.txt`: plain requirement lines, `[extra]` / `[:marker]` sections.
-fn parse_egg_requires(text: &str) -> Vec<Requirement> {
+pub fn parse_egg_requires(text: &str) -> Vec<Requirement> {
     let mut out = Vec::new();
     let mut section: Option<String> = None;
     for line in text.lines().map(str::trim) {
