@@ -18,7 +18,7 @@ SECS=${1:-60}
 shift || true
 TARGETS=("$@")
 if [[ ${#TARGETS[@]} -eq 0 ]]; then
-    TARGETS=(scan clean notebook elf demangle diagnose framing)
+    TARGETS=(scan clean notebook elf demangle diagnose framing metadata record direct_url version_py)
 fi
 TRIPLE=x86_64-unknown-linux-gnu
 
@@ -44,25 +44,55 @@ if [[ -z ${FUZZ_BIN_DIR:-} ]]; then
 fi
 
 # Seeds: real tracebacks/logs/notebooks for the text targets, real ELF files for the binary ones,
-# real LSP messages carrying the fixtures for the frame guard.
+# real LSP messages carrying the fixtures for the frame guard, the env fixtures' METADATA, RECORD,
+# direct_url.json and manifests (checked-in and native) for the environment readers.
 fixture_texts() {
     find "$ROOT/tests/fixtures" "$ROOT/examples" "$ROOT/server/lsp/tests/data" -type f \
         \( -name '*.txt' -o -name '*.log' -o -name '*.ipynb' \) -size -256k 2>/dev/null
+}
+# The native fixture environments (tests/native/build.sh), built once into fuzz/target/native.
+native_fixtures() {
+    local native="$ROOT/fuzz/target/native"
+    if [[ ! -d $native/site-packages ]]; then
+        "$ROOT/tests/native/build.sh" "$native" >/dev/null 2>&1 || echo "note: native fixtures not built; seeds from the checked-in fixtures only" >&2
+    fi
+    echo "$native"
+}
+# Environment files named like one of "$@" (find -name patterns) from the checked-in env fixtures
+# and the native fixture environments, each copied under a hash of its path.
+seed_env_files() {
+    local dir=$1 native
+    shift
+    native=$(native_fixtures)
+    local expr=()
+    for n in "$@"; do expr+=(-o -name "$n"); done
+    find "$ROOT/server/env/tests/data" "$native" -type f \( "${expr[@]:1}" \) -size -256k 2>/dev/null |
+        while read -r f; do cp -n "$f" "$dir/$(echo "$f" | sha1sum | cut -c1-16)" 2>/dev/null || true; done
 }
 seed() {
     local target=$1 dir="$ROOT/fuzz/corpus/$1"
     mkdir -p "$dir"
     case $target in
+        metadata)
+            seed_env_files "$dir" METADATA PKG-INFO requires.txt
+            printf 'Metadata-Version: 2.1\nName: torchvision\nVersion: 0.20.1+\xc3\xa9cu121\nRequires-Dist: torch (==2.5.1) ; extra == "x"\n' >"$dir/non-ascii" ;;
+        record)
+            seed_env_files "$dir" RECORD installed-files.txt SOURCES.txt
+            printf '"a,b/c""d.so",sha256=x,1\r\n../../bin/\xc3\xa9,,\n/abs/path.so,,\n' >"$dir/quoted" ;;
+        direct_url)
+            seed_env_files "$dir" direct_url.json
+            printf '{"url": "https://x/flash_attn-2.6.3%%2Bcu12torch2.5\xc3\xa9-cp312-cp312-linux_x86_64.whl", "dir_info": {"editable": true}}' >"$dir/non-ascii" ;;
+        version_py)
+            seed_env_files "$dir" version.py cpp_lib.json git_version_info_installed.py pyvenv.cfg
+            printf "__version__ = '2.5.0+\xc3\xa9'\ncuda: Optional[str] = '12.1'\n" >"$dir/non-ascii" ;;
         scan | clean | diagnose)
             fixture_texts | while read -r f; do cp -n "$f" "$dir/" 2>/dev/null || true; done ;;
         notebook)
             find "$ROOT/tests/fixtures" "$ROOT/examples" "$ROOT/server/lsp/tests/data" -type f -name '*.ipynb' \
                 -exec cp -n {} "$dir/" \; 2>/dev/null || true ;;
         elf)
-            local native="$ROOT/fuzz/target/native"
-            if [[ ! -d $native/site-packages ]]; then
-                "$ROOT/tests/native/build.sh" "$native" >/dev/null 2>&1 || echo "note: native fixtures not built; elf seeds from system libraries only" >&2
-            fi
+            local native
+            native=$(native_fixtures)
             { find "$native" -type f \( -name '*.so*' -o -path '*/hostile/*' \) -size -512k 2>/dev/null
               ls /usr/lib/x86_64-linux-gnu/libm.so.6 /usr/lib/x86_64-linux-gnu/libz.so.1 2>/dev/null; } |
                 while read -r f; do cp -n "$f" "$dir/$(echo "$f" | sha1sum | cut -c1-16)" 2>/dev/null || true; done ;;

@@ -11,7 +11,7 @@ use crate::exports::{SharedExports, candidates};
 use crate::loader::{FoundVia, Resolution};
 use crate::manifests::{VersionPy, XformersBuild, major_minor, public_version};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -513,7 +513,7 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
                         .entry(PathBuf::from("<python interpreter>"))
                         .or_insert(0) += 1;
                 }
-                None => unresolved.push((oi, imp.clone())),
+                None => unresolved.push((oi, imp)),
             }
         }
     }
@@ -536,67 +536,77 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
                 ix
             })
             .collect();
+        // Each distinct name is classified once (a name several new objects import, at one or
+        // more versions, shares its classification): one hash map pass, O(n), where comparing
+        // every unresolved import with the ones before it would be O(n²). The distinct names
+        // are then classified in parallel, in order.
+        let mut slot_of: HashMap<&str, usize> = HashMap::with_capacity(unresolved.len());
+        let mut distinct: Vec<&str> = Vec::new();
+        let slots: Vec<usize> = unresolved
+            .iter()
+            .map(|(_, imp)| {
+                *slot_of.entry(&*imp.name).or_insert_with(|| {
+                    distinct.push(&imp.name);
+                    distinct.len() - 1
+                })
+            })
+            .collect();
+        drop(slot_of);
+        let classified: Vec<Classified> = {
+            use rayon::prelude::*;
+            distinct
+                .par_iter()
+                .map(|name| classify_name(name, &names, globals, shared, &locals))
+                .collect()
+        };
+        // Borrowed views of the missing versions: looked up once per unresolved import, in
+        // O(1) (a scan of every missing version per import was O(imports × versions)).
+        let missing_pairs: HashSet<(&str, &str)> = missing_versions
+            .iter()
+            .map(|(f, v)| (f.as_str(), v.as_str()))
+            .collect();
+        let missing_version_files: HashSet<&str> =
+            missing_versions.iter().map(|(f, _)| f.as_str()).collect();
         let mut symbols = Vec::new();
         let mut own = Vec::new();
-        for (oi, imp) in unresolved {
-            // Only the candidates for this name, library by library in scope order: `classify`
-            // sees exactly what an index of every export in scope would give it for this name.
-            let name = abidoc_elf::split_version(&imp.name).0;
-            let mut index = abidoc_elf::ExportIndex::new();
-            for (k, lib) in names.iter().enumerate() {
-                let found = if k < globals {
-                    shared.candidates(k, name)
-                } else {
-                    locals
-                        .get(k - globals)
-                        .map(|ix| candidates(ix, name))
-                        .unwrap_or_default()
-                };
-                index.add_names(lib, found);
-            }
+        for ((oi, imp), slot) in unresolved.iter().zip(slots) {
+            let Some(c) = classified.get(slot) else {
+                continue;
+            };
             let in_missing_version = imp
                 .version
-                .as_ref()
-                .zip(imp.version_file.as_ref())
-                .is_some_and(|(v, f)| missing_versions.contains(&(f.to_string(), v.to_string())));
-            let c = abidoc_elf::classify(&imp.name, &index);
-            let status = if in_missing_version {
-                SymbolStatus::VersionMissing
+                .as_deref()
+                .zip(imp.version_file.as_deref())
+                .is_some_and(|(v, f)| missing_pairs.contains(&(f, v)));
+            // A symbol whose required version is missing keeps the classifier's raw nearest
+            // variant; otherwise the C++11-ABI twin, when one was found, replaces it.
+            let (status, nearest, nearest_in, nearest_demangled) = if in_missing_version {
+                (
+                    SymbolStatus::VersionMissing,
+                    c.raw.nearest.clone(),
+                    c.raw.nearest_library.as_ref().map(PathBuf::from),
+                    c.raw.nearest_demangled.clone(),
+                )
+            } else if let Some(t) = &c.twin {
+                (
+                    SymbolStatus::Cxx11Abi,
+                    t.0.clone(),
+                    t.1.clone(),
+                    t.2.clone(),
+                )
             } else {
-                match c.status {
-                    abidoc_elf::Status::SignatureChanged => SymbolStatus::SignatureChanged,
-                    abidoc_elf::Status::Cxx11Abi => SymbolStatus::Cxx11Abi,
-                    abidoc_elf::Status::VersionMissing => SymbolStatus::VersionMissing,
-                    // Exported by name but not bindable (hidden version): still missing.
-                    abidoc_elf::Status::Resolved => SymbolStatus::Missing,
-                    abidoc_elf::Status::Removed => SymbolStatus::Removed,
-                    abidoc_elf::Status::Missing => SymbolStatus::Missing,
-                }
+                (
+                    c.status,
+                    c.raw.nearest.clone(),
+                    c.raw.nearest_library.as_ref().map(PathBuf::from),
+                    c.raw.nearest_demangled.clone(),
+                )
             };
-            let mut nearest = c.nearest.clone();
-            let mut nearest_in = c.nearest_library.as_ref().map(PathBuf::from);
-            let mut nearest_demangled = c.nearest_demangled.clone();
-            let mut status = status;
-            if matches!(
-                status,
-                SymbolStatus::SignatureChanged | SymbolStatus::Removed
-            ) {
-                let same = index.same_qualified_name(&imp.name);
-                if let Some(t) = cxx11_twin(&imp.name, same.iter().map(|e| e.name)) {
-                    status = SymbolStatus::Cxx11Abi;
-                    nearest_in = same
-                        .iter()
-                        .find(|e| e.name == t)
-                        .map(|e| PathBuf::from(index.library_name(e.library)));
-                    nearest = Some(t.to_string());
-                    nearest_demangled = abidoc_elf::demangle(t);
-                }
-            }
-            let own_package = status == SymbolStatus::Removed && is_own_symbol(&imp.name);
-            let sc = SymbolCheck {
+            let own_package = status == SymbolStatus::Removed && c.own;
+            let mut sc = SymbolCheck {
                 mangled: imp.name.to_string(),
-                demangled: c.demangled.clone(),
-                needed_by: pm.objects[oi].path.clone(),
+                demangled: c.raw.demangled.clone(),
+                needed_by: pm.objects[*oi].path.clone(),
                 status: if own_package {
                     SymbolStatus::Missing
                 } else {
@@ -606,15 +616,14 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
                 nearest,
                 nearest_demangled,
                 nearest_in,
-                difference: c.difference.clone(),
+                difference: c.raw.difference.clone(),
                 own_package,
             };
             let blocked = load_stops
                 || imp
                     .version_file
-                    .as_ref()
-                    .is_some_and(|f| missing_versions.iter().any(|(mf, _)| **mf == **f));
-            let mut sc = sc;
+                    .as_deref()
+                    .is_some_and(|f| missing_version_files.contains(f));
             if blocked && sc.status == SymbolStatus::Removed {
                 sc.status = SymbolStatus::Missing;
             }
@@ -658,6 +667,81 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
     }
     report.verdict = Verdict::of(fails, degraded);
     Some(report)
+}
+
+/// What one unresolved name classifies as, whatever object imports it.
+struct Classified {
+    raw: abidoc_elf::Classification,
+    /// The classifier's status in this crate's terms.
+    status: SymbolStatus,
+    /// For a changed or removed symbol: its C++11-ABI twin (mangled, library, demangled) when
+    /// one is exported, which makes it a pure ABI flip.
+    twin: Option<(Option<String>, Option<PathBuf>, Option<String>)>,
+    /// Removed and in the extension's own namespace.
+    own: bool,
+}
+
+/// Classifies `name` against only its candidates, library by library in scope order (`names`:
+/// the scope's libraries, the first `globals` of them indexed by `shared`, the rest by
+/// `locals`): `classify` sees exactly what an index of every export in scope would give it.
+fn classify_name(
+    name: &str,
+    names: &[String],
+    globals: usize,
+    shared: &SharedExports<'_>,
+    locals: &[abidoc_elf::ExportIndex<'_>],
+) -> Classified {
+    let bare = abidoc_elf::split_version(name).0;
+    let key = abidoc_elf::qualified_key(bare);
+    let mut index = abidoc_elf::ExportIndex::new();
+    for (k, lib) in names.iter().enumerate() {
+        let found = if k < globals {
+            shared.candidates_keyed(k, bare, key)
+        } else {
+            locals
+                .get(k - globals)
+                .map(|ix| candidates(ix, bare))
+                .unwrap_or_default()
+        };
+        // A library with no candidate adds nothing `classify` could name.
+        if !found.is_empty() {
+            index.add_names(lib, found);
+        }
+    }
+    let raw = abidoc_elf::classify(name, &index);
+    let status = match raw.status {
+        abidoc_elf::Status::SignatureChanged => SymbolStatus::SignatureChanged,
+        abidoc_elf::Status::Cxx11Abi => SymbolStatus::Cxx11Abi,
+        abidoc_elf::Status::VersionMissing => SymbolStatus::VersionMissing,
+        // Exported by name but not bindable (hidden version): still missing.
+        abidoc_elf::Status::Resolved => SymbolStatus::Missing,
+        abidoc_elf::Status::Removed => SymbolStatus::Removed,
+        abidoc_elf::Status::Missing => SymbolStatus::Missing,
+    };
+    let twin = if matches!(
+        status,
+        SymbolStatus::SignatureChanged | SymbolStatus::Removed
+    ) {
+        let same = index.same_qualified_name(name);
+        cxx11_twin(name, same.iter().map(|e| e.name)).map(|t| {
+            (
+                Some(t.to_string()),
+                same.iter()
+                    .find(|e| e.name == t)
+                    .map(|e| PathBuf::from(index.library_name(e.library))),
+                abidoc_elf::demangle(t),
+            )
+        })
+    } else {
+        None
+    };
+    let own = twin.is_none() && status == SymbolStatus::Removed && is_own_symbol(name);
+    Classified {
+        raw,
+        status,
+        twin,
+        own,
+    }
 }
 
 /// Files named `soname` elsewhere (environment lib dirs, the loader cache, default dirs) that

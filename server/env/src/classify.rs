@@ -44,7 +44,7 @@ pub fn qualified_prefix(m: &str) -> Option<(String, String)> {
     }
     let mut root: Option<String> = None;
     loop {
-        if rest[i..].starts_with("St") {
+        if b.get(i..).is_some_and(|r| r.starts_with(b"St")) {
             root.get_or_insert_with(|| "std".into());
             i += 2;
             continue;
@@ -61,18 +61,20 @@ pub fn qualified_prefix(m: &str) -> Option<(String, String)> {
             }
             break;
         }
-        let len: usize = rest[start..i].parse().ok()?;
+        let len: usize = rest.get(start..i)?.parse().ok()?;
         let end = i.checked_add(len).filter(|&e| e <= b.len())?;
-        root.get_or_insert_with(|| rest[i..end].to_string());
+        // A source name's length counts bytes: with non-ASCII it may end inside a char.
+        let ident = rest.get(i..end)?;
+        root.get_or_insert_with(|| ident.to_string());
         i = end;
         // `B5cxx11` ABI tags belong to the name but must not split it.
-        while rest[i..].starts_with('B') {
+        while b.get(i) == Some(&b'B') {
             let s = i + 1;
             let mut j = s;
             while j < b.len() && b[j].is_ascii_digit() {
                 j += 1;
             }
-            let l: usize = rest[s..j].parse().ok()?;
+            let l: usize = rest.get(s..j)?.parse().ok()?;
             i = j.checked_add(l).filter(|&e| e <= b.len())?;
         }
         if !nested {
@@ -81,10 +83,10 @@ pub fn qualified_prefix(m: &str) -> Option<(String, String)> {
     }
     if nested && b.get(i) != Some(&b'E') {
         // Templates and other shapes: only the part read so far is comparable.
-        return root.map(|r| (format!("_Z{}", &rest[..i]), r));
+        return root.zip(rest.get(..i)).map(|(r, p)| (format!("_Z{p}"), r));
     }
     let end = if nested { i + 1 } else { i };
-    Some((format!("_Z{}", strip_tags(&rest[..end])), root?))
+    Some((format!("_Z{}", strip_tags(rest.get(..end)?)), root?))
 }
 
 fn strip_tags(s: &str) -> String {

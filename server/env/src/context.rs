@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Reads a package's Python sources at most this far (bytes per file).
-const MAX_SOURCE: usize = 1 << 20;
+const MAX_SOURCE: u64 = 1 << 20;
 /// Python files of one distribution searched for a library's name.
 const MAX_SOURCES: usize = 5_000;
 
@@ -152,8 +152,7 @@ impl Sources {
             .or_insert_with(|| {
                 py.iter()
                     .filter_map(|p| {
-                        let text = crate::fsguard::read_text(p).ok()?;
-                        let text = text.get(..MAX_SOURCE).unwrap_or(&text).to_owned();
+                        let text = crate::fsguard::read_text_prefix(p, MAX_SOURCE).ok()?;
                         Some((p.clone(), text))
                     })
                     .collect()

@@ -145,50 +145,56 @@ impl BuildLabel {
             j
         };
         let mut any = false;
+        // Byte-wise: the label may hold non-ASCII (`+é`), and `i` steps one byte at a time.
+        // Every slice taken below starts and ends next to ASCII bytes, so on char boundaries.
+        let text_at = |from: usize, to: usize| lower.get(from..to).unwrap_or("").to_string();
         while i < b.len() {
-            let rest = &lower[i..];
-            if let Some(r) = rest.strip_prefix("cxx11abi") {
-                if r.starts_with("true") {
+            let rest = &b[i..];
+            if let Some(r) = rest.strip_prefix(b"cxx11abi".as_slice()) {
+                if r.starts_with(b"true") {
                     out.cxx11abi = Some(true);
                     i += 12;
-                } else if r.starts_with("false") {
+                } else if r.starts_with(b"false") {
                     out.cxx11abi = Some(false);
                     i += 13;
                 } else {
                     i += 8;
                 }
                 any = true;
-            } else if rest.starts_with("torch") {
+            } else if rest.starts_with(b"torch") {
                 let end = dotted(i + 5);
                 if end > i + 5 {
-                    out.torch = Some(lower[i + 5..end].trim_end_matches('.').to_string());
+                    out.torch = Some(text_at(i + 5, end).trim_end_matches('.').to_string());
                     any = true;
                 }
                 i = end.max(i + 5);
-            } else if rest.starts_with("rocm") {
+            } else if rest.starts_with(b"rocm") {
                 let end = dotted(i + 4);
                 if end > i + 4 {
-                    out.rocm = Some(lower[i + 4..end].trim_end_matches('.').to_string());
+                    out.rocm = Some(text_at(i + 4, end).trim_end_matches('.').to_string());
                     any = true;
                 }
                 i = end.max(i + 4);
-            } else if rest.starts_with("cpu") {
+            } else if rest.starts_with(b"cpu") {
                 out.cpu = true;
                 any = true;
                 i += 3;
-            } else if rest.starts_with("cu") {
+            } else if rest.starts_with(b"cu") {
                 let end = digits(i + 2);
-                let d = &lower[i + 2..end];
+                let d = text_at(i + 2, end);
                 if !d.is_empty() {
-                    out.cuda = Some(cuda_digits(d));
+                    out.cuda = Some(cuda_digits(&d));
                     any = true;
                 }
                 i = end.max(i + 2);
-            } else if rest.starts_with("pt") {
+            } else if rest.starts_with(b"pt") {
                 let end = digits(i + 2);
-                let d = &lower[i + 2..end];
-                if d.len() >= 2 {
-                    out.torch = Some(format!("{}.{}", &d[..1], &d[1..]));
+                let d = text_at(i + 2, end);
+                // `d` is ASCII digits: splitting after its first byte is a char boundary.
+                if let (Some(major), Some(minor)) = (d.get(..1), d.get(1..))
+                    && !minor.is_empty()
+                {
+                    out.torch = Some(format!("{major}.{minor}"));
                     any = true;
                 }
                 i = end.max(i + 2);
@@ -202,9 +208,10 @@ impl BuildLabel {
 
 /// `121` → `12.1`, `118` → `11.8`, `102` → `10.2`, `12` → `12`, `9` → `9`.
 fn cuda_digits(d: &str) -> String {
-    match d.len() {
-        3 => format!("{}.{}", &d[..2], &d[2..]),
-        4 => format!("{}.{}", &d[..2], d[2..].trim_start_matches('0')),
+    // `get`, not indexing: callers pass ASCII digits, but a non-ASCII string must not panic.
+    match (d.len(), d.get(..2), d.get(2..)) {
+        (3, Some(major), Some(minor)) => format!("{major}.{minor}"),
+        (4, Some(major), Some(minor)) => format!("{major}.{}", minor.trim_start_matches('0')),
         _ => d.to_string(),
     }
 }
@@ -442,6 +449,12 @@ impl Distribution {
     }
 }
 
+/// The path of every entry of a RECORD (or an egg-info file listing), as written. Pure, never
+/// fails; the fuzz target `record` drives it.
+pub fn parse_record(text: &str) -> Vec<Cow<'_, str>> {
+    text.lines().filter_map(record_path).collect()
+}
+
 /// The path field of one RECORD line (CSV: the path may be quoted and contain commas).
 fn record_path(line: &str) -> Option<Cow<'_, str>> {
     let line = line.trim_end_matches('\r');
@@ -489,15 +502,22 @@ pub fn lexical_join(base: &Path, rel: &Path) -> PathBuf {
     out
 }
 
-#[derive(Debug, Default)]
-struct Metadata {
-    name: Option<String>,
-    version: Option<String>,
-    requires: Vec<Requirement>,
+/// The headers of a METADATA / PKG-INFO file that the analysis uses.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Metadata {
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub requires: Vec<Requirement>,
+}
+
+/// METADATA / PKG-INFO bytes as read from disk (lossy UTF-8): [`parse_metadata`]. Pure, never
+/// fails; the fuzz target `metadata` drives it.
+pub fn parse_metadata_bytes(bytes: &[u8]) -> Metadata {
+    parse_metadata(&String::from_utf8_lossy(bytes))
 }
 
 /// RFC 822-style headers; stops at the first blank line (the description body follows).
-fn parse_metadata(text: &str) -> Metadata {
+pub fn parse_metadata(text: &str) -> Metadata {
     let mut m = Metadata::default();
     for line in text.lines() {
         if line.trim().is_empty() {
@@ -521,7 +541,7 @@ fn parse_metadata(text: &str) -> Metadata {
 }
 
 /// setuptools `requires.txt`: plain requirement lines, `[extra]` / `[:marker]` sections.
-fn parse_egg_requires(text: &str) -> Vec<Requirement> {
+pub fn parse_egg_requires(text: &str) -> Vec<Requirement> {
     let mut out = Vec::new();
     let mut section: Option<String> = None;
     for line in text.lines().map(str::trim) {

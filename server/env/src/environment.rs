@@ -103,7 +103,8 @@ impl Environment {
             spec.default_lib_dirs.clone(),
         );
         let store = LibStore::default();
-        let mut torch = TorchInstall::find(&layout.site_packages, &dists);
+        let (mut torch, torch_problems) = TorchInstall::find_noting(&layout.site_packages, &dists);
+        problems.extend(torch_problems);
         if let Some(t) = torch.as_mut()
             && let Some(c10) = t.c10_path()
             && let Ok(f) = &*store.get(&c10)

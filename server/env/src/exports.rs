@@ -31,14 +31,15 @@ impl Keyed {
         Keyed { facts, by_key }
     }
 
-    /// The same name, and every name with the same qualified-name key, sorted.
-    fn candidates(&self, name: &str) -> Vec<&str> {
+    /// The same name, and every name with the same qualified-name key (`key`, which is
+    /// `abidoc_elf::qualified_key(name)`, computed once by callers asking every library), sorted.
+    fn candidates(&self, name: &str, key: Option<u64>) -> Vec<&str> {
         let facts = &self.facts;
         let mut v: Vec<&str> = Vec::new();
         if let Some(n) = facts.first_export(name).and_then(|i| facts.export_name(i)) {
             v.push(n);
         }
-        if let Some(key) = abidoc_elf::qualified_key(name) {
+        if let Some(key) = key {
             let from = self.by_key.partition_point(|(k, _)| *k < key);
             v.extend(
                 self.by_key[from..]
@@ -115,8 +116,14 @@ impl<'e> SharedExports<'e> {
     /// Export names of the `k`-th object of the global scope that `classify` could look at for
     /// `name`: the same name, and every export with the same qualified-name key, sorted.
     pub fn candidates(&self, k: usize, name: &str) -> Vec<&str> {
+        self.candidates_keyed(k, name, abidoc_elf::qualified_key(name))
+    }
+
+    /// [`SharedExports::candidates`] with the name's `abidoc_elf::qualified_key` already
+    /// computed: a check asks every global-scope object about each missing name.
+    pub fn candidates_keyed(&self, k: usize, name: &str, key: Option<u64>) -> Vec<&str> {
         self.keyed(k)
-            .map(|x| x.candidates(name))
+            .map(|x| x.candidates(name, key))
             .unwrap_or_default()
     }
 }

@@ -1,13 +1,19 @@
-//! Guarded file access: only regular files are read or mapped, sizes are capped, and every failure
-//! becomes a message instead of a panic or a hang (devices, FIFOs, `/proc`, symlink loops).
+//! Guarded file access, the one door every environment file goes through (METADATA, RECORD,
+//! `direct_url.json`, `version.py`, `cpp_lib.json`, `pyvenv.cfg`, `/etc/ld.so.cache`, libraries):
+//! a path is resolved (symlinks followed) before anything is opened, only regular files outside
+//! `/proc`, `/sys` and `/dev` are read or mapped, every read stops at a byte cap whatever size
+//! the file reports, and every failure becomes a message instead of a panic or a hang.
 
 use std::fs::{File, Metadata};
-use std::path::Path;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 /// Text files (METADATA, RECORD, version.py …) larger than this are not read.
 pub const MAX_TEXT: u64 = 64 << 20;
 /// Shared libraries larger than this are not mapped (the largest real CUDA libraries are ~1.5 GB).
 pub const MAX_LIB: u64 = 4 << 30;
+/// Libraries up to this size are read into memory; larger ones are mapped.
+const READ_LIB: u64 = 1 << 20;
 
 /// A read-only view of a file: mapped when large, read into memory when small.
 pub enum Bytes {
@@ -30,12 +36,35 @@ impl AsRef<[u8]> for Bytes {
     }
 }
 
-/// Metadata of a path after following symlinks, refusing anything that is not a regular file.
-pub fn regular_file_metadata(path: &Path) -> Result<Metadata, String> {
-    if path.starts_with("/proc") || path.starts_with("/sys") || path.starts_with("/dev") {
-        return Err("refusing to read a file under /proc, /sys or /dev".into());
-    }
-    let md = std::fs::metadata(path).map_err(|e| describe_io(&e))?;
+/// Pseudo-filesystems whose files report sizes that mean nothing (0 for `/proc/self/pagemap`,
+/// which streams hundreds of GB) or block (`/proc/kmsg`), and device nodes.
+fn in_pseudo_fs(p: &Path) -> bool {
+    p.starts_with("/proc") || p.starts_with("/sys") || p.starts_with("/dev")
+}
+
+/// Where `path` really is (every symlink followed) and its metadata, refusing anything that is
+/// not a regular file or lies under `/proc`, `/sys` or `/dev` once resolved: a METADATA that is
+/// a symlink to `/proc/self/pagemap` is judged by its target, not its name.
+pub fn resolve_regular(path: &Path) -> Result<(PathBuf, Metadata), String> {
+    let refuse = |p: &Path| -> Result<(), String> {
+        if in_pseudo_fs(p) {
+            let shown = if p == path {
+                String::new()
+            } else {
+                format!(" ({})", p.display())
+            };
+            return Err(format!(
+                "refusing to read a file under /proc, /sys or /dev{shown}"
+            ));
+        }
+        Ok(())
+    };
+    // Checked before resolving too: canonicalize itself never reads a file's contents, but a
+    // /proc path needs no resolution to be refused.
+    refuse(path)?;
+    let real = std::fs::canonicalize(path).map_err(|e| describe_io(&e))?;
+    refuse(&real)?;
+    let md = std::fs::metadata(&real).map_err(|e| describe_io(&e))?;
     if !md.is_file() {
         return Err(if md.is_dir() {
             "is a directory, not a file".into()
@@ -43,12 +72,18 @@ pub fn regular_file_metadata(path: &Path) -> Result<Metadata, String> {
             "not a regular file (device, FIFO or socket); not read".into()
         });
     }
-    Ok(md)
+    Ok((real, md))
+}
+
+/// Metadata of a path after following symlinks, refusing anything that is not a regular file
+/// (see [`resolve_regular`]).
+pub fn regular_file_metadata(path: &Path) -> Result<Metadata, String> {
+    resolve_regular(path).map(|(_, md)| md)
 }
 
 fn describe_io(e: &std::io::Error) -> String {
     // ELOOP has no stable ErrorKind on every toolchain: match the raw errno as well.
-    if e.raw_os_error() == Some(40) {
+    if e.raw_os_error() == Some(libc::ELOOP) {
         return "symlink loop (too many levels of symbolic links)".into();
     }
     match e.kind() {
@@ -58,25 +93,72 @@ fn describe_io(e: &std::io::Error) -> String {
     }
 }
 
-/// Reads a small text file (lossy UTF-8), capped at [`MAX_TEXT`].
-pub fn read_text(path: &Path) -> Result<String, String> {
-    let md = regular_file_metadata(path)?;
-    if md.len() > MAX_TEXT {
+/// Opens a resolved regular file without following a last-moment symlink and without blocking
+/// on a FIFO swapped in after the check, then checks again what was opened.
+fn open_checked(real: &Path) -> Result<File, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(real)
+        .map_err(|e| describe_io(&e))?;
+    let md = file.metadata().map_err(|e| describe_io(&e))?;
+    if !md.is_file() {
+        return Err("not a regular file; not read".into());
+    }
+    Ok(file)
+}
+
+/// Reads a regular file, at most `cap` bytes: the cap bounds the bytes read (`Read::take`), not
+/// the size the file reports, which a pseudo-file or a file growing meanwhile makes meaningless.
+pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    let (real, md) = resolve_regular(path)?;
+    if md.len() > cap {
         return Err(format!(
-            "too large to be a metadata file ({} bytes)",
+            "too large ({} bytes, more than the {cap} bytes read)",
             md.len()
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| describe_io(&e))?;
+    let file = open_checked(&real)?;
+    let mut v = Vec::with_capacity(usize::try_from(md.len()).unwrap_or(0));
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut v)
+        .map_err(|e| describe_io(&e))?;
+    if v.len() as u64 > cap {
+        return Err(format!("grew past the {cap} bytes read while being read"));
+    }
+    Ok(v)
+}
+
+/// Reads a small text file (lossy UTF-8), capped at [`MAX_TEXT`].
+pub fn read_text(path: &Path) -> Result<String, String> {
+    read_text_capped(path, MAX_TEXT)
+}
+
+/// [`read_text`] with its own cap.
+pub fn read_text_capped(path: &Path, cap: u64) -> Result<String, String> {
+    let bytes = read_capped(path, cap)?;
     Ok(match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     })
 }
 
+/// The first `cap` bytes of a text file (lossy UTF-8; a char cut at the end becomes U+FFFD), for
+/// files only searched, never parsed whole (a package's Python sources).
+pub fn read_text_prefix(path: &Path, cap: u64) -> Result<String, String> {
+    let (real, _) = resolve_regular(path)?;
+    let file = open_checked(&real)?;
+    let mut v = Vec::new();
+    file.take(cap)
+        .read_to_end(&mut v)
+        .map_err(|e| describe_io(&e))?;
+    Ok(String::from_utf8_lossy(&v).into_owned())
+}
+
 /// Maps (or, when small, reads) a library file, refusing non-regular files and absurd sizes.
 pub fn map_library(path: &Path) -> Result<Bytes, String> {
-    let md = regular_file_metadata(path)?;
+    let (real, md) = resolve_regular(path)?;
     if md.len() > MAX_LIB {
         return Err(format!(
             "too large to be a shared library ({} bytes)",
@@ -89,20 +171,19 @@ pub fn map_library(path: &Path) -> Result<Bytes, String> {
             md.len()
         ));
     }
-    let file = File::open(path).map_err(|e| describe_io(&e))?;
-    // The file is re-checked after open: it could have been swapped for a FIFO in between.
-    let md2 = file.metadata().map_err(|e| describe_io(&e))?;
-    if !md2.is_file() {
-        return Err("not a regular file; not read".into());
-    }
-    if md2.len() <= 1 << 20 {
-        use std::io::Read;
-        let mut v = Vec::with_capacity(md2.len() as usize);
+    let file = open_checked(&real)?;
+    // The size of what was opened (it could have been replaced since the check).
+    let len = file.metadata().map_err(|e| describe_io(&e))?.len();
+    if len <= READ_LIB {
+        let mut v = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
         (&file)
-            .take(md2.len())
+            .take(len)
             .read_to_end(&mut v)
             .map_err(|e| describe_io(&e))?;
         return Ok(Bytes::Owned(v));
+    }
+    if len > MAX_LIB {
+        return Err(format!("too large to be a shared library ({len} bytes)"));
     }
     map_file(&file).map(Bytes::Mapped)
 }
@@ -124,4 +205,34 @@ pub fn stamp(md: &Metadata) -> (u64, i128) {
         .map(|d| d.as_nanos() as i128)
         .unwrap_or(0);
     (md.len(), mtime)
+}
+
+/// What identifies one version of a file for the scan cache: size, modification time
+/// (nanoseconds), change time and inode. A package manager replacing a file by renaming a new
+/// one into place gives it a new inode even when it keeps size and mtime (`cp -p`, wheels with
+/// fixed timestamps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct FileStamp {
+    pub size: u64,
+    pub mtime: i128,
+    pub ino: u64,
+    pub dev: u64,
+}
+
+impl FileStamp {
+    pub fn of(md: &Metadata) -> FileStamp {
+        use std::os::unix::fs::MetadataExt;
+        let (size, mtime) = stamp(md);
+        FileStamp {
+            size,
+            mtime,
+            ino: md.ino(),
+            dev: md.dev(),
+        }
+    }
+
+    /// The stamp of `path` (symlinks followed), `None` when it does not exist.
+    pub fn at(path: &Path) -> Option<FileStamp> {
+        std::fs::metadata(path).ok().map(|m| FileStamp::of(&m))
+    }
 }

@@ -1,22 +1,24 @@
 //! The environment scan: every compiled extension (from RECORD, plus stray `.so` files no
-//! distribution owns), checked in parallel, with results cached on disk by (path, size, mtime) and
-//! the torch identity so a second scan only re-reads what changed.
+//! distribution owns), checked in parallel, with results cached on disk (a private file, written
+//! under a random name and renamed into place) by the file's stamp, the stamps of every library
+//! and directory its verdict depends on, and the torch identity, so a second scan only re-reads
+//! what changed.
 
 use crate::check::{
     Finding, LibraryReport, check_library_deferred, check_library_with, package_findings,
 };
 use crate::environment::Environment;
 use crate::exports::SharedExports;
-use crate::fsguard::stamp;
+use crate::fsguard::FileStamp;
 use crate::problem::Problem;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Bumped whenever a cached field changes meaning.
-const CACHE_VERSION: u32 = 2;
+const CACHE_VERSION: u32 = 3;
 /// Directory depth below site-packages walked for stray libraries.
 pub const MAX_DEPTH: usize = 12;
 /// Files visited per site-packages walk before giving up (a runaway tree).
@@ -86,15 +88,55 @@ struct CacheFile {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct CacheEntry {
-    size: u64,
-    mtime: i128,
+    stamp: FileStamp,
+    /// What the report's verdict depends on besides the library itself (see [`report_deps`]),
+    /// each with its stamp when checked (`None`: it did not exist).
+    deps: BTreeMap<PathBuf, Option<FileStamp>>,
     report: LibraryReport,
 }
 
-/// A checked library with its (size, mtime) stamp.
-/// (size, mtime) of a library file, the cache's validity key.
-type Stamp = (u64, i128);
+/// A library file's stamp, the first half of the cache's validity key.
+type Stamp = FileStamp;
 type Checked = (PathBuf, Option<Stamp>, LibraryReport);
+
+/// The files and directories a library's report depends on besides the library itself: every
+/// library its load pulled in or bound symbols from, version providers and the alternatives
+/// named, and the directories searched for a library that was not found (a directory's stamp
+/// changes when an entry is added, so installing the missing library invalidates the report).
+/// Torch's libraries and the interpreter are in the environment key as well.
+fn report_deps(r: &LibraryReport) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    for n in &r.needed {
+        match &n.found {
+            Some(f) => {
+                out.insert(f.clone());
+            }
+            None => out.extend(n.searched.iter().cloned()),
+        }
+    }
+    // `<python interpreter>` and the like are labels, not files.
+    out.extend(
+        r.resolved_by
+            .keys()
+            .filter(|p| !p.as_os_str().as_encoded_bytes().starts_with(b"<"))
+            .cloned(),
+    );
+    for v in &r.versions {
+        out.extend(v.provider.iter().cloned());
+        out.extend(v.alternatives.iter().cloned());
+    }
+    out.remove(&r.path);
+    out
+}
+
+/// Stamps of `paths`, each looked at once (many reports share torch's and libstdc++'s).
+fn stamp_all<'p>(paths: impl Iterator<Item = &'p PathBuf>) -> HashMap<PathBuf, Option<FileStamp>> {
+    let unique: BTreeSet<&PathBuf> = paths.collect();
+    unique
+        .into_par_iter()
+        .map(|p| (p.clone(), FileStamp::at(p)))
+        .collect()
+}
 
 fn is_shared_library_name(name: &str) -> bool {
     name.ends_with(".so") || name.contains(".so.")
@@ -303,15 +345,71 @@ fn load_cache(path: &Path, key: &str) -> CacheFile {
     }
 }
 
-fn save_cache(path: &Path, cache: &CacheFile) -> Result<(), String> {
-    if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).map_err(|e| e.to_string())?;
+/// 64 unpredictable bits without a crate: std's `RandomState` is seeded from the OS's random
+/// source, mixed with the pid, the time and a counter so two calls never repeat.
+fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    h.finish()
+}
+
+/// A new file in `dir` that no one else can have prepared: a random name, created exclusively
+/// (`O_EXCL`: an existing file or symlink there fails the open instead of being written
+/// through), never following a link, readable by its owner only.
+fn create_private_temp(dir: &Path) -> Result<(PathBuf, std::fs::File), String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut last = String::new();
+    for _ in 0..16 {
+        let tmp = dir.join(format!(".scan-{:016x}.tmp", random_u64()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&tmp)
+        {
+            Ok(f) => return Ok((tmp, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = e.to_string(),
+            Err(e) => return Err(e.to_string()),
+        }
     }
-    let text = serde_json::to_string(cache).map_err(|e| e.to_string())?;
-    // Write then rename, so a concurrent reader never sees half a file.
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(|e| e.to_string())?;
-    std::fs::rename(&tmp, path).map_err(|e| e.to_string())
+    Err(format!("no free temporary name: {last}"))
+}
+
+fn save_cache(path: &Path, cache: &CacheFile) -> Result<(), String> {
+    use std::io::Write;
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = path.parent().ok_or("cache file has no directory")?;
+    // Private when created: reports name every library and package of the environment.
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| e.to_string())?;
+    let text = serde_json::to_vec(cache).map_err(|e| e.to_string())?;
+    // Write a private temporary, then rename it over the cache: a concurrent reader never sees
+    // half a file, and `rename` replaces whatever is at `path` (a planted symlink included)
+    // instead of writing through it.
+    let (tmp, mut file) = create_private_temp(dir)?;
+    let written = file
+        .write_all(&text)
+        .and_then(|()| file.flush())
+        .map_err(|e| e.to_string());
+    drop(file);
+    let renamed = written.and_then(|()| std::fs::rename(&tmp, path).map_err(|e| e.to_string()));
+    if renamed.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    renamed
 }
 
 /// Scans the environment. `progress(done, total)` is called as libraries complete.
@@ -339,24 +437,40 @@ pub fn scan(
             std::fs::metadata(p)
                 .ok()
                 .filter(std::fs::Metadata::is_file)
-                .map(|m| stamp(&m))
+                .map(|m| FileStamp::of(&m))
         })
         .collect();
-    // Cached reports are moved out of the cache, not copied: a cached scan is mostly this.
+    // Cached reports are moved out of the cache, not copied: a cached scan is mostly this. An
+    // entry counts only when its library and every dependency it recorded are unchanged.
     let cached_count = cache.entries.len();
     let mut entries = cache.entries;
-    let mut reports: Vec<Option<LibraryReport>> = libs
+    let mut candidates: Vec<Option<CacheEntry>> = libs
         .iter()
         .zip(&stamps)
         .map(|(p, st)| {
-            let (size, mtime) = (*st)?;
-            entries
-                .remove(p)
-                .filter(|e| e.size == size && e.mtime == mtime)
-                .map(|e| e.report)
+            let st = (*st)?;
+            entries.remove(p).filter(|e| e.stamp == st)
         })
         .collect();
     drop(entries);
+    let mut dep_stamps = stamp_all(candidates.iter().flatten().flat_map(|e| e.deps.keys()));
+    let mut kept_deps: Vec<Option<BTreeMap<PathBuf, Option<FileStamp>>>> = vec![None; total];
+    let mut reports: Vec<Option<LibraryReport>> = candidates
+        .iter_mut()
+        .zip(kept_deps.iter_mut())
+        .map(|(c, kept)| {
+            let e = c.take()?;
+            let unchanged = e
+                .deps
+                .iter()
+                .all(|(p, st)| dep_stamps.get(p).is_some_and(|now| now == st));
+            unchanged.then(|| {
+                *kept = Some(e.deps);
+                e.report
+            })
+        })
+        .collect();
+    drop(candidates);
     for _ in reports.iter().flatten() {
         from_cache.fetch_add(1, Ordering::Relaxed);
         let d = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -370,7 +484,7 @@ pub fn scan(
         // indexes only if some library has unresolved symbols; classify those libraries.
         let mut by_size: Vec<(u64, &Path)> = fresh
             .iter()
-            .map(|&i| (stamps[i].map_or(0, |s| s.0), libs[i].as_path()))
+            .map(|&i| (stamps[i].map_or(0, |s| s.size), libs[i].as_path()))
             .collect();
         by_size.sort_by_key(|b| std::cmp::Reverse(b.0));
         by_size.par_iter().with_max_len(1).for_each(|(_, p)| {
@@ -412,28 +526,57 @@ pub fn scan(
             }
         }
     }
-    let results: Vec<Checked> = libs
+    // The dependencies recorded for reports served from the cache travel with them.
+    let (results, kept_deps): (Vec<Checked>, Vec<_>) = libs
         .iter()
         .zip(stamps)
         .zip(reports)
-        .filter_map(|((p, st), r)| Some((p.clone(), st, r?)))
-        .collect();
+        .zip(kept_deps)
+        .filter_map(|(((p, st), r), kept)| Some(((p.clone(), st, r?), kept)))
+        .unzip();
     let from_cache = from_cache.load(Ordering::Relaxed);
     if let Some(cp) = &cache_file
         && (from_cache != total || cached_count != total)
     {
+        // Dependencies of the reports made in this run, stamped now (reused entries keep theirs,
+        // just found unchanged).
+        let fresh_deps: Vec<Option<BTreeSet<PathBuf>>> = results
+            .iter()
+            .zip(&kept_deps)
+            .map(|((_, _, r), kept)| kept.is_none().then(|| report_deps(r)))
+            .collect();
+        let unstamped: Vec<&PathBuf> = fresh_deps
+            .iter()
+            .flatten()
+            .flatten()
+            .filter(|p| !dep_stamps.contains_key(*p))
+            .collect();
+        let more = stamp_all(unstamped.into_iter());
+        dep_stamps.extend(more);
         let mut entries = BTreeMap::new();
-        for (p, st, r) in &results {
-            if let Some((size, mtime)) = st {
-                entries.insert(
-                    p.clone(),
-                    CacheEntry {
-                        size: *size,
-                        mtime: *mtime,
-                        report: r.clone(),
-                    },
-                );
-            }
+        for (((p, st, r), kept), fresh) in results.iter().zip(kept_deps).zip(fresh_deps) {
+            let Some(stamp) = st else {
+                continue;
+            };
+            let deps = match (kept, fresh) {
+                (Some(k), _) => k,
+                (None, Some(f)) => f
+                    .into_iter()
+                    .map(|d| {
+                        let st = dep_stamps.get(&d).copied().flatten();
+                        (d, st)
+                    })
+                    .collect(),
+                (None, None) => BTreeMap::new(),
+            };
+            entries.insert(
+                p.clone(),
+                CacheEntry {
+                    stamp: *stamp,
+                    deps,
+                    report: r.clone(),
+                },
+            );
         }
         let mut located = BTreeMap::new();
         for (_, _, r) in &results {

@@ -5,6 +5,7 @@ use crate::dist::{Distribution, Requirement};
 use crate::facts::LibFacts;
 use crate::fsguard::read_text;
 use crate::manifests::VersionPy;
+use crate::problem::Problem;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -28,13 +29,33 @@ pub struct TorchInstall {
 impl TorchInstall {
     /// Finds `torch/` in the first site-packages holding it.
     pub fn find(site_packages: &[PathBuf], dists: &[Distribution]) -> Option<TorchInstall> {
-        let dir = site_packages
-            .iter()
-            .map(|s| s.join("torch"))
-            .find(|d| d.join("version.py").is_file() || d.join("lib").is_dir())?;
-        let vp = read_text(&dir.join("version.py"))
-            .map(|t| VersionPy::parse(&t))
-            .unwrap_or_default();
+        Self::find_noting(site_packages, dists).0
+    }
+
+    /// [`TorchInstall::find`], plus why `version.py` could not be read when it exists (a
+    /// symlink into /proc, a FIFO …): the version then comes from the distribution metadata.
+    pub fn find_noting(
+        site_packages: &[PathBuf],
+        dists: &[Distribution],
+    ) -> (Option<TorchInstall>, Vec<Problem>) {
+        let Some(dir) = site_packages.iter().map(|s| s.join("torch")).find(|d| {
+            // `symlink_metadata`: a version.py that is a link to something unreadable is still
+            // torch's, and worth a note.
+            std::fs::symlink_metadata(d.join("version.py")).is_ok() || d.join("lib").is_dir()
+        }) else {
+            return (None, Vec::new());
+        };
+        let mut problems = Vec::new();
+        let vp_path = dir.join("version.py");
+        let vp = match read_text(&vp_path) {
+            Ok(t) => VersionPy::parse(&t),
+            Err(e) => {
+                if std::fs::symlink_metadata(&vp_path).is_ok() {
+                    problems.push(Problem::at(&vp_path, e));
+                }
+                VersionPy::default()
+            }
+        };
         let lib_dir = dir.join("lib");
         let mut libs: Vec<PathBuf> = std::fs::read_dir(&lib_dir)
             .map(|rd| {
@@ -52,7 +73,7 @@ impl TorchInstall {
         let dist = dists
             .iter()
             .find(|d| d.normalized == "torch" && dir.parent() == Some(d.root.as_path()));
-        Some(TorchInstall {
+        let torch = TorchInstall {
             version: vp
                 .version
                 .clone()
@@ -65,7 +86,8 @@ impl TorchInstall {
             dist_version: dist.and_then(|d| d.version.clone()),
             dir,
             lib_dir,
-        })
+        };
+        (Some(torch), problems)
     }
 
     pub fn c10_path(&self) -> Option<PathBuf> {

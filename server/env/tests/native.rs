@@ -515,3 +515,235 @@ fn mapped_library_answers_as_the_bytes_read_into_memory() {
         None
     ));
 }
+
+/// A copy of the main fixture environment in a tempdir, to be changed by a test.
+fn copy_main_env() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ok = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(fixtures().join("site-packages"))
+        .arg(dir.path())
+        .status()
+        .expect("run cp")
+        .success();
+    assert!(ok, "cp -a site-packages");
+    let sp = dir.path().join("site-packages");
+    (dir, sp)
+}
+
+/// Replaces `to` by a copy of `from` the way pip does: a new file renamed into place.
+fn replace_file(from: &Path, to: &Path) {
+    let tmp = to.with_extension("abidoc-test-new");
+    std::fs::copy(from, &tmp).expect("copy");
+    std::fs::rename(&tmp, to).expect("rename");
+}
+
+/// The cache's temporary file has an unpredictable name, is created exclusively and never
+/// written through a planted symlink; the cache directory is private (0700) and the file 0600.
+#[test]
+fn scan_cache_is_private_and_never_written_through_a_symlink() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_d, sp) = copy_main_env();
+    let home = tempfile::tempdir().expect("tempdir");
+    let cache = home.path().join("cache/abidoc");
+    let opts = ScanOptions {
+        cache_dir: Some(cache.clone()),
+        include_stray: true,
+    };
+    let first = scan(&Environment::open(&spec(&sp)), &opts, &|_, _| {});
+    assert!(first.problems.iter().all(|p| !p.message.contains("cache")));
+    let mode = |p: &Path| {
+        std::fs::symlink_metadata(p)
+            .expect("stat")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode(&cache), 0o700, "cache directory");
+    let files: Vec<PathBuf> = std::fs::read_dir(&cache)
+        .expect("cache dir")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(
+        files.len(),
+        1,
+        "one cache file, no temporary left: {files:?}"
+    );
+    let json = files[0].clone();
+    assert_eq!(mode(&json), 0o600, "cache file");
+    // Plant symlinks at every name an attacker could predict (the old `NAME.tmpPID` scheme, for
+    // this and nearby pids), pointing at a victim file, then make the scan rewrite its cache.
+    let victim = home.path().join("victim");
+    std::fs::write(&victim, "precious").expect("victim");
+    let pid = std::process::id();
+    for p in pid.saturating_sub(2)..pid + 3 {
+        std::os::unix::fs::symlink(&victim, json.with_extension(format!("tmp{p}")))
+            .expect("plant symlink");
+    }
+    std::fs::remove_file(&json).expect("drop cache");
+    let second = scan(&Environment::open(&spec(&sp)), &opts, &|_, _| {});
+    assert_eq!(second.stats.from_cache, 0);
+    assert_eq!(
+        std::fs::read_to_string(&victim).expect("victim"),
+        "precious"
+    );
+    let meta = std::fs::symlink_metadata(&json).expect("cache rewritten");
+    assert!(
+        meta.file_type().is_file(),
+        "the cache is a file, not a link"
+    );
+    assert_eq!(mode(&json), 0o600);
+    let third = scan(&Environment::open(&spec(&sp)), &opts, &|_, _| {});
+    assert_eq!(third.stats.from_cache, third.stats.libraries);
+}
+
+/// Compiles C `source` into the shared library `out` with extra linker arguments.
+fn cc_shared(out: &Path, source: &str, args: &[&str]) {
+    let src = out.with_extension("c");
+    std::fs::write(&src, source).expect("write source");
+    let ok = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(out)
+        .arg(&src)
+        .args(args)
+        .status()
+        .expect("run cc")
+        .success();
+    assert!(ok, "cc {}", out.display());
+    std::fs::remove_file(&src).expect("remove source");
+}
+
+/// A cached verdict depends on the libraries the library loads: replacing its grafted
+/// dependency by a build without the symbol it binds, then restoring it, must change the verdict
+/// both ways although the extension's own file never changes.
+#[test]
+fn cached_verdicts_follow_their_dependencies() {
+    use abidoc_env::Verdict;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sp = dir.path().join("site-packages");
+    let libs = sp.join("pkg.libs");
+    std::fs::create_dir_all(&libs).expect("mkdir");
+    std::fs::create_dir_all(sp.join("pkg")).expect("mkdir");
+    let good = dir.path().join("libdep-good.so.1");
+    let broken = dir.path().join("libdep-broken.so.1");
+    cc_shared(
+        &good,
+        "int dep_fn(void) { return 1; }\n",
+        &["-Wl,-soname,libdep.so.1"],
+    );
+    cc_shared(
+        &broken,
+        "int dep_other(void) { return 2; }\n",
+        &["-Wl,-soname,libdep.so.1"],
+    );
+    let dep = libs.join("libdep.so.1");
+    std::fs::copy(&good, &dep).expect("install dep");
+    let ext = sp.join("pkg/_ext.so");
+    cc_shared(
+        &ext,
+        "int dep_fn(void);\nint PyInit__ext(void) { return dep_fn(); }\n",
+        &[
+            "-L",
+            &libs.to_string_lossy(),
+            "-l:libdep.so.1",
+            "-Wl,--enable-new-dtags,-rpath,$ORIGIN/../pkg.libs",
+        ],
+    );
+    let cache = tempfile::tempdir().expect("tempdir");
+    let opts = ScanOptions {
+        cache_dir: Some(cache.path().to_path_buf()),
+        include_stray: true,
+    };
+    let verdict = |expect_cached: bool| {
+        let r = scan(&Environment::open(&spec(&sp)), &opts, &|_, _| {});
+        if expect_cached {
+            assert_eq!(r.stats.from_cache, r.stats.libraries, "all cached");
+        }
+        r.libraries
+            .iter()
+            .find(|l| l.path == ext)
+            .map(|l| l.verdict)
+            .expect("the extension scanned")
+    };
+    assert_eq!(verdict(false), Verdict::Loads);
+    assert_eq!(verdict(true), Verdict::Loads);
+    // Downgraded: dep_fn is gone, whatever the cache said.
+    replace_file(&broken, &dep);
+    assert_eq!(verdict(false), Verdict::Fails);
+    assert_eq!(verdict(true), Verdict::Fails);
+    // Restored.
+    replace_file(&good, &dep);
+    assert_eq!(verdict(false), Verdict::Loads);
+    assert_eq!(verdict(true), Verdict::Loads);
+}
+
+/// A library importing `n` undefined own-namespace C++ names (`abidoc::miss::fNNNNNN()`), each
+/// referenced twice, built with the system assembler and linker.
+fn library_with_unresolved(dir: &Path, n: usize) -> PathBuf {
+    let mut asm =
+        String::from("\t.section .data.rel,\"aw\"\n\t.globl abidoc_table\nabidoc_table:\n");
+    for i in 0..n {
+        let _ = writeln!(asm, "\t.quad _ZN6abidoc4miss7f{i:06}Ev");
+        let _ = writeln!(asm, "\t.quad _ZN6abidoc4miss7f{i:06}Ev");
+    }
+    let src = dir.join(format!("big{n}.s"));
+    std::fs::write(&src, asm).expect("write asm");
+    let lib = dir.join(format!("libbig{n}.so"));
+    let ok = std::process::Command::new("cc")
+        .args(["-shared", "-nostdlib", "-o"])
+        .arg(&lib)
+        .arg(&src)
+        .status()
+        .expect("run cc")
+        .success();
+    assert!(ok, "cc -shared {}", src.display());
+    lib
+}
+
+/// 200k unresolved symbols are checked, de-duplicated and classified in time linear in their
+/// number: 4× the symbols must cost about 4× the time (a quadratic pass would cost 16×), and the
+/// whole check stays within seconds even on a loaded machine.
+#[test]
+fn two_hundred_thousand_unresolved_symbols_are_checked_fast() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let env = Environment::open(&spec(&fixtures().join("site-packages")));
+    let _ = env.process();
+    let mut took = Vec::new();
+    for n in [50_000, 200_000] {
+        let lib = library_with_unresolved(dir.path(), n);
+        let start = std::time::Instant::now();
+        let cpu0 = process_cpu();
+        let r = check_library(&env, &lib);
+        took.push(start.elapsed());
+        eprintln!("cpu {:?}", process_cpu().saturating_sub(cpu0));
+        assert_eq!(r.verdict, abidoc_env::Verdict::Fails);
+        assert_eq!(r.symbols.len(), n);
+        let listed: usize = r
+            .findings
+            .iter()
+            .map(|f| match &f.facts {
+                FindingFacts::IncompleteBuild { symbols }
+                | FindingFacts::UndefinedSymbols { symbols } => symbols.len(),
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(listed, n);
+    }
+    eprintln!("check of 50k / 200k unresolved symbols: {took:?}");
+    assert!(took[1] < took[0] * 8, "superlinear: {took:?}");
+    assert!(took[1] < std::time::Duration::from_secs(6), "{took:?}");
+}
+
+/// CPU time this process used so far (all threads; 10 ms ticks), from /proc/self/stat.
+fn process_cpu() -> std::time::Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<u64> = after
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    std::time::Duration::from_millis(f.iter().sum::<u64>() * 10)
+}
