@@ -12,6 +12,7 @@ pub mod links;
 mod memory;
 pub mod model_hint;
 pub mod outputs;
+pub mod pool;
 pub mod proto;
 mod server;
 pub mod to_proto;
