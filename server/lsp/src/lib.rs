@@ -17,6 +17,12 @@ pub mod proto;
 mod server;
 pub mod to_proto;
 
+// The panic tests drive the server through the integration tests' client, which names the crate.
+#[cfg(test)]
+extern crate self as abidoc_lsp;
+#[cfg(test)]
+mod panic_tests;
+
 pub use config::{LogLevel, SettingType, Settings};
 pub use handlers::{DEBOUNCE, capabilities};
 pub use server::{Backend, run_stdio, serve};
