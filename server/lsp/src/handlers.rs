@@ -81,7 +81,7 @@ enum Output {
     Cells {
         notebook: Uri,
         jobs: Vec<CellJob>,
-        sources: Vec<String>,
+        sources: Vec<Arc<String>>,
     },
 }
 
@@ -89,7 +89,7 @@ struct CellJob {
     cell: CellOutputs,
     /// The cell's output generation when these outputs came (see [`Check::Generation`]).
     generation: u64,
-    source: String,
+    source: Arc<String>,
 }
 
 /// Work for one terminal (as the client names it) or one notebook coalesces.
@@ -146,14 +146,12 @@ impl Work for OutputWork {
     fn weight(&self) -> usize {
         match &self.what {
             Output::Terminal(p) => p.text.len(),
-            Output::Cells { jobs, sources, .. } => {
-                let outputs: usize = jobs
-                    .iter()
-                    .flat_map(|j| &j.cell.outputs)
-                    .map(|o| o.text.len())
-                    .sum();
-                outputs + sources.iter().map(String::len).sum::<usize>()
-            }
+            // Cell sources are shared with the open documents: only the outputs are held here.
+            Output::Cells { jobs, .. } => jobs
+                .iter()
+                .flat_map(|j| &j.cell.outputs)
+                .map(|o| o.text.len())
+                .sum(),
         }
     }
 
@@ -1022,7 +1020,7 @@ impl Session {
     }
 
     /// Runs on a pool worker: diagnoses cell outputs and publishes on each cell.
-    fn diagnose_cells(&self, jobs: Vec<CellJob>, sources: Vec<String>) {
+    fn diagnose_cells(&self, jobs: Vec<CellJob>, sources: Vec<Arc<String>>) {
         let settings_generation = self.settings_generation();
         let settings = self.settings();
         let analysed = std::panic::catch_unwind(AssertUnwindSafe(|| {

@@ -242,7 +242,7 @@ impl<W: Work> Drop for Pool<W> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
     use std::sync::mpsc;
 

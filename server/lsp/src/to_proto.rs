@@ -469,15 +469,17 @@ mod tests {
         let nb = ActionTarget::NotebookJson {
             notebook: uri.clone(),
         };
-        let shown = json(&nb, only_terminal);
-        assert_eq!(shown[0]["command"]["command"], "abidoc.showFix");
+        // Without `abidoc.insertCell`, the notebook's fix runs in the terminal.
+        let terminal = json(&nb, only_terminal);
+        assert_eq!(terminal[0]["command"]["command"], "abidoc.runInTerminal");
+        assert_eq!(terminal[1]["command"]["command"], "abidoc.runInTerminal");
+        let shown = json(&nb, ClientCommands::default());
         let payload: FixPayload =
             serde_json::from_value(shown[0]["command"]["arguments"][0].clone()).unwrap();
         assert_eq!(
             fix_text(&payload),
             "Uninstall mamba-ssm and causal-conv1d\n  python -m pip uninstall -y mamba-ssm causal-conv1d\nIn a notebook cell:\n  %pip uninstall -y mamba-ssm causal-conv1d"
         );
-        assert_eq!(shown[1]["command"]["command"], "abidoc.runInTerminal");
         for target in [&nb, &ActionTarget::Text] {
             let plain = json(target, ClientCommands::from_experimental(None));
             assert_eq!(plain.as_array().unwrap().len(), 2);
