@@ -25,7 +25,7 @@ const FLOOD: usize = 500;
 /// blocking threads, the analysis thread, the pool's workers, this test's sampler).
 const EXTRA_THREADS: u64 = 12;
 /// The resident size the flood may not exceed (ARCHITECTURE.md, resource bounds).
-const PEAK_RSS_MIB: u64 = 96;
+const PEAK_RSS_MIB: u64 = 48;
 
 fn status_field(name: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
