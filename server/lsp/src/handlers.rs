@@ -8,6 +8,7 @@
 use crate::config::{LogLevel, Settings};
 use crate::documents::{DocKind, Document, Entry, NotebookDoc, Published, Store, offset};
 use crate::incremental;
+use crate::pool::{Pool, Pushed, Work};
 use crate::proto::{
     self, CellOutputs, CellOutputsParams, CodeActionKind, CodeActionOptions, CodeActionParams,
     CodeActionProviderCapability, CodeActionResponse, ConfigurationItem,
@@ -21,7 +22,6 @@ use crate::proto::{
     TerminalDiagnosisParams, TerminalDiagnostic, TerminalOutputParams, TextDocumentSyncCapability,
     TextDocumentSyncKind, TextDocumentSyncOptions, Uri, jsonrpc,
 };
-use crate::pool::{Pool, Pushed, Work};
 use crate::to_proto::{self, ActionTarget, ClientCommands};
 use abidoc_ide::Diagnostic;
 use std::collections::HashMap;
@@ -104,7 +104,11 @@ impl Output {
         match self {
             Output::Terminal(p) => format!("the output of `{}`", p.command_line),
             Output::Cells { notebook, jobs, .. } => {
-                format!("the outputs of {} cells of {}", jobs.len(), notebook.as_str())
+                format!(
+                    "the outputs of {} cells of {}",
+                    jobs.len(),
+                    notebook.as_str()
+                )
             }
         }
     }
@@ -132,7 +136,10 @@ impl Work for OutputWork {
             ) => {
                 // Per cell, the newer outputs replace the older; cells only the older lists stay.
                 for job in newer_jobs {
-                    match jobs.iter_mut().find(|j| j.cell.cell_uri == job.cell.cell_uri) {
+                    match jobs
+                        .iter_mut()
+                        .find(|j| j.cell.cell_uri == job.cell.cell_uri)
+                    {
                         Some(queued) => *queued = job,
                         None => jobs.push(job),
                     }
@@ -1103,10 +1110,7 @@ impl Session {
                     command_line: params.command_line,
                     diagnostics,
                 };
-                self.on_runtime(
-                    self.client
-                        .send_notification::<TerminalDiagnosis>(params),
-                );
+                self.on_runtime(self.client.send_notification::<TerminalDiagnosis>(params));
             }
             Err(payload) => self.log(
                 MessageType::ERROR,

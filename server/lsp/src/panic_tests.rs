@@ -110,9 +110,9 @@ async fn a_panicking_notification_is_logged_and_the_next_is_handled() {
         .await;
     let logged = client
         .notification("window/logMessage", |p| {
-            p["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("terminal output failed") && m.contains(TEST_PANIC_MARKER))
+            p["message"].as_str().is_some_and(|m| {
+                m.contains("terminal output failed") && m.contains(TEST_PANIC_MARKER)
+            })
         })
         .await;
     assert_eq!(logged["type"], 1);

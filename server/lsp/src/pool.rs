@@ -71,7 +71,9 @@ pub struct Pool<W: Work> {
 
 impl<W: Work> std::fmt::Debug for Pool<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pool").field("limits", &self.limits).finish()
+        f.debug_struct("Pool")
+            .field("limits", &self.limits)
+            .finish()
     }
 }
 
@@ -108,7 +110,10 @@ impl<W: Work> Inner<W> {
                 if state.closed {
                     return;
                 }
-                state = self.ready.wait(state).unwrap_or_else(PoisonError::into_inner);
+                state = self
+                    .ready
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
                 continue;
             };
             state.bytes = state.bytes.saturating_sub(work.weight());
@@ -154,12 +159,9 @@ impl<W: Work> Pool<W> {
     pub fn push(&self, work: W) -> Result<Pushed<W>, String> {
         let mut state = self.inner.lock();
         let key = work.key();
-        let queued = key.as_ref().and_then(|k| {
-            state
-                .queue
-                .iter_mut()
-                .find(|w| w.key().as_ref() == Some(k))
-        });
+        let queued = key
+            .as_ref()
+            .and_then(|k| state.queue.iter_mut().find(|w| w.key().as_ref() == Some(k)));
         let pushed = if let Some(queued) = queued {
             let before = queued.weight();
             queued.absorb(work);
@@ -314,20 +316,32 @@ mod tests {
             std::thread::yield_now();
         }
         assert!(matches!(pool.push(item(None, 1, &tx)), Ok(Pushed::Queued)));
-        assert!(matches!(pool.push(item(Some(7), 2, &tx)), Ok(Pushed::Queued)));
+        assert!(matches!(
+            pool.push(item(Some(7), 2, &tx)),
+            Ok(Pushed::Queued)
+        ));
         assert!(matches!(
             pool.push(item(Some(7), 3, &tx)),
             Ok(Pushed::Coalesced)
         ));
-        assert!(matches!(pool.push(item(Some(8), 4, &tx)), Ok(Pushed::Queued)));
+        assert!(matches!(
+            pool.push(item(Some(8), 4, &tx)),
+            Ok(Pushed::Queued)
+        ));
         // Full: the unkeyed item goes, not the keyed ones.
         match pool.push(item(Some(9), 5, &tx)) {
-            Ok(Pushed::Dropped(d)) => assert_eq!(d.iter().map(|w| w.ids.clone()).collect::<Vec<_>>(), [vec![1]]),
+            Ok(Pushed::Dropped(d)) => assert_eq!(
+                d.iter().map(|w| w.ids.clone()).collect::<Vec<_>>(),
+                [vec![1]]
+            ),
             other => panic!("{:?}", other.map(|_| ())),
         }
         // Only keyed items: the oldest goes.
         match pool.push(item(Some(10), 6, &tx)) {
-            Ok(Pushed::Dropped(d)) => assert_eq!(d.iter().map(|w| w.ids.clone()).collect::<Vec<_>>(), [vec![2, 3]]),
+            Ok(Pushed::Dropped(d)) => assert_eq!(
+                d.iter().map(|w| w.ids.clone()).collect::<Vec<_>>(),
+                [vec![2, 3]]
+            ),
             other => panic!("{:?}", other.map(|_| ())),
         }
         open(&gate);

@@ -86,15 +86,17 @@ impl Backend {
         method: &str,
         handler: impl Future<Output = jsonrpc::Result<T>>,
     ) -> jsonrpc::Result<T> {
-        handlers::contained(handler).await.unwrap_or_else(|message| {
-            let message = format!("abidoc: {method} failed: {message}");
-            self.session.log_error(message.clone());
-            Err(jsonrpc::Error {
-                code: jsonrpc::ErrorCode::InternalError,
-                message: message.into(),
-                data: None,
+        handlers::contained(handler)
+            .await
+            .unwrap_or_else(|message| {
+                let message = format!("abidoc: {method} failed: {message}");
+                self.session.log_error(message.clone());
+                Err(jsonrpc::Error {
+                    code: jsonrpc::ErrorCode::InternalError,
+                    message: message.into(),
+                    data: None,
+                })
             })
-        })
     }
 
     async fn notification(&self, method: &str, handler: impl Future<Output = ()>) {
@@ -126,38 +128,52 @@ impl LanguageServer for Backend {
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
-        self.notification("textDocument/didOpen", async { self.session.did_open(params) })
-            .await;
+        self.notification("textDocument/didOpen", async {
+            self.session.did_open(params);
+        })
+        .await;
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
-        self.notification("textDocument/didChange", async { self.session.did_change(params) })
-            .await;
+        self.notification("textDocument/didChange", async {
+            self.session.did_change(params);
+        })
+        .await;
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        self.notification("textDocument/didClose", async { self.session.did_close(params) })
-            .await;
+        self.notification("textDocument/didClose", async {
+            self.session.did_close(params);
+        })
+        .await;
     }
 
     async fn notebook_did_open(&self, params: DidOpenNotebookDocumentParams) {
-        self.notification("notebookDocument/didOpen", async { self.session.notebook_did_open(params) })
-            .await;
+        self.notification("notebookDocument/didOpen", async {
+            self.session.notebook_did_open(params);
+        })
+        .await;
     }
 
     async fn notebook_did_change(&self, params: DidChangeNotebookDocumentParams) {
-        self.notification("notebookDocument/didChange", async { self.session.notebook_did_change(params) })
-            .await;
+        self.notification("notebookDocument/didChange", async {
+            self.session.notebook_did_change(params);
+        })
+        .await;
     }
 
     async fn notebook_did_close(&self, params: DidCloseNotebookDocumentParams) {
-        self.notification("notebookDocument/didClose", async { self.session.notebook_did_close(params) })
-            .await;
+        self.notification("notebookDocument/didClose", async {
+            self.session.notebook_did_close(params);
+        })
+        .await;
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        self.notification("workspace/didChangeConfiguration", async { self.session.did_change_configuration(params) })
-            .await;
+        self.notification("workspace/didChangeConfiguration", async {
+            self.session.did_change_configuration(params);
+        })
+        .await;
     }
 
     async fn hover(&self, params: HoverParams) -> jsonrpc::Result<Option<Hover>> {
@@ -179,16 +195,22 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentLinkParams,
     ) -> jsonrpc::Result<Option<Vec<DocumentLink>>> {
-        self.request("textDocument/documentLink", self.session.document_link(params))
-            .await
+        self.request(
+            "textDocument/documentLink",
+            self.session.document_link(params),
+        )
+        .await
     }
 
     async fn execute_command(
         &self,
         params: ExecuteCommandParams,
     ) -> jsonrpc::Result<Option<LSPAny>> {
-        self.request("workspace/executeCommand", self.session.execute_command(params))
-            .await
+        self.request(
+            "workspace/executeCommand",
+            self.session.execute_command(params),
+        )
+        .await
     }
 }
 

@@ -319,7 +319,11 @@ pub fn code_actions(
 pub fn fix_text(fix: &FixPayload) -> String {
     let mut text = format!("{}\n", fix.title);
     for (name, value) in &fix.env {
-        let _ = writeln!(text, "  export {}", display_command(&[format!("{name}={value}")]));
+        let _ = writeln!(
+            text,
+            "  export {}",
+            display_command(&[format!("{name}={value}")])
+        );
     }
     for argv in &fix.commands {
         let _ = writeln!(text, "  {}", display_command(argv));
@@ -401,8 +405,9 @@ mod tests {
             Range::new(Position::new(2, 3), Position::new(2, 5))
         );
 
-        let json =
-            |target: &ActionTarget| serde_json::to_value(code_actions(entry, target, ClientCommands::ALL)).unwrap();
+        let json = |target: &ActionTarget| {
+            serde_json::to_value(code_actions(entry, target, ClientCommands::ALL)).unwrap()
+        };
         let text_actions = json(&ActionTarget::Text);
         assert_eq!(
             text_actions.as_array().unwrap().len(),

@@ -13,9 +13,9 @@ const NB_URI: &str = "file:///work/train.ipynb";
 const MANGLED: &str = "_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib";
 
 /// What the VS Code extension advertises: it runs both client-side commands.
-static CLIENT_COMMANDS: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
-    json!({"experimental": {"commands": {"commands": ["abidoc.runInTerminal", "abidoc.insertCell"]}}})
-});
+static CLIENT_COMMANDS: std::sync::LazyLock<Value> = std::sync::LazyLock::new(
+    || json!({"experimental": {"commands": {"commands": ["abidoc.runInTerminal", "abidoc.insertCell"]}}}),
+);
 
 fn lines_of<'a>(text: &'a str, d: &Value) -> (&'a str, u64) {
     let line = d["range"]["start"]["line"].as_u64().unwrap();
@@ -287,7 +287,10 @@ async fn client_commands_only_for_clients_that_list_them() {
     };
     let listing = [
         (json!({}), false),
-        (json!({"experimental": {"commands": {"commands": "abidoc.runInTerminal"}}}), false),
+        (
+            json!({"experimental": {"commands": {"commands": "abidoc.runInTerminal"}}}),
+            false,
+        ),
         (CLIENT_COMMANDS.clone(), true),
     ];
     for (capabilities, listed) in listing {
@@ -311,20 +314,24 @@ async fn client_commands_only_for_clients_that_list_them() {
                 // The server runs nothing: it shows the fix and returns its text.
                 let show = &actions[0]["command"];
                 let shown = client
-                    .request("workspace/executeCommand", json!({"command": show["command"], "arguments": show["arguments"]}))
+                    .request(
+                        "workspace/executeCommand",
+                        json!({"command": show["command"], "arguments": show["arguments"]}),
+                    )
                     .await;
                 let shown = shown.as_str().unwrap_or_else(|| panic!("{shown:#}"));
                 assert!(shown.contains("pip uninstall -y mamba-ssm"), "{shown}");
-                let message = client
-                    .notification("window/showMessage", |_| true)
-                    .await;
+                let message = client.notification("window/showMessage", |_| true).await;
                 assert_eq!(message["message"], shown);
             }
         }
         let client_side = ["abidoc.runInTerminal", "abidoc.insertCell"];
         if listed {
             for command in client_side {
-                assert!(seen.iter().any(|c| c == command), "{capabilities}: {seen:?}");
+                assert!(
+                    seen.iter().any(|c| c == command),
+                    "{capabilities}: {seen:?}"
+                );
             }
             assert!(!seen.iter().any(|c| c == "abidoc.showFix"), "{seen:?}");
         } else {
