@@ -163,7 +163,10 @@ impl Work for OutputWork {
     }
 
     fn run(self) {
-        let runtime = self.session.runtime();
+        // Set by `Session::queue` before anything is pushed.
+        let Some(runtime) = lock(&self.session.shared.runtime).clone() else {
+            return;
+        };
         // Logging and publishing spawn on the session's runtime.
         let _runtime = runtime.enter();
         match self.what {
@@ -1001,9 +1004,13 @@ impl Session {
     /// Hands forwarded outputs to the pool; never waits.
     fn queue(&self, work: OutputWork) {
         {
+            // Workers publish through the runtime the handlers run on.
             let mut runtime = lock(&self.shared.runtime);
             if runtime.is_none() {
                 *runtime = tokio::runtime::Handle::try_current().ok();
+            }
+            if runtime.is_none() {
+                return;
             }
         }
         match self.shared.outputs.push(work) {
@@ -1125,14 +1132,10 @@ impl Session {
     /// Drives `future` from a pool worker on the session's runtime, so a worker sends its
     /// results before taking more work.
     fn on_runtime(&self, future: impl std::future::Future<Output = ()>) {
-        self.runtime().block_on(future);
-    }
-
-    fn runtime(&self) -> tokio::runtime::Handle {
-        // Set before the first output is queued (handlers run on the runtime).
-        lock(&self.shared.runtime)
-            .clone()
-            .unwrap_or_else(tokio::runtime::Handle::current)
+        let runtime = lock(&self.shared.runtime).clone();
+        if let Some(runtime) = runtime {
+            runtime.block_on(future);
+        }
     }
 
     pub fn malformed_message(&self, reason: &str) {
