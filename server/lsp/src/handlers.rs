@@ -1,11 +1,14 @@
 //! The session: what each protocol message does. Notification handlers mutate state before their
 //! first `.await` (tower-lsp-server starts handlers in arrival order, so edits stay ordered); heavy
-//! work runs in `spawn_blocking` on a snapshot, under `catch_unwind`; diagnostics are published
-//! only when the document is still at the version they were computed for.
+//! work runs on a snapshot under `catch_unwind` — documents on the analysis thread, forwarded
+//! outputs on the bounded [`crate::pool`], requests in `spawn_blocking`; diagnostics are published
+//! only when the document is still at the version they were computed for. A panic ends only the
+//! message it happened in: [`contained`] wraps every handler, and locks tolerate poisoning.
 
 use crate::config::{LogLevel, Settings};
 use crate::documents::{DocKind, Document, Entry, NotebookDoc, Published, Store, offset};
 use crate::incremental;
+use crate::pool::{Pool, Pushed, Work};
 use crate::proto::{
     self, CellOutputs, CellOutputsParams, CodeActionKind, CodeActionOptions, CodeActionParams,
     CodeActionProviderCapability, CodeActionResponse, ConfigurationItem,
@@ -19,7 +22,7 @@ use crate::proto::{
     TerminalDiagnosisParams, TerminalDiagnostic, TerminalOutputParams, TextDocumentSyncCapability,
     TextDocumentSyncKind, TextDocumentSyncOptions, Uri, jsonrpc,
 };
-use crate::to_proto::{self, ActionTarget};
+use crate::to_proto::{self, ActionTarget, ClientCommands};
 use abidoc_ide::Diagnostic;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -58,6 +61,119 @@ struct Shared {
     analyses: Mutex<HashMap<Uri, AnalysisState>>,
     /// The thread that diagnoses documents (started on first use, ends with the session).
     analysis_thread: Mutex<Option<std::sync::mpsc::Sender<Job>>>,
+    /// Diagnoses forwarded terminal and cell outputs (its workers end with the session).
+    outputs: Pool<OutputWork>,
+    /// Client-side commands the client listed at initialize.
+    client_commands: Mutex<ClientCommands>,
+    /// The runtime the session's handlers run on, which pool workers publish through.
+    runtime: Mutex<Option<tokio::runtime::Handle>>,
+}
+
+/// Forwarded outputs waiting for a pool worker.
+struct OutputWork {
+    session: Session,
+    what: Output,
+}
+
+enum Output {
+    Terminal(TerminalOutputParams),
+    /// Cells of one notebook: `sources` are all its cell sources (for the model hint).
+    Cells {
+        notebook: Uri,
+        jobs: Vec<CellJob>,
+        sources: Vec<Arc<String>>,
+    },
+}
+
+struct CellJob {
+    cell: CellOutputs,
+    /// The cell's output generation when these outputs came (see [`Check::Generation`]).
+    generation: u64,
+    source: Arc<String>,
+}
+
+/// Work for one terminal (as the client names it) or one notebook coalesces.
+#[derive(Debug, PartialEq)]
+enum OutputKey {
+    Terminal(String),
+    Notebook(Uri),
+}
+
+impl Output {
+    fn describe(&self) -> String {
+        match self {
+            Output::Terminal(p) => format!("the output of `{}`", p.command_line),
+            Output::Cells { notebook, jobs, .. } => {
+                format!(
+                    "the outputs of {} cells of {}",
+                    jobs.len(),
+                    notebook.as_str()
+                )
+            }
+        }
+    }
+}
+
+impl Work for OutputWork {
+    type Key = OutputKey;
+
+    fn key(&self) -> Option<OutputKey> {
+        match &self.what {
+            Output::Terminal(p) => p.terminal_id.clone().map(OutputKey::Terminal),
+            Output::Cells { notebook, .. } => Some(OutputKey::Notebook(notebook.clone())),
+        }
+    }
+
+    fn absorb(&mut self, newer: Self) {
+        match (&mut self.what, newer.what) {
+            (
+                Output::Cells { jobs, sources, .. },
+                Output::Cells {
+                    jobs: newer_jobs,
+                    sources: newer_sources,
+                    ..
+                },
+            ) => {
+                // Per cell, the newer outputs replace the older; cells only the older lists stay.
+                for job in newer_jobs {
+                    match jobs
+                        .iter_mut()
+                        .find(|j| j.cell.cell_uri == job.cell.cell_uri)
+                    {
+                        Some(queued) => *queued = job,
+                        None => jobs.push(job),
+                    }
+                }
+                *sources = newer_sources;
+            }
+            (what, newer) => *what = newer,
+        }
+    }
+
+    fn weight(&self) -> usize {
+        match &self.what {
+            Output::Terminal(p) => p.text.len(),
+            // Cell sources are shared with the open documents: only the outputs are held here.
+            Output::Cells { jobs, .. } => jobs
+                .iter()
+                .flat_map(|j| &j.cell.outputs)
+                .map(|o| o.text.len())
+                .sum(),
+        }
+    }
+
+    fn run(self) {
+        // Set by `Session::queue` before anything is pushed.
+        let Some(runtime) = lock(&self.session.shared.runtime).clone() else {
+            return;
+        };
+        // Logging and publishing spawn on the session's runtime.
+        let _runtime = runtime.enter();
+        match self.what {
+            Output::Terminal(params) => self.session.diagnose_terminal(params),
+            Output::Cells { jobs, sources, .. } => self.session.diagnose_cells(jobs, sources),
+        }
+    }
 }
 
 type Job = Box<dyn FnOnce() + Send>;
@@ -116,6 +232,48 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic caught elsewhere may have poisoned the lock; the data is still consistent because
     // every mutation here completes or is not started.
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A document's caches, emptied if an analysis panicked while filling them: unlike the maps
+/// above, a memo half-updated by an unwinding analysis is not known to be consistent.
+fn lock_cache(m: &Mutex<incremental::Cache>) -> MutexGuard<'_, incremental::Cache> {
+    match m.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => {
+            let mut guard = poisoned.into_inner();
+            *guard = incremental::Cache::default();
+            m.clear_poison();
+            guard
+        }
+    }
+}
+
+/// Runs a handler's future, turning a panic in any of its polls into `Err(message)`; the future
+/// is not polled again.
+pub async fn contained<T>(future: impl std::future::Future<Output = T>) -> Result<T, String> {
+    let mut future = std::pin::pin!(future);
+    std::future::poll_fn(|cx| {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(std::task::Poll::Ready(value)) => std::task::Poll::Ready(Ok(value)),
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Err(payload) => std::task::Poll::Ready(Err(panic_message(payload.as_ref()))),
+        }
+    })
+    .await
+}
+
+/// Text carrying this marker panics the analysis that reads it, in unit tests only: they check
+/// that a panic stays inside its request or notification.
+#[cfg(test)]
+pub const TEST_PANIC_MARKER: &str = "ABIDOC_TEST_PANIC";
+
+/// Panics on [`TEST_PANIC_MARKER`] under `cfg(test)`; nothing in any other build.
+#[inline]
+fn test_panic(_text: &str) {
+    #[cfg(test)]
+    if _text.contains(TEST_PANIC_MARKER) {
+        std::panic::panic_any(format!("{TEST_PANIC_MARKER} (on purpose)"));
+    }
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -223,7 +381,10 @@ pub fn capabilities() -> ServerCapabilities {
             work_done_progress_options: proto::WorkDoneProgressOptions::default(),
         }),
         execute_command_provider: Some(ExecuteCommandOptions {
-            commands: vec![proto::CMD_SCAN_ENVIRONMENT.to_owned()],
+            commands: vec![
+                proto::CMD_SCAN_ENVIRONMENT.to_owned(),
+                proto::CMD_SHOW_FIX.to_owned(),
+            ],
             work_done_progress_options: proto::WorkDoneProgressOptions::default(),
         }),
         experimental: Some(serde_json::json!({
@@ -271,6 +432,10 @@ impl Session {
         }
     }
 
+    pub fn log_error(&self, message: String) {
+        self.log(MessageType::ERROR, message);
+    }
+
     fn log(&self, typ: MessageType, message: String) {
         let level = match typ {
             MessageType::ERROR => LogLevel::Error,
@@ -297,6 +462,8 @@ impl Session {
         self.shared
             .pull_configuration
             .store(pull, Ordering::Relaxed);
+        *lock(&self.shared.client_commands) =
+            ClientCommands::from_experimental(params.capabilities.experimental.as_ref());
         if let Some(options) = params.initialization_options.filter(|v| !v.is_null()) {
             let (settings, warnings) = Settings::from_json(&options);
             *lock(&self.shared.settings) = settings;
@@ -412,7 +579,7 @@ impl Session {
             .collect();
         for (uri, cache) in docs {
             // Outside the store's lock: an analysis may hold the cache for a while.
-            lock(&cache).forget_diagnoses();
+            lock_cache(&cache).forget_diagnoses();
             self.schedule(uri);
         }
         let outputs: Vec<(Uri, CellOutputs)> =
@@ -544,8 +711,9 @@ impl Session {
         let settings_generation = self.settings_generation();
         let settings = self.settings();
         let analysed = on_analysis_thread(&self.shared, move || {
+            test_panic(&snap.text);
             let ctx = settings.context(None);
-            let mut cache = lock(&snap.cache);
+            let mut cache = lock_cache(&snap.cache);
             let (diags, slots) = match snap.kind {
                 DocKind::NotebookJson => {
                     incremental::diagnose_notebook(&snap.text, snap.slots.clone(), &ctx, &mut cache)
@@ -807,108 +975,167 @@ impl Session {
         let Some((jobs, sources)) = prepared else {
             return;
         };
-        let settings_generation = self.settings_generation();
-        let settings = self.settings();
-        let session = self.clone();
-        tokio::spawn(async move {
-            let analysed = blocking(move || {
-                let hint = crate::model_hint::model_hint(sources.iter().map(|s| s.as_str()));
-                let ctx = settings.context(hint);
-                jobs.into_iter()
-                    .map(|(cell, generation, source)| {
-                        let text = crate::outputs::output_text(&cell.outputs);
-                        let diags = if text.trim().is_empty() {
-                            Vec::new()
-                        } else {
-                            filter_disabled(abidoc_ide::diagnose_text(&text, &ctx), &settings)
-                        };
-                        let entries = diags
-                            .into_iter()
-                            .map(|d| {
-                                let line = crate::outputs::anchor_line(&source, &text, &d);
-                                let range = to_proto::line_range(&source, line);
-                                let published = to_proto::diagnostic(&d, range, Vec::new());
-                                Entry {
-                                    range,
-                                    diagnostic: d,
-                                    published,
-                                }
-                            })
-                            .collect::<Vec<_>>();
-                        (cell.cell_uri, generation, entries)
-                    })
-                    .collect::<Vec<_>>()
+        let jobs = jobs
+            .into_iter()
+            .map(|(cell, generation, source)| CellJob {
+                cell,
+                generation,
+                source,
             })
-            .await;
-            match analysed {
-                Ok(results) => {
-                    for (uri, generation, entries) in results {
-                        let published = Published {
-                            version: None,
-                            entries,
-                            from_outputs: true,
-                        };
-                        session
-                            .publish(
-                                uri,
-                                Check::Generation(generation, settings_generation),
-                                None,
-                                published,
-                            )
-                            .await;
-                    }
-                }
-                Err(err) => {
-                    let message = format!("abidoc: diagnosing cell outputs failed: {err}");
-                    session
-                        .client
-                        .log_message(MessageType::ERROR, message)
-                        .await;
-                }
-            }
+            .collect();
+        self.queue(OutputWork {
+            session: self.clone(),
+            what: Output::Cells {
+                notebook: params.notebook_uri,
+                jobs,
+                sources,
+            },
         });
     }
 
     /// `abidoc/terminalOutput`: diagnoses the text and answers with `abidoc/terminalDiagnosis`.
     pub fn terminal_output(&self, params: TerminalOutputParams) {
-        let settings = self.settings();
-        let session = self.clone();
-        tokio::spawn(async move {
-            let command_line = params.command_line.clone();
-            let analysed = blocking(move || {
-                let ctx = settings.context(None);
-                filter_disabled(abidoc_ide::diagnose_text(&params.text, &ctx), &settings)
-            })
-            .await;
-            match analysed {
-                Ok(diags) => {
-                    let diagnostics = diags
-                        .iter()
-                        .map(|d| TerminalDiagnostic {
-                            code: d.code.as_str().to_owned(),
-                            severity: d.severity.as_str().to_owned(),
-                            message: d.message.clone(),
-                            fixes: d.fixes.iter().map(to_proto::fix_payload).collect(),
-                        })
-                        .collect();
-                    let params = TerminalDiagnosisParams {
-                        command_line,
-                        diagnostics,
-                    };
-                    session
-                        .client
-                        .send_notification::<TerminalDiagnosis>(params)
-                        .await;
-                }
-                Err(err) => {
-                    let message = format!("abidoc: diagnosing terminal output failed: {err}");
-                    session
-                        .client
-                        .log_message(MessageType::ERROR, message)
-                        .await;
+        self.queue(OutputWork {
+            session: self.clone(),
+            what: Output::Terminal(params),
+        });
+    }
+
+    /// Hands forwarded outputs to the pool; never waits.
+    fn queue(&self, work: OutputWork) {
+        {
+            // Workers publish through the runtime the handlers run on.
+            let mut runtime = lock(&self.shared.runtime);
+            if runtime.is_none() {
+                *runtime = tokio::runtime::Handle::try_current().ok();
+            }
+            if runtime.is_none() {
+                return;
+            }
+        }
+        match self.shared.outputs.push(work) {
+            Ok(Pushed::Queued | Pushed::Coalesced) => {}
+            Ok(Pushed::Dropped(dropped)) => {
+                for work in dropped {
+                    self.log(
+                        MessageType::WARNING,
+                        format!(
+                            "abidoc: too many outputs waiting; dropped {} without diagnosing it",
+                            work.what.describe()
+                        ),
+                    );
                 }
             }
-        });
+            Err(err) => self.log(
+                MessageType::ERROR,
+                format!("abidoc: cannot diagnose outputs: {err}"),
+            ),
+        }
+    }
+
+    /// Runs on a pool worker: diagnoses cell outputs and publishes on each cell.
+    fn diagnose_cells(&self, jobs: Vec<CellJob>, sources: Vec<Arc<String>>) {
+        let settings_generation = self.settings_generation();
+        let settings = self.settings();
+        let analysed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let hint = crate::model_hint::model_hint(sources.iter().map(|s| s.as_str()));
+            let ctx = settings.context(hint);
+            jobs.into_iter()
+                .map(|job| {
+                    let text = crate::outputs::output_text(&job.cell.outputs);
+                    test_panic(&text);
+                    let diags = if text.trim().is_empty() {
+                        Vec::new()
+                    } else {
+                        filter_disabled(abidoc_ide::diagnose_text(&text, &ctx), &settings)
+                    };
+                    let entries = diags
+                        .into_iter()
+                        .map(|d| {
+                            let line = crate::outputs::anchor_line(&job.source, &text, &d);
+                            let range = to_proto::line_range(&job.source, line);
+                            let published = to_proto::diagnostic(&d, range, Vec::new());
+                            Entry {
+                                range,
+                                diagnostic: d,
+                                published,
+                            }
+                        })
+                        .collect::<Vec<_>>();
+                    (job.cell.cell_uri, job.generation, entries)
+                })
+                .collect::<Vec<_>>()
+        }));
+        match analysed {
+            Ok(results) => self.on_runtime(async {
+                for (uri, generation, entries) in results {
+                    let published = Published {
+                        version: None,
+                        entries,
+                        from_outputs: true,
+                    };
+                    self.publish(
+                        uri,
+                        Check::Generation(generation, settings_generation),
+                        None,
+                        published,
+                    )
+                    .await;
+                }
+            }),
+            Err(payload) => self.log(
+                MessageType::ERROR,
+                format!(
+                    "abidoc: diagnosing cell outputs failed: {}",
+                    panic_message(payload.as_ref())
+                ),
+            ),
+        }
+    }
+
+    /// Runs on a pool worker: diagnoses a terminal's output and answers with
+    /// `abidoc/terminalDiagnosis`.
+    fn diagnose_terminal(&self, params: TerminalOutputParams) {
+        let settings = self.settings();
+        let analysed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            test_panic(&params.text);
+            let ctx = settings.context(None);
+            filter_disabled(abidoc_ide::diagnose_text(&params.text, &ctx), &settings)
+        }));
+        match analysed {
+            Ok(diags) => {
+                let diagnostics = diags
+                    .iter()
+                    .map(|d| TerminalDiagnostic {
+                        code: d.code.as_str().to_owned(),
+                        severity: d.severity.as_str().to_owned(),
+                        message: d.message.clone(),
+                        fixes: d.fixes.iter().map(to_proto::fix_payload).collect(),
+                    })
+                    .collect();
+                let params = TerminalDiagnosisParams {
+                    command_line: params.command_line,
+                    diagnostics,
+                };
+                self.on_runtime(self.client.send_notification::<TerminalDiagnosis>(params));
+            }
+            Err(payload) => self.log(
+                MessageType::ERROR,
+                format!(
+                    "abidoc: diagnosing terminal output failed: {}",
+                    panic_message(payload.as_ref())
+                ),
+            ),
+        }
+    }
+
+    /// Drives `future` from a pool worker on the session's runtime, so a worker sends its
+    /// results before taking more work.
+    fn on_runtime(&self, future: impl std::future::Future<Output = ()>) {
+        let runtime = lock(&self.shared.runtime).clone();
+        if let Some(runtime) = runtime {
+            runtime.block_on(future);
+        }
     }
 
     pub fn malformed_message(&self, reason: &str) {
@@ -947,12 +1174,16 @@ impl Session {
         if snap.is_none() && entries.is_empty() {
             return Ok(None);
         }
+        test_panic(uri.as_str());
         let settings = self.settings();
         let cancelled = Arc::new(AtomicBool::new(false));
         let _cancel = CancelOnDrop(cancelled.clone());
         blocking(move || {
             if cancelled.load(Ordering::Relaxed) {
                 return None;
+            }
+            if let Some(snap) = &snap {
+                test_panic(&snap.text);
             }
             let hint = if sources.is_empty() {
                 None
@@ -1004,10 +1235,13 @@ impl Session {
             return Ok(None);
         }
         let uri = params.text_document.uri;
+        let client = *lock(&self.shared.client_commands);
         let actions = self.guarded("codeAction", || {
             let store = self.store();
             let published = store.published.get(&uri)?;
-            let kind = store.docs.get(&uri).map(|d| d.kind);
+            let doc = store.docs.get(&uri);
+            test_panic(doc.map_or("", |d| d.text.as_str()));
+            let kind = doc.map(|d| d.kind);
             let target = if published.from_outputs || kind == Some(DocKind::Cell) {
                 ActionTarget::Cell { cell: uri.clone() }
             } else if kind == Some(DocKind::NotebookJson) {
@@ -1021,7 +1255,7 @@ impl Session {
                 .entries
                 .iter()
                 .filter(|e| to_proto::ranges_touch(e.range, params.range))
-                .flat_map(|e| to_proto::code_actions(e, &target))
+                .flat_map(|e| to_proto::code_actions(e, &target, client))
                 .collect();
             Some(actions)
         });
@@ -1073,10 +1307,28 @@ impl Session {
     ) -> jsonrpc::Result<Option<LSPAny>> {
         match params.command.as_str() {
             proto::CMD_SCAN_ENVIRONMENT => self.scan_environment().await.map(Some),
+            proto::CMD_SHOW_FIX => self.show_fix(params.arguments).map(Some),
             other => Err(jsonrpc::Error::invalid_params(format!(
                 "unknown command `{other}`"
             ))),
         }
+    }
+
+    /// `abidoc.showFix`: shows the fix to a client that cannot run it (`window/showMessage`) and
+    /// returns its text. Runs nothing.
+    fn show_fix(&self, arguments: Vec<LSPAny>) -> jsonrpc::Result<LSPAny> {
+        let fix = arguments
+            .into_iter()
+            .next()
+            .and_then(|a| serde_json::from_value::<proto::FixPayload>(a).ok())
+            .ok_or_else(|| {
+                jsonrpc::Error::invalid_params(format!("{} takes one fix", proto::CMD_SHOW_FIX))
+            })?;
+        let text = to_proto::fix_text(&fix);
+        let client = self.client.clone();
+        let message = text.clone();
+        tokio::spawn(async move { client.show_message(MessageType::INFO, message).await });
+        Ok(LSPAny::String(text))
     }
 
     /// `abidoc.scanEnvironment`: publishes findings on the library URIs, clears stale ones.

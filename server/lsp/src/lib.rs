@@ -12,9 +12,16 @@ pub mod links;
 mod memory;
 pub mod model_hint;
 pub mod outputs;
+pub mod pool;
 pub mod proto;
 mod server;
 pub mod to_proto;
+
+// The panic tests drive the server through the integration tests' client, which names the crate.
+#[cfg(test)]
+extern crate self as abidoc_lsp;
+#[cfg(test)]
+mod panic_tests;
 
 pub use config::{LogLevel, SettingType, Settings};
 pub use handlers::{DEBOUNCE, capabilities};

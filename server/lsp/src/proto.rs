@@ -48,6 +48,10 @@ pub struct TerminalOutputParams {
     pub exit_code: Option<i32>,
     #[serde(default)]
     pub text: String,
+    /// Chosen by the client for the terminal: a newer output of the same terminal replaces one
+    /// still waiting to be diagnosed.
+    #[serde(default)]
+    pub terminal_id: Option<String>,
 }
 
 /// `abidoc/terminalDiagnosis` (server → client): what `abidoc/terminalOutput` found.
@@ -104,5 +108,7 @@ pub struct InsertCellArgs {
 pub const CMD_RUN_IN_TERMINAL: &str = "abidoc.runInTerminal";
 pub const CMD_INSERT_CELL: &str = "abidoc.insertCell";
 pub const CMD_SCAN_ENVIRONMENT: &str = "abidoc.scanEnvironment";
+/// Server-side: shows a fix (argument: a [`FixPayload`]) to a client that cannot run it.
+pub const CMD_SHOW_FIX: &str = "abidoc.showFix";
 pub const NOTIFY_CELL_OUTPUTS: &str = "abidoc/cellOutputs";
 pub const NOTIFY_TERMINAL_OUTPUT: &str = "abidoc/terminalOutput";

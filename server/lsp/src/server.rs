@@ -1,8 +1,9 @@
 //! The `LanguageServer` implementation. Each protocol method delegates to [`crate::handlers`];
-//! this file only routes.
+//! this file only routes, each handler inside [`handlers::contained`] so that a panic answers
+//! its request with an error (or is logged, for a notification) and the session goes on.
 
 use crate::framing;
-use crate::handlers::Session;
+use crate::handlers::{self, Session};
 use crate::proto::{
     self, CellOutputsParams, CodeActionParams, CodeActionResponse, DidChangeConfigurationParams,
     DidChangeNotebookDocumentParams, DidChangeTextDocumentParams, DidCloseNotebookDocumentParams,
@@ -36,10 +37,13 @@ impl Backend {
         let Some((method, body)) = self.stash.take(params.token) else {
             return;
         };
-        if let Err(err) = self.dispatch_large(&method, &body) {
-            self.session
-                .malformed_message(&format!("{method}: invalid params: {err}"));
-        }
+        self.notification(&method, async {
+            if let Err(err) = self.dispatch_large(&method, &body) {
+                self.session
+                    .malformed_message(&format!("{method}: invalid params: {err}"));
+            }
+        })
+        .await;
     }
 
     fn dispatch_large(&self, method: &str, body: &[u8]) -> serde_json::Result<()> {
@@ -64,11 +68,42 @@ impl Backend {
     }
 
     async fn cell_outputs(&self, params: CellOutputsParams) {
-        self.session.cell_outputs(params);
+        self.notification(proto::NOTIFY_CELL_OUTPUTS, async {
+            self.session.cell_outputs(params);
+        })
+        .await;
     }
 
     async fn terminal_output(&self, params: TerminalOutputParams) {
-        self.session.terminal_output(params);
+        self.notification(proto::NOTIFY_TERMINAL_OUTPUT, async {
+            self.session.terminal_output(params);
+        })
+        .await;
+    }
+
+    async fn request<T>(
+        &self,
+        method: &str,
+        handler: impl Future<Output = jsonrpc::Result<T>>,
+    ) -> jsonrpc::Result<T> {
+        handlers::contained(handler)
+            .await
+            .unwrap_or_else(|message| {
+                let message = format!("abidoc: {method} failed: {message}");
+                self.session.log_error(message.clone());
+                Err(jsonrpc::Error {
+                    code: jsonrpc::ErrorCode::InternalError,
+                    message: message.into(),
+                    data: None,
+                })
+            })
+    }
+
+    async fn notification(&self, method: &str, handler: impl Future<Output = ()>) {
+        if let Err(message) = handlers::contained(handler).await {
+            self.session
+                .log_error(format!("abidoc: {method} failed: {message}"));
+        }
     }
 
     async fn malformed_message(&self, params: framing::MalformedParams) -> jsonrpc::Result<()> {
@@ -79,11 +114,13 @@ impl Backend {
 
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> jsonrpc::Result<InitializeResult> {
-        Ok(self.session.initialize(params))
+        self.request("initialize", async { Ok(self.session.initialize(params)) })
+            .await
     }
 
     async fn initialized(&self, _: InitializedParams) {
-        self.session.initialized();
+        self.notification("initialized", async { self.session.initialized() })
+            .await;
     }
 
     async fn shutdown(&self) -> jsonrpc::Result<()> {
@@ -91,56 +128,89 @@ impl LanguageServer for Backend {
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
-        self.session.did_open(params);
+        self.notification("textDocument/didOpen", async {
+            self.session.did_open(params);
+        })
+        .await;
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
-        self.session.did_change(params);
+        self.notification("textDocument/didChange", async {
+            self.session.did_change(params);
+        })
+        .await;
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        self.session.did_close(params);
+        self.notification("textDocument/didClose", async {
+            self.session.did_close(params);
+        })
+        .await;
     }
 
     async fn notebook_did_open(&self, params: DidOpenNotebookDocumentParams) {
-        self.session.notebook_did_open(params);
+        self.notification("notebookDocument/didOpen", async {
+            self.session.notebook_did_open(params);
+        })
+        .await;
     }
 
     async fn notebook_did_change(&self, params: DidChangeNotebookDocumentParams) {
-        self.session.notebook_did_change(params);
+        self.notification("notebookDocument/didChange", async {
+            self.session.notebook_did_change(params);
+        })
+        .await;
     }
 
     async fn notebook_did_close(&self, params: DidCloseNotebookDocumentParams) {
-        self.session.notebook_did_close(params);
+        self.notification("notebookDocument/didClose", async {
+            self.session.notebook_did_close(params);
+        })
+        .await;
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        self.session.did_change_configuration(params);
+        self.notification("workspace/didChangeConfiguration", async {
+            self.session.did_change_configuration(params);
+        })
+        .await;
     }
 
     async fn hover(&self, params: HoverParams) -> jsonrpc::Result<Option<Hover>> {
-        self.session.hover(params).await
+        self.request("textDocument/hover", self.session.hover(params))
+            .await
     }
 
     async fn code_action(
         &self,
         params: CodeActionParams,
     ) -> jsonrpc::Result<Option<CodeActionResponse>> {
-        self.session.code_action(params)
+        self.request("textDocument/codeAction", async {
+            self.session.code_action(params)
+        })
+        .await
     }
 
     async fn document_link(
         &self,
         params: DocumentLinkParams,
     ) -> jsonrpc::Result<Option<Vec<DocumentLink>>> {
-        self.session.document_link(params).await
+        self.request(
+            "textDocument/documentLink",
+            self.session.document_link(params),
+        )
+        .await
     }
 
     async fn execute_command(
         &self,
         params: ExecuteCommandParams,
     ) -> jsonrpc::Result<Option<LSPAny>> {
-        self.session.execute_command(params).await
+        self.request(
+            "workspace/executeCommand",
+            self.session.execute_command(params),
+        )
+        .await
     }
 }
 

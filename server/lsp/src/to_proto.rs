@@ -218,7 +218,43 @@ pub enum ActionTarget {
     Cell { cell: Uri },
 }
 
-pub fn code_actions(entry: &Entry, target: &ActionTarget) -> Vec<CodeActionOrCommand> {
+/// The client-side commands a client said it carries out, in
+/// `initialize.capabilities.experimental.commands.commands` (rust-analyzer's convention). A
+/// client that did not list a command would send it back to the server (Helix does), so the
+/// server offers it only to clients that listed it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClientCommands {
+    pub run_in_terminal: bool,
+    pub insert_cell: bool,
+}
+
+impl ClientCommands {
+    /// Reads `experimental` of the client's capabilities; anything malformed lists nothing.
+    pub fn from_experimental(experimental: Option<&serde_json::Value>) -> Self {
+        let listed: Vec<&str> = experimental
+            .and_then(|e| e.get("commands"))
+            .and_then(|c| c.get("commands"))
+            .and_then(serde_json::Value::as_array)
+            .map(|a| a.iter().filter_map(serde_json::Value::as_str).collect())
+            .unwrap_or_default();
+        Self {
+            run_in_terminal: listed.contains(&proto::CMD_RUN_IN_TERMINAL),
+            insert_cell: listed.contains(&proto::CMD_INSERT_CELL),
+        }
+    }
+
+    /// Both, as the VS Code extension lists them.
+    pub const ALL: Self = Self {
+        run_in_terminal: true,
+        insert_cell: true,
+    };
+}
+
+pub fn code_actions(
+    entry: &Entry,
+    target: &ActionTarget,
+    client: ClientCommands,
+) -> Vec<CodeActionOrCommand> {
     let d = &entry.diagnostic;
     let mut actions = Vec::new();
     for fix in &d.fixes {
@@ -233,6 +269,7 @@ pub fn code_actions(entry: &Entry, target: &ActionTarget) -> Vec<CodeActionOrCom
             data: None,
         };
         let cell_source = fix.notebook_cell().filter(|c| !c.trim().is_empty());
+        let runnable = !fix.commands().is_empty() || !fix.env().is_empty();
         match (target, cell_source) {
             (ActionTarget::Cell { cell }, Some(source)) => {
                 let mut line = source.trim_end().to_owned();
@@ -245,7 +282,7 @@ pub fn code_actions(entry: &Entry, target: &ActionTarget) -> Vec<CodeActionOrCom
                     change_annotations: None,
                 });
             }
-            (ActionTarget::NotebookJson { notebook }, Some(source)) => {
+            (ActionTarget::NotebookJson { notebook }, Some(source)) if client.insert_cell => {
                 let args = InsertCellArgs {
                     notebook_uri: notebook.clone(),
                     cell_index: d.source.as_ref().and_then(|s| s.cell).unwrap_or(0),
@@ -253,7 +290,7 @@ pub fn code_actions(entry: &Entry, target: &ActionTarget) -> Vec<CodeActionOrCom
                 };
                 action.command = Some(command(&fix.title, proto::CMD_INSERT_CELL, &args));
             }
-            _ if !fix.commands().is_empty() || !fix.env().is_empty() => {
+            _ if runnable && client.run_in_terminal => {
                 let args = RunInTerminalArgs {
                     title: fix.title.clone(),
                     commands: fix.commands(),
@@ -261,12 +298,40 @@ pub fn code_actions(entry: &Entry, target: &ActionTarget) -> Vec<CodeActionOrCom
                 };
                 action.command = Some(command(&fix.title, proto::CMD_RUN_IN_TERMINAL, &args));
             }
+            // A client without the command gets the fix to read: the server shows it and runs
+            // nothing.
+            (ActionTarget::NotebookJson { .. }, Some(_)) => {
+                action.command = Some(command(&fix.title, proto::CMD_SHOW_FIX, &fix_payload(fix)));
+            }
+            _ if runnable => {
+                action.command = Some(command(&fix.title, proto::CMD_SHOW_FIX, &fix_payload(fix)));
+            }
             // Advice with nothing to run is in the hover, not offered as an action.
             _ => continue,
         }
         actions.push(CodeActionOrCommand::CodeAction(action));
     }
     actions
+}
+
+/// What `abidoc.showFix` shows for a fix: the commands to type (shell-quoted), the variables to
+/// set, the notebook line. Text only: nothing here is run.
+pub fn fix_text(fix: &FixPayload) -> String {
+    let mut text = format!("{}\n", fix.title);
+    for (name, value) in &fix.env {
+        let _ = writeln!(
+            text,
+            "  export {}",
+            display_command(&[format!("{name}={value}")])
+        );
+    }
+    for argv in &fix.commands {
+        let _ = writeln!(text, "  {}", display_command(argv));
+    }
+    if let Some(cell) = fix.notebook_cell.as_ref().filter(|c| !c.trim().is_empty()) {
+        let _ = writeln!(text, "In a notebook cell:\n  {}", cell.trim_end());
+    }
+    text.trim_end().to_owned()
 }
 
 fn command<T: serde::Serialize>(title: &str, name: &str, arg: &T) -> Command {
@@ -346,8 +411,9 @@ mod tests {
             Range::new(Position::new(2, 3), Position::new(2, 5))
         );
 
-        let json =
-            |target: &ActionTarget| serde_json::to_value(code_actions(entry, target)).unwrap();
+        let json = |target: &ActionTarget| {
+            serde_json::to_value(code_actions(entry, target, ClientCommands::ALL)).unwrap()
+        };
         let text_actions = json(&ActionTarget::Text);
         assert_eq!(
             text_actions.as_array().unwrap().len(),
@@ -392,6 +458,55 @@ mod tests {
         );
 
         insta::assert_snapshot!(diagnostic_markdown(&entry.diagnostic));
+    }
+
+    #[test]
+    fn client_commands_only_when_listed() {
+        let text = "line0\nerror here\nagain: er\n";
+        let uri = Uri::from_str("file:///tmp/x.ipynb").unwrap();
+        let entries = text_entries(&uri, text, &LineIndex::new(text), vec![seed_like()]);
+        let caps = serde_json::json!({"commands": {"commands": ["abidoc.runInTerminal"]}});
+        let only_terminal = ClientCommands::from_experimental(Some(&caps));
+        assert_eq!(
+            only_terminal,
+            ClientCommands {
+                run_in_terminal: true,
+                insert_cell: false
+            }
+        );
+        let json = |target: &ActionTarget, client| {
+            serde_json::to_value(code_actions(&entries[0], target, client)).unwrap()
+        };
+        let nb = ActionTarget::NotebookJson {
+            notebook: uri.clone(),
+        };
+        // Without `abidoc.insertCell`, the notebook's fix runs in the terminal.
+        let terminal = json(&nb, only_terminal);
+        assert_eq!(terminal[0]["command"]["command"], "abidoc.runInTerminal");
+        assert_eq!(terminal[1]["command"]["command"], "abidoc.runInTerminal");
+        let shown = json(&nb, ClientCommands::default());
+        let payload: FixPayload =
+            serde_json::from_value(shown[0]["command"]["arguments"][0].clone()).unwrap();
+        assert_eq!(
+            fix_text(&payload),
+            "Uninstall mamba-ssm and causal-conv1d\n  python -m pip uninstall -y mamba-ssm causal-conv1d\nIn a notebook cell:\n  %pip uninstall -y mamba-ssm causal-conv1d"
+        );
+        for target in [&nb, &ActionTarget::Text] {
+            let plain = json(target, ClientCommands::from_experimental(None));
+            assert_eq!(plain.as_array().unwrap().len(), 2);
+            for action in plain.as_array().unwrap() {
+                assert_eq!(action["command"]["command"], "abidoc.showFix", "{action:#}");
+            }
+        }
+        let env: FixPayload = serde_json::from_value(
+            json(&ActionTarget::Text, ClientCommands::default())[1]["command"]["arguments"][0]
+                .clone(),
+        )
+        .unwrap();
+        assert_eq!(
+            fix_text(&env),
+            "Point the loader at CUDA\n  export LD_LIBRARY_PATH=/usr/local/cuda/lib64"
+        );
     }
 
     #[test]

@@ -12,6 +12,11 @@ const LOG_URI: &str = "file:///work/logs/seed000.log";
 const NB_URI: &str = "file:///work/train.ipynb";
 const MANGLED: &str = "_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib";
 
+/// What the VS Code extension advertises: it runs both client-side commands.
+static CLIENT_COMMANDS: std::sync::LazyLock<Value> = std::sync::LazyLock::new(
+    || json!({"experimental": {"commands": {"commands": ["abidoc.runInTerminal", "abidoc.insertCell"]}}}),
+);
+
 fn lines_of<'a>(text: &'a str, d: &Value) -> (&'a str, u64) {
     let line = d["range"]["start"]["line"].as_u64().unwrap();
     (text.lines().nth(line as usize).unwrap_or(""), line)
@@ -206,7 +211,7 @@ async fn hover_on_a_mangled_symbol() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn code_actions_for_seed_000() {
     let text = data("seed000.log");
-    let mut client = Client::initialized(json!({}), text_only()).await;
+    let mut client = Client::initialized(CLIENT_COMMANDS.clone(), text_only()).await;
     client.open(LOG_URI, "log", 1, &text).await;
     let published = client.diagnostics(LOG_URI, Some(1)).await;
     let abi = published["diagnostics"]
@@ -263,6 +268,81 @@ async fn code_actions_for_seed_000() {
     assert_eq!(insert["command"]["arguments"][0]["notebookUri"], NB_URI);
     assert_eq!(insert["command"]["arguments"][0]["cellIndex"], 2);
     client.shutdown().await;
+}
+
+/// A client that does not list the client-side commands (Helix, Emacs, a plain Neovim) would
+/// send them back to the server: it gets `abidoc.showFix`, which the server carries out by
+/// showing the fix, never by running it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_commands_only_for_clients_that_list_them() {
+    let text = data("seed000.log");
+    let raw = data("train.ipynb");
+    let all_commands = |actions: &Value| -> Vec<String> {
+        actions
+            .as_array()
+            .unwrap_or_else(|| panic!("{actions:#}"))
+            .iter()
+            .filter_map(|a| a["command"]["command"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let listing = [
+        (json!({}), false),
+        (
+            json!({"experimental": {"commands": {"commands": "abidoc.runInTerminal"}}}),
+            false,
+        ),
+        (CLIENT_COMMANDS.clone(), true),
+    ];
+    for (capabilities, listed) in listing {
+        let mut client = Client::initialized(capabilities.clone(), text_only()).await;
+        let mut seen = Vec::new();
+        for (uri, language, text) in [(LOG_URI, "log", &text), (NB_URI, "json", &raw)] {
+            client.open(uri, language, 1, text).await;
+            let published = client.diagnostics(uri, Some(1)).await;
+            let abi = published["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["code"] == "abi-mismatch")
+                .cloned()
+                .unwrap_or_else(|| panic!("{published:#}"));
+            let actions = client
+                .request("textDocument/codeAction", json!({"textDocument": {"uri": uri}, "range": abi["range"], "context": {"diagnostics": [abi]}}))
+                .await;
+            seen.extend(all_commands(&actions));
+            if !listed {
+                // The server runs nothing: it shows the fix and returns its text.
+                let show = &actions[0]["command"];
+                let shown = client
+                    .request(
+                        "workspace/executeCommand",
+                        json!({"command": show["command"], "arguments": show["arguments"]}),
+                    )
+                    .await;
+                let shown = shown.as_str().unwrap_or_else(|| panic!("{shown:#}"));
+                assert!(shown.contains("pip uninstall -y mamba-ssm"), "{shown}");
+                let message = client.notification("window/showMessage", |_| true).await;
+                assert_eq!(message["message"], shown);
+            }
+        }
+        let client_side = ["abidoc.runInTerminal", "abidoc.insertCell"];
+        if listed {
+            for command in client_side {
+                assert!(
+                    seen.iter().any(|c| c == command),
+                    "{capabilities}: {seen:?}"
+                );
+            }
+            assert!(!seen.iter().any(|c| c == "abidoc.showFix"), "{seen:?}");
+        } else {
+            assert!(
+                !seen.iter().any(|c| client_side.contains(&c.as_str())),
+                "{capabilities}: {seen:?}"
+            );
+            assert!(seen.iter().all(|c| c == "abidoc.showFix"), "{seen:?}");
+        }
+        client.shutdown().await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
