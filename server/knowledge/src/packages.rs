@@ -97,7 +97,9 @@ pub struct WheelNaming {
     /// First release no longer using it (exclusive); absent for the current scheme.
     #[serde(default)]
     pub until: Option<String>,
-    /// `major` (`cu12`) or `tags` (one of `cuda_tags`, chosen by CUDA major: `cu118`, `cu122`).
+    /// `major` (`cu12`), `tags` (one of `cuda_tags`, chosen by CUDA major: `cu118`, `cu122`)
+    /// or `torch` (torch's own CUDA, `cu121`: only `prebuilt_wheels.toml` can spell it, since a
+    /// [`WheelQuery`] carries the major alone).
     pub cuda: String,
     #[serde(default)]
     pub cuda_tags: Vec<String>,

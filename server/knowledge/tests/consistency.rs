@@ -151,6 +151,9 @@ fn package_names_and_modules() {
             match w.cuda.as_str() {
                 "major" => {}
                 "tags" if !w.cuda_tags.is_empty() => {}
+                // torch's own CUDA (spelled by prebuilt_wheels.toml, which tests/releases.rs
+                // checks against these ranges)
+                "torch" if w.cuda_tags.is_empty() => {}
                 other => problems.push(format!("{}: cuda style {other:?}", p.name)),
             }
             if !w.url.starts_with("https://") || !w.url.contains("{file}") {

@@ -343,3 +343,91 @@ fn prebuilt_wheel_follows_setup_py() {
         assert!(releases::prebuilt_wheel(&q).is_none(), "{q:?}");
     }
 }
+
+/// packages.toml's `wheel_naming` (still read by `abidoc-ide` to know that a package has
+/// prebuilt wheels) agrees with the setup.py transcription that now builds the names: the same
+/// packages, and at each range's first release the same CUDA spelling and pinned versions.
+#[test]
+fn packages_wheel_naming_agrees_with_prebuilt() {
+    let mut bad = Vec::new();
+    for p in abidoc_knowledge::packages::all() {
+        if p.wheel_naming.is_empty() != !releases::has_prebuilt(&p.name) {
+            bad.push(format!(
+                "{}: wheel_naming and prebuilt_wheels.toml disagree on having wheels",
+                p.name
+            ));
+        }
+        for w in &p.wheel_naming {
+            let Some(s) = releases::prebuilt_scheme(&p.name, &w.from) else {
+                bad.push(format!("{} {}: no setup.py scheme", p.name, w.from));
+                continue;
+            };
+            // `tags` and `torch` both spell major and minor.
+            let format = if w.cuda == "major" {
+                "major"
+            } else {
+                "major_minor"
+            };
+            if s.cuda_format != format {
+                bad.push(format!(
+                    "{} {}: {} but setup.py spells {}",
+                    p.name, w.from, w.cuda, s.cuda_format
+                ));
+            }
+            for tag in &w.cuda_tags {
+                let Some((maj, min)) = abidoc_knowledge::version::cuda_tag(tag) else {
+                    bad.push(format!("{} {}: bad tag {tag}", p.name, w.from));
+                    continue;
+                };
+                let pinned = s
+                    .cuda_pins
+                    .iter()
+                    .find(|c| c.torch.is_none() && c.cuda_major.is_none_or(|m| m == maj))
+                    .map(|c| c.cuda.as_str());
+                if pinned != Some(format!("{maj}.{min}").as_str()) {
+                    bad.push(format!(
+                        "{} {}: tag {tag} but setup.py pins {pinned:?}",
+                        p.name, w.from
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// compat.toml's hand-written GitHub-wheel releases list CUDA versions setup.py asks for: a
+/// `12.2` where the scheme pins 12.2 for CUDA 12, a bare major where it spells only the major.
+#[test]
+fn compat_release_cuda_agrees_with_prebuilt() {
+    let mut bad = Vec::new();
+    for r in &tables().release {
+        let Some(s) = releases::prebuilt_scheme(&r.package, &r.version) else {
+            bad.push(format!("{} {}: no setup.py scheme", r.package, r.version));
+            continue;
+        };
+        for c in &r.cuda {
+            let (maj, minor) = match c.split_once('.') {
+                Some((a, b)) => (a, Some(b)),
+                None => (c.as_str(), None),
+            };
+            let ok = match (s.cuda_format.as_str(), minor) {
+                ("major", None) => true,
+                ("major_minor", Some(_)) => {
+                    let pinned = s.cuda_pins.iter().find(|p| {
+                        p.torch.is_none() && p.cuda_major.is_none_or(|m| m.to_string() == maj)
+                    });
+                    pinned.is_none_or(|p| p.cuda == *c)
+                }
+                _ => false,
+            };
+            if !ok {
+                bad.push(format!(
+                    "compat.toml: {} {} cuda {c}, but setup.py ({}) spells {}",
+                    r.package, r.version, s.source, s.cuda_format
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
