@@ -1,4 +1,10 @@
 //! Compatibility tables (`data/compat.toml`): torch ↔ torchvision ↔ torchaudio ↔ xformers, the C++ ABI and default CUDA of PyPI torch, and which extension releases ship wheels for which torch.
+//!
+//! The pairings are answered from the generated release data first (`crate::releases`, made
+//! from PyPI metadata by `tools/release-data/`), and from the hand-written rows here only where
+//! the generated data is silent: a torch release no companion pins exactly, a nightly or vendor
+//! torch, a package PyPI has no torch pin for (mamba-ssm's GitHub wheels). A test keeps the two
+//! from contradicting each other.
 
 use crate::names::normalize_name;
 use crate::version::Version;
@@ -84,18 +90,33 @@ pub fn torch_row(torch: &str) -> Option<&'static TorchRow> {
         .map(|(r, _)| *r)
 }
 
+/// The newest release of `package` whose PyPI metadata pins exactly this torch release.
+fn generated_companion(package: &str, torch: &str) -> Option<&'static str> {
+    crate::releases::companion_for_torch(package, torch).map(|r| r.version.as_str())
+}
+
+/// The torch a release pins exactly, from the generated data (`2.5.*` pins are not one release).
+fn generated_torch_for(package: &str, version: &str) -> Option<&'static str> {
+    crate::releases::torch_for(package, version).filter(|t| !t.ends_with(".*"))
+}
+
 /// The torchvision release built for this torch (`2.5.1` → `0.20.1`).
 pub fn torchvision_for_torch(torch: &str) -> Option<&'static str> {
-    torch_row(torch).and_then(|r| r.torchvision.as_deref())
+    generated_companion("torchvision", torch)
+        .or_else(|| torch_row(torch).and_then(|r| r.torchvision.as_deref()))
 }
 
 /// The torchaudio release built for this torch (`2.5.1` → `2.5.1`, `1.13.1` → `0.13.1`).
 pub fn torchaudio_for_torch(torch: &str) -> Option<&'static str> {
-    torch_row(torch).and_then(|r| r.torchaudio.as_deref())
+    generated_companion("torchaudio", torch)
+        .or_else(|| torch_row(torch).and_then(|r| r.torchaudio.as_deref()))
 }
 
 /// The torch a torchvision release was built for (`0.20.1` → `2.5.1`).
 pub fn torch_for_torchvision(torchvision: &str) -> Option<&'static str> {
+    if let Some(t) = generated_torch_for("torchvision", torchvision) {
+        return Some(t);
+    }
     let v = Version::parse(torchvision)?;
     let v = Version::parse(v.public())?;
     tables()
@@ -113,6 +134,9 @@ pub fn torch_for_torchvision(torchvision: &str) -> Option<&'static str> {
 /// The newest xformers release that pins exactly this torch release (local label ignored),
 /// or `None` when the table has none for it.
 pub fn xformers_for_torch(torch: &str) -> Option<&'static str> {
+    if let Some(x) = generated_companion("xformers", torch) {
+        return Some(x);
+    }
     let v = Version::parse(torch)?;
     let v = Version::parse(v.public())?;
     tables()
@@ -126,6 +150,9 @@ pub fn xformers_for_torch(torch: &str) -> Option<&'static str> {
 /// The torch release an xformers release pins (`0.0.24` → `2.2.0`). A release missing from the
 /// table gets the pin of the nearest older listed release of the same `0.0.N` series.
 pub fn torch_for_xformers(xformers: &str) -> Option<&'static str> {
+    if let Some(t) = generated_torch_for("xformers", xformers) {
+        return Some(t);
+    }
     let v = Version::parse(xformers)?;
     let v = Version::parse(v.public())?;
     let rows = &tables().xformers;
@@ -201,7 +228,56 @@ pub fn is_pytorch_release_build(v: &Version) -> bool {
 
 /// Releases of `package` that ship prebuilt wheels for this torch minor (`2.5`, or a full
 /// version such as `2.5.1+cu121`), newest first.
+///
+/// From the generated data first: PyPI wheels pinning that torch (the exact release when a full
+/// version is given, any of the minor for `2.5`). The hand-written rows answer only when the
+/// generated data has none (GitHub-only wheels such as mamba-ssm's).
 pub fn releases_built_for_torch(package: &str, torch_minor: &str) -> Vec<&'static Release> {
+    let generated = generated_releases_for_torch(package, torch_minor);
+    if !generated.is_empty() {
+        return generated;
+    }
+    hand_written_releases_for_torch(package, torch_minor)
+}
+
+/// The generated rows as [`Release`]s, keyed by (normalized package, version), so that
+/// [`releases_built_for_torch`] answers both tables in one type.
+fn generated_as_compat() -> &'static std::collections::HashMap<(String, String), Release> {
+    static M: OnceLock<std::collections::HashMap<(String, String), Release>> = OnceLock::new();
+    M.get_or_init(|| {
+        crate::releases::all()
+            .iter()
+            .filter(|r| r.wheels)
+            .filter_map(|r| {
+                let pin = r.torch.as_deref()?;
+                let minor = Version::parse(pin.strip_suffix(".*").unwrap_or(pin))?;
+                let key = (normalize_name(&r.package), r.version.clone());
+                let rel = Release {
+                    package: r.package.clone(),
+                    version: r.version.clone(),
+                    torch: vec![minor.major_minor_string()],
+                    cuda: r.cuda_major.map(|c| c.to_string()).into_iter().collect(),
+                    source: format!(
+                        "releases.toml (PyPI metadata: torch=={pin}; tools/release-data/derive.py)"
+                    ),
+                };
+                Some((key, rel))
+            })
+            .collect()
+    })
+}
+
+fn generated_releases_for_torch(package: &str, torch: &str) -> Vec<&'static Release> {
+    let m = generated_as_compat();
+    crate::releases::releases_for_torch(package, torch)
+        .into_iter()
+        .filter(|r| r.wheels)
+        .filter_map(|r| m.get(&(normalize_name(&r.package), r.version.clone())))
+        .collect()
+}
+
+/// [`releases_built_for_torch`] over the hand-written rows only.
+pub fn hand_written_releases_for_torch(package: &str, torch_minor: &str) -> Vec<&'static Release> {
     let name = crate::packages::package(package)
         .map(|p| p.name.clone())
         .unwrap_or_else(|| normalize_name(package));

@@ -30,6 +30,7 @@ fn record_error(e: String) {
 pub fn load_errors() -> Vec<String> {
     let _ = crate::packages::all();
     let _ = crate::compat::tables();
+    let _ = crate::releases::all();
     let _ = crate::models::families();
     let _ = crate::system_libs::table();
     ERRORS

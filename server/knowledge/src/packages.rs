@@ -100,7 +100,9 @@ pub struct WheelNaming {
     /// First release no longer using it (exclusive); absent for the current scheme.
     #[serde(default)]
     pub until: Option<String>,
-    /// `major` (`cu12`) or `tags` (one of `cuda_tags`, chosen by CUDA major: `cu118`, `cu122`).
+    /// `major` (`cu12`), `tags` (one of `cuda_tags`, chosen by CUDA major: `cu118`, `cu122`)
+    /// or `torch` (torch's own CUDA, `cu121`: only `prebuilt_wheels.toml` can spell it, since a
+    /// [`WheelQuery`] carries the major alone).
     pub cuda: String,
     #[serde(default)]
     pub cuda_tags: Vec<String>,
@@ -302,7 +304,26 @@ pub struct WheelName {
 /// CUDA major, C++ ABI and Python, following the package's naming scheme for that release.
 /// `None` when the package publishes no such wheels, the version is outside every known scheme,
 /// or the scheme has no build for that CUDA major.
+///
+/// Packages whose setup.py picks a GitHub wheel are named by `data/prebuilt_wheels.toml`
+/// ([`crate::releases::prebuilt_wheel`]), transcribed from that setup.py; `wheel_naming` here
+/// serves only packages that table does not cover. The query has torch's CUDA major only: its
+/// minor is taken from a `+cuNNN` label on `torch`, else from the default CUDA of that torch
+/// release when the majors agree, and a scheme that spells torch's own minor gets `None`
+/// without one.
 pub fn wheel_file_name(q: &WheelQuery<'_>) -> Option<WheelName> {
+    if crate::releases::has_prebuilt(q.package) {
+        let cuda = cuda_for_major(q.torch, q.cuda_major);
+        return crate::releases::prebuilt_wheel(&crate::releases::PrebuiltQuery {
+            package: q.package,
+            version: q.version,
+            torch: q.torch,
+            cuda: &cuda,
+            cxx11_abi: q.cxx11_abi,
+            python: q.python,
+            platform: q.platform,
+        });
+    }
     let pkg = package(q.package)?;
     let version = Version::parse(q.version)?;
     let torch = Version::parse(q.torch)?;
@@ -346,8 +367,24 @@ pub fn wheel_file_name(q: &WheelQuery<'_>) -> Option<WheelName> {
     })
 }
 
+/// torch's CUDA as `major.minor` when it can be known for this major (a `+cu121` label, or the
+/// default CUDA of that release), else the bare major.
+fn cuda_for_major(torch: &str, cuda_major: u64) -> String {
+    let from_label = Version::parse(torch)
+        .and_then(|v| v.local_cuda())
+        .filter(|(m, _)| *m == cuda_major)
+        .map(|(m, n)| format!("{m}.{n}"));
+    from_label
+        .or_else(|| {
+            crate::compat::torch_default_cuda(torch)
+                .filter(|c| c.split('.').next() == Some(cuda_major.to_string().as_str()))
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| cuda_major.to_string())
+}
+
 /// `cp311` from `cp311`, `3.11`, `3.11.13`, `311`.
-fn python_tag(py: &str) -> Option<String> {
+pub(crate) fn python_tag(py: &str) -> Option<String> {
     let py = py.trim();
     if let Some(rest) = py.strip_prefix("cp") {
         return (rest.len() >= 2 && rest.bytes().all(|c| c.is_ascii_digit()))

@@ -151,6 +151,9 @@ fn package_names_and_modules() {
             match w.cuda.as_str() {
                 "major" => {}
                 "tags" if !w.cuda_tags.is_empty() => {}
+                // torch's own CUDA (spelled by prebuilt_wheels.toml, which tests/releases.rs
+                // checks against these ranges)
+                "torch" if w.cuda_tags.is_empty() => {}
                 other => problems.push(format!("{}: cuda style {other:?}", p.name)),
             }
             if !w.url.starts_with("https://") || !w.url.contains("{file}") {
@@ -290,11 +293,12 @@ fn torch_rows_are_monotonic_and_complete() {
         if r.torchaudio.is_none() && v(&r.torch) < v("2.12") {
             problems.push(format!("torch {}: no torchaudio", r.torch));
         }
-        // From torch 2.0 torchaudio shares torch's version.
+        // From torch 2.0 torchaudio shares torch's version, except 2.0.x, whose PyPI torchaudio
+        // is one patch ahead (2.0.1 for torch 2.0.0, 2.0.2 for 2.0.1: releases.toml).
         if let Some(ta) = &r.torchaudio
             && v(&r.torch) >= v("2.0")
             && v(ta) != v(&r.torch)
-            && r.torch != "2.0.1"
+            && !r.torch.starts_with("2.0.")
         {
             problems.push(format!("torchaudio {ta} for torch {}", r.torch));
         }
