@@ -9,8 +9,6 @@ pub fn normalize(name: &str) -> String {
     k::names::normalize_name(name)
 }
 
-/// PEP 440-ish version text safe to put after `==`.
-
 pub fn demangle(symbol: &str) -> Option<String> {
     abidoc_elf::demangle(symbol)
 }

@@ -3,6 +3,8 @@
 //! the expected code, the package, and a preferred fix of the kind the thread confirmed. Prints
 //! the rates; fails when one falls below the floor measured when the cases were added.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use abidoc_ide::fix::{FixKind, Step};
 use abidoc_ide::{Context, Diagnostic, diagnose_text};
 use std::path::Path;

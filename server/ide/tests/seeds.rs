@@ -225,7 +225,7 @@ fn seed_004_flash_attn_abi_mamba_fast_path_and_stale_processes() {
         !diags
             .iter()
             .flat_map(|d| &d.fixes)
-            .flat_map(|f| f.commands())
+            .flat_map(abidoc_ide::Fix::commands)
             .flatten()
             .any(|a| a == "pkill")
     );

@@ -24,7 +24,7 @@ pub fn argv(step: &Step) -> Option<Vec<String>> {
         Step::PipUninstall { python, packages } => {
             let mut v = pip(python, "uninstall");
             v.push(s("-y"));
-            v.extend(packages.iter().map(|p| p.to_string()));
+            v.extend(packages.iter().map(ToString::to_string));
             v
         }
         Step::PipCacheRemove { python, package } => {
@@ -41,12 +41,12 @@ pub fn argv(step: &Step) -> Option<Vec<String>> {
                 s("-c"),
                 s(channel.as_str()),
             ];
-            v.extend(packages.iter().map(|p| p.to_string()));
+            v.extend(packages.iter().map(ToString::to_string));
             v
         }
         Step::SystemInstall { manager, packages } => {
             let mut v = vec![s("sudo"), s(manager.command()), s("install"), s("-y")];
-            v.extend(packages.iter().map(|p| p.to_string()));
+            v.extend(packages.iter().map(ToString::to_string));
             v
         }
         Step::MakeDir { path } => vec![s("mkdir"), s("-p"), path.to_string()],
@@ -59,7 +59,7 @@ pub fn argv(step: &Step) -> Option<Vec<String>> {
         Step::RemoveBuildDir { path } => vec![s("rm"), s("-rf"), path.to_string()],
         Step::Kill { pids } => {
             let mut v = vec![s("kill")];
-            v.extend(pids.iter().map(|p| p.to_string()));
+            v.extend(pids.iter().map(ToString::to_string));
             v
         }
         Step::Show(Query::GpuProcesses) => vec![
@@ -160,7 +160,7 @@ pub fn uv_commands(steps: &[Step]) -> Option<Vec<Vec<String>>> {
             }
             Step::PipUninstall { python, packages } => {
                 let mut v = uv(&["pip", "uninstall"], python);
-                v.extend(packages.iter().map(|p| p.to_string()));
+                v.extend(packages.iter().map(ToString::to_string));
                 Some(v)
             }
             Step::PipCacheRemove { package, .. } => Some(vec![
