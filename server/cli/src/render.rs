@@ -157,10 +157,7 @@ fn lc_json(lc: LineCol) -> Value {
 
 /// The contract's JSON for one diagnostic.
 fn diagnostic_json(d: &Diagnostic, input: Option<&Input>, pos: Option<&Positions<'_>>) -> Value {
-    let mut obj = serde_json::Map::new();
-    obj.insert("code".into(), json!(d.code.as_str()));
-    obj.insert("severity".into(), json!(d.severity.as_str()));
-    obj.insert("message".into(), json!(d.message));
+    let mut obj = abidoc_contract::diagnostic(d);
     if let (Some(src), Some(pos)) = (&d.source, pos) {
         let (start, end) = pos.range(src.span);
         let mut s = serde_json::Map::new();
@@ -191,52 +188,6 @@ fn diagnostic_json(d: &Diagnostic, input: Option<&Input>, pos: Option<&Positions
             obj.insert("related".into(), Value::Array(related));
         }
     }
-    if let Some(p) = &d.package {
-        obj.insert("package".into(), json!(p));
-    }
-    if let Some(l) = &d.library {
-        obj.insert("library".into(), json!(l));
-    }
-    let symbols: Vec<Value> = d
-        .symbols
-        .iter()
-        .map(|s| {
-            let mut v = json!({ "mangled": s.mangled, "status": s.status.as_str() });
-            if let Some(dm) = &s.demangled {
-                v["demangled"] = json!(dm);
-            }
-            if let Some(n) = &s.nearest {
-                v["nearest"] = json!(n);
-            }
-            v
-        })
-        .collect();
-    obj.insert("symbols".into(), Value::Array(symbols));
-    obj.insert("evidence".into(), json!(d.evidence));
-    if let Some(e) = &d.explanation {
-        obj.insert("explanation".into(), json!(e));
-    }
-    let fixes: Vec<Value> = d
-        .fixes
-        .iter()
-        .map(|f| {
-            let env: serde_json::Map<String, Value> =
-                f.env().iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-            let mut v = json!({
-                "title": f.title,
-                "reason": f.reason,
-                "preferred": f.preferred,
-                "commands": f.commands(),
-                "env": env,
-                "verified": f.verified,
-            });
-            if let Some(c) = &f.notebook_cell() {
-                v["notebook_cell"] = json!(c);
-            }
-            v
-        })
-        .collect();
-    obj.insert("fixes".into(), Value::Array(fixes));
     Value::Object(obj)
 }
 

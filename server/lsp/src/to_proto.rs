@@ -108,25 +108,7 @@ pub fn fix_payload(f: &Fix) -> FixPayload {
 
 /// A diagnosis in the JSON contract's shape (without `source`): the scan command's result.
 pub fn report_json(d: &Diagnostic) -> serde_json::Value {
-    let symbols: Vec<serde_json::Value> = d
-        .symbols
-        .iter()
-        .map(|s| {
-            serde_json::json!({
-                "mangled": s.mangled, "demangled": s.demangled, "status": s.status.as_str(), "nearest": s.nearest,
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "code": d.code.as_str(),
-        "severity": d.severity.as_str(),
-        "message": d.message,
-        "package": d.package,
-        "library": d.library,
-        "symbols": symbols,
-        "evidence": d.evidence,
-        "fixes": d.fixes.iter().map(fix_payload).collect::<Vec<_>>(),
-    })
+    serde_json::Value::Object(abidoc_contract::diagnostic(d))
 }
 
 /// An argument vector as a shell line, for display only (commands are never run through a shell).
