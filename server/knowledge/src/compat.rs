@@ -198,13 +198,16 @@ pub fn torch_cxx11_abi(torch: &str) -> Option<bool> {
     Some(row.cxx11_abi)
 }
 
-/// CUDA version (`12.1`) of the default PyPI wheel of this torch release.
+/// CUDA version (`12.1`) of the default PyPI wheel of this torch release: the CUDA runtime its
+/// wheel pins (generated data), else the hand-written row.
 pub fn torch_default_cuda(torch: &str) -> Option<&'static str> {
     let v = Version::parse(torch)?;
     if !is_pytorch_release_build(&v) {
         return None;
     }
-    torch_row(torch).map(|r| r.default_cuda.as_str())
+    crate::releases::release("torch", v.public())
+        .and_then(|r| r.cuda.as_deref())
+        .or_else(|| torch_row(torch).map(|r| r.default_cuda.as_str()))
 }
 
 /// A release published by PyTorch (PyPI or download.pytorch.org: no label, `+cu121`, `+cpu`,

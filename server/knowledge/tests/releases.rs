@@ -431,3 +431,50 @@ fn compat_release_cuda_agrees_with_prebuilt() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// The old entry point (`WheelQuery`, CUDA major only) builds through the setup.py data and
+/// recovers torch's CUDA minor from its `+cuNNN` label or its release's default CUDA.
+#[test]
+fn wheel_query_goes_through_setup_py_data() {
+    use abidoc_knowledge::packages::{WheelQuery, wheel_file_name};
+    let q = WheelQuery {
+        package: "flash-attn",
+        version: "2.3.0",
+        torch: "2.0.1+cu118",
+        cuda_major: 11,
+        cxx11_abi: false,
+        python: "3.10",
+        platform: None,
+    };
+    // 2.2.3.post2 to 2.3.1 spell torch's own CUDA (11.8 from the label) ...
+    assert_eq!(
+        wheel_file_name(&q).map(|w| w.file_name).as_deref(),
+        Some("flash_attn-2.3.0+cu118torch2.0cxx11abiFALSE-cp310-cp310-linux_x86_64.whl")
+    );
+    // ... from the default CUDA of that torch without a label (2.0.1: 11.7) ...
+    let plain = WheelQuery {
+        torch: "2.0.1",
+        ..q
+    };
+    assert_eq!(
+        wheel_file_name(&plain).map(|w| w.file_name).as_deref(),
+        Some("flash_attn-2.3.0+cu117torch2.0cxx11abiFALSE-cp310-cp310-linux_x86_64.whl")
+    );
+    // ... and pin every torch 2.1 build to 12.2.
+    let t21 = WheelQuery {
+        torch: "2.1.2",
+        cuda_major: 12,
+        ..q
+    };
+    assert_eq!(
+        wheel_file_name(&t21).map(|w| w.file_name).as_deref(),
+        Some("flash_attn-2.3.0+cu122torch2.1cxx11abiFALSE-cp310-cp310-linux_x86_64.whl")
+    );
+    // A CUDA major whose minor cannot be known gives nothing rather than a guess.
+    let unknown = WheelQuery {
+        torch: "2.0.1",
+        cuda_major: 12,
+        ..q
+    };
+    assert!(wheel_file_name(&unknown).is_none());
+}
