@@ -171,3 +171,49 @@ fn explain_without_environment_names_releases() {
         "c10::cuda::ExchangeDevice(signed char)"
     );
 }
+
+/// `--no-env` is the text alone: a model directory in the working directory and a Hugging Face
+/// cache on this machine, both claiming the notebook's transformer is a hybrid Mamba model, must
+/// not change a byte of the diagnosis (they used to flip the preferred fix to a rebuild).
+#[test]
+fn no_env_reads_no_model_config_from_disk() {
+    let nb = repo().join("examples/granite-lora-training.ipynb");
+    let nb = nb.to_str().unwrap();
+    let run = |cwd: &Path, home: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_abidoc"))
+            .args(["check", "--no-env", "--format", "json", nb])
+            .current_dir(cwd)
+            .env("HOME", home)
+            .env("HF_HOME", home.join("hf"))
+            .env("XDG_CACHE_HOME", home.join("cache"))
+            .env_remove("HF_HUB_CACHE")
+            .env_remove("HUGGINGFACE_HUB_CACHE")
+            .output()
+            .expect("run abidoc");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let clean = tempfile::tempdir().unwrap();
+    let baseline = run(clean.path(), clean.path());
+    let v: serde_json::Value = serde_json::from_str(&baseline).unwrap();
+    assert_eq!(
+        v["diagnostics"][0]["fixes"][0]["id"], "abi-mismatch/uninstall",
+        "the transformer's fix"
+    );
+
+    let planted = tempfile::tempdir().unwrap();
+    let hybrid =
+        r#"{"model_type": "granitemoehybrid", "architectures": ["GraniteMoeHybridForCausalLM"]}"#;
+    let id = "ibm-granite/granite-3.2-8b-instruct";
+    let local = planted.path().join(id);
+    std::fs::create_dir_all(&local).unwrap();
+    std::fs::write(local.join("config.json"), hybrid).unwrap();
+    for hub in ["hf/hub", "cache/huggingface/hub"] {
+        let snap = planted
+            .path()
+            .join(hub)
+            .join("models--ibm-granite--granite-3.2-8b-instruct/snapshots/abc");
+        std::fs::create_dir_all(&snap).unwrap();
+        std::fs::write(snap.join("config.json"), hybrid).unwrap();
+    }
+    assert_eq!(run(planted.path(), planted.path()), baseline);
+}

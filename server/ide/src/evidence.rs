@@ -71,7 +71,7 @@ impl<'a> World<'a> {
             .first()
             .cloned()
             .or_else(|| self.ctx.model_hint.clone())?;
-        kb::resolve_model(&id, self.hf_home().as_deref())
+        kb::resolve_model(&id, self.hf_home().as_deref(), self.ctx.use_env)
     }
 
     pub fn package_of_library(&self, path: &str) -> Option<PackageFacts> {

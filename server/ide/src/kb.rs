@@ -125,8 +125,17 @@ impl ModelFacts {
     }
 }
 
-pub fn resolve_model(id: &str, hf_home: Option<&std::path::Path>) -> Option<ModelFacts> {
-    let info = k::models::resolve_model(id, hf_home);
+/// `read_disk` false (`--no-env`): the id alone decides, no config.json is read anywhere.
+pub fn resolve_model(
+    id: &str,
+    hf_home: Option<&std::path::Path>,
+    read_disk: bool,
+) -> Option<ModelFacts> {
+    let info = if read_disk {
+        k::models::resolve_model(id, hf_home)
+    } else {
+        k::models::resolve_model_by_name(id)
+    };
     let via = match &info.via {
         k::models::Via::Config(p) => format!("read from {}", p.display()),
         k::models::Via::NamePattern => {

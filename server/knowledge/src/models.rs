@@ -575,6 +575,13 @@ pub fn resolve_model(id: &str, hf_home: Option<&Path>) -> ModelInfo {
     {
         return from_config(id, path, &cfg);
     }
+    resolve_model_by_name(id)
+}
+
+/// The model's family judged from its id alone: nothing is read from disk (`--no-env`, where a
+/// local directory or a Hugging Face cache on this machine says nothing about the text's).
+pub fn resolve_model_by_name(id: &str) -> ModelInfo {
+    let id = id.trim();
     match family_for_model_id(id) {
         Some((fam, _)) => ModelInfo {
             id: id.to_string(),

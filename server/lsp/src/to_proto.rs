@@ -434,9 +434,10 @@ mod tests {
             "%pip uninstall -y mamba-ssm causal-conv1d\n"
         );
         assert_eq!(edits[0]["range"]["start"]["line"], 0);
+        // The variable's fix has a notebook form too (`%env`), inserted into the cell.
         assert_eq!(
-            cell_actions[1]["command"]["command"],
-            "abidoc.runInTerminal"
+            cell_actions[1]["edit"]["changes"][cell.as_str()][0]["newText"],
+            "%env LD_LIBRARY_PATH=/usr/local/cuda/lib64\n"
         );
 
         insta::assert_snapshot!(diagnostic_markdown(&entry.diagnostic));
@@ -487,7 +488,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             fix_text(&env),
-            "Point the loader at CUDA\n  export LD_LIBRARY_PATH=/usr/local/cuda/lib64"
+            "Point the loader at CUDA\n  export LD_LIBRARY_PATH=/usr/local/cuda/lib64\nIn a notebook cell:\n  %env LD_LIBRARY_PATH=/usr/local/cuda/lib64"
         );
     }
 
