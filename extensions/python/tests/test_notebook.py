@@ -41,7 +41,10 @@ def _pip_lines(report: Dict[str, Any]) -> List[str]:
 
 
 # Cell indices, so assertions read as what they check.
-LOAD, IMPORT, ZERO_DIV, OK, MAGIC_LAST, MAGIC_PATH, CELL_MAGIC, SCAN, UNLOADED = range(9)
+LOAD, IMPORT, ZERO_DIV, OK, MAGIC_LAST, MAGIC_PATH, CELL_MAGIC, SCAN, MODEL_HISTORY, MODEL_NAMESPACE, UNLOADED = range(11)
+
+TRANSFORMER = "ibm-granite/granite-3.2-8b-instruct"
+HYBRID = "ibm-granite/granite-4.0-h-micro"
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +75,16 @@ def executed(fake_site: FakeSite, private_jupyter: dict, tmp_path_factory: pytes
         f"%abidoc {log}",
         f"%%abidoc\n{log.read_text(encoding='utf-8')}",
         "%abidoc scan",
+        # Seed 000 in a live kernel: the model is named only in the kernel's input history.
+        f"model_id = {TRANSFORMER!r}\nimport selective_scan_cuda",
+        # A loaded configuration in the namespace names another model: it decides. The class
+        # only claims transformers' module, as a real one would; nothing is imported.
+        "class GraniteMoeHybridConfig:\n"
+        "    pass\n"
+        "GraniteMoeHybridConfig.__module__ = 'transformers.models.granitemoehybrid.configuration_granitemoehybrid'\n"
+        "config = GraniteMoeHybridConfig()\n"
+        f"config._name_or_path = {HYBRID!r}\n"
+        "import selective_scan_cuda",
         "%unload_ext abidoc\nimport selective_scan_cuda",
     ]
     nb = new_notebook(cells=[new_code_cell(src) for src in cells])
@@ -154,6 +167,27 @@ def test_diagnosis_read_the_kernel_environment(executed: Dict[str, Any]) -> None
     symbol = next(s for s in first["symbols"] if s.get("mangled") == MISSING_SYMBOL)
     assert symbol.get("status") == "signature-changed", symbol
     assert "unsigned int" in symbol.get("nearest", ""), symbol
+
+
+def _preferred(cell: Dict[str, Any]) -> Dict[str, Any]:
+    report = _abidoc_outputs(cell)[0]["data"][MIME]
+    first = report["diagnostics"][0]
+    return next(f for f in first["fixes"] if f.get("preferred"))
+
+
+def test_model_in_the_input_history_prefers_the_uninstall(executed: Dict[str, Any]) -> None:
+    """As `abidoc check` on the saved notebook: a transformer does not need the Mamba kernels."""
+    fix = _preferred(executed["nb"].cells[MODEL_HISTORY])
+    assert fix["id"] == "abi-mismatch/uninstall", fix
+    assert fix["notebook_cell"].startswith("%pip uninstall -y mamba-ssm"), fix
+    assert TRANSFORMER in fix["title"], fix
+
+
+def test_model_in_the_namespace_decides(executed: Dict[str, Any]) -> None:
+    """A loaded configuration names a hybrid model: its Mamba layers need the kernels kept."""
+    fix = _preferred(executed["nb"].cells[MODEL_NAMESPACE])
+    assert fix["kind"] != "remove-unneeded", fix
+    assert "uninstall" not in fix.get("notebook_cell", ""), fix
 
 
 def test_unrelated_error_gets_no_abidoc_output(executed: Dict[str, Any]) -> None:

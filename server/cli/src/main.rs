@@ -5,7 +5,7 @@ mod input;
 mod render;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use abidoc_ide::{Code, Context, Severity};
@@ -33,6 +33,14 @@ enum Command {
         /// Read at most this many bytes of each input; the rest is reported as truncated.
         #[arg(long, default_value_t = input::DEFAULT_MAX_BYTES)]
         max_bytes: u64,
+        /// The model in use (a Hugging Face id or a local path), when the text does not name it:
+        /// it decides whether an unneeded extension may simply be removed.
+        #[arg(long)]
+        model: Option<String>,
+        /// Code the text came from (notebook cell sources, a script): the model ids it names tell
+        /// which model is in use. Read like an input, so `--no-env` still reads nothing else.
+        #[arg(long)]
+        sources: Option<PathBuf>,
     },
     /// Check every compiled extension of a Python environment without importing anything.
     Scan {
@@ -152,7 +160,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             paths,
             common,
             max_bytes,
-        } => check(&paths, &common, max_bytes),
+            model,
+            sources,
+        } => check(
+            &paths,
+            &common,
+            max_bytes,
+            model.as_deref(),
+            sources.as_deref(),
+        ),
         Command::Scan {
             common,
             cache_dir,
@@ -167,8 +183,33 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
-fn check(paths: &[PathBuf], common: &Common, max_bytes: u64) -> Result<ExitCode, String> {
-    let ctx = common.context()?;
+/// A model id from the command line: a Hugging Face id or a path, printable and short.
+fn model_id(m: &str) -> Result<String, String> {
+    let m = m.trim();
+    let ok = !m.is_empty()
+        && m.len() <= 256
+        && m.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-/~+@".contains(c));
+    ok.then(|| m.to_owned())
+        .ok_or_else(|| format!("--model {m:?}: not a model id"))
+}
+
+fn check(
+    paths: &[PathBuf],
+    common: &Common,
+    max_bytes: u64,
+    model: Option<&str>,
+    sources: Option<&Path>,
+) -> Result<ExitCode, String> {
+    let mut ctx = common.context()?;
+    ctx.model_hint = match (model, sources) {
+        (Some(m), _) => Some(model_id(m)?),
+        (None, Some(path)) => {
+            let src = input::read_file(path, input::DEFAULT_MAX_BYTES)?;
+            abidoc_ide::kb::find_models(&src.text).into_iter().next()
+        }
+        (None, None) => None,
+    };
     let inputs = if paths.is_empty() || paths.iter().all(|p| p.as_os_str() == "-") {
         vec![input::read_stdin(max_bytes)?]
     } else {

@@ -14,6 +14,7 @@ import site
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
@@ -249,11 +250,31 @@ def check_text(
     binary: Optional[str] = None,
     use_env: bool = True,
     sys_path: Optional[Sequence[str]] = None,
+    model: Optional[str] = None,
+    sources: Optional[str] = None,
 ) -> RunResult:
-    """Diagnose a traceback or log given as text, against the kernel's environment."""
+    """Diagnose a traceback or log given as text, against the kernel's environment.
+
+    ``model`` is the model in use when the kernel holds one; ``sources`` the kernel's input
+    history, whose model ids tell the same when it holds none. Either decides whether an
+    extension the model does not need may simply be removed.
+    """
     args = ["check", "-", "--format", "json"]
     args += env_args(extra_site_packages, sys_path=sys_path) if use_env else ["--no-env"]
-    return run(args, stdin_text=text, timeout=timeout, binary=binary)
+    if model:
+        args += ["--model", model]
+    if sources is None:
+        return run(args, stdin_text=text, timeout=timeout, binary=binary)
+    fd, path = tempfile.mkstemp(prefix="abidoc-sources-", suffix=".py")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(sources)
+        return run([*args, "--sources", path], stdin_text=text, timeout=timeout, binary=binary)
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def check_paths(

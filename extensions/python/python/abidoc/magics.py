@@ -44,6 +44,49 @@ def format_exception(err: BaseException) -> str:
     return "".join(traceback.format_exception(type(err), err, err.__traceback__))
 
 
+# A Hugging Face id or a local path, as `--model` accepts it.
+_MODEL_ID = re.compile(r"^[A-Za-z0-9._/~+@-]{1,256}$")
+
+
+def model_in_namespace(ns: Any) -> Optional[str]:
+    """The model a loaded transformers object in the kernel names (``name_or_path``).
+
+    Read passively: only objects whose class comes from ``transformers`` are looked at (the
+    class's module is a plain attribute of the type), and only plain string attributes of their
+    configuration are read, so nothing is imported and no user code runs.
+    """
+    if not isinstance(ns, dict):
+        return None
+    for name, obj in list(ns.items()):
+        if name.startswith("_"):
+            continue
+        module = getattr(type(obj), "__module__", "") or ""
+        if not module.startswith("transformers."):
+            continue
+        own = getattr(obj, "__dict__", None)
+        if not isinstance(own, dict):
+            continue
+        # A configuration names the model itself; a model holds its configuration.
+        config = own if "configuration_" in module else getattr(own.get("config"), "__dict__", None)
+        if not isinstance(config, dict):
+            continue
+        value = config.get("_name_or_path")
+        if isinstance(value, str) and _MODEL_ID.match(value.strip()):
+            return value.strip()
+    return None
+
+
+def input_history(shell: Any) -> Optional[str]:
+    """The cells this kernel ran, as one text (IPython's ``In`` list), for the model ids they name."""
+    ns = getattr(shell, "user_ns", None)
+    cells = ns.get("In") if isinstance(ns, dict) else None
+    if not isinstance(cells, list):
+        return None
+    text = "\n".join(c for c in cells if isinstance(c, str))
+    # The newest cells matter most; the history of a long session is capped.
+    return text[-1_000_000:] or None
+
+
 @magics_class
 class Abidoc(Magics):
     """``%abidoc`` and the failing-cell hook; configurable with ``%config Abidoc.<name>``."""
@@ -69,7 +112,14 @@ class Abidoc(Magics):
         return list(sys.path) if self.follow_sys_path else None
 
     def _check_text(self, text: str) -> _binary.RunResult:
-        return _binary.check_text(text, self.site_packages, self.timeout, sys_path=self._sys_path())
+        return _binary.check_text(
+            text,
+            self.site_packages,
+            self.timeout,
+            sys_path=self._sys_path(),
+            model=model_in_namespace(getattr(self.shell, "user_ns", None)),
+            sources=input_history(self.shell),
+        )
 
     # ----------------------------------------------------------------- the hook
 

@@ -210,8 +210,13 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
     }
     let torch_lib = kb::is_torch_library(lib);
     let pkg = d.package.as_deref().and_then(Name::new);
-    if torch_lib
+    // A companion built for another torch asks for that torch's libraries, or for the CUDA
+    // runtime of that torch's CUDA major: the release built for the installed torch brings
+    // both in line (installing the other CUDA runtime only papers over it).
+    let cuda_lib = kb::cuda_library(lib).is_some();
+    if (torch_lib || cuda_lib)
         && let (Some(torch), Some(p)) = (cx.torch(), &pkg)
+        && (torch_lib || kb::pairs_with_torch(p.as_str()))
     {
         fixes.extend(recipes::companion_release(
             code,
