@@ -5,22 +5,7 @@ use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::incidents::{self, Incident, Scene};
 use abidoc_syntax::{EventKind, Span};
 
-/// What the analysis may look at besides the text.
-#[derive(Debug, Clone, Default)]
-pub struct Context {
-    /// When false (`--no-env`), nothing beyond the text is read from disk.
-    pub use_env: bool,
-    /// `--python EXE`: the interpreter whose environment to read.
-    pub python: Option<std::path::PathBuf>,
-    /// `--site-packages DIR` (repeatable): explicit site-packages directories.
-    pub site_packages: Vec<std::path::PathBuf>,
-    /// Extra directories searched for libraries (like `LD_LIBRARY_PATH`).
-    pub library_paths: Vec<std::path::PathBuf>,
-    /// A model id known from elsewhere (notebook cell sources synced by an editor).
-    pub model_hint: Option<String>,
-    /// Codes the user turned off.
-    pub disabled_codes: Vec<crate::Code>,
-}
+pub use crate::context::Context;
 
 /// Hover content in Markdown, with the span of the text it explains.
 #[derive(Debug, Clone, PartialEq, Eq)]

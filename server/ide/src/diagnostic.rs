@@ -82,3 +82,29 @@ pub struct Diagnostic {
     pub explanation: Option<String>,
     pub fixes: Vec<Fix>,
 }
+
+/// The nearest exported variant of a symbol, in an [`Explanation`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Nearest {
+    pub mangled: String,
+    pub demangled: String,
+    pub library: String,
+    pub difference: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Explanation {
+    /// As given by the user.
+    pub input: String,
+    pub mangled: Option<String>,
+    pub demangled: Option<String>,
+    /// Where the symbol should come from: `torch`, `libstdc++`, `python`, `the extension itself`.
+    pub owner: &'static str,
+    pub abi: Option<&'static str>,
+    /// Libraries in the environment that export it.
+    pub exported_by: Vec<String>,
+    pub nearest: Vec<Nearest>,
+    /// Lines from the offline torch symbol index.
+    pub history: Vec<String>,
+    pub notes: Vec<String>,
+}

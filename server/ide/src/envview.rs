@@ -1,5 +1,4 @@
-//! The Python environment as the diagnosis sees it: an adapter over `abidoc-env`, plus the
-//! environment scan turned into diagnoses.
+//! The Python environment as the diagnosis sees it: an adapter over `abidoc-env`.
 //!
 //! Opened environments are kept per process (keyed by what names them and the site-packages
 //! modification times), so an editor asking again and again re-reads nothing that did not change.
@@ -10,20 +9,30 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
-use abidoc_env::check::{Finding, FindingFacts, LibraryReport};
+use abidoc_env::check::LibraryReport;
 use abidoc_env::classify::SymbolStatus as EnvStatus;
 
 use abidoc_env::{EnvSpec, Environment};
 
-use crate::analysis::Context;
-use crate::diagnostic::{Code, Diagnostic, Severity, SymbolReport, SymbolStatus};
-use crate::evidence::{LibraryFacts, World};
-use crate::incidents::{Failure, Incident, Scene};
+use crate::context::Context;
+use crate::diagnostic::{SymbolReport, SymbolStatus};
+use crate::facts::LibraryFacts;
 
 pub struct EnvView {
     env: Arc<Environment>,
     explicit: bool,
     kept: Arc<Kept>,
+}
+
+impl EnvView {
+    /// A view of an environment the caller opened itself (the whole-environment scan).
+    pub(crate) fn explicit(env: Arc<Environment>) -> EnvView {
+        EnvView {
+            env,
+            explicit: true,
+            kept: Arc::default(),
+        }
+    }
 }
 
 /// What every view of one environment shares, and what survives reopening it.
@@ -46,7 +55,7 @@ struct Kept {
 #[derive(Clone, Default)]
 struct Located {
     exported_by: Vec<String>,
-    nearest: Vec<crate::explain::Nearest>,
+    nearest: Vec<crate::diagnostic::Nearest>,
     notes: Vec<String>,
 }
 
@@ -71,7 +80,7 @@ fn stamps(dirs: &[PathBuf]) -> Vec<Option<SystemTime>> {
         .collect()
 }
 
-fn spec_for(ctx: &Context, traceback_paths: &[PathBuf]) -> EnvSpec {
+pub(crate) fn spec_for(ctx: &Context, traceback_paths: &[PathBuf]) -> EnvSpec {
     let mut spec = EnvSpec::from_process_env();
     spec.site_packages = ctx.site_packages.clone();
     spec.python = ctx.python.clone();
@@ -374,7 +383,7 @@ impl EnvView {
     }
 
     /// Fills in who exports `symbol` in this environment, or the nearest variants.
-    pub fn locate_symbol(&self, symbol: &str, e: &mut crate::explain::Explanation) {
+    pub fn locate_symbol(&self, symbol: &str, e: &mut crate::diagnostic::Explanation) {
         let known = self
             .kept
             .symbols
@@ -384,7 +393,7 @@ impl EnvView {
         let found = match known {
             Some(l) => l,
             None => {
-                let mut scratch = crate::explain::Explanation {
+                let mut scratch = crate::diagnostic::Explanation {
                     input: String::new(),
                     mangled: None,
                     demangled: None,
@@ -423,7 +432,7 @@ impl EnvView {
             .as_ref()
     }
 
-    fn locate_symbol_uncached(&self, symbol: &str, e: &mut crate::explain::Explanation) {
+    fn locate_symbol_uncached(&self, symbol: &str, e: &mut crate::diagnostic::Explanation) {
         let Some(t) = &self.env.torch else {
             e.notes
                 .push("no torch installed in this environment".into());
@@ -461,7 +470,7 @@ impl EnvView {
                 abidoc_elf::Status::SignatureChanged => "same name, other parameters".to_owned(),
                 _ => "closest export".to_owned(),
             };
-            e.nearest.push(crate::explain::Nearest {
+            e.nearest.push(crate::diagnostic::Nearest {
                 demangled: c.nearest_demangled.unwrap_or_else(|| n.clone()),
                 mangled: n,
                 library,
@@ -727,259 +736,5 @@ fn map_status(s: EnvStatus) -> SymbolStatus {
         EnvStatus::Cxx11Abi => SymbolStatus::Cxx11Abi,
         EnvStatus::Removed => SymbolStatus::Removed,
         EnvStatus::VersionMissing => SymbolStatus::VersionMissing,
-    }
-}
-
-/// Scans the environment and phrases every finding as a diagnosis, with the same messages and
-/// fixes `check` gives for the same failure.
-pub fn scan(
-    ctx: &Context,
-    options: &crate::scan::ScanOptions,
-) -> Result<crate::scan::ScanOutcome, String> {
-    let mut forced = ctx.clone();
-    forced.use_env = true;
-    let spec = spec_for(&forced, &[]);
-    let env = Arc::new(Environment::open(&spec));
-    if env.layout.site_packages.is_empty() {
-        return Err("no Python environment found: pass --python EXE or --site-packages DIR, or activate a virtualenv".into());
-    }
-    let cache_dir = if options.use_cache {
-        options.cache_dir.clone().or_else(|| {
-            abidoc_env::scan::ScanOptions::default_cache_dir(
-                std::env::var_os("XDG_CACHE_HOME")
-                    .map(PathBuf::from)
-                    .as_deref(),
-                std::env::var_os("HOME").map(PathBuf::from).as_deref(),
-            )
-        })
-    } else {
-        None
-    };
-    let env_options = abidoc_env::scan::ScanOptions {
-        cache_dir,
-        include_stray: true,
-    };
-    let noop = |_: usize, _: usize| {};
-    let progress: &(dyn Fn(usize, usize) + Sync) = match &options.progress {
-        Some(p) => p.as_ref(),
-        None => &noop,
-    };
-    let report = abidoc_env::scan::scan(&env, &env_options, progress);
-    let view = EnvView {
-        env: env.clone(),
-        explicit: true,
-        kept: Arc::default(),
-    };
-    let world = World::with_env(&forced, view);
-    let mut diagnostics = Vec::new();
-    for f in report.findings() {
-        if let Some(d) = finding_diagnostic(f, &world) {
-            diagnostics.push(d);
-        }
-    }
-    if options.include_ok {
-        for l in report.libraries.iter().filter(|l| l.findings.is_empty()) {
-            diagnostics.push(ok_diagnostic(l));
-        }
-    }
-    let notes = report
-        .problems
-        .iter()
-        .map(std::string::ToString::to_string)
-        .collect();
-    let errors = diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
-    let warnings = diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Warning)
-        .count();
-    let torch = report
-        .torch_version
-        .as_deref()
-        .map(|t| format!(", torch {t}"))
-        .unwrap_or_default();
-    let summary = format!(
-        "scanned {} libraries in {}{torch}: {} will fail to load ({errors} error(s)), {warnings} warning(s); {} from cache",
-        report.stats.libraries,
-        report
-            .site_packages
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-        report
-            .libraries
-            .iter()
-            .filter(|l| l.verdict == abidoc_env::check::Verdict::Fails)
-            .count(),
-        report.stats.from_cache
-    );
-    Ok(crate::scan::ScanOutcome {
-        diagnostics,
-        notes,
-        summary,
-    })
-}
-
-fn ok_diagnostic(l: &LibraryReport) -> Diagnostic {
-    Diagnostic {
-        code: Code::AbiMismatch,
-        severity: Severity::Information,
-        message: format!(
-            "{} loads: every needed library and symbol resolves",
-            l.path.display()
-        ),
-        source: None,
-        related: Vec::new(),
-        package: l.package.clone(),
-        library: Some(l.path.display().to_string()),
-        symbols: Vec::new(),
-        evidence: Vec::new(),
-        explanation: None,
-        fixes: Vec::new(),
-    }
-}
-
-fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagnostic> {
-    let lib = f.library.as_ref().map(|p| p.display().to_string());
-    let failure = match &f.facts {
-        FindingFacts::UndefinedSymbols { symbols } | FindingFacts::IncompleteBuild { symbols } => {
-            let first = symbols.iter().find(|s| s.status != EnvStatus::Resolved)?;
-            Failure::UndefinedSymbol {
-                library: lib.clone(),
-                symbol: first.mangled.clone(),
-                truncated: false,
-            }
-        }
-        FindingFacts::MissingLibrary {
-            name, needed_by, ..
-        } => Failure::MissingLibrary {
-            name: name.clone(),
-            required_by: Some(needed_by.display().to_string()),
-        },
-        FindingFacts::VersionMissing { check } => Failure::VersionNotFound {
-            library: check
-                .provider
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| check.file.clone()),
-            version: check.version.clone(),
-            required_by: Some(check.needed_by.display().to_string()),
-        },
-        FindingFacts::XformersBuild {
-            built_torch,
-            built_python,
-            built_cuda,
-            torch,
-            python,
-        } => Failure::XformersBuiltFor {
-            built_torch: built_torch.clone(),
-            have_torch: torch.clone(),
-            built_cuda: built_cuda.clone(),
-            built_python: built_python.clone(),
-            have_python: python.clone(),
-        },
-        FindingFacts::TorchPin {
-            required,
-            installed,
-        } => {
-            let mut d = plain(f, Code::AbiMismatch, String::new());
-            crate::codes::abi_mismatch::from_pin(
-                &cx(world),
-                &mut d,
-                f.package_version.as_deref(),
-                required,
-                installed,
-            );
-            return Some(d);
-        }
-        FindingFacts::CudaMismatch {
-            package_cuda,
-            torch_cuda,
-            refuses_import,
-        } => {
-            let mut d = plain(f, Code::CudaVersionMismatch, String::new());
-            crate::codes::cuda_version_mismatch::from_env(
-                &cx(world),
-                &mut d,
-                package_cuda,
-                torch_cuda,
-                *refuses_import,
-            );
-            return Some(d);
-        }
-        FindingFacts::Unreadable { message } => {
-            let mut d = plain(
-                f,
-                Code::AbiMismatch,
-                format!(
-                    "could not read {}: {message}",
-                    lib.as_deref().unwrap_or("a library")
-                ),
-            );
-            d.severity = Severity::Information;
-            return Some(d);
-        }
-    };
-    let inc = Incident {
-        failure,
-        primary: abidoc_syntax::Span::new(0, 0),
-        related: Vec::new(),
-    };
-    let scene = Scene::default();
-    let mut d = crate::codes::diagnose(&inc, &scene, world, &|span| {
-        crate::diagnostic::SourceRef { span, cell: None }
-    })?;
-    d.source = None;
-    d.severity = match f.severity {
-        abidoc_env::check::Severity::Error => Severity::Error,
-        abidoc_env::check::Severity::Warning => Severity::Warning,
-        abidoc_env::check::Severity::Information => Severity::Information,
-    };
-    if let Some(why) = &f.downgraded {
-        d.evidence.insert(0, format!("information only: {why}"));
-    }
-    if f.moot {
-        // An import never meets this failure: nothing to install, rebuild or point anywhere.
-        d.fixes.clear();
-    }
-    if d.package.is_none() {
-        d.package = f.package.clone();
-    }
-    // The scan's typed facts are authoritative where they are more specific than the text's view.
-    if let FindingFacts::IncompleteBuild { .. } = &f.facts {
-        d.code = Code::ExtensionIncompleteBuild;
-    }
-    Some(d)
-}
-
-fn plain(f: &Finding, code: Code, message: String) -> Diagnostic {
-    Diagnostic {
-        code,
-        severity: match f.severity {
-            abidoc_env::check::Severity::Error => Severity::Error,
-            abidoc_env::check::Severity::Warning => Severity::Warning,
-            abidoc_env::check::Severity::Information => Severity::Information,
-        },
-        message,
-        source: None,
-        related: Vec::new(),
-        package: f.package.clone(),
-        library: f.library.as_ref().map(|p| p.display().to_string()),
-        symbols: Vec::new(),
-        evidence: Vec::new(),
-        explanation: None,
-        fixes: Vec::new(),
-    }
-}
-
-fn cx<'a>(world: &'a World<'a>) -> crate::codes::Cx<'a> {
-    static EMPTY: OnceLock<Scene> = OnceLock::new();
-    crate::codes::Cx {
-        scene: EMPTY.get_or_init(Scene::default),
-        world,
-        model: None,
     }
 }

@@ -1,34 +1,11 @@
 //! Explaining a symbol or a library in plain words: demangled form, ABI, who should define it,
 //! who exports it (or the nearest variant) in the environment, and its history across torch releases.
 
-use crate::analysis::Context;
+use crate::context::Context;
 use crate::diagnostic::Diagnostic;
 use crate::symbols::{self, Owner, StringAbi};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Nearest {
-    pub mangled: String,
-    pub demangled: String,
-    pub library: String,
-    pub difference: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Explanation {
-    /// As given by the user.
-    pub input: String,
-    pub mangled: Option<String>,
-    pub demangled: Option<String>,
-    /// Where the symbol should come from: `torch`, `libstdc++`, `python`, `the extension itself`.
-    pub owner: &'static str,
-    pub abi: Option<&'static str>,
-    /// Libraries in the environment that export it.
-    pub exported_by: Vec<String>,
-    pub nearest: Vec<Nearest>,
-    /// Lines from the offline torch symbol index.
-    pub history: Vec<String>,
-    pub notes: Vec<String>,
-}
+pub use crate::diagnostic::{Explanation, Nearest};
 
 pub fn explain_symbol(input: &str, ctx: &Context) -> Explanation {
     let input = input.trim();

@@ -5,11 +5,13 @@
 
 pub mod analysis;
 pub mod codes;
+mod context;
 pub mod diagnose;
 pub mod diagnostic;
 mod envview;
 pub mod evidence;
 pub mod explain;
+mod facts;
 pub mod fix;
 pub mod incidents;
 pub mod kb;

@@ -128,7 +128,7 @@ fn no_fix_contradicts_its_diagnosis() {
     let mut bad = Vec::new();
     for (name, text) in every_text() {
         for d in diagnose_text(&text, &text_only()) {
-            for c in abidoc_ide::fix::lint::contradictions(&d) {
+            for c in abidoc_ide::codes::lint::contradictions(&d) {
                 bad.push(format!("{name}: {c}"));
             }
         }

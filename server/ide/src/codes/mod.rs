@@ -12,6 +12,7 @@ use crate::fix::Python;
 use crate::incidents::{Failure, Incident, Scene};
 use crate::kb::ModelFacts;
 
+pub mod lint;
 mod recipes;
 mod symbols;
 

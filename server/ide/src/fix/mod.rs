@@ -14,12 +14,11 @@
 //! 9. remove when nothing in use needs it (model unknown);
 //! 10. anything that needs root; 11. advice with no command.
 
-pub mod lint;
 pub mod render;
 pub mod step;
 pub mod valid;
 
-use crate::diagnostic::Code;
+use crate::codes::id::Code;
 pub use step::{CondaChannel, PipFlag, Python, Query, Requirement, Step, SystemManager};
 pub use valid::{EnvName, EnvValue, Name, Pid, SafePath, Version, WheelUrl};
 

@@ -1,8 +1,8 @@
 //! Checks that no fix contradicts its own diagnosis: run by the tests over every fixture and by
 //! the property test, so a code cannot ship a command that undoes its evidence.
 
-use super::{Applicability, FixKind, Requirement, Step};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::fix::{Applicability, FixKind, PipFlag, Requirement, Step};
 
 /// Every contradiction between a diagnosis and its fixes, as sentences; empty when none.
 pub fn contradictions(d: &Diagnostic) -> Vec<String> {
@@ -69,8 +69,8 @@ pub fn contradictions(d: &Diagnostic) -> Vec<String> {
                     let compiles = forced
                         || flags
                             .iter()
-                            .any(|fl| matches!(fl, super::PipFlag::NoBinary(n) if n == r.name()));
-                    let force = flags.contains(&super::PipFlag::ForceReinstall);
+                            .any(|fl| matches!(fl, PipFlag::NoBinary(n) if n == r.name()));
+                    let force = flags.contains(&PipFlag::ForceReinstall);
                     // A prebuilt-wheel fix re-runs the package's own wheel selection for this
                     // torch: not the binary that failed.
                     if binary_failed
