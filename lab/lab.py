@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import fcntl
 import hashlib
 import json
 import os
@@ -32,14 +33,17 @@ TMP = ENVS / "_tmp"
 BASE_PYTHON = os.environ.get("LAB_PYTHON", "python3")
 
 PIP_TIMEOUT = 1800  # one pip call (a torch install downloads ~3 GB)
+FIX_TIMEOUT = 900  # one command of a fix (a source build that runs longer counts as failed)
 PY_TIMEOUT = 300  # one python probe
 ABIDOC_TIMEOUT = 300
 MAX_TEXT = 20000  # bytes of any captured output kept
+SECOND = os.environ.get("LAB_SCAN_FIX", "1") != "0"  # also try scan's preferred fix when different
 
 # --------------------------------------------------------------------------------------------
 # Scenarios. `base` is a torch version: a venv with torch==base (default PyPI wheel and its
 # nvidia-* dependencies) and numpy is built once and hard-link copied. `install` are pip
-# requirement lists installed with --no-deps (so pip does not "repair" the mismatch);
+# requirement lists installed with --no-deps (so pip does not "repair" the mismatch; the
+# companion's other dependencies, e.g. pillow for torchvision, are listed explicitly);
 # `uninstall` are distributions removed afterwards; `probe` is the import that must work.
 # --------------------------------------------------------------------------------------------
 SCENARIOS = [
@@ -47,7 +51,7 @@ SCENARIOS = [
         "name": "torchvision-older",
         "title": "torch 2.15.0 with torchvision 0.25.0 (built for torch 2.10)",
         "base": "2.15.0",
-        "install": [["torchvision==0.25.0"]],
+        "install": [["torchvision==0.25.0", "pillow"]],
         "probe": "import torchvision",
     },
     {
@@ -62,34 +66,37 @@ SCENARIOS = [
         "title": "torch 2.15.0 with xformers 0.0.33.post2 (built for torch 2.9.1, CUDA 12.8)",
         "base": "2.15.0",
         "install": [["xformers==0.0.33.post2"]],
-        "probe": "import xformers.ops, xformers._C",
+        # xformers/_C.so has no PyInit: xformers loads it with torch.ops.load_library (and only
+        # warns when that fails), so the probe does the same and fails loudly.
+        "probe": "import os, torch, xformers, xformers.ops; "
+        "torch.ops.load_library(os.path.join(os.path.dirname(xformers.__file__), '_C.so'))",
     },
     {
         "name": "cu12-companion-on-cu13",
         "title": "torch 2.15.0 (CUDA 13) with torchvision 0.24.1 (torch 2.9.1, CUDA 12.8)",
         "base": "2.15.0",
-        "install": [["torchvision==0.24.1"]],
+        "install": [["torchvision==0.24.1", "pillow"]],
         "probe": "import torchvision",
     },
     {
         "name": "pre-cxx11-on-cxx11",
         "title": "torch 2.15.0 (C++11 ABI) with torchvision 0.21.0 (torch 2.6.0, pre-C++11 ABI)",
         "base": "2.15.0",
-        "install": [["torchvision==0.21.0"]],
+        "install": [["torchvision==0.21.0", "pillow"]],
         "probe": "import torchvision",
     },
     {
         "name": "cxx11-on-pre-cxx11",
         "title": "torch 2.6.0 (pre-C++11 ABI) with torchvision 0.22.0 (torch 2.7.0, C++11 ABI)",
         "base": "2.6.0",
-        "install": [["torchvision==0.22.0"]],
+        "install": [["torchvision==0.22.0", "pillow"]],
         "probe": "import torchvision",
     },
     {
         "name": "torchvision-newer",
         "title": "torch 2.6.0 with torchvision 0.29.2 (needs torch >= 2.14)",
         "base": "2.6.0",
-        "install": [["torchvision==0.29.2"]],
+        "install": [["torchvision==0.29.2", "pillow"]],
         "probe": "import torchvision",
     },
     {
@@ -103,14 +110,14 @@ SCENARIOS = [
         "name": "bitsandbytes-older",
         "title": "torch 2.15.0 (CUDA 13) with bitsandbytes 0.45.5 (CUDA 12 libraries only)",
         "base": "2.15.0",
-        "install": [["bitsandbytes==0.45.5"]],
+        "install": [["bitsandbytes==0.45.5", "packaging"]],
         "probe": "import bitsandbytes",
     },
     {
         "name": "torchtext-abandoned",
         "title": "torch 2.15.0 with torchtext 0.18.0 (last release, built for torch 2.3.0)",
         "base": "2.15.0",
-        "install": [["torchtext==0.18.0"]],
+        "install": [["torchtext==0.18.0", "tqdm", "requests", "urllib3", "idna", "charset-normalizer", "certifi"]],
         "probe": "import torchtext, torchtext.vocab",
     },
     {
@@ -362,6 +369,20 @@ def dlopen_all(env_dir: Path, extra_env=None):
     return results, torch_state
 
 
+def baseline_failures(version: str):
+    """Libraries of the pristine base env that fail dlopen on this machine whatever is installed
+    next to torch (no driver: libcuda.so.1; no MPI/InfiniBand for nvshmem's optional transports).
+    They are reported but do not decide a verdict."""
+    base = ENVS / f"base-torch-{version}"
+    cache = base / ".lab-dlopen.json"
+    if cache.exists():
+        return json.loads(cache.read_text())
+    res, _ = dlopen_all(base)
+    fails = {k: v for k, v in res.items() if v != "ok"}
+    cache.write_text(json.dumps(fails, indent=1))
+    return fails
+
+
 def probe(env_dir: Path, stmt: str, extra_env=None):
     rc, out, err, secs = run([env_dir / "bin" / "python", "-c", stmt], PY_TIMEOUT, env=extra_env)
     return {"rc": rc, "stderr": clip(err, 8000), "seconds": round(secs, 2)}
@@ -432,8 +453,10 @@ def run_scenario(sc, abidoc: str, keep: bool):
     before = probe(env_dir, sc["probe"])
     res["before_import"] = {"ok": before["rc"] == 0, "rc": before["rc"], "stderr_tail": clip(before["stderr"], 1500)}
     dl_before, torch_before = dlopen_all(env_dir)
-    failed_before = sorted(k for k, v in dl_before.items() if v != "ok")
+    baseline = baseline_failures(sc["base"])
+    failed_before = sorted(k for k, v in dl_before.items() if v != "ok" and k not in baseline)
     res["before_dlopen"] = {"libraries": len(dl_before), "import_torch": torch_before,
+                            "baseline_failing": sorted(k for k in dl_before if k in baseline and dl_before[k] != "ok"),
                             "failed": {k: clip(dl_before[k], 300) for k in failed_before}}
     tb = TMP / f"{name}-traceback.txt"
     tb.write_text(f"$ python -c {sc['probe']!r}\n" + before["stderr"])
@@ -464,9 +487,29 @@ def run_scenario(sc, abidoc: str, keep: bool):
         return res
     res["named"] = {"code": diag.get("code"), "package": diag.get("package"), "from": origin,
                     "message": clip(diag.get("message", ""), 500)}
-    res["fix"] = {"title": fix.get("title"), "commands": fix.get("commands", []), "env": fix.get("env", {}),
-                  "notebook_cell": fix.get("notebook_cell")}
-    # Apply in a hard-link copy.
+    ctx = {"env_dir": env_dir, "py": py, "dl_before": dl_before, "failed_before": failed_before,
+           "baseline": baseline}
+    res.update(try_fix(sc, fix, ctx, keep))
+    # The scan's own preferred fix for its first error, when it differs: the engineer reworking
+    # the ranking wants to know whether that one works too.
+    sdiag, sfix = pick_preferred(scan_diags)
+    if SECOND and sfix is not None and sfix.get("commands") != fix.get("commands"):
+        log(f"{name}: also trying scan's preferred fix ({sdiag.get('code')})")
+        alt = try_fix(sc, sfix, ctx, keep)
+        alt["named"] = {"code": sdiag.get("code"), "package": sdiag.get("package"), "from": "scan",
+                        "message": clip(sdiag.get("message", ""), 500)}
+        res["scan_preferred"] = alt
+    res["seconds_total"] = round(time.monotonic() - t_all, 1)
+    return res
+
+
+def try_fix(sc, fix, ctx, keep):
+    """Apply `fix` in a hard-link copy of the env and judge it with the loader."""
+    name = sc["name"]
+    env_dir, py = ctx["env_dir"], ctx["py"]
+    dl_before, failed_before, baseline = ctx["dl_before"], ctx["failed_before"], ctx["baseline"]
+    res = {"fix": {"title": fix.get("title"), "commands": fix.get("commands", []), "env": fix.get("env", {}),
+                   "notebook_cell": fix.get("notebook_cell")}}
     copy_dir = ENVS / f"{name}.fix"
     hardlink_copy(env_dir, copy_dir)
     before_manifest = manifest(env_dir)
@@ -480,7 +523,8 @@ def run_scenario(sc, abidoc: str, keep: bool):
             apply_ok = False
             continue
         real = substitute(argv, env_dir, copy_dir)
-        rc, out, err, secs = run(real, PIP_TIMEOUT, env=fix_env)
+        log(f"{name}: applying: {' '.join(real)[:200]}")
+        rc, out, err, secs = run(real, FIX_TIMEOUT, env=fix_env)
         applied.append({"argv": real, "rc": rc, "seconds": round(secs, 1), "output_tail": clip(out + err, 1500),
                         "output": out + err})
         if rc:
@@ -490,7 +534,6 @@ def run_scenario(sc, abidoc: str, keep: bool):
                     "downloaded_bytes": sum(downloaded(c.get("output", "")) for c in applied), "ok": apply_ok}
     for c in applied:
         c.pop("output", None)
-    # After.
     log(f"{name}: verifying the fix with the loader")
     after = probe(copy_dir, sc["probe"], extra_env=fix_env)
     dl_after, torch_after = dlopen_all(copy_dir, extra_env=fix_env)
@@ -498,7 +541,7 @@ def run_scenario(sc, abidoc: str, keep: bool):
     still = sorted(k for k in failed_before if k in dl_after and dl_after[k] != "ok")
     removed = sorted(k for k in failed_before if k not in dl_after)
     regress = sorted(k for k, v in dl_before.items() if v == "ok" and k in dl_after and dl_after[k] != "ok")
-    new_fail = sorted(k for k, v in dl_after.items() if v != "ok" and k not in dl_before)
+    new_fail = sorted(k for k, v in dl_after.items() if v != "ok" and k not in dl_before and k not in baseline)
     gone_ok = sorted(k for k, v in dl_before.items() if v == "ok" and k not in dl_after)
     res["after_dlopen"] = {"libraries": len(dl_after), "import_torch": torch_after,
                            "still_failing": {k: clip(dl_after[k], 300) for k in still},
@@ -508,14 +551,22 @@ def run_scenario(sc, abidoc: str, keep: bool):
     res["original_untouched"] = manifest(env_dir) == before_manifest
     uninstall_fix = any("uninstall" in a for a in fix.get("commands", []))
     why = []
+    if not fix.get("commands") and not fix.get("env"):
+        why.append("advice only: the fix has no command and no env")
     if not apply_ok:
-        why.append("the fix's commands failed or were not runnable")
-    if not after["rc"] == 0 and not uninstall_fix:
+        skipped = [c for c in applied if c.get("skipped")]
+        if skipped:
+            why.append("not runnable by the lab: " + " ".join(skipped[0]["argv"])[:120])
+        else:
+            bad = applied[-1]
+            last = (bad.get("output_tail", "").strip().splitlines() or ["?"])[-1][:200]
+            why.append(f"the fix's command failed (rc {bad['rc']}): {last}")
+    if after["rc"] != 0 and not uninstall_fix:
         why.append(f"`{sc['probe']}` still fails: " + (after["stderr"].strip().splitlines() or ["?"])[-1][:300])
-    if uninstall_fix and sc["probe"] != "import torch":
-        # Removal: the broken import is gone, not repaired; torch itself must still import.
-        if torch_after != "ok":
-            why.append(f"import torch fails after removal: {torch_after[:200]}")
+    if uninstall_fix and torch_after != "ok" and sc["probe"] != "import torch":
+        why.append(f"import torch fails after removal: {torch_after[:200]}")
+    if uninstall_fix and sc["probe"] == "import torch" and after["rc"] != 0:
+        why.append("import torch still fails")
     if still:
         why.append(f"{len(still)} library(ies) still fail to dlopen: " + ", ".join(still[:4]))
     if regress or new_fail:
@@ -526,7 +577,6 @@ def run_scenario(sc, abidoc: str, keep: bool):
     res["why"] = "; ".join(why)
     if not keep:
         shutil.rmtree(copy_dir, ignore_errors=True)
-    res["seconds_total"] = round(time.monotonic() - t_all, 1)
     return res
 
 
@@ -586,18 +636,26 @@ def write_report(results, meta, md_path: Path):
         "| scenario | code (package) | preferred fix | verified | time |",
         "|---|---|---|---|---|",
     ]
-    for r in results:
-        named = r.get("named") or {}
+
+    def row(label, named, fx):
+        named = named or {}
         code = f"`{named.get('code')}`" + (f" ({named.get('package')})" if named.get("package") else "")
-        ver = r.get("verified", "?")
-        if r.get("why"):
-            ver += " — " + r["why"]
-        t = r.get("apply", {}).get("seconds")
-        dl = r.get("apply", {}).get("downloaded_bytes")
-        ts = "—" if t is None else f"{t:.0f} s" + (f", {dl / 1e6:.0f} MB dl" if dl else "")
+        ver = fx.get("verified", "?")
+        if fx.get("why"):
+            ver += " — " + fx["why"]
+        t = fx.get("apply", {}).get("seconds")
+        dl = fx.get("apply", {}).get("downloaded_bytes")
+        ts = "—" if t is None else f"{t:.0f} s" + (f", {dl / 1e6:.0f} MB downloaded" if dl else "")
+        return f"| {label} | {md_escape(code)} | `{md_escape(fix_cmdline(fx.get('fix')))}` | {md_escape(ver)} | {ts} |"
+
+    for r in results:
+        label = f"**{r['scenario']}**: {md_escape(r['title'])}"
         if "error" in r:
-            ver = "lab error — " + r["error"]
-        lines.append(f"| {r['scenario']}: {md_escape(r['title'])} | {md_escape(code)} | `{md_escape(fix_cmdline(r.get('fix')))}` | {md_escape(ver)} | {ts} |")
+            lines.append(f"| {label} | — | — | lab error — {md_escape(r['error'])} | — |")
+            continue
+        lines.append(row(label, r.get("named"), r))
+        if r.get("scan_preferred"):
+            lines.append(row("↳ scan's own preferred fix (first error of `abidoc scan`)", r["scan_preferred"].get("named"), r["scan_preferred"]))
     lines.append("")
     md_path.write_text("\n".join(lines))
 
@@ -650,12 +708,21 @@ def main():
         results = [old[n] for n in order if n in old]
         meta = {
             "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "command": "lab/run.sh" + "".join(f" --only {n}" for n in (a.only or [])),
+            "command": "lab/run.sh",
             "abidoc": a.abidoc, "abidoc_version": ver.strip(), "commit": commit.strip(),
             "machine": machine(),
         }
-        rp.write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
-        write_report(results, meta, Path(a.report))
+        with open(str(rp) + ".lock", "w") as lk:  # two runs with disjoint --only may share the files
+            fcntl.flock(lk, fcntl.LOCK_EX)
+            if rp.exists():
+                try:
+                    cur = {x["scenario"]: x for x in json.loads(rp.read_text()).get("results", [])}
+                except (ValueError, KeyError):
+                    cur = {}
+                cur[sc["name"]] = r
+                results = [cur[n] for n in order if n in cur]
+            rp.write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
+            write_report(results, meta, Path(a.report))
     return 0
 
 
