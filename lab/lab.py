@@ -37,6 +37,8 @@ FIX_TIMEOUT = 900  # one command of a fix (a source build that runs longer count
 PY_TIMEOUT = 300  # one python probe
 ABIDOC_TIMEOUT = 300
 MAX_TEXT = 20000  # bytes of any captured output kept
+REFERENCE = True  # --no-reference turns it off
+REFERENCE_ONLY = False  # --reference-only: only the reference fixes, merged into existing rows
 SECOND = os.environ.get("LAB_SCAN_FIX", "1") != "0"  # also try scan's preferred fix when different
 
 # --------------------------------------------------------------------------------------------
@@ -44,11 +46,14 @@ SECOND = os.environ.get("LAB_SCAN_FIX", "1") != "0"  # also try scan's preferred
 # nvidia-* dependencies) and numpy is built once and hard-link copied. `install` are pip
 # requirement lists installed with --no-deps (so pip does not "repair" the mismatch; the
 # companion's other dependencies, e.g. pillow for torchvision, are listed explicitly);
-# `uninstall` are distributions removed afterwards; `probe` is the import that must work.
+# `uninstall` are distributions removed afterwards; `probe` is the import that must work;
+# `reference` is the fix a maintainer would apply by hand, verified the same way (`--reference`),
+# to say what would have worked where abidoc's preferred fix does not.
 # --------------------------------------------------------------------------------------------
 SCENARIOS = [
     {
         "name": "torchvision-older",
+        "reference": [["pip", "install", "--no-deps", "torchvision==0.29.2"]],
         "title": "torch 2.15.0 with torchvision 0.25.0 (built for torch 2.10)",
         "base": "2.15.0",
         "install": [["torchvision==0.25.0", "pillow"]],
@@ -56,6 +61,7 @@ SCENARIOS = [
     },
     {
         "name": "torchaudio-older",
+        "reference": [["pip", "install", "--no-deps", "torchaudio==2.11.0"]],
         "title": "torch 2.15.0 with torchaudio 2.8.0 (built for torch 2.8)",
         "base": "2.15.0",
         "install": [["torchaudio==2.8.0"]],
@@ -63,6 +69,7 @@ SCENARIOS = [
     },
     {
         "name": "xformers-older",
+        "reference": [["pip", "install", "--no-deps", "xformers==0.0.35"]],
         "title": "torch 2.15.0 with xformers 0.0.33.post2 (built for torch 2.9.1, CUDA 12.8)",
         "base": "2.15.0",
         "install": [["xformers==0.0.33.post2"]],
@@ -73,6 +80,7 @@ SCENARIOS = [
     },
     {
         "name": "cu12-companion-on-cu13",
+        "reference": [["pip", "install", "--no-deps", "torchvision==0.29.2"]],
         "title": "torch 2.15.0 (CUDA 13) with torchvision 0.24.1 (torch 2.9.1, CUDA 12.8)",
         "base": "2.15.0",
         "install": [["torchvision==0.24.1", "pillow"]],
@@ -80,6 +88,7 @@ SCENARIOS = [
     },
     {
         "name": "pre-cxx11-on-cxx11",
+        "reference": [["pip", "install", "--no-deps", "torchvision==0.29.2"]],
         "title": "torch 2.15.0 (C++11 ABI) with torchvision 0.21.0 (torch 2.6.0, pre-C++11 ABI)",
         "base": "2.15.0",
         "install": [["torchvision==0.21.0", "pillow"]],
@@ -87,6 +96,7 @@ SCENARIOS = [
     },
     {
         "name": "cxx11-on-pre-cxx11",
+        "reference": [["pip", "install", "--no-deps", "torchvision==0.21.0"]],
         "title": "torch 2.6.0 (pre-C++11 ABI) with torchvision 0.22.0 (torch 2.7.0, C++11 ABI)",
         "base": "2.6.0",
         "install": [["torchvision==0.22.0", "pillow"]],
@@ -94,6 +104,7 @@ SCENARIOS = [
     },
     {
         "name": "torchvision-newer",
+        "reference": [["pip", "install", "--no-deps", "torchvision==0.21.0"]],
         "title": "torch 2.6.0 with torchvision 0.29.2 (needs torch >= 2.14)",
         "base": "2.6.0",
         "install": [["torchvision==0.29.2", "pillow"]],
@@ -101,6 +112,7 @@ SCENARIOS = [
     },
     {
         "name": "torchao-older",
+        "reference": [["pip", "install", "--no-deps", "torchao==0.18.0"]],
         "title": "torch 2.15.0 with torchao 0.9.0 (binary wheel built for torch 2.6)",
         "base": "2.15.0",
         "install": [["torchao==0.9.0"]],
@@ -108,6 +120,7 @@ SCENARIOS = [
     },
     {
         "name": "bitsandbytes-older",
+        "reference": [["pip", "install", "--no-deps", "bitsandbytes==0.50.2"]],
         "title": "torch 2.15.0 (CUDA 13) with bitsandbytes 0.45.5 (CUDA 12 libraries only)",
         "base": "2.15.0",
         "install": [["bitsandbytes==0.45.5", "packaging"]],
@@ -115,6 +128,7 @@ SCENARIOS = [
     },
     {
         "name": "torchtext-abandoned",
+        "reference": [["pip", "uninstall", "-y", "torchtext"]],
         "title": "torch 2.15.0 with torchtext 0.18.0 (last release, built for torch 2.3.0)",
         "base": "2.15.0",
         "install": [["torchtext==0.18.0", "tqdm", "requests", "urllib3", "idna", "charset-normalizer", "certifi"]],
@@ -122,6 +136,7 @@ SCENARIOS = [
     },
     {
         "name": "torchcodec-older",
+        "reference": [["pip", "install", "--no-deps", "torchcodec==0.17.0"]],
         "title": "torch 2.15.0 with torchcodec 0.2.1 (built for torch 2.6)",
         "base": "2.15.0",
         "install": [["torchcodec==0.2.1"]],
@@ -129,6 +144,7 @@ SCENARIOS = [
     },
     {
         "name": "sdist-only-skipped-build",
+        "reference": [["pip", "uninstall", "-y", "causal-conv1d"]],
         "title": "torch 2.15.0 with causal-conv1d from its sdist (no nvcc: CUDA build skipped)",
         "base": "2.15.0",
         "install": [["ninja", "packaging"], ["causal-conv1d"]],
@@ -138,6 +154,7 @@ SCENARIOS = [
     },
     {
         "name": "missing-cudart",
+        "reference": [["pip", "install", "--no-deps", "nvidia-cuda-runtime==13.2.86"]],
         "title": "torch 2.15.0 with its CUDA runtime wheel (nvidia-cuda-runtime) uninstalled",
         "base": "2.15.0",
         "uninstall": ["nvidia-cuda-runtime"],
@@ -145,6 +162,7 @@ SCENARIOS = [
     },
     {
         "name": "numpy2-vs-numpy1-build",
+        "reference": [["pip", "install", "--no-deps", "pandas==2.2.3"]],
         "title": "torch 2.15.0, numpy 2 with pandas 2.0.3 (compiled against numpy 1.x)",
         "base": "2.15.0",
         "install": [["pandas==2.0.3", "python-dateutil", "pytz", "tzdata", "six"]],
@@ -461,6 +479,10 @@ def run_scenario(sc, abidoc: str, keep: bool):
     tb = TMP / f"{name}-traceback.txt"
     tb.write_text(f"$ python -c {sc['probe']!r}\n" + before["stderr"])
     # abidoc: scan (static) and check on the real traceback.
+    if REFERENCE_ONLY:
+        ctx = {"env_dir": env_dir, "py": env_dir / "bin" / "python", "dl_before": dl_before,
+               "failed_before": failed_before, "baseline": baseline}
+        return {"reference": run_reference(sc, ctx, keep)} if sc.get("reference") else {}
     log(f"{name}: abidoc scan + check")
     py = env_dir / "bin" / "python"
     src, scan_doc, scan_err, scan_s = abidoc_json(abidoc, ["scan", "--python", str(py), "--no-cache"])
@@ -499,8 +521,16 @@ def run_scenario(sc, abidoc: str, keep: bool):
         alt["named"] = {"code": sdiag.get("code"), "package": sdiag.get("package"), "from": "scan",
                         "message": clip(sdiag.get("message", ""), 500)}
         res["scan_preferred"] = alt
+    if REFERENCE and sc.get("reference"):
+        res["reference"] = run_reference(sc, ctx, keep)
     res["seconds_total"] = round(time.monotonic() - t_all, 1)
     return res
+
+
+def run_reference(sc, ctx, keep):
+    log(f"{sc['name']}: trying the reference fix")
+    ref = try_fix(sc, {"title": "reference (hand-written) fix", "commands": sc["reference"], "env": {}}, ctx, keep)
+    return ref
 
 
 def try_fix(sc, fix, ctx, keep):
@@ -656,6 +686,8 @@ def write_report(results, meta, md_path: Path):
         lines.append(row(label, r.get("named"), r))
         if r.get("scan_preferred"):
             lines.append(row("↳ scan's own preferred fix (first error of `abidoc scan`)", r["scan_preferred"].get("named"), r["scan_preferred"]))
+        if r.get("reference"):
+            lines.append(row("↳ reference fix (hand-written in lab.py, not abidoc's)", {"code": "—"}, r["reference"]))
     lines.append("")
     md_path.write_text("\n".join(lines))
 
@@ -666,6 +698,9 @@ def main():
     ap.add_argument("--abidoc", default=os.environ.get("ABIDOC", "/work/target-lab/release/abidoc"))
     ap.add_argument("--keep", action="store_true", help="keep the fixed copies (ENV.fix)")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--no-reference", action="store_true", help="do not try the hand-written reference fixes")
+    ap.add_argument("--reference-only", action="store_true",
+                    help="only (re)try the reference fixes; merged into the existing rows")
     ap.add_argument("--results", default=str(HERE / "results.json"))
     ap.add_argument("--report", default=str(REPO / "docs" / "fixes-verified.md"))
     a = ap.parse_args()
@@ -678,6 +713,9 @@ def main():
     if unknown:
         print(f"unknown scenario(s): {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
+    global REFERENCE, REFERENCE_ONLY
+    REFERENCE = not a.no_reference
+    REFERENCE_ONLY = a.reference_only
     abidoc = str(Path(a.abidoc).resolve())
     if not os.access(abidoc, os.X_OK):
         print(f"abidoc binary not found: {abidoc}", file=sys.stderr)
@@ -719,7 +757,11 @@ def main():
                     cur = {x["scenario"]: x for x in json.loads(rp.read_text()).get("results", [])}
                 except (ValueError, KeyError):
                     cur = {}
-                cur[sc["name"]] = r
+                if REFERENCE_ONLY:
+                    if sc["name"] in cur and "error" not in r:
+                        cur[sc["name"]].update(r)
+                else:
+                    cur[sc["name"]] = r
                 results = [cur[n] for n in order if n in cur]
             rp.write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
             write_report(results, meta, Path(a.report))
