@@ -356,7 +356,7 @@ def dlopen_all(env_dir: Path, extra_env=None):
     results = {}
     torch_state = None
     todo = rels[:]
-    driver = TMP / "dlopen_driver.py"
+    driver = TMP / f"dlopen_driver-{os.getpid()}.py"  # one per run: runs may go side by side
     driver.write_text(DLOPEN_DRIVER)
     while todo:
         lst = TMP / f"dlopen-{os.getpid()}.txt"
@@ -419,8 +419,9 @@ def abidoc_json(abidoc: str, args):
 
 
 def pick_preferred(diags):
-    """The preferred fix of the first error (then warning) diagnostic that has one."""
-    for sev in ("error", "warning", "information"):
+    """The preferred fix of the first error (then warning) diagnostic that has one. Information
+    diagnostics (context such as nvshmem's optional MPI transports) are never acted on."""
+    for sev in ("error", "warning"):
         for d in diags:
             if d.get("severity") != sev:
                 continue
