@@ -61,7 +61,9 @@ SCENARIOS = [
     },
     {
         "name": "torchaudio-older",
-        "reference": [["pip", "install", "--no-deps", "torchaudio==2.11.0"]],
+        # torchaudio 2.11.0, the last release, is built with CUDA 13.0 and refuses torch's 13.2
+        # ("compiled with different CUDA versions"): no release matches torch 2.15.0.
+        "reference": [["pip", "uninstall", "-y", "torchaudio"]],
         "title": "torch 2.15.0 with torchaudio 2.8.0 (built for torch 2.8)",
         "base": "2.15.0",
         "install": [["torchaudio==2.8.0"]],
@@ -69,7 +71,8 @@ SCENARIOS = [
     },
     {
         "name": "xformers-older",
-        "reference": [["pip", "install", "--no-deps", "xformers==0.0.35"]],
+        # xformers 0.0.35 (torch >= 2.10) is still a CUDA 12 build: it needs libcudart.so.12 too.
+        "reference": [["pip", "install", "--no-deps", "xformers==0.0.35", "nvidia-cuda-runtime-cu12"]],
         "title": "torch 2.15.0 with xformers 0.0.33.post2 (built for torch 2.9.1, CUDA 12.8)",
         "base": "2.15.0",
         "install": [["xformers==0.0.33.post2"]],
@@ -506,6 +509,9 @@ def run_scenario(sc, abidoc: str, keep: bool):
         res["why"] = "abidoc proposed no preferred fix" if (check_diags or scan_diags) else "abidoc found nothing"
         if before["rc"] == 0 and not failed_before:
             res["why"] += " (and nothing fails to load: the scenario did not break)"
+        if REFERENCE and sc.get("reference"):
+            res["reference"] = run_reference(sc, {"env_dir": env_dir, "py": py, "dl_before": dl_before,
+                                                  "failed_before": failed_before, "baseline": baseline}, keep)
         res["seconds_total"] = round(time.monotonic() - t_all, 1)
         return res
     res["named"] = {"code": diag.get("code"), "package": diag.get("package"), "from": origin,
