@@ -156,6 +156,14 @@ SCENARIOS = [
         "probe": "import causal_conv1d",
     },
     {
+        "name": "sgl-kernel-older",
+        "reference": [["pip", "uninstall", "-y", "sgl-kernel"]],
+        "title": "torch 2.15.0 with sgl-kernel 0.3.21 (SGLang's kernels, built for an older torch; 535 MB wheel)",
+        "base": "2.15.0",
+        "install": [["sgl-kernel==0.3.21"]],
+        "probe": "import sgl_kernel",
+    },
+    {
         "name": "missing-cudart",
         "reference": [["pip", "install", "--no-deps", "nvidia-cuda-runtime==13.2.86"]],
         "title": "torch 2.15.0 with its CUDA runtime wheel (nvidia-cuda-runtime) uninstalled",
@@ -503,8 +511,9 @@ def run_scenario(sc, abidoc: str, keep: bool):
         diag, fix = pick_preferred(scan_diags)
         origin = "scan"
     if fix is None:
-        res["named"] = {"code": (check_diags or scan_diags or [{}])[0].get("code"),
-                        "package": (check_diags or scan_diags or [{}])[0].get("package")}
+        serious = [d for d in check_diags + scan_diags if d.get("severity") in ("error", "warning")]
+        res["named"] = {"code": serious[0].get("code") if serious else "none (no error or warning)",
+                        "package": serious[0].get("package") if serious else None}
         res["verified"] = "no"
         res["why"] = "abidoc proposed no preferred fix" if (check_diags or scan_diags) else "abidoc found nothing"
         if before["rc"] == 0 and not failed_before:
@@ -646,7 +655,7 @@ def md_escape(s: str) -> str:
 def fix_cmdline(fix):
     if not fix:
         return "—"
-    cmds = [" ".join(a) for a in fix.get("commands", [])]
+    cmds = [re.sub(re.escape(str(ENVS)) + r"/[^/ ]+", "$ENV", " ".join(a)) for a in fix.get("commands", [])]
     envs = [f"{k}={v}" for k, v in (fix.get("env") or {}).items()]
     s = "; ".join(cmds) if cmds else "(no command)"
     if envs:
@@ -663,7 +672,8 @@ def write_report(results, meta, md_path: Path):
         f"Machine: {meta['machine']['nproc']} CPUs, {meta['machine']['memory']}, {meta['machine']['os']} "
         f"(kernel {meta['machine']['kernel']}), Python {meta['machine']['python']}, no GPU.",
         "",
-        "Each scenario is a real environment built from PyPI wheels (torch with its nvidia-* wheels). "
+        "Each scenario is a real environment built from PyPI wheels (torch with its nvidia-* wheels; "
+        "`$ENV` below is the scenario's venv). "
         "The failing import is run for real; its traceback goes to `abidoc check`, the environment to "
         "`abidoc scan`; the preferred fix (`preferred: true`, from check, else from scan) is applied "
         "in a hard-link copy of the environment and judged by the real loader: the import must "
@@ -695,6 +705,33 @@ def write_report(results, meta, md_path: Path):
             lines.append(row("↳ scan's own preferred fix (first error of `abidoc scan`)", r["scan_preferred"].get("named"), r["scan_preferred"]))
         if r.get("reference"):
             lines.append(row("↳ reference fix (hand-written in lab.py, not abidoc's)", {"code": "—"}, r["reference"]))
+    lines += ["", "## Preferred fixes that did not verify", ""]
+    bad = [r for r in results if "error" not in r and not str(r.get("verified", "")).startswith("yes")]
+    if not bad:
+        lines.append("None.")
+    for r in bad:
+        named = r.get("named") or {}
+        what = f"`{fix_cmdline(r['fix'])}`" if r.get("fix") else "no preferred fix"
+        lines.append(f"- **{r['scenario']}** (`{named.get('code')}`): {what} — {md_escape(r.get('why') or '')}.")
+        ref = r.get("reference")
+        if ref:
+            lines.append(f"  What the lab's reference fix gave: `{fix_cmdline(ref.get('fix'))}` → "
+                         f"{ref.get('verified')}{(' — ' + md_escape(ref['why'])) if ref.get('why') else ''}.")
+        sp = r.get("scan_preferred")
+        if sp:
+            lines.append(f"  `abidoc scan`'s preferred fix (`{(sp.get('named') or {}).get('code')}`): "
+                         f"`{fix_cmdline(sp.get('fix'))}` → {sp.get('verified')}.")
+    heavy = [r for r in results if str(r.get("verified", "")).startswith("yes")
+             and (r.get("apply", {}).get("downloaded_bytes") or 0) > 1e9]
+    if heavy:
+        lines += ["", "## Preferred fixes that verified but cost more than needed", ""]
+        for r in heavy:
+            ref = r.get("reference") or {}
+            lines.append(f"- **{r['scenario']}**: `{fix_cmdline(r['fix'])}` downloaded "
+                         f"{r['apply']['downloaded_bytes'] / 1e9:.1f} GB in {r['apply']['seconds']:.0f} s"
+                         + (f"; the reference `{fix_cmdline(ref.get('fix'))}` → {ref.get('verified')} in "
+                            f"{ref.get('apply', {}).get('seconds', 0):.0f} s, "
+                            f"{(ref.get('apply', {}).get('downloaded_bytes') or 0) / 1e6:.0f} MB." if ref else "."))
     lines.append("")
     md_path.write_text("\n".join(lines))
 
