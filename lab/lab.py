@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import fcntl
+import fnmatch
 import hashlib
 import json
 import os
@@ -47,6 +48,8 @@ SECOND = os.environ.get("LAB_SCAN_FIX", "1") != "0"  # also try scan's preferred
 # requirement lists installed with --no-deps (so pip does not "repair" the mismatch; the
 # companion's other dependencies, e.g. pillow for torchvision, are listed explicitly);
 # `uninstall` are distributions removed afterwards; `probe` is the import that must work;
+# `alternatives` are libraries of which only one is meant to load (one per CUDA or FFmpeg
+# version), `must_load` the patterns of which one library must load after the fix;
 # `reference` is the fix a maintainer would apply by hand, verified the same way (`--reference`),
 # to say what would have worked where abidoc's preferred fix does not.
 # --------------------------------------------------------------------------------------------
@@ -127,6 +130,10 @@ SCENARIOS = [
         "title": "torch 2.15.0 (CUDA 13) with bitsandbytes 0.45.5 (CUDA 12 libraries only)",
         "base": "2.15.0",
         "install": [["bitsandbytes==0.45.5", "packaging"]],
+        # one library per CUDA version, only the one for torch's CUDA is loaded: the others are
+        # alternatives, and the CUDA 13 one must load after the fix
+        "alternatives": ["bitsandbytes/libbitsandbytes_*.so"],
+        "must_load": ["bitsandbytes/libbitsandbytes_cuda13*.so"],
         "probe": "import bitsandbytes",
     },
     {
@@ -143,6 +150,9 @@ SCENARIOS = [
         "title": "torch 2.15.0 with torchcodec 0.2.1 (built for torch 2.6)",
         "base": "2.15.0",
         "install": [["torchcodec==0.2.1"]],
+        # one library per FFmpeg major: the one for the installed FFmpeg must load
+        "alternatives": ["torchcodec/libtorchcodec*.so"],
+        "must_load": ["torchcodec/libtorchcodec*.so"],
         "probe": "import torchcodec.decoders",
     },
     {
@@ -484,7 +494,9 @@ def run_scenario(sc, abidoc: str, keep: bool):
     res["before_import"] = {"ok": before["rc"] == 0, "rc": before["rc"], "stderr_tail": clip(before["stderr"], 1500)}
     dl_before, torch_before = dlopen_all(env_dir)
     baseline = baseline_failures(sc["base"])
-    failed_before = sorted(k for k, v in dl_before.items() if v != "ok" and k not in baseline)
+    alts = sc.get("alternatives", [])
+    failed_before = sorted(k for k, v in dl_before.items() if v != "ok" and k not in baseline
+                           and not any(fnmatch.fnmatch(k, p) for p in alts))
     res["before_dlopen"] = {"libraries": len(dl_before), "import_torch": torch_before,
                             "baseline_failing": sorted(k for k in dl_before if k in baseline and dl_before[k] != "ok"),
                             "failed": {k: clip(dl_before[k], 300) for k in failed_before}}
@@ -587,7 +599,11 @@ def try_fix(sc, fix, ctx, keep):
     still = sorted(k for k in failed_before if k in dl_after and dl_after[k] != "ok")
     removed = sorted(k for k in failed_before if k not in dl_after)
     regress = sorted(k for k, v in dl_before.items() if v == "ok" and k in dl_after and dl_after[k] != "ok")
-    new_fail = sorted(k for k, v in dl_after.items() if v != "ok" and k not in dl_before and k not in baseline)
+    alts = sc.get("alternatives", [])
+    new_fail = sorted(k for k, v in dl_after.items() if v != "ok" and k not in dl_before and k not in baseline
+                      and not any(fnmatch.fnmatch(k, p) for p in alts))
+    must = sc.get("must_load", [])
+    must_ok = all(any(fnmatch.fnmatch(k, p) and v == "ok" for k, v in dl_after.items()) for p in must)
     gone_ok = sorted(k for k, v in dl_before.items() if v == "ok" and k not in dl_after)
     res["after_dlopen"] = {"libraries": len(dl_after), "import_torch": torch_after,
                            "still_failing": {k: clip(dl_after[k], 300) for k in still},
@@ -615,6 +631,9 @@ def try_fix(sc, fix, ctx, keep):
         why.append("import torch still fails")
     if still:
         why.append(f"{len(still)} library(ies) still fail to dlopen: " + ", ".join(still[:4]))
+    if not must_ok and not (uninstall_fix and after["rc"] != 0):
+        alt_fail = sorted({v for k, v in dl_after.items() if v != "ok" and any(fnmatch.fnmatch(k, p) for p in must)})
+        why.append(f"no library matching {', '.join(must)} loads" + (f" ({alt_fail[0][:160]})" if alt_fail else " (none installed)"))
     if regress or new_fail:
         why.append(f"{len(regress) + len(new_fail)} library(ies) fail that did not before: " + ", ".join((regress + new_fail)[:4]))
     if not res["original_untouched"]:
@@ -806,7 +825,8 @@ def main():
                         cur[sc["name"]].update(r)
                 else:
                     cur[sc["name"]] = r
-                results = [cur[n] for n in order if n in cur]
+                # rows of scenarios this lab.py does not know (another version of it) are kept
+                results = [cur[n] for n in order if n in cur] + [v for k, v in cur.items() if k not in order]
             rp.write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
             write_report(results, meta, Path(a.report))
     return 0
