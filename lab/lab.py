@@ -49,7 +49,7 @@ SECOND = os.environ.get("LAB_SCAN_FIX", "1") != "0"  # also try scan's preferred
 # companion's other dependencies, e.g. pillow for torchvision, are listed explicitly);
 # `uninstall` are distributions removed afterwards; `probe` is the import that must work;
 # `alternatives` are libraries of which only one is meant to load (one per CUDA or FFmpeg
-# version), `must_load` the patterns of which one library must load after the fix;
+# version), `must_load` patterns: at least one library matching one of them must load after the fix;
 # `reference` is the fix a maintainer would apply by hand, verified the same way (`--reference`),
 # to say what would have worked where abidoc's preferred fix does not.
 # --------------------------------------------------------------------------------------------
@@ -152,7 +152,7 @@ SCENARIOS = [
         "install": [["torchcodec==0.2.1"]],
         # one library per FFmpeg major: the one for the installed FFmpeg must load
         "alternatives": ["torchcodec/libtorchcodec*.so"],
-        "must_load": ["torchcodec/libtorchcodec*.so"],
+        "must_load": ["torchcodec/libtorchcodec[0-9].so", "torchcodec/libtorchcodec_core*.so"],
         "probe": "import torchcodec.decoders",
     },
     {
@@ -603,7 +603,7 @@ def try_fix(sc, fix, ctx, keep):
     new_fail = sorted(k for k, v in dl_after.items() if v != "ok" and k not in dl_before and k not in baseline
                       and not any(fnmatch.fnmatch(k, p) for p in alts))
     must = sc.get("must_load", [])
-    must_ok = all(any(fnmatch.fnmatch(k, p) and v == "ok" for k, v in dl_after.items()) for p in must)
+    must_ok = not must or any(v == "ok" and any(fnmatch.fnmatch(k, p) for p in must) for k, v in dl_after.items())
     gone_ok = sorted(k for k, v in dl_before.items() if v == "ok" and k not in dl_after)
     res["after_dlopen"] = {"libraries": len(dl_after), "import_torch": torch_after,
                            "still_failing": {k: clip(dl_after[k], 300) for k in still},
@@ -633,7 +633,7 @@ def try_fix(sc, fix, ctx, keep):
         why.append(f"{len(still)} library(ies) still fail to dlopen: " + ", ".join(still[:4]))
     if not must_ok and not (uninstall_fix and after["rc"] != 0):
         alt_fail = sorted({v for k, v in dl_after.items() if v != "ok" and any(fnmatch.fnmatch(k, p) for p in must)})
-        why.append(f"no library matching {', '.join(must)} loads" + (f" ({alt_fail[0][:160]})" if alt_fail else " (none installed)"))
+        why.append(f"no library matching {' or '.join(must)} loads" + (f" ({alt_fail[0][:160]})" if alt_fail else " (none installed)"))
     if regress or new_fail:
         why.append(f"{len(regress) + len(new_fail)} library(ies) fail that did not before: " + ", ".join((regress + new_fail)[:4]))
     if not res["original_untouched"]:
