@@ -27,10 +27,13 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
 
 fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
     let code = Code::NumpyAbi;
+    // "numpy.dtype size changed ... binary incompatibility" is a module compiled against NumPy
+    // 1.x meeting NumPy 2's larger dtype struct: the same direction as the explicit message.
     let to_v1 = detail.contains("NumPy 2")
         || detail.contains("numpy 2")
         || detail.contains("_ARRAY_API")
-        || detail.contains("1.x");
+        || detail.contains("1.x")
+        || detail.contains("dtype size changed");
     let mut fixes = Vec::new();
     let (Some(numpy), Some(two)) = (Name::new("numpy"), Version::new("2")) else {
         return fixes;
