@@ -38,14 +38,19 @@ fn main() {
                 l.package.as_deref().unwrap_or("-"),
                 l.findings
                     .iter()
-                    .map(|f| format!("{}:{:?}", f.code, f.severity))
+                    .map(|f| format!("{}:{:?}", f.facts.kind(), f.severity))
                     .collect::<Vec<_>>()
                     .join(", ")
             );
         }
     }
     for f in &report.package_findings {
-        println!("package {:?} {} {:?}", f.package, f.code, f.severity);
+        println!(
+            "package {:?} {} {:?}",
+            f.package,
+            f.facts.kind(),
+            f.severity
+        );
     }
     println!(
         "site-packages {:?}; torch {:?}; {:?}; open+process {:?}, scan {:?}",

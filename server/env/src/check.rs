@@ -139,10 +139,25 @@ pub enum FindingFacts {
     },
 }
 
+impl FindingFacts {
+    /// What kind of finding this is, for people and test snapshots; the diagnosis (and its
+    /// code) is `abidoc-ide`'s to decide from the facts.
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            FindingFacts::MissingLibrary { .. } => "missing-library",
+            FindingFacts::UndefinedSymbols { .. } => "undefined-symbols",
+            FindingFacts::IncompleteBuild { .. } => "incomplete-build",
+            FindingFacts::VersionMissing { .. } => "version-missing",
+            FindingFacts::TorchPin { .. } => "torch-pin",
+            FindingFacts::CudaMismatch { .. } => "cuda-mismatch",
+            FindingFacts::XformersBuild { .. } => "xformers-build",
+            FindingFacts::Unreadable { .. } => "unreadable",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
-    /// The contract's diagnostic code this finding corresponds to.
-    pub code: String,
     pub severity: Severity,
     pub package: Option<String>,
     pub package_version: Option<String>,
@@ -308,21 +323,19 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
         verdict: Verdict::Loads,
         error: None,
     };
-    let finding =
-        |code: &str, severity: Severity, downgraded: Option<String>, facts: FindingFacts| Finding {
-            code: code.to_string(),
-            severity: if downgraded.is_some() {
-                Severity::Information
-            } else {
-                severity
-            },
-            package: owner.map(|d| d.normalized.clone()),
-            package_version: owner.and_then(|d| d.version.clone()),
-            library: Some(path.to_path_buf()),
-            downgraded,
-            moot: false,
-            facts,
-        };
+    let finding = |severity: Severity, downgraded: Option<String>, facts: FindingFacts| Finding {
+        severity: if downgraded.is_some() {
+            Severity::Information
+        } else {
+            severity
+        },
+        package: owner.map(|d| d.normalized.clone()),
+        package_version: owner.and_then(|d| d.version.clone()),
+        library: Some(path.to_path_buf()),
+        downgraded,
+        moot: false,
+        facts,
+    };
     let parsed = match &*env.store.get(path) {
         Ok(f)
             if f.machine != crate::environment::host_machine()
@@ -347,7 +360,6 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
         report.error = Some(e.clone());
         report.verdict = Verdict::Unreadable;
         report.findings.push(finding(
-            "unreadable-library",
             Severity::Warning,
             None,
             FindingFacts::Unreadable { message: e.clone() },
@@ -409,7 +421,6 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
             fails = true;
         }
         report.findings.push(finding(
-            "missing-shared-library",
             Severity::Error,
             why,
             FindingFacts::MissingLibrary {
@@ -444,13 +455,6 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
                     alternatives: alternatives(env, &vn.file, v, &provider.path),
                 };
                 report.versions.push(check.clone());
-                let code = if v.starts_with("GLIBCXX_") || v.starts_with("CXXABI_") {
-                    "libstdcxx-mismatch"
-                } else if v.starts_with("GLIBC_") {
-                    "glibc-too-old"
-                } else {
-                    "abi-mismatch"
-                };
                 let why = optional_reason(env, path, None);
                 if why.is_some() {
                     degraded = true;
@@ -458,7 +462,6 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
                     fails = true;
                 }
                 report.findings.push(finding(
-                    code,
                     Severity::Error,
                     why,
                     FindingFacts::VersionMissing { check },
@@ -643,14 +646,7 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
             fails = true;
         }
         if !symbols.is_empty() {
-            let all_cxx11 = symbols.iter().all(|s| s.status == SymbolStatus::Cxx11Abi);
-            let code = if all_cxx11 {
-                "cxx11-abi-mismatch"
-            } else {
-                "abi-mismatch"
-            };
             report.findings.push(finding(
-                code,
                 Severity::Error,
                 why.clone(),
                 FindingFacts::UndefinedSymbols { symbols },
@@ -658,7 +654,6 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
         }
         if !own.is_empty() {
             report.findings.push(finding(
-                "extension-incomplete-build",
                 Severity::Error,
                 why,
                 FindingFacts::IncompleteBuild { symbols: own },
@@ -775,8 +770,7 @@ pub fn package_findings(env: &Environment, dist: &Distribution) -> Vec<Finding> 
         return out;
     };
     let installed = torch.version.clone().unwrap_or_default();
-    let base = |code: &str, severity: Severity, facts: FindingFacts| Finding {
-        code: code.into(),
+    let base = |severity: Severity, facts: FindingFacts| Finding {
         severity,
         package: Some(dist.normalized.clone()),
         package_version: dist.version.clone(),
@@ -791,7 +785,6 @@ pub fn package_findings(env: &Environment, dist: &Distribution) -> Vec<Finding> 
         && !pin_matches(pin, &installed)
     {
         out.push(base(
-            "abi-mismatch",
             Severity::Warning,
             FindingFacts::TorchPin {
                 required: pin.to_string(),
@@ -817,7 +810,6 @@ pub fn package_findings(env: &Environment, dist: &Distribution) -> Vec<Finding> 
             && major_minor(&pc) != major_minor(&tc)
         {
             out.push(base(
-                "cuda-version-mismatch",
                 Severity::Error,
                 FindingFacts::CudaMismatch {
                     package_cuda: pc,
@@ -842,7 +834,6 @@ pub fn package_findings(env: &Environment, dist: &Distribution) -> Vec<Finding> 
                 .is_some_and(|(bp, p)| major_minor(bp) != major_minor(p));
             if torch_differs || py_differs {
                 out.push(base(
-                    "xformers-built-for",
                     Severity::Warning,
                     FindingFacts::XformersBuild {
                         built_torch: b.torch,

@@ -221,7 +221,10 @@ fn discovery_and_package_findings() {
             let _ = writeln!(
                 out,
                 "{} {:?} {:?}: {:?}",
-                f.code, f.severity, f.package, f.facts
+                f.facts.kind(),
+                f.severity,
+                f.package,
+                f.facts
             );
         }
     }
@@ -599,7 +602,14 @@ fn optional_backends_and_driver_libraries_are_information() {
             let f: Vec<String> = r
                 .findings
                 .iter()
-                .map(|f| format!("{} {:?} downgraded={:?}", f.code, f.severity, f.downgraded))
+                .map(|f| {
+                    format!(
+                        "{} {:?} downgraded={:?}",
+                        f.facts.kind(),
+                        f.severity,
+                        f.downgraded
+                    )
+                })
                 .collect();
             let _ = writeln!(out, "  {lib}: {:?} {f:?}", r.verdict);
         }

@@ -144,7 +144,7 @@ fn render(r: &LibraryReport, fx: &Path) -> String {
         let _ = writeln!(
             s,
             "finding {} {:?}{}: {kind}",
-            f.code,
+            f.facts.kind(),
             f.severity,
             f.downgraded
                 .as_deref()
@@ -338,7 +338,7 @@ fn scan_summary_main_env() {
         let codes: Vec<String> = l
             .findings
             .iter()
-            .map(|f| format!("{}:{:?}", f.code, f.severity))
+            .map(|f| format!("{}:{:?}", f.facts.kind(), f.severity))
             .collect();
         let _ = writeln!(
             out,
@@ -353,7 +353,10 @@ fn scan_summary_main_env() {
         let _ = writeln!(
             out,
             "package {:?} {} {:?}: {:?}",
-            f.package, f.code, f.severity, f.facts
+            f.package,
+            f.facts.kind(),
+            f.severity,
+            f.facts
         );
     }
     insta::assert_snapshot!(out);
