@@ -159,16 +159,20 @@ pub fn find_models(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The newest release of `package` built for the installed torch, from the compatibility tables.
+/// The newest release of `package` built for the installed torch, from the compatibility tables
+/// (generated from PyPI first), else the newest whose stated torch range admits it.
 pub fn release_for_torch(package: &str, torch: &str) -> Option<String> {
-    match normalize(package).as_str() {
+    let pinned = match normalize(package).as_str() {
         "torchvision" => k::compat::torchvision_for_torch(torch).map(str::to_owned),
         "torchaudio" => k::compat::torchaudio_for_torch(torch).map(str::to_owned),
         "xformers" => k::compat::xformers_for_torch(torch).map(str::to_owned),
         other => k::compat::releases_built_for_torch(other, torch)
             .first()
             .map(|r| r.version.clone()),
-    }
+    };
+    pinned.or_else(|| {
+        k::releases::companion_in_range(&normalize(package), torch).map(|r| r.version.clone())
+    })
 }
 
 /// Whether `package` has releases each built for one torch release (torchvision, torchaudio,

@@ -226,6 +226,55 @@ pub fn companion_for_torch(package: &str, torch: &str) -> Option<&'static Releas
     with(PinMatch::Exact).or_else(|| with(PinMatch::Minor))
 }
 
+/// The newest release of `package` that states a torch range with a lower bound admitting this
+/// torch (`torch>=2.14.0`: torchvision 0.29's stable-ABI builds), for a torch no release pins;
+/// see [`companion_for_torch`] first.
+pub fn companion_in_range(package: &str, torch: &str) -> Option<&'static Release> {
+    let t = Version::parse(torch)?;
+    let t = Version::parse(t.public())?;
+    releases(package)
+        .into_iter()
+        .find(|r| r.torch_spec.as_deref().is_some_and(|s| range_admits(s, &t)))
+}
+
+/// Whether a requirement made of `>=`, `>`, `<=`, `<` clauses (at least one lower bound)
+/// admits `torch`; any other operator admits nothing. An open range is trusted only near its
+/// lower bound (same major, at most two minors on): a claim about torch releases that did not
+/// exist yet when the release was made is not evidence.
+fn range_admits(spec: &str, torch: &Version) -> bool {
+    let mut lower = false;
+    let mut near = false;
+    for clause in spec.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+        let (op, v) = if let Some(v) = clause.strip_prefix(">=") {
+            (">=", v)
+        } else if let Some(v) = clause.strip_prefix("<=") {
+            ("<=", v)
+        } else if let Some(v) = clause.strip_prefix('>') {
+            (">", v)
+        } else if let Some(v) = clause.strip_prefix('<') {
+            ("<", v)
+        } else {
+            return false;
+        };
+        let Some(v) = Version::parse(v.trim()) else {
+            return false;
+        };
+        let ok = match op {
+            ">=" | ">" => {
+                lower = true;
+                near |= torch.major() == v.major() && torch.minor() <= v.minor() + 2;
+                if op == ">=" { *torch >= v } else { *torch > v }
+            }
+            "<=" => *torch <= v,
+            _ => *torch < v,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    lower && near
+}
+
 /// Every release of `package` pinning this torch (exactly, or by major.minor when given only
 /// `2.5`), newest first.
 pub fn releases_for_torch(package: &str, torch: &str) -> Vec<&'static Release> {

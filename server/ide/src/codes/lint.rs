@@ -22,6 +22,19 @@ pub fn contradictions(d: &Diagnostic) -> Vec<String> {
             Applicability::Safe | Applicability::NeedsConfirmation
         )
     });
+    // A `format!` placeholder left in a plain string literal reaches users as `{major}`.
+    for text in std::iter::once(d.message.as_str())
+        .chain(d.explanation.as_deref())
+        .chain(
+            d.fixes
+                .iter()
+                .flat_map(|f| [f.title.as_str(), f.reason.as_str()]),
+        )
+    {
+        if has_placeholder(text) {
+            out.push(format!("an unrendered placeholder in {text:?}"));
+        }
+    }
     for (i, f) in d.fixes.iter().enumerate() {
         let id = &f.id;
         if !id.starts_with(d.code.as_str()) {
@@ -110,6 +123,15 @@ pub fn contradictions(d: &Diagnostic) -> Vec<String> {
         }
     }
     out
+}
+
+/// `{name}` with a lower-case identifier inside: what `format!` would have replaced.
+fn has_placeholder(text: &str) -> bool {
+    text.split('{').skip(1).any(|rest| {
+        rest.split_once('}').is_some_and(|(inner, _)| {
+            !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        })
+    })
 }
 
 /// The CUDA major of a CUDA library the message names (`libcudart.so.13` → 13).

@@ -218,13 +218,15 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
         && let (Some(torch), Some(p)) = (cx.torch(), &pkg)
         && (torch_lib || kb::pairs_with_torch(p.as_str()))
     {
-        fixes.extend(recipes::companion_release(
-            code,
-            cx,
-            p,
-            &torch,
-            kb::package(p.as_str()).as_ref(),
-        ));
+        let companion =
+            recipes::companion_release(code, cx, p, &torch, kb::package(p.as_str()).as_ref());
+        // No release of it is built for the installed torch: the torch it was built for.
+        if companion.is_none()
+            && let Some(target) = cx.world.built_for_torch(d.library.as_deref())
+        {
+            fixes.extend(recipes::align_torch(code, cx, p, &target, Some(&torch)));
+        }
+        fixes.extend(companion);
     }
     let provider = kb::system_library(lib);
     if let Some(sys) = provider {

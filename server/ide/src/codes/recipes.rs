@@ -325,7 +325,7 @@ fn prebuilt_wheel(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -> Option<Fi
 
 /// Install the torch the binary was built for: the smaller change only when nothing else pins
 /// the installed torch; what else moves is said.
-fn align_torch(
+pub(crate) fn align_torch(
     code: Code,
     cx: &Cx<'_>,
     pkg: &Name,
