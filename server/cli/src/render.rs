@@ -363,6 +363,12 @@ pub fn human(reports: &[Report<'_>], color: bool) -> String {
                 if !f.reason.is_empty() {
                     let _ = writeln!(out, "     {}", st.dim(&f.reason));
                 }
+                if let Some(cost) = f.cost.describe() {
+                    let _ = writeln!(out, "     {}", st.dim(&format!("cost: {cost}")));
+                }
+                if f.applicability() == abidoc_ide::fix::Applicability::NeedsRoot {
+                    let _ = writeln!(out, "     {}", st.dim("needs root"));
+                }
                 for (k, v) in &f.env() {
                     let _ = writeln!(out, "     $ export {k}={}", shell_quote(v));
                 }
@@ -375,6 +381,9 @@ pub fn human(reports: &[Report<'_>], color: bool) -> String {
                             .collect::<Vec<_>>()
                             .join(" ")
                     );
+                }
+                for a in f.advice() {
+                    let _ = writeln!(out, "     {}", st.dim(&format!("to do: {a}")));
                 }
                 if let Some(cell) = &f.notebook_cell() {
                     let _ = writeln!(out, "     in a notebook: {}", cell.replace('\n', " ⏎ "));
@@ -403,17 +412,10 @@ pub fn human(reports: &[Report<'_>], color: bool) -> String {
     out
 }
 
-/// POSIX shell quoting for display only: commands are run as argument vectors, never via a shell.
+/// One argument for a human to read: the fix renderer's POSIX quoting (a control character,
+/// which validated steps never hold, is shown as refused rather than printed).
 pub fn shell_quote(arg: &str) -> String {
-    if !arg.is_empty()
-        && arg
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:+@%,".contains(&b))
-    {
-        arg.to_owned()
-    } else {
-        format!("'{}'", arg.replace('\'', "'\\''"))
-    }
+    abidoc_ide::fix::render::sh(arg).unwrap_or_else(|| "<refused: control character>".into())
 }
 
 pub fn scan_summary(outcome: &ScanOutcome, color: bool) -> String {

@@ -115,15 +115,7 @@ pub fn report_json(d: &Diagnostic) -> serde_json::Value {
 pub fn display_command(argv: &[String]) -> String {
     argv.iter()
         .map(|a| {
-            let plain = !a.is_empty()
-                && a.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:+@,%[]<>".contains(c))
-                && !a.contains(['<', '>']);
-            if plain {
-                a.clone()
-            } else {
-                format!("'{}'", a.replace('\'', r"'\''"))
-            }
+            abidoc_ide::fix::render::sh(a).unwrap_or_else(|| "<refused: control character>".into())
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -499,7 +491,7 @@ mod tests {
             .into();
         assert_eq!(
             display_command(&argv),
-            r"pip install training-hub[lora] 'it'\''s' 'a b'"
+            r"pip install 'training-hub[lora]' 'it'\''s' 'a b'"
         );
     }
 }
