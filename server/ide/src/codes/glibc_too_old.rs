@@ -5,10 +5,9 @@
 //! replaced per process, so the fixes are a build made for an older glibc (a manylinux2014 wheel,
 //! an older release) or a newer system: advice, never a command.
 
-use super::{Code, CodeDoc, Cx, blank};
+use super::{Code, CodeDoc, Cx, version_needer};
 use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{Fix, FixKind, Step};
-use crate::incidents::basename;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`GLIBC_*` version not found.",
@@ -23,15 +22,10 @@ pub(crate) fn diagnose(
     version: &str,
     required_by: Option<&str>,
 ) -> Diagnostic {
-    let mut d = blank(Code::GlibcTooOld, source);
-    d.library = required_by.map(str::to_owned);
-    let needer = required_by.map(basename).unwrap_or("a library");
+    let (mut d, needer) = version_needer(cx, Code::GlibcTooOld, source, required_by);
     d.message = format!(
         "{needer} needs {version}, but the system C library {library} is older: it was built on a newer Linux than this one"
     );
-    if let Some(r) = required_by {
-        d.package = cx.world.package_of_library(r).map(|p| p.name);
-    }
     d.fixes = crate::fix::rank(vec![
         Fix::new(
             Code::GlibcTooOld,

@@ -8,10 +8,9 @@
 //! libstdc++ found on disk through `LD_PRELOAD`, or conda-forge's `libstdcxx-ng`.
 
 use super::symbols::Case;
-use super::{Code, CodeDoc, Cx, blank, recipes};
+use super::{Code, CodeDoc, Cx, recipes, version_needer};
 use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{CondaChannel, Fix, FixKind, Name, SafePath, Step};
-use crate::incidents::basename;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`GLIBCXX_*`/`CXXABI_*` version not found, or libstdc++ symbols undefined: an older libstdc++ is loaded than the one the extension was built with.",
@@ -26,15 +25,10 @@ pub(crate) fn diagnose_version(
     version: &str,
     required_by: Option<&str>,
 ) -> Diagnostic {
-    let mut d = blank(Code::LibstdcxxMismatch, source);
-    d.library = required_by.map(str::to_owned);
-    let needer = required_by.map(basename).unwrap_or("a library");
+    let (mut d, needer) = version_needer(cx, Code::LibstdcxxMismatch, source, required_by);
     d.message = format!(
         "{needer} needs {version}, but the libstdc++ that gets loaded ({library}) is older than the one it was built with"
     );
-    if let Some(r) = required_by {
-        d.package = cx.world.package_of_library(r).map(|p| p.name);
-    }
     d.evidence.extend(cx.world.libstdcxx_evidence(version));
     d.fixes = fixes(cx, d.library.as_deref(), Some(library), Some(version));
     d

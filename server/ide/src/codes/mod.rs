@@ -130,6 +130,25 @@ pub(crate) fn blank(code: Code, source: Option<SourceRef>) -> Diagnostic {
     }
 }
 
+/// The frame of a version-not-found diagnosis (`GLIBC_…`, `GLIBCXX_…`): the library that needs
+/// the version, its package, and its file name for the message.
+pub(crate) fn version_needer<'a>(
+    cx: &Cx<'_>,
+    code: Code,
+    source: Option<SourceRef>,
+    required_by: Option<&'a str>,
+) -> (Diagnostic, &'a str) {
+    let mut d = blank(code, source);
+    d.library = required_by.map(str::to_owned);
+    if let Some(r) = required_by {
+        d.package = cx.world.package_of_library(r).map(|p| p.name);
+    }
+    let needer = required_by
+        .map(crate::incidents::basename)
+        .unwrap_or("a library");
+    (d, needer)
+}
+
 /// Turns one incident into a diagnosis through the module that owns its code.
 pub(crate) fn diagnose(
     inc: &Incident,
