@@ -217,3 +217,34 @@ fn no_env_reads_no_model_config_from_disk() {
     }
     assert_eq!(run(planted.path(), planted.path()), baseline);
 }
+
+/// `--model` is input too: anything but a model id or a plain path is refused before analysis.
+#[test]
+fn model_option_refuses_what_is_not_a_model_id() {
+    for bad in ["$(id)", "a b", "x;rm -rf ~", "{os.system(1)}", ""] {
+        let (code, _, err) = abidoc(&[
+            "check",
+            "--no-env",
+            "--model",
+            bad,
+            "tests/fixtures/seeds/001-exchange-device.log",
+        ]);
+        assert_eq!(code, 2, "{bad:?} accepted: {err}");
+        assert!(err.contains("not a model id"), "{err}");
+    }
+    let (code, out, _) = abidoc(&[
+        "check",
+        "--no-env",
+        "--format",
+        "json",
+        "--model",
+        "ibm-granite/granite-3.2-8b-instruct",
+        "examples/granite-lora-training.ipynb",
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["diagnostics"][0]["fixes"][0]["id"],
+        "abi-mismatch/uninstall"
+    );
+}
