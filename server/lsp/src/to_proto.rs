@@ -185,8 +185,8 @@ pub fn markdown_hover(markdown: String, range: Option<Range>) -> proto::Hover {
 pub enum ActionTarget {
     /// A log or Python file: fixes run in a terminal.
     Text,
-    /// A `.ipynb` opened as text: a notebook cell cannot be inserted cleanly into the JSON, so the
-    /// client inserts it (`abidoc.insertCell`) before the failing cell.
+    /// A `.ipynb` opened as text: a notebook cell cannot be inserted cleanly into the JSON, so a
+    /// client that lists `abidoc.insertCell` inserts it before the failing cell.
     NotebookJson { notebook: Uri },
     /// A cell of a synced notebook: the `%pip …` line goes at the top of the cell as an edit.
     Cell { cell: Uri },
