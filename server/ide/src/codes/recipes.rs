@@ -267,12 +267,25 @@ fn align_general(code: Code, cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFact
     if !kb::pairs_with_torch(pkg.as_str()) {
         return None;
     }
+    resolve_with_torch(code, cx, pkg, "resolve-with-torch", FixKind::AlignCompanion)
+}
+
+/// Torch and a companion installed in one resolve, so pip picks a pair that matches: the
+/// general form of alignment when no version can be pinned. `what`/`kind` are the caller's id
+/// and rank for it.
+pub(crate) fn resolve_with_torch(
+    code: Code,
+    cx: &Cx<'_>,
+    pkg: &Name,
+    what: &str,
+    kind: FixKind,
+) -> Option<Fix> {
     let torch = Name::new("torch")?;
     Some(
         Fix::new(
             code,
-            "resolve-with-torch",
-            FixKind::AlignCompanion,
+            what,
+            kind,
             format!("Install torch and {pkg} in one command so pip picks a matching pair"),
             format!(
                 "Each {pkg} release is built for one torch release; resolved together, pip installs a pair that matches. Pin torch to the version you need (torch==X) to keep it."

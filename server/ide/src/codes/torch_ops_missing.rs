@@ -7,7 +7,7 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement};
+use crate::fix::{Fix, FixKind, Name};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`operator X::y does not exist` and similar: an extension's operators never registered because its library failed to load silently.",
@@ -40,26 +40,12 @@ fn fixes(cx: &Cx<'_>, pkg: &str) -> Vec<Fix> {
     if let Some(torch) = cx.torch() {
         fixes.extend(recipes::companion_release(code, cx, &pkg, &torch, None));
     }
-    if let Some(torch) = Name::new("torch") {
-        fixes.push(
-            Fix::new(
-                code,
-                "reinstall-pair",
-                FixKind::AlignTorch,
-                format!("Install torch and {pkg} in one command so pip picks a matching pair"),
-                "Resolved together, pip installs the pair each release pins; pin torch (torch==X) to keep the one you have.",
-            )
-            .step(recipes::pip_install(
-                cx,
-                vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
-                vec![Requirement::Any(torch), Requirement::Any(pkg.clone())],
-            ))
-            .cost(Cost {
-                downloads: true,
-                compiles: None,
-                also: vec!["may move torch".into()],
-            }),
-        );
-    }
+    fixes.extend(recipes::resolve_with_torch(
+        code,
+        cx,
+        &pkg,
+        "reinstall-pair",
+        FixKind::AlignTorch,
+    ));
     crate::fix::rank(fixes)
 }
