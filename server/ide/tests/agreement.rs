@@ -6,8 +6,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use abidoc_ide::fix::{FixKind, Step};
-use abidoc_ide::{Context, Diagnostic, diagnose_text};
+use abidoc_ide::{Context, Diagnostic};
 use std::path::Path;
+
+/// One host for the whole test binary, as a front end keeps one.
+fn host() -> &'static abidoc_ide::AnalysisHost {
+    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
+    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
+}
 
 struct Case {
     id: String,
@@ -119,7 +125,7 @@ fn agreement_with_confirmed_fixes() {
     let (mut code_ok, mut pkg_ok, mut fix_ok, mut with_fix) = (0, 0, 0, 0);
     let mut misses = Vec::new();
     for c in &cases {
-        let diags = diagnose_text(&c.text, &ctx);
+        let diags = host().diagnose_text(&c.text, &ctx);
         let main = diags
             .iter()
             .find(|d| d.code.as_str() == c.expected_code)
