@@ -91,6 +91,10 @@ fn hosts_share_nothing() {
     let built = a.prepare_environment(&ctx);
     assert!(built.is_some(), "the environment opens");
     assert_eq!(a.symbol_index_builds(), 1);
-    assert_eq!(b.symbol_index_builds(), 0, "a second host saw the first's index");
+    assert_eq!(
+        b.symbol_index_builds(),
+        0,
+        "a second host saw the first's index"
+    );
     std::fs::remove_dir_all(&sp).unwrap();
 }
