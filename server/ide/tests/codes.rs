@@ -117,6 +117,7 @@ fn every_text() -> Vec<(String, String)> {
         .into_iter()
         .flatten()
         .flatten()
+        .filter(|f| f.path().extension().is_some_and(|e| e == "jsonl"))
     {
         for line in std::fs::read_to_string(f.path()).unwrap().lines() {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
