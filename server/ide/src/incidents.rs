@@ -68,6 +68,16 @@ pub enum Failure {
     StaleWheelCache {
         file: String,
     },
+    /// Windows' loader: a DLL (or one it needs) missing, or a procedure missing from one.
+    WindowsDll {
+        module: Option<String>,
+        dll: Option<String>,
+        procedure: bool,
+    },
+    /// A package's own compiled module is absent (`No module named 'exllamav2_ext'`).
+    CompiledModuleMissing {
+        module: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -388,14 +398,19 @@ impl Collector {
                 library,
                 symbol,
                 truncated,
-            } => self.push(
-                Failure::UndefinedSymbol {
-                    library: library.clone(),
-                    symbol: symbol.clone(),
-                    truncated: *truncated,
-                },
-                span,
-            ),
+            } => match crate::codes::loadforms::cached_launcher(library.as_deref(), symbol) {
+                // A driver function missing from a launcher Triton cached: libcuda was not
+                // linked when it was built, not a torch ABI break.
+                Some(detail) => self.push(Failure::Libcuda { detail }, span),
+                None => self.push(
+                    Failure::UndefinedSymbol {
+                        library: library.clone(),
+                        symbol: symbol.clone(),
+                        truncated: *truncated,
+                    },
+                    span,
+                ),
+            },
             EventKind::MissingSharedLibrary { name, required_by } => {
                 self.push(
                     Failure::MissingLibrary {
@@ -425,6 +440,24 @@ impl Collector {
                     span,
                 );
             }
+            EventKind::DllLoadFailed {
+                module,
+                dll,
+                procedure,
+            } => self.push(
+                Failure::WindowsDll {
+                    module: module.clone(),
+                    dll: dll.clone(),
+                    procedure: *procedure,
+                },
+                span,
+            ),
+            EventKind::CompiledModuleMissing { module } => self.push(
+                Failure::CompiledModuleMissing {
+                    module: module.clone(),
+                },
+                span,
+            ),
             EventKind::LibcudaNotFound { detail } => self.push(
                 Failure::Libcuda {
                     detail: detail.clone(),
