@@ -398,7 +398,7 @@ impl Collector {
                 library,
                 symbol,
                 truncated,
-            } => match crate::codes::loadforms::cached_launcher(library.as_deref(), symbol) {
+            } => match cached_launcher(library.as_deref(), symbol) {
                 // A driver function missing from a launcher Triton cached: libcuda was not
                 // linked when it was built, not a torch ABI break.
                 Some(detail) => self.push(Failure::Libcuda { detail }, span),
@@ -619,6 +619,34 @@ impl Collector {
         }
         (out, scene)
     }
+}
+
+/// An undefined CUDA driver function (`cuLaunchKernel`) in a launcher Triton or Inductor built
+/// into its cache (`/tmp/torchinductor_<user>/triton/…/__triton_launcher.so`,
+/// `~/.triton/cache/…`): the launcher was linked without libcuda, and the cache keeps it.
+fn cached_launcher(library: Option<&str>, symbol: &str) -> Option<String> {
+    let lib = library?;
+    // Functions every driver since CUDA 10 exports: their absence means libcuda was not linked.
+    // Newer ones (`cuTensorMapEncodeTiled`, `cuGreenCtx*`) are missing from an older driver
+    // instead, another failure.
+    const SINCE_EVER: &[&str] = &[
+        "cuLaunchKernel",
+        "cuModuleGetFunction",
+        "cuModuleLoadData",
+        "cuModuleLoadDataEx",
+        "cuModuleUnload",
+        "cuFuncGetAttribute",
+        "cuFuncSetAttribute",
+        "cuFuncSetCacheConfig",
+        "cuGetErrorString",
+        "cuPointerGetAttribute",
+        "cuDeviceGetAttribute",
+        "cuCtxGetCurrent",
+        "cuInit",
+    ];
+    let driver_fn = SINCE_EVER.contains(&symbol);
+    let cached = lib.contains("/torchinductor_") || lib.contains("/.triton/cache/");
+    (driver_fn && cached).then(|| format!("{lib}: undefined symbol: {symbol}"))
 }
 
 /// Adds `item` to a bounded list of distinct entries.

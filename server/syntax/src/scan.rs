@@ -73,6 +73,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("DLL load failed", WINDLL),
     ("WinError 12", WINDLL),
     ("Could not find module '", WINDLL),
+    ("cannot load library '", WINDLL),
     ("Unable to load any of", LOADFORM),
     ("Could not load library", LOADFORM),
     ("Could not locate ", LOADFORM),

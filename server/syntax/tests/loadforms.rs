@@ -118,6 +118,17 @@ fn winerror_126_names_the_dll_in_any_language() {
     ] {
         assert_eq!(dll(text), vec![(None, s(path), false)], "{text}");
     }
+    // cffi gives Windows' error number in hex.
+    assert_eq!(
+        dll(
+            r"OSError: cannot load library 'C:\Users\me\venv\lib\site-packages\_soundfile_data\libsndfile_64bit.dll': error 0x7e"
+        ),
+        vec![(
+            None,
+            s(r"C:\Users\me\venv\lib\site-packages\_soundfile_data\libsndfile_64bit.dll"),
+            false
+        )]
+    );
     // ctypes on Windows.
     assert_eq!(
         dll(

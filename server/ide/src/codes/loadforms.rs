@@ -241,17 +241,37 @@ pub(crate) fn windows(
             ))
             .unverified(),
         );
-    } else if product.is_none() {
+    } else if product.is_none() && (module.is_some() || file.is_some_and(is_pyd)) {
+        // A Python extension module: its DLLs are torch's and CUDA's of the build it was made
+        // for.
         fixes.extend(recipes::extension_mismatch(
             code,
             cx,
             d.package.as_deref(),
             None,
         ));
+    } else if product.is_none()
+        && let Some(f) = file
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "find-provider",
+                FixKind::Advice,
+                format!("Install what provides {f}, or put the directory that holds it on PATH"),
+                "Windows looks for a DLL beside the program, in the loading module's directory and on PATH; the package that should ship it (its wheel, or conda's) is not installed there.",
+            )
+            .step(Step::Manual(format!("find the package that ships {f}")))
+            .unverified(),
+        );
     }
     fixes.push(vc_redist(code));
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+fn is_pyd(f: &str) -> bool {
+    f.to_ascii_lowercase().ends_with(".pyd")
 }
 
 /// The Microsoft Visual C++ Redistributable: every torch and extension DLL needs its runtime.
@@ -409,34 +429,6 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
     }
     d.fixes = crate::fix::rank(fixes);
     d
-}
-
-/// An undefined CUDA driver function (`cuLaunchKernel`) in a launcher Triton or Inductor built
-/// into its cache (`/tmp/torchinductor_<user>/triton/…/__triton_launcher.so`,
-/// `~/.triton/cache/…`): the launcher was linked without libcuda, and the cache keeps it.
-pub(crate) fn cached_launcher(library: Option<&str>, symbol: &str) -> Option<String> {
-    let lib = library?;
-    // Functions every driver since CUDA 10 exports: their absence means libcuda was not linked.
-    // Newer ones (`cuTensorMapEncodeTiled`, `cuGreenCtx*`) are missing from an older driver
-    // instead, another failure.
-    const SINCE_EVER: &[&str] = &[
-        "cuLaunchKernel",
-        "cuModuleGetFunction",
-        "cuModuleLoadData",
-        "cuModuleLoadDataEx",
-        "cuModuleUnload",
-        "cuFuncGetAttribute",
-        "cuFuncSetAttribute",
-        "cuFuncSetCacheConfig",
-        "cuGetErrorString",
-        "cuPointerGetAttribute",
-        "cuDeviceGetAttribute",
-        "cuCtxGetCurrent",
-        "cuInit",
-    ];
-    let driver_fn = SINCE_EVER.contains(&symbol);
-    let cached = lib.contains("/torchinductor_") || lib.contains("/.triton/cache/");
-    (driver_fn && cached).then(|| format!("{lib}: undefined symbol: {symbol}"))
 }
 
 /// The cache directory of a cached launcher named in `detail`: Inductor's per-user directory or

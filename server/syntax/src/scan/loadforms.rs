@@ -54,11 +54,19 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
     // `[WinError 126]` as Python prints it, `WinError 127` as titles retell it.
     let win = s.find("WinError 126").or_else(|| s.find("WinError 127"));
     let ctypes = s.find("Could not find module '");
-    let Some(start) = [dll_load, win, ctypes].into_iter().flatten().min() else {
+    // cffi (soundfile, …): `cannot load library 'C:\…\libsndfile.dll': error 0x7e` — Windows'
+    // error 126 (0x7e) and 127 (0x7f) in hex.
+    let cffi = s
+        .find("cannot load library '")
+        .filter(|_| s.contains("error 0x7e") || s.contains("error 0x7f"));
+    let Some(start) = [dll_load, win, ctypes, cffi].into_iter().flatten().min() else {
         return;
     };
-    let procedure = s.contains("WinError 127") || PROCEDURE_NOT_FOUND.iter().any(|p| s.contains(p));
+    let procedure = s.contains("WinError 127")
+        || s.contains("error 0x7f")
+        || PROCEDURE_NOT_FOUND.iter().any(|p| s.contains(p));
     let module_missing = s.contains("WinError 126")
+        || s.contains("error 0x7e")
         || ctypes.is_some()
         || MODULE_NOT_FOUND.iter().any(|p| s.contains(p));
     // `DLL load failed while importing X:` cut off before Windows' reason still says a DLL did
@@ -80,8 +88,9 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
             .count();
         non_empty(r.get(..n)?.trim_end_matches('.'))
     });
-    let dll =
-        quoted_after(s, "Error loading ").or_else(|| quoted_after(s, "Could not find module "));
+    let dll = quoted_after(s, "Error loading ")
+        .or_else(|| quoted_after(s, "Could not find module "))
+        .or_else(|| quoted_after(s, "cannot load library "));
     // `[WinError 126]`: the span takes the bracket too.
     let start = if start > 0 && s.as_bytes().get(start - 1) == Some(&b'[') {
         start - 1
