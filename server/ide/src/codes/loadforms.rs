@@ -57,6 +57,20 @@ pub(crate) fn product_soname(lib: &str) -> Option<String> {
     Some(name)
 }
 
+/// The requirement that installs `lib`'s major from the PyPI package `name`: cuDNN 8 comes from
+/// the 8.x releases of nvidia-cudnn-cu11/cu12, whose newest releases are cuDNN 9.
+pub(crate) fn pip_requirement(lib: &str, name: &Name) -> Requirement {
+    let cudnn8 = product_soname(lib)
+        .as_deref()
+        .unwrap_or(lib)
+        .starts_with("libcudnn.so.8")
+        && name.as_str().starts_with("nvidia-cudnn-");
+    match crate::fix::Version::new("9").filter(|_| cudnn8) {
+        Some(v) => Requirement::Below(name.clone(), v),
+        None => Requirement::Any(name.clone()),
+    }
+}
+
 fn is_digits(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit())
 }
@@ -305,7 +319,7 @@ fn cuda_wheel(cx: &Cx<'_>, file: &str, key: &str) -> Option<Fix> {
         // The provider table's own words name the major (`cuDNN 9 (CUDA 12)`).
         let sys = kb::system_library(key)?;
         let n = Name::new(sys.pip.first()?)?;
-        (sys.what.clone(), Requirement::Any(n))
+        (sys.what.clone(), pip_requirement(key, &n))
     };
     let shown = crate::fix::render::requirement(&req);
     Some(

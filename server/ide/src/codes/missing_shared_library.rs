@@ -326,7 +326,17 @@ fn system_library(
     }
     if let Some(pip) = names(&sys.pip) {
         let list: Vec<&str> = pip.iter().map(Name::as_str).collect();
-        let shown = list.join(" ");
+        // The package's newest release may carry another major of the library (cuDNN 9 in
+        // nvidia-cudnn-cu11): the requirement keeps the major the name asks for.
+        let reqs: Vec<Requirement> = pip
+            .iter()
+            .map(|n| super::loadforms::pip_requirement(lib, n))
+            .collect();
+        let shown = reqs
+            .iter()
+            .map(crate::fix::render::requirement)
+            .collect::<Vec<_>>()
+            .join(" ");
         return vec![
             Fix::new(
                 code,
@@ -343,11 +353,7 @@ fn system_library(
                     format!("{reason} The PyPI package installs it without root.")
                 },
             )
-            .step(recipes::pip_install(
-                cx,
-                Vec::new(),
-                pip.into_iter().map(Requirement::Any).collect(),
-            )),
+            .step(recipes::pip_install(cx, Vec::new(), reqs)),
         ];
     }
     let mut alternatives = Vec::new();
