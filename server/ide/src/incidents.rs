@@ -769,3 +769,19 @@ pub fn module_name(path: &str) -> String {
         .trim_end_matches(".dylib")
         .to_owned()
 }
+
+#[cfg(test)]
+mod launcher_tests {
+    use super::cached_launcher;
+
+    #[test]
+    fn only_functions_every_driver_has_mean_an_unlinked_launcher() {
+        let lib = Some("/home/u/.triton/cache/41ce/cuda_utils.so");
+        assert!(cached_launcher(lib, "cuModuleGetFunction").is_some());
+        // A function newer drivers added is missing from an older driver instead.
+        assert!(cached_launcher(lib, "cuTensorMapEncodeTiled").is_none());
+        // Outside a kernel cache it is whatever the symbol codes say.
+        assert!(cached_launcher(Some("/x/site-packages/foo/_C.so"), "cuLaunchKernel").is_none());
+        assert!(cached_launcher(None, "cuLaunchKernel").is_none());
+    }
+}

@@ -471,3 +471,105 @@ pub(crate) fn launcher_cache_fix(detail: &str) -> Option<Fix> {
         ))),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn product_and_major_from_the_versioned_name() {
+        let p = |l: &str| product_soname(l);
+        // cuDNN's sub-libraries are cuDNN of their major, 8 or 9.
+        assert_eq!(
+            p("libcudnn_ops_infer.so.8").as_deref(),
+            Some("libcudnn.so.8")
+        );
+        assert_eq!(p("libcudnn_cnn.so.9.1.0").as_deref(), Some("libcudnn.so.9"));
+        // Windows' CUDA DLLs: libraries carry their major, the runtime major and minor.
+        assert_eq!(
+            p("cudnn_ops_infer64_8.dll").as_deref(),
+            Some("libcudnn.so.8")
+        );
+        assert_eq!(p("cudnn64_9.dll").as_deref(), Some("libcudnn.so.9"));
+        assert_eq!(p("cublas64_11.dll").as_deref(), Some("libcublas.so.11"));
+        assert_eq!(p("cublasLt64_12.dll").as_deref(), Some("libcublasLt.so.12"));
+        assert_eq!(p("cudart64_110.dll").as_deref(), Some("libcudart.so.11"));
+        assert_eq!(p("cudart64_101.dll").as_deref(), Some("libcudart.so.10"));
+        assert_eq!(p("cudart64_13.dll").as_deref(), Some("libcudart.so.13"));
+        assert_eq!(p("nvrtc64_120_0.dll").as_deref(), Some("libnvrtc.so.12"));
+        // Names that are no CUDA product stay themselves.
+        for other in [
+            "fbgemm.dll",
+            "libcudnn.so",
+            "c10.dll",
+            "libsndfile64bit.dll",
+            "x64_.dll",
+        ] {
+            assert_eq!(p(other), None, "{other}");
+        }
+        // CUDA 13's runtime comes from the package without a -cuNN suffix.
+        let (c, major) = kb::cuda_library("libcudart.so.13")
+            .map(|(c, m)| (c.clone(), m))
+            .unzip();
+        assert_eq!(major, Some(13));
+        assert!(c.is_some_and(|c| {
+            c.packages
+                .iter()
+                .any(|p| p.major == 13 && p.name == "nvidia-cuda-runtime")
+        }));
+    }
+
+    #[test]
+    fn cudnn_8_keeps_its_major() {
+        let cu11 = Name::new("nvidia-cudnn-cu11");
+        let req = cu11
+            .as_ref()
+            .map(|n| pip_requirement("libcudnn_ops_infer.so.8", n));
+        let shown = req.as_ref().map(crate::fix::render::requirement);
+        assert_eq!(shown.as_deref(), Some("nvidia-cudnn-cu11<9"));
+        let cu12 = Name::new("nvidia-cudnn-cu12");
+        let req = cu12
+            .as_ref()
+            .map(|n| pip_requirement("libcudnn_ops.so.9", n));
+        let shown = req.as_ref().map(crate::fix::render::requirement);
+        assert_eq!(shown.as_deref(), Some("nvidia-cudnn-cu12"));
+    }
+
+    #[test]
+    fn dgl_libraries_name_the_torch_they_want() {
+        assert_eq!(
+            dgl_library("libdgl_sparse_pytorch_1.9.0.so"),
+            Some(Some("1.9.0"))
+        );
+        assert_eq!(
+            dgl_library(r"D:\x\dgl_sparse_pytorch_2.4.0.dll"),
+            Some(Some("2.4.0"))
+        );
+        assert_eq!(
+            dgl_library("libdgl_sparse_pytorch_2.4.0.post301.so"),
+            Some(Some("2.4.0.post301"))
+        );
+        assert_eq!(dgl_library("libgraphbolt.so"), Some(None));
+        assert_eq!(dgl_library("libcudnn.so.8"), None);
+    }
+
+    #[test]
+    fn a_cached_launcher_names_its_cache() {
+        let names = |detail: &str, dir: &str| {
+            launcher_cache_fix(detail).is_some_and(|f| {
+                f.advice()
+                    .iter()
+                    .any(|a| a.contains(&format!("delete {dir} ")))
+            })
+        };
+        assert!(names(
+            "/tmp/torchinductor_me/triton/0/ab/__triton_launcher.so: undefined symbol: cuLaunchKernel",
+            "/tmp/torchinductor_me"
+        ));
+        assert!(names(
+            "/home/u/.triton/cache/41ce/cuda_utils.so: undefined symbol: cuModuleGetFunction",
+            "/home/u/.triton/cache"
+        ));
+        assert!(launcher_cache_fix("/x/lib.so: undefined symbol: cuInit").is_none());
+    }
+}
