@@ -147,6 +147,11 @@ fn other_windows_loader_failures_are_not_missing_libraries() {
     ] {
         assert_eq!(dll(text), Vec::new(), "{text}");
     }
+    // Prose that mentions the words is not the error.
+    assert_eq!(
+        dll("I get DLL load failed every time I start it"),
+        Vec::new()
+    );
     // The reason cut off: still a DLL that did not load.
     assert_eq!(
         dll("ImportError: DLL load failed while importing flash_attn_2_cuda:"),

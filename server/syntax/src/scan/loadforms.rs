@@ -72,9 +72,20 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
     // `DLL load failed while importing X:` cut off before Windows' reason still says a DLL did
     // not load; any other reason (an initialization routine failed, not a valid Win32
     // application) is another failure.
+    // Only Python's own words count: nothing after them, or `while importing X` and a colon
+    // (`I get DLL load failed every time` is prose).
     let reason_cut = dll_load.is_some_and(|p| {
-        let tail = s.get(p..).unwrap_or("").trim_end();
-        tail.ends_with(':') || !tail.contains(':')
+        let rest = s.get(p + "DLL load failed".len()..).unwrap_or("").trim();
+        let rest = rest.trim_end_matches(['"', '\'', '`', ')', '.']).trim_end();
+        match rest.strip_prefix("while importing") {
+            Some(m) => {
+                let m = m.trim().trim_end_matches(':');
+                !m.is_empty()
+                    && m.bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+            }
+            None => rest.is_empty() || rest == ":",
+        }
     });
     if !(procedure || module_missing || reason_cut) {
         return;
