@@ -33,7 +33,6 @@ pub fn load_errors() -> Vec<String> {
     let _ = crate::releases::all();
     let _ = crate::models::families();
     let _ = crate::system_libs::table();
-    let _ = crate::gpu::tables();
     ERRORS
         .get_or_init(Default::default)
         .lock()

@@ -42,9 +42,20 @@ pub struct TorchBuilds {
     pub variants: Vec<String>,
 }
 
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriverSymbol {
+    pub name: String,
+    /// The CUDA release whose driver API first has it.
+    pub cuda: String,
+    pub source: String,
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tables {
+    #[serde(default)]
+    pub driver_symbol: Vec<DriverSymbol>,
     #[serde(default)]
     pub arch: Vec<ArchRow>,
     #[serde(default)]
@@ -194,8 +205,40 @@ pub fn first_torch_for_capability(cc: (u32, u32)) -> Option<(String, String)> {
 pub fn variant_for_driver(torch: &str, driver_cuda: (u64, u64)) -> Option<String> {
     torch_variants(torch)
         .into_iter()
-        .filter(|v| variant_cuda(v).is_some_and(|c| c <= driver_cuda))
-        .last()
+        .rev()
+        .find(|v| variant_cuda(v).is_some_and(|c| c <= driver_cuda))
+}
+
+/// The CUDA release whose driver first has a driver API function (`(12, 4)` for
+/// `cuGreenCtxCreate`; versioned names like `cuCtxCreate_v4` are listed as such).
+pub fn driver_symbol_cuda(name: &str) -> Option<(u64, u64)> {
+    tables()
+        .driver_symbol
+        .iter()
+        .find(|s| s.name == name)
+        .and_then(|s| pair(&s.cuda))
+}
+
+/// Whether a C symbol is a CUDA driver API function (`cuInit`, `cuGreenCtxCreate`,
+/// `cuCtxCreate_v4`): `cu` then an upper-case letter. The runtime (`cuda*`) and the libraries
+/// (`cublas*`, `cudnn*`, `cufft*`, `curand*`, `cusparse*`, `cusolver*`) are lower case there.
+pub fn is_driver_api(symbol: &str) -> bool {
+    symbol.len() <= 64
+        && symbol
+            .strip_prefix("cu")
+            .and_then(|r| r.bytes().next())
+            .is_some_and(|c| c.is_ascii_uppercase())
+        && symbol
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+/// The CUDA version in torch's `found version 11040` (the driver API version): `(11, 4)`.
+pub fn cuda_of_driver_api_version(v: &str) -> Option<(u64, u64)> {
+    let n: u64 = v.parse().ok()?;
+    (1000..100_000)
+        .contains(&n)
+        .then_some((n / 1000, (n % 1000) / 10))
 }
 
 #[cfg(test)]
@@ -204,6 +247,8 @@ mod tests {
 
     #[test]
     fn the_table_loads_and_answers() {
+        // Loaded first: `load_errors` does not load this table (that would close a module circle).
+        assert!(!tables().arch.is_empty() && !tables().driver.is_empty());
         assert!(crate::data::load_errors().is_empty());
         assert_eq!(parse_capability("sm_120"), Some((12, 0)));
         assert_eq!(parse_capability("8.6"), Some((8, 6)));
@@ -234,5 +279,12 @@ mod tests {
         );
         assert_eq!(variant_for_capability("2.9.0", (3, 7)), None);
         assert_eq!(index_url("cu128"), "https://download.pytorch.org/whl/cu128");
+        assert_eq!(driver_symbol_cuda("cuGreenCtxCreate"), Some((12, 4)));
+        assert!(is_driver_api("cuCtxCreate_v4") && is_driver_api("cuInit"));
+        assert!(!is_driver_api("cudaMalloc") && !is_driver_api("cublasCreate_v2"));
+        assert!(!is_driver_api("_ZN3c104cuda9SetDeviceEi"));
+        assert_eq!(cuda_of_driver_api_version("11040"), Some((11, 4)));
+        assert_eq!(cuda_of_driver_api_version("12080"), Some((12, 8)));
+        assert_eq!(cuda_of_driver_api_version("99"), None);
     }
 }
