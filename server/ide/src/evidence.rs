@@ -226,8 +226,9 @@ impl<'a> World<'a> {
         self.env.as_ref()?.find_library_dir(lib)
     }
 
-    /// The installed torch's CUDA library (`libtorch_cuda.so`) and the GPU code inside it;
-    /// `Some((path, None))` when torch is installed with no CUDA library at all (a CPU build).
+    /// The installed torch's CUDA library (`libtorch_cuda.so`) and the GPU code inside it (empty
+    /// when the library has no fat binary); `Some((torch/lib, None))` when torch is installed
+    /// with no CUDA library at all (a CPU build).
     pub fn torch_gpu_code(&self) -> Option<(String, Option<abidoc_elf::FatBinary>)> {
         let env = self.env.as_ref()?;
         let dir = env.torch_lib_dirs().into_iter().next()?;
@@ -236,8 +237,8 @@ impl<'a> World<'a> {
             return Some((dir.display().to_string(), None));
         }
         let shown = lib.display().to_string();
-        let code = env.gpu_code_of(&shown).map(|(_, f)| f);
-        Some((shown, code))
+        let code = env.gpu_code_of(&shown).map(|(_, f)| f).unwrap_or_default();
+        Some((shown, Some(code)))
     }
 
     /// The GPU code of a library the text names.

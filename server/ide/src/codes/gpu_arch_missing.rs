@@ -91,6 +91,10 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
     let mut torch_code = None;
     if let Some((lib, code)) = cx.world.torch_gpu_code() {
         match code {
+            Some(f) if f.entries.is_empty() => {
+                d.evidence
+                    .push(format!("{lib} holds no CUDA fat binary that could be read"));
+            }
             Some(f) => {
                 d.evidence.push(format!(
                     "{lib} carries GPU code for: {}",
