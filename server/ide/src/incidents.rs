@@ -82,6 +82,14 @@ pub enum Failure {
     },
     CpuOnlyTorch {
         detail: String,
+        /// torch itself refused (`Torch not compiled with CUDA enabled`), rather than a `+cpu`
+        /// torch reporting CUDA unavailable.
+        asserted: bool,
+    },
+    /// `torch.cuda.is_available()` was `False`: kept only when the text's torch is `+cpu`, and
+    /// then diagnosed as a CPU-only torch.
+    CudaUnavailable {
+        detail: String,
     },
 }
 
@@ -252,6 +260,10 @@ fn key_of(f: &Failure) -> Failure {
             detail: String::new(),
         },
         Failure::CpuOnlyTorch { .. } => Failure::CpuOnlyTorch {
+            detail: String::new(),
+            asserted: true,
+        },
+        Failure::CudaUnavailable { .. } => Failure::CudaUnavailable {
             detail: String::new(),
         },
         other => other.clone(),
@@ -579,6 +591,13 @@ impl Collector {
             EventKind::CpuOnlyTorch { detail } => self.push(
                 Failure::CpuOnlyTorch {
                     detail: detail.clone(),
+                    asserted: true,
+                },
+                span,
+            ),
+            EventKind::CudaUnavailable { detail } => self.push(
+                Failure::CudaUnavailable {
+                    detail: detail.clone(),
                 },
                 span,
             ),
@@ -643,6 +662,26 @@ impl Collector {
         if stale == 0 || has_oom {
             out.retain(|i| !matches!(i.failure, Failure::StaleGpuProcesses));
         }
+        // CUDA unavailable is a CPU-only torch when the text's torch says `+cpu` (and the
+        // assertion itself was not printed); otherwise it has too many causes to name one.
+        let cpu_torch = scene
+            .version_of("torch")
+            .is_some_and(|v| v.ends_with("+cpu"));
+        let asserted = out
+            .iter()
+            .any(|i| matches!(i.failure, Failure::CpuOnlyTorch { .. }));
+        for i in &mut out {
+            if let Failure::CudaUnavailable { detail } = &i.failure
+                && cpu_torch
+                && !asserted
+            {
+                i.failure = Failure::CpuOnlyTorch {
+                    detail: detail.clone(),
+                    asserted: false,
+                };
+            }
+        }
+        out.retain(|i| !matches!(i.failure, Failure::CudaUnavailable { .. }));
         (out, scene)
     }
 }

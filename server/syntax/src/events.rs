@@ -158,6 +158,9 @@ pub enum EventKind {
     },
     /// `Torch not compiled with CUDA enabled`: a CPU-only torch asked for CUDA.
     CpuOnlyTorch { detail: String },
+    /// `torch.cuda.is_available()` answered `False` (on its line or the next one); a failure
+    /// only with a `+cpu` torch in the text, which the incidents decide.
+    CudaUnavailable { detail: String },
     /// `TypeError: f(): incompatible function arguments` from a pybind11 extension.
     IncompatibleFunctionArguments { function: String },
 

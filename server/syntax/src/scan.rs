@@ -147,6 +147,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("with an unsupported toolchain", DRIVER),
     ("UNSUPPORTED_PTX_VERSION", DRIVER),
     ("not compiled with CUDA enabled", CPUTORCH),
+    ("cuda.is_available()", CPUTORCH),
+    ("Is CUDA available: False", CPUTORCH),
     // Version subjects with the separator that follows them in version statements: bare names
     // (`python3.10/` in every path, `numpy>=`, `cuda:0`) would make most log lines candidates.
     ("PyTorch", VERSION),
@@ -820,6 +822,7 @@ impl<'a> Scanner<'a> {
         }
         if has(CPUTORCH) {
             cpu_only_torch(l, out);
+            self.cuda_unavailable(l, out);
         }
         if has(VERSION) && l.start >= self.no_version_until {
             versions(l, facts, out);
@@ -1182,6 +1185,44 @@ impl<'a> Scanner<'a> {
                     capability,
                     supported,
                     range,
+                    detail: l.content_text(),
+                },
+            );
+        }
+    }
+
+    /// `torch.cuda.is_available()` then `False` on the same line (`… is_available(): False`,
+    /// `print(…) # False`) or as the next line's answer (`False`, `>>false`).
+    fn cuda_unavailable(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        // `python -m torch.utils.collect_env` says it in one line.
+        if let Some(p) = s.find("Is CUDA available: False") {
+            out.push(
+                l.span(p, p + 24),
+                EventKind::CudaUnavailable {
+                    detail: l.content_text(),
+                },
+            );
+            return;
+        }
+        let Some(p) = s.find("cuda.is_available()") else {
+            return;
+        };
+        let after = s[p + 19..].trim_start_matches([')', ' ', ':', '=', '>', '#', '-']);
+        let next = self.next_line(l);
+        let answer = |t: &str| {
+            let t = t.trim().trim_start_matches(['>', ' ', '\'', '"']);
+            t.starts_with("False") || t.starts_with("false")
+        };
+        let unavailable = if after.trim().is_empty() {
+            next.as_ref().is_some_and(|n| answer(n.c()))
+        } else {
+            answer(after)
+        };
+        if unavailable {
+            out.push(
+                l.content_span(),
+                EventKind::CudaUnavailable {
                     detail: l.content_text(),
                 },
             );

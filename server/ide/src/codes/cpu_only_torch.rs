@@ -1,6 +1,8 @@
 //! `cpu-only-torch`: a CPU-only torch build was asked for CUDA.
 //!
-//! Produced by `Torch not compiled with CUDA enabled`. The build is confirmed by a `+cpu`
+//! Produced by `Torch not compiled with CUDA enabled` (an error), and by CUDA reported unavailable
+//! (`torch.cuda.is_available()` → `False`, collect_env's `Is CUDA available: False`) with a
+//! `+cpu` torch in the text (information: a CPU build may be meant). The build is confirmed by a `+cpu`
 //! version (in the text or installed) or, with the environment, by the installed torch having no
 //! `libtorch_cuda.so`. The fix installs the CUDA build of the same torch release from PyTorch's
 //! index (`--index-url https://download.pytorch.org/whl/cuXYZ`: PyPI serves only CPU builds on
@@ -22,8 +24,16 @@ fn cuda_str(c: (u64, u64)) -> String {
     format!("{}.{}", c.0, c.1)
 }
 
-pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+pub(crate) fn diagnose(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    detail: &str,
+    asserted: bool,
+) -> Diagnostic {
     let mut d = blank(Code::CpuOnlyTorch, source);
+    if !asserted {
+        d.severity = crate::diagnostic::Severity::Information;
+    }
     d.package = Some("torch".into());
     d.evidence.push(format!("the text says: {}", detail.trim()));
     let torch = cx.torch();
@@ -46,11 +56,15 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         d.evidence
             .push(format!("/proc/driver/nvidia/version: NVIDIA driver {v}"));
     }
-    d.message = match &torch {
-        Some(t) => format!(
+    d.message = match (&torch, asserted) {
+        (Some(t), true) => format!(
             "torch {t} is a CPU-only build: it has no CUDA support, so moving anything to the GPU fails"
         ),
-        None => "the installed torch is a CPU-only build: it has no CUDA support, so moving anything to the GPU fails".into(),
+        (None, true) => "the installed torch is a CPU-only build: it has no CUDA support, so moving anything to the GPU fails".into(),
+        (t, false) => format!(
+            "CUDA is unavailable because torch{} is a CPU-only build; to use an NVIDIA GPU, install its CUDA build",
+            t.as_deref().map(|t| format!(" {t}")).unwrap_or_default()
+        ),
     };
     d.explanation = Some("PyPI serves CPU-only torch on Windows and macOS, and the cpu index serves `+cpu` builds; a requirements file or another package's dependency can also replace a CUDA build with one. The CUDA builds live on PyTorch's own indexes, one per CUDA version.".into());
     d.fixes = fixes(cx, torch.as_deref(), driver.as_deref());
@@ -79,7 +93,22 @@ fn fixes(cx: &Cx<'_>, torch: Option<&str>, driver: Option<&str>) -> Vec<Fix> {
     let code = Code::CpuOnlyTorch;
     let mut fixes = Vec::new();
     let name = Name::new("torch");
+    let nightly = torch.is_some_and(|t| {
+        abidoc_knowledge::Version::parse(t).is_some_and(|v| v.is_prerelease())
+    });
     match (torch.map(recipes::short_torch), name) {
+        (Some(t), Some(_)) if nightly => fixes.push(
+            Fix::new(
+                code,
+                "cuda-build",
+                FixKind::Advice,
+                format!("Install the CUDA nightly build matching torch {t}"),
+                "A nightly torch comes from PyTorch's nightly indexes (https://download.pytorch.org/whl/nightly/cuXYZ), one per CUDA version; pick the one your driver supports.",
+            )
+            .step(Step::Manual(
+                "pip install --pre --force-reinstall torch --index-url https://download.pytorch.org/whl/nightly/cuXYZ".into(),
+            )),
+        ),
         (Some(t), Some(name)) => {
             if let Some(var) = variant(t, driver)
                 && let Some(index) = IndexUrl::pytorch(&var)

@@ -258,7 +258,11 @@ pub(crate) fn diagnose(
         Failure::DriverTooOld { found, detail } => {
             driver_too_old::diagnose(&cx, source, found.as_deref(), detail)
         }
-        Failure::CpuOnlyTorch { detail } => cpu_only_torch::diagnose(&cx, source, detail),
+        Failure::CpuOnlyTorch { detail, asserted } => {
+            cpu_only_torch::diagnose(&cx, source, detail, *asserted)
+        }
+        // Turned into `CpuOnlyTorch` or dropped when the incidents are collected.
+        Failure::CudaUnavailable { .. } => return None,
     };
     d.related = inc.related.iter().map(|s| to_source(*s)).collect();
     // The model in use decides between removing and rebuilding: say what it is.
