@@ -82,7 +82,7 @@ pub(crate) fn diagnose(
         _ => "the NVIDIA driver is older than the CUDA torch (or the library that failed) was built with".into(),
     };
     if let Some(n) = needs {
-        push_minimum(&mut d, n);
+        push_minimum(&mut d, n, true);
     }
     d.explanation = Some("torch wheels carry their own CUDA runtime, but the driver is the system's: a runtime newer than the driver supports refuses to start. Either the driver is updated, or torch is replaced by its build for a CUDA the driver runs.".into());
     d.fixes = fixes(cx, driver_cuda, needs, torch.as_deref());
@@ -125,7 +125,7 @@ pub(crate) fn from_symbol(
     ));
     let driver_cuda = driver_facts(cx, None, &mut d);
     if let Some(c) = since {
-        push_minimum(&mut d, c);
+        push_minimum(&mut d, c, false);
     }
     d.evidence.push("a stub libcuda.so (…/cuda/lib64/stubs) first on LD_LIBRARY_PATH has the same effect: it must never be loaded at run time".into());
     d.explanation = Some("The CUDA driver API (`cu*` functions) is exported by the driver's libcuda.so.1. A library built with a newer CUDA that calls a function the installed driver predates cannot load.".into());
@@ -134,10 +134,12 @@ pub(crate) fn from_symbol(
     d
 }
 
-fn push_minimum(d: &mut Diagnostic, cuda: (u64, u64)) {
+/// The minimum driver of a CUDA release; `runtime` adds the minor version compatibility that
+/// lets a runtime run on an older driver of its major (a driver API function never does).
+fn push_minimum(d: &mut Diagnostic, cuda: (u64, u64), runtime: bool) {
     if let Some(min) = gpu::min_driver(cuda) {
         let compat = gpu::minor_compat_driver(cuda.0)
-            .filter(|m| *m != min)
+            .filter(|m| runtime && *m != min)
             .map(|m| format!(" (any {}.x runs on {m} or newer through minor version compatibility, PTX JIT excepted)", cuda.0))
             .unwrap_or_default();
         d.evidence.push(format!(

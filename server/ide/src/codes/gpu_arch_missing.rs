@@ -246,18 +246,29 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
         );
     }
     if fixes.is_empty() || ext.is_none() && d.package.is_none() {
-        fixes.push(
-            Fix::new(
-                code,
-                "arch-list",
-                FixKind::Advice,
+        // torch warns at CUDA start-up when it lacks the GPU; without that warning the binary
+        // with no code for it is most likely a compiled extension.
+        let bare = d.package.is_none();
+        let (title, reason) = if bare {
+            (
+                "Rebuild the compiled extension that launched the kernel for this GPU",
+                "The text shows no torch warning that it lacks this GPU (torch warns at CUDA start-up when it does), so the binary without code for it is most likely a compiled extension (a wheel built for other GPUs, or a setup.py that lists fixed architectures). Rebuild it from source with TORCH_CUDA_ARCH_LIST set to the GPU's capability (`torch.cuda.get_device_capability()`); `abidoc explain LIB` lists the architectures any library carries.",
+            )
+        } else {
+            (
                 "Find which binary lacks this GPU's code, and rebuild or reinstall it for the GPU",
                 "`python -c \"import torch; print(torch.cuda.get_arch_list(), torch.cuda.get_device_capability())\"` shows torch's side; `abidoc explain LIB` lists any library's architectures. An extension is rebuilt with the GPU's capability in TORCH_CUDA_ARCH_LIST.",
             )
-            .step(Step::Manual(
-                "abidoc explain path/to/the_extension.so   # lists its sm_XX cubins and PTX".into(),
-            ))
-            .unverified(),
+        };
+        fixes.push(
+            Fix::new(code, "arch-list", FixKind::Advice, title, reason)
+                .step(Step::Manual(
+                    "abidoc explain path/to/the_extension.so   # lists its sm_XX cubins and PTX".into(),
+                ))
+                .step(Step::Manual(
+                    "TORCH_CUDA_ARCH_LIST=\"<major>.<minor>+PTX\" pip install --no-build-isolation --no-cache-dir --force-reinstall --no-binary <package> <package>".into(),
+                ))
+                .unverified(),
         );
     }
     crate::fix::rank(fixes)
