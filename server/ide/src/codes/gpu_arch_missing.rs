@@ -6,8 +6,8 @@
 //! `supports CUDA capabilities …` list, `Found GPU0 … which is of cuda capability 3.5`). What a
 //! binary carries is read from the text's list and, with the environment, from the fat binary
 //! of the installed torch (`libtorch_cuda.so`'s `.nv_fatbin`) — statically. A cubin runs on its
-//! major with the same or a newer minor, PTX on any newer GPU: a warning whose list covers the GPU
-//! that way is harmless and said so. Fixes: the torch build for a CUDA that compiles for the GPU
+//! major with the same or a newer minor: a warning whose list holds such a cubin is harmless and
+//! said so (PTX, which the driver compiles at first use, is evidence, not enough). Fixes: the torch build for a CUDA that compiles for the GPU
 //! (`--index-url` of PyTorch's index for that build; the facts in `gpu.toml`), or a source build
 //! of the extension with the GPU's architecture in `TORCH_CUDA_ARCH_LIST`.
 
@@ -19,7 +19,7 @@ use abidoc_knowledge::gpu;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`: torch or an extension has no code for this GPU's architecture.",
     meaning: "CUDA binaries carry machine code (cubins) for chosen SM architectures and optionally PTX that the driver compiles at load. A cubin runs on GPUs of its major with the same or a newer minor (sm_80 code runs on an 8.6 GPU); PTX runs on any newer GPU. A GPU newer than every cubin and PTX in the binary (an RTX 50xx, sm_120, under a torch built for CUDA 12.6), or older than the oldest (a Kepler or Maxwell card under a recent build), has no code to run. abidoc reads the list the text prints and, with the environment, the `.nv_fatbin` section of the installed torch (`abidoc explain LIB` lists any library's architectures).",
-    fixes: "1. The torch build for a CUDA that compiles for this GPU, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu128` for sm_120/Blackwell, which needs CUDA ≥ 12.8; a cu126 build for GPUs CUDA 13 dropped); extensions built for the old torch must then match it. 2. For an extension: a source build with the GPU's capability in `TORCH_CUDA_ARCH_LIST` (compiles; needs nvcc of torch's CUDA). 3. Advice when the GPU is known to no build. A warning whose list covers the GPU (a same-major cubin, or older PTX) is reported as information: no fix is needed.",
+    fixes: "1. The torch build for a CUDA that compiles for this GPU, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu128` for sm_120/Blackwell, which needs CUDA ≥ 12.8; a cu126 build for GPUs CUDA 13 dropped); extensions built for the old torch must then match it. 2. For an extension: a source build with the GPU's capability in `TORCH_CUDA_ARCH_LIST` (compiles; needs nvcc of torch's CUDA). 3. Advice when the GPU is older than every current build (a source build for its architecture), or when the text does not say which binary lacks it (most likely a compiled extension). A warning whose list holds a cubin of the GPU's major with an equal or lower minor is information: no fix is needed. PTX alone is not counted as enough: the driver compiles it at first use, and the CUDA libraries the build ships may have no code for the GPU.",
 };
 
 /// What the text showed about the GPU and the binary.
