@@ -350,4 +350,28 @@ mod tests {
         assert_eq!(parse_fatbin(b""), FatBinary::default());
         assert_eq!(read_fatbin(b"not an elf"), None);
     }
+
+    #[test]
+    fn mutated_containers_never_panic() {
+        let base = container(&[
+            entry(2, 80, &[1; 24], 0x11),
+            entry(1, 90, &[2; 16], 0),
+            entry(2, 120, &[3; 8], 0x8000),
+        ]);
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..20_000 {
+            let mut m = base.clone();
+            for _ in 0..4 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let at = (x as usize) % m.len();
+                m[at] = (x >> 32) as u8;
+            }
+            let f = parse_fatbin(&m);
+            assert!(f.entries.len() <= 3);
+            let _ = f.describe();
+            let _ = f.runs_on(u32::MAX, u32::MAX);
+        }
+    }
 }
