@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use abidoc_ide::fix::{PipFlag, Step};
-use abidoc_ide::{Code, Context, diagnose_text};
+use abidoc_ide::{Code, Context};
 use std::path::Path;
 use std::process::Command;
 
@@ -78,6 +78,10 @@ fn site_with_torch(root: &Path, version: &str, cuda: Option<&str>) -> std::path:
     )
     .unwrap();
     site
+}
+
+fn diagnose_text(text: &str, ctx: &Context) -> Vec<abidoc_ide::Diagnostic> {
+    abidoc_ide::AnalysisHost::new().diagnose_text(text, ctx)
 }
 
 fn ctx(site: &Path) -> Context {
