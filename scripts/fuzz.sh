@@ -18,7 +18,7 @@ SECS=${1:-60}
 shift || true
 TARGETS=("$@")
 if [[ ${#TARGETS[@]} -eq 0 ]]; then
-    TARGETS=(scan clean notebook elf demangle diagnose framing metadata record direct_url version_py render)
+    TARGETS=(scan clean notebook elf fatbin demangle diagnose framing metadata record direct_url version_py render)
 fi
 TRIPLE=x86_64-unknown-linux-gnu
 
@@ -95,6 +95,12 @@ seed() {
         notebook)
             find "$ROOT/tests/fixtures" "$ROOT/examples" "$ROOT/server/lsp/tests/data" -type f -name '*.ipynb' \
                 -exec cp -n {} "$dir/" \; 2>/dev/null || true ;;
+        fatbin)
+            # A hand-built container holding one sm_80 cubin, and the ELF seeds.
+            { printf '\x50\xed\x55\xba\x01\x00\x10\x00\x48\x00\x00\x00\x00\x00\x00\x00'
+              printf '\x02\x00\x01\x01\x40\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00'
+              head -c 12 /dev/zero; printf '\x50\x00\x00\x00'; head -c 32 /dev/zero; printf 'ABCDEFGH'; } >"$dir/one-cubin"
+            seed elf; cp -n "$ROOT/fuzz/corpus/elf/"* "$dir/" 2>/dev/null || true ;;
         elf)
             local native
             native=$(native_fixtures)

@@ -56,7 +56,8 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
-    /// Demangle, classify and locate C++ symbols (mangled or not).
+    /// Demangle, classify and locate C++ symbols (mangled or not); for a library file, list the
+    /// GPU architectures (SM cubins, PTX) its CUDA fat binary carries.
     Explain {
         #[arg(required = true)]
         symbols: Vec<String>,

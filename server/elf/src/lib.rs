@@ -6,6 +6,8 @@
 //! - [`read`]: bytes → ([`ElfInfo`], problems): symbols (defined/undefined/weak, versions),
 //!   `DT_NEEDED`, `DT_SONAME`, `DT_RPATH`, `DT_RUNPATH`, verdefs, verneeds.
 //! - [`demangle`], [`abi_flavor`], [`qualified_name`]: names.
+//! - [`read_fatbin`], [`parse_fatbin`]: the CUDA fat binary (`.nv_fatbin`): which SM cubins and
+//!   which PTX a library carries.
 //! - [`ExportIndex`]: the exports of many libraries, by exact and by qualified name.
 //! - [`classify`], [`check_version`]: why a required symbol or version is missing.
 
@@ -13,6 +15,7 @@ mod classify;
 mod cxxfilt;
 mod demangle;
 mod fastdemangle;
+mod fatbin;
 mod index;
 pub mod mangled;
 mod model;
@@ -24,6 +27,7 @@ pub use demangle::{
     AbiFlavor, Demangler, abi_flavor, demangle, demangle_into, normalize_cxx11, qualified_name,
     split_params, split_version,
 };
+pub use fatbin::{FATBIN_MAGIC, FatBinary, GpuCode, GpuCodeKind, parse_fatbin, read_fatbin};
 pub use index::{Export, ExportIndex, LibraryId, key_of as qualified_key};
 pub use model::{
     Binding, ByteOrder, ElfClass, ElfInfo, FileKind, Problem, ProblemKind, Symbol, SymbolKind,

@@ -156,6 +156,20 @@ pub fn read_text_prefix(path: &Path, cap: u64) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&v).into_owned())
 }
 
+/// Where the NVIDIA kernel module states its version.
+const NVIDIA_DRIVER_VERSION: &str = "/proc/driver/nvidia/version";
+
+/// The text of `/proc/driver/nvidia/version` (the driver's version, for the GPU codes): the one
+/// file under `/proc` read, by this fixed path only (never a path from input), opened
+/// non-blocking without following links, checked to be a regular file, and read up to 4 KiB.
+/// `None` on a machine without the NVIDIA driver.
+pub fn read_nvidia_driver_version() -> Option<String> {
+    let file = open_checked(Path::new(NVIDIA_DRIVER_VERSION)).ok()?;
+    let mut v = Vec::new();
+    file.take(4096).read_to_end(&mut v).ok()?;
+    Some(String::from_utf8_lossy(&v).into_owned())
+}
+
 /// Maps (or, when small, reads) a library file, refusing non-regular files and absurd sizes.
 pub fn map_library(path: &Path) -> Result<Bytes, String> {
     let (real, md) = resolve_regular(path)?;

@@ -206,6 +206,26 @@ impl EnvView {
         })
     }
 
+    /// The installed torch's own library directories (`site-packages/torch/lib`).
+    pub fn torch_lib_dirs(&self) -> Vec<PathBuf> {
+        self.env
+            .layout
+            .site_packages
+            .iter()
+            .map(|sp| sp.join("torch/lib"))
+            .filter(|d| d.is_dir())
+            .collect()
+    }
+
+    /// The CUDA fat binary of a library the text names (resolved as [`Self::library_facts`]
+    /// resolves it), read through the file guard.
+    pub fn gpu_code_of(&self, path: &str) -> Option<(PathBuf, abidoc_elf::FatBinary)> {
+        let real = self.resolve_path(path)?;
+        let bytes = abidoc_env::fsguard::map_library(&real).ok()?;
+        let f = abidoc_elf::read_fatbin(bytes.as_ref())?;
+        Some((real, f))
+    }
+
     /// The library on this machine that the text's path names: the path itself when it exists,
     /// else (with an explicit environment) the same file inside its site-packages.
     fn resolve_path(&self, path: &str) -> Option<PathBuf> {

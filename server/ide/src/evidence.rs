@@ -221,6 +221,31 @@ impl<'a> World<'a> {
         self.env.as_ref()?.find_library_dir(lib)
     }
 
+    /// The installed torch's CUDA library (`libtorch_cuda.so`) and the GPU code inside it (empty
+    /// when the library has no fat binary); `Some((torch/lib, None))` when torch is installed
+    /// with no CUDA library at all (a CPU build).
+    pub fn torch_gpu_code(&self) -> Option<(String, Option<abidoc_elf::FatBinary>)> {
+        let env = self.env.as_ref()?;
+        let dir = env.torch_lib_dirs().into_iter().next()?;
+        let lib = dir.join("libtorch_cuda.so");
+        if !lib.is_file() {
+            return Some((dir.display().to_string(), None));
+        }
+        let shown = lib.display().to_string();
+        let code = env.gpu_code_of(&shown).map(|(_, f)| f).unwrap_or_default();
+        Some((shown, Some(code)))
+    }
+
+    /// The loaded NVIDIA kernel module's version (`535.104.05`), from
+    /// `/proc/driver/nvidia/version`: read only when the environment may be read.
+    pub fn driver_version(&self) -> Option<String> {
+        if !self.ctx.use_env {
+            return None;
+        }
+        let text = abidoc_env::fsguard::read_nvidia_driver_version()?;
+        parse_driver_version(&text)
+    }
+
     /// A directory of the user's for links abidoc suggests (`~/.local/lib/abidoc/NAME`); `None`
     /// with `--no-env`, or when HOME is unset or not a plain absolute path (then the fix is
     /// advice: a literal `$HOME` or a path with spaces never reaches a command).
@@ -313,6 +338,22 @@ pub(crate) fn package_manager_of(os_release: &str) -> Option<SystemManager> {
     }
 }
 
+/// The driver version of `/proc/driver/nvidia/version`'s first line: `NVRM version: NVIDIA UNIX
+/// x86_64 Kernel Module  535.104.05  Sat Aug 19 …` (open kernel modules say `Open Kernel
+/// Module`).
+pub fn parse_driver_version(text: &str) -> Option<String> {
+    let line = text.lines().find(|l| l.starts_with("NVRM version:"))?;
+    let rest = line.split("Kernel Module").nth(1)?;
+    // The open modules say `Open Kernel Module for x86_64  570.133.20`.
+    let v = rest
+        .split_whitespace()
+        .find(|w| w.bytes().next().is_some_and(|c| c.is_ascii_digit()) && w.contains('.'))?;
+    let ok = v.len() <= 16
+        && v.bytes().next().is_some_and(|c| c.is_ascii_digit())
+        && v.bytes().all(|c| c.is_ascii_digit() || c == b'.');
+    ok.then(|| v.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::package_manager_of;
@@ -334,5 +375,24 @@ mod tests {
         );
         assert_eq!(package_manager_of("ID=arch"), None);
         assert_eq!(package_manager_of(""), None);
+    }
+
+    #[test]
+    fn driver_version_from_proc_text() {
+        let open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.20  Release Build  (dvs-builder@U16-I3-B03-4-3)  Fri Mar 14 2025\nGCC version:  gcc version 12.3.0\n";
+        assert_eq!(
+            super::parse_driver_version(open).as_deref(),
+            Some("570.133.20")
+        );
+        let closed = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n";
+        assert_eq!(
+            super::parse_driver_version(closed).as_deref(),
+            Some("535.104.05")
+        );
+        assert_eq!(super::parse_driver_version("garbage"), None);
+        assert_eq!(
+            super::parse_driver_version("NVRM version: Kernel Module ; rm -rf /"),
+            None
+        );
     }
 }

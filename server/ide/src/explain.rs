@@ -1,5 +1,6 @@
 //! Explaining a symbol or a library in plain words: demangled form, ABI, who should define it,
-//! who exports it (or the nearest variant) in the environment, and its history across torch releases.
+//! who exports it (or the nearest variant) in the environment, and its history across torch
+//! releases; for a library file, the GPU architectures its CUDA fat binary carries.
 
 use crate::context::Context;
 use crate::symbols::{self, Owner, StringAbi};
@@ -9,6 +10,9 @@ use crate::envview::Environments;
 
 pub(crate) fn explain_symbol(input: &str, ctx: &Context, envs: &Environments) -> Explanation {
     let input = input.trim();
+    if let Some(e) = explain_library_file(input) {
+        return e;
+    }
     let mangled = symbols::is_mangled(input).then(|| symbols::normalize(input).to_owned());
     let demangled = mangled.as_deref().and_then(crate::kb::demangle);
     let sym = mangled.as_deref().unwrap_or(input);
@@ -47,6 +51,61 @@ pub(crate) fn explain_symbol(input: &str, ctx: &Context, envs: &Environments) ->
     }
     e.history.extend(crate::kb::symbol_history(sym));
     e
+}
+
+/// A library named by path (a named input, read even with `--no-env`): the GPU code its CUDA fat
+/// binary carries. `None` when the input is not a path to a file.
+fn explain_library_file(input: &str) -> Option<Explanation> {
+    let looks_like_path = input.contains('/') || input.ends_with(".so") || input.contains(".so.");
+    let path = std::path::Path::new(input);
+    if !looks_like_path || !path.is_file() {
+        return None;
+    }
+    let mut e = Explanation {
+        input: input.to_owned(),
+        mangled: None,
+        demangled: None,
+        owner: "a library file (not a symbol)",
+        abi: None,
+        exported_by: Vec::new(),
+        nearest: Vec::new(),
+        history: Vec::new(),
+        notes: Vec::new(),
+    };
+    match abidoc_env::fsguard::map_library(path) {
+        Err(why) => e.notes.push(format!("not read: {why}")),
+        Ok(bytes) => match abidoc_elf::read_fatbin(bytes.as_ref()) {
+            None => e
+                .notes
+                .push("GPU code: none (no CUDA fat binary, .nv_fatbin, in this file)".into()),
+            Some(f) => {
+                e.notes.push(format!("GPU code: {}", f.describe()));
+                let gpus: Vec<String> = f
+                    .cubin_archs()
+                    .iter()
+                    .filter_map(|a| {
+                        let cc = (a / 10, a % 10);
+                        abidoc_knowledge::gpu::arch(cc)
+                            .map(|r| format!("sm_{a}: {} ({})", r.name, r.gpus))
+                    })
+                    .collect();
+                e.notes.extend(gpus);
+                if let Some(p) = f.ptx_archs().last() {
+                    e.notes.push(format!(
+                        "PTX compute_{p}: the driver compiles it for any newer GPU at first use"
+                    ));
+                }
+                e.notes.push(format!(
+                    "{} entries in {} containers",
+                    f.entries.len(),
+                    f.containers
+                ));
+                e.notes
+                    .extend(f.problems.iter().map(|p| format!("problem: {p}")));
+            }
+        },
+    }
+    Some(e)
 }
 
 pub fn markdown(e: &Explanation) -> String {

@@ -78,6 +78,29 @@ pub enum Failure {
     CompiledModuleMissing {
         module: String,
     },
+    /// The GPU has no code in a binary; every field is what some line of the text showed.
+    GpuArch {
+        gpu: Option<String>,
+        capability: Option<String>,
+        supported: Vec<String>,
+        range: Option<(String, Option<String>)>,
+        detail: String,
+    },
+    DriverTooOld {
+        found: Option<String>,
+        detail: String,
+    },
+    CpuOnlyTorch {
+        detail: String,
+        /// torch itself refused (`Torch not compiled with CUDA enabled`), rather than a `+cpu`
+        /// torch reporting CUDA unavailable.
+        asserted: bool,
+    },
+    /// `torch.cuda.is_available()` was `False`: kept only when the text's torch is `+cpu`, and
+    /// then diagnosed as a CPU-only torch.
+    CudaUnavailable {
+        detail: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -233,6 +256,25 @@ fn key_of(f: &Failure) -> Failure {
         Failure::TorchOps { package, .. } => Failure::TorchOps {
             what: String::new(),
             package: package.clone(),
+        },
+        // One GPU, one driver, one torch: every line about them is the same failure.
+        Failure::GpuArch { .. } => Failure::GpuArch {
+            gpu: None,
+            capability: None,
+            supported: Vec::new(),
+            range: None,
+            detail: String::new(),
+        },
+        Failure::DriverTooOld { .. } => Failure::DriverTooOld {
+            found: None,
+            detail: String::new(),
+        },
+        Failure::CpuOnlyTorch { .. } => Failure::CpuOnlyTorch {
+            detail: String::new(),
+            asserted: true,
+        },
+        Failure::CudaUnavailable { .. } => Failure::CudaUnavailable {
+            detail: String::new(),
         },
         other => other.clone(),
     }
@@ -556,6 +598,42 @@ impl Collector {
                     span,
                 );
             }
+            EventKind::GpuArchMissing {
+                gpu,
+                capability,
+                supported,
+                range,
+                detail,
+            } => self.push(
+                Failure::GpuArch {
+                    gpu: gpu.clone(),
+                    capability: capability.clone(),
+                    supported: supported.clone(),
+                    range: range.clone(),
+                    detail: detail.clone(),
+                },
+                span,
+            ),
+            EventKind::DriverTooOld { found, detail } => self.push(
+                Failure::DriverTooOld {
+                    found: found.clone(),
+                    detail: detail.clone(),
+                },
+                span,
+            ),
+            EventKind::CpuOnlyTorch { detail } => self.push(
+                Failure::CpuOnlyTorch {
+                    detail: detail.clone(),
+                    asserted: true,
+                },
+                span,
+            ),
+            EventKind::CudaUnavailable { detail } => self.push(
+                Failure::CudaUnavailable {
+                    detail: detail.clone(),
+                },
+                span,
+            ),
             EventKind::PipUsingCached { file } if file.ends_with(".whl") => {
                 self.push(Failure::StaleWheelCache { file: file.clone() }, span);
             }
@@ -617,6 +695,26 @@ impl Collector {
         if stale == 0 || has_oom {
             out.retain(|i| !matches!(i.failure, Failure::StaleGpuProcesses));
         }
+        // CUDA unavailable is a CPU-only torch when the text's torch says `+cpu` (and the
+        // assertion itself was not printed); otherwise it has too many causes to name one.
+        let cpu_torch = scene
+            .version_of("torch")
+            .is_some_and(|v| v.ends_with("+cpu"));
+        let asserted = out
+            .iter()
+            .any(|i| matches!(i.failure, Failure::CpuOnlyTorch { .. }));
+        for i in &mut out {
+            if let Failure::CudaUnavailable { detail } = &i.failure
+                && cpu_torch
+                && !asserted
+            {
+                i.failure = Failure::CpuOnlyTorch {
+                    detail: detail.clone(),
+                    asserted: false,
+                };
+            }
+        }
+        out.retain(|i| !matches!(i.failure, Failure::CudaUnavailable { .. }));
         (out, scene)
     }
 }
@@ -734,6 +832,40 @@ fn merge_details(into: &mut Failure, from: Failure) {
             if have_python.is_none() {
                 *have_python = e;
             }
+        }
+        (
+            Failure::GpuArch {
+                gpu,
+                capability,
+                supported,
+                range,
+                ..
+            },
+            Failure::GpuArch {
+                gpu: g2,
+                capability: c2,
+                supported: s2,
+                range: r2,
+                ..
+            },
+        ) => {
+            if gpu.is_none() {
+                *gpu = g2;
+            }
+            if capability.is_none() {
+                *capability = c2;
+            }
+            if supported.is_empty() {
+                *supported = s2;
+            }
+            if range.is_none() {
+                *range = r2;
+            }
+        }
+        (Failure::DriverTooOld { found, .. }, Failure::DriverTooOld { found: f2, .. })
+            if found.is_none() =>
+        {
+            *found = f2;
         }
         (Failure::CudaOom { tried, .. }, Failure::CudaOom { tried: t2, .. }) if tried.is_none() => {
             *tried = t2;

@@ -171,6 +171,26 @@ const TEMPLATES: &[(&str, &str)] = &[
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 1.75 MiB is free. Process 1234{P} has 40.00 GiB memory in use. Process {P} has 39.14 GiB memory in use.\n",
     ),
     (
+        "gpu-arch-missing",
+        "torch 2.6.0{P}\nNVIDIA GeForce {P} with CUDA capability sm_120 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_90 compute_{P}.\n",
+    ),
+    (
+        "gpu-arch-missing (extension)",
+        "Building wheel for {P} (setup.py)\nFound GPU0 {P} which is of cuda capability 8.6{P}.\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n",
+    ),
+    (
+        "driver-too-old",
+        "torch 2.7.1{P}+cu128\nUserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12020{P}).\n",
+    ),
+    (
+        "driver-too-old (symbol)",
+        "ImportError: /x/site-packages/{P}/common_ops.abi3.so: undefined symbol: cuGreenCtxDestroy\n",
+    ),
+    (
+        "cpu-only-torch",
+        "PyTorch version: 2.5.1{P}+cpu\ntorchvision 0.20.1{P}\nAssertionError: Torch not compiled with CUDA enabled\n",
+    ),
+    (
         "stale-wheel-cache",
         "Processing /root/.cache/pip/wheels/{P}/mamba_ssm-2.2.2-cp310-cp310-linux_x86_64.whl\nUsing cached {P}-2.2.2-cp310-cp310-linux_x86_64.whl\nImportError: /x/site-packages/selective_scan_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
     ),
@@ -179,6 +199,7 @@ const TEMPLATES: &[(&str, &str)] = &[
 /// Options a fix may pass to pip, conda, uv and the other tools it names; anything else that starts
 /// with `-` is an injected option.
 const KNOWN_FLAGS: &[&str] = &[
+    "--index-url",
     "-m",
     "-y",
     "-c",

@@ -21,6 +21,8 @@
 //! - [`version`]: PEP 440-ish [`Version`] with local labels (`+cu128`); [`names`]: PEP 503/508.
 //! - [`system_libs`] (`data/system_libs.toml`): who provides a library a wheel does not ship
 //!   (pip, conda, apt, dnf), and torch's own library names ([`system_libs::is_torch_library`]).
+//! - [`gpu`] (`data/gpu.toml`): compute capabilities and the CUDA that compiles for them, the
+//!   minimum driver of each CUDA release, PyTorch's CUDA builds per release line and their index.
 //! - `torch_index`: the offline torch symbol index (separate owner).
 //!
 //! Architecture invariant: nothing here touches the network, and nothing derived from input
@@ -28,6 +30,7 @@
 
 pub mod compat;
 mod data;
+pub mod gpu;
 pub mod models;
 pub mod names;
 pub mod packages;

@@ -146,6 +146,35 @@ pub enum EventKind {
         memory: Option<String>,
         name: Option<String>,
     },
+    /// The GPU has no code in a binary: `no kernel image is available for execution on the
+    /// device` (`cudaErrorNoKernelImageForDevice`, `CUDA_ERROR_NO_BINARY_FOR_GPU`), torch's
+    /// `NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current
+    /// PyTorch installation`, its `The current PyTorch install supports CUDA capabilities sm_50 …`
+    /// list, `Found GPU0 X which is of cuda capability 3.5` with the minimum (or the `(8.0) -
+    /// (12.0)` range) it supports. Each line gives what it shows; the incident merges them.
+    GpuArchMissing {
+        gpu: Option<String>,
+        /// As printed: `sm_120`, `8.6`.
+        capability: Option<String>,
+        /// The architectures the binary has, as printed (`sm_50`, `compute_37`).
+        supported: Vec<String>,
+        /// The lowest and highest capability supported, where only a range is printed.
+        range: Option<(String, Option<String>)>,
+        detail: String,
+    },
+    /// The driver is older than the CUDA a binary needs: `The NVIDIA driver on your system is too
+    /// old (found version 11040)`, `CUDA driver version is insufficient for CUDA runtime
+    /// version`, `cudaErrorInsufficientDriver`, `the provided PTX was compiled with an unsupported
+    /// toolchain`. `found` is the CUDA version the driver supports, as printed (`11040`).
+    DriverTooOld {
+        found: Option<String>,
+        detail: String,
+    },
+    /// `Torch not compiled with CUDA enabled`: a CPU-only torch asked for CUDA.
+    CpuOnlyTorch { detail: String },
+    /// `torch.cuda.is_available()` answered `False` (on its line or the next one); a failure
+    /// only with a `+cpu` torch in the text, which the incidents decide.
+    CudaUnavailable { detail: String },
     /// `TypeError: f(): incompatible function arguments` from a pybind11 extension.
     IncompatibleFunctionArguments { function: String },
 

@@ -63,6 +63,9 @@ const WHEEL: u64 = 1 << 29;
 const MODEL: u64 = 1 << 30;
 const WINDLL: u64 = 1 << 31;
 const LOADFORM: u64 = 1 << 32;
+const GPUARCH: u64 = 1 << 33;
+const DRIVER: u64 = 1 << 34;
+const CPUTORCH: u64 = 1 << 35;
 
 /// Trigger phrases, longest first where one contains another (leftmost-first matching hides a
 /// phrase that starts inside an earlier match, so such phrases carry both groups' bits).
@@ -146,6 +149,25 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("memory in use", GPUPROC),
     ("MiB |", GPUPROC),
     ("incompatible function arguments", PYBIND),
+    ("no kernel image", GPUARCH),
+    ("NoKernelImage", GPUARCH),
+    ("NO_BINARY_FOR_GPU", GPUARCH),
+    ("not compatible with the current PyTorch", GPUARCH),
+    ("supports CUDA capabilities", GPUARCH),
+    ("which is of cuda capability", GPUARCH),
+    ("which is of compute capability", GPUARCH),
+    ("cuda capability supported by", GPUARCH),
+    ("cuda capability that we support", GPUARCH),
+    ("does not include kernels for this GPU", GPUARCH),
+    ("driver on your system is too old", DRIVER),
+    ("driver version is insufficient", DRIVER),
+    ("InsufficientDriver", DRIVER),
+    ("INSUFFICIENT_DRIVER", DRIVER),
+    ("with an unsupported toolchain", DRIVER),
+    ("UNSUPPORTED_PTX_VERSION", DRIVER),
+    ("not compiled with CUDA enabled", CPUTORCH),
+    ("cuda.is_available()", CPUTORCH),
+    ("Is CUDA available: False", CPUTORCH),
     // Version subjects with the separator that follows them in version statements: bare names
     // (`python3.10/` in every path, `numpy>=`, `cuda:0`) would make most log lines candidates.
     ("PyTorch", VERSION),
@@ -819,6 +841,16 @@ impl<'a> Scanner<'a> {
         if has(PYBIND) {
             pybind(l, out);
         }
+        if has(GPUARCH) {
+            self.gpu_arch(l, out);
+        }
+        if has(DRIVER) {
+            driver_too_old(l, out);
+        }
+        if has(CPUTORCH) {
+            cpu_only_torch(l, out);
+            self.cuda_unavailable(l, out);
+        }
         if has(VERSION) && l.start >= self.no_version_until {
             versions(l, facts, out);
             nvcc_release(l, out);
@@ -1098,6 +1130,130 @@ impl<'a> Scanner<'a> {
                 have_python,
             },
         );
+    }
+
+    /// torch prints its list and its range after the sentence that introduces them, on the
+    /// same line or, wrapped, on the next one.
+    fn gpu_arch(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        let mut gpu = None;
+        let mut capability = None;
+        let mut supported = Vec::new();
+        let mut range = None;
+        let mut hit = s.contains("no kernel image is available")
+            || s.contains("cudaErrorNoKernelImageForDevice")
+            || s.contains("CUDA_ERROR_NO_BINARY_FOR_GPU")
+            || s.contains("does not include kernels for this GPU");
+        for marker in [" with CUDA capability ", " with cuda capability "] {
+            if let Some(p) = s.find(marker)
+                && s[p..].contains("is not compatible with the current PyTorch")
+            {
+                capability = capability_token(&s[p + marker.len()..]);
+                gpu = gpu_name_before(s, p);
+                hit = true;
+            }
+        }
+        for marker in [
+            " which is of cuda capability ",
+            " which is of compute capability (CC) ",
+            " which is of compute capability ",
+        ] {
+            if let Some(p) = s.find(marker) {
+                capability = capability_token(&s[p + marker.len()..]);
+                gpu = gpu_name_before(s, p);
+                hit = true;
+                break;
+            }
+        }
+        let next = self.next_line(l);
+        let rest_or_next = |rest: &'_ str| -> String {
+            if rest.trim().is_empty() {
+                next.as_ref()
+                    .map(|n| n.c().trim().to_owned())
+                    .unwrap_or_default()
+            } else {
+                rest.to_owned()
+            }
+        };
+        if let Some(p) = s.find("supports CUDA capabilities") {
+            supported = rest_or_next(&s[p + 26..])
+                .split_whitespace()
+                .map_while(capability_token)
+                .take(32)
+                .collect();
+            hit |= !supported.is_empty();
+        }
+        for marker in [
+            "cuda capability supported by this library is ",
+            "cuda capability that we support is ",
+        ] {
+            if let Some(p) = s.find(marker)
+                && let Some(min) = capability_token(&s[p + marker.len()..])
+            {
+                range = Some((min, None));
+                hit = true;
+            }
+        }
+        if let Some(p) = s.find("cuda capability supported by this version of PyTorch is") {
+            let r = rest_or_next(&s[p + 55..]);
+            let mut it = r.split(" - ");
+            let lo = it.next().and_then(capability_token);
+            let hi = it.next().and_then(capability_token);
+            if let Some(lo) = lo {
+                range = Some((lo, hi));
+                hit = true;
+            }
+        }
+        if hit {
+            out.push(
+                l.content_span(),
+                EventKind::GpuArchMissing {
+                    gpu,
+                    capability,
+                    supported,
+                    range,
+                    detail: l.content_text(),
+                },
+            );
+        }
+    }
+
+    /// `torch.cuda.is_available()` then `False` on the same line (`… is_available(): False`,
+    /// `print(…) # False`) or as the next line's answer (`False`, `>>false`).
+    fn cuda_unavailable(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        // `python -m torch.utils.collect_env` says it in one line.
+        if let Some(p) = s.find("Is CUDA available: False") {
+            out.push(
+                l.span(p, p + 24),
+                EventKind::CudaUnavailable {
+                    detail: l.content_text(),
+                },
+            );
+            return;
+        }
+        let Some(p) = s.find("cuda.is_available()") else {
+            return;
+        };
+        let after = s[p + 19..].trim_start_matches([')', ' ', ':', '=', '>', '#', '-']);
+        let next = self.next_line(l);
+        let answer = |t: &str| {
+            let t = t.trim().trim_start_matches(['>', ' ', '\'', '"']);
+            t.starts_with("False") || t.starts_with("false")
+        };
+        let unavailable = if after.trim().is_empty() {
+            next.as_ref().is_some_and(|n| answer(n.c()))
+        } else {
+            answer(after)
+        };
+        if unavailable {
+            out.push(
+                l.content_span(),
+                EventKind::CudaUnavailable {
+                    detail: l.content_text(),
+                },
+            );
+        }
     }
 
     fn custom_ops(&self, l: &Line<'_>, out: &mut Out) {
@@ -2328,6 +2484,79 @@ fn oom(l: &Line<'_>, out: &mut Out) {
             detail: l.content_text(),
         },
     );
+}
+
+/// A capability as torch prints it: `sm_86`, `compute_37`, `8.6`, `(8.0)`, `12.1.`.
+fn capability_token(s: &str) -> Option<String> {
+    let t = first_word(s)
+        .trim_start_matches('(')
+        .trim_end_matches(['.', ',', ')', ';', ':']);
+    let digits = t
+        .strip_prefix("sm_")
+        .or_else(|| t.strip_prefix("compute_"))
+        .unwrap_or(t);
+    let ok = !digits.is_empty()
+        && digits.len() <= 6
+        && digits.bytes().next().is_some_and(|c| c.is_ascii_digit())
+        && digits
+            .bytes()
+            .all(|c| c.is_ascii_digit() || c == b'.' || c == b'a' || c == b'f');
+    ok.then(|| t.to_owned())
+}
+
+/// The GPU's name before `marker` on the line (`NVIDIA GeForce RTX 5090`), without the warning
+/// or exception that precedes it.
+fn gpu_name_before(s: &str, at: usize) -> Option<String> {
+    let before = s.get(..at)?.trim_end();
+    let start = before
+        .rfind(": ")
+        .map_or(0, |i| i + 2)
+        .max(before.rfind("Found GPU").map_or(0, |i| {
+            // `Found GPU0 NAME`: skip the index.
+            let r = &before[i + 9..];
+            i + 9 + r.bytes().take_while(u8::is_ascii_digit).count()
+        }));
+    let name = before.get(start..)?.trim();
+    (name.len() >= 3 && name.len() <= 80).then(|| name.to_owned())
+}
+
+fn driver_too_old(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let hit = s.contains("driver on your system is too old")
+        || s.contains("driver version is insufficient for CUDA runtime")
+        || s.contains("cudaErrorInsufficientDriver")
+        || s.contains("CUDA_ERROR_INSUFFICIENT_DRIVER")
+        || s.contains("PTX was compiled with an unsupported toolchain")
+        || s.contains("CUDA_ERROR_UNSUPPORTED_PTX_VERSION");
+    if !hit {
+        return;
+    }
+    let found = s.find("(found version ").and_then(|p| {
+        let r = &s[p + 15..];
+        let n = r.bytes().take_while(u8::is_ascii_digit).count();
+        non_empty(&r[..n])
+    });
+    out.push(
+        l.content_span(),
+        EventKind::DriverTooOld {
+            found,
+            detail: l.content_text(),
+        },
+    );
+}
+
+fn cpu_only_torch(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    if let Some(p) = s.find("not compiled with CUDA enabled") {
+        // `Torch not compiled…`, also after an exception name or inside a quoted raise.
+        let st = s[..p].rfind("Torch").filter(|i| p - i <= 8).unwrap_or(p);
+        out.push(
+            l.span(st, p + 30),
+            EventKind::CpuOnlyTorch {
+                detail: l.content_text(),
+            },
+        );
+    }
 }
 
 fn gpu_processes(l: &Line<'_>, out: &mut Out) {

@@ -73,6 +73,9 @@ registry! {
     numpy_abi => NumpyAbi "numpy-abi",
     cuda_oom => CudaOom "cuda-oom",
     stale_wheel_cache => StaleWheelCache "stale-wheel-cache",
+    gpu_arch_missing => GpuArchMissing "gpu-arch-missing",
+    driver_too_old => DriverTooOld "driver-too-old",
+    cpu_only_torch => CpuOnlyTorch "cpu-only-torch",
 }
 
 pub use id::Code;
@@ -247,6 +250,31 @@ pub(crate) fn diagnose(
             mamba_fast_path::diagnose(&cx, source, model_class.as_deref())
         }
         Failure::StaleWheelCache { file } => stale_wheel_cache::diagnose(&cx, source, file)?,
+        Failure::GpuArch {
+            gpu,
+            capability,
+            supported,
+            range,
+            detail,
+        } => gpu_arch_missing::diagnose(
+            &cx,
+            source,
+            &gpu_arch_missing::Seen {
+                gpu: gpu.as_deref(),
+                capability: capability.as_deref(),
+                supported,
+                range: range.as_ref(),
+                detail,
+            },
+        ),
+        Failure::DriverTooOld { found, detail } => {
+            driver_too_old::diagnose(&cx, source, found.as_deref(), detail)
+        }
+        Failure::CpuOnlyTorch { detail, asserted } => {
+            cpu_only_torch::diagnose(&cx, source, detail, *asserted)
+        }
+        // Turned into `CpuOnlyTorch` or dropped when the incidents are collected.
+        Failure::CudaUnavailable { .. } => return None,
     };
     d.related = inc.related.iter().map(|s| to_source(*s)).collect();
     // The model in use decides between removing and rebuilding: say what it is.

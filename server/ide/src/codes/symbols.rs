@@ -35,6 +35,10 @@ pub(crate) fn diagnose(
     truncated: bool,
 ) -> Diagnostic {
     let symbol = symbols::normalize(symbol);
+    // A CUDA driver API function (`cuGreenCtxCreate`) is the driver's, not torch's.
+    if abidoc_knowledge::gpu::is_driver_api(symbol) {
+        return super::driver_too_old::from_symbol(cx, source, library, symbol);
+    }
     let owner = symbols::owner(symbol);
     let abi = symbols::string_abi(symbol);
     // What the text alone says; disk evidence refines it below.

@@ -88,6 +88,7 @@ fn pip_flag(f: &PipFlag) -> Vec<String> {
         PipFlag::NoDeps => vec!["--no-deps".into()],
         PipFlag::Upgrade => vec!["--upgrade".into()],
         PipFlag::NoBinary(n) => vec!["--no-binary".into(), n.to_string()],
+        PipFlag::IndexUrl(u) => vec!["--index-url".into(), u.to_string()],
     }
 }
 

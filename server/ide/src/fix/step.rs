@@ -2,7 +2,7 @@
 //! boundary ([`super::valid`]). Steps are data; [`super::render`] is the only place that turns
 //! them into argument vectors, shell lines and notebook lines.
 
-use super::valid::{EnvName, EnvValue, Name, Pid, SafePath, Version, WheelUrl};
+use super::valid::{EnvName, EnvValue, IndexUrl, Name, Pid, SafePath, Version, WheelUrl};
 
 /// The interpreter a pip step runs: the environment's own (`--python`), else `python` on PATH.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -56,6 +56,9 @@ pub enum PipFlag {
     Upgrade,
     /// Refuse binary wheels for this package, so the install really compiles.
     NoBinary(Name),
+    /// Install from this index instead of PyPI: PyTorch publishes each CUDA build of torch on
+    /// its own index (PyPI holds only the default one).
+    IndexUrl(IndexUrl),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -230,6 +230,31 @@ impl WheelUrl {
     }
 }
 
+/// A package index URL: PyPI's own, or one of PyTorch's per-build indexes
+/// (`https://download.pytorch.org/whl/cu128`), named by a build label (`cpu`, `cu118`, `cu128`,
+/// `rocm6.2`) of letters, digits and dots only. Nothing else is accepted: an index decides what
+/// code pip installs, so it is never taken from the text as written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IndexUrl(String);
+
+impl IndexUrl {
+    /// The PyTorch index of one build label.
+    pub fn pytorch(label: &str) -> Option<IndexUrl> {
+        let ok = !label.is_empty()
+            && label.len() <= 16
+            && label.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.')
+            && !label.contains("..");
+        ok.then(|| IndexUrl(format!("https://download.pytorch.org/whl/{label}")))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 macro_rules! display_as_str {
     ($($t:ty),*) => {$(
         impl fmt::Display for $t {
@@ -239,7 +264,9 @@ macro_rules! display_as_str {
         }
     )*};
 }
-display_as_str!(Name, Version, SafePath, EnvName, EnvValue, WheelUrl);
+display_as_str!(
+    Name, Version, SafePath, EnvName, EnvValue, WheelUrl, IndexUrl
+);
 
 impl fmt::Display for Pid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -327,5 +354,26 @@ mod tests {
         assert!(EnvValue::new("expandable_segments:True").is_some());
         assert!(EnvValue::new("$HOME/x").is_none());
         assert!(EnvValue::new("a b").is_none());
+    }
+
+    #[test]
+    fn index_urls_are_pytorch_build_labels_only() {
+        assert_eq!(
+            IndexUrl::pytorch("cu128").map(|u| u.to_string()).as_deref(),
+            Some("https://download.pytorch.org/whl/cu128")
+        );
+        assert!(IndexUrl::pytorch("rocm6.2").is_some() && IndexUrl::pytorch("cpu").is_some());
+        for bad in [
+            "",
+            "cu128/../x",
+            "cu128 --x",
+            "CU128",
+            "cu128?a=b",
+            "1cu",
+            "cu128$(x)",
+            "a..b",
+        ] {
+            assert!(IndexUrl::pytorch(bad).is_none(), "{bad}");
+        }
     }
 }

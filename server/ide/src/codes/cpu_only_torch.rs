@@ -1,0 +1,211 @@
+//! `cpu-only-torch`: a CPU-only torch build was asked for CUDA.
+//!
+//! Produced by `Torch not compiled with CUDA enabled` (an error), and by CUDA reported unavailable
+//! (`torch.cuda.is_available()` → `False`, collect_env's `Is CUDA available: False`) with a
+//! `+cpu` torch in the text (information: a CPU build may be meant). The build is confirmed by a `+cpu`
+//! version (in the text or installed) or, with the environment, by the installed torch having no
+//! `libtorch_cuda.so`. The fix installs the CUDA build of the same torch release from PyTorch's
+//! index (`--index-url https://download.pytorch.org/whl/cuXYZ`: PyPI serves only CPU builds on
+//! Windows and macOS, and `+cpu` builds come from the cpu index): the build for the driver's CUDA
+//! when `/proc/driver/nvidia/version` says it, else the release's default CUDA.
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name, PipFlag, Requirement, Step, Version};
+use abidoc_knowledge::gpu;
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "`Torch not compiled with CUDA enabled`, a `+cpu` torch: the installed torch is a CPU-only build.",
+    meaning: "PyTorch publishes one build per CUDA version plus a CPU-only build, each on its own index. PyPI serves the CPU-only build on Windows and macOS, `+cpu` versions come from the cpu index, and a requirements file that names plain `torch` can replace a CUDA build with it. A CPU-only torch has no `libtorch_cuda.so`, and every CUDA call fails with this assertion.",
+    fixes: "1. The CUDA build of the same torch release from PyTorch's index (`pip install --force-reinstall torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128`): the build for the driver's CUDA when the driver version is known, else the release's default CUDA; downloads several GB. torchvision and torchaudio move with it. 2. With no version known, the general form for the newest release.",
+};
+
+fn cuda_str(c: (u64, u64)) -> String {
+    format!("{}.{}", c.0, c.1)
+}
+
+pub(crate) fn diagnose(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    detail: &str,
+    asserted: bool,
+) -> Diagnostic {
+    let mut d = blank(Code::CpuOnlyTorch, source);
+    if !asserted {
+        d.severity = crate::diagnostic::Severity::Information;
+    }
+    d.package = Some("torch".into());
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    let torch = cx.torch();
+    if let Some(t) = torch.as_deref().filter(|t| t.ends_with("+cpu")) {
+        d.evidence.push(format!("torch {t}: the +cpu label marks a CPU-only build"));
+    }
+    if let Some((dir, code)) = cx.world.torch_gpu_code() {
+        match code {
+            None => d.evidence.push(format!(
+                "the installed torch has no libtorch_cuda.so in {dir}: a CPU-only build"
+            )),
+            Some(f) => d.evidence.push(format!(
+                "the installed torch has {dir} ({}): the process that failed ran another torch",
+                f.describe()
+            )),
+        }
+    }
+    let driver = cx.world.driver_version();
+    if let Some(v) = &driver {
+        d.evidence
+            .push(format!("/proc/driver/nvidia/version: NVIDIA driver {v}"));
+    }
+    d.message = match (&torch, asserted) {
+        (Some(t), true) => format!(
+            "torch {t} is a CPU-only build: it has no CUDA support, so moving anything to the GPU fails"
+        ),
+        (None, true) => "the installed torch is a CPU-only build: it has no CUDA support, so moving anything to the GPU fails".into(),
+        (t, false) => format!(
+            "CUDA is unavailable because torch{} is a CPU-only build; to use an NVIDIA GPU, install its CUDA build",
+            t.as_deref().map(|t| format!(" {t}")).unwrap_or_default()
+        ),
+    };
+    d.explanation = Some("PyPI serves CPU-only torch on Windows and macOS, and the cpu index serves `+cpu` builds; a requirements file or another package's dependency can also replace a CUDA build with one. The CUDA builds live on PyTorch's own indexes, one per CUDA version.".into());
+    d.fixes = fixes(cx, torch.as_deref(), driver.as_deref());
+    d
+}
+
+/// The CUDA build to install: the newest of this release the driver runs, else the release's
+/// default CUDA (the build PyPI serves on Linux).
+fn variant(torch: &str, driver: Option<&str>) -> Option<String> {
+    if let Some(dc) = driver.and_then(gpu::cuda_of_driver) {
+        return gpu::variant_for_driver(torch, dc);
+    }
+    let v = abidoc_knowledge::Version::parse(torch)?;
+    let variants = gpu::torch_variants(torch);
+    let default = abidoc_knowledge::torch_default_cuda(v.public())
+        .and_then(abidoc_knowledge::Version::parse)
+        .map(|c| format!("cu{}{}", c.major(), c.minor()));
+    match default {
+        Some(label) => Some(label),
+        // A release older than the default-CUDA table: its newest build.
+        None => variants.last().cloned(),
+    }
+}
+
+fn fixes(cx: &Cx<'_>, torch: Option<&str>, driver: Option<&str>) -> Vec<Fix> {
+    let code = Code::CpuOnlyTorch;
+    let mut fixes = Vec::new();
+    let name = Name::new("torch");
+    let nightly = torch.is_some_and(|t| {
+        abidoc_knowledge::Version::parse(t).is_some_and(|v| v.is_prerelease())
+    });
+    match (torch.map(recipes::short_torch), name) {
+        (Some(t), Some(_)) if nightly => fixes.push(
+            Fix::new(
+                code,
+                "cuda-build",
+                FixKind::Advice,
+                format!("Install the CUDA nightly build matching torch {t}"),
+                "A nightly torch comes from PyTorch's nightly indexes (https://download.pytorch.org/whl/nightly/cuXYZ), one per CUDA version; pick the one your driver supports.",
+            )
+            .step(Step::Manual(
+                "pip install --pre --force-reinstall torch --index-url https://download.pytorch.org/whl/nightly/cuXYZ".into(),
+            )),
+        ),
+        (Some(t), Some(name)) => {
+            if let Some(var) = variant(t, driver)
+                && let Some(index) = IndexUrl::pytorch(&var)
+                && let Some(version) = Version::new(&format!("{t}+{var}"))
+            {
+                let cuda = gpu::variant_cuda(&var).map(cuda_str).unwrap_or_default();
+                let mut reqs = vec![Requirement::Exact(name, version)];
+                // torchvision and torchaudio are built per CUDA too: a CPU one beside a CUDA
+                // torch loses its GPU operators.
+                for (pkg, companion) in [
+                    ("torchvision", abidoc_knowledge::torchvision_for_torch(t)),
+                    ("torchaudio", abidoc_knowledge::torchaudio_for_torch(t)),
+                ] {
+                    let present = cx.world.installed_version(pkg).is_some()
+                        || cx.scene.version_of(pkg).is_some();
+                    if present
+                        && let Some(cv) = companion
+                        && let Some(r) = recipes::exact(pkg, &format!("{cv}+{var}"))
+                    {
+                        reqs.push(r);
+                    }
+                }
+                let min = gpu::variant_cuda(&var).and_then(gpu::min_driver);
+                let mut f = Fix::new(
+                    code,
+                    "cuda-build",
+                    FixKind::AlignTorch,
+                    format!("Install torch {t} built for CUDA {cuda} ({var}) from PyTorch's index"),
+                    format!(
+                        "The same release with CUDA, from {index}{}",
+                        min.map(|m| format!("; CUDA {cuda} needs NVIDIA driver {m} or newer"))
+                            .unwrap_or_default()
+                    ),
+                )
+                .step(recipes::pip_install(
+                    cx,
+                    vec![PipFlag::ForceReinstall, PipFlag::IndexUrl(index)],
+                    reqs,
+                ))
+                .cost(Cost {
+                    downloads: true,
+                    compiles: None,
+                    also: vec![format!("torch's CUDA {cuda} libraries (several GB)")],
+                });
+                if driver.is_none() {
+                    f = f.unverified();
+                }
+                fixes.push(f);
+            }
+        }
+        (None, Some(name)) => {
+            // No version known: the newest release line's default build, marked unverified.
+            let latest = gpu::tables().torch_builds.last();
+            let var = latest.and_then(|l| {
+                let v = abidoc_knowledge::torch_default_cuda(&format!("{}.0", l.torch))?;
+                let c = abidoc_knowledge::Version::parse(v)?.major_minor();
+                Some(format!("cu{}{}", c.0, c.1))
+            });
+            if let Some(var) = var
+                && let Some(index) = IndexUrl::pytorch(&var)
+            {
+                let cuda = gpu::variant_cuda(&var).map(cuda_str).unwrap_or_default();
+                fixes.push(
+                    Fix::new(
+                        code,
+                        "cuda-build",
+                        FixKind::AlignTorch,
+                        format!("Install torch built for CUDA {cuda} ({var}) from PyTorch's index"),
+                        format!("The text names no torch version: this installs the newest torch of {index}. Pick the cuXYZ your driver supports (`nvidia-smi` prints it) and keep your torch version if you pin one."),
+                    )
+                    .step(recipes::pip_install(
+                        cx,
+                        vec![PipFlag::ForceReinstall, PipFlag::IndexUrl(index)],
+                        vec![Requirement::Any(name)],
+                    ))
+                    .cost(Cost {
+                        downloads: true,
+                        compiles: None,
+                        also: vec![format!("torch's CUDA {cuda} libraries (several GB)")],
+                    })
+                    .unverified(),
+                );
+            }
+        }
+        _ => {}
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "check-requirements",
+            FixKind::Advice,
+            "Keep requirements from bringing the CPU build back",
+            "A plain `torch` in a requirements file resolves to PyPI's build (CPU-only on Windows and macOS); name the CUDA index there (`--index-url` / `--extra-index-url` line) or install torch first.",
+        )
+        .step(Step::Manual(
+            "add `--extra-index-url https://download.pytorch.org/whl/cuXYZ` to requirements.txt, or install torch before the other requirements".into(),
+        )),
+    );
+    crate::fix::rank(fixes)
+}

@@ -1,0 +1,247 @@
+//! `driver-too-old`: the NVIDIA driver is older than the CUDA a binary needs.
+//!
+//! Produced by torch's `The NVIDIA driver on your system is too old (found version 11040)`,
+//! `CUDA driver version is insufficient for CUDA runtime version` (`cudaErrorInsufficientDriver`),
+//! `the provided PTX was compiled with an unsupported toolchain`, and undefined CUDA driver API
+//! symbols (`undefined symbol: cuGreenCtxCreate`: the driver's `libcuda` predates the function —
+//! the driver's, not torch's). The driver's CUDA comes from the text (`found version 11040` is
+//! CUDA 11.4) or, with the environment, from `/proc/driver/nvidia/version`; the minimum driver
+//! of each CUDA release and PyTorch's builds are data (`gpu.toml`). Fixes: the same torch built
+//! for a CUDA this driver runs (its exact `--index-url`), or a newer driver (root; advice).
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name, PipFlag, Requirement, Step, Version};
+use abidoc_knowledge::gpu;
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "`The NVIDIA driver on your system is too old`, `CUDA driver version is insufficient for CUDA runtime version`, undefined driver API symbols (`cuGreenCtxCreate`): the driver is older than the CUDA a binary needs.",
+    meaning: "Each CUDA release needs a minimum NVIDIA driver (CUDA 12.8 needs 570.26 on Linux; from CUDA 11 on, any release of a major also runs on its first driver, 525.60.13 for 12.x, through minor version compatibility, except PTX JIT). torch wheels bundle their CUDA runtime, so a torch built for a newer CUDA than the driver supports fails at its first CUDA call; a library calling a driver API function newer than the driver fails to load (`undefined symbol: cu…`). The driver's CUDA is read from the text (`found version 11040` is CUDA 11.4) or from `/proc/driver/nvidia/version`.",
+    fixes: "1. The same torch release built for a CUDA this driver runs, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu118`): user level, no root. 2. A newer NVIDIA driver, at least the minimum of torch's CUDA (needs root; advice, since driver installs depend on the system). With the text alone and no driver version, the general form.",
+};
+
+fn cuda_str(c: (u64, u64)) -> String {
+    format!("{}.{}", c.0, c.1)
+}
+
+/// The CUDA torch was built with: its `+cuXYZ` label, else the default of its release.
+fn torch_cuda(torch: &str) -> Option<(u64, u64)> {
+    let v = abidoc_knowledge::Version::parse(torch)?;
+    v.local_cuda().or_else(|| {
+        abidoc_knowledge::torch_default_cuda(v.public())
+            .and_then(abidoc_knowledge::Version::parse)
+            .map(|c| c.major_minor())
+    })
+}
+
+/// What the driver supports, from the text's driver API version or the loaded kernel module.
+fn driver_facts(cx: &Cx<'_>, found: Option<&str>, d: &mut Diagnostic) -> Option<(u64, u64)> {
+    let from_text = found.and_then(gpu::cuda_of_driver_api_version);
+    if let (Some(f), Some(c)) = (found, from_text) {
+        d.evidence.push(format!(
+            "the driver reports driver API version {f}: it supports CUDA up to {}",
+            cuda_str(c)
+        ));
+    }
+    let from_disk = cx.world.driver_version().and_then(|v| {
+        let c = gpu::cuda_of_driver(&v);
+        d.evidence.push(match c {
+            Some(c) => format!(
+                "/proc/driver/nvidia/version: driver {v}, which supports CUDA up to {}",
+                cuda_str(c)
+            ),
+            None => format!("/proc/driver/nvidia/version: driver {v}"),
+        });
+        c
+    });
+    from_text.or(from_disk)
+}
+
+pub(crate) fn diagnose(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    found: Option<&str>,
+    detail: &str,
+) -> Diagnostic {
+    let mut d = blank(Code::DriverTooOld, source);
+    d.package = Some("torch".into());
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    let driver_cuda = driver_facts(cx, found, &mut d);
+    let torch = cx.torch();
+    let needs = torch.as_deref().and_then(torch_cuda);
+    d.message = match (driver_cuda, needs, &torch) {
+        (Some(dc), Some(n), Some(t)) => format!(
+            "the NVIDIA driver supports CUDA up to {}, older than the CUDA {} torch {t} was built with",
+            cuda_str(dc),
+            cuda_str(n)
+        ),
+        (Some(dc), _, _) => format!(
+            "the NVIDIA driver supports CUDA up to {}, older than the CUDA torch was built with",
+            cuda_str(dc)
+        ),
+        _ => "the NVIDIA driver is older than the CUDA torch (or the library that failed) was built with".into(),
+    };
+    if let Some(n) = needs {
+        push_minimum(&mut d, n, true);
+    }
+    d.explanation = Some("torch wheels carry their own CUDA runtime, but the driver is the system's: a runtime newer than the driver supports refuses to start. Either the driver is updated, or torch is replaced by its build for a CUDA the driver runs.".into());
+    d.fixes = fixes(cx, driver_cuda, needs, torch.as_deref());
+    d
+}
+
+/// `undefined symbol: cuGreenCtxCreate`: a driver API function the loaded driver lacks.
+pub(crate) fn from_symbol(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    library: Option<&str>,
+    symbol: &str,
+) -> Diagnostic {
+    let mut d = blank(Code::DriverTooOld, source);
+    d.library = library.map(str::to_owned);
+    d.package = library
+        .and_then(|l| cx.world.package_of_library(l))
+        .map(|p| p.name);
+    let who = library
+        .map(crate::incidents::module_name)
+        .unwrap_or_else(|| "a library".into());
+    let since = gpu::driver_symbol_cuda(symbol);
+    d.message = match since {
+        Some(c) => format!(
+            "{who} calls the CUDA driver function {symbol}, which drivers have only since CUDA {}: the loaded driver (libcuda) is older",
+            cuda_str(c)
+        ),
+        None => format!(
+            "{who} calls the CUDA driver function {symbol}, which the loaded driver (libcuda) does not have: the driver is older than the CUDA it was built with"
+        ),
+    };
+    d.symbols.push(crate::diagnostic::SymbolReport {
+        mangled: symbol.to_owned(),
+        demangled: None,
+        status: crate::diagnostic::SymbolStatus::Missing,
+        nearest: None,
+    });
+    d.evidence.push(format!(
+        "{symbol} is a CUDA driver API function: libcuda (the driver) defines it, not torch"
+    ));
+    let driver_cuda = driver_facts(cx, None, &mut d);
+    if let Some(c) = since {
+        push_minimum(&mut d, c, false);
+    }
+    d.evidence.push("a stub libcuda.so (…/cuda/lib64/stubs) first on LD_LIBRARY_PATH has the same effect: it must never be loaded at run time".into());
+    d.explanation = Some("The CUDA driver API (`cu*` functions) is exported by the driver's libcuda.so.1. A library built with a newer CUDA that calls a function the installed driver predates cannot load.".into());
+    let torch = cx.torch();
+    d.fixes = fixes(cx, driver_cuda, since, torch.as_deref());
+    d
+}
+
+/// The minimum driver of a CUDA release; `runtime` adds the minor version compatibility that
+/// lets a runtime run on an older driver of its major (a driver API function never does).
+fn push_minimum(d: &mut Diagnostic, cuda: (u64, u64), runtime: bool) {
+    if let Some(min) = gpu::min_driver(cuda) {
+        let compat = gpu::minor_compat_driver(cuda.0)
+            .filter(|m| runtime && *m != min)
+            .map(|m| format!(" (any {}.x runs on {m} or newer through minor version compatibility, PTX JIT excepted)", cuda.0))
+            .unwrap_or_default();
+        d.evidence.push(format!(
+            "CUDA {} needs NVIDIA driver {min} or newer on Linux{compat}",
+            cuda_str(cuda)
+        ));
+    }
+}
+
+fn fixes(
+    cx: &Cx<'_>,
+    driver_cuda: Option<(u64, u64)>,
+    needs: Option<(u64, u64)>,
+    torch: Option<&str>,
+) -> Vec<Fix> {
+    let code = Code::DriverTooOld;
+    let mut fixes = Vec::new();
+    // The same torch, built for a CUDA this driver runs.
+    if let (Some(dc), Some(t)) = (driver_cuda, torch)
+        && let Some(variant) = gpu::variant_for_driver(t, dc)
+        && let Some(index) = IndexUrl::pytorch(&variant)
+        && let Some(name) = Name::new("torch")
+        && let Some(version) = Version::new(&format!("{}+{variant}", recipes::short_torch(t)))
+    {
+        let cuda = gpu::variant_cuda(&variant).map(cuda_str).unwrap_or_default();
+        fixes.push(
+            Fix::new(
+                code,
+                "torch-for-driver",
+                FixKind::AlignTorch,
+                format!(
+                    "Install torch {} built for CUDA {cuda} ({variant}), which this driver runs",
+                    recipes::short_torch(t)
+                ),
+                format!("No root needed: the same torch release, from PyTorch's index {index} for the {variant} build."),
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::ForceReinstall, PipFlag::IndexUrl(index)],
+                vec![Requirement::Exact(name, version)],
+            ))
+            .cost(Cost {
+                downloads: true,
+                compiles: None,
+                also: vec!["torchvision, torchaudio and compiled extensions must match the new torch build".into()],
+            }),
+        );
+    }
+    let min = needs.and_then(gpu::min_driver);
+    fixes.push(
+        Fix::new(
+            code,
+            "newer-driver",
+            FixKind::Advice,
+            match min {
+                Some(m) => format!("Install NVIDIA driver {m} or newer (needs root)"),
+                None => "Install a newer NVIDIA driver (needs root)".to_owned(),
+            },
+            "Fixes it for every CUDA build, but needs root and a reboot (or a driver reload); on a cluster or cloud image, ask the administrator or pick an image with a newer driver.",
+        )
+        .step(Step::Manual(match min {
+            Some(m) => format!("install an NVIDIA driver of version {m} or newer with your system's package manager or NVIDIA's installer, then reboot"),
+            None => "install a newer NVIDIA driver with your system's package manager or NVIDIA's installer, then reboot".into(),
+        })),
+    );
+    if fixes.len() == 1
+        && let Some(dc) = driver_cuda
+        && let Some((line, variant)) = gpu::tables().torch_builds.iter().rev().find_map(|r| {
+            r.variants
+                .iter()
+                .rev()
+                .find(|v| gpu::variant_cuda(v).is_some_and(|c| c <= dc))
+                .map(|v| (r.torch.clone(), v.clone()))
+        })
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "torch-for-driver",
+                FixKind::Advice,
+                format!("Or use torch {line} ({variant}), the newest release line with a build this driver runs"),
+                format!("The driver supports CUDA up to {}; PyTorch's builds for it stop at torch {line}, so a newer driver is the better fix unless that torch suffices.", cuda_str(dc)),
+            )
+            .step(Step::Manual(format!(
+                "pip install --force-reinstall torch --index-url {}",
+                gpu::index_url(&variant)
+            ))),
+        );
+    } else if fixes.len() == 1 {
+        fixes.push(
+            Fix::new(
+                code,
+                "torch-for-driver",
+                FixKind::Advice,
+                "Or install the torch build for the CUDA your driver supports",
+                "`nvidia-smi` prints the highest CUDA the driver supports (`CUDA Version: 12.2`); PyTorch publishes each CUDA build on its own index.",
+            )
+            .step(Step::Manual(
+                "pip install --force-reinstall torch==<your version>+cuXYZ --index-url https://download.pytorch.org/whl/cuXYZ   # cuXYZ at most the driver's CUDA".into(),
+            ))
+            .unverified(),
+        );
+    }
+    crate::fix::rank(fixes)
+}

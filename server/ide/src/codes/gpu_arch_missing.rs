@@ -1,0 +1,348 @@
+//! `gpu-arch-missing`: the GPU has no code in a binary the run uses — torch or an extension was
+//! compiled for other GPU architectures (SM cubins) with no PTX the driver could compile for it.
+//!
+//! Produced by `no kernel image is available for execution on the device` and torch's warnings
+//! (`… with CUDA capability sm_120 is not compatible with the current PyTorch installation`, its
+//! `supports CUDA capabilities …` list, `Found GPU0 … which is of cuda capability 3.5`). What a
+//! binary carries is read from the text's list and, with the environment, from the fat binary
+//! of the installed torch (`libtorch_cuda.so`'s `.nv_fatbin`) — statically. A cubin runs on its
+//! major with the same or a newer minor: a warning whose list holds such a cubin is harmless and
+//! said so (PTX, which the driver compiles at first use, is evidence, not enough). Fixes: the torch build for a CUDA that compiles for the GPU
+//! (`--index-url` of PyTorch's index for that build; the facts in `gpu.toml`), or a source build
+//! of the extension with the GPU's architecture in `TORCH_CUDA_ARCH_LIST`.
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, Severity, SourceRef};
+use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name, PipFlag, Requirement, Step, Version};
+use abidoc_knowledge::gpu;
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`: torch or an extension has no code for this GPU's architecture.",
+    meaning: "CUDA binaries carry machine code (cubins) for chosen SM architectures and optionally PTX that the driver compiles at load. A cubin runs on GPUs of its major with the same or a newer minor (sm_80 code runs on an 8.6 GPU); PTX runs on any newer GPU. A GPU newer than every cubin and PTX in the binary (an RTX 50xx, sm_120, under a torch built for CUDA 12.6), or older than the oldest (a Kepler or Maxwell card under a recent build), has no code to run. abidoc reads the list the text prints and, with the environment, the `.nv_fatbin` section of the installed torch (`abidoc explain LIB` lists any library's architectures).",
+    fixes: "1. The torch build for a CUDA that compiles for this GPU, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu128` for sm_120/Blackwell, which needs CUDA ≥ 12.8; a cu126 build for GPUs CUDA 13 dropped); extensions built for the old torch must then match it. 2. For an extension: a source build with the GPU's capability in `TORCH_CUDA_ARCH_LIST` (compiles; needs nvcc of torch's CUDA). 3. Advice when the GPU is older than every current build (a source build for its architecture), or when the text does not say which binary lacks it (most likely a compiled extension). A warning whose list holds a cubin of the GPU's major with an equal or lower minor is information: no fix is needed. PTX alone is not counted as enough: the driver compiles it at first use, and the CUDA libraries the build ships may have no code for the GPU.",
+};
+
+/// What the text showed about the GPU and the binary.
+pub(crate) struct Seen<'a> {
+    pub gpu: Option<&'a str>,
+    pub capability: Option<&'a str>,
+    pub supported: &'a [String],
+    pub range: Option<&'a (String, Option<String>)>,
+    pub detail: &'a str,
+}
+
+fn sm(cc: (u32, u32)) -> String {
+    format!("sm_{}{}", cc.0, cc.1)
+}
+
+fn cuda_str(c: (u64, u64)) -> String {
+    format!("{}.{}", c.0, c.1)
+}
+
+/// Whether machine code for `cc` is among `supported` (`sm_86`): a cubin of the same major and a
+/// minor not above. PTX alone does not count: the driver compiles it at first use, and the CUDA
+/// libraries a torch build ships may have no PTX for the GPU at all.
+fn covered(cc: (u32, u32), supported: &[String]) -> bool {
+    supported.iter().any(|s| {
+        !s.starts_with("compute_")
+            && gpu::parse_capability(s).is_some_and(|c| c.0 == cc.0 && c.1 <= cc.1)
+    })
+}
+
+/// The PTX entries of `supported` older than `cc`: code the driver could compile for it.
+fn ptx_below(cc: (u32, u32), supported: &[String]) -> Vec<&str> {
+    supported
+        .iter()
+        .filter(|s| s.starts_with("compute_"))
+        .filter(|s| gpu::parse_capability(s).is_some_and(|c| c <= cc))
+        .map(String::as_str)
+        .collect()
+}
+
+pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
+    let mut d = blank(Code::GpuArchMissing, source);
+    let cc = seen.capability.and_then(gpu::parse_capability);
+    // torch printed its own list (or its range): the binary is torch.
+    let torch_says = !seen.supported.is_empty() || seen.range.is_some();
+    d.package = if torch_says {
+        Some("torch".into())
+    } else {
+        extension_in_text(cx)
+    };
+    let gpu_name = seen.gpu.unwrap_or("this GPU");
+    let arch_txt = cc.map(|c| {
+        let name = gpu::arch(c).map(|a| format!(", {}", a.name)).unwrap_or_default();
+        format!("{}: compute capability {}.{}{name}", sm(c), c.0, c.1)
+    });
+    d.evidence.push(format!("the text says: {}", seen.detail.trim()));
+    if !seen.supported.is_empty() {
+        d.evidence.push(format!(
+            "the installed torch carries code for: {}",
+            seen.supported.join(" ")
+        ));
+    }
+    if let Some((lo, hi)) = seen.range {
+        d.evidence.push(match hi {
+            Some(hi) => format!("the installed torch supports compute capability {lo} to {hi}"),
+            None => format!("the installed torch supports compute capability {lo} and newer"),
+        });
+    }
+    // With the environment: what torch's own fat binary holds, read statically.
+    let mut torch_code = None;
+    if let Some((lib, code)) = cx.world.torch_gpu_code() {
+        match code {
+            Some(f) if f.entries.is_empty() => {
+                d.evidence
+                    .push(format!("{lib} holds no CUDA fat binary that could be read"));
+            }
+            Some(f) => {
+                d.evidence.push(format!(
+                    "{lib} carries GPU code for: {}",
+                    f.describe()
+                ));
+                torch_code = Some(f);
+            }
+            None => d.evidence.push(format!(
+                "the installed torch has no libtorch_cuda.so in {lib}: it is a CPU-only build"
+            )),
+        }
+    }
+    let harmless = cc.is_some_and(|c| {
+        (!seen.supported.is_empty() && covered(c, seen.supported))
+            || seen.range.is_some_and(|(lo, hi)| {
+                let lo = gpu::parse_capability(lo);
+                let hi = hi.as_deref().and_then(gpu::parse_capability);
+                lo.is_some_and(|lo| lo <= c) && hi.is_some_and(|hi| hi.0 == c.0 && hi.1 <= c.1)
+            })
+            || torch_code.as_ref().is_some_and(|f| {
+                f.cubin_archs()
+                    .iter()
+                    .any(|a| a / 10 == c.0 && a % 10 <= c.1)
+            })
+    });
+    if let (Some(c), true) = (cc, harmless) {
+        d.severity = Severity::Information;
+        d.message = format!(
+            "{gpu_name} ({}) runs the installed torch's code: a cubin of its major with an equal or lower minor covers it, so this warning is harmless",
+            arch_txt.unwrap_or_else(|| sm(c))
+        );
+        d.explanation = Some("A cubin built for sm_XY runs on every GPU of major X with a minor of Y or more, and PTX runs on any newer GPU. torch's check compares the list with the GPU's exact capability, so it also warns when compatible code is present.".into());
+        return d;
+    }
+    let who = match d.package.as_deref() {
+        Some("torch") => "the installed torch".to_owned(),
+        Some(p) => p.to_owned(),
+        None => "a binary this run uses (torch or a compiled extension)".to_owned(),
+    };
+    d.message = match (&arch_txt, cc.and_then(gpu::min_cuda_for)) {
+        (Some(a), Some(min)) if too_new(cc, seen) => format!(
+            "{gpu_name} ({a}) has no code in {who}: it was compiled for older GPUs; this GPU needs a build for CUDA {} or newer",
+            cuda_str(min)
+        ),
+        (Some(a), _) => format!("{gpu_name} ({a}) has no code in {who}"),
+        _ => format!(
+            "the GPU has no code in {who}: it was compiled for other GPU architectures"
+        ),
+    };
+    if let Some(c) = cc {
+        let ptx = ptx_below(c, seen.supported);
+        if !ptx.is_empty() {
+            d.evidence.push(format!(
+                "only PTX ({}) could serve this GPU: the driver compiles it at first use, and the CUDA libraries of this build have no code for it",
+                ptx.join(" ")
+            ));
+        }
+    }
+    if let Some(a) = cc.and_then(gpu::arch) {
+        d.evidence.push(format!(
+            "compute capability {} is {} ({}); CUDA {} is the first toolkit that compiles for it{}",
+            a.capability,
+            a.name,
+            a.gpus,
+            a.min_cuda,
+            a.removed_in
+                .as_deref()
+                .map(|r| format!(", CUDA {r} the first that no longer does"))
+                .unwrap_or_default()
+        ));
+    }
+    d.explanation = Some("CUDA binaries carry machine code for chosen GPU architectures and optionally PTX that the driver compiles at load time. When neither matches this GPU, the first kernel launch fails with `no kernel image is available for execution on the device`.".into());
+    d.fixes = fixes(cx, &d, cc, seen);
+    d
+}
+
+/// The GPU is newer than everything listed (rather than older).
+fn too_new(cc: Option<(u32, u32)>, seen: &Seen<'_>) -> bool {
+    let Some(c) = cc else { return false };
+    let listed: Vec<(u32, u32)> = seen
+        .supported
+        .iter()
+        .filter_map(|s| gpu::parse_capability(s))
+        .collect();
+    match listed.iter().max() {
+        Some(max) => c > *max,
+        None => seen
+            .range
+            .and_then(|(lo, _)| gpu::parse_capability(lo))
+            .is_none_or(|lo| c >= lo),
+    }
+}
+
+/// An extension package the text is about: one being built, or one a suggested command installs.
+fn extension_in_text(cx: &Cx<'_>) -> Option<String> {
+    let installed_by = cx.scene.suggested_commands.iter().filter_map(|c| {
+        let rest = c.split("pip install ").nth(1)?;
+        let word = rest.split_whitespace().find(|w| !w.starts_with('-'))?;
+        word.split(['=', '<', '>', '[']).next()
+    });
+    cx.scene
+        .packages_built
+        .iter()
+        .map(String::as_str)
+        .chain(installed_by)
+        .map(crate::kb::normalize)
+        .find(|n| n != "torch" && crate::kb::package(n).is_some())
+}
+
+fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -> Vec<Fix> {
+    let code = Code::GpuArchMissing;
+    let mut fixes = Vec::new();
+    let torch = cx.torch();
+    let ext = d.package.as_deref().filter(|p| *p != "torch");
+    // An extension compiled without this GPU: compile it for this GPU.
+    if let Some(p) = ext.and_then(Name::new)
+        && let Some(mut f) = recipes::source_build(code, cx, &p, &[])
+    {
+        if let Some(c) = cc
+            && let Some(s) = recipes::set_env("TORCH_CUDA_ARCH_LIST", &format!("{}.{}+PTX", c.0, c.1))
+        {
+            f.steps.insert(0, s);
+            f.title = format!("{} for compute capability {}.{}", f.title, c.0, c.1);
+        }
+        fixes.push(f);
+    }
+    if let Some(f) = torch_build_fix(cx, cc, torch.as_deref(), seen) {
+        fixes.push(f);
+    }
+    if let Some(c) = cc
+        && !too_new(cc, seen)
+        && d.package.as_deref() == Some("torch")
+    {
+        let dropped = gpu::removed_in(c)
+            .map(|r| format!(" CUDA {}.{} and later no longer compile for {}: build with an older toolkit.", r.0, r.1, sm(c)))
+            .unwrap_or_default();
+        fixes.push(
+            Fix::new(
+                code,
+                "source-build-old-gpu",
+                FixKind::Advice,
+                format!("Build torch from source for {}, or run on the CPU", sm(c)),
+                format!("PyTorch's published builds no longer carry code for this GPU; a source build with TORCH_CUDA_ARCH_LIST={}.{} does.{dropped}", c.0, c.1),
+            )
+            .step(Step::Manual(format!(
+                "build torch from source (https://github.com/pytorch/pytorch#from-source) with TORCH_CUDA_ARCH_LIST={}.{}",
+                c.0, c.1
+            ))),
+        );
+    }
+    if fixes.is_empty() || ext.is_none() && d.package.is_none() {
+        // torch warns at CUDA start-up when it lacks the GPU; without that warning the binary
+        // with no code for it is most likely a compiled extension.
+        let bare = d.package.is_none();
+        let (title, reason) = if bare {
+            (
+                "Rebuild the compiled extension that launched the kernel for this GPU",
+                "The text shows no torch warning that it lacks this GPU (torch warns at CUDA start-up when it does), so the binary without code for it is most likely a compiled extension (a wheel built for other GPUs, or a setup.py that lists fixed architectures). Rebuild it from source with TORCH_CUDA_ARCH_LIST set to the GPU's capability (`torch.cuda.get_device_capability()`); `abidoc explain LIB` lists the architectures any library carries.",
+            )
+        } else {
+            (
+                "Find which binary lacks this GPU's code, and rebuild or reinstall it for the GPU",
+                "`python -c \"import torch; print(torch.cuda.get_arch_list(), torch.cuda.get_device_capability())\"` shows torch's side; `abidoc explain LIB` lists any library's architectures. An extension is rebuilt with the GPU's capability in TORCH_CUDA_ARCH_LIST.",
+            )
+        };
+        fixes.push(
+            Fix::new(code, "arch-list", FixKind::Advice, title, reason)
+                .step(Step::Manual(
+                    "abidoc explain path/to/the_extension.so   # lists its sm_XX cubins and PTX".into(),
+                ))
+                .step(Step::Manual(
+                    "TORCH_CUDA_ARCH_LIST=\"<major>.<minor>+PTX\" pip install --no-build-isolation --no-cache-dir --force-reinstall --no-binary <package> <package>".into(),
+                ))
+                .unverified(),
+        );
+    }
+    crate::fix::rank(fixes)
+}
+
+/// The torch build whose CUDA compiles for the GPU, from PyTorch's index for that build.
+fn torch_build_fix(
+    cx: &Cx<'_>,
+    cc: Option<(u32, u32)>,
+    torch: Option<&str>,
+    seen: &Seen<'_>,
+) -> Option<Fix> {
+    let code = Code::GpuArchMissing;
+    let c = cc?;
+    let min = gpu::min_cuda_for(c)?;
+    let too_new = too_new(cc, seen);
+    // The same torch release in the right build when it has one; else the first release line
+    // that has one (a GPU newer than the installed torch), or advice (a GPU older than every
+    // current build).
+    let (version, variant) = match torch.map(|t| (t, gpu::variant_for_capability(t, c))) {
+        Some((t, Some(v))) => (Some(recipes::short_torch(t).to_owned()), v),
+        _ if too_new => {
+            let (line, v) = gpu::first_torch_for_capability(c)?;
+            let newer = torch.is_none_or(|t| {
+                abidoc_knowledge::Version::parse(t)
+                    .zip(abidoc_knowledge::Version::parse(&line))
+                    .is_some_and(|(a, b)| a.major_minor() < b.major_minor())
+            });
+            if torch.is_some() && !newer {
+                return None;
+            }
+            // The newest line's matching build: a plain `torch` from that index.
+            let latest = gpu::tables().torch_builds.last()?;
+            let v = latest
+                .variants
+                .iter()
+                .find(|x| gpu::variant_cuda(x).is_some_and(|cu| cu >= min))
+                .cloned()
+                .unwrap_or(v);
+            (None, v)
+        }
+        _ => return None,
+    };
+    let index = IndexUrl::pytorch(&variant)?;
+    let cuda = gpu::variant_cuda(&variant).map(cuda_str).unwrap_or_default();
+    let (req, what) = match &version {
+        Some(v) => (
+            Requirement::Exact(Name::new("torch")?, Version::new(&format!("{v}+{variant}"))?),
+            format!("torch {v}"),
+        ),
+        None => (Requirement::Any(Name::new("torch")?), "torch".to_owned()),
+    };
+    let mut also = vec![format!("torch's CUDA {cuda} libraries (several GB)")];
+    also.push("torchvision, torchaudio and compiled extensions must match the new torch build".into());
+    Some(
+        Fix::new(
+            code,
+            "torch-build",
+            FixKind::AlignTorch,
+            format!("Install {what} built for CUDA {cuda} ({variant}), which has code for {}", sm(c)),
+            format!(
+                "PyPI serves one CUDA build of torch; PyTorch's index {index} serves the {variant} build, whose CUDA {cuda} compiles for compute capability {}.{}.",
+                c.0, c.1
+            ),
+        )
+        .step(recipes::pip_install(
+            cx,
+            vec![PipFlag::ForceReinstall, PipFlag::IndexUrl(index)],
+            vec![req],
+        ))
+        .cost(Cost {
+            downloads: true,
+            compiles: None,
+            also,
+        }),
+    )
+}
