@@ -55,6 +55,7 @@ pub fn diagnose_notebook(raw: &str, ctx: &Context) -> Vec<Diagnostic> {
     let (incidents, mut scene) = incidents::collect(&parse.value);
     scene.read_text(&joined);
     scene.read_text(&sources);
+    scene.read_mentions(&joined, 0);
     let paths = library_paths(&incidents);
     let world = crate::evidence::World::new(&ctx, &paths);
     let to_source = |span: Span| {

@@ -97,6 +97,10 @@ pub struct Scene {
     pub mentions_wsl: bool,
     /// The text mentions a silent fallback (Conv1d instead of Mamba, naive implementation).
     pub mentions_fallback: bool,
+    /// Packages the text names (by name, module, library file, site-packages directory, pip
+    /// build), with the byte offset of each, in text order; a run naming one package is kept
+    /// once. They name the package of a failure whose own line does not.
+    pub mentions: Vec<(usize, String)>,
 }
 
 /// Phrases that only a look at the whole text gives, in the bit order of [`TextFacts`].
@@ -159,7 +163,37 @@ impl Scene {
     }
 }
 
+/// At most this many runs of package mentions are kept (a real log names a handful).
+const MAX_MENTIONS: usize = 65_536;
+
 impl Scene {
+    /// Notes the packages `piece` (starting at `offset` in the text) names.
+    pub fn read_mentions(&mut self, piece: &str, offset: usize) {
+        for m in abidoc_knowledge::packages::mentions(piece) {
+            self.mention(offset + m.at, &m.package.name);
+        }
+    }
+
+    fn mention(&mut self, at: usize, package: &str) {
+        if self.mentions.len() < MAX_MENTIONS
+            && self.mentions.last().is_none_or(|(_, p)| p != package)
+        {
+            self.mentions.push((at, package.to_owned()));
+        }
+    }
+
+    /// The package the text shows around a failure at `span` whose own line names none: the
+    /// last package named before it (the innermost frame, the import, the build), an extension
+    /// over torch (whose frames and imports surround every extension's); else the first named
+    /// after it (an error pasted in a title, its traceback below).
+    pub fn package_near(&self, span: Span) -> Option<&str> {
+        let mut sorted: Vec<&(usize, String)> = self.mentions.iter().collect();
+        sorted.sort_by_key(|(at, _)| *at);
+        let split = sorted.partition_point(|(at, _)| *at < span.end);
+        let (before, after) = sorted.split_at(split);
+        pick(before.iter().rev().copied()).or_else(|| pick(after.iter().copied()))
+    }
+
     pub fn version_of(&self, subject: &str) -> Option<&str> {
         self.versions
             .iter()
@@ -282,14 +316,27 @@ pub fn collect(events: &[Event]) -> (Vec<Incident>, Scene) {
 pub fn collect_text(text: &str) -> (Vec<Incident>, Scene) {
     let mut c = Collector::default();
     let mut facts = TextFacts::default();
+    let mut mentions = Scene::default();
     // Problems of the scan are not diagnoses; the text's facts come from the same pass.
-    let _problems = abidoc_syntax::scan::scan_pieces(text, TextFacts::of, |events, f| {
-        facts = facts.or(f);
-        warm_torch_index(events);
-        c.add(events);
-    });
+    let _problems = abidoc_syntax::scan::scan_pieces(
+        text,
+        |piece, offset| {
+            let mut named = Scene::default();
+            named.read_mentions(piece, offset);
+            (TextFacts::of(piece), named.mentions)
+        },
+        |events, (f, named)| {
+            facts = facts.or(f);
+            for (at, p) in named {
+                mentions.mention(at, &p);
+            }
+            warm_torch_index(events);
+            c.add(events);
+        },
+    );
     let (incidents, mut scene) = c.finish();
     scene.read_facts(facts);
+    scene.mentions.extend(mentions.mentions);
     (incidents, scene)
 }
 
@@ -545,16 +592,22 @@ impl Collector {
                     self.scene.versions.push((subject, version.clone()));
                 }
             }
+            EventKind::Frame { file, .. } => {
+                if let Some(p) = site_package_of(file) {
+                    self.scene.mention(span.start, &p);
+                }
+            }
+            EventKind::PipBuildingWheel { package: p }
+            | EventKind::PipBuildFailed { package: Some(p) } => {
+                self.scene.mention(span.start, &crate::kb::normalize(p));
+                push_distinct(&mut self.scene.packages_built, p);
+            }
             EventKind::Model { id } => push_distinct(&mut self.scene.models, id),
             EventKind::SuggestedCommand { command } => {
                 push_distinct(&mut self.scene.suggested_commands, command);
             }
             EventKind::WrappedImportError { what } => {
                 push_distinct(&mut self.scene.wrapped_imports, what);
-            }
-            EventKind::PipBuildingWheel { package: p }
-            | EventKind::PipBuildFailed { package: Some(p) } => {
-                push_distinct(&mut self.scene.packages_built, p);
             }
             EventKind::CompileFailed { .. } => self.scene.compile_failed = true,
             EventKind::PrecompiledWheelNotFound => self.scene.precompiled_wheel_missing = true,
@@ -585,6 +638,56 @@ impl Collector {
             out.retain(|i| !matches!(i.failure, Failure::StaleGpuProcesses));
         }
         (out, scene)
+    }
+}
+
+/// The first extension among `list`, else torch.
+fn pick<'a>(list: impl Iterator<Item = &'a (usize, String)>) -> Option<&'a str> {
+    let mut torch = None;
+    for (_, p) in list {
+        if p != "torch" {
+            return Some(p.as_str());
+        }
+        torch = torch.or(Some(p.as_str()));
+    }
+    torch
+}
+
+/// The distribution a traceback frame's file belongs to, from its directory under
+/// site-packages: a package whose code runs there, unless it is packaging machinery or a
+/// package of pure Python the knowledge names (which only passes an extension's failure on).
+fn site_package_of(file: &str) -> Option<String> {
+    let norm = file.replace('\\', "/");
+    let (_, after) = ["site-packages/", "dist-packages/"]
+        .iter()
+        .find_map(|m| norm.rsplit_once(m))?;
+    let (top, rest) = after.split_once('/')?;
+    if rest.is_empty() {
+        return None;
+    }
+    let top = top.trim_start_matches('_');
+    const MACHINERY: &[&str] = &[
+        "pip",
+        "setuptools",
+        "pkg_resources",
+        "wheel",
+        "distutils_hack",
+        "importlib_metadata",
+        "typing_extensions",
+        "IPython",
+        "ipykernel",
+        "click",
+        "runpy",
+    ];
+    if top.is_empty() || top.contains('.') || MACHINERY.contains(&top) {
+        return None;
+    }
+    match abidoc_knowledge::packages::package_for_module(top) {
+        Some(p) if p.links_torch || !p.modules.is_empty() || !p.paths.is_empty() => {
+            Some(p.name.clone())
+        }
+        Some(_) => None,
+        None => Some(crate::kb::normalize(top)),
     }
 }
 

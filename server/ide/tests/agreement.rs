@@ -117,21 +117,43 @@ fn agreement_with_confirmed_fixes() {
     };
     let cases = cases();
     let (mut code_ok, mut pkg_ok, mut fix_ok, mut with_fix) = (0, 0, 0, 0);
-    let mut misses = Vec::new();
+    let (mut misses, mut code_misses, mut pkg_misses) = (Vec::new(), Vec::new(), Vec::new());
     for c in &cases {
         let diags = diagnose_text(&c.text, &ctx);
         let main = diags
             .iter()
             .find(|d| d.code.as_str() == c.expected_code)
             .or_else(|| diags.first());
+        let got = || {
+            diags
+                .iter()
+                .map(|d| {
+                    format!(
+                        "{}[{}]",
+                        d.code.as_str(),
+                        d.package.as_deref().unwrap_or("-")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         if diags.iter().any(|d| d.code.as_str() == c.expected_code) {
             code_ok += 1;
+        } else {
+            code_misses.push(format!(
+                "{}: expected {}; got {}",
+                c.id,
+                c.expected_code,
+                got()
+            ));
         }
         if diags
             .iter()
             .any(|d| d.package.as_deref() == Some(c.package.as_str()))
         {
             pkg_ok += 1;
+        } else {
+            pkg_misses.push(format!("{}: expected {}; got {}", c.id, c.package, got()));
         }
         if !matches!(c.confirmed_kind.as_str(), "other" | "driver-upgrade" | "") {
             with_fix += 1;
@@ -157,8 +179,14 @@ fn agreement_with_confirmed_fixes() {
         pct(pkg_ok, cases.len()),
         pct(fix_ok, with_fix)
     );
+    for m in &code_misses {
+        println!("  code miss {m}");
+    }
+    for m in &pkg_misses {
+        println!("  package miss {m}");
+    }
     for m in &misses {
-        println!("  miss {m}");
+        println!("  fix miss {m}");
     }
     assert!(
         cases.len() >= 100,

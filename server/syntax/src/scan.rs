@@ -67,6 +67,13 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Symbol not found", SYM),
     ("cannot open shared object", SHLIB),
     ("version `", VERNF),
+    // Markdown and chat clients eat backticks: `version GLIBCXX_3.4.29 not found`.
+    ("version GLIBC", VERNF),
+    ("version 'GLIBC", VERNF),
+    ("library version not found", SHLIB),
+    // `…so: undefined` wrapped before ` symbol: …`.
+    ("undefined\n", SYM),
+    ("undefined\r\n", SYM),
     ("Error:", EXC | NUMPY),
     ("Error(", EXC),
     ("Error\x1b", EXC),
@@ -243,7 +250,7 @@ const REACH_BACK: usize = MAX_LINE + 1;
 /// Scans `text` and returns the events found, with spans into `text`.
 pub fn scan(text: &str) -> Parse<Vec<Event>> {
     let mut events = Vec::new();
-    let problems = scan_pieces(text, |_| (), |batch, ()| events.extend_from_slice(batch));
+    let problems = scan_pieces(text, |_, _| (), |batch, ()| events.extend_from_slice(batch));
     Parse {
         value: events,
         problems,
@@ -251,12 +258,13 @@ pub fn scan(text: &str) -> Parse<Vec<Event>> {
 }
 
 /// Scans `text` piece by piece and hands the events to `sink` in batches, in the order [`scan`]
-/// returns them (by span), together with what `per_piece` computed from each piece's text (on the
+/// returns them (by span), together with what `per_piece` computed from each piece's text and
+/// its offset in `text` (on the
 /// scanning thread, while the piece is in cache; pieces are whole lines). Memory stays that of a
 /// few pieces' events however long the text is. Returns the problems met.
 pub fn scan_pieces<T: Send>(
     text: &str,
-    per_piece: impl Fn(&str) -> T + Sync,
+    per_piece: impl Fn(&str, usize) -> T + Sync,
     mut sink: impl FnMut(&[Event], T),
 ) -> Vec<Problem> {
     let mut ranges = Vec::new();
@@ -273,7 +281,7 @@ pub fn scan_pieces<T: Send>(
         let (mut e, p) = scan_range(text, a, b);
         resolve_build_packages(text, &mut e);
         e.sort_by_key(|e| (e.span.start, e.span.end));
-        (e, p, per_piece(text.get(a..b).unwrap_or("")))
+        (e, p, per_piece(text.get(a..b).unwrap_or(""), a))
     };
     let mut merge = Merge {
         problems: Vec::new(),
@@ -363,7 +371,7 @@ impl Merge {
         out: Option<(Vec<Event>, Vec<Problem>, T)>,
         next: usize,
         sink: &mut impl FnMut(&[Event], T),
-        per_piece: &impl Fn(&str) -> T,
+        per_piece: &impl Fn(&str, usize) -> T,
     ) {
         let Some((events, p, extra)) = out else {
             if self.problems.len() < MAX_PROBLEMS {
@@ -373,7 +381,7 @@ impl Merge {
                 ));
             }
             if next == usize::MAX && !self.held.is_empty() {
-                sink(&self.held, per_piece(""));
+                sink(&self.held, per_piece("", 0));
                 self.held.clear();
             }
             return;
@@ -697,6 +705,7 @@ impl<'a> Scanner<'a> {
         let has = |b: u64| bits & b != 0;
         if has(SYM) {
             self.undefined_symbols(l, out);
+            self.wrapped_undefined_symbol(l, out);
             mac_symbol_not_found(l, out);
         }
         if has(SHLIB) {
@@ -901,6 +910,48 @@ impl<'a> Scanner<'a> {
                 },
             );
         }
+    }
+
+    /// `…so: undefined` at the end of a line and `symbol: NAME` starting the next: a message
+    /// wrapped between the two words.
+    fn wrapped_undefined_symbol(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        let Some(head) = s.trim_end().strip_suffix("undefined") else {
+            return;
+        };
+        if head.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            return;
+        }
+        let Some(n) = self.next_line(l) else { return };
+        let ns = n.s();
+        let c = n.c();
+        let start = n.content + (c.len() - c.trim_start().len());
+        let Some(after) = ns.get(start..).and_then(|r| r.strip_prefix("symbol")) else {
+            return;
+        };
+        let skip = after.len() - after.trim_start_matches([':', ' ', '\t']).len();
+        if skip == 0 {
+            return;
+        }
+        let q = start + "symbol".len() + skip;
+        let len = ns[q..].bytes().take_while(|&c| is_sym_byte(c)).count();
+        let symbol = ns[q..q + len].trim_end_matches('.');
+        if symbol.is_empty() {
+            return;
+        }
+        let p = head.len();
+        let (library, lib_start) = match library_before(s, p) {
+            Some((lib, at)) => (Some(lib), l.span(at, at).start),
+            None => (None, l.span(p, p).start),
+        };
+        out.push(
+            Span::new(lib_start, n.span(q, q + symbol.len()).end),
+            EventKind::UndefinedSymbol {
+                library,
+                symbol: cap(symbol).to_owned(),
+                truncated: symbol.starts_with("_Z") && !demangles(symbol),
+            },
+        );
     }
 
     // ---- build isolation ----
@@ -1424,6 +1475,26 @@ fn mac_symbol_not_found(l: &Line<'_>, out: &mut Out) {
 
 fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    // bitsandbytes names the library of its own it looked for and did not find.
+    if let Some(p) = s.find("Required library version not found:") {
+        let r = &s[p + 35..];
+        let lead = r.len() - r.trim_start().len();
+        let n = r[lead..]
+            .find(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`'))
+            .unwrap_or(r.len() - lead);
+        let name = r[lead..lead + n].trim_end_matches(['.', ',']);
+        if name.contains(".so") || name.ends_with(".dll") || name.ends_with(".dylib") {
+            let at = p + 35 + lead;
+            out.push(
+                l.span(at, at + name.len()),
+                EventKind::MissingSharedLibrary {
+                    name: name.to_owned(),
+                    required_by: None,
+                },
+            );
+        }
+        return;
+    }
     let Some(p) = s.find("cannot open shared object file") else {
         return;
     };
@@ -1460,27 +1531,47 @@ fn token_before_colon(s: &str, p: usize) -> Option<(String, usize)> {
 
 fn version_not_found(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("version `") else { return };
-    let r = &s[p + 9..];
-    let Some(e) = r.find(['\'', '`']) else { return };
+    // `version `V' not found`, also with the quotes lost or straight (`version GLIBC_2.32 not found`).
+    let Some((p, q)) = s.match_indices("version ").find_map(|(p, _)| {
+        let r = &s[p + 8..];
+        let q = usize::from(r.starts_with(['`', '\'', '"']));
+        let body = &r[q..];
+        let n = body
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+            .count();
+        let rest = &body[n..];
+        let rest = rest.strip_prefix(['\'', '`', '"']).unwrap_or(rest);
+        (n > 0 && (q == 1 || rest.starts_with(" not found"))).then_some((p, q))
+    }) else {
+        return;
+    };
+    let r = &s[p + 8 + q..];
+    let e = r
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(r.len());
     let version = &r[..e];
-    if version.is_empty() || version.contains(' ') {
+    if version.is_empty() {
         return;
     }
     let Some((library, at)) = token_before_colon(s, p) else {
         return;
     };
     let tail = &r[e..];
+    let base = p + 8 + q;
     let (required_by, end) = match tail.find("(required by ") {
         Some(i) => {
             let rr = &tail[i + 13..];
             let ce = rr.find(')').unwrap_or(rr.len());
             (
                 non_empty(&rr[..ce]),
-                p + 9 + e + i + 13 + ce + usize::from(ce < rr.len()),
+                base + e + i + 13 + ce + usize::from(ce < rr.len()),
             )
         }
-        None => (None, p + 9 + e + 1),
+        None => (
+            None,
+            base + e + usize::from(tail.starts_with(['\'', '`', '"'])),
+        ),
     };
     out.push(
         l.span(at, end.min(s.len())),

@@ -36,9 +36,14 @@ pub(crate) fn diagnose(
         "the shared library {lib} cannot be found{who}: {}",
         hint(cx, lib)
     );
-    if let Some(r) = required_by {
-        d.package = cx.world.package_of_library(r).map(|p| p.name);
-    }
+    d.package = required_by
+        .and_then(|r| cx.world.package_of_library(r))
+        .map(|p| p.name)
+        .or_else(|| {
+            cx.near
+                .filter(|p| !(*p == "torch" && kb::is_torch_library(lib)))
+                .map(str::to_owned)
+        });
     d.fixes = fixes(cx, &d, lib, name);
     d
 }
@@ -234,9 +239,11 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
     }
     // A rebuild against torch helps only code that calls into torch, and only when the missing
     // library is not a system one (rebuilding nvidia-cufile does not bring libmlx5).
+    // A package seen only near the failure (no `required by`) is not known to need the
+    // library: its own JIT product that failed to build is not fixed by rebuilding it.
     if provider.is_none()
         && let Some(p) = &pkg
-        && (torch_lib || calls_into_torch(cx, d, p.as_str()))
+        && (torch_lib || d.library.is_some() && calls_into_torch(cx, d, p.as_str()))
     {
         fixes.extend(recipes::source_build(code, cx, p, &[]));
     }

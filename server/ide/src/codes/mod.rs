@@ -91,6 +91,9 @@ pub(crate) struct Cx<'a> {
     pub scene: &'a Scene,
     pub world: &'a World<'a>,
     pub model: Option<&'a ModelFacts>,
+    /// The package the text shows around this failure when its own line names none
+    /// ([`Scene::package_near`]).
+    pub near: Option<&'a str>,
 }
 
 impl Cx<'_> {
@@ -161,6 +164,7 @@ pub(crate) fn diagnose(
         scene,
         world,
         model: model.as_ref(),
+        near: scene.package_near(inc.primary),
     };
     let source = Some(to_source(inc.primary));
     let mut d = match &inc.failure {
@@ -237,6 +241,11 @@ pub(crate) fn diagnose(
         Failure::StaleWheelCache { file } => stale_wheel_cache::diagnose(&cx, source, file)?,
     };
     d.related = inc.related.iter().map(|s| to_source(*s)).collect();
+    // Memory held by processes is no package's failure; a missing library weighs the package
+    // near it itself (torch never needs another torch's library).
+    if d.package.is_none() && !matches!(d.code, Code::CudaOom | Code::MissingSharedLibrary) {
+        d.package = cx.near.map(str::to_owned);
+    }
     // The model in use decides between removing and rebuilding: say what it is.
     let about_model = matches!(
         d.code,

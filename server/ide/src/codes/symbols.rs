@@ -54,7 +54,8 @@ pub(crate) fn diagnose(
             library
                 .and_then(|l| cx.world.package_of_library(l))
                 .map(|p| p.name)
-        });
+        })
+        .or_else(|| cx.near.map(str::to_owned));
     d.package = pkg.clone();
     let demangled = crate::kb::demangle(symbol);
     let mut report = SymbolReport {
