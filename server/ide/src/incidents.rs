@@ -39,6 +39,10 @@ pub enum Failure {
     BuildIsolation {
         package: Option<String>,
     },
+    BuildDeps {
+        module: String,
+        too_new: bool,
+    },
     XformersBuiltFor {
         built_torch: Option<String>,
         have_torch: Option<String>,
@@ -499,6 +503,13 @@ impl Collector {
                     found: found.clone(),
                     expected: expected.clone(),
                     detail: detail.clone(),
+                },
+                span,
+            ),
+            EventKind::BuildDependencyMissing { module, too_new } => self.push(
+                Failure::BuildDeps {
+                    module: module.clone(),
+                    too_new: *too_new,
                 },
                 span,
             ),

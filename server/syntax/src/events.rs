@@ -76,6 +76,11 @@ pub enum EventKind {
     /// `No module named 'torch'` while pip or uv builds in isolation (`get_requires_for_build_wheel`,
     /// `egg_info`, `setup.py`, uv's "doesn't declare it as a build dependency" hint).
     BuildIsolationNoTorch { package: Option<String> },
+    /// A build requirement or build tool missing while an extension is built or JIT-compiled:
+    /// `No module named 'packaging'` (`wheel`, `setuptools`, `ninja`) in a build, `Ninja is
+    /// required to load C++ extensions`; `too_new` for a build tool too new for the build script
+    /// (`cannot import name 'packaging' from 'pkg_resources'`: setuptools 70 and later).
+    BuildDependencyMissing { module: String, too_new: bool },
     /// `CUDA_HOME environment variable is not set`, `nvcc: not found`, `No such file or directory:
     /// '/usr/local/cuda/bin/nvcc'`, `bare_metal_version` failures …; `detail` is the line.
     CudaHomeMissing { detail: String },

@@ -102,6 +102,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("metadata-generation-failed", BFAIL),
     ("did not run successfully", BFAIL),
     ("No module named", NOTORCH),
+    ("Ninja is required", NOTORCH),
+    ("from 'pkg_resources", NOTORCH),
     ("CUDA_HOME", CUDAHOME),
     ("nvcc", CUDAHOME | NOCC),
     ("bare_metal_version", CUDAHOME),
@@ -958,16 +960,46 @@ impl<'a> Scanner<'a> {
 
     fn no_torch(&self, l: &Line<'_>, out: &mut Out) {
         let s = l.s();
+        // torch.utils.cpp_extension's JIT builds (DeepSpeed ops, nvdiffrast, apex …) need ninja.
+        if let Some(p) = s.find("Ninja is required to load C++ extensions") {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::BuildDependencyMissing {
+                    module: "ninja".into(),
+                    too_new: false,
+                },
+            );
+            return;
+        }
+        // setuptools 70 dropped `pkg_resources.packaging`, which older setup.py files import.
+        if let Some(p) = s.find("cannot import name 'packaging' from 'pkg_resources") {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::BuildDependencyMissing {
+                    module: "setuptools".into(),
+                    too_new: true,
+                },
+            );
+            return;
+        }
         let Some(p) = s.find("No module named") else {
             return;
         };
         let rest = &s[p + "No module named".len()..];
         let rest = rest.trim_start().trim_start_matches(['\'', '"']);
-        if !(rest.starts_with("torch'") || rest.starts_with("torch\"") || rest == "torch") {
+        let n = rest
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_')
+            .count();
+        let module = &rest[..n];
+        let whole = rest[n..].is_empty() || rest[n..].starts_with(['\'', '"']);
+        const BUILD_TOOLS: &[&str] = &["packaging", "wheel", "setuptools", "ninja"];
+        let tool = whole && BUILD_TOOLS.contains(&module);
+        if !(whole && module == "torch" || tool) {
             return;
         }
         let span = l.span(p, s.trim_end().len());
-        // Only a build in isolation makes this a build-isolation problem; look around for it.
+        // Only a build makes this a build problem; look around for it.
         let lo = floor_char(self.text, span.start.saturating_sub(6 * 1024));
         let hi = ceil_char(self.text, span.end + 2 * 1024);
         let around = &self.text[lo..hi];
@@ -988,10 +1020,18 @@ impl<'a> Scanner<'a> {
             "build backend",
             "Failed to build",
         ];
-        if CONTEXT
+        let in_build = CONTEXT
             .iter()
-            .any(|c| memmem::find(around.as_bytes(), c.as_bytes()).is_some())
-        {
+            .any(|c| memmem::find(around.as_bytes(), c.as_bytes()).is_some());
+        if tool && (in_build || module == "ninja") {
+            out.push(
+                span,
+                EventKind::BuildDependencyMissing {
+                    module: module.to_owned(),
+                    too_new: false,
+                },
+            );
+        } else if !tool && in_build {
             out.push(span, EventKind::BuildIsolationNoTorch { package: None });
         }
     }

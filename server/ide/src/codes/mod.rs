@@ -69,6 +69,7 @@ registry! {
     cuda_version_mismatch => CudaVersionMismatch "cuda-version-mismatch",
     cuda_home_missing => CudaHomeMissing "cuda-home-missing",
     build_isolation => BuildIsolation "build-isolation",
+    build_deps_missing => BuildDepsMissing "build-deps-missing",
     numpy_abi => NumpyAbi "numpy-abi",
     cuda_oom => CudaOom "cuda-oom",
     stale_wheel_cache => StaleWheelCache "stale-wheel-cache",
@@ -208,6 +209,9 @@ pub(crate) fn diagnose(
             expected.as_deref(),
             detail,
         ),
+        Failure::BuildDeps { module, too_new } => {
+            build_deps_missing::diagnose(&cx, source, module, *too_new)
+        }
         Failure::BuildIsolation { package } => {
             build_isolation::diagnose(&cx, source, package.as_deref())
         }
