@@ -76,6 +76,7 @@ impl<'a> World<'a> {
                 needs_no_build_isolation: true,
                 has_prebuilt_wheels: false,
                 build_minutes: None,
+                from_repository: false,
             }));
         }
         kb::package_for_library(path).or_else(|| {
@@ -89,6 +90,7 @@ impl<'a> World<'a> {
                 needs_no_build_isolation: true,
                 has_prebuilt_wheels: false,
                 build_minutes: None,
+                from_repository: false,
             })
         })
     }

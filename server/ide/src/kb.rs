@@ -48,6 +48,8 @@ pub struct PackageFacts {
     pub has_prebuilt_wheels: bool,
     /// Roughly how long a source build takes, in minutes.
     pub build_minutes: Option<u32>,
+    /// Installed from its repository (`install_target`), not from PyPI releases.
+    pub from_repository: bool,
 }
 
 fn facts(p: &k::packages::Package) -> PackageFacts {
@@ -78,6 +80,7 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
             .any(|f| f == "--no-build-isolation"),
         has_prebuilt_wheels: !p.wheel_naming.is_empty(),
         build_minutes: p.build.minutes,
+        from_repository: p.build.install_target.is_some(),
     }
 }
 

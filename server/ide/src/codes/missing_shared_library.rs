@@ -10,7 +10,9 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{CondaChannel, Fix, FixKind, Name, Requirement, SafePath, Step, SystemManager};
+use crate::fix::{
+    CondaChannel, Fix, FixKind, Name, PipFlag, Requirement, SafePath, Step, SystemManager,
+};
 use crate::incidents::basename;
 use crate::kb;
 
@@ -233,6 +235,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
         }
         fixes.extend(companion);
     }
+    fixes.extend(newer_release(cx, lib, pkg.as_ref(), torch_lib));
     let provider = kb::system_library(lib);
     if let Some(sys) = provider {
         fixes.extend(system_library(cx, lib, sys));
@@ -275,6 +278,58 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
         );
     }
     crate::fix::rank(fixes)
+}
+
+/// The package's newest release, when the library it cannot find says it is older than the
+/// machine: its own library for the CUDA found (bitsandbytes' `libbitsandbytes_cuda124.so`,
+/// shipped by later releases), or the runtime of CUDA 11 or older, which current releases no
+/// longer link (onnxruntime-gpu 1.17's `libcublasLt.so.11`). Not for torch, torch's own
+/// libraries, or packages installed from a repository rather than PyPI.
+fn newer_release(cx: &Cx<'_>, lib: &str, pkg: Option<&Name>, torch_lib: bool) -> Option<Fix> {
+    let pkg = pkg?;
+    let facts = kb::package(pkg.as_str());
+    if torch_lib || pkg.as_str() == "torch" || facts.as_ref().is_some_and(|f| f.from_repository) {
+        return None;
+    }
+    // The library's own name says whose it is and for which CUDA (`libbitsandbytes_cuda124`);
+    // a JIT op's library (`fused_adam.so`) is a build product, not a release's file.
+    let for_cuda = lib
+        .match_indices("cuda")
+        .any(|(i, _)| lib.as_bytes().get(i + 4).is_some_and(u8::is_ascii_digit));
+    let own = for_cuda
+        && abidoc_knowledge::packages::mentions(lib)
+            .first()
+            .is_some_and(|m| m.package.name == pkg.as_str());
+    let old_cuda = kb::cuda_library(lib)
+        .map(|(_, major)| major)
+        .filter(|&m| m <= 11);
+    let why = match (own, old_cuda) {
+        (true, _) => format!(
+            "{lib} is {pkg}'s own library for the CUDA it found, and this release does not ship it; later releases ship libraries for more CUDA versions."
+        ),
+        (false, Some(major)) => format!(
+            "{pkg} was built for CUDA {major}, whose runtime is not installed; its newest release is built for a current CUDA (12 or later), which matches current torch and drivers, rather than adding CUDA {major}'s libraries."
+        ),
+        _ => return None,
+    };
+    Some(
+        Fix::new(
+            Code::MissingSharedLibrary,
+            "newer-release",
+            FixKind::AlignCompanion,
+            format!("Install the newest {pkg}, built for the CUDA this machine has"),
+            why,
+        )
+        .step(recipes::pip_install(
+            cx,
+            vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+            vec![Requirement::Any(pkg.clone())],
+        ))
+        .cost(crate::fix::Cost {
+            downloads: true,
+            ..Default::default()
+        }),
+    )
 }
 
 /// Whether `pkg` (owner of the failing library) is compiled against torch: known packages say so;
