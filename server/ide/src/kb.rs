@@ -232,6 +232,36 @@ pub fn built_for_range(symbols: &[SymbolReport]) -> Option<String> {
     Some(bf.summary())
 }
 
+/// The torch release a binary was built for, from the offline index alone: the newest release
+/// of a closed "built for A–B" range (its symbols all known, the range not reaching the newest
+/// indexed release, so the newest torch is not it). `None` when the index cannot say.
+pub fn built_for_release(symbols: &[SymbolReport]) -> Option<String> {
+    let names: Vec<&str> = symbols
+        .iter()
+        .filter(|s| crate::symbols::owner(&s.mangled) == crate::symbols::Owner::Torch)
+        .map(|s| s.mangled.as_str())
+        .collect();
+    let bf = k::torch_index::built_for(&names)?;
+    if !bf.unknown.is_empty() || !bf.truncated.is_empty() || bf.other_abi.is_some() {
+        return None;
+    }
+    let last = bf.releases.last()?;
+    let newest = k::torch_index::releases().last()?;
+    (last.version != newest.version).then(|| last.version.clone())
+}
+
+/// Whether `package` is an application that pins torch (its releases require one exact torch)
+/// rather than one of torch's companions (torchvision, torchaudio, xformers), which follow the
+/// torch installed: for it, moving torch to the release it was built for is the usual fix.
+pub fn pins_torch(package: &str) -> bool {
+    let name = normalize(package);
+    if matches!(name.as_str(), "torchvision" | "torchaudio" | "xformers") {
+        return false;
+    }
+    let rs = k::releases::releases(&name);
+    !rs.is_empty() && rs.iter().filter(|r| r.torch.is_some()).count() * 2 >= rs.len()
+}
+
 /// Lines telling which torch releases export `symbol`, and when it changed (offline index).
 pub fn symbol_history(symbol: &str) -> Vec<String> {
     k::torch_index::describe(symbol).into_iter().collect()

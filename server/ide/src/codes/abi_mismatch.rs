@@ -47,6 +47,7 @@ pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
         cx,
         d.package.as_deref(),
         d.library.as_deref(),
+        &d.symbols,
     ));
 }
 
@@ -72,5 +73,6 @@ pub(crate) fn from_pin(
         cx,
         d.package.as_deref(),
         d.library.as_deref(),
+        &d.symbols,
     ));
 }

@@ -70,6 +70,7 @@ pub(crate) fn extension_mismatch(
     cx: &Cx<'_>,
     package: Option<&str>,
     library: Option<&str>,
+    symbols: &[crate::diagnostic::SymbolReport],
 ) -> Vec<Fix> {
     let Some(pkg) = package.and_then(Name::new) else {
         return vec![Fix::new(
@@ -105,7 +106,16 @@ pub(crate) fn extension_mismatch(
     let companion = torch
         .as_deref()
         .and_then(|t| companion_release(code, cx, &pkg, t, facts.as_ref()));
-    if companion.is_none() {
+    // An application that pins torch (vllm), with no torch known: the torch its binary was
+    // built for, read from its symbols in the offline index, is the pin the general form lacks.
+    let pinned_torch =
+        (torch.is_none() && cx.world.torch_version().is_none() && kb::pins_torch(pkg.as_str()))
+            .then(|| kb::built_for_release(symbols))
+            .flatten()
+            .and_then(|target| align_torch(code, cx, &pkg, &target, None));
+    let general = companion.is_none() && pinned_torch.is_none();
+    fixes.extend(pinned_torch);
+    if general {
         // No version to pin (the text states no torch, or the tables know no release for it):
         // the aligning command in its general form, never a guess.
         fixes.extend(align_general(code, cx, &pkg, facts.as_ref()));
