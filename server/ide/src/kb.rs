@@ -23,6 +23,11 @@ pub fn system_library(soname: &str) -> Option<&'static k::system_libs::SystemLib
     k::system_libs::system_library(soname)
 }
 
+/// Who defines a plain C symbol that is not torch's (NCCL, nvJitLink, an extension's core library).
+pub fn symbol_provider(symbol: &str) -> Option<&'static k::system_libs::SymbolProvider> {
+    k::system_libs::symbol_provider(symbol)
+}
+
 /// A CUDA library whose so-number is the CUDA major, with that major.
 pub fn cuda_library(soname: &str) -> Option<(&'static k::system_libs::CudaLibrary, u32)> {
     k::system_libs::cuda_library(soname)

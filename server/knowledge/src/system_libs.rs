@@ -40,6 +40,45 @@ pub struct Table {
     pub system: Vec<SystemLibrary>,
     #[serde(default)]
     pub cuda: Vec<CudaLibrary>,
+    #[serde(default)]
+    pub symbol_provider: Vec<SymbolProvider>,
+}
+
+/// Who defines a plain C symbol that is not torch's: the library (and, for an extension's own
+/// core library, the package) that must be loaded for it to resolve.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolProvider {
+    /// Symbol-name prefixes (`nccl`, `nvte_`); the longest matching prefix wins.
+    pub prefixes: Vec<String>,
+    /// What it is, for a message: "NCCL".
+    pub what: String,
+    /// The library file that defines them (`libnccl.so.2`).
+    pub library: String,
+    /// The package whose own core library it is (`transformer-engine`), when it is one.
+    #[serde(default)]
+    pub package: Option<String>,
+    /// Where pip's wheel puts the library, relative to site-packages (`nvidia/nccl/lib`).
+    #[serde(default)]
+    pub pip_dir: Option<String>,
+    pub source: String,
+}
+
+/// The provider of a plain C symbol, by the longest matching prefix.
+pub fn symbol_provider(symbol: &str) -> Option<&'static SymbolProvider> {
+    table()
+        .symbol_provider
+        .iter()
+        .filter_map(|p| {
+            p.prefixes
+                .iter()
+                .filter(|x| symbol.starts_with(x.as_str()))
+                .map(String::len)
+                .max()
+                .map(|n| (n, p))
+        })
+        .max_by_key(|(n, _)| *n)
+        .map(|(_, p)| p)
 }
 
 /// A CUDA library whose so-number is the CUDA major (`libcudart.so.12`), and the PyPI package

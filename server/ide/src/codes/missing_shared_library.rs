@@ -50,6 +50,79 @@ pub(crate) fn diagnose(
     d
 }
 
+/// A library's undefined plain C symbol that another library defines (`__nvJitLinkAddData_12_1`
+/// from nvJitLink, `ncclCommRegister` from NCCL): that library is found, but an older copy of it
+/// (a system CUDA, another package's) comes first on the loader's path. The fix puts pip's copy,
+/// the one the wheels were built with, first: its directory under the site-packages the text
+/// shows (unverified without the environment), else advice to find the older copy.
+pub(crate) fn older_copy(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    needer: Option<&str>,
+    symbol: &str,
+    prov: &abidoc_knowledge::system_libs::SymbolProvider,
+) -> Diagnostic {
+    let code = Code::MissingSharedLibrary;
+    let mut d = blank(code, source);
+    d.library = needer.map(str::to_owned);
+    d.package = needer
+        .and_then(|r| cx.world.package_of_library(r))
+        .map(|p| p.name)
+        .or_else(|| cx.near.map(str::to_owned));
+    let who = needer.map_or("a library", basename);
+    let (what, lib) = (&prov.what, &prov.library);
+    d.message = format!(
+        "{who} needs `{symbol}` from {what} ({lib}), but the {lib} the loader finds first does not define it: an older copy shadows the one it was built with"
+    );
+    d.symbols.push(crate::diagnostic::SymbolReport {
+        mangled: symbol.to_owned(),
+        demangled: None,
+        status: crate::diagnostic::SymbolStatus::Missing,
+        nearest: None,
+    });
+    d.evidence.push(format!(
+        "`{symbol}` is {what}'s, not torch's: no torch release is involved"
+    ));
+    let mut fixes = Vec::new();
+    let site = needer.and_then(|n| {
+        let n = n.replace('\\', "/");
+        ["site-packages", "dist-packages"]
+            .iter()
+            .find_map(|m| n.find(m).map(|i| n[..i + m.len()].to_owned()))
+    });
+    if let (Some(site), Some(dir)) = (site, &prov.pip_dir)
+        && let Some(path) = SafePath::new(&format!("{site}/{dir}"))
+    {
+        let mut f = Fix::new(
+            code,
+            "library-path",
+            FixKind::Configure,
+            format!("Let the loader take pip's {what} in {path} first"),
+            format!(
+                "The wheels were built with the {what} pip installs there; an older {lib} found earlier on the path (a system CUDA in LD_LIBRARY_PATH, another package's copy) lacks `{symbol}`."
+            ),
+        )
+        .steps(recipes::set_env("LD_LIBRARY_PATH", path.as_str()));
+        if !cx.world.ctx.use_env {
+            f = f.unverified();
+        }
+        fixes.push(f);
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "find-older-copy",
+            FixKind::Advice,
+            format!("Find the older {lib} the loader takes, and take its directory off LD_LIBRARY_PATH"),
+            "`ldd` on the failing library shows which copy is found; a CUDA toolkit's lib64 in LD_LIBRARY_PATH is the usual one.",
+        )
+        .step(Step::Manual(format!("ldd {} | grep {}", needer.unwrap_or("<the failing library>"), lib.split(".so").next().unwrap_or(lib))))
+        .unverified(),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
 fn hint(cx: &Cx<'_>, lib: &str) -> String {
     let l = lib.to_ascii_lowercase();
     if l.starts_with("libcuda.so.") || l.starts_with("libnvidia-ml.so.") {

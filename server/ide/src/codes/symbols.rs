@@ -61,6 +61,31 @@ pub(crate) fn diagnose(
         })
         .or_else(|| cx.near.map(str::to_owned));
     d.package = pkg.clone();
+    // A plain C symbol is not torch's: its provider says what failed to load.
+    if owner == Owner::Unknown
+        && let Some(prov) = crate::kb::symbol_provider(symbol)
+    {
+        match &prov.package {
+            // The extension's own core library, which its package loads before this module.
+            Some(own) if pkg.as_deref() == Some(own.as_str()) => {
+                code = Code::ExtensionIncompleteBuild;
+                let import = abidoc_knowledge::packages::package(own)
+                    .and_then(|p| p.import_names.first())
+                    .map_or_else(|| own.replace('-', "_"), Clone::clone);
+                d.evidence.push(format!(
+                    "`{symbol}` is defined by {} ({}), which `import {import}` loads before the extension module: import {import} first, and reinstall {own} whole if that library is missing",
+                    prov.what, prov.library
+                ));
+            }
+            Some(_) => {}
+            None => {
+                let source = d.source.take();
+                return super::missing_shared_library::older_copy(
+                    cx, source, library, symbol, prov,
+                );
+            }
+        }
+    }
     let demangled = crate::kb::demangle(symbol);
     let mut report = SymbolReport {
         mangled: symbol.to_owned(),
