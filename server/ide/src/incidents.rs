@@ -72,6 +72,12 @@ pub enum Failure {
     StaleWheelCache {
         file: String,
     },
+    /// `No module named 'X'` for a compiled module a known package ships: the package is
+    /// installed without its compiled half.
+    OwnModuleMissing {
+        module: String,
+        package: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -174,6 +180,9 @@ impl Scene {
     /// Notes the packages `piece` (starting at `offset` in the text) names.
     pub fn read_mentions(&mut self, piece: &str, offset: usize) {
         for m in abidoc_knowledge::packages::mentions(piece) {
+            if m.package.name == "torch" && !torch_in_code(piece, m.at) {
+                continue;
+            }
             self.mention(offset + m.at, &m.package.name);
         }
     }
@@ -476,6 +485,14 @@ impl Collector {
                     span,
                 );
             }
+            // The linker misses a library just as the loader would: the same failure.
+            EventKind::LinkerCannotFind { library } => self.push(
+                Failure::MissingLibrary {
+                    name: format!("lib{library}.so"),
+                    required_by: None,
+                },
+                span,
+            ),
             EventKind::LibcudaNotFound { detail } => self.push(
                 Failure::Libcuda {
                     detail: detail.clone(),
@@ -622,6 +639,39 @@ impl Collector {
             }
             EventKind::CompileFailed { .. } => self.scene.compile_failed = true,
             EventKind::PrecompiledWheelNotFound => self.scene.precompiled_wheel_missing = true,
+            EventKind::Exception { message, .. } if message.starts_with("No module named") => {
+                let module = message
+                    .trim_start_matches("No module named")
+                    .trim()
+                    .trim_matches(['\'', '"', '`']);
+                if let Some(p) = abidoc_knowledge::packages::package_for_module(module)
+                    .filter(|p| p.modules.iter().any(|m| m == module))
+                {
+                    self.push(
+                        Failure::OwnModuleMissing {
+                            module: module.to_owned(),
+                            package: p.name.clone(),
+                        },
+                        span,
+                    );
+                }
+            }
+            // transformers' check for a model's remote code: `This modeling file requires the
+            // following packages that were not found in your environment: flash_attn`.
+            EventKind::Exception { message, .. }
+                if message.contains("not found in your environment:")
+                    && message
+                        .rsplit(':')
+                        .next()
+                        .is_some_and(|l| l.split([',', ' ', '.']).any(|w| w == "flash_attn")) =>
+            {
+                self.push(
+                    Failure::FlashAttn {
+                        reason: message.clone(),
+                    },
+                    span,
+                );
+            }
             EventKind::Exception { message, .. } if message.contains("uv pip") => {
                 self.scene.used_uv = true;
             }
@@ -650,6 +700,19 @@ impl Collector {
         }
         (out, scene)
     }
+}
+
+/// Whether `torch` at `at` is code (a path, `import torch`, `torch.x`, `torch==2.1`), not the
+/// word every message about torch uses ("the version torch was compiled with").
+fn torch_in_code(text: &str, at: usize) -> bool {
+    let after = text.as_bytes().get(at + "torch".len()).copied();
+    let before = text.get(..at).unwrap_or("").trim_end_matches(' ');
+    matches!(
+        after,
+        Some(b'/' | b'\\' | b'.' | b'=' | b'<' | b'>' | b'\'' | b'"')
+    ) || before.ends_with("import")
+        || before.ends_with("from")
+        || before.ends_with('/')
 }
 
 /// The first extension among `list`, else torch.

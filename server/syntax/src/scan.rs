@@ -109,6 +109,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("bare_metal_version", CUDAHOME),
     ("The detected CUDA version", CUDAMM | VERSION),
     ("different CUDA versions", CUDAMM),
+    // JIT op builders: DeepSpeed's and apex's own checks, and an nvcc too old for the build.
+    ("does not match the version torch was compiled with", CUDAMM),
+    ("version used to compile Pytorch binaries", CUDAMM),
+    ("Unsupported gpu architecture", CUDAMM),
     ("cannot find -l", LD),
     ("libcuda.so", LIBCUDA),
     ("ompiler", NOCC),
@@ -1066,6 +1070,59 @@ impl<'a> Scanner<'a> {
                     found,
                     expected,
                     detail: cap(&detail).to_owned(),
+                },
+            );
+        }
+        // DeepSpeed: `Installed CUDA version 12.1 does not match the version torch was compiled with 11.8`.
+        if let Some(p) = s.find("does not match the version torch was compiled with") {
+            let start = s[..p].rfind("Installed CUDA version").unwrap_or(p);
+            let found = s[start..p]
+                .strip_prefix("Installed CUDA version")
+                .map(|v| version_token(v.trim()).to_owned())
+                .filter(|v| !v.is_empty());
+            let r = s[p + 50..].trim_start();
+            let expected = Some(version_token(r).to_owned()).filter(|v| !v.is_empty());
+            out.push(
+                l.span(start, s.trim_end().len()),
+                EventKind::CudaVersionMismatch {
+                    found,
+                    expected,
+                    detail: cap(s[start..].trim_end()).to_owned(),
+                },
+            );
+        }
+        // apex: `Cuda extensions are being compiled with a version of Cuda that does not match
+        // the version used to compile Pytorch binaries.  Pytorch binaries were compiled with Cuda 10.2.`
+        if let Some(p) = s.find("version used to compile Pytorch binaries") {
+            let start = s[..p].rfind("Cuda extensions").unwrap_or(p);
+            let expected = s[p..]
+                .find("compiled with Cuda ")
+                .map(|i| {
+                    version_token(&s[p + i + 19..])
+                        .trim_end_matches('.')
+                        .to_owned()
+                })
+                .filter(|v| !v.is_empty());
+            out.push(
+                l.span(start, s.trim_end().len()),
+                EventKind::CudaVersionMismatch {
+                    found: None,
+                    expected,
+                    detail: cap(s[start..].trim_end()).to_owned(),
+                },
+            );
+        }
+        // An nvcc too old for the build: `nvcc fatal : Unsupported gpu architecture 'compute_86'`.
+        if let Some(p) = s.find("Unsupported gpu architecture")
+            && s[..p].contains("nvcc")
+        {
+            let start = s[..p].rfind("nvcc").unwrap_or(p);
+            out.push(
+                l.span(start, s.trim_end().len()),
+                EventKind::CudaVersionMismatch {
+                    found: None,
+                    expected: None,
+                    detail: cap(s[start..].trim_end()).to_owned(),
                 },
             );
         }

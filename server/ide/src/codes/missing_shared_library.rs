@@ -165,6 +165,8 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
         format!(
             "the CUDA{major} runtime this package was built for is not installed (pip's nvidia-* packages or the CUDA toolkit provide it)"
         )
+    } else if linker_name(lib) {
+        "the linker asks for the unversioned development name, which the CUDA toolkit's lib64 provides (pip's nvidia-* wheels ship only the numbered file)".into()
     } else if cx.scene.compile_failed {
         "its build failed earlier in the log, so the file was never produced".into()
     } else {
@@ -287,6 +289,21 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
             .unverified(),
         );
         return crate::fix::rank(fixes);
+    }
+    if linker_name(lib) {
+        fixes.push(
+            Fix::new(
+                code,
+                "link-dev-name",
+                FixKind::Advice,
+                format!("Make {lib} visible to the linker: link the CUDA toolkit's copy into a directory on its -L path"),
+                "The build links with -l against the unversioned name; a toolkit outside the default paths, or pip's nvidia-* wheels (which ship only the numbered file), leave it unfound.",
+            )
+            .step(Step::Manual(format!(
+                "ln -s <CUDA toolkit>/lib64/{lib} <a directory on the build's -L path, such as torch/lib>, or set LIBRARY_PATH=<CUDA toolkit>/lib64"
+            )))
+            .unverified(),
+        );
     }
     let torch_lib = kb::is_torch_library(lib);
     let pkg = d.package.as_deref().and_then(Name::new);
@@ -514,6 +531,16 @@ fn system_library(
             .step(Step::Manual(alternatives.join("; "))),
         ],
     }
+}
+
+/// A CUDA library's unversioned development name (`libcurand.so`), which only the linker asks
+/// for (`cannot find -lcurand`): the loader always asks for the numbered file.
+fn linker_name(lib: &str) -> bool {
+    const CUDA: &[&str] = &[
+        "libcudart", "libcublas", "libcublasLt", "libcurand", "libcusparse", "libcufft",
+        "libcusolver", "libnvrtc", "libcudnn", "libnvToolsExt", "libnvJitLink",
+    ];
+    lib.strip_suffix(".so").is_some_and(|stem| CUDA.contains(&stem))
 }
 
 /// The build directory of a torch JIT extension (`~/.cache/torch_extensions/py310_cu117/fused_adam`):

@@ -243,6 +243,9 @@ pub(crate) fn diagnose(
             mamba_fast_path::diagnose(&cx, source, model_class.as_deref())
         }
         Failure::StaleWheelCache { file } => stale_wheel_cache::diagnose(&cx, source, file)?,
+        Failure::OwnModuleMissing { module, package } => {
+            extension_incomplete_build::module_missing(&cx, source, module, package)
+        }
     };
     d.related = inc.related.iter().map(|s| to_source(*s)).collect();
     // Memory held by processes is no package's failure; a missing library weighs the package
