@@ -16,6 +16,22 @@ pub struct Hover {
 
 /// Diagnoses a log, traceback or terminal capture. Spans are byte offsets into `text`.
 pub fn diagnose_text(text: &str, ctx: &Context) -> Vec<Diagnostic> {
+    // Text a terminal or chat client hard-wrapped is read re-joined; spans map back.
+    if let Some(joined) = abidoc_syntax::clean::unwrap(text) {
+        let (incidents, scene) = incidents::collect_text(&joined.text);
+        let paths = library_paths(&incidents);
+        let world = crate::evidence::World::new(ctx, &paths);
+        return finish(
+            &incidents,
+            &scene,
+            &world,
+            &|span| SourceRef {
+                span: joined.map.span_to_raw(span),
+                cell: None,
+            },
+            ctx,
+        );
+    }
     // Streamed: a gigabyte log never holds all its events at once.
     let (incidents, scene) = incidents::collect_text(text);
     let paths = library_paths(&incidents);
