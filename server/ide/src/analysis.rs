@@ -18,29 +18,43 @@ pub struct Hover {
 pub fn diagnose_text(text: &str, ctx: &Context) -> Vec<Diagnostic> {
     // Text a terminal or chat client hard-wrapped is read re-joined; spans map back.
     if let Some(joined) = abidoc_syntax::clean::unwrap(text) {
-        let (incidents, scene) = incidents::collect_text(&joined.text);
-        let paths = library_paths(&incidents);
-        let world = crate::evidence::World::new(ctx, &paths);
-        return finish(
-            &incidents,
-            &scene,
-            &world,
-            &|span| SourceRef {
-                span: joined.map.span_to_raw(span),
-                cell: None,
-            },
-            ctx,
-        );
+        return diagnose_derived(&joined, ctx);
     }
     // Streamed: a gigabyte log never holds all its events at once.
     let (incidents, scene) = incidents::collect_text(text);
+    let paths = library_paths(&incidents);
+    let world = crate::evidence::World::new(ctx, &paths);
+    let diags = finish(
+        &incidents,
+        &scene,
+        &world,
+        &|span| SourceRef { span, cell: None },
+        ctx,
+    );
+    // A short paste whose one long line may be cut at the terminal's width: read it joined
+    // too, and keep that reading only when it finds more.
+    if let Some(joined) = abidoc_syntax::clean::unwrap_once(text) {
+        let other = diagnose_derived(&joined, ctx);
+        if other.len() > diags.len() {
+            return other;
+        }
+    }
+    diags
+}
+
+/// Diagnoses a text derived from the input (re-joined), with spans mapped back to the input.
+fn diagnose_derived(derived: &abidoc_syntax::clean::Cleaned, ctx: &Context) -> Vec<Diagnostic> {
+    let (incidents, scene) = incidents::collect_text(&derived.text);
     let paths = library_paths(&incidents);
     let world = crate::evidence::World::new(ctx, &paths);
     finish(
         &incidents,
         &scene,
         &world,
-        &|span| SourceRef { span, cell: None },
+        &|span| SourceRef {
+            span: derived.map.span_to_raw(span),
+            cell: None,
+        },
         ctx,
     )
 }

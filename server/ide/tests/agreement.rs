@@ -290,7 +290,7 @@ fn agreement_survives_pasting() {
             }
         }
         println!("{name}: {kept}/{base} keep their code");
-        if kept < base * 9 / 10 {
+        if kept * 20 < base * 19 {
             failures.push(format!("{name}: {kept}/{base}"));
         }
     }

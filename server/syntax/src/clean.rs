@@ -123,6 +123,51 @@ pub fn unwrap(text: &str) -> Option<Cleaned> {
     Some(Cleaned { text: out, map })
 }
 
+/// Short texts only are read a second way by [`unwrap_once`].
+const MAX_UNWRAP_ONCE: usize = 64 << 10;
+
+/// The text with its one longest line joined to the next, when that line may have been cut at a
+/// terminal's width: it is the only line that long (at least [`MIN_WRAP`] characters), not a
+/// table row, and the cut falls inside a word (no space on either side). A single wrap leaves
+/// no second line of the same length to prove it, so the caller keeps this reading only when
+/// it finds more than the text as given.
+pub fn unwrap_once(text: &str) -> Option<Cleaned> {
+    if text.len() > MAX_UNWRAP_ONCE {
+        return None;
+    }
+    fn content(l: &str) -> &str {
+        l.trim_end_matches(['\n', '\r'])
+    }
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let widths: Vec<usize> = lines.iter().map(|l| content(l).chars().count()).collect();
+    let w = widths.iter().copied().max()?;
+    let mut at = widths
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| **x == w)
+        .map(|(i, _)| i);
+    let (i, None) = (at.next()?, at.next()) else {
+        return None;
+    };
+    let line = content(lines.get(i)?);
+    let next = content(lines.get(i + 1)?);
+    let cut_in_word = line.chars().last().is_some_and(|c| !c.is_whitespace())
+        && next.chars().next().is_some_and(|c| !c.is_whitespace());
+    if w < MIN_WRAP || !cut_in_word || line.starts_with(['|', '+']) || line.ends_with('|') {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut map = SourceMap::default();
+    let mut raw = 0;
+    for (k, l) in lines.iter().enumerate() {
+        let keep = if k == i { content(l) } else { l };
+        map.push_verbatim(out.len(), raw, keep.len());
+        out.push_str(keep);
+        raw += l.len();
+    }
+    Some(Cleaned { text: out, map })
+}
+
 /// Length of the escape sequence starting at `b[0] == ESC`, or 0 when it is not one we remove.
 fn escape_len(b: &[u8]) -> usize {
     match b.get(1) {
@@ -208,6 +253,15 @@ mod tests {
         let sym = u.text.find("_ZN5torch").unwrap_or(0);
         let raw = u.map.span_to_raw(Span::new(sym, u.text.trim_end().len()));
         assert_eq!(raw.slice(&wrapped).replace('\n', ""), &line[sym..]);
+    }
+
+    #[test]
+    fn one_line_cut_inside_a_word_is_joined_once() {
+        let text = "ImportError: /usr/local/lib/python3.10/dist-packages/vllm/_C.cpython-310-x86_64\n-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n";
+        let u = unwrap_once(text).expect("the only long line is cut inside a word");
+        assert!(u.text.contains("x86_64-linux-gnu.so"));
+        // Cut at a space: a line that merely ends, not a wrap.
+        assert!(unwrap_once("ImportError: libcudart.so.12: cannot open shared object file: No such file or\n directory\n").is_none());
     }
 
     #[test]
