@@ -931,7 +931,14 @@ impl<'a> Scanner<'a> {
         let Some(n) = self.next_line(l) else { return };
         let ns = n.s();
         let c = n.c();
-        let start = n.content + (c.len() - c.trim_start().len());
+        // `symbol` starts the next line's content, or follows a prefix the content reader did
+        // not strip (a logger's `worker.py:42 - `): what precedes it ends in punctuation.
+        let Some(k) = c.find("symbol") else { return };
+        let pre = c[..k].trim_end();
+        if !(pre.is_empty() || pre.ends_with(['-', ']', ':', '|', '>'])) {
+            return;
+        }
+        let start = n.content + k;
         let Some(after) = ns.get(start..).and_then(|r| r.strip_prefix("symbol")) else {
             return;
         };
