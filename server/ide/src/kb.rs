@@ -28,6 +28,11 @@ pub fn symbol_provider(symbol: &str) -> Option<&'static k::system_libs::SymbolPr
     k::system_libs::symbol_provider(symbol)
 }
 
+/// The cuDNN major a `libcudnn*.so.N` names, with the PyPI packages per CUDA major.
+pub fn cudnn(soname: &str) -> Option<&'static k::system_libs::CudnnMajor> {
+    k::system_libs::cudnn(soname)
+}
+
 /// A CUDA library whose so-number is the CUDA major, with that major.
 pub fn cuda_library(soname: &str) -> Option<(&'static k::system_libs::CudaLibrary, u32)> {
     k::system_libs::cuda_library(soname)

@@ -42,6 +42,39 @@ pub struct Table {
     pub cuda: Vec<CudaLibrary>,
     #[serde(default)]
     pub symbol_provider: Vec<SymbolProvider>,
+    #[serde(default)]
+    pub cudnn: Vec<CudnnMajor>,
+}
+
+/// One cuDNN major (the so-number of `libcudnn*.so.N`, which is cuDNN's, not CUDA's) and the
+/// PyPI packages that ship it for each CUDA major.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CudnnMajor {
+    pub major: u32,
+    pub packages: Vec<CudnnPackage>,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CudnnPackage {
+    /// The CUDA major the package is built for.
+    pub cuda: u32,
+    pub name: String,
+    /// The package's versions of this cuDNN major lie below this one (`9` for cuDNN 8).
+    #[serde(default)]
+    pub below: Option<String>,
+    /// The package's versions of this cuDNN major are `major.*`.
+    #[serde(default)]
+    pub pin_major: bool,
+}
+
+/// The cuDNN major a `libcudnn*.so.N` names, with its packages.
+pub fn cudnn(soname: &str) -> Option<&'static CudnnMajor> {
+    let rest = soname.strip_prefix("libcudnn")?;
+    let major: u32 = rest.split(".so.").nth(1)?.split('.').next()?.parse().ok()?;
+    table().cudnn.iter().find(|c| c.major == major)
 }
 
 /// Who defines a plain C symbol that is not torch's: the library (and, for an extension's own

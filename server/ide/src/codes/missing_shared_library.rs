@@ -145,6 +145,12 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
             )
         };
     }
+    if let Some(c) = kb::cudnn(lib) {
+        return format!(
+            "cuDNN {} (the so-number is cuDNN's major, not CUDA's), which this package was built for, is not installed where the loader looks (pip's nvidia-cudnn-cuNN packages or the CUDA toolkit's cuDNN provide it)",
+            c.major
+        );
+    }
     if let Some((c, major)) = kb::cuda_library(lib) {
         return format!(
             "{} of CUDA {major}, which this package was built for, is not installed where the loader looks (pip's nvidia-* packages or the CUDA toolkit provide it)",
@@ -276,6 +282,9 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
             ),
         }
     }
+    if let Some(c) = kb::cudnn(lib) {
+        fixes.extend(cudnn_fix(cx, lib, c));
+    }
     if (l.starts_with("libcuda.so.") || l.starts_with("libnvidia-ml.so.")) && fixes.is_empty() {
         fixes.push(
             Fix::new(
@@ -368,6 +377,77 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
         );
     }
     crate::fix::rank(fixes)
+}
+
+/// cuDNN of the major the so-number names, from PyPI for the CUDA major the text states (torch's
+/// `+cuNNN` label or a CUDA version); without one, advice naming each CUDA major's package.
+fn cudnn_fix(
+    cx: &Cx<'_>,
+    lib: &str,
+    c: &abidoc_knowledge::system_libs::CudnnMajor,
+) -> Option<Fix> {
+    let code = Code::MissingSharedLibrary;
+    let requirement = |p: &abidoc_knowledge::system_libs::CudnnPackage| {
+        let n = Name::new(&p.name)?;
+        Some(match (&p.below, p.pin_major) {
+            (Some(b), _) => Requirement::Below(n, crate::fix::Version::new(b)?),
+            (None, true) => Requirement::Major(n, c.major),
+            (None, false) => Requirement::Any(n),
+        })
+    };
+    let cuda = cx
+        .torch()
+        .and_then(|t| abidoc_knowledge::version::Version::parse(&t)?.local_cuda())
+        .map(|(m, _)| m)
+        .or_else(|| {
+            cx.scene
+                .version_of("cuda")
+                .and_then(|v| v.split('.').next()?.parse().ok())
+        });
+    if let Some(p) = cuda.and_then(|m: u64| c.packages.iter().find(|p| u64::from(p.cuda) == m))
+        && let Some(req) = requirement(p)
+    {
+        let shown = crate::fix::render::requirement(&req);
+        return Some(
+            Fix::new(
+                code,
+                "cudnn",
+                FixKind::InstallMissing,
+                format!("Install cuDNN {} for CUDA {} from PyPI ({shown})", c.major, p.cuda),
+                format!("{lib} is cuDNN {}'s; {shown} provides it without root.", c.major),
+            )
+            .step(recipes::pip_install(cx, Vec::new(), vec![req]))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        );
+    }
+    let choices: Vec<String> = c
+        .packages
+        .iter()
+        .filter_map(|p| {
+            requirement(p).map(|r| format!("CUDA {}: {}", p.cuda, crate::fix::render::requirement(&r)))
+        })
+        .collect();
+    Some(
+        Fix::new(
+            code,
+            "cudnn",
+            FixKind::Advice,
+            format!("Install cuDNN {} for the CUDA major in use, from PyPI", c.major),
+            format!(
+                "{lib} is cuDNN {}'s; the text does not say which CUDA major is in use, so the package is one of: {}.",
+                c.major,
+                choices.join("; ")
+            ),
+        )
+        .step(Step::Manual(format!(
+            "pip install the cuDNN {} package for the CUDA in use ({})",
+            c.major,
+            choices.join("; ")
+        ))),
+    )
 }
 
 /// The package's newest release, when the library it cannot find says it is older than the
