@@ -152,8 +152,14 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
         );
     }
     if let Some((c, major)) = kb::cuda_library(lib) {
+        // Up to CUDA 10 the so-number carries the minor too (`libcudart.so.10.1` is CUDA 10.1).
+        let version = lib
+            .split(".so.")
+            .nth(1)
+            .filter(|v| major <= 10 && v.contains('.'))
+            .map_or_else(|| major.to_string(), str::to_owned);
         return format!(
-            "{} of CUDA {major}, which this package was built for, is not installed where the loader looks (pip's nvidia-* packages or the CUDA toolkit provide it)",
+            "{} of CUDA {version}, which this package was built for, is not installed where the loader looks (pip's nvidia-* packages or the CUDA toolkit provide it)",
             c.what
         );
     }
