@@ -86,6 +86,7 @@ pub fn diagnose_notebook(raw: &str, ctx: &Context) -> Vec<Diagnostic> {
     scene.read_text(&joined);
     scene.read_text(&sources);
     scene.read_mentions(&joined, 0);
+    scene.order_mentions();
     let paths = library_paths(&incidents);
     let world = crate::evidence::World::new(&ctx, &paths);
     let to_source = |span: Span| {

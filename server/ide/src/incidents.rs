@@ -199,12 +199,17 @@ impl Scene {
     /// last package named before it (the innermost frame, the import, the build), an extension
     /// over torch (whose frames and imports surround every extension's); else the first named
     /// after it (an error pasted in a title, its traceback below).
+    /// Needs the mentions in text order ([`Scene::order_mentions`]).
     pub fn package_near(&self, span: Span) -> Option<&str> {
-        let mut sorted: Vec<&(usize, String)> = self.mentions.iter().collect();
-        sorted.sort_by_key(|(at, _)| *at);
-        let split = sorted.partition_point(|(at, _)| *at < span.end);
-        let (before, after) = sorted.split_at(split);
-        pick(before.iter().rev().copied()).or_else(|| pick(after.iter().copied()))
+        let split = self.mentions.partition_point(|(at, _)| *at < span.end);
+        let (before, after) = self.mentions.split_at(split);
+        pick(before.iter().rev()).or_else(|| pick(after.iter()))
+    }
+
+    /// Puts the mentions gathered from several sources (frames, pip lines, the text's names) in
+    /// text order, once, for [`Scene::package_near`].
+    pub fn order_mentions(&mut self) {
+        self.mentions.sort_by_key(|(at, _)| *at);
     }
 
     pub fn version_of(&self, subject: &str) -> Option<&str> {
@@ -350,6 +355,7 @@ pub fn collect_text(text: &str) -> (Vec<Incident>, Scene) {
     let (incidents, mut scene) = c.finish();
     scene.read_facts(facts);
     scene.mentions.extend(mentions.mentions);
+    scene.order_mentions();
     (incidents, scene)
 }
 
@@ -681,7 +687,8 @@ impl Collector {
 
     /// The incidents in order of first appearance, and the scene.
     pub fn finish(self) -> (Vec<Incident>, Scene) {
-        let scene = self.scene;
+        let mut scene = self.scene;
+        scene.order_mentions();
         let mut out: Vec<Incident> = self.incidents.into_iter().map(|(_, i)| i).collect();
         // Cached wheels are only suspicious when something was built or failed to load around them.
         let loading_failed = out
