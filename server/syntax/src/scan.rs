@@ -1613,7 +1613,8 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
             // inside it (regression: server/ide/tests/safety.rs, error while loading shared libraries).
             let st = t.rfind(char::is_whitespace).map_or(0, |k| after_char(t, k));
             non_empty(&t[st..])
-        });
+        })
+        .or_else(|| loader_of(&s[..at], &name));
     let end = s[p..]
         .find("No such file or directory")
         .map_or(p + 30, |i| p + i + 25);
@@ -1621,6 +1622,25 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
         l.span(at, end),
         EventKind::MissingSharedLibrary { name, required_by },
     );
+}
+
+/// The library a program failed to load because of the missing one, as runtimes that load
+/// their plugins themselves print it: `Failed to load library libonnxruntime_providers_cuda.so
+/// with error: …`, `Could not load library X. Error: …`. Not the missing library itself.
+fn loader_of(before: &str, missing: &str) -> Option<String> {
+    let lower = before.to_ascii_lowercase();
+    let i = [
+        "failed to load library ",
+        "could not load library ",
+        "unable to load library ",
+    ]
+    .iter()
+    .find_map(|p| lower.rfind(p).map(|i| i + p.len()))?;
+    let tok = before.get(i..)?.split_whitespace().next()?;
+    let tok = tok
+        .trim_end_matches(['.', ',', ':', ';'])
+        .trim_matches(['\'', '"', '`']);
+    (tok.contains(".so") && tok != missing).then(|| tok.to_owned())
 }
 
 /// The token that ends just before `: ` at `p` (`libcudart.so.12: cannot open…`).
