@@ -72,6 +72,12 @@ pub enum Failure {
     StaleWheelCache {
         file: String,
     },
+    /// A package skipping its compiled extensions because of the torch it finds (torchao).
+    ExtensionsSkipped {
+        package: Option<String>,
+        torch: Option<String>,
+        needs_torch: Option<String>,
+    },
     /// `No module named 'X'` for a compiled module a known package ships: the package is
     /// installed without its compiled half.
     OwnModuleMissing {
@@ -557,6 +563,18 @@ impl Collector {
                     built_cuda: built_cuda.clone(),
                     built_python: built_python.clone(),
                     have_python: have_python.clone(),
+                },
+                span,
+            ),
+            EventKind::ExtensionsSkipped {
+                package,
+                torch,
+                needs_torch,
+            } => self.push(
+                Failure::ExtensionsSkipped {
+                    package: package.clone(),
+                    torch: torch.clone(),
+                    needs_torch: needs_torch.clone(),
                 },
                 span,
             ),

@@ -231,11 +231,11 @@ fn text_shows(text: &str, package: &str) -> bool {
         .any(|n| t.contains(&n.to_ascii_lowercase()))
 }
 
-/// Cases agreeing when the floors were last raised (code 96 of 120, fix 40 of 113, package 66
+/// Cases agreeing when the floors were last raised (code 98 of 120, fix 42 of 113, package 68
 /// of the 84 whose text names it).
-const FLOOR_CODE: usize = 96;
-const FLOOR_FIX: usize = 40;
-const FLOOR_PACKAGE_SHOWN: usize = 66;
+const FLOOR_CODE: usize = 98;
+const FLOOR_FIX: usize = 42;
+const FLOOR_PACKAGE_SHOWN: usize = 68;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;

@@ -119,6 +119,14 @@ pub enum EventKind {
     FlashAttnUnavailable { reason: String },
     /// `operator torchvision::nms does not exist`.
     TorchOperatorMissing { operator: String },
+    /// A package skipping its own compiled extensions because of the torch it finds:
+    /// torchao's `Skipping import of cpp extensions due to incompatible torch version 2.7.1+cu128
+    /// for torchao version 0.15.0` / `… Please upgrade to torch >= 2.11.0 (found 2.9.1+cu128)`.
+    ExtensionsSkipped {
+        package: Option<String>,
+        torch: Option<String>,
+        needs_torch: Option<String>,
+    },
     /// `Couldn't load custom C++ ops` (torchvision), and similar "extension failed to load" notices.
     CustomOpsNotLoadable { package: Option<String> },
     /// NumPy 1.x/2.x ABI messages: `A module that was compiled using NumPy 1.x cannot be run in

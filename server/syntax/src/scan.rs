@@ -129,6 +129,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("has been toggled on", FA),
     ("does not exist", OPMISS),
     ("load custom C++ ops", CUSTOMOPS),
+    ("Skipping import of cpp extensions", CUSTOMOPS),
     ("image Python extension", CUSTOMOPS),
     ("An issue occurred while importing", CUSTOMOPS),
     ("NumPy 1.x", NUMPY),
@@ -1229,6 +1230,9 @@ impl<'a> Scanner<'a> {
     }
 
     fn custom_ops(&self, l: &Line<'_>, out: &mut Out) {
+        if skipped_extensions(l, out) {
+            return;
+        }
         let s = l.s();
         if let Some(p) = s.find("Couldn't load custom C++ ops") {
             let span = l.span(p, s.trim_end().len());
@@ -1641,6 +1645,35 @@ fn loader_of(before: &str, missing: &str) -> Option<String> {
         .trim_end_matches(['.', ',', ':', ';'])
         .trim_matches(['\'', '"', '`']);
     (tok.contains(".so") && tok != missing).then(|| tok.to_owned())
+}
+
+/// torchao's version gate: `Skipping import of cpp extensions due to incompatible torch version
+/// 2.7.1+cu128 for torchao version 0.15.0`, or `… Please upgrade to torch >= 2.11.0 (found
+/// 2.9.1+cu128)`.
+fn skipped_extensions(l: &Line<'_>, out: &mut Out) -> bool {
+    let s = l.s();
+    let Some(p) = s.find("Skipping import of cpp extensions") else {
+        return false;
+    };
+    let r = &s[p..];
+    let after = |needle: &str| {
+        r.find(needle)
+            .map(|i| version_token(r[i + needle.len()..].trim_start()).to_owned())
+            .filter(|v| !v.is_empty() && v.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    let package = r.find(" for ").and_then(|i| {
+        let w = r[i + 5..].split_whitespace().next()?;
+        (r[i + 5 + w.len()..].trim_start().starts_with("version")).then(|| w.to_owned())
+    });
+    out.push(
+        l.span(p, s.trim_end().len()),
+        EventKind::ExtensionsSkipped {
+            package: package.or_else(|| Some("torchao".into())),
+            torch: after("torch version").or_else(|| after("(found")),
+            needs_torch: after("torch >="),
+        },
+    );
+    true
 }
 
 /// The token that ends just before `: ` at `p` (`libcudart.so.12: cannot open…`).

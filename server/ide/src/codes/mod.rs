@@ -243,6 +243,17 @@ pub(crate) fn diagnose(
             mamba_fast_path::diagnose(&cx, source, model_class.as_deref())
         }
         Failure::StaleWheelCache { file } => stale_wheel_cache::diagnose(&cx, source, file)?,
+        Failure::ExtensionsSkipped {
+            package,
+            torch,
+            needs_torch,
+        } => abi_mismatch::version_gate(
+            &cx,
+            source,
+            package.as_deref(),
+            torch.as_deref(),
+            needs_torch.as_deref(),
+        ),
         Failure::OwnModuleMissing { module, package } => {
             extension_incomplete_build::module_missing(&cx, source, module, package)
         }
