@@ -17,15 +17,49 @@ pub struct Hover {
 
 /// Diagnoses a log, traceback or terminal capture. Spans are byte offsets into `text`.
 pub(crate) fn diagnose_text(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic> {
+    // Text a terminal or chat client hard-wrapped is read re-joined; spans map back.
+    if let Some(joined) = abidoc_syntax::clean::unwrap(text) {
+        return diagnose_derived(&joined, ctx, envs);
+    }
     // Streamed: a gigabyte log never holds all its events at once.
     let (incidents, scene) = incidents::collect_text(text);
+    let paths = library_paths(&incidents);
+    let world = crate::evidence::World::new(ctx, envs, &paths);
+    let diags = finish(
+        &incidents,
+        &scene,
+        &world,
+        &|span| SourceRef { span, cell: None },
+        ctx,
+    );
+    // A short paste whose one long line may be cut at the terminal's width: read it joined
+    // too, and keep that reading only when it finds more.
+    if let Some(joined) = abidoc_syntax::clean::unwrap_once(text) {
+        let other = diagnose_derived(&joined, ctx, envs);
+        if other.len() > diags.len() {
+            return other;
+        }
+    }
+    diags
+}
+
+/// Diagnoses a text derived from the input (re-joined), with spans mapped back to the input.
+fn diagnose_derived(
+    derived: &abidoc_syntax::clean::Cleaned,
+    ctx: &Context,
+    envs: &Environments,
+) -> Vec<Diagnostic> {
+    let (incidents, scene) = incidents::collect_text(&derived.text);
     let paths = library_paths(&incidents);
     let world = crate::evidence::World::new(ctx, envs, &paths);
     finish(
         &incidents,
         &scene,
         &world,
-        &|span| SourceRef { span, cell: None },
+        &|span| SourceRef {
+            span: derived.map.span_to_raw(span),
+            cell: None,
+        },
         ctx,
     )
 }
@@ -56,6 +90,8 @@ pub(crate) fn diagnose_notebook(raw: &str, ctx: &Context, envs: &Environments) -
     let (incidents, mut scene) = incidents::collect(&parse.value);
     scene.read_text(&joined);
     scene.read_text(&sources);
+    scene.read_mentions(&joined, 0);
+    scene.order_mentions();
     let paths = library_paths(&incidents);
     let world = crate::evidence::World::new(&ctx, envs, &paths);
     let to_source = |span: Span| {

@@ -79,6 +79,8 @@ impl<'a> World<'a> {
                 needs_no_build_isolation: true,
                 has_prebuilt_wheels: false,
                 build_minutes: None,
+                from_repository: false,
+                install_target: None,
             }));
         }
         kb::package_for_library(path).or_else(|| {
@@ -92,6 +94,8 @@ impl<'a> World<'a> {
                 needs_no_build_isolation: true,
                 has_prebuilt_wheels: false,
                 build_minutes: None,
+                from_repository: false,
+                install_target: None,
             })
         })
     }
@@ -305,15 +309,39 @@ fn home() -> Option<PathBuf> {
 /// `…/site-packages/mmcv/_ext….so` → `mmcv`: the top-level package directory under site-packages.
 fn package_from_path(path: &str) -> Option<String> {
     let norm = path.replace('\\', "/");
-    let after = ["site-packages/", "dist-packages/"]
+    let Some(after) = ["site-packages/", "dist-packages/"]
         .iter()
-        .find_map(|m| norm.rsplit_once(m).map(|(_, a)| a.to_owned()))?;
+        .find_map(|m| norm.rsplit_once(m).map(|(_, a)| a.to_owned()))
+    else {
+        return checkout_package(&norm);
+    };
     let first = after.split('/').next()?;
     if first.is_empty() || first.ends_with(".so") || first.contains(".cpython-") {
         return None;
     }
     let name = first.trim_start_matches('_');
     (!name.is_empty()).then(|| kb::normalize(name))
+}
+
+/// A compiled module in a source checkout (`~/pixel-perfect-sfm/pixsfm/_pixsfm.cpython-38-….so`):
+/// the Python package directory it sits in names the package.
+fn checkout_package(path: &str) -> Option<String> {
+    let (dir, file) = path.rsplit_once('/')?;
+    if !(file.contains(".cpython-") || file.contains(".abi3.")) {
+        return None;
+    }
+    let parent = dir.rsplit('/').next()?;
+    let ident = parent
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && parent
+            .bytes()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic());
+    const GENERIC: &[&str] = &[
+        "lib", "lib64", "build", "src", "bin", "tmp", "csrc", "ops", "dist",
+    ];
+    (ident && !GENERIC.contains(&parent)).then(|| kb::normalize(parent))
 }
 
 /// `apt` or `dnf` from the `ID` and `ID_LIKE` lines of an os-release file.

@@ -39,6 +39,10 @@ pub enum Failure {
     BuildIsolation {
         package: Option<String>,
     },
+    BuildDeps {
+        module: String,
+        too_new: bool,
+    },
     XformersBuiltFor {
         built_torch: Option<String>,
         have_torch: Option<String>,
@@ -101,6 +105,18 @@ pub enum Failure {
     CudaUnavailable {
         detail: String,
     },
+    /// A package skipping its compiled extensions because of the torch it finds (torchao).
+    ExtensionsSkipped {
+        package: Option<String>,
+        torch: Option<String>,
+        needs_torch: Option<String>,
+    },
+    /// `No module named 'X'` for a compiled module a known package ships: the package is
+    /// installed without its compiled half.
+    OwnModuleMissing {
+        module: String,
+        package: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -130,6 +146,10 @@ pub struct Scene {
     pub mentions_wsl: bool,
     /// The text mentions a silent fallback (Conv1d instead of Mamba, naive implementation).
     pub mentions_fallback: bool,
+    /// Packages the text names (by name, module, library file, site-packages directory, pip
+    /// build), with the byte offset of each, in text order; a run naming one package is kept
+    /// once. They name the package of a failure whose own line does not.
+    pub mentions: Vec<(usize, String)>,
 }
 
 /// Phrases that only a look at the whole text gives, in the bit order of [`TextFacts`].
@@ -192,7 +212,45 @@ impl Scene {
     }
 }
 
+/// At most this many runs of package mentions are kept (a real log names a handful).
+const MAX_MENTIONS: usize = 65_536;
+
 impl Scene {
+    /// Notes the packages `piece` (starting at `offset` in the text) names.
+    pub fn read_mentions(&mut self, piece: &str, offset: usize) {
+        for m in abidoc_knowledge::packages::mentions(piece) {
+            if m.package.name == "torch" && !torch_in_code(piece, m.at) {
+                continue;
+            }
+            self.mention(offset + m.at, &m.package.name);
+        }
+    }
+
+    fn mention(&mut self, at: usize, package: &str) {
+        if self.mentions.len() < MAX_MENTIONS
+            && self.mentions.last().is_none_or(|(_, p)| p != package)
+        {
+            self.mentions.push((at, package.to_owned()));
+        }
+    }
+
+    /// The package the text shows around a failure at `span` whose own line names none: the
+    /// last package named before it (the innermost frame, the import, the build), an extension
+    /// over torch (whose frames and imports surround every extension's); else the first named
+    /// after it (an error pasted in a title, its traceback below).
+    /// Needs the mentions in text order ([`Scene::order_mentions`]).
+    pub fn package_near(&self, span: Span) -> Option<&str> {
+        let split = self.mentions.partition_point(|(at, _)| *at < span.end);
+        let (before, after) = self.mentions.split_at(split);
+        pick(before.iter().rev()).or_else(|| pick(after.iter()))
+    }
+
+    /// Puts the mentions gathered from several sources (frames, pip lines, the text's names) in
+    /// text order, once, for [`Scene::package_near`].
+    pub fn order_mentions(&mut self) {
+        self.mentions.sort_by_key(|(at, _)| *at);
+    }
+
     pub fn version_of(&self, subject: &str) -> Option<&str> {
         self.versions
             .iter()
@@ -334,14 +392,28 @@ pub fn collect(events: &[Event]) -> (Vec<Incident>, Scene) {
 pub fn collect_text(text: &str) -> (Vec<Incident>, Scene) {
     let mut c = Collector::default();
     let mut facts = TextFacts::default();
+    let mut mentions = Scene::default();
     // Problems of the scan are not diagnoses; the text's facts come from the same pass.
-    let _problems = abidoc_syntax::scan::scan_pieces(text, TextFacts::of, |events, f| {
-        facts = facts.or(f);
-        warm_torch_index(events);
-        c.add(events);
-    });
+    let _problems = abidoc_syntax::scan::scan_pieces(
+        text,
+        |piece, offset| {
+            let mut named = Scene::default();
+            named.read_mentions(piece, offset);
+            (TextFacts::of(piece), named.mentions)
+        },
+        |events, (f, named)| {
+            facts = facts.or(f);
+            for (at, p) in named {
+                mentions.mention(at, &p);
+            }
+            warm_torch_index(events);
+            c.add(events);
+        },
+    );
     let (incidents, mut scene) = c.finish();
     scene.read_facts(facts);
+    scene.mentions.extend(mentions.mentions);
+    scene.order_mentions();
     (incidents, scene)
 }
 
@@ -494,9 +566,19 @@ impl Collector {
                 },
                 span,
             ),
+            // A module the knowledge names as a package's compiled half is the same failure the
+            // exception line gives (`own_module`), so the two merge into one incident.
             EventKind::CompiledModuleMissing { module } => self.push(
-                Failure::CompiledModuleMissing {
+                own_module(module).unwrap_or_else(|| Failure::CompiledModuleMissing {
                     module: module.clone(),
+                }),
+                span,
+            ),
+            // The linker misses a library just as the loader would: the same failure.
+            EventKind::LinkerCannotFind { library } => self.push(
+                Failure::MissingLibrary {
+                    name: format!("lib{library}.so"),
+                    required_by: None,
                 },
                 span,
             ),
@@ -530,6 +612,13 @@ impl Collector {
                 },
                 span,
             ),
+            EventKind::BuildDependencyMissing { module, too_new } => self.push(
+                Failure::BuildDeps {
+                    module: module.clone(),
+                    too_new: *too_new,
+                },
+                span,
+            ),
             EventKind::BuildIsolationNoTorch { package } => {
                 self.push(
                     Failure::BuildIsolation {
@@ -551,6 +640,18 @@ impl Collector {
                     built_cuda: built_cuda.clone(),
                     built_python: built_python.clone(),
                     have_python: have_python.clone(),
+                },
+                span,
+            ),
+            EventKind::ExtensionsSkipped {
+                package,
+                torch,
+                needs_torch,
+            } => self.push(
+                Failure::ExtensionsSkipped {
+                    package: package.clone(),
+                    torch: torch.clone(),
+                    needs_torch: needs_torch.clone(),
                 },
                 span,
             ),
@@ -656,6 +757,16 @@ impl Collector {
                     self.scene.versions.push((subject, version.clone()));
                 }
             }
+            EventKind::Frame { file, .. } => {
+                if let Some(p) = site_package_of(file) {
+                    self.scene.mention(span.start, &p);
+                }
+            }
+            EventKind::PipBuildingWheel { package: p }
+            | EventKind::PipBuildFailed { package: Some(p) } => {
+                self.scene.mention(span.start, &crate::kb::normalize(p));
+                push_distinct(&mut self.scene.packages_built, p);
+            }
             EventKind::Model { id } => push_distinct(&mut self.scene.models, id),
             EventKind::SuggestedCommand { command } => {
                 push_distinct(&mut self.scene.suggested_commands, command);
@@ -663,12 +774,33 @@ impl Collector {
             EventKind::WrappedImportError { what } => {
                 push_distinct(&mut self.scene.wrapped_imports, what);
             }
-            EventKind::PipBuildingWheel { package: p }
-            | EventKind::PipBuildFailed { package: Some(p) } => {
-                push_distinct(&mut self.scene.packages_built, p);
-            }
             EventKind::CompileFailed { .. } => self.scene.compile_failed = true,
             EventKind::PrecompiledWheelNotFound => self.scene.precompiled_wheel_missing = true,
+            EventKind::Exception { message, .. } if message.starts_with("No module named") => {
+                let module = message
+                    .trim_start_matches("No module named")
+                    .trim()
+                    .trim_matches(['\'', '"', '`']);
+                if let Some(f) = own_module(module) {
+                    self.push(f, span);
+                }
+            }
+            // transformers' check for a model's remote code: `This modeling file requires the
+            // following packages that were not found in your environment: flash_attn`.
+            EventKind::Exception { message, .. }
+                if message.contains("not found in your environment:")
+                    && message
+                        .rsplit(':')
+                        .next()
+                        .is_some_and(|l| l.split([',', ' ', '.']).any(|w| w == "flash_attn")) =>
+            {
+                self.push(
+                    Failure::FlashAttn {
+                        reason: message.clone(),
+                    },
+                    span,
+                );
+            }
             EventKind::Exception { message, .. } if message.contains("uv pip") => {
                 self.scene.used_uv = true;
             }
@@ -678,7 +810,8 @@ impl Collector {
 
     /// The incidents in order of first appearance, and the scene.
     pub fn finish(self) -> (Vec<Incident>, Scene) {
-        let scene = self.scene;
+        let mut scene = self.scene;
+        scene.order_mentions();
         let mut out: Vec<Incident> = self.incidents.into_iter().map(|(_, i)| i).collect();
         // Cached wheels are only suspicious when something was built or failed to load around them.
         let loading_failed = out
@@ -719,6 +852,17 @@ impl Collector {
     }
 }
 
+/// `No module named 'X'` for a compiled module a known package ships: the package is installed
+/// without its compiled half.
+fn own_module(module: &str) -> Option<Failure> {
+    abidoc_knowledge::packages::package_for_module(module)
+        .filter(|p| p.modules.iter().any(|m| m == module))
+        .map(|p| Failure::OwnModuleMissing {
+            module: module.to_owned(),
+            package: p.name.clone(),
+        })
+}
+
 /// An undefined CUDA driver function (`cuLaunchKernel`) in a launcher Triton or Inductor built
 /// into its cache (`/tmp/torchinductor_<user>/triton/…/__triton_launcher.so`,
 /// `~/.triton/cache/…`): the launcher was linked without libcuda, and the cache keeps it.
@@ -745,6 +889,69 @@ fn cached_launcher(library: Option<&str>, symbol: &str) -> Option<String> {
     let driver_fn = SINCE_EVER.contains(&symbol);
     let cached = lib.contains("/torchinductor_") || lib.contains("/.triton/cache/");
     (driver_fn && cached).then(|| format!("{lib}: undefined symbol: {symbol}"))
+}
+
+/// Whether `torch` at `at` is code (a path, `import torch`, `torch.x`, `torch==2.1`), not the
+/// word every message about torch uses ("the version torch was compiled with").
+fn torch_in_code(text: &str, at: usize) -> bool {
+    let after = text.as_bytes().get(at + "torch".len()).copied();
+    let before = text.get(..at).unwrap_or("").trim_end_matches(' ');
+    matches!(
+        after,
+        Some(b'/' | b'\\' | b'.' | b'=' | b'<' | b'>' | b'\'' | b'"')
+    ) || before.ends_with("import")
+        || before.ends_with("from")
+        || before.ends_with('/')
+}
+
+/// The first extension among `list`, else torch.
+fn pick<'a>(list: impl Iterator<Item = &'a (usize, String)>) -> Option<&'a str> {
+    let mut torch = None;
+    for (_, p) in list {
+        if p != "torch" {
+            return Some(p.as_str());
+        }
+        torch = torch.or(Some(p.as_str()));
+    }
+    torch
+}
+
+/// The distribution a traceback frame's file belongs to, from its directory under
+/// site-packages: a package whose code runs there, unless it is packaging machinery or a
+/// package of pure Python the knowledge names (which only passes an extension's failure on).
+fn site_package_of(file: &str) -> Option<String> {
+    let norm = file.replace('\\', "/");
+    let (_, after) = ["site-packages/", "dist-packages/"]
+        .iter()
+        .find_map(|m| norm.rsplit_once(m))?;
+    let (top, rest) = after.split_once('/')?;
+    if rest.is_empty() {
+        return None;
+    }
+    let top = top.trim_start_matches('_');
+    const MACHINERY: &[&str] = &[
+        "pip",
+        "setuptools",
+        "pkg_resources",
+        "wheel",
+        "distutils_hack",
+        "importlib_metadata",
+        "typing_extensions",
+        "IPython",
+        "ipykernel",
+        "click",
+        "runpy",
+    ];
+    if top.is_empty() || top.contains('.') || MACHINERY.contains(&top) {
+        return None;
+    }
+    match abidoc_knowledge::packages::package_for_module(top) {
+        Some(p) if p.links_torch || !p.modules.is_empty() || !p.paths.is_empty() => {
+            Some(p.name.clone())
+        }
+        Some(_) => None,
+        None => Some(crate::kb::normalize(top)),
+    }
 }
 
 /// Adds `item` to a bounded list of distinct entries.

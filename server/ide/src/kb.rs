@@ -23,6 +23,16 @@ pub fn system_library(soname: &str) -> Option<&'static k::system_libs::SystemLib
     k::system_libs::system_library(soname)
 }
 
+/// Who defines a plain C symbol that is not torch's (NCCL, nvJitLink, an extension's core library).
+pub fn symbol_provider(symbol: &str) -> Option<&'static k::system_libs::SymbolProvider> {
+    k::system_libs::symbol_provider(symbol)
+}
+
+/// The cuDNN major a `libcudnn*.so.N` names, with the PyPI packages per CUDA major.
+pub fn cudnn(soname: &str) -> Option<&'static k::system_libs::CudnnMajor> {
+    k::system_libs::cudnn(soname)
+}
+
 /// A CUDA library whose so-number is the CUDA major, with that major.
 pub fn cuda_library(soname: &str) -> Option<(&'static k::system_libs::CudaLibrary, u32)> {
     k::system_libs::cuda_library(soname)
@@ -48,6 +58,11 @@ pub struct PackageFacts {
     pub has_prebuilt_wheels: bool,
     /// Roughly how long a source build takes, in minutes.
     pub build_minutes: Option<u32>,
+    /// Installed from its repository (`install_target`), not from PyPI releases.
+    pub from_repository: bool,
+    /// The repository a source build installs from (`git+https://…`), when PyPI's name is
+    /// another project's or has no sdist.
+    pub install_target: Option<String>,
 }
 
 fn facts(p: &k::packages::Package) -> PackageFacts {
@@ -78,6 +93,8 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
             .any(|f| f == "--no-build-isolation"),
         has_prebuilt_wheels: !p.wheel_naming.is_empty(),
         build_minutes: p.build.minutes,
+        from_repository: p.build.install_target.is_some(),
+        install_target: p.build.install_target.clone(),
     }
 }
 
@@ -227,6 +244,36 @@ pub fn built_for_range(symbols: &[SymbolReport]) -> Option<String> {
         return None;
     }
     Some(bf.summary())
+}
+
+/// The torch release a binary was built for, from the offline index alone: the newest release
+/// of a closed "built for A–B" range (its symbols all known, the range not reaching the newest
+/// indexed release, so the newest torch is not it). `None` when the index cannot say.
+pub fn built_for_release(symbols: &[SymbolReport]) -> Option<String> {
+    let names: Vec<&str> = symbols
+        .iter()
+        .filter(|s| crate::symbols::owner(&s.mangled) == crate::symbols::Owner::Torch)
+        .map(|s| s.mangled.as_str())
+        .collect();
+    let bf = k::torch_index::built_for(&names)?;
+    if !bf.unknown.is_empty() || !bf.truncated.is_empty() || bf.other_abi.is_some() {
+        return None;
+    }
+    let last = bf.releases.last()?;
+    let newest = k::torch_index::releases().last()?;
+    (last.version != newest.version).then(|| last.version.clone())
+}
+
+/// Whether `package` is an application that pins torch (its releases require one exact torch)
+/// rather than one of torch's companions (torchvision, torchaudio, xformers), which follow the
+/// torch installed: for it, moving torch to the release it was built for is the usual fix.
+pub fn pins_torch(package: &str) -> bool {
+    let name = normalize(package);
+    if matches!(name.as_str(), "torchvision" | "torchaudio" | "xformers") {
+        return false;
+    }
+    let rs = k::releases::releases(&name);
+    !rs.is_empty() && rs.iter().filter(|r| r.torch.is_some()).count() * 2 >= rs.len()
 }
 
 /// Lines telling which torch releases export `symbol`, and when it changed (offline index).

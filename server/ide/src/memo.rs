@@ -217,6 +217,13 @@ pub(crate) fn diagnose_text(
     envs: &Environments,
     cache: &mut DocumentMemo,
 ) -> Vec<Diagnostic> {
+    // A text hard-wrapped by a terminal is read re-joined, as the whole-text diagnosis reads it:
+    // its spans map back through the join, which the memo does not keep.
+    if abidoc_syntax::clean::unwrap(text).is_some()
+        || abidoc_syntax::clean::unwrap_once(text).is_some()
+    {
+        return crate::analysis::diagnose_text(text, ctx, envs);
+    }
     let (incidents, scene) = incidents::collect_text(text);
     cache.diagnose(&incidents, &scene, ctx, envs, &|span| SourceRef {
         span,

@@ -282,5 +282,6 @@ fn cx<'a>(world: &'a World<'a>) -> crate::codes::Cx<'a> {
         scene: EMPTY.get_or_init(Scene::default),
         world,
         model: None,
+        near: None,
     }
 }

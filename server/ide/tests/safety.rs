@@ -163,6 +163,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "Collecting {P}\n  Downloading {P}-2.5.8.tar.gz (2.6 MB)\n  Installing build dependencies ... done\n  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n\n  × Getting requirements to build wheel did not run successfully.\n  │ exit code: 1\n  ╰─> [20 lines of output]\n      ModuleNotFoundError: No module named 'torch'\n",
     ),
     (
+        "build-deps-missing",
+        "Collecting {P}\n  Using cached {P}-2.5.9.tar.gz (2.6 MB)\n  Preparing metadata (setup.py) ... error\n  error: subprocess-exited-with-error\n\n  × python setup.py egg_info did not run successfully.\n  │ exit code: 1\n  ╰─> [6 lines of output]\n      ModuleNotFoundError: No module named 'packaging'\n",
+    ),
+    (
         "numpy-abi",
         "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0{P} as it may crash. To support both 1.x and 2.x\nversions of NumPy, modules must be compiled with NumPy 2.0.\nImportError: numpy.core.multiarray failed to import ({P})\n",
     ),

@@ -230,6 +230,124 @@ pub fn package_for_path(path: &str) -> Option<&'static Package> {
     idx.by_import.get(top.as_str()).map(|&i| &idx.packages[i])
 }
 
+/// What may follow a searched name inside one word.
+#[derive(Debug, Clone, Copy)]
+enum Tail {
+    None,
+    /// `_<hash>` (pip's build directory `flash-attn_78a6…`).
+    Hash,
+    /// Anything (the fixed head of a library pattern).
+    Any,
+}
+
+/// A known package named in a text: where, and which.
+#[derive(Debug, Clone, Copy)]
+pub struct Mention {
+    /// Byte offset of the name in the text searched.
+    pub at: usize,
+    pub package: &'static Package,
+}
+
+/// The known packages with compiled code that `text` names, in text order: by distribution name
+/// (`flash-attn`, also inside pip's `flash-attn_<hash>` build directory), import name
+/// (`from vllm import`, `site-packages/cv2/`, `torch_scatter has …`), compiled module
+/// (`import awq_ext`) or library file (`libonnxruntime_providers_cuda.so`). Case-insensitive,
+/// whole words only (`torch` is not named by `torch_extensions` or `pytorch`). Stems that are
+/// plain words (`transformer`, `quantizer`) are not searched: prose uses them.
+pub fn mentions(text: &str) -> Vec<Mention> {
+    struct Terms {
+        ac: aho_corasick::AhoCorasick,
+        /// Per pattern: package index, and whether the term may run on into a word: a hyphenated
+        /// distribution name (pip's build directories follow it with `_<hash>`) or the fixed
+        /// head of a library pattern (`libbitsandbytes_cuda` of `libbitsandbytes_cuda124.so`).
+        owner: Vec<(usize, Tail)>,
+    }
+    static TERMS: OnceLock<Option<Terms>> = OnceLock::new();
+    let Some(terms) = TERMS.get_or_init(|| {
+        let idx = index();
+        let mut words: Vec<(String, usize, Tail)> = Vec::new();
+        for (i, p) in idx.packages.iter().enumerate() {
+            let compiled = p.links_torch || !p.modules.is_empty() || !p.paths.is_empty();
+            if !compiled {
+                continue;
+            }
+            let mut add = |w: &str, tail: Tail| {
+                if w.len() >= 3 && !words.iter().any(|(x, _, _)| x.eq_ignore_ascii_case(w)) {
+                    words.push((w.to_owned(), i, tail));
+                }
+            };
+            for n in std::iter::once(&p.name).chain(&p.aliases) {
+                add(
+                    n,
+                    if n.contains('-') {
+                        Tail::Hash
+                    } else {
+                        Tail::None
+                    },
+                );
+                add(&n.replace('-', "_"), Tail::None);
+            }
+            for n in &p.import_names {
+                add(n, Tail::None);
+            }
+            for m in &p.modules {
+                if let Some(top) = m.split('.').next().filter(|t| t.contains('_')) {
+                    add(top, Tail::None);
+                }
+            }
+            for path in &p.paths {
+                let stem = path.rsplit('/').next().unwrap_or("");
+                // `libbitsandbytes_cuda*`: the fixed head names the package, any tail follows.
+                let (head, open) = match stem.strip_suffix('*') {
+                    Some(h) => (h, true),
+                    None => (stem, false),
+                };
+                if !head.contains('*') && (head.contains('_') || head.starts_with("lib")) {
+                    add(head, if open { Tail::Any } else { Tail::None });
+                }
+            }
+        }
+        let ac = aho_corasick::AhoCorasickBuilder::new()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .ascii_case_insensitive(true)
+            .build(words.iter().map(|(w, _, _)| w.as_str()))
+            .ok()?;
+        Some(Terms {
+            ac,
+            owner: words.iter().map(|&(_, i, d)| (i, d)).collect(),
+        })
+    }) else {
+        return Vec::new();
+    };
+    let idx = index();
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut out = Vec::new();
+    for m in terms.ac.find_iter(text) {
+        let Some(&(pkg, tail)) = terms.owner.get(m.pattern().as_usize()) else {
+            continue;
+        };
+        let before = m.start().checked_sub(1).and_then(|i| bytes.get(i)).copied();
+        let after = bytes.get(m.end()).copied();
+        let left_ok = before.is_none_or(|b| !word(b));
+        let right_ok = after.is_none_or(|b| match tail {
+            Tail::None => !word(b),
+            Tail::Hash => !word(b) || b == b'_',
+            Tail::Any => true,
+        });
+        if left_ok
+            && right_ok
+            && let Some(package) = idx.packages.get(pkg)
+        {
+            out.push(Mention {
+                at: m.start(),
+                package,
+            });
+        }
+    }
+    out
+}
+
 /// Splits a path into components with the last one reduced to its module stem
 /// (`_C.cpython-36m-x86_64-linux-gnu.so` → `_C`, `libtorchaudio.so` → `libtorchaudio`).
 fn path_components(path: &str) -> Vec<String> {

@@ -42,6 +42,78 @@ pub struct Table {
     pub cuda: Vec<CudaLibrary>,
     #[serde(default)]
     pub tool: Vec<Tool>,
+    #[serde(default)]
+    pub symbol_provider: Vec<SymbolProvider>,
+    #[serde(default)]
+    pub cudnn: Vec<CudnnMajor>,
+}
+
+/// One cuDNN major (the so-number of `libcudnn*.so.N`, which is cuDNN's, not CUDA's) and the
+/// PyPI packages that ship it for each CUDA major.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CudnnMajor {
+    pub major: u32,
+    pub packages: Vec<CudnnPackage>,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CudnnPackage {
+    /// The CUDA major the package is built for.
+    pub cuda: u32,
+    pub name: String,
+    /// The package's versions of this cuDNN major lie below this one (`9` for cuDNN 8).
+    #[serde(default)]
+    pub below: Option<String>,
+    /// The package's versions of this cuDNN major are `major.*`.
+    #[serde(default)]
+    pub pin_major: bool,
+}
+
+/// The cuDNN major a `libcudnn*.so.N` names, with its packages.
+pub fn cudnn(soname: &str) -> Option<&'static CudnnMajor> {
+    let rest = soname.strip_prefix("libcudnn")?;
+    let major: u32 = rest.split(".so.").nth(1)?.split('.').next()?.parse().ok()?;
+    table().cudnn.iter().find(|c| c.major == major)
+}
+
+/// Who defines a plain C symbol that is not torch's: the library (and, for an extension's own
+/// core library, the package) that must be loaded for it to resolve.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolProvider {
+    /// Symbol-name prefixes (`nccl`, `nvte_`); the longest matching prefix wins.
+    pub prefixes: Vec<String>,
+    /// What it is, for a message: "NCCL".
+    pub what: String,
+    /// The library file that defines them (`libnccl.so.2`).
+    pub library: String,
+    /// The package whose own core library it is (`transformer-engine`), when it is one.
+    #[serde(default)]
+    pub package: Option<String>,
+    /// Where pip's wheel puts the library, relative to site-packages (`nvidia/nccl/lib`).
+    #[serde(default)]
+    pub pip_dir: Option<String>,
+    pub source: String,
+}
+
+/// The provider of a plain C symbol, by the longest matching prefix.
+pub fn symbol_provider(symbol: &str) -> Option<&'static SymbolProvider> {
+    table()
+        .symbol_provider
+        .iter()
+        .filter_map(|p| {
+            p.prefixes
+                .iter()
+                .filter(|x| symbol.starts_with(x.as_str()))
+                .map(String::len)
+                .max()
+                .map(|n| (n, p))
+        })
+        .max_by_key(|(n, _)| *n)
+        .map(|(_, p)| p)
 }
 
 /// A build tool a fix installs (a C compiler), with its package in each manager.

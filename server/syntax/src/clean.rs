@@ -1,5 +1,6 @@
 //! Stripping of terminal colour codes and the HTML anchors VS Code's Jupyter view puts in
-//! tracebacks, keeping a [`SourceMap`] back to the original text.
+//! tracebacks, and re-joining text a terminal or chat client hard-wrapped at a fixed column,
+//! keeping a [`SourceMap`] back to the original text.
 
 use crate::span::SourceMap;
 
@@ -64,6 +65,107 @@ pub fn clean(text: &str) -> Cleaned {
         map.push_escape(0, text.len(), 0);
     }
     Cleaned { text: out, map }
+}
+
+/// Texts longer than this are never treated as hard-wrapped (captures that size are logs,
+/// written by programs, not pasted through a terminal's width).
+const MAX_UNWRAP: usize = 4 << 20;
+/// Narrowest wrap width recognized: below it, equal-length lines are common by chance.
+const MIN_WRAP: usize = 60;
+
+/// The text re-joined where a terminal or chat client hard-wrapped it at a fixed column, or
+/// `None` when it does not look wrapped. Wrapped means: the longest lines all have the same
+/// length W (at least [`MIN_WRAP`] characters), at least two of them differ (a repeated log line
+/// is not a wrap), and they are not table rows (`| … |`, `+---+`). Every line of length W is
+/// then joined with the line after it; the map points back into `text`.
+pub fn unwrap(text: &str) -> Option<Cleaned> {
+    if text.len() > MAX_UNWRAP {
+        return None;
+    }
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    fn content(l: &str) -> &str {
+        l.trim_end_matches(['\n', '\r'])
+    }
+    let width = |l: &str| content(l).chars().count();
+    let table = |l: &str| {
+        let c = content(l);
+        c.starts_with(['|', '+']) || c.ends_with(['|', '+', '-', '='])
+    };
+    let w = lines.iter().map(|l| width(l)).max()?;
+    if w < MIN_WRAP {
+        return None;
+    }
+    let wrapped: Vec<bool> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| width(l) == w && !table(l) && i + 1 < lines.len())
+        .collect();
+    let mut distinct: Vec<&str> = lines
+        .iter()
+        .zip(&wrapped)
+        .filter(|(_, w)| **w)
+        .map(|(l, _)| content(l))
+        .collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() < 2 {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut map = SourceMap::default();
+    let mut raw = 0;
+    for (l, join) in lines.iter().zip(&wrapped) {
+        let keep = if *join { content(l) } else { l };
+        map.push_verbatim(out.len(), raw, keep.len());
+        out.push_str(keep);
+        raw += l.len();
+    }
+    Some(Cleaned { text: out, map })
+}
+
+/// Short texts only are read a second way by [`unwrap_once`].
+const MAX_UNWRAP_ONCE: usize = 64 << 10;
+
+/// The text with its one longest line joined to the next, when that line may have been cut at a
+/// terminal's width: it is the only line that long (at least [`MIN_WRAP`] characters), not a
+/// table row, and the cut falls inside a word (no space on either side). A single wrap leaves
+/// no second line of the same length to prove it, so the caller keeps this reading only when
+/// it finds more than the text as given.
+pub fn unwrap_once(text: &str) -> Option<Cleaned> {
+    if text.len() > MAX_UNWRAP_ONCE {
+        return None;
+    }
+    fn content(l: &str) -> &str {
+        l.trim_end_matches(['\n', '\r'])
+    }
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let widths: Vec<usize> = lines.iter().map(|l| content(l).chars().count()).collect();
+    let w = widths.iter().copied().max()?;
+    let mut at = widths
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| **x == w)
+        .map(|(i, _)| i);
+    let (i, None) = (at.next()?, at.next()) else {
+        return None;
+    };
+    let line = content(lines.get(i)?);
+    let next = content(lines.get(i + 1)?);
+    let cut_in_word = line.chars().last().is_some_and(|c| !c.is_whitespace())
+        && next.chars().next().is_some_and(|c| !c.is_whitespace());
+    if w < MIN_WRAP || !cut_in_word || line.starts_with(['|', '+']) || line.ends_with('|') {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut map = SourceMap::default();
+    let mut raw = 0;
+    for (k, l) in lines.iter().enumerate() {
+        let keep = if k == i { content(l) } else { l };
+        map.push_verbatim(out.len(), raw, keep.len());
+        out.push_str(keep);
+        raw += l.len();
+    }
+    Some(Cleaned { text: out, map })
 }
 
 /// Length of the escape sequence starting at `b[0] == ESC`, or 0 when it is not one we remove.
@@ -133,6 +235,43 @@ fn anchor_tag_len(b: &[u8]) -> usize {
 mod tests {
     use super::*;
     use crate::Span;
+
+    #[test]
+    fn hard_wrapped_text_is_rejoined_and_maps_back() {
+        // A real report (mochi#30) as an 80-column terminal prints it.
+        let line = "transformer_engine_extensions.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE";
+        let chars: Vec<char> = line.chars().collect();
+        let wrapped: String = chars
+            .chunks(80)
+            .map(|c| c.iter().collect::<String>() + "\n")
+            .collect();
+        let u = unwrap(&wrapped).expect("two distinct 80-column lines are a wrap");
+        assert_eq!(u.text.trim_end(), line);
+        let at = u.text.find("undefined symbol").unwrap_or(0);
+        let raw = u.map.span_to_raw(Span::new(at, at + 16));
+        assert_eq!(raw.slice(&wrapped), "undefined symbol");
+        let sym = u.text.find("_ZN5torch").unwrap_or(0);
+        let raw = u.map.span_to_raw(Span::new(sym, u.text.trim_end().len()));
+        assert_eq!(raw.slice(&wrapped).replace('\n', ""), &line[sym..]);
+    }
+
+    #[test]
+    fn one_line_cut_inside_a_word_is_joined_once() {
+        let text = "ImportError: /usr/local/lib/python3.10/dist-packages/vllm/_C.cpython-310-x86_64\n-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n";
+        let u = unwrap_once(text).expect("the only long line is cut inside a word");
+        assert!(u.text.contains("x86_64-linux-gnu.so"));
+        // Cut at a space: a line that merely ends, not a wrap.
+        assert!(unwrap_once("ImportError: libcudart.so.12: cannot open shared object file: No such file or\n directory\n").is_none());
+    }
+
+    #[test]
+    fn unwrapped_text_tables_and_repeated_lines_are_left_alone() {
+        assert!(unwrap("short\nlines\n").is_none());
+        let repeated = "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n";
+        assert!(unwrap(&format!("{repeated}{repeated}{repeated}")).is_none());
+        let table = "| 0   N/A  N/A    398114      C   python inference.py                      6322MiB |\n| 0   N/A  N/A    405560      C   python inference.py                      6322MiB |\n";
+        assert!(unwrap(table).is_none());
+    }
 
     fn check(input: &str, want: &str) {
         let c = clean(input);

@@ -76,6 +76,11 @@ pub enum EventKind {
     /// `No module named 'torch'` while pip or uv builds in isolation (`get_requires_for_build_wheel`,
     /// `egg_info`, `setup.py`, uv's "doesn't declare it as a build dependency" hint).
     BuildIsolationNoTorch { package: Option<String> },
+    /// A build requirement or build tool missing while an extension is built or JIT-compiled:
+    /// `No module named 'packaging'` (`wheel`, `setuptools`, `ninja`) in a build, `Ninja is
+    /// required to load C++ extensions`; `too_new` for a build tool too new for the build script
+    /// (`cannot import name 'packaging' from 'pkg_resources'`: setuptools 70 and later).
+    BuildDependencyMissing { module: String, too_new: bool },
     /// `CUDA_HOME environment variable is not set`, `nvcc: not found`, `No such file or directory:
     /// '/usr/local/cuda/bin/nvcc'`, `bare_metal_version` failures …; `detail` is the line.
     CudaHomeMissing { detail: String },
@@ -128,6 +133,14 @@ pub enum EventKind {
     FlashAttnUnavailable { reason: String },
     /// `operator torchvision::nms does not exist`.
     TorchOperatorMissing { operator: String },
+    /// A package skipping its own compiled extensions because of the torch it finds:
+    /// torchao's `Skipping import of cpp extensions due to incompatible torch version 2.7.1+cu128
+    /// for torchao version 0.15.0` / `… Please upgrade to torch >= 2.11.0 (found 2.9.1+cu128)`.
+    ExtensionsSkipped {
+        package: Option<String>,
+        torch: Option<String>,
+        needs_torch: Option<String>,
+    },
     /// `Couldn't load custom C++ ops` (torchvision), and similar "extension failed to load" notices.
     CustomOpsNotLoadable { package: Option<String> },
     /// NumPy 1.x/2.x ABI messages: `A module that was compiled using NumPy 1.x cannot be run in

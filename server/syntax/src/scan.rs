@@ -89,6 +89,13 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("No such operator", OPMISS),
     ("Unknown builtin op", OPMISS),
     ("version `", VERNF),
+    // Markdown and chat clients eat backticks: `version GLIBCXX_3.4.29 not found`.
+    ("version GLIBC", VERNF),
+    ("version 'GLIBC", VERNF),
+    ("library version not found", SHLIB),
+    // `…so: undefined` wrapped before ` symbol: …`.
+    ("undefined\n", SYM),
+    ("undefined\r\n", SYM),
     ("Error:", EXC | NUMPY),
     ("Error(", EXC),
     ("Error\x1b", EXC),
@@ -117,11 +124,17 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("metadata-generation-failed", BFAIL),
     ("did not run successfully", BFAIL),
     ("No module named", NOTORCH),
+    ("Ninja is required", NOTORCH),
+    ("from 'pkg_resources", NOTORCH),
     ("CUDA_HOME", CUDAHOME),
     ("nvcc", CUDAHOME | NOCC),
     ("bare_metal_version", CUDAHOME),
     ("The detected CUDA version", CUDAMM | VERSION),
     ("different CUDA versions", CUDAMM),
+    // JIT op builders: DeepSpeed's and apex's own checks, and an nvcc too old for the build.
+    ("does not match the version torch was compiled with", CUDAMM),
+    ("version used to compile Pytorch binaries", CUDAMM),
+    ("Unsupported gpu architecture", CUDAMM),
     ("cannot find -l", LD),
     ("libcuda.so", LIBCUDA),
     ("ompiler", NOCC),
@@ -138,6 +151,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("has been toggled on", FA),
     ("does not exist", OPMISS),
     ("load custom C++ ops", CUSTOMOPS),
+    ("Skipping import of cpp extensions", CUSTOMOPS),
     ("image Python extension", CUSTOMOPS),
     ("An issue occurred while importing", CUSTOMOPS),
     ("NumPy 1.x", NUMPY),
@@ -284,7 +298,7 @@ const REACH_BACK: usize = MAX_LINE + 1;
 /// Scans `text` and returns the events found, with spans into `text`.
 pub fn scan(text: &str) -> Parse<Vec<Event>> {
     let mut events = Vec::new();
-    let problems = scan_pieces(text, |_| (), |batch, ()| events.extend_from_slice(batch));
+    let problems = scan_pieces(text, |_, _| (), |batch, ()| events.extend_from_slice(batch));
     Parse {
         value: events,
         problems,
@@ -292,12 +306,13 @@ pub fn scan(text: &str) -> Parse<Vec<Event>> {
 }
 
 /// Scans `text` piece by piece and hands the events to `sink` in batches, in the order [`scan`]
-/// returns them (by span), together with what `per_piece` computed from each piece's text (on the
+/// returns them (by span), together with what `per_piece` computed from each piece's text and
+/// its offset in `text` (on the
 /// scanning thread, while the piece is in cache; pieces are whole lines). Memory stays that of a
 /// few pieces' events however long the text is. Returns the problems met.
 pub fn scan_pieces<T: Send>(
     text: &str,
-    per_piece: impl Fn(&str) -> T + Sync,
+    per_piece: impl Fn(&str, usize) -> T + Sync,
     mut sink: impl FnMut(&[Event], T),
 ) -> Vec<Problem> {
     let mut ranges = Vec::new();
@@ -314,7 +329,7 @@ pub fn scan_pieces<T: Send>(
         let (mut e, p) = scan_range(text, a, b);
         resolve_build_packages(text, &mut e);
         e.sort_by_key(|e| (e.span.start, e.span.end));
-        (e, p, per_piece(text.get(a..b).unwrap_or("")))
+        (e, p, per_piece(text.get(a..b).unwrap_or(""), a))
     };
     let mut merge = Merge {
         problems: Vec::new(),
@@ -404,7 +419,7 @@ impl Merge {
         out: Option<(Vec<Event>, Vec<Problem>, T)>,
         next: usize,
         sink: &mut impl FnMut(&[Event], T),
-        per_piece: &impl Fn(&str) -> T,
+        per_piece: &impl Fn(&str, usize) -> T,
     ) {
         let Some((events, p, extra)) = out else {
             if self.problems.len() < MAX_PROBLEMS {
@@ -414,7 +429,7 @@ impl Merge {
                 ));
             }
             if next == usize::MAX && !self.held.is_empty() {
-                sink(&self.held, per_piece(""));
+                sink(&self.held, per_piece("", 0));
                 self.held.clear();
             }
             return;
@@ -738,6 +753,7 @@ impl<'a> Scanner<'a> {
         let has = |b: u64| bits & b != 0;
         if has(SYM) {
             self.undefined_symbols(l, out);
+            self.wrapped_undefined_symbol(l, out);
             mac_symbol_not_found(l, out);
         }
         if has(SHLIB) {
@@ -962,20 +978,99 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// `…so: undefined` at the end of a line and `symbol: NAME` starting the next: a message
+    /// wrapped between the two words.
+    fn wrapped_undefined_symbol(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        let Some(head) = s.trim_end().strip_suffix("undefined") else {
+            return;
+        };
+        if head.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            return;
+        }
+        let Some(n) = self.next_line(l) else { return };
+        let ns = n.s();
+        let c = n.c();
+        // `symbol` starts the next line's content, or follows a prefix the content reader did
+        // not strip (a logger's `worker.py:42 - `): what precedes it ends in punctuation.
+        let Some(k) = c.find("symbol") else { return };
+        let pre = c[..k].trim_end();
+        if !(pre.is_empty() || pre.ends_with(['-', ']', ':', '|', '>'])) {
+            return;
+        }
+        let start = n.content + k;
+        let Some(after) = ns.get(start..).and_then(|r| r.strip_prefix("symbol")) else {
+            return;
+        };
+        let skip = after.len() - after.trim_start_matches([':', ' ', '\t']).len();
+        if skip == 0 {
+            return;
+        }
+        let q = start + "symbol".len() + skip;
+        let len = ns[q..].bytes().take_while(|&c| is_sym_byte(c)).count();
+        let symbol = ns[q..q + len].trim_end_matches('.');
+        if symbol.is_empty() {
+            return;
+        }
+        let p = head.len();
+        let (library, lib_start) = match library_before(s, p) {
+            Some((lib, at)) => (Some(lib), l.span(at, at).start),
+            None => (None, l.span(p, p).start),
+        };
+        out.push(
+            Span::new(lib_start, n.span(q, q + symbol.len()).end),
+            EventKind::UndefinedSymbol {
+                library,
+                symbol: cap(symbol).to_owned(),
+                truncated: symbol.starts_with("_Z") && !demangles(symbol),
+            },
+        );
+    }
+
     // ---- build isolation ----
 
     fn no_torch(&self, l: &Line<'_>, out: &mut Out) {
         let s = l.s();
+        // torch.utils.cpp_extension's JIT builds (DeepSpeed ops, nvdiffrast, apex …) need ninja.
+        if let Some(p) = s.find("Ninja is required to load C++ extensions") {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::BuildDependencyMissing {
+                    module: "ninja".into(),
+                    too_new: false,
+                },
+            );
+            return;
+        }
+        // setuptools 70 dropped `pkg_resources.packaging`, which older setup.py files import.
+        if let Some(p) = s.find("cannot import name 'packaging' from 'pkg_resources") {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::BuildDependencyMissing {
+                    module: "setuptools".into(),
+                    too_new: true,
+                },
+            );
+            return;
+        }
         let Some(p) = s.find("No module named") else {
             return;
         };
         let rest = &s[p + "No module named".len()..];
         let rest = rest.trim_start().trim_start_matches(['\'', '"']);
-        if !(rest.starts_with("torch'") || rest.starts_with("torch\"") || rest == "torch") {
+        let n = rest
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_')
+            .count();
+        let module = &rest[..n];
+        let whole = rest[n..].is_empty() || rest[n..].starts_with(['\'', '"']);
+        const BUILD_TOOLS: &[&str] = &["packaging", "wheel", "setuptools", "ninja"];
+        let tool = whole && BUILD_TOOLS.contains(&module);
+        if !(whole && module == "torch" || tool) {
             return;
         }
         let span = l.span(p, s.trim_end().len());
-        // Only a build in isolation makes this a build-isolation problem; look around for it.
+        // Only a build makes this a build problem; look around for it.
         let lo = floor_char(self.text, span.start.saturating_sub(6 * 1024));
         let hi = ceil_char(self.text, span.end + 2 * 1024);
         let around = &self.text[lo..hi];
@@ -996,10 +1091,18 @@ impl<'a> Scanner<'a> {
             "build backend",
             "Failed to build",
         ];
-        if CONTEXT
+        let in_build = CONTEXT
             .iter()
-            .any(|c| memmem::find(around.as_bytes(), c.as_bytes()).is_some())
-        {
+            .any(|c| memmem::find(around.as_bytes(), c.as_bytes()).is_some());
+        if tool && (in_build || module == "ninja") {
+            out.push(
+                span,
+                EventKind::BuildDependencyMissing {
+                    module: module.to_owned(),
+                    too_new: false,
+                },
+            );
+        } else if !tool && in_build {
             out.push(span, EventKind::BuildIsolationNoTorch { package: None });
         }
     }
@@ -1034,6 +1137,59 @@ impl<'a> Scanner<'a> {
                     found,
                     expected,
                     detail: cap(&detail).to_owned(),
+                },
+            );
+        }
+        // DeepSpeed: `Installed CUDA version 12.1 does not match the version torch was compiled with 11.8`.
+        if let Some(p) = s.find("does not match the version torch was compiled with") {
+            let start = s[..p].rfind("Installed CUDA version").unwrap_or(p);
+            let found = s[start..p]
+                .strip_prefix("Installed CUDA version")
+                .map(|v| version_token(v.trim()).to_owned())
+                .filter(|v| !v.is_empty());
+            let r = s[p + 50..].trim_start();
+            let expected = Some(version_token(r).to_owned()).filter(|v| !v.is_empty());
+            out.push(
+                l.span(start, s.trim_end().len()),
+                EventKind::CudaVersionMismatch {
+                    found,
+                    expected,
+                    detail: cap(s[start..].trim_end()).to_owned(),
+                },
+            );
+        }
+        // apex: `Cuda extensions are being compiled with a version of Cuda that does not match
+        // the version used to compile Pytorch binaries.  Pytorch binaries were compiled with Cuda 10.2.`
+        if let Some(p) = s.find("version used to compile Pytorch binaries") {
+            let start = s[..p].rfind("Cuda extensions").unwrap_or(p);
+            let expected = s[p..]
+                .find("compiled with Cuda ")
+                .map(|i| {
+                    version_token(&s[p + i + 19..])
+                        .trim_end_matches('.')
+                        .to_owned()
+                })
+                .filter(|v| !v.is_empty());
+            out.push(
+                l.span(start, s.trim_end().len()),
+                EventKind::CudaVersionMismatch {
+                    found: None,
+                    expected,
+                    detail: cap(s[start..].trim_end()).to_owned(),
+                },
+            );
+        }
+        // An nvcc too old for the build: `nvcc fatal : Unsupported gpu architecture 'compute_86'`.
+        if let Some(p) = s.find("Unsupported gpu architecture")
+            && s[..p].contains("nvcc")
+        {
+            let start = s[..p].rfind("nvcc").unwrap_or(p);
+            out.push(
+                l.span(start, s.trim_end().len()),
+                EventKind::CudaVersionMismatch {
+                    found: None,
+                    expected: None,
+                    detail: cap(s[start..].trim_end()).to_owned(),
                 },
             );
         }
@@ -1257,6 +1413,9 @@ impl<'a> Scanner<'a> {
     }
 
     fn custom_ops(&self, l: &Line<'_>, out: &mut Out) {
+        if skipped_extensions(l, out) {
+            return;
+        }
         let s = l.s();
         if let Some(p) = s.find("Couldn't load custom C++ ops") {
             let span = l.span(p, s.trim_end().len());
@@ -1607,6 +1766,26 @@ fn mac_symbol_not_found(l: &Line<'_>, out: &mut Out) {
 
 fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    // bitsandbytes names the library of its own it looked for and did not find.
+    if let Some(p) = s.find("Required library version not found:") {
+        let r = &s[p + 35..];
+        let lead = r.len() - r.trim_start().len();
+        let n = r[lead..]
+            .find(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`'))
+            .unwrap_or(r.len() - lead);
+        let name = r[lead..lead + n].trim_end_matches(['.', ',']);
+        if name.contains(".so") || name.ends_with(".dll") || name.ends_with(".dylib") {
+            let at = p + 35 + lead;
+            out.push(
+                l.span(at, at + name.len()),
+                EventKind::MissingSharedLibrary {
+                    name: name.to_owned(),
+                    required_by: None,
+                },
+            );
+        }
+        return;
+    }
     let Some(p) = s.find("cannot open shared object file") else {
         return;
     };
@@ -1621,7 +1800,8 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
             // inside it (regression: server/ide/tests/safety.rs, error while loading shared libraries).
             let st = t.rfind(char::is_whitespace).map_or(0, |k| after_char(t, k));
             non_empty(&t[st..])
-        });
+        })
+        .or_else(|| loader_of(&s[..at], &name));
     let end = s[p..]
         .find("No such file or directory")
         .map_or(p + 30, |i| p + i + 25);
@@ -1629,6 +1809,54 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
         l.span(at, end),
         EventKind::MissingSharedLibrary { name, required_by },
     );
+}
+
+/// The library a program failed to load because of the missing one, as runtimes that load
+/// their plugins themselves print it: `Failed to load library libonnxruntime_providers_cuda.so
+/// with error: …`, `Could not load library X. Error: …`. Not the missing library itself.
+fn loader_of(before: &str, missing: &str) -> Option<String> {
+    let lower = before.to_ascii_lowercase();
+    let i = [
+        "failed to load library ",
+        "could not load library ",
+        "unable to load library ",
+    ]
+    .iter()
+    .find_map(|p| lower.rfind(p).map(|i| i + p.len()))?;
+    let tok = before.get(i..)?.split_whitespace().next()?;
+    let tok = tok
+        .trim_end_matches(['.', ',', ':', ';'])
+        .trim_matches(['\'', '"', '`']);
+    (tok.contains(".so") && tok != missing).then(|| tok.to_owned())
+}
+
+/// torchao's version gate: `Skipping import of cpp extensions due to incompatible torch version
+/// 2.7.1+cu128 for torchao version 0.15.0`, or `… Please upgrade to torch >= 2.11.0 (found
+/// 2.9.1+cu128)`.
+fn skipped_extensions(l: &Line<'_>, out: &mut Out) -> bool {
+    let s = l.s();
+    let Some(p) = s.find("Skipping import of cpp extensions") else {
+        return false;
+    };
+    let r = &s[p..];
+    let after = |needle: &str| {
+        r.find(needle)
+            .map(|i| version_token(r[i + needle.len()..].trim_start()).to_owned())
+            .filter(|v| !v.is_empty() && v.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    let package = r.find(" for ").and_then(|i| {
+        let w = r[i + 5..].split_whitespace().next()?;
+        (r[i + 5 + w.len()..].trim_start().starts_with("version")).then(|| w.to_owned())
+    });
+    out.push(
+        l.span(p, s.trim_end().len()),
+        EventKind::ExtensionsSkipped {
+            package: package.or_else(|| Some("torchao".into())),
+            torch: after("torch version").or_else(|| after("(found")),
+            needs_torch: after("torch >="),
+        },
+    );
+    true
 }
 
 /// The token that ends just before `: ` at `p` (`libcudart.so.12: cannot open…`).
@@ -1643,27 +1871,47 @@ fn token_before_colon(s: &str, p: usize) -> Option<(String, usize)> {
 
 fn version_not_found(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("version `") else { return };
-    let r = &s[p + 9..];
-    let Some(e) = r.find(['\'', '`']) else { return };
+    // `version `V' not found`, also with the quotes lost or straight (`version GLIBC_2.32 not found`).
+    let Some((p, q)) = s.match_indices("version ").find_map(|(p, _)| {
+        let r = &s[p + 8..];
+        let q = usize::from(r.starts_with(['`', '\'', '"']));
+        let body = &r[q..];
+        let n = body
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+            .count();
+        let rest = &body[n..];
+        let rest = rest.strip_prefix(['\'', '`', '"']).unwrap_or(rest);
+        (n > 0 && (q == 1 || rest.starts_with(" not found"))).then_some((p, q))
+    }) else {
+        return;
+    };
+    let r = &s[p + 8 + q..];
+    let e = r
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(r.len());
     let version = &r[..e];
-    if version.is_empty() || version.contains(' ') {
+    if version.is_empty() {
         return;
     }
     let Some((library, at)) = token_before_colon(s, p) else {
         return;
     };
     let tail = &r[e..];
+    let base = p + 8 + q;
     let (required_by, end) = match tail.find("(required by ") {
         Some(i) => {
             let rr = &tail[i + 13..];
             let ce = rr.find(')').unwrap_or(rr.len());
             (
                 non_empty(&rr[..ce]),
-                p + 9 + e + i + 13 + ce + usize::from(ce < rr.len()),
+                base + e + i + 13 + ce + usize::from(ce < rr.len()),
             )
         }
-        None => (None, p + 9 + e + 1),
+        None => (
+            None,
+            base + e + usize::from(tail.starts_with(['\'', '`', '"'])),
+        ),
     };
     out.push(
         l.span(at, end.min(s.len())),

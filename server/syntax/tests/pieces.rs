@@ -108,10 +108,14 @@ fn pieces_give_the_events_of_their_parts() {
     // Streamed in batches, the same events in the same order.
     let mut streamed = Vec::new();
     let mut batches = 0;
-    scan_pieces(&text, str::len, |events, _| {
-        streamed.extend_from_slice(events);
-        batches += 1;
-    });
+    scan_pieces(
+        &text,
+        |p, _| p.len(),
+        |events, _| {
+            streamed.extend_from_slice(events);
+            batches += 1;
+        },
+    );
     assert!(
         batches >= 4,
         "a text of over four pieces is handed over in pieces"

@@ -2,14 +2,17 @@
 //! (another signature, or gone): it was built against another torch release.
 //!
 //! Produced by an undefined torch symbol in the text (refined on disk: signature changed or
-//! removed), and by the scan's torch pin finding (`Requires-Dist: torch==X` against another
+//! removed), by a package's own version gate that skips its compiled extensions for the torch
+//! it finds (torchao; a warning: the package runs without its kernels), and by the scan's torch
+//! pin finding (`Requires-Dist: torch==X` against another
 //! installed torch). Fixes, best first: uninstall when the model in use does not need it
 //! (instant), the companion release built for the installed torch, the torch it was built for,
 //! the project's prebuilt wheel, a source build that really compiles; all need confirmation.
 
 use super::symbols::Case;
-use super::{Code, CodeDoc, Cx, recipes};
-use crate::diagnostic::{Diagnostic, SymbolStatus};
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, Severity, SourceRef, SymbolStatus};
+use crate::fix::Name;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled extension needs symbols the installed torch (or another library it links) does not export: it was built against a different version.",
@@ -47,6 +50,7 @@ pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
         cx,
         d.package.as_deref(),
         d.library.as_deref(),
+        &d.symbols,
     ));
 }
 
@@ -72,5 +76,47 @@ pub(crate) fn from_pin(
         cx,
         d.package.as_deref(),
         d.library.as_deref(),
+        &d.symbols,
     ));
+}
+
+/// A package that checks the torch it finds and skips its compiled extensions (torchao's
+/// `Skipping import of cpp extensions due to incompatible torch version`): built for another
+/// torch, running without its kernels. Fixed like a symbol mismatch: the release built for this
+/// torch (exact when the tables know it, else torch and the package in one resolve).
+pub(crate) fn version_gate(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    package: Option<&str>,
+    torch: Option<&str>,
+    needs_torch: Option<&str>,
+) -> Diagnostic {
+    let mut d = blank(Code::AbiMismatch, source);
+    d.severity = Severity::Warning;
+    d.package = package.map(crate::kb::normalize);
+    let pkg = d.package.clone().unwrap_or_else(|| "a package".into());
+    let torch_txt = torch.map_or_else(|| "the installed torch".to_owned(), |t| format!("torch {t}"));
+    let needs = needs_torch
+        .map(|n| format!(" (it needs torch {n} or newer)"))
+        .unwrap_or_default();
+    d.message = format!(
+        "{pkg} was built for another torch than {torch_txt}{needs}: it skips its compiled extensions and runs without them"
+    );
+    d.evidence
+        .push("the package's own version check refused the torch it found; nothing failed to load".into());
+    let mut fixes = Vec::new();
+    if let (Some(p), Some(t)) = (d.package.as_deref().and_then(Name::new), torch) {
+        fixes.extend(recipes::companion_release(
+            Code::AbiMismatch,
+            cx,
+            &p,
+            t,
+            crate::kb::package(p.as_str()).as_ref(),
+        ));
+    }
+    if fixes.is_empty() {
+        fixes = recipes::extension_mismatch(Code::AbiMismatch, cx, d.package.as_deref(), None, &[]);
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
 }

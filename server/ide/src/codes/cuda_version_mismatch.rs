@@ -29,6 +29,31 @@ pub(crate) fn diagnose(
         .packages_built
         .first()
         .map(|p| crate::kb::normalize(p));
+    // nvcc refusing the architecture or the C++ standard the build asks for is a toolkit older
+    // than the build (and than the torch it builds against), whatever the versions.
+    let too_old = detail.contains("Unsupported gpu architecture")
+        || detail.contains("is not defined for option 'std'");
+    if too_old {
+        d.package = d.package.or_else(|| cx.near.map(str::to_owned));
+        d.message = format!(
+            "the CUDA toolkit's nvcc is older than this build needs: {}",
+            detail.trim()
+        );
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                Code::CudaVersionMismatch,
+                "newer-toolkit",
+                FixKind::Advice,
+                "Install a CUDA toolkit at least as new as torch's CUDA and set CUDA_HOME to it",
+                "An nvcc that does not know the GPU architecture (compute_86 needs CUDA 11.1, compute_89/90 CUDA 11.8, sm_100/120 CUDA 12.8) or C++17 is older than the torch being built against; the build uses the nvcc on CUDA_HOME or PATH.",
+            )
+            .step(Step::Manual(
+                "install the CUDA toolkit of torch.version.cuda (NVIDIA's installer or conda's cuda-nvcc), then export CUDA_HOME=<its directory>".into(),
+            ))
+            .unverified(),
+        ]);
+        return d;
+    }
     d.message = match (found, expected) {
         (Some(f), Some(e)) => format!(
             "the CUDA toolkit found (nvcc {f}) differs from the CUDA torch was built with ({e}): extensions must be compiled with torch's CUDA major.minor"

@@ -35,5 +35,6 @@ pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
         cx,
         d.package.as_deref(),
         d.library.as_deref(),
+        &d.symbols,
     ));
 }

@@ -1,13 +1,15 @@
 //! `extension-incomplete-build`: the undefined symbol belongs to the extension's own package: a
 //! partial build (a kernel not compiled for this configuration), not a torch mismatch.
 //!
-//! Produced by an undefined symbol in the package's own namespace, or by the scan when the
-//! missing symbols are defined nowhere but would be the package's. Removal is never offered
+//! Produced by an undefined symbol in the package's own namespace (or defined by its own core
+//! library), by `No module named 'X'` for a compiled module the package ships (installed without
+//! its extensions: apex without `--cuda_ext`), or by the scan when the missing symbols are
+//! defined nowhere but would be the package's. Removal is never offered
 //! first (something asked for these kernels); a complete build is.
 
 use super::symbols::Case;
-use super::{Code, CodeDoc, Cx, recipes};
-use crate::diagnostic::Diagnostic;
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "The undefined symbol belongs to the extension's own package: a partial build, not a torch mismatch.",
@@ -26,5 +28,30 @@ pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
         cx,
         d.package.as_deref(),
         d.library.as_deref(),
+        &d.symbols,
     ));
+}
+
+/// `No module named 'X'` for a compiled module `package` ships: the package was installed
+/// without building its extensions (or their build failed and was skipped).
+pub(crate) fn module_missing(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    module: &str,
+    package: &str,
+) -> Diagnostic {
+    let mut d = blank(Code::ExtensionIncompleteBuild, source);
+    d.package = Some(package.to_owned());
+    d.message = format!(
+        "{package} is installed without its compiled module {module}: its C++/CUDA extensions were not built (or their build failed and was skipped)"
+    );
+    d.explanation = Some(format!("{module} is one of {package}'s compiled extension modules. Source installs build them only when asked (apex's --cpp_ext/--cuda_ext) and when nvcc and a matching torch are found; otherwise the Python half installs alone and the first use of the kernels fails. A complete build, or a wheel that contains them, fixes it."));
+    d.fixes = crate::fix::rank(recipes::extension_mismatch(
+        Code::ExtensionIncompleteBuild,
+        cx,
+        d.package.as_deref(),
+        None,
+        &[],
+    ));
+    d
 }

@@ -79,7 +79,9 @@ pub fn contradictions(d: &Diagnostic) -> Vec<String> {
             {
                 for r in requirements {
                     let same_pkg = d.package.as_deref() == Some(r.name().as_str());
+                    // A repository has no binary: pip builds it.
                     let compiles = forced
+                        || matches!(r, Requirement::Vcs(..))
                         || flags
                             .iter()
                             .any(|fl| matches!(fl, PipFlag::NoBinary(n) if n == r.name()));

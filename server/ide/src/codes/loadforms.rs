@@ -217,7 +217,7 @@ pub(crate) fn windows(
             "Windows loaded a DLL{importing} but it lacks a function the module calls (\"the specified procedure could not be found\", Windows' undefined symbol): the module was built against another torch, CUDA or Python than the one installed"
         );
         d.explanation = Some("Windows does not say which function or which DLL; the usual cause is a wheel of the package made for another torch release (its .pyd calls into torch's DLLs by name), as on Linux an undefined symbol.".into());
-        let mut fixes = recipes::extension_mismatch(code, cx, d.package.as_deref(), None);
+        let mut fixes = recipes::extension_mismatch(code, cx, d.package.as_deref(), None, &[]);
         // An old Visual C++ runtime lacks functions newer builds call: the same message.
         fixes.push(vc_redist(code));
         d.fixes = crate::fix::rank(fixes);
@@ -263,6 +263,7 @@ pub(crate) fn windows(
             cx,
             d.package.as_deref(),
             None,
+            &[],
         ));
     } else if product.is_none()
         && let Some(f) = file
@@ -378,7 +379,7 @@ pub(crate) fn compiled_module_missing(
     d.explanation = Some(format!(
         "{module} is the part of {who} compiled from C++/CUDA. A wheel without it, a build that skipped it (no CUDA toolkit, a build switch off), or running from the project's source tree, where the module was never built, all end here; a complete build or the prebuilt wheel for the installed torch puts it back."
     ));
-    let mut fixes = recipes::extension_mismatch(code, cx, d.package.as_deref(), None);
+    let mut fixes = recipes::extension_mismatch(code, cx, d.package.as_deref(), None, &[]);
     fixes.push(
         Fix::new(
             code,

@@ -10,7 +10,9 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{CondaChannel, Fix, FixKind, Name, Requirement, SafePath, Step, SystemManager};
+use crate::fix::{
+    CondaChannel, Fix, FixKind, Name, PipFlag, Requirement, SafePath, Step, SystemManager,
+};
 use crate::incidents::basename;
 use crate::kb;
 
@@ -40,13 +42,89 @@ pub(crate) fn diagnose(
         "the shared library {lib} cannot be found{who}: {}",
         hint(cx, lib)
     );
-    if let Some(r) = required_by {
-        d.package = cx.world.package_of_library(r).map(|p| p.name);
-    }
-    if d.package.is_none() && super::loadforms::dgl_hint(lib).is_some() {
-        d.package = Some("dgl".into());
-    }
+    d.package = required_by
+        .and_then(|r| cx.world.package_of_library(r))
+        .map(|p| p.name)
+        .or_else(|| {
+            cx.near
+                .filter(|p| !(*p == "torch" && kb::is_torch_library(lib)))
+                .map(str::to_owned)
+        })
+        .or_else(|| super::loadforms::dgl_hint(lib).map(|_| "dgl".to_owned()));
     d.fixes = fixes(cx, &d, lib, name);
+    d
+}
+
+/// A library's undefined plain C symbol that another library defines (`__nvJitLinkAddData_12_1`
+/// from nvJitLink, `ncclCommRegister` from NCCL): that library is found, but an older copy of it
+/// (a system CUDA, another package's) comes first on the loader's path. The fix puts pip's copy,
+/// the one the wheels were built with, first: its directory under the site-packages the text
+/// shows (unverified without the environment), else advice to find the older copy.
+pub(crate) fn older_copy(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    needer: Option<&str>,
+    symbol: &str,
+    prov: &abidoc_knowledge::system_libs::SymbolProvider,
+) -> Diagnostic {
+    let code = Code::MissingSharedLibrary;
+    let mut d = blank(code, source);
+    d.library = needer.map(str::to_owned);
+    d.package = needer
+        .and_then(|r| cx.world.package_of_library(r))
+        .map(|p| p.name)
+        .or_else(|| cx.near.map(str::to_owned));
+    let who = needer.map_or("a library", basename);
+    let (what, lib) = (&prov.what, &prov.library);
+    d.message = format!(
+        "{who} needs `{symbol}` from {what} ({lib}), but the {lib} the loader finds first does not define it: an older copy shadows the one it was built with"
+    );
+    d.symbols.push(crate::diagnostic::SymbolReport {
+        mangled: symbol.to_owned(),
+        demangled: None,
+        status: crate::diagnostic::SymbolStatus::Missing,
+        nearest: None,
+    });
+    d.evidence.push(format!(
+        "`{symbol}` is {what}'s, not torch's: no torch release is involved"
+    ));
+    let mut fixes = Vec::new();
+    let site = needer.and_then(|n| {
+        let n = n.replace('\\', "/");
+        ["site-packages", "dist-packages"]
+            .iter()
+            .find_map(|m| n.find(m).map(|i| n[..i + m.len()].to_owned()))
+    });
+    if let (Some(site), Some(dir)) = (site, &prov.pip_dir)
+        && let Some(path) = SafePath::new(&format!("{site}/{dir}"))
+    {
+        let mut f = Fix::new(
+            code,
+            "library-path",
+            FixKind::Configure,
+            format!("Let the loader take pip's {what} in {path} first"),
+            format!(
+                "The wheels were built with the {what} pip installs there; an older {lib} found earlier on the path (a system CUDA in LD_LIBRARY_PATH, another package's copy) lacks `{symbol}`."
+            ),
+        )
+        .steps(recipes::set_env("LD_LIBRARY_PATH", path.as_str()));
+        if !cx.world.ctx.use_env {
+            f = f.unverified();
+        }
+        fixes.push(f);
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "find-older-copy",
+            FixKind::Advice,
+            format!("Find the older {lib} the loader takes, and take its directory off LD_LIBRARY_PATH"),
+            "`ldd` on the failing library shows which copy is found; a CUDA toolkit's lib64 in LD_LIBRARY_PATH is the usual one.",
+        )
+        .step(Step::Manual(format!("ldd {} | grep {}", needer.unwrap_or("<the failing library>"), lib.split(".so").next().unwrap_or(lib))))
+        .unverified(),
+    );
+    d.fixes = crate::fix::rank(fixes);
     d
 }
 
@@ -78,9 +156,21 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
             )
         };
     }
-    if let Some((c, major)) = kb::cuda_library(lib) {
+    if let Some(c) = kb::cudnn(lib) {
         return format!(
-            "{} of CUDA {major}, which this package was built for, is not installed where the loader looks (pip's nvidia-* packages or the CUDA toolkit provide it)",
+            "cuDNN {} (the so-number is cuDNN's major, not CUDA's), which this package was built for, is not installed where the loader looks (pip's nvidia-cudnn-cuNN packages or the CUDA toolkit's cuDNN provide it)",
+            c.major
+        );
+    }
+    if let Some((c, major)) = kb::cuda_library(lib) {
+        // Up to CUDA 10 the so-number carries the minor too (`libcudart.so.10.1` is CUDA 10.1).
+        let version = lib
+            .split(".so.")
+            .nth(1)
+            .filter(|v| major <= 10 && v.contains('.'))
+            .map_or_else(|| major.to_string(), str::to_owned);
+        return format!(
+            "{} of CUDA {version}, which this package was built for, is not installed where the loader looks (pip's nvidia-* packages or the CUDA toolkit provide it)",
             c.what
         );
     }
@@ -98,6 +188,8 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
         format!(
             "the CUDA{major} runtime this package was built for is not installed (pip's nvidia-* packages or the CUDA toolkit provide it)"
         )
+    } else if linker_name(lib) {
+        "the linker asks for the unversioned development name, which the CUDA toolkit's lib64 provides (pip's nvidia-* wheels ship only the numbered file)".into()
     } else if cx.scene.compile_failed {
         "its build failed earlier in the log, so the file was never produced".into()
     } else {
@@ -210,6 +302,9 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
             ),
         }
     }
+    if let Some(c) = kb::cudnn(lib) {
+        fixes.extend(cudnn_fix(cx, lib, c));
+    }
     if (l.starts_with("libcuda.so.") || l.starts_with("libnvidia-ml.so.")) && fixes.is_empty() {
         fixes.push(
             Fix::new(
@@ -223,6 +318,21 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
             .unverified(),
         );
         return crate::fix::rank(fixes);
+    }
+    if linker_name(lib) {
+        fixes.push(
+            Fix::new(
+                code,
+                "link-dev-name",
+                FixKind::Advice,
+                format!("Make {lib} visible to the linker: link the CUDA toolkit's copy into a directory on its -L path"),
+                "The build links with -l against the unversioned name; a toolkit outside the default paths, or pip's nvidia-* wheels (which ship only the numbered file), leave it unfound.",
+            )
+            .step(Step::Manual(format!(
+                "ln -s <CUDA toolkit>/lib64/{lib} <a directory on the build's -L path, such as torch/lib>, or set LIBRARY_PATH=<CUDA toolkit>/lib64"
+            )))
+            .unverified(),
+        );
     }
     let torch_lib = kb::is_torch_library(lib);
     let pkg = d.package.as_deref().and_then(Name::new);
@@ -244,6 +354,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
         }
         fixes.extend(companion);
     }
+    fixes.extend(newer_release(cx, lib, pkg.as_ref(), torch_lib));
     let provider = kb::system_library(key);
     // The CUDA table and the provider table may both know a library (`libcublas.so.11`): one
     // install of it is enough.
@@ -254,9 +365,11 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
     }
     // A rebuild against torch helps only code that calls into torch, and only when the missing
     // library is not a system one (rebuilding nvidia-cufile does not bring libmlx5).
+    // A package seen only near the failure (no `required by`) is not known to need the
+    // library: its own JIT product that failed to build is not fixed by rebuilding it.
     if provider.is_none()
         && let Some(p) = &pkg
-        && (torch_lib || calls_into_torch(cx, d, p.as_str()))
+        && (torch_lib || d.library.is_some() && calls_into_torch(cx, d, p.as_str()))
     {
         fixes.extend(recipes::source_build(code, cx, p, &[]));
     }
@@ -288,6 +401,129 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
         );
     }
     crate::fix::rank(fixes)
+}
+
+/// cuDNN of the major the so-number names, from PyPI for the CUDA major the text states (torch's
+/// `+cuNNN` label or a CUDA version); without one, advice naming each CUDA major's package.
+fn cudnn_fix(
+    cx: &Cx<'_>,
+    lib: &str,
+    c: &abidoc_knowledge::system_libs::CudnnMajor,
+) -> Option<Fix> {
+    let code = Code::MissingSharedLibrary;
+    let requirement = |p: &abidoc_knowledge::system_libs::CudnnPackage| {
+        let n = Name::new(&p.name)?;
+        Some(match (&p.below, p.pin_major) {
+            (Some(b), _) => Requirement::Below(n, crate::fix::Version::new(b)?),
+            (None, true) => Requirement::Major(n, c.major),
+            (None, false) => Requirement::Any(n),
+        })
+    };
+    let cuda = cx
+        .torch()
+        .and_then(|t| abidoc_knowledge::version::Version::parse(&t)?.local_cuda())
+        .map(|(m, _)| m)
+        .or_else(|| {
+            cx.scene
+                .version_of("cuda")
+                .and_then(|v| v.split('.').next()?.parse().ok())
+        });
+    if let Some(p) = cuda.and_then(|m: u64| c.packages.iter().find(|p| u64::from(p.cuda) == m))
+        && let Some(req) = requirement(p)
+    {
+        let shown = crate::fix::render::requirement(&req);
+        return Some(
+            Fix::new(
+                code,
+                "cudnn",
+                FixKind::InstallMissing,
+                format!("Install cuDNN {} for CUDA {} from PyPI ({shown})", c.major, p.cuda),
+                format!("{lib} is cuDNN {}'s; {shown} provides it without root.", c.major),
+            )
+            .step(recipes::pip_install(cx, Vec::new(), vec![req]))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        );
+    }
+    let choices: Vec<String> = c
+        .packages
+        .iter()
+        .filter_map(|p| {
+            requirement(p).map(|r| format!("CUDA {}: {}", p.cuda, crate::fix::render::requirement(&r)))
+        })
+        .collect();
+    Some(
+        Fix::new(
+            code,
+            "cudnn",
+            FixKind::Advice,
+            format!("Install cuDNN {} for the CUDA major in use, from PyPI", c.major),
+            format!(
+                "{lib} is cuDNN {}'s; the text does not say which CUDA major is in use, so the package is one of: {}.",
+                c.major,
+                choices.join("; ")
+            ),
+        )
+        .step(Step::Manual(format!(
+            "pip install the cuDNN {} package for the CUDA in use ({})",
+            c.major,
+            choices.join("; ")
+        ))),
+    )
+}
+
+/// The package's newest release, when the library it cannot find says it is older than the
+/// machine: its own library for the CUDA found (bitsandbytes' `libbitsandbytes_cuda124.so`,
+/// shipped by later releases), or the runtime of CUDA 11 or older, which current releases no
+/// longer link (onnxruntime-gpu 1.17's `libcublasLt.so.11`). Not for torch, torch's own
+/// libraries, or packages installed from a repository rather than PyPI.
+fn newer_release(cx: &Cx<'_>, lib: &str, pkg: Option<&Name>, torch_lib: bool) -> Option<Fix> {
+    let pkg = pkg?;
+    let facts = kb::package(pkg.as_str());
+    if torch_lib || pkg.as_str() == "torch" || facts.as_ref().is_some_and(|f| f.from_repository) {
+        return None;
+    }
+    // The library's own name says whose it is and for which CUDA (`libbitsandbytes_cuda124`);
+    // a JIT op's library (`fused_adam.so`) is a build product, not a release's file.
+    let for_cuda = lib
+        .match_indices("cuda")
+        .any(|(i, _)| lib.as_bytes().get(i + 4).is_some_and(u8::is_ascii_digit));
+    let own = for_cuda
+        && abidoc_knowledge::packages::mentions(lib)
+            .first()
+            .is_some_and(|m| m.package.name == pkg.as_str());
+    let old_cuda = kb::cuda_library(lib)
+        .map(|(_, major)| major)
+        .filter(|&m| m <= 11);
+    let why = match (own, old_cuda) {
+        (true, _) => format!(
+            "{lib} is {pkg}'s own library for the CUDA it found, and this release does not ship it; later releases ship libraries for more CUDA versions."
+        ),
+        (false, Some(major)) => format!(
+            "{pkg} was built for CUDA {major}, whose runtime is not installed; its newest release is built for a current CUDA (12 or later), which matches current torch and drivers, rather than adding CUDA {major}'s libraries."
+        ),
+        _ => return None,
+    };
+    Some(
+        Fix::new(
+            Code::MissingSharedLibrary,
+            "newer-release",
+            FixKind::AlignCompanion,
+            format!("Install the newest {pkg}, built for the CUDA this machine has"),
+            why,
+        )
+        .step(recipes::pip_install(
+            cx,
+            vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+            vec![Requirement::Any(pkg.clone())],
+        ))
+        .cost(crate::fix::Cost {
+            downloads: true,
+            ..Default::default()
+        }),
+    )
 }
 
 /// Whether `pkg` (owner of the failing library) is compiled against torch: known packages say so;
@@ -413,6 +649,16 @@ fn system_library(
             .step(Step::Manual(alternatives.join("; "))),
         ],
     }
+}
+
+/// A CUDA library's unversioned development name (`libcurand.so`), which only the linker asks
+/// for (`cannot find -lcurand`): the loader always asks for the numbered file.
+fn linker_name(lib: &str) -> bool {
+    const CUDA: &[&str] = &[
+        "libcudart", "libcublas", "libcublasLt", "libcurand", "libcusparse", "libcufft",
+        "libcusolver", "libnvrtc", "libcudnn", "libnvToolsExt", "libnvJitLink",
+    ];
+    lib.strip_suffix(".so").is_some_and(|stem| CUDA.contains(&stem))
 }
 
 /// The build directory of a torch JIT extension (`~/.cache/torch_extensions/py310_cu117/fused_adam`):

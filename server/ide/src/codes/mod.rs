@@ -70,6 +70,7 @@ registry! {
     cuda_version_mismatch => CudaVersionMismatch "cuda-version-mismatch",
     cuda_home_missing => CudaHomeMissing "cuda-home-missing",
     build_isolation => BuildIsolation "build-isolation",
+    build_deps_missing => BuildDepsMissing "build-deps-missing",
     numpy_abi => NumpyAbi "numpy-abi",
     cuda_oom => CudaOom "cuda-oom",
     stale_wheel_cache => StaleWheelCache "stale-wheel-cache",
@@ -95,6 +96,9 @@ pub(crate) struct Cx<'a> {
     pub scene: &'a Scene,
     pub world: &'a World<'a>,
     pub model: Option<&'a ModelFacts>,
+    /// The package the text shows around this failure when its own line names none
+    /// ([`Scene::package_near`]).
+    pub near: Option<&'a str>,
 }
 
 impl Cx<'_> {
@@ -165,6 +169,7 @@ pub(crate) fn diagnose(
         scene,
         world,
         model: model.as_ref(),
+        near: scene.package_near(inc.primary),
     };
     let source = Some(to_source(inc.primary));
     let mut d = match &inc.failure {
@@ -219,6 +224,9 @@ pub(crate) fn diagnose(
             expected.as_deref(),
             detail,
         ),
+        Failure::BuildDeps { module, too_new } => {
+            build_deps_missing::diagnose(&cx, source, module, *too_new)
+        }
         Failure::BuildIsolation { package } => {
             build_isolation::diagnose(&cx, source, package.as_deref())
         }
@@ -275,8 +283,27 @@ pub(crate) fn diagnose(
         }
         // Turned into `CpuOnlyTorch` or dropped when the incidents are collected.
         Failure::CudaUnavailable { .. } => return None,
+        Failure::ExtensionsSkipped {
+            package,
+            torch,
+            needs_torch,
+        } => abi_mismatch::version_gate(
+            &cx,
+            source,
+            package.as_deref(),
+            torch.as_deref(),
+            needs_torch.as_deref(),
+        ),
+        Failure::OwnModuleMissing { module, package } => {
+            extension_incomplete_build::module_missing(&cx, source, module, package)
+        }
     };
     d.related = inc.related.iter().map(|s| to_source(*s)).collect();
+    // Memory held by processes is no package's failure; a missing library weighs the package
+    // near it itself (torch never needs another torch's library).
+    if d.package.is_none() && !matches!(d.code, Code::CudaOom | Code::MissingSharedLibrary) {
+        d.package = cx.near.map(str::to_owned);
+    }
     // The model in use decides between removing and rebuilding: say what it is.
     let about_model = matches!(
         d.code,

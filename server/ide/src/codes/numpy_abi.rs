@@ -16,7 +16,14 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let mut d = blank(Code::NumpyAbi, source);
-    d.package = Some("numpy".into());
+    // The module built for the other NumPy is the package at fault; the text shows it near the
+    // message (the import, the frames), else only NumPy is known.
+    d.package = Some(
+        cx.near
+            .filter(|p| *p != "numpy")
+            .unwrap_or("numpy")
+            .to_owned(),
+    );
     d.message = format!(
         "a compiled module was built against another NumPy major version than the one installed: {}",
         detail.lines().next().unwrap_or("").trim()

@@ -70,6 +70,7 @@ pub(crate) fn extension_mismatch(
     cx: &Cx<'_>,
     package: Option<&str>,
     library: Option<&str>,
+    symbols: &[crate::diagnostic::SymbolReport],
 ) -> Vec<Fix> {
     let Some(pkg) = package.and_then(Name::new) else {
         return vec![Fix::new(
@@ -105,7 +106,16 @@ pub(crate) fn extension_mismatch(
     let companion = torch
         .as_deref()
         .and_then(|t| companion_release(code, cx, &pkg, t, facts.as_ref()));
-    if companion.is_none() {
+    // An application that pins torch (vllm), with no torch known: the torch its binary was
+    // built for, read from its symbols in the offline index, is the pin the general form lacks.
+    let pinned_torch =
+        (torch.is_none() && cx.world.torch_version().is_none() && kb::pins_torch(pkg.as_str()))
+            .then(|| kb::built_for_release(symbols))
+            .flatten()
+            .and_then(|target| align_torch(code, cx, &pkg, &target, None));
+    let general = companion.is_none() && pinned_torch.is_none();
+    fixes.extend(pinned_torch);
+    if general {
         // No version to pin (the text states no torch, or the tables know no release for it):
         // the aligning command in its general form, never a guess.
         fixes.extend(align_general(code, cx, &pkg, facts.as_ref()));
@@ -414,10 +424,20 @@ pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name
                 steps.push(s);
             }
         }
-        if !forced {
+        // Built from its repository when the knowledge says so: PyPI's `apex` is another
+        // project, and some packages publish no sdist.
+        let vcs = facts
+            .as_ref()
+            .and_then(|f| f.install_target.as_deref())
+            .and_then(crate::fix::VcsUrl::new);
+        if !forced && vcs.is_none() {
             flags.push(PipFlag::NoBinary(n.clone()));
         }
         minutes += facts.as_ref().and_then(|f| f.build_minutes).unwrap_or(10);
+        if let Some(url) = vcs {
+            reqs.push(Requirement::Vcs(n.clone(), url));
+            continue;
+        }
         reqs.push(
             match cx.world.installed_version(n.as_str()).map(|v| {
                 let v = short_torch(&v).to_owned();

@@ -45,7 +45,11 @@ pub(crate) fn diagnose(
     let mut code = match owner {
         Owner::Libstdcxx => Code::LibstdcxxMismatch,
         Owner::Own => Code::ExtensionIncompleteBuild,
-        _ if abi.is_some() => Code::Cxx11AbiMismatch,
+        _ if abi.is_some()
+            && !signature_changed(owner, symbol, truncated, cx.torch().as_deref()) =>
+        {
+            Code::Cxx11AbiMismatch
+        }
         _ => Code::AbiMismatch,
     };
     let mut d = blank(code, source);
@@ -58,8 +62,34 @@ pub(crate) fn diagnose(
             library
                 .and_then(|l| cx.world.package_of_library(l))
                 .map(|p| p.name)
-        });
+        })
+        .or_else(|| cx.near.map(str::to_owned));
     d.package = pkg.clone();
+    // A plain C symbol is not torch's: its provider says what failed to load.
+    if owner == Owner::Unknown
+        && let Some(prov) = crate::kb::symbol_provider(symbol)
+    {
+        match &prov.package {
+            // The extension's own core library, which its package loads before this module.
+            Some(own) if pkg.as_deref() == Some(own.as_str()) => {
+                code = Code::ExtensionIncompleteBuild;
+                let import = abidoc_knowledge::packages::package(own)
+                    .and_then(|p| p.import_names.first())
+                    .map_or_else(|| own.replace('-', "_"), Clone::clone);
+                d.evidence.push(format!(
+                    "`{symbol}` is defined by {} ({}), which `import {import}` loads before the extension module: import {import} first, and reinstall {own} whole if that library is missing",
+                    prov.what, prov.library
+                ));
+            }
+            Some(_) => {}
+            None => {
+                let source = d.source.take();
+                return super::missing_shared_library::older_copy(
+                    cx, source, library, symbol, prov,
+                );
+            }
+        }
+    }
     let demangled = crate::kb::demangle(symbol);
     let mut report = SymbolReport {
         mangled: symbol.to_owned(),
@@ -137,6 +167,28 @@ pub(crate) fn diagnose(
     }
     common_evidence(cx, &mut d, &case, owner);
     d
+}
+
+/// A torch symbol that names a `std::string` ABI, but whose signature (in either ABI) the torch
+/// in use does not export: the function changed (`parseSchemaOrName(std::string const&)` gained
+/// a `bool` in 2.4), so the binary was built for another torch whatever its string ABI. The
+/// torch in use is the one the text states, else the newest indexed release. A symbol the index
+/// knows in neither ABI, a cut-off one, or an index that did not load prove nothing.
+fn signature_changed(owner: Owner, symbol: &str, truncated: bool, torch: Option<&str>) -> bool {
+    use abidoc_knowledge::torch_index as ix;
+    if owner != Owner::Torch || truncated || ix::load_error().is_some() {
+        return false;
+    }
+    let own = ix::lookup(symbol).map(|h| h.releases);
+    let twin = ix::abi_twin(symbol).map(|v| v.releases);
+    let exported = match (own, twin) {
+        (None, None) => return false,
+        (a, b) => a.unwrap_or_default().union(b.unwrap_or_default()),
+    };
+    let target = torch
+        .and_then(ix::release_index)
+        .or_else(|| ix::releases().len().checked_sub(1));
+    target.is_some_and(|t| !exported.contains(t))
 }
 
 /// Evidence every symbol code adds after its own: the index's range, what the text states, and

@@ -108,6 +108,7 @@ pub fn requirement(r: &Requirement) -> String {
         Requirement::Below(n, v) => format!("{n}<{v}"),
         Requirement::Major(n, m) => format!("{n}=={m}.*"),
         Requirement::Wheel(_, url) => url.to_string(),
+        Requirement::Vcs(n, url) => format!("{n} @ {}", url.as_str()),
     }
 }
 

@@ -2,7 +2,7 @@
 //! boundary ([`super::valid`]). Steps are data; [`super::render`] is the only place that turns
 //! them into argument vectors, shell lines and notebook lines.
 
-use super::valid::{EnvName, EnvValue, IndexUrl, Name, Pid, SafePath, Version, WheelUrl};
+use super::valid::{EnvName, EnvValue, IndexUrl, Name, Pid, SafePath, VcsUrl, Version, WheelUrl};
 
 /// The interpreter a pip step runs: the environment's own (`--python`), else `python` on PATH.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -30,6 +30,9 @@ pub enum Requirement {
     Major(Name, u32),
     /// A wheel file named by URL (a project's own release page).
     Wheel(Name, WheelUrl),
+    /// A build from the project's source repository (`name @ git+https://…`): for packages whose
+    /// PyPI name is another project's, or that publish no sdist.
+    Vcs(Name, VcsUrl),
 }
 
 impl Requirement {
@@ -39,7 +42,8 @@ impl Requirement {
             | Requirement::Exact(n, _)
             | Requirement::Below(n, _)
             | Requirement::Major(n, _)
-            | Requirement::Wheel(n, _) => n,
+            | Requirement::Wheel(n, _)
+            | Requirement::Vcs(n, _) => n,
         }
     }
 }

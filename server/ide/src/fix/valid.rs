@@ -230,6 +230,40 @@ impl WheelUrl {
     }
 }
 
+/// A source repository pip builds from: `git+https://` on a host and path of letters, digits and
+/// `/._-`, an optional `@ref` of the same, nothing else (no `#egg=`, query, `..` or user info).
+/// Only the knowledge tables' `install_target` values come here.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct VcsUrl(String);
+
+impl VcsUrl {
+    pub fn new(raw: &str) -> Option<VcsUrl> {
+        // pip reads the name from the requirement itself: the `#egg=` fragment is dropped.
+        let raw = raw.split('#').next().unwrap_or(raw);
+        let rest = raw.strip_prefix("git+https://")?;
+        let (path, reference) = match rest.split_once('@') {
+            Some((p, r)) => (p, Some(r)),
+            None => (rest, None),
+        };
+        let plain = |s: &str| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(&b))
+        };
+        let ok = raw.len() < 512
+            && plain(path)
+            && !path
+                .split('/')
+                .any(|c| c.is_empty() || c == "." || c == "..")
+            && reference.is_none_or(|r| plain(r) && !r.contains(".."));
+        ok.then(|| VcsUrl(raw.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// A package index URL: PyPI's own, or one of PyTorch's per-build indexes
 /// (`https://download.pytorch.org/whl/cu128`), named by a build label (`cpu`, `cu118`, `cu128`,
 /// `rocm6.2`) of letters, digits and dots only. Nothing else is accepted: an index decides what
@@ -265,7 +299,7 @@ macro_rules! display_as_str {
     )*};
 }
 display_as_str!(
-    Name, Version, SafePath, EnvName, EnvValue, WheelUrl, IndexUrl
+    Name, Version, SafePath, EnvName, EnvValue, WheelUrl, VcsUrl, IndexUrl
 );
 
 impl fmt::Display for Pid {
@@ -348,6 +382,24 @@ mod tests {
             "https://x/$(id).whl",
         ] {
             assert!(WheelUrl::new(bad).is_none(), "{bad}");
+        }
+        assert_eq!(
+            VcsUrl::new("git+https://github.com/facebookresearch/xformers.git@main#egg=xformers")
+                .map(|u| u.as_str().to_owned())
+                .as_deref(),
+            Some("git+https://github.com/facebookresearch/xformers.git@main")
+        );
+        assert!(VcsUrl::new("git+https://github.com/NVIDIA/apex.git").is_some());
+        for bad in [
+            "https://github.com/NVIDIA/apex.git",
+            "git+ssh://git@github.com/NVIDIA/apex.git",
+            "git+https://github.com/NVIDIA/../x.git",
+            "git+https://u:p@github.com/x.git@main",
+            "git+https://github.com/x.git@$(id)",
+            "git+https://github.com/x.git?x=1",
+            "git+https://github.com/a b.git",
+        ] {
+            assert!(VcsUrl::new(bad).is_none(), "{bad}");
         }
         assert!(EnvName::new("LD_LIBRARY_PATH").is_some());
         assert!(EnvName::new("1X").is_none());
