@@ -17,6 +17,7 @@ pub mod incidents;
 pub mod kb;
 pub mod scan;
 pub mod symbols;
+pub mod verify;
 
 pub use analysis::{Context, Hover, diagnose_notebook, diagnose_text, frame_paths, hover};
 pub use diagnostic::{Code, Diagnostic, Fix, Severity, SourceRef, SymbolReport, SymbolStatus};
