@@ -33,7 +33,8 @@ pub struct VerifyOutcome {
     pub notes: Vec<String>,
     /// One line per wheel (or for the preview): what would happen.
     pub summary: Vec<String>,
-    /// Wheels that could not be read as zip archives at all.
+    /// Wheels that could not be read in full (not a zip archive, a damaged or hostile member):
+    /// the verdict on them is incomplete.
     pub unreadable: usize,
 }
 
@@ -173,6 +174,9 @@ pub fn verify(ctx: &Context, req: &VerifyRequest) -> VerifyOutcome {
     }
     let verdicts = abidoc_env::verify::verify_wheels(&env, &wheels, &target);
     for v in &verdicts {
+        if !v.problems.is_empty() {
+            out.unreadable += 1;
+        }
         out.notes.extend(
             v.problems
                 .iter()
