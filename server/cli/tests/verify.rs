@@ -573,3 +573,47 @@ open(d + "/cut-1.0-py3-none-any.whl", "wb").write(full[: len(full) // 2])
         );
     }
 }
+
+/// A plan that installs the CUDA runtime of the wheel's major from an index provides the
+/// library the wheel needs; the runtime of another major does not.
+#[test]
+fn a_plan_that_brings_the_runtime_provides_it() {
+    let fx = fixtures();
+    let sp = fx.join("site-packages");
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-plan-runtime");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let stub_dir = work.join("stubs");
+    stubs(&stub_dir);
+    let case = CASES.iter().find(|c| c.name == "cuda13").unwrap();
+    let wheel = build_wheel(case, &work, &stub_dir);
+    for (runtime, version, provided) in [
+        ("nvidia-cuda-runtime", "13.0.96", true),
+        ("nvidia-cuda-runtime-cu12", "12.8.90", false),
+        ("nvidia-cuda-runtime", "12.9.0", false),
+    ] {
+        let plan = work.join("report.json");
+        std::fs::write(
+            &plan,
+            serde_json::json!({"version": "1", "install": [
+                {"download_info": {"url": format!("file://{}", wheel.display())},
+                 "metadata": {"name": "cuda13", "version": "1.0.0"}},
+                {"download_info": {"url": "https://example.invalid/runtime.whl"},
+                 "metadata": {"name": runtime, "version": version}},
+            ]})
+            .to_string(),
+        )
+        .unwrap();
+        let (code, v, err) = verify(&[
+            "--site-packages",
+            sp.to_str().unwrap(),
+            plan.to_str().unwrap(),
+        ]);
+        assert_eq!(code == 0, provided, "{runtime} {version}: {v:#} {err}");
+        assert_eq!(
+            err.contains("libcudart.so.13: provided by"),
+            provided,
+            "{runtime} {version}: {err}"
+        );
+    }
+}

@@ -33,6 +33,8 @@ pub struct WheelVerdict {
     /// Package-level findings (an exact torch pin the target torch violates).
     pub findings: Vec<Finding>,
     pub problems: Vec<String>,
+    /// What the verdict assumed (a library another planned install provides).
+    pub notes: Vec<String>,
 }
 
 impl WheelVerdict {
@@ -106,10 +108,15 @@ pub fn install_root(env: &Environment) -> PathBuf {
 /// Checks `wheels` as if installed together into `env` (which this changes: its library store
 /// gains the wheels' libraries and loses those of the distributions they replace; open a fresh
 /// environment for anything else).
+///
+/// `planned` names the other distributions the same install brings without a wheel to read
+/// (normalized name, version): a library one of them is known to provide (the `nvidia-*`
+/// runtimes of `system_libs`) is not missing, though its symbols cannot be checked.
 pub fn verify_wheels(
     env: &Environment,
     wheels: &[Wheel],
     target: &TorchTarget,
+    planned: &[(String, Option<String>)],
 ) -> Vec<WheelVerdict> {
     let root = install_root(env);
     // An install replaces the installed distribution of the same name: its libraries go.
@@ -159,6 +166,33 @@ pub fn verify_wheels(
                 retarget(env, r, facts, target, &own_defs);
             }
         }
+        let mut notes = Vec::new();
+        for r in &mut libraries {
+            let before = r.findings.len();
+            r.findings.retain(|f| match &f.facts {
+                FindingFacts::MissingLibrary { name, .. } => match provided_by(name, planned) {
+                    Some(pkg) => {
+                        notes.push(format!(
+                            "{name}: provided by {pkg} in the plan (its wheel is not read: \
+                             the symbols it gives are not checked)"
+                        ));
+                        false
+                    }
+                    None => true,
+                },
+                _ => true,
+            });
+            if r.findings.len() != before && r.verdict != Verdict::Unreadable {
+                let fails = r
+                    .findings
+                    .iter()
+                    .any(|f| f.severity == Severity::Error && f.downgraded.is_none());
+                let degraded = r.findings.iter().any(|f| f.downgraded.is_some());
+                r.verdict = Verdict::of(fails, degraded);
+            }
+        }
+        notes.sort();
+        notes.dedup();
         let mut findings = Vec::new();
         if let Some(tv) = target
             .version()
@@ -193,9 +227,43 @@ pub fn verify_wheels(
             libraries,
             findings,
             problems: w.problems.clone(),
+            notes,
         });
     }
     out
+}
+
+/// The planned distribution known to provide library `soname`: the CUDA runtime package of its
+/// major (`nvidia-cuda-runtime-cu12`; `nvidia-cuda-runtime` pinned to the major from 13 on),
+/// or a pip package `system_libs` names for it.
+pub fn provided_by(soname: &str, planned: &[(String, Option<String>)]) -> Option<String> {
+    use abidoc_knowledge::system_libs;
+    let planned_as = |name: &str| {
+        let n = crate::dist::normalize_name(name);
+        planned.iter().find(|(p, _)| *p == n)
+    };
+    if let Some((lib, major)) = system_libs::cuda_library(soname) {
+        return lib.packages.iter().find_map(|p| {
+            if p.major != major {
+                return None;
+            }
+            let (name, version) = planned_as(&p.name)?;
+            // An unsuffixed package names its CUDA major by its version (`13.0.96`).
+            let fits = !p.pin_major
+                || version
+                    .as_deref()
+                    .and_then(|v| v.split('.').next())
+                    .is_some_and(|m| m == major.to_string());
+            fits.then(|| match version {
+                Some(v) => format!("{name} {v}"),
+                None => name.clone(),
+            })
+        });
+    }
+    let s = system_libs::system_library(soname)?;
+    s.pip
+        .iter()
+        .find_map(|p| planned_as(p).map(|(n, _)| n.clone()))
 }
 
 fn is_library_path(p: &Path) -> bool {

@@ -172,7 +172,14 @@ pub fn verify(ctx: &Context, req: &VerifyRequest) -> VerifyOutcome {
         }
         return out;
     }
-    let verdicts = abidoc_env::verify::verify_wheels(&env, &wheels, &target);
+    // What the plan installs from an index, unread: it may provide a library a wheel needs.
+    let planned: Vec<(String, Option<String>)> = plan
+        .iter()
+        .flat_map(|p| &p.installs)
+        .filter(|i| i.local_wheel.is_none())
+        .map(|i| (abidoc_env::normalize_name(&i.name), i.version.clone()))
+        .collect();
+    let verdicts = abidoc_env::verify::verify_wheels(&env, &wheels, &target, &planned);
     for v in &verdicts {
         if !v.problems.is_empty() {
             out.unreadable += 1;
@@ -183,6 +190,11 @@ pub fn verify(ctx: &Context, req: &VerifyRequest) -> VerifyOutcome {
                 .map(|p| format!("{}: {p}", v.wheel.display())),
         );
         out.summary.push(summary_line(v));
+        out.notes.extend(
+            v.notes
+                .iter()
+                .map(|n| format!("{}: {n}", v.wheel.display())),
+        );
         for f in v
             .findings
             .iter()
