@@ -193,6 +193,7 @@ const CASES: &[Case] = &[
 /// libstdc++ newer than the system's.
 fn stubs(dir: &Path) {
     std::fs::create_dir_all(dir.join("cudart13")).unwrap();
+    std::fs::create_dir_all(dir.join("cudart12")).unwrap();
     std::fs::create_dir_all(dir.join("stdcxx99")).unwrap();
     std::fs::write(dir.join("cudart.c"), CUDART_STUB).unwrap();
     std::fs::write(dir.join("stdcxx.c"), NEW_STDCXX_SRC).unwrap();
@@ -208,6 +209,14 @@ fn stubs(dir: &Path) {
         "-o",
         &d("cudart13/libcudart.so.13"),
         "-Wl,-soname,libcudart.so.13",
+        &d("cudart.c"),
+    ]);
+    cc(&[
+        "-shared",
+        "-fPIC",
+        "-o",
+        &d("cudart12/libcudart.so.12"),
+        "-Wl,-soname,libcudart.so.12",
         &d("cudart.c"),
     ]);
     cc(&[
@@ -587,6 +596,45 @@ fn a_plan_that_brings_the_runtime_provides_it() {
     stubs(&stub_dir);
     let case = CASES.iter().find(|c| c.name == "cuda13").unwrap();
     let wheel = build_wheel(case, &work, &stub_dir);
+    // torch's own CUDA dependencies come with the torch a plan or --torch installs: CUDA 12
+    // with torch 2.10.0 (cu128), not CUDA 13.
+    let cuda12 = Case {
+        name: "cuda12",
+        libs: &[(
+            "cuda12/_C.so",
+            "cc",
+            1,
+            CUDA13_SRC,
+            &["-L$STUBS/cudart12", "-l:libcudart.so.12"],
+        )],
+        ext: "cuda12/_C.so",
+        code: Some("missing-shared-library"),
+    };
+    let w12 = build_wheel(&cuda12, &work, &stub_dir);
+    for (w, torch, loads) in [
+        (&w12, "2.10.0", true),
+        (&wheel, "2.10.0", false),
+        (&w12, "", false),
+    ] {
+        // An empty environment: nothing on this machine's Python can provide the runtime.
+        let empty = work.join("empty-site");
+        std::fs::create_dir_all(&empty).unwrap();
+        let mut args = vec![
+            "--site-packages",
+            empty.to_str().unwrap(),
+            w.to_str().unwrap(),
+        ];
+        if !torch.is_empty() {
+            args.extend(["--torch", torch]);
+        }
+        let (code, v, err) = verify(&args);
+        assert_eq!(
+            code == 0,
+            loads,
+            "{} --torch {torch:?}: {v:#} {err}",
+            w.display()
+        );
+    }
     for (runtime, version, provided) in [
         ("nvidia-cuda-runtime", "13.0.96", true),
         ("nvidia-cuda-runtime-cu12", "12.8.90", false),

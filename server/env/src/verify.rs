@@ -284,13 +284,28 @@ fn retarget(
     let TorchTarget::Indexed { version, index } = target else {
         return;
     };
-    // torch's own libraries come with the target torch: not missing, whatever is on disk.
-    let before = r.findings.len();
-    r.findings.retain(|f| {
-        !matches!(&f.facts, FindingFacts::MissingLibrary { name, .. }
-            if abidoc_knowledge::system_libs::is_torch_library(name))
-    });
-    let torch_libs_dropped = r.findings.len() != before;
+    // torch's own libraries come with the target torch, and so do the CUDA libraries of its
+    // build's major (its nvidia-* dependencies, loaded by `import torch` before any extension):
+    // not missing, whatever is on disk.
+    let release = torch_index::releases().get(*index);
+    let cuda_major = release
+        .and_then(|r| r.cuda.as_deref())
+        .and_then(|c| c.split('.').next())
+        .and_then(|m| m.parse::<u32>().ok());
+    let with_torch = |name: &str| {
+        abidoc_knowledge::system_libs::is_torch_library(name)
+            || abidoc_knowledge::system_libs::cuda_library(name)
+                .is_some_and(|(_, major)| Some(major) == cuda_major)
+    };
+    r.findings.retain(
+        |f| !matches!(&f.facts, FindingFacts::MissingLibrary { name, .. } if with_torch(name)),
+    );
+    for n in &mut r.needed {
+        if n.found.is_none() && with_torch(&n.name) {
+            n.found = Some(PathBuf::from(format!("<torch {version}>")));
+            n.searched.clear();
+        }
+    }
     for f in &mut r.findings {
         if let FindingFacts::UndefinedSymbols { symbols } = &mut f.facts {
             symbols.retain(|s| !torch_index::is_torch_symbol(&s.mangled));
@@ -330,7 +345,7 @@ fn retarget(
             });
         }
     }
-    let _ = (env, version, torch_libs_dropped);
+    let _ = env;
     let fails = r
         .findings
         .iter()
