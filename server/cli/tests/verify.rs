@@ -55,6 +55,10 @@ struct Case {
     )],
     /// The extension module the import loads.
     ext: &'static str,
+    /// Python files of the package (path, text), and the libraries its `__init__.py` loads by
+    /// path before importing the extension (the referee loads them first too).
+    py: &'static [(&'static str, &'static str)],
+    preload: &'static [&'static str],
     code: Option<&'static str>,
 }
 
@@ -124,6 +128,8 @@ const CASES: &[Case] = &[
         name: "goodext",
         libs: &[("goodext/_C.so", "c++", 1, GOOD_SRC, TORCH_LINK)],
         ext: "goodext/_C.so",
+        py: &[],
+        preload: &[],
         code: None,
     },
     Case {
@@ -149,18 +155,24 @@ const CASES: &[Case] = &[
             ),
         ],
         ext: "bundled/_C.so",
+        py: &[],
+        preload: &[],
         code: None,
     },
     Case {
         name: "oldtorch",
         libs: &[("oldtorch/_C.so", "c++", 1, OLD_TORCH_SRC, TORCH_LINK)],
         ext: "oldtorch/_C.so",
+        py: &[],
+        preload: &[],
         code: Some("abi-mismatch"),
     },
     Case {
         name: "abizero",
         libs: &[("abizero/_C.so", "c++", 0, ABI0_SRC, TORCH_LINK)],
         ext: "abizero/_C.so",
+        py: &[],
+        preload: &[],
         code: Some("cxx11-abi-mismatch"),
     },
     Case {
@@ -173,6 +185,8 @@ const CASES: &[Case] = &[
             &["-L$STUBS/cudart13", "-l:libcudart.so.13"],
         )],
         ext: "cuda13/_C.so",
+        py: &[],
+        preload: &[],
         code: Some("missing-shared-library"),
     },
     Case {
@@ -185,7 +199,35 @@ const CASES: &[Case] = &[
             &["-L$STUBS/stdcxx99", "-l:libstdc++.so.6"],
         )],
         ext: "newcxx/_C.so",
+        py: &[],
+        preload: &[],
         code: Some("libstdcxx-mismatch"),
+    },
+    Case {
+        name: "preload",
+        libs: &[
+            (
+                "preload/lib/libpreloadcore.so",
+                "cc",
+                1,
+                HELPER_SRC,
+                &["-Wl,-soname,libpreloadcore.so"],
+            ),
+            (
+                "preload/_C.so",
+                "cc",
+                1,
+                BUNDLED_SRC,
+                &["-L$OUT/preload/lib", "-lpreloadcore"],
+            ),
+        ],
+        ext: "preload/_C.so",
+        py: &[(
+            "preload/__init__.py",
+            "import ctypes, os\nctypes.CDLL(os.path.join(os.path.dirname(__file__), 'lib', 'libpreloadcore.so'))\nfrom . import _C\n",
+        )],
+        preload: &["preload/lib/libpreloadcore.so"],
+        code: None,
     },
 ];
 
@@ -265,6 +307,8 @@ zipfile.ZipFile(wheel).extractall(site)
 for l in ["libc10.so", "libc10_cuda.so", "libtorch_cpu.so", "libtorch_python.so"]:
     ctypes.CDLL(os.path.join(torch_lib, l), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
 try:
+    for p in sys.argv[5:]:
+        ctypes.CDLL(os.path.join(site, p))
     ctypes.CDLL(os.path.join(site, ext), mode=os.RTLD_NOW | os.RTLD_LOCAL)
 except OSError as e:
     print(e)
@@ -301,6 +345,9 @@ fn build_wheel(case: &Case, work: &Path, stubs: &Path) -> PathBuf {
         }
         let (code, _, err) = run(&mut cmd);
         assert_eq!(code, 0, "{}: {member}: {err}", case.name);
+    }
+    for (path, text) in case.py {
+        std::fs::write(tree.join(path), text).unwrap();
     }
     let wheel = work.join(format!("{}-1.0.0-cp312-cp312-linux_x86_64.whl", case.name));
     let spec = serde_json::json!({
@@ -380,6 +427,7 @@ fn verify_predicts_what_installing_and_importing_does() {
             .arg(&site)
             .arg(sp.join("torch/lib"))
             .arg(case.ext)
+            .args(case.preload)
             .env_remove("LD_LIBRARY_PATH"));
         assert!(
             loaded == 0 || loaded == 1,
@@ -608,6 +656,8 @@ fn a_plan_that_brings_the_runtime_provides_it() {
             &["-L$STUBS/cudart12", "-l:libcudart.so.12"],
         )],
         ext: "cuda12/_C.so",
+        py: &[],
+        preload: &[],
         code: Some("missing-shared-library"),
     };
     let w12 = build_wheel(&cuda12, &work, &stub_dir);

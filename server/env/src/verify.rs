@@ -166,6 +166,10 @@ pub fn verify_wheels(
                 retarget(env, r, facts, target, &own_defs);
             }
         }
+        // What an import meets, not what a dlopen of each file alone meets: a library loaded
+        // by another of the wheel's, or by the package's Python code before the extension.
+        crate::context::judge(env, &mut libraries);
+        preloaded_siblings(w, &mut libraries);
         let mut notes = Vec::new();
         for r in &mut libraries {
             let before = r.findings.len();
@@ -231,6 +235,65 @@ pub fn verify_wheels(
         });
     }
     out
+}
+
+/// Lowers a missing-library error of an extension when the library is the wheel's own and its
+/// Python code names it (`_load_lib("libtorchaudio")`): the package loads it before importing
+/// the extension, so the import depends on that library's own verdict.
+fn preloaded_siblings(w: &Wheel, reports: &mut [LibraryReport]) {
+    for r in reports.iter_mut() {
+        let mut changed = false;
+        let path = r.path.clone();
+        for f in &mut r.findings {
+            let FindingFacts::MissingLibrary {
+                name, needed_by, ..
+            } = &f.facts
+            else {
+                continue;
+            };
+            if f.severity != Severity::Error || f.downgraded.is_some() || needed_by != &path {
+                continue;
+            }
+            let Some(sibling) = w
+                .libraries
+                .iter()
+                .find(|l| l.install_path.rsplit('/').next() == Some(name.as_str()))
+            else {
+                continue;
+            };
+            let Some(stem) = name.split(".so").next().filter(|s| s.len() > 3) else {
+                continue;
+            };
+            let found = crate::wheel::python_sources(w, stem)
+                .into_iter()
+                .find(|(_, t)| {
+                    t.match_indices(stem).any(|(i, _)| {
+                        // The whole name, not a longer one (`libtorchaudio_sox` is another).
+                        let next = t.get(i + stem.len()..).and_then(|r| r.chars().next());
+                        !next.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    })
+                });
+            if let Some((file, _)) = found {
+                f.severity = Severity::Information;
+                f.downgraded = Some(format!(
+                    "the package loads {name} itself ({file}) before importing {}: the import \
+                     then depends on {}'s own verdict",
+                    path.file_name().and_then(|n| n.to_str()).unwrap_or(""),
+                    sibling.install_path
+                ));
+                f.moot = true;
+                changed = true;
+            }
+        }
+        if changed && r.verdict == Verdict::Fails {
+            let fails = r
+                .findings
+                .iter()
+                .any(|f| f.severity == Severity::Error && f.downgraded.is_none());
+            let degraded = r.findings.iter().any(|f| f.downgraded.is_some() && !f.moot);
+            r.verdict = Verdict::of(fails, degraded);
+        }
+    }
 }
 
 /// The planned distribution known to provide library `soname`: the CUDA runtime package of its

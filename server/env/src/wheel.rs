@@ -399,6 +399,9 @@ pub struct Wheel {
     pub tags: Option<(String, String, String)>,
     pub members: usize,
     pub libraries: Vec<WheelLibrary>,
+    /// Python members (`*.py`), not read: [`python_sources`] reads them when a verdict needs
+    /// to know whether the package loads a library itself.
+    pub python_members: Vec<Member>,
     /// Problems that do not stop the reading (one member damaged, a hostile name).
     pub problems: Vec<String>,
 }
@@ -492,6 +495,10 @@ pub fn read_wheel_bytes(data: &[u8], limits: &Limits) -> Result<Wheel, String> {
             ));
             continue;
         }
+        if m.name.ends_with(".py") && install_path(&m.name).is_some() {
+            w.python_members.push(m.clone());
+            continue;
+        }
         if !m.is_library_name() || m.name.ends_with('/') {
             continue;
         }
@@ -522,6 +529,25 @@ pub fn read_wheel_bytes(data: &[u8], limits: &Limits) -> Result<Wheel, String> {
         });
     }
     Ok(w)
+}
+
+/// The text of the wheel's Python members that mention `needle` (lossy UTF-8), each read up to
+/// 1 MiB, at most 5000 of them; the wheel is mapped again for it.
+pub fn python_sources(w: &Wheel, needle: &str) -> Vec<(String, String)> {
+    const MAX_SOURCE: u64 = 1 << 20;
+    const MAX_FILES: usize = 5_000;
+    let Ok(bytes) = crate::fsguard::map_archive(&w.path) else {
+        return Vec::new();
+    };
+    w.python_members
+        .iter()
+        .take(MAX_FILES)
+        .filter_map(|m| {
+            let b = read_member(bytes.as_ref(), m, MAX_SOURCE).ok()?;
+            let t = String::from_utf8_lossy(&b).into_owned();
+            t.contains(needle).then(|| (m.name.clone(), t))
+        })
+        .collect()
 }
 
 /// Where a member lands relative to site-packages: as named, or its `*.data/platlib|purelib/`
