@@ -460,42 +460,51 @@ fn index_check(name: &str, index: usize, needed_by: &Path) -> SymbolCheck {
 /// verdict the change makes worse (they load now and would not), in path order.
 pub fn torch_preview(env: &Environment, target: &TorchTarget) -> Vec<LibraryReport> {
     let torch_dir = env.torch.as_ref().map(|t| t.dir.clone());
-    let mut libs: Vec<PathBuf> = env
+    // Through the store: libraries a planned install removes are gone already.
+    let mut libs: Vec<(PathBuf, usize)> = env
         .owned_files()
         .into_iter()
         .filter(|(p, i)| {
             is_library_path(p)
                 && env.dists.get(*i).is_some_and(|d| d.normalized != "torch")
                 && !torch_dir.as_ref().is_some_and(|t| p.starts_with(t))
+                && env.store.is_file(p)
         })
-        .map(|(p, _)| p)
-        .filter(|p| p.is_file())
         .collect();
     libs.sort();
     libs.dedup();
-    let candidates: Vec<(PathBuf, Arc<LibFacts>)> = {
+    let parsed: Vec<(PathBuf, usize, Arc<LibFacts>)> = {
         use rayon::prelude::*;
         libs.par_iter()
-            .filter_map(|p| {
-                let facts = (*env.store.get(p)).clone().ok()?;
-                facts
-                    .imports
-                    .iter()
-                    .any(|i| !i.weak && torch_index::is_torch_symbol(&i.name))
-                    .then(|| (p.clone(), facts))
-            })
+            .filter_map(|(p, i)| Some((p.clone(), *i, (*env.store.get(p)).clone().ok()?)))
             .collect()
     };
+    // A torch-namespace symbol a library of the same distribution defines is the package's
+    // own (an extension split over several libraries), not torch's.
+    let mut by_dist: std::collections::HashMap<usize, Vec<Arc<LibFacts>>> =
+        std::collections::HashMap::new();
+    for (_, i, f) in &parsed {
+        by_dist.entry(*i).or_default().push(f.clone());
+    }
+    let candidates: Vec<&(PathBuf, usize, Arc<LibFacts>)> = parsed
+        .iter()
+        .filter(|(_, _, f)| {
+            f.imports
+                .iter()
+                .any(|i| !i.weak && torch_index::is_torch_symbol(&i.name))
+        })
+        .collect();
     let shared = SharedExports::new(env);
-    let own: Vec<Arc<LibFacts>> = Vec::new();
+    let none: Vec<Arc<LibFacts>> = Vec::new();
     let mut out: Vec<LibraryReport> = {
         use rayon::prelude::*;
         candidates
             .par_iter()
-            .filter_map(|(p, facts)| {
+            .filter_map(|(p, dist, facts)| {
                 let now = check_library_with(&shared, p);
                 let mut then = now.clone();
-                retarget(env, &mut then, facts, target, &own);
+                let own = by_dist.get(dist).unwrap_or(&none);
+                retarget(env, &mut then, facts, target, own);
                 let worse = now.verdict == Verdict::Loads && then.verdict == Verdict::Fails;
                 worse.then_some(then)
             })

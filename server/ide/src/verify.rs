@@ -153,23 +153,7 @@ pub fn verify(ctx: &Context, req: &VerifyRequest) -> VerifyOutcome {
             );
             return out;
         }
-        let reports = abidoc_env::verify::torch_preview(&env, &target);
-        out.summary.push(format!(
-            "torch {} preview: {} installed librar{} would stop loading",
-            target.version().unwrap_or("?"),
-            reports.len(),
-            if reports.len() == 1 { "y" } else { "ies" }
-        ));
-        for r in &reports {
-            for f in &r.findings {
-                if let Some(mut d) = crate::scan::finding_diagnostic(f, &world) {
-                    if let Some(n) = &target_note {
-                        d.evidence.insert(0, n.clone());
-                    }
-                    out.diagnostics.push(d);
-                }
-            }
-        }
+        preview(&env, &target, &world, target_note.as_deref(), &mut out);
         return out;
     }
     // What the plan installs from an index, unread: it may provide a library a wheel needs.
@@ -180,6 +164,10 @@ pub fn verify(ctx: &Context, req: &VerifyRequest) -> VerifyOutcome {
         .map(|i| (abidoc_env::normalize_name(&i.name), i.version.clone()))
         .collect();
     let verdicts = abidoc_env::verify::verify_wheels(&env, &wheels, &target, &planned);
+    if plan.is_some() && matches!(target, TorchTarget::Indexed { .. }) {
+        // The plan changes torch: what it leaves installed is judged against the new one too.
+        preview(&env, &target, &world, target_note.as_deref(), &mut out);
+    }
     for v in &verdicts {
         if !v.problems.is_empty() {
             out.unreadable += 1;
@@ -201,6 +189,7 @@ pub fn verify(ctx: &Context, req: &VerifyRequest) -> VerifyOutcome {
             .chain(v.libraries.iter().flat_map(|l| &l.findings))
         {
             if let Some(mut d) = crate::scan::finding_diagnostic(f, &world) {
+                from_wheel(&mut d.evidence, v);
                 d.evidence.insert(
                     0,
                     format!("read from {} (not installed)", v.wheel.display()),
@@ -216,6 +205,47 @@ pub fn verify(ctx: &Context, req: &VerifyRequest) -> VerifyOutcome {
         }
     }
     out
+}
+
+/// The installed libraries that load now and would not with `target`.
+fn preview(
+    env: &Environment,
+    target: &TorchTarget,
+    world: &World<'_>,
+    note: Option<&str>,
+    out: &mut VerifyOutcome,
+) {
+    let reports = abidoc_env::verify::torch_preview(env, target);
+    out.summary.push(format!(
+        "torch {}: {} installed librar{} would stop loading",
+        target.version().unwrap_or("?"),
+        reports.len(),
+        if reports.len() == 1 { "y" } else { "ies" }
+    ));
+    for r in &reports {
+        for f in &r.findings {
+            if let Some(mut d) = crate::scan::finding_diagnostic(f, world) {
+                if let Some(n) = note {
+                    d.evidence.insert(0, n.to_owned());
+                }
+                out.diagnostics.push(d);
+            }
+        }
+    }
+}
+
+/// The evidence the environment view words for installed files, said of a wheel's library.
+fn from_wheel(evidence: &mut [String], v: &WheelVerdict) {
+    for e in evidence.iter_mut() {
+        if let Some(head) = e.strip_suffix(" (RECORD)")
+            && let Some((lib, pkg)) = head.split_once(" is installed by ")
+        {
+            *e = format!(
+                "{lib} would be installed by {pkg} (from {})",
+                v.wheel.display()
+            );
+        }
+    }
 }
 
 fn index_span() -> String {
