@@ -605,6 +605,16 @@ fn another_torch_is_judged_from_the_offline_index() {
             .any(|l| l.ends_with("good_ext/_C.cpython-312-x86_64-linux-gnu.so")),
         "{libs:?}"
     );
+    // A torch the index does not know: no guess, exit 2.
+    let (code, out, _) = run(Command::new(env!("CARGO_BIN_EXE_abidoc")).args([
+        "verify",
+        "--site-packages",
+        sp_s,
+        "--torch",
+        "2.99.0",
+    ]));
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("no preview"), "{out}");
     // selective_scan_cuda fails now (built for torch < 2.10): not a library the upgrade breaks.
     assert!(
         !libs.iter().any(|l| l.contains("selective_scan")),

@@ -33,8 +33,8 @@ pub struct VerifyOutcome {
     pub notes: Vec<String>,
     /// One line per wheel (or for the preview): what would happen.
     pub summary: Vec<String>,
-    /// Wheels that could not be read in full (not a zip archive, a damaged or hostile member):
-    /// the verdict on them is incomplete.
+    /// Wheels that could not be read in full (not a zip archive, a damaged or hostile member),
+    /// or a preview for a torch the index does not know: the verdict is incomplete.
     pub unreadable: usize,
 }
 
@@ -145,6 +145,15 @@ pub fn verify(ctx: &Context, req: &VerifyRequest) -> VerifyOutcome {
     }
     if wheels.is_empty() && req.plan.is_none() {
         // The torch-upgrade preview.
+        if let TorchTarget::Unknown { version } = &target {
+            // Nothing to compare with: saying "nothing breaks" would be a guess.
+            out.summary.push(format!(
+                "torch {version}: no preview: the offline index knows {}",
+                index_span()
+            ));
+            out.unreadable += 1;
+            return out;
+        }
         if target == TorchTarget::Installed {
             out.notes.push(
                 "nothing to verify: name a wheel, a directory of wheels or a plan, or --torch \
