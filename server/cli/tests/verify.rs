@@ -475,6 +475,54 @@ fn verify_predicts_what_installing_and_importing_does() {
     }
 }
 
+/// A directory is every wheel in it, judged together; SARIF carries the same errors.
+#[test]
+fn a_directory_of_wheels_in_sarif() {
+    let fx = fixtures();
+    let sp = fx.join("site-packages");
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-dir");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let stub_dir = work.join("stubs");
+    stubs(&stub_dir);
+    let wheels = work.join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    for case in CASES {
+        let w = build_wheel(case, &work, &stub_dir);
+        std::fs::rename(&w, wheels.join(w.file_name().unwrap())).unwrap();
+    }
+    let (code, v, err) = verify(&[
+        "--site-packages",
+        sp.to_str().unwrap(),
+        wheels.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let failing: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .filter_map(|d| d["package"].as_str())
+        .collect();
+    // A directory's wheels are judged in file-name order.
+    let mut want: Vec<&str> = CASES
+        .iter()
+        .filter(|c| c.code.is_some())
+        .map(|c| c.name)
+        .collect();
+    want.sort_unstable();
+    assert_eq!(failing, want, "{v:#}");
+    let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_abidoc"))
+        .args(["verify", "--format", "sarif", "--site-packages"])
+        .arg(&sp)
+        .arg(&wheels));
+    assert_eq!(code, 1, "{err}");
+    let sarif: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let errors = results.iter().filter(|r| r["level"] == "error").count();
+    assert_eq!(errors, want.len(), "{out}");
+}
+
 /// A torch the plan or `--torch` names is judged from the offline index: a wheel that loads
 /// against the installed torch 2.10 breaks against 2.5.1 exactly where the index says 2.5.1
 /// exports another form; an extension built for torch < 2.10 loads there.
