@@ -93,7 +93,16 @@ pub fn verify(ctx: &Context, req: &VerifyRequest) -> VerifyOutcome {
             }
         }
     }
-    let version = req.torch.clone().or(plan_torch);
+    // A torch wheel among the inputs is the torch the others will run with.
+    let torch_wheel = |p: &PathBuf| {
+        let (name, version, _) = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(abidoc_env::wheel::parse_file_name)?;
+        (abidoc_env::normalize_name(&name) == "torch").then_some(version)
+    };
+    let wheel_torch = wheel_paths.iter().find_map(torch_wheel);
+    let version = req.torch.clone().or(plan_torch).or(wheel_torch);
     let target = TorchTarget::for_version(&env, version.as_deref());
     let mut target_note = None;
     match &target {
@@ -118,6 +127,15 @@ pub fn verify(ctx: &Context, req: &VerifyRequest) -> VerifyOutcome {
     let limits = Limits::default();
     let mut wheels: Vec<Wheel> = Vec::new();
     for p in &wheel_paths {
+        // torch's own wheel is judged through the index (the target), never inflated: its
+        // libraries are gigabytes. Its file name says what it is.
+        if let Some(version) = torch_wheel(p) {
+            out.summary.push(format!(
+                "{}: torch {version}: the other wheels are judged against it",
+                p.display()
+            ));
+            continue;
+        }
         match read_wheel(p, &limits) {
             Ok(w) => {
                 if w.normalized().as_deref() == Some("torch") {
