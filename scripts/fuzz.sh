@@ -18,7 +18,7 @@ SECS=${1:-60}
 shift || true
 TARGETS=("$@")
 if [[ ${#TARGETS[@]} -eq 0 ]]; then
-    TARGETS=(scan clean notebook elf fatbin demangle diagnose framing metadata record direct_url version_py render)
+    TARGETS=(scan clean notebook elf fatbin demangle diagnose framing metadata record direct_url version_py render wheel)
 fi
 TRIPLE=x86_64-unknown-linux-gnu
 
@@ -107,6 +107,26 @@ seed() {
             { find "$native" -type f \( -name '*.so*' -o -path '*/hostile/*' \) -size -512k 2>/dev/null
               ls /usr/lib/x86_64-linux-gnu/libm.so.6 /usr/lib/x86_64-linux-gnu/libz.so.1 2>/dev/null; } |
                 while read -r f; do cp -n "$f" "$dir/$(echo "$f" | sha1sum | cut -c1-16)" 2>/dev/null || true; done ;;
+        wheel)
+            # Small real wheels: the native fixtures' extensions zipped with their dist-info.
+            local native
+            native=$(native_fixtures)
+            if command -v python3 >/dev/null 2>&1 && [[ -d $native/site-packages ]]; then
+                python3 - "$native/site-packages" "$dir" <<'PY' || true
+import os, sys, zipfile
+sp, out = sys.argv[1:3]
+for di in sorted(os.listdir(sp)):
+    if not di.endswith(".dist-info"):
+        continue
+    rows = [l.split(",")[0] for l in open(os.path.join(sp, di, "RECORD")) if l.strip()]
+    for method in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        with zipfile.ZipFile(os.path.join(out, "%s-%d.whl" % (di, method)), "w", method) as z:
+            for r in rows:
+                p = os.path.join(sp, r)
+                if os.path.isfile(p) and os.path.getsize(p) < 256 << 10:
+                    z.write(p, r)
+PY
+            fi ;;
         demangle)
             # One mangled name per seed, taken from the corpus texts.
             grep -ohE '_Z[A-Za-z0-9_]{4,300}' -r "$ROOT/tests/fixtures" 2>/dev/null | sort -u | head -300 |

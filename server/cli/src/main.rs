@@ -1,8 +1,9 @@
-//! The `abidoc` binary: `check`, `scan`, `explain`, `demangle`, `lsp`, and the human, JSON and SARIF renderers.
+//! The `abidoc` binary: `check`, `scan`, `verify`, `explain`, `demangle`, `lsp`, and the human, JSON and SARIF renderers.
 
 mod demangle_cmd;
 mod input;
 mod render;
+mod verify_cmd;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -61,6 +62,18 @@ enum Command {
     Explain {
         #[arg(required = true)]
         symbols: Vec<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Judge wheels, a directory of wheels or an install plan before installing anything; with
+    /// only --torch VERSION, preview which installed extensions that torch would break.
+    Verify {
+        /// `.whl` files, directories of them, or plans (`pip install --dry-run --report FILE`,
+        /// requirements lines naming local wheels).
+        paths: Vec<PathBuf>,
+        /// The torch the environment will have (judged from the offline torch index).
+        #[arg(long)]
+        torch: Option<String>,
         #[command(flatten)]
         common: Common,
     },
@@ -177,6 +190,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             all,
         } => scan(&common, cache_dir, no_cache, all),
         Command::Explain { symbols, common } => explain(&symbols, &common),
+        Command::Verify {
+            paths,
+            torch,
+            common,
+        } => verify_cmd::run(&paths, torch.as_deref(), &common),
         Command::Demangle { paths, abi } => demangle_cmd::run(&paths, abi),
         Command::Lsp => abidoc_lsp::run_stdio()
             .map(|()| ExitCode::SUCCESS)

@@ -750,7 +750,7 @@ fn alternatives(env: &Environment, soname: &str, version: &str, picked: &Path) -
     }
     let mut out: Vec<PathBuf> = Vec::new();
     for c in cands {
-        if c == picked || out.contains(&c) || !c.is_file() {
+        if c == picked || out.contains(&c) || !env.store.is_file(&c) {
             continue;
         }
         if let Ok(f) = &*env.store.get(&c)

@@ -202,6 +202,32 @@ pub fn map_library(path: &Path) -> Result<Bytes, String> {
     map_file(&file).map(Bytes::Mapped)
 }
 
+/// Archives (wheels) larger than this are not mapped.
+pub const MAX_ARCHIVE: u64 = 64 << 30;
+
+/// Maps (or, when small, reads) an archive file such as a wheel, refusing non-regular files and
+/// absurd sizes; what it holds is judged by the archive reader.
+pub fn map_archive(path: &Path) -> Result<Bytes, String> {
+    let (real, md) = resolve_regular(path)?;
+    if md.len() > MAX_ARCHIVE {
+        return Err(format!("too large for an archive ({} bytes)", md.len()));
+    }
+    let file = open_checked(&real)?;
+    let len = file.metadata().map_err(|e| describe_io(&e))?.len();
+    if len <= READ_LIB {
+        let mut v = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        (&file)
+            .take(len)
+            .read_to_end(&mut v)
+            .map_err(|e| describe_io(&e))?;
+        return Ok(Bytes::Owned(v));
+    }
+    if len > MAX_ARCHIVE {
+        return Err(format!("too large for an archive ({len} bytes)"));
+    }
+    map_file(&file).map(Bytes::Mapped)
+}
+
 #[allow(unsafe_code)]
 fn map_file(file: &File) -> Result<memmap2::Mmap, String> {
     // SAFETY: the mapping is read-only and private to this process. Another process truncating the

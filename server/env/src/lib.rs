@@ -15,6 +15,8 @@ pub mod problem;
 pub mod scan;
 pub mod site;
 pub mod torch;
+pub mod verify;
+pub mod wheel;
 
 pub use check::{
     Finding, FindingFacts, LibraryReport, Severity, Verdict, check_library, check_library_with,

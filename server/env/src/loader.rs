@@ -117,9 +117,59 @@ pub type Parsed = Arc<Result<Arc<LibFacts>, String>>;
 pub struct LibStore {
     map: Mutex<HashMap<PathBuf, Parsed>>,
     parsed: std::sync::atomic::AtomicUsize,
+    /// Files a planned install would add (read from a wheel, never written to disk) and files
+    /// it would remove: the loader model sees the environment as it would be after the install.
+    overlay: Mutex<Overlay>,
+}
+
+#[derive(Debug, Default)]
+struct Overlay {
+    added: std::collections::HashSet<PathBuf>,
+    removed: std::collections::HashSet<PathBuf>,
 }
 
 impl LibStore {
+    /// Makes `path` exist with these facts, as if a wheel had installed it there.
+    pub fn install_virtual(&self, path: &Path, facts: Result<Arc<LibFacts>, String>) {
+        if let Ok(mut m) = self.map.lock() {
+            m.insert(path.to_path_buf(), Arc::new(facts));
+        }
+        if let Ok(mut o) = self.overlay.lock() {
+            o.removed.remove(path);
+            o.added.insert(path.to_path_buf());
+        }
+    }
+
+    /// Makes `path` absent, as if an uninstall had removed it.
+    pub fn remove_virtual(&self, path: &Path) {
+        if let Ok(mut o) = self.overlay.lock() {
+            if o.added.contains(path) {
+                return;
+            }
+            o.removed.insert(path.to_path_buf());
+        }
+        if let Ok(mut m) = self.map.lock() {
+            m.insert(
+                path.to_path_buf(),
+                Arc::new(Err("removed by the planned install".into())),
+            );
+        }
+    }
+
+    /// Whether `path` is a regular file in the environment as modelled (the planned install's
+    /// files included, its removals excluded).
+    pub fn is_file(&self, path: &Path) -> bool {
+        if let Ok(o) = self.overlay.lock() {
+            if o.added.contains(path) {
+                return true;
+            }
+            if o.removed.contains(path) {
+                return false;
+            }
+        }
+        path.is_file()
+    }
+
     pub fn get(&self, path: &Path) -> Parsed {
         if let Ok(m) = self.map.lock()
             && let Some(r) = m.get(path)
@@ -448,7 +498,7 @@ pub fn resolve(
     };
     if name.contains('/') {
         let p = PathBuf::from(name);
-        return if p.is_file() && compatible(&p) {
+        return if store.is_file(&p) && compatible(&p) {
             let index = process.find_by_path(&p);
             Resolution::Found {
                 path: p,
@@ -469,7 +519,7 @@ pub fn resolve(
                 // enough for the same file reached through two RPATH spellings to be one object.
                 let p = crate::dist::lexical_join(Path::new("/"), &d.join(name));
                 searched.push(d);
-                if p.is_file() && compatible(&p) {
+                if store.is_file(&p) && compatible(&p) {
                     let index = process.find_by_path(&p);
                     return Some(Resolution::Found {
                         path: p,
@@ -528,7 +578,7 @@ pub fn resolve(
         return Resolution::Missing { searched };
     }
     if let Some(p) = cfg.cache.get(name)
-        && p.is_file()
+        && store.is_file(p)
         && compatible(p)
     {
         let index = process.find_by_path(p);

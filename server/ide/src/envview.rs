@@ -230,7 +230,8 @@ impl EnvView {
     /// else (with an explicit environment) the same file inside its site-packages.
     fn resolve_path(&self, path: &str) -> Option<PathBuf> {
         let p = Path::new(path);
-        if p.is_file() {
+        // Through the store: a library a wheel would install (`verify`) is there, unwritten.
+        if self.env.store.is_file(p) {
             return Some(p.to_path_buf());
         }
         if !self.explicit {

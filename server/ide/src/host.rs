@@ -8,6 +8,7 @@ use crate::diagnostic::{Diagnostic, Explanation};
 use crate::envview::Environments;
 use crate::memo::{CellSlot, DocumentMemo};
 use crate::scan::{ScanOptions, ScanOutcome};
+use crate::verify::{VerifyOutcome, VerifyRequest};
 
 /// One analysis session: a CLI run, a language server, a test. Hosts share nothing; a host is
 /// `Sync`, so a server's worker threads ask one host at once.
@@ -85,6 +86,13 @@ impl AnalysisHost {
     /// and fixes a text diagnosis gives for the same failure.
     pub fn scan(&self, ctx: &Context, options: &ScanOptions) -> Result<ScanOutcome, String> {
         crate::scan::scan(ctx, options, &self.envs)
+    }
+
+    /// Judges wheels (or an install plan's wheels) against the environment `ctx` names as it
+    /// would be after installing them, or previews a torch upgrade, before anything is
+    /// installed: the same codes and fixes as a scan.
+    pub fn verify(&self, ctx: &Context, req: &VerifyRequest) -> VerifyOutcome {
+        crate::verify::verify(ctx, req, &self.envs)
     }
 
     /// Opens the environment `ctx` names and builds what hovers on symbols read (torch's

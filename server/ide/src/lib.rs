@@ -20,6 +20,7 @@ mod kb;
 mod memo;
 mod scan;
 mod symbols;
+mod verify;
 
 pub use analysis::Hover;
 pub use codes::lint::contradictions;
@@ -31,3 +32,4 @@ pub use diagnostic::{
 pub use host::AnalysisHost;
 pub use memo::{CellSlot, DocumentMemo, shift_slots};
 pub use scan::{Progress, ScanOptions, ScanOutcome};
+pub use verify::{VerifyOutcome, VerifyRequest};

@@ -143,7 +143,7 @@ fn ok_diagnostic(l: &LibraryReport) -> Diagnostic {
     }
 }
 
-fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagnostic> {
+pub(crate) fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagnostic> {
     let lib = f.library.as_ref().map(|p| p.display().to_string());
     let failure = match &f.facts {
         FindingFacts::UndefinedSymbols { symbols } | FindingFacts::IncompleteBuild { symbols } => {

@@ -73,6 +73,9 @@ pub fn owner(symbol: &str) -> Owner {
     match outermost_name(s) {
         Some("std") | Some("__gnu_cxx") | Some("__cxxabiv1") => Owner::Libstdcxx,
         Some(ns) if TORCH_NAMESPACES.contains(&ns) => Owner::Torch,
+        // torch's C API mangled as C++ (`_Z16THPVariable_WrapRKN2at10TensorBaseE`), as the
+        // torch index counts it.
+        Some(n) if n.starts_with("TH") => Owner::Torch,
         Some("pybind11") => Owner::Python,
         Some(_) => Owner::Own,
         None => Owner::Unknown,

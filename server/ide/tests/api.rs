@@ -24,6 +24,8 @@ const PUBLIC: &[&str] = &[
     "SourceRef",
     "SymbolReport",
     "SymbolStatus",
+    "VerifyOutcome",
+    "VerifyRequest",
     "code_doc",
     "contradictions",
     "shift_slots",
