@@ -24,6 +24,8 @@ pub struct Environment {
     pub store: LibStore,
     /// Whether `libcuda.so.1` (the NVIDIA driver) can be found on this machine.
     pub has_nvidia_driver: bool,
+    /// [`EnvSpec::selector_vars`].
+    pub selector_vars: Vec<(String, String)>,
     pub problems: Vec<Problem>,
     owners: OnceLock<HashMap<PathBuf, usize>>,
     process: OnceLock<ProcessModel>,
@@ -126,6 +128,7 @@ impl Environment {
             loader,
             store,
             has_nvidia_driver,
+            selector_vars: spec.selector_vars.clone(),
             problems,
             owners: OnceLock::new(),
             process: OnceLock::new(),

@@ -33,6 +33,9 @@ pub struct EnvSpec {
     pub default_lib_dirs: Option<Vec<PathBuf>>,
     /// Whether the machine has the NVIDIA driver; `None`: decide from whether `libcuda.so.1` resolves.
     pub has_nvidia_driver: Option<bool>,
+    /// Environment variables (name, value) that choose which per-backend library an import
+    /// loads (`BNB_CUDA_VERSION`; the names are `packages.toml`'s).
+    pub selector_vars: Vec<(String, String)>,
 }
 
 impl EnvSpec {
@@ -46,6 +49,13 @@ impl EnvSpec {
             path_var: var("PATH").and_then(|v| v.into_string().ok()),
             ld_library_path: var("LD_LIBRARY_PATH").and_then(|v| v.into_string().ok()),
             include_user_site: true,
+            selector_vars: abidoc_knowledge::packages::all()
+                .iter()
+                .flat_map(|p| &p.backends)
+                .flat_map(|b| &b.gpu)
+                .filter_map(|g| g.override_var.as_deref())
+                .filter_map(|k| Some((k.to_owned(), var(k)?.into_string().ok()?)))
+                .collect(),
             ..EnvSpec::default()
         }
     }
