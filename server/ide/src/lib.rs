@@ -21,4 +21,4 @@ pub mod symbols;
 pub use analysis::{Context, Hover, diagnose_notebook, diagnose_text, frame_paths, hover};
 pub use diagnostic::{Code, Diagnostic, Fix, Severity, SourceRef, SymbolReport, SymbolStatus};
 pub use explain::{Explanation, Nearest, explain_symbol};
-pub use scan::{ScanOptions, ScanOutcome, scan_diagnostics};
+pub use scan::{Fold, ScanMeta, ScanOptions, ScanOutcome, scan_diagnostics};
