@@ -343,3 +343,43 @@ fn an_unrecognized_failure_says_what_was_read_and_offers_a_redacted_report() {
         "{known}"
     );
 }
+
+/// Progress is drawn on a terminal's stderr only: under a pseudo-terminal (`script`) a cold
+/// scan shows it (and clears it), piped it never does, nor with `--format json`.
+#[test]
+fn scan_progress_only_on_a_terminal() {
+    let main = fixtures().join("site-packages");
+    let exe = env!("CARGO_BIN_EXE_abidoc");
+    let m = main.to_str().unwrap();
+    let (_, _, piped) = abidoc(&["scan", "--site-packages", m, "--no-cache"], &[]);
+    assert!(!piped.contains("scanning"), "progress in a pipe: {piped}");
+    let Ok(script) = which("script") else {
+        eprintln!("no `script` on this machine: the terminal half is not checked");
+        return;
+    };
+    let run = |extra: &str| {
+        // stdout to /dev/null: only what reaches the terminal is left, stderr included.
+        let cmd = format!("{exe} scan --site-packages {m} --no-cache {extra} >/dev/null");
+        let out = Command::new(&script)
+            .args(["-qec", &cmd, "/dev/null"])
+            .output()
+            .expect("run script");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let tty = run("");
+    assert!(
+        tty.contains("scanning") && tty.contains("libraries"),
+        "{tty:?}"
+    );
+    let json = run("--format json");
+    assert!(!json.contains("scanning"), "{json:?}");
+}
+
+fn which(name: &str) -> Result<PathBuf, ()> {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .ok_or(())
+}
