@@ -255,13 +255,10 @@ fn find_python_on_path(
     None
 }
 
-/// Whether the file starts with `#!` (a shell wrapper, a pyenv shim).
+/// Whether the file starts with `#!` (a shell wrapper, a pyenv shim); read through `fsguard`
+/// like every file of an environment.
 fn is_script(p: &Path) -> bool {
-    use std::io::Read as _;
-    let mut head = [0u8; 2];
-    std::fs::File::open(p)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| &head == b"#!")
+    crate::fsguard::read_text_prefix(p, 2).is_ok_and(|h| h == "#!")
 }
 
 /// For a pyenv shim (`<root>/shims/<name>`, with `<root>/versions`): the interpreter of the
