@@ -6,7 +6,7 @@
 //! `packages.toml` gives for it. Each check models `dlopen` of one file after `import torch`;
 //! these cases are where that differs from what an `import` does.
 
-use crate::check::{FindingFacts, LibraryReport, Severity, Verdict};
+use crate::check::{Finding, FindingFacts, LibraryReport, Severity, Verdict};
 use crate::environment::Environment;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -17,9 +17,16 @@ const MAX_SOURCE: u64 = 1 << 20;
 const MAX_SOURCES: usize = 5_000;
 
 /// Lowers, in place, the missing-library errors that an `import` would not meet (see the module
-/// comment), saying why, and recomputes the verdicts they decided.
-pub fn judge(env: &Environment, reports: &mut [LibraryReport]) {
-    judge_backends(env, reports);
+/// comment), saying why, and recomputes the verdicts they decided. Returns the package-level
+/// findings this judgement adds: a package whose import picks a per-backend library for
+/// torch's CUDA that it does not ship.
+pub fn judge(env: &Environment, reports: &mut [LibraryReport]) -> Vec<Finding> {
+    let added = judge_backends(env, reports);
+    judge_loaded(env, reports);
+    added
+}
+
+fn judge_loaded(env: &Environment, reports: &mut [LibraryReport]) {
     // (requesting object, library name) → a scanned library in whose load it was found.
     let mut wanted: HashMap<(PathBuf, String), Option<(PathBuf, PathBuf)>> = HashMap::new();
     for r in reports.iter() {
@@ -108,9 +115,12 @@ fn stem(p: &Path) -> &str {
 }
 
 /// Lowers every error of a per-backend library that the package's import does not load (see
-/// the module comment): it is information, and no fix applies to it.
-fn judge_backends(env: &Environment, reports: &mut [LibraryReport]) {
-    use abidoc_knowledge::backends::{Selection, TorchBuild, select};
+/// the module comment): it is information, and no fix applies to it. When the library the
+/// import picks for torch's CUDA is not installed at all (bitsandbytes 0.45 next to a CUDA 13
+/// torch), the package is reported: its import goes on without its GPU functions.
+fn judge_backends(env: &Environment, reports: &mut [LibraryReport]) -> Vec<Finding> {
+    use abidoc_knowledge::backends::{Selection, TorchBuild, select, versions};
+    let mut added = Vec::new();
     // (directory, package, rule index) → the reports of that group.
     let mut groups: HashMap<(PathBuf, &'static str, usize), Vec<usize>> = HashMap::new();
     for (i, r) in reports.iter().enumerate() {
@@ -155,6 +165,28 @@ fn judge_backends(env: &Environment, reports: &mut [LibraryReport]) {
         let Some(selection) = select(rule, &stems, &torch, &var) else {
             continue;
         };
+        if let Selection::One { stem: chosen, .. } = &selection
+            && !stems.contains(&chosen.as_str())
+            && let Some(torch_cuda) = torch.cuda
+            && let Some(gpu) = rule.gpu.iter().find(|g| g.torch == "cuda")
+            && gpu.override_var.as_deref().and_then(&var).is_none()
+            && let Some(&(a, i)) = versions(rule, gpu, &stems).last()
+            && let Some(first) = members.first().and_then(|&i| reports.get(i))
+        {
+            added.push(Finding {
+                severity: Severity::Warning,
+                package: first.package.clone(),
+                package_version: first.package_version.clone(),
+                library: None,
+                downgraded: None,
+                moot: false,
+                facts: FindingFacts::CudaMismatch {
+                    package_cuda: format!("{a}.{i}"),
+                    torch_cuda: torch_cuda.to_owned(),
+                    refuses_import: false,
+                },
+            });
+        }
         // `import bitsandbytes`, as a user types it.
         let import = abidoc_knowledge::package(package)
             .and_then(|p| p.import_names.first())
@@ -192,6 +224,7 @@ fn judge_backends(env: &Environment, reports: &mut [LibraryReport]) {
             }
         }
     }
+    added
 }
 
 /// `p` relative to the site-packages holding it, as a user reads it in a package listing.

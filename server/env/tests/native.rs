@@ -861,6 +861,16 @@ fn backend_verdicts(sp: &Path, vars: &[(&str, &str)]) -> String {
         .filter(|r| !r.path.starts_with(sp.join("torch")))
         .collect();
     libs.sort_by(|a, b| a.path.cmp(&b.path));
+    for f in &report.package_findings {
+        let _ = writeln!(
+            out,
+            "package {} {}: {:?} {:?}",
+            f.package.as_deref().unwrap_or("-"),
+            f.package_version.as_deref().unwrap_or("-"),
+            f.severity,
+            f.facts
+        );
+    }
     for r in libs {
         let name = r.path.strip_prefix(sp).unwrap_or(&r.path).display();
         let _ = writeln!(out, "{name}: {:?}", r.verdict);
@@ -910,5 +920,17 @@ fn per_backend_libraries_are_judged_as_the_import_picks_them() {
     );
     out.push_str("\n# bitsandbytes 0.50.0 without a CUDA 12.8 library: 12.6 is loaded\n");
     out.push_str(&backend_verdicts(&sp2, &[]));
+    // Before 0.50 no other library stands in: the one for 12.8 is absent, so the package is
+    // reported (its GPU functions fail) and its libraries stay information.
+    let (_keep3, sp3) = backends_env(
+        "0.45.5",
+        &[
+            "libbitsandbytes_cpu",
+            "libbitsandbytes_cuda118",
+            "libbitsandbytes_cuda124",
+        ],
+    );
+    out.push_str("\n# bitsandbytes 0.45.5 without a CUDA 12.8 library\n");
+    out.push_str(&backend_verdicts(&sp3, &[]));
     insta::assert_snapshot!(out);
 }

@@ -161,16 +161,9 @@ fn select_for_torch(
     let (Some(Some(major)), Some(Some(minor))) = (parts.next(), parts.next()) else {
         return None;
     };
-    let shipped: Vec<(u32, u32, &str)> = stems
-        .iter()
-        .filter_map(|s| {
-            let digits = s.strip_prefix(tagged.as_str())?;
-            if digits.len() <= gpu.major_digits || !digits.chars().all(|c| c.is_ascii_digit()) {
-                return None;
-            }
-            let (ma, mi) = digits.split_at(gpu.major_digits);
-            Some((ma.parse().ok()?, mi.parse().ok()?, *s))
-        })
+    let shipped: Vec<(u32, u32, String)> = versions(b, gpu, stems)
+        .into_iter()
+        .map(|(a, i)| (a, i, format!("{tagged}{a}{i}")))
         .collect();
     let exact = format!("{tagged}{major}{minor}");
     let runtime = format!("{} {major}.{minor}", gpu.tag.to_uppercase());
@@ -190,8 +183,8 @@ fn select_for_torch(
         .max_by_key(|s| s.1)
         .or_else(|| same.iter().filter(|s| s.1 > minor).min_by_key(|s| s.1));
     Some(match pick {
-        Some(&&(a, i, stem)) => Selection::One {
-            stem: stem.to_owned(),
+        Some(&&(a, i, ref stem)) => Selection::One {
+            stem: stem.clone(),
             why: format!(
                 "torch is built for {runtime}; the import falls back to the {} {a}.{i} library",
                 gpu.tag.to_uppercase()
@@ -202,6 +195,29 @@ fn select_for_torch(
             why: why_exact,
         },
     })
+}
+
+/// The (major, minor) versions of `gpu`'s libraries among `stems`, as their file names spell
+/// them (`libbitsandbytes_cuda124` → (12, 4)), sorted.
+pub fn versions(b: &Backends, gpu: &GpuBackend, stems: &[&str]) -> Vec<(u32, u32)> {
+    let tagged = format!("{}{}", b.prefix, gpu.tag);
+    let mut v: Vec<(u32, u32)> = stems
+        .iter()
+        .filter_map(|s| {
+            let digits = s.strip_prefix(tagged.as_str())?;
+            if gpu.major_digits == 0
+                || digits.len() <= gpu.major_digits
+                || !digits.chars().all(|c| c.is_ascii_digit())
+            {
+                return None;
+            }
+            let (ma, mi) = digits.split_at(gpu.major_digits);
+            Some((ma.parse().ok()?, mi.parse().ok()?))
+        })
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 #[cfg(test)]
@@ -291,6 +307,10 @@ mod tests {
         );
         let bad = |_: &str| Some("12;x".to_owned());
         assert_eq!(select(&same, &stems, &cuda("12.8"), &bad), None);
+        assert_eq!(
+            versions(&same, &same.gpu[0], &stems),
+            vec![(11, 8), (12, 4), (12, 8), (13, 0)]
+        );
     }
 
     #[test]
