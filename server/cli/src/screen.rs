@@ -135,13 +135,26 @@ pub fn render(reports: &[Report<'_>], items: &[Item<'_>], more: &str, color: boo
                 ))
             );
         }
-        if let Some((cmd, title)) = preferred(b) {
-            match cmd {
-                Some(cmd) => {
+        if let Some(f) = preferred_fix(b) {
+            let commands = f.commands();
+            match f.shell_line() {
+                Some(cmd) if commands.len() <= 1 => {
                     let _ = writeln!(out, "  {} {cmd}", st.green("fix:"));
                 }
-                None => {
-                    let _ = writeln!(out, "  {} {title}", st.green("fix:"));
+                _ => {
+                    let _ = writeln!(out, "  {} {}", st.green("fix:"), f.title);
+                    for c in commands.iter().take(COMMANDS) {
+                        let line: Vec<String> =
+                            c.iter().map(|a| crate::render::shell_quote(a)).collect();
+                        let _ = writeln!(out, "     $ {}", line.join(" "));
+                    }
+                    if commands.len() > COMMANDS {
+                        let _ = writeln!(
+                            out,
+                            "     {}",
+                            st.dim(&format!("… {} more ({more})", commands.len() - COMMANDS))
+                        );
+                    }
                 }
             }
         }
@@ -246,16 +259,18 @@ fn short_path(p: &str) -> &str {
         .unwrap_or(p)
 }
 
-/// The preferred fix of a block as one shell line (or, for advice, its title).
-fn preferred<'a>(b: &'a Block<'a>) -> Option<(Option<String>, &'a str)> {
-    let f = b
-        .items
+/// The preferred fix of a block (else its first).
+fn preferred_fix<'a>(b: &'a Block<'a>) -> Option<&'a abidoc_ide::Fix> {
+    b.items
         .iter()
         .flat_map(|i| &i.diagnostic.fixes)
         .find(|f| f.preferred)
-        .or_else(|| b.items.iter().flat_map(|i| &i.diagnostic.fixes).next())?;
-    Some((f.shell_line(), f.title.as_str()))
+        .or_else(|| b.items.iter().flat_map(|i| &i.diagnostic.fixes).next())
 }
+
+/// Commands shown under a fix that has several (its title first): each stays its own line, so
+/// a fix that looks before it acts (`nvidia-smi`, then `kill`) is not pasted as one.
+const COMMANDS: usize = 3;
 
 /// What was not shown, counted per kind: libraries, not diagnoses (one library missing four
 /// CUDA libraries is one thing folded).
@@ -308,14 +323,17 @@ fn table(out: &mut String, blocks: &[Block<'_>], st: &Style) {
             let pkg = match (&d.package, first.package_version) {
                 (Some(p), Some(v)) => format!("{p} {v}"),
                 (Some(p), None) => p.clone(),
-                (None, _) => "?".into(),
+                (None, _) => "-".into(),
             };
             let verdict = match b.severity {
                 Severity::Error => "fails",
                 _ => "warns",
             };
-            let fix = preferred(b)
-                .map(|(cmd, title)| cmd.unwrap_or_else(|| title.to_owned()))
+            let fix = preferred_fix(b)
+                .map(|f| match f.shell_line() {
+                    Some(cmd) if f.commands().len() <= 1 => cmd,
+                    _ => f.title.clone(),
+                })
                 .unwrap_or_else(|| "-".into());
             Some([
                 pkg,
