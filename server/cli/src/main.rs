@@ -367,7 +367,12 @@ fn emit(
                         it.package_version = m.package_version.as_deref();
                     }
                 }
-                screen::render(reports, &items, more, common.color())
+                let none = if meta.is_some() {
+                    "every compiled extension found should load"
+                } else {
+                    "no known failure found"
+                };
+                screen::render(reports, &items, (more, none), common.color())
             };
             // An input with no known failure: what was read and looked for, and how to report it.
             for input in reports

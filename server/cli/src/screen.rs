@@ -49,8 +49,14 @@ const TABLE_FIX: usize = 72;
 /// Further diagnoses of one import shown in its block before the rest are counted.
 const ALSO: usize = 2;
 
-/// The screen. `more` is the flag that shows everything (`--all` for a scan, `--verbose` else).
-pub fn render(reports: &[Report<'_>], items: &[Item<'_>], more: &str, color: bool) -> String {
+/// The screen. `more` is the flag that shows everything (`--all` for a scan, `--verbose` else);
+/// `none` what to say when there is nothing at all.
+pub fn render(
+    reports: &[Report<'_>],
+    items: &[Item<'_>],
+    (more, none): (&str, &str),
+    color: bool,
+) -> String {
     let st = Style { on: color };
     let positions: Vec<Option<Positions<'_>>> = reports
         .iter()
@@ -169,7 +175,7 @@ pub fn render(reports: &[Report<'_>], items: &[Item<'_>], more: &str, color: boo
     };
     let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
     if items.is_empty() {
-        let _ = writeln!(out, "{}", st.green("no known failure found"));
+        let _ = writeln!(out, "{}", st.green(none));
     } else {
         let folded = folded(items);
         let line = if folded.is_empty() {
