@@ -18,7 +18,7 @@ SECS=${1:-60}
 shift || true
 TARGETS=("$@")
 if [[ ${#TARGETS[@]} -eq 0 ]]; then
-    TARGETS=(scan clean notebook elf demangle diagnose framing metadata record direct_url version_py)
+    TARGETS=(scan clean notebook elf demangle diagnose framing metadata record direct_url version_py render)
 fi
 TRIPLE=x86_64-unknown-linux-gnu
 
@@ -85,6 +85,11 @@ seed() {
         version_py)
             seed_env_files "$dir" version.py cpp_lib.json git_version_info_installed.py pyvenv.cfg
             printf "__version__ = '2.5.0+\xc3\xa9'\ncuda: Optional[str] = '12.1'\n" >"$dir/non-ascii" ;;
+        render)
+            # Fields separated by \x1f: name, version, URL, path (see fuzz_targets/render.rs).
+            printf 'torch\x1f2.5.1+cu124\x1fhttps://github.com/x/y/releases/download/v1/a-1-cp312-linux_x86_64.whl\x1f/opt/conda/bin/python3' >"$dir/plain"
+            printf "\$(id)\x1f1.0+\xc3\xa9\x1f{os.system('id')}\x1f/tmp/a b'c" >"$dir/hostile"
+            printf 'CUDA_HOME\x1f/usr/local/cuda-12.4\x1f/usr/lib/wsl/lib/libcuda.so.1\x1f/home/u/.local/lib/libcuda.so' >"$dir/env" ;;
         scan | clean | diagnose)
             fixture_texts | while read -r f; do cp -n "$f" "$dir/" 2>/dev/null || true; done ;;
         notebook)

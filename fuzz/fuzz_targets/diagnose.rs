@@ -9,7 +9,8 @@ fuzz_target!(|data: &[u8]| {
         use_env: false,
         ..Default::default()
     };
-    for d in abidoc_ide::diagnose_text(&text, &ctx) {
+    let host = abidoc_ide::AnalysisHost::new();
+    for d in host.diagnose_text(&text, &ctx) {
         for r in d.source.iter().chain(d.related.iter()) {
             let s = r.span;
             assert!(
@@ -19,5 +20,5 @@ fuzz_target!(|data: &[u8]| {
             );
         }
     }
-    let _ = abidoc_ide::diagnose_notebook(&text, &ctx);
+    let _ = host.diagnose_notebook(&text, &ctx);
 });

@@ -217,7 +217,7 @@ fn check(
         (Some(m), _) => Some(model_id(m)?),
         (None, Some(path)) => {
             let src = input::read_file(path, input::DEFAULT_MAX_BYTES)?;
-            abidoc_ide::kb::find_models(&src.text).into_iter().next()
+            abidoc_ide::AnalysisHost::find_model(&src.text)
         }
         (None, None) => None,
     };
@@ -234,15 +234,16 @@ fn check(
         }
         v
     };
+    let host = abidoc_ide::AnalysisHost::new();
     let mut reports = Vec::with_capacity(inputs.len());
     for inp in &inputs {
         for note in &inp.notes {
             eprintln!("abidoc: {}: {note}", inp.display_name);
         }
         let diagnostics = if inp.is_notebook {
-            abidoc_ide::diagnose_notebook(&inp.text, &ctx)
+            host.diagnose_notebook(&inp.text, &ctx)
         } else {
-            abidoc_ide::diagnose_text(&inp.text, &ctx)
+            host.diagnose_text(&inp.text, &ctx)
         };
         reports.push(render::Report {
             input: Some(inp),
@@ -292,7 +293,7 @@ fn scan(
         progress,
         ..options
     };
-    let outcome = abidoc_ide::scan_diagnostics(&ctx, &options);
+    let outcome = abidoc_ide::AnalysisHost::new().scan(&ctx, &options);
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -318,9 +319,10 @@ fn scan(
 
 fn explain(symbols: &[String], common: &Common) -> Result<ExitCode, String> {
     let ctx = common.context()?;
+    let host = abidoc_ide::AnalysisHost::new();
     let explanations: Vec<_> = symbols
         .iter()
-        .map(|s| abidoc_ide::explain_symbol(s, &ctx))
+        .map(|s| host.explain_symbol(s, &ctx))
         .collect();
     let mut out = std::io::stdout().lock();
     let text = match common.format {

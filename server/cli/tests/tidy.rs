@@ -159,7 +159,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "system_libs",
         ],
     ),
-    ("lsp", &["documents", "incremental"]),
 ];
 
 fn module_graph(

@@ -26,6 +26,10 @@ pub struct Environment {
     pub has_nvidia_driver: bool,
     /// [`EnvSpec::selector_vars`].
     pub selector_vars: Vec<(String, String)>,
+    /// The stamp of the loader cache read at open (`None`: none was read). `ldconfig` changes
+    /// what resolves without changing any directory a report depends on, so cached verdicts
+    /// are keyed by it.
+    pub ld_cache_stamp: Option<crate::fsguard::FileStamp>,
     pub problems: Vec<Problem>,
     owners: OnceLock<HashMap<PathBuf, usize>>,
     process: OnceLock<ProcessModel>,
@@ -84,6 +88,9 @@ impl Environment {
             .ld_cache
             .clone()
             .unwrap_or_else(|| PathBuf::from("/etc/ld.so.cache"));
+        let ld_cache_stamp = std::fs::metadata(&cache_path)
+            .ok()
+            .map(|m| crate::fsguard::FileStamp::of(&m));
         let cache = match crate::fsguard::map_library(&cache_path) {
             Ok(b) => {
                 let c = LdCache::parse(b.as_ref());
@@ -129,6 +136,7 @@ impl Environment {
             store,
             has_nvidia_driver,
             selector_vars: spec.selector_vars.clone(),
+            ld_cache_stamp,
             problems,
             owners: OnceLock::new(),
             process: OnceLock::new(),

@@ -305,7 +305,7 @@ fn env_key(env: &Environment) -> String {
         .map(super::torch::TorchInstall::identity)
         .unwrap_or_default();
     format!(
-        "v{CACHE_VERSION}|{}|{torch}|{:?}|{:?}|driver={}",
+        "v{CACHE_VERSION}|{}|{torch}|{:?}|{:?}|driver={}|ld.so.cache={:?}",
         env.layout
             .site_packages
             .iter()
@@ -314,7 +314,8 @@ fn env_key(env: &Environment) -> String {
             .join(":"),
         env.loader.ld_library_path,
         env.layout.interpreter,
-        env.has_nvidia_driver
+        env.has_nvidia_driver,
+        env.ld_cache_stamp
     )
 }
 

@@ -262,6 +262,46 @@ fn second_scan_is_served_from_cache() {
     assert_eq!(third.stats.analyzed, first.stats.libraries);
 }
 
+/// `ldconfig` changes what resolves through `/etc/ld.so.cache` without touching any directory a
+/// report depends on: a new loader cache makes every cached verdict stale.
+#[test]
+fn cached_verdicts_follow_the_loader_cache() {
+    let fx = fixtures();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let ld_cache = tmp.path().join("ld.so.cache");
+    std::fs::copy("/etc/ld.so.cache", &ld_cache)
+        .or_else(|_| std::fs::write(&ld_cache, b"glibc-ld.so.cache1.1").map(|()| 0))
+        .expect("a loader cache");
+    let spec = EnvSpec {
+        ld_cache: Some(ld_cache.clone()),
+        ..spec(&fx.join("site-packages"))
+    };
+    let opts = ScanOptions {
+        cache_dir: Some(tmp.path().join("cache")),
+        include_stray: true,
+    };
+    let first = scan(&Environment::open(&spec), &opts, &|_, _| {});
+    assert_eq!(first.stats.from_cache, 0);
+    let second = scan(&Environment::open(&spec), &opts, &|_, _| {});
+    assert_eq!(
+        second.stats.from_cache, second.stats.libraries,
+        "unchanged: cached"
+    );
+    // `ldconfig` writes a new cache and renames it into place.
+    let fresh = tmp.path().join("ld.so.cache~");
+    std::fs::copy(&ld_cache, &fresh).expect("copy");
+    std::fs::rename(&fresh, &ld_cache).expect("rename");
+    let third = scan(&Environment::open(&spec), &opts, &|_, _| {});
+    assert_eq!(
+        third.stats.from_cache, 0,
+        "a new loader cache reuses no verdict"
+    );
+    assert_eq!(
+        serde_json::to_string(&third.libraries).ok(),
+        serde_json::to_string(&first.libraries).ok()
+    );
+}
+
 /// A real CPython on this machine (an ELF file, not a shim script), if there is one.
 fn real_python() -> Option<PathBuf> {
     let mut cands: Vec<PathBuf> = ["/usr/bin/python3", "/usr/local/bin/python3"]

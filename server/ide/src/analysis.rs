@@ -1,11 +1,12 @@
-//! Entry points: diagnose a text or a notebook, hover at an offset, explain a symbol, scan an
-//! environment. Front ends call only these.
+//! The analyses behind the host's front door: diagnose a text or a notebook, hover at an
+//! offset; each reads the environment through the host's [`Environments`].
 
 use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::envview::Environments;
 use crate::incidents::{self, Incident, Scene};
-use abidoc_syntax::{EventKind, Span};
+use abidoc_syntax::Span;
 
-pub use crate::context::Context;
+use crate::context::Context;
 
 /// Hover content in Markdown, with the span of the text it explains.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,11 +16,11 @@ pub struct Hover {
 }
 
 /// Diagnoses a log, traceback or terminal capture. Spans are byte offsets into `text`.
-pub fn diagnose_text(text: &str, ctx: &Context) -> Vec<Diagnostic> {
+pub(crate) fn diagnose_text(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic> {
     // Streamed: a gigabyte log never holds all its events at once.
     let (incidents, scene) = incidents::collect_text(text);
     let paths = library_paths(&incidents);
-    let world = crate::evidence::World::new(ctx, &paths);
+    let world = crate::evidence::World::new(ctx, envs, &paths);
     finish(
         &incidents,
         &scene,
@@ -30,7 +31,7 @@ pub fn diagnose_text(text: &str, ctx: &Context) -> Vec<Diagnostic> {
 }
 
 /// Diagnoses a raw `.ipynb` text: spans are byte offsets into `raw`, with `source.cell` set.
-pub fn diagnose_notebook(raw: &str, ctx: &Context) -> Vec<Diagnostic> {
+pub(crate) fn diagnose_notebook(raw: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic> {
     let nb = abidoc_syntax::notebook::parse(raw).value;
     // All outputs are scanned as one text so repeated failures across cells merge; a table of
     // pieces maps each piece of that text back to its cell and raw offsets.
@@ -56,7 +57,7 @@ pub fn diagnose_notebook(raw: &str, ctx: &Context) -> Vec<Diagnostic> {
     scene.read_text(&joined);
     scene.read_text(&sources);
     let paths = library_paths(&incidents);
-    let world = crate::evidence::World::new(&ctx, &paths);
+    let world = crate::evidence::World::new(&ctx, envs, &paths);
     let to_source = |span: Span| {
         let idx = pieces
             .partition_point(|p| p.0 <= span.start)
@@ -117,39 +118,23 @@ fn finish(
     out
 }
 
-/// Opens the environment `ctx` names and builds what hovers on symbols read (torch's exports,
-/// in compact form), so that no hover pays for it; front ends call it when the configuration
-/// is known or changes, off their request path. Returns [`symbol_index_builds`] afterwards, or
-/// `None` when `ctx` names no environment.
-pub fn prepare_environment(ctx: &Context) -> Option<u64> {
-    crate::envview::prepare(ctx)
-}
-
-/// How many symbol indexes (torch's exports of one environment) this process has built: one
-/// per environment and change of it, never one per hover.
-pub fn symbol_index_builds() -> u64 {
-    crate::envview::torch_export_builds()
-}
-
-/// Frees the libraries environments parsed to check the libraries diagnoses named (their
-/// reports are kept): front ends call it after an analysis, when the memory is worth more
-/// than re-parsing should a later diagnosis name a new library. Returns whether it freed any.
-pub fn release_parsed_libraries() -> bool {
-    crate::envview::release_parsed_libraries()
-}
-
 /// Hover at byte `offset` of `text`: a mangled symbol or a library path.
-pub fn hover(text: &str, offset: usize, ctx: &Context) -> Option<Hover> {
+pub(crate) fn hover(
+    text: &str,
+    offset: usize,
+    ctx: &Context,
+    envs: &Environments,
+) -> Option<Hover> {
     let (span, word) = word_at(text, offset)?;
     if crate::symbols::is_mangled(word) {
-        let e = crate::explain::explain_symbol(word, ctx);
+        let e = crate::explain::explain_symbol(word, ctx, envs);
         return Some(Hover {
             span,
             markdown: crate::explain::markdown(&e),
         });
     }
     if word.ends_with(".so") || word.contains(".so.") || word.contains(".cpython-") {
-        let md = crate::explain::library_markdown(word, ctx);
+        let md = crate::explain::library_markdown(word, ctx, envs);
         return Some(Hover { span, markdown: md });
     }
     // Diagnosed ranges are explained by the front end from the diagnoses it already holds
@@ -181,16 +166,4 @@ fn word_at(text: &str, offset: usize) -> Option<(Span, &str)> {
         return None;
     }
     Some((Span::new(start, start + trimmed.len()), trimmed))
-}
-
-/// Events of one kind are sometimes all a front end needs (document links): re-exported scan.
-pub fn frame_paths(text: &str) -> Vec<(Span, String)> {
-    abidoc_syntax::scan(text)
-        .value
-        .into_iter()
-        .filter_map(|e| match e.kind {
-            EventKind::Frame { file, .. } => Some((e.span, file)),
-            _ => None,
-        })
-        .collect()
 }

@@ -1,11 +1,12 @@
 //! The Python environment as the diagnosis sees it: an adapter over `abidoc-env`.
 //!
-//! Opened environments are kept per process (keyed by what names them and the site-packages
-//! modification times), so an editor asking again and again re-reads nothing that did not change.
+//! Opened environments are kept by the host ([`Environments`], keyed by what names them and the
+//! site-packages modification times), so an editor asking again and again re-reads nothing that
+//! did not change.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
@@ -26,11 +27,14 @@ pub struct EnvView {
 
 impl EnvView {
     /// A view of an environment the caller opened itself (the whole-environment scan).
-    pub(crate) fn explicit(env: Arc<Environment>) -> EnvView {
+    pub(crate) fn explicit(env: Arc<Environment>, envs: &Environments) -> EnvView {
         EnvView {
             env,
             explicit: true,
-            kept: Arc::default(),
+            kept: Arc::new(Kept {
+                builds: envs.builds.clone(),
+                ..Kept::default()
+            }),
         }
     }
 }
@@ -49,6 +53,8 @@ struct Kept {
     located: Mutex<Vec<(String, Option<PathBuf>)>>,
     /// The environment parsed libraries (its process model) since it was last (re)opened.
     heavy: std::sync::atomic::AtomicBool,
+    /// The host's count of [`TorchExports`] built.
+    builds: Arc<AtomicU64>,
 }
 
 /// What `locate_symbol` adds to an explanation.
@@ -69,9 +75,40 @@ struct Cached {
     kept: Arc<Kept>,
 }
 
-fn cache() -> &'static Mutex<Vec<Cached>> {
-    static C: OnceLock<Mutex<Vec<Cached>>> = OnceLock::new();
-    C.get_or_init(|| Mutex::new(Vec::new()))
+/// The environments a host opened, and what it learnt about this machine: owned by
+/// [`crate::AnalysisHost`], never process-wide, so two hosts (two editors' servers in one
+/// process, two tests) share nothing.
+#[derive(Default)]
+pub(crate) struct Environments {
+    open: Mutex<Vec<Cached>>,
+    /// How many [`TorchExports`] this host built: a hover must never add one (tests).
+    builds: Arc<AtomicU64>,
+    /// The system package manager, from `/etc/os-release`, read once.
+    system_manager: OnceLock<Option<crate::fix::SystemManager>>,
+    /// Gives freed memory back to the system (set by a long-lived front end).
+    release: Option<fn()>,
+}
+
+impl Environments {
+    pub(crate) fn with_release(release: fn()) -> Self {
+        Self {
+            release: Some(release),
+            ..Self::default()
+        }
+    }
+
+    pub(crate) fn release_free_memory(&self) {
+        if let Some(release) = self.release {
+            release();
+        }
+    }
+
+    pub(crate) fn system_manager(
+        &self,
+        read: impl FnOnce() -> Option<crate::fix::SystemManager>,
+    ) -> Option<crate::fix::SystemManager> {
+        *self.system_manager.get_or_init(read)
+    }
 }
 
 fn stamps(dirs: &[PathBuf]) -> Vec<Option<SystemTime>> {
@@ -101,7 +138,11 @@ pub(crate) fn spec_for(ctx: &Context, traceback_paths: &[PathBuf]) -> EnvSpec {
 
 impl EnvView {
     /// Opens the environment the context names, or the one a traceback's existing paths point into.
-    pub fn open(ctx: &Context, paths_in_text: &[&str]) -> Option<EnvView> {
+    pub(crate) fn open(
+        ctx: &Context,
+        envs: &Environments,
+        paths_in_text: &[&str],
+    ) -> Option<EnvView> {
         let explicit = ctx.python.is_some() || !ctx.site_packages.is_empty();
         let traceback: Vec<PathBuf> = paths_in_text
             .iter()
@@ -128,7 +169,7 @@ impl EnvView {
             },
             ctx.library_paths.clone(),
         );
-        let mut guard = cache().lock().ok()?;
+        let mut guard = envs.open.lock().ok()?;
         if let Some(c) = guard.iter().find(|c| c.key == key)
             && stamps(&c.env.layout.site_packages) == c.stamps
         {
@@ -147,7 +188,10 @@ impl EnvView {
         if guard.len() >= 8 {
             guard.remove(0);
         }
-        let kept = Arc::new(Kept::default());
+        let kept = Arc::new(Kept {
+            builds: envs.builds.clone(),
+            ..Kept::default()
+        });
         guard.push(Cached {
             key,
             stamps: stamps(&env.layout.site_packages),
@@ -428,7 +472,12 @@ impl EnvView {
     fn torch_exports(&self) -> Option<&TorchExports> {
         self.kept
             .torch_exports
-            .get_or_init(|| self.env.torch.as_ref().map(TorchExports::build))
+            .get_or_init(|| {
+                self.env
+                    .torch
+                    .as_ref()
+                    .map(|t| TorchExports::build(t, &self.kept.builds))
+            })
             .as_ref()
     }
 
@@ -486,9 +535,6 @@ impl EnvView {
     }
 }
 
-/// How many [`TorchExports`] were built in this process: a hover must never add one (tests).
-static TORCH_EXPORT_BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
 /// Every export of torch's libraries (`torch/lib/*.so*`, in that order), owned and compact: one
 /// sorted arena of distinct names, who exports each name (and who defines it at its default
 /// version), and the qualified-name table, built once. Answers `LibFacts::defines` per library
@@ -512,8 +558,8 @@ const DEFAULT: u32 = 1 << 31;
 impl TorchExports {
     /// Reads every library of `torch/lib` once, one at a time (its facts and mapping dropped
     /// before the next), keeping only names and flags.
-    fn build(torch: &abidoc_env::torch::TorchInstall) -> TorchExports {
-        TORCH_EXPORT_BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    fn build(torch: &abidoc_env::torch::TorchInstall, builds: &AtomicU64) -> TorchExports {
+        builds.fetch_add(1, Ordering::Relaxed);
         let mut libraries = Vec::new();
         // Every library's (name, default) as (start, len, library << 1 | default) into `text`.
         let mut text = String::new();
@@ -676,56 +722,58 @@ impl TorchExports {
     }
 }
 
-/// Opens the environment `ctx` names and builds what hovers need from it (torch's exports), so
-/// that no request pays for it. Returns the number of symbol indexes built so far in this
-/// process (a hover on a new symbol must not change it).
-pub fn prepare(ctx: &Context) -> Option<u64> {
-    if !ctx.use_env {
-        return None;
+impl Environments {
+    /// Opens the environment `ctx` names and builds what hovers need from it (torch's exports),
+    /// so that no request pays for it. Returns the number of symbol indexes built so far (a
+    /// hover on a new symbol must not change it).
+    pub(crate) fn prepare(&self, ctx: &Context) -> Option<u64> {
+        if !ctx.use_env {
+            return None;
+        }
+        let view = EnvView::open(ctx, self, &[])?;
+        view.torch_exports();
+        Some(self.torch_export_builds())
     }
-    let view = EnvView::open(ctx, &[])?;
-    view.torch_exports();
-    Some(torch_export_builds())
-}
 
-/// Reopens every kept environment that parsed libraries since it was opened (a library check
-/// builds the process model: every library torch loads, parsed and kept), handing the new one
-/// the checks and `locate` answers given so far, so what was parsed is freed. Returns whether
-/// anything was reopened (the caller then gives the freed memory back).
-pub fn release_parsed_libraries() -> bool {
-    let heavy: Vec<(EnvSpec, Arc<Kept>)> = match cache().lock() {
-        Ok(guard) => guard
-            .iter()
-            .filter(|c| c.kept.heavy.swap(false, Ordering::Relaxed))
-            .map(|c| (c.spec.clone(), c.kept.clone()))
-            .collect(),
-        Err(_) => return false,
-    };
-    let mut released = false;
-    for (spec, kept) in heavy {
-        // Opened outside the cache's lock: hovers go on meanwhile.
-        let env = Environment::open(&spec);
-        if let Ok(reports) = kept.reports.lock() {
-            env.remember(&reports);
-        }
-        if let Ok(located) = kept.located.lock() {
-            env.remember_located(located.iter().cloned());
-        }
-        let old = match cache().lock() {
-            Ok(mut guard) => guard
-                .iter_mut()
-                .find(|c| Arc::ptr_eq(&c.kept, &kept))
-                .map(|c| std::mem::replace(&mut c.env, Arc::new(env))),
-            Err(_) => None,
+    /// Reopens every kept environment that parsed libraries since it was opened (a library check
+    /// builds the process model: every library torch loads, parsed and kept), handing the new one
+    /// the checks and `locate` answers given so far, so what was parsed is freed. Returns whether
+    /// anything was reopened (the caller then gives the freed memory back).
+    pub(crate) fn release_parsed_libraries(&self) -> bool {
+        let heavy: Vec<(EnvSpec, Arc<Kept>)> = match self.open.lock() {
+            Ok(guard) => guard
+                .iter()
+                .filter(|c| c.kept.heavy.swap(false, Ordering::Relaxed))
+                .map(|c| (c.spec.clone(), c.kept.clone()))
+                .collect(),
+            Err(_) => return false,
         };
-        released |= old.is_some();
+        let mut released = false;
+        for (spec, kept) in heavy {
+            // Opened outside the cache's lock: hovers go on meanwhile.
+            let env = Environment::open(&spec);
+            if let Ok(reports) = kept.reports.lock() {
+                env.remember(&reports);
+            }
+            if let Ok(located) = kept.located.lock() {
+                env.remember_located(located.iter().cloned());
+            }
+            let old = match self.open.lock() {
+                Ok(mut guard) => guard
+                    .iter_mut()
+                    .find(|c| Arc::ptr_eq(&c.kept, &kept))
+                    .map(|c| std::mem::replace(&mut c.env, Arc::new(env))),
+                Err(_) => None,
+            };
+            released |= old.is_some();
+        }
+        released
     }
-    released
-}
 
-/// How many torch export indexes this process built.
-pub fn torch_export_builds() -> u64 {
-    TORCH_EXPORT_BUILDS.load(std::sync::atomic::Ordering::Relaxed)
+    /// How many torch export indexes this host built.
+    pub(crate) fn torch_export_builds(&self) -> u64 {
+        self.builds.load(Ordering::Relaxed)
+    }
 }
 
 fn map_status(s: EnvStatus) -> SymbolStatus {

@@ -6,37 +6,40 @@
 use std::path::{Path, PathBuf};
 
 use crate::context::Context;
+use crate::envview::{EnvView, Environments};
 use crate::fix::{SafePath, SystemManager};
 use crate::incidents::Scene;
 use crate::kb::{self, ModelFacts, PackageFacts};
 
 pub use crate::facts::LibraryFacts;
 
-pub struct World<'a> {
+pub(crate) struct World<'a> {
     pub ctx: &'a Context,
-    env: Option<crate::envview::EnvView>,
+    envs: &'a Environments,
+    env: Option<EnvView>,
 }
 
 impl<'a> World<'a> {
     /// Opens the environment named by the context, or the one the text's paths point into.
-    pub fn new(ctx: &'a Context, paths_in_text: &[&str]) -> Self {
+    pub fn new(ctx: &'a Context, envs: &'a Environments, paths_in_text: &[&str]) -> Self {
         let env = if ctx.use_env {
-            crate::envview::EnvView::open(ctx, paths_in_text)
+            EnvView::open(ctx, envs, paths_in_text)
         } else {
             None
         };
-        Self { ctx, env }
+        Self { ctx, envs, env }
     }
 
     /// A world over an environment already opened (the scan).
-    pub fn with_env(ctx: &'a Context, env: crate::envview::EnvView) -> Self {
+    pub fn with_env(ctx: &'a Context, envs: &'a Environments, env: EnvView) -> Self {
         Self {
             ctx,
+            envs,
             env: Some(env),
         }
     }
 
-    pub fn env(&self) -> Option<&crate::envview::EnvView> {
+    pub fn env(&self) -> Option<&EnvView> {
         self.env.as_ref()
     }
 
@@ -142,13 +145,6 @@ impl<'a> World<'a> {
         self.library_facts(library?)?.built_for_torch
     }
 
-    pub fn python_command(&self) -> String {
-        match &self.ctx.python {
-            Some(p) => p.display().to_string(),
-            None => "python".into(),
-        }
-    }
-
     pub fn in_conda(&self) -> bool {
         self.ctx.use_env && std::env::var_os("CONDA_PREFIX").is_some()
     }
@@ -214,8 +210,7 @@ impl<'a> World<'a> {
         if !self.ctx.use_env {
             return None;
         }
-        static PM: std::sync::OnceLock<Option<SystemManager>> = std::sync::OnceLock::new();
-        *PM.get_or_init(|| {
+        self.envs.system_manager(|| {
             // os-release is a few hundred bytes; a larger one is not what it claims to be.
             let text = std::fs::read_to_string("/etc/os-release").ok()?;
             package_manager_of(text.get(..text.len().min(16 * 1024))?)

@@ -2,12 +2,12 @@
 //! who exports it (or the nearest variant) in the environment, and its history across torch releases.
 
 use crate::context::Context;
-use crate::diagnostic::Diagnostic;
 use crate::symbols::{self, Owner, StringAbi};
 
-pub use crate::diagnostic::{Explanation, Nearest};
+use crate::diagnostic::Explanation;
+use crate::envview::Environments;
 
-pub fn explain_symbol(input: &str, ctx: &Context) -> Explanation {
+pub(crate) fn explain_symbol(input: &str, ctx: &Context, envs: &Environments) -> Explanation {
     let input = input.trim();
     let mangled = symbols::is_mangled(input).then(|| symbols::normalize(input).to_owned());
     let demangled = mangled.as_deref().and_then(crate::kb::demangle);
@@ -39,7 +39,7 @@ pub fn explain_symbol(input: &str, ctx: &Context) -> Explanation {
             .push("not a mangled C++ name: looked up as given".into());
     }
     if ctx.use_env {
-        if let Some(env) = crate::envview::EnvView::open(ctx, &[]) {
+        if let Some(env) = crate::envview::EnvView::open(ctx, envs, &[]) {
             env.locate_symbol(sym, &mut e);
         } else {
             e.notes.push("no Python environment found (use --python or --site-packages) — showing what the name alone says".into());
@@ -76,9 +76,9 @@ pub fn markdown(e: &Explanation) -> String {
     s
 }
 
-pub fn library_markdown(path: &str, ctx: &Context) -> String {
+pub(crate) fn library_markdown(path: &str, ctx: &Context, envs: &Environments) -> String {
     let module = crate::incidents::module_name(path);
-    let world = crate::evidence::World::new(ctx, &[path]);
+    let world = crate::evidence::World::new(ctx, envs, &[path]);
     let mut s = format!("**{module}**");
     match world.package_of_library(path) {
         Some(p) => {
@@ -105,28 +105,6 @@ pub fn library_markdown(path: &str, ctx: &Context) -> String {
         }
         for ev in &f.evidence {
             s.push_str(&format!("  \n{ev}"));
-        }
-    }
-    s
-}
-
-pub fn diagnostic_markdown(d: &Diagnostic) -> String {
-    let mut s = format!(
-        "**{}** `{}`\n\n{}",
-        d.severity.as_str(),
-        d.code.as_str(),
-        d.message
-    );
-    if let Some(x) = &d.explanation {
-        s.push_str(&format!("\n\n{x}"));
-    }
-    for e in &d.evidence {
-        s.push_str(&format!("\n- {e}"));
-    }
-    if let Some(f) = d.fixes.first() {
-        s.push_str(&format!("\n\n**Fix:** {}", f.title));
-        if let Some(c) = &f.notebook_cell() {
-            s.push_str(&format!("\n```\n{c}\n```"));
         }
     }
     s

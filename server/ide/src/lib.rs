@@ -1,24 +1,33 @@
 //! The features as plain data: turn text (and, when allowed, the environment on disk) into
 //! [`Diagnostic`]s with stable codes, evidence and ranked fixes; hovers and symbol explanations.
 //!
-//! No LSP types, no async, no serialization here: front ends (CLI, LSP, Python) convert.
+//! The front door is [`AnalysisHost`]; everything else public is a plain data type it answers
+//! with (and `fix`, the typed steps of a fix and their one renderer). No LSP types, no async, no
+//! serialization here: front ends (CLI, LSP, Python) convert. `tests/api.rs` lists this surface.
 
-pub mod analysis;
-pub mod codes;
+mod analysis;
+mod codes;
 mod context;
-pub mod diagnose;
-pub mod diagnostic;
+mod diagnostic;
 mod envview;
-pub mod evidence;
-pub mod explain;
+mod evidence;
+mod explain;
 mod facts;
 pub mod fix;
-pub mod incidents;
-pub mod kb;
-pub mod scan;
-pub mod symbols;
+mod host;
+mod incidents;
+mod kb;
+mod memo;
+mod scan;
+mod symbols;
 
-pub use analysis::{Context, Hover, diagnose_notebook, diagnose_text, frame_paths, hover};
-pub use diagnostic::{Code, Diagnostic, Fix, Severity, SourceRef, SymbolReport, SymbolStatus};
-pub use explain::{Explanation, Nearest, explain_symbol};
-pub use scan::{Fold, ScanMeta, ScanOptions, ScanOutcome, scan_diagnostics};
+pub use analysis::Hover;
+pub use codes::lint::contradictions;
+pub use codes::{CodeDoc, doc as code_doc};
+pub use context::Context;
+pub use diagnostic::{
+    Code, Diagnostic, Explanation, Fix, Nearest, Severity, SourceRef, SymbolReport, SymbolStatus,
+};
+pub use host::AnalysisHost;
+pub use memo::{CellSlot, DocumentMemo, shift_slots};
+pub use scan::{Fold, Progress, ScanMeta, ScanOptions, ScanOutcome};

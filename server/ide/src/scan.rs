@@ -10,7 +10,7 @@ use abidoc_env::classify::SymbolStatus as EnvStatus;
 
 use crate::context::Context;
 use crate::diagnostic::{Code, Diagnostic, Severity};
-use crate::envview::{EnvView, spec_for};
+use crate::envview::{EnvView, Environments, spec_for};
 use crate::evidence::World;
 use crate::incidents::{Failure, Incident, Scene};
 
@@ -62,13 +62,13 @@ pub struct ScanOutcome {
     pub summary: String,
 }
 
-pub fn scan_diagnostics(ctx: &Context, options: &ScanOptions) -> Result<ScanOutcome, String> {
-    scan(ctx, options)
-}
-
 /// Scans the environment and phrases every finding as a diagnosis, with the same messages and
 /// fixes `check` gives for the same failure.
-pub fn scan(ctx: &Context, options: &ScanOptions) -> Result<ScanOutcome, String> {
+pub(crate) fn scan(
+    ctx: &Context,
+    options: &ScanOptions,
+    envs: &Environments,
+) -> Result<ScanOutcome, String> {
     let mut forced = ctx.clone();
     forced.use_env = true;
     let spec = spec_for(&forced, &[]);
@@ -112,8 +112,8 @@ pub fn scan(ctx: &Context, options: &ScanOptions) -> Result<ScanOutcome, String>
         None => &noop,
     };
     let report = abidoc_env::scan::scan(&env, &env_options, progress);
-    let view = EnvView::explicit(env.clone());
-    let world = World::with_env(&forced, view);
+    let view = EnvView::explicit(env.clone(), envs);
+    let world = World::with_env(&forced, envs, view);
     let mut diagnostics = Vec::new();
     let mut meta = Vec::new();
     for f in report.findings() {

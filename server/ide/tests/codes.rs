@@ -7,9 +7,15 @@
 
 mod common;
 
-use abidoc_ide::codes::{Code, doc};
-use abidoc_ide::{Context, Diagnostic, diagnose_text};
+use abidoc_ide::{Code, code_doc as doc};
+use abidoc_ide::{Context, Diagnostic};
 use std::path::{Path, PathBuf};
+
+/// One host for the whole test binary, as a front end keeps one.
+fn host() -> &'static abidoc_ide::AnalysisHost {
+    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
+    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
+}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -50,7 +56,7 @@ fn every_code_has_fixtures_that_produce_it() {
         let mut positives = 0;
         for f in files {
             let text = std::fs::read_to_string(&f).unwrap();
-            let diags = diagnose_text(&text, &text_only());
+            let diags = host().diagnose_text(&text, &text_only());
             let negative = f.to_string_lossy().contains(".clean.");
             let produced = diags.iter().any(|d| d.code == code);
             positives += usize::from(produced);
@@ -127,8 +133,8 @@ fn every_text() -> Vec<(String, String)> {
 fn no_fix_contradicts_its_diagnosis() {
     let mut bad = Vec::new();
     for (name, text) in every_text() {
-        for d in diagnose_text(&text, &text_only()) {
-            for c in abidoc_ide::codes::lint::contradictions(&d) {
+        for d in host().diagnose_text(&text, &text_only()) {
+            for c in abidoc_ide::contradictions(&d) {
                 bad.push(format!("{name}: {c}"));
             }
         }
@@ -150,7 +156,8 @@ fn code_page(code: Code) -> String {
         .find(|f| !f.to_string_lossy().contains(".clean."))
     {
         let text = std::fs::read_to_string(f).unwrap();
-        let diags: Vec<Diagnostic> = diagnose_text(&text, &text_only())
+        let diags: Vec<Diagnostic> = host()
+            .diagnose_text(&text, &text_only())
             .into_iter()
             .filter(|d| d.code == code)
             .take(1)

@@ -8,8 +8,14 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use abidoc_ide::{Context, diagnose_notebook, diagnose_text};
+use abidoc_ide::Context;
 use common::render;
+
+/// One host for the whole test binary, as a front end keeps one.
+fn host() -> &'static abidoc_ide::AnalysisHost {
+    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
+    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
+}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -68,7 +74,7 @@ fn corpus_cases_get_their_codes() {
                 .unwrap();
         let category = meta["category"].as_str().unwrap_or("");
         let id = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let diags = diagnose_text(&text, &text_only());
+        let diags = host().diagnose_text(&text, &text_only());
         insta::assert_snapshot!(format!("corpus__{id}"), render(&text, &diags));
         let Some(want) = codes_for(category) else {
             continue;
@@ -122,9 +128,9 @@ fn seed_fixtures() {
     for path in entries {
         let text = std::fs::read_to_string(&path).unwrap();
         let diags = if path.extension().is_some_and(|e| e == "ipynb") {
-            diagnose_notebook(&text, &text_only())
+            host().diagnose_notebook(&text, &text_only())
         } else {
-            diagnose_text(&text, &text_only())
+            host().diagnose_text(&text, &text_only())
         };
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         insta::assert_snapshot!(format!("seed__{name}"), render(&text, &diags));
@@ -145,7 +151,7 @@ fn field_texts() {
     assert!(entries.len() >= 4);
     for path in entries {
         let text = std::fs::read_to_string(&path).unwrap();
-        let diags = diagnose_text(&text, &text_only());
+        let diags = host().diagnose_text(&text, &text_only());
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let d = diags
             .iter()

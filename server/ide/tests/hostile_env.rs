@@ -7,7 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
-use abidoc_ide::{Context, diagnose_text};
+use abidoc_ide::Context;
+
+/// One host for the whole test binary, as a front end keeps one.
+fn host() -> &'static abidoc_ide::AnalysisHost {
+    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
+    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
+}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -86,11 +92,11 @@ fn hostile_versions_on_disk_never_reach_a_fix() {
              ImportError: {s}/flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\n\
              ImportError: libcudart.so.13: cannot open shared object file: No such file or directory\n"
         );
-        let diags = diagnose_text(&text, &ctx);
+        let diags = host().diagnose_text(&text, &ctx);
         assert!(!diags.is_empty(), "{hostile:?}: nothing diagnosed");
         for d in &diags {
             bad.extend(
-                abidoc_ide::codes::lint::contradictions(d)
+                abidoc_ide::contradictions(d)
                     .into_iter()
                     .map(|c| format!("{hostile:?}: {c}")),
             );

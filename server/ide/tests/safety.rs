@@ -2,11 +2,17 @@
 //! every fix path must never reach a command argument, an environment variable or a notebook cell;
 //! plus property tests (scan spans, LineIndex round trips, notebook maps, diagnose never panics).
 
-use abidoc_ide::{Code, Context, Diagnostic, Fix, diagnose_notebook, diagnose_text};
+use abidoc_ide::{Code, Context, Diagnostic, Fix};
 use abidoc_syntax::{LineIndex, Span};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+/// One host for the whole test binary, as a front end keeps one.
+fn host() -> &'static abidoc_ide::AnalysisHost {
+    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
+    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
+}
 
 fn ctx() -> Context {
     Context {
@@ -416,7 +422,7 @@ fn templates_trigger_their_codes() {
     let mut missing = Vec::new();
     for (name, t) in TEMPLATES {
         let text = t.replace("{P}", "mamba_ssm");
-        let diags = diagnose_text(&text, &ctx());
+        let diags = host().diagnose_text(&text, &ctx());
         let want = name.split(' ').next().unwrap_or(name);
         if !diags.iter().any(|d| d.code.as_str() == want) {
             let got: Vec<_> = diags.iter().map(|d| d.code.as_str()).collect();
@@ -446,7 +452,8 @@ fn injected_text_never_reaches_a_fix() {
     let mut fixes_seen = 0usize;
     for (name, t) in TEMPLATES {
         let benign = t.replace("{P}", "mamba_ssm");
-        let baseline: String = diagnose_text(&benign, &ctx())
+        let baseline: String = host()
+            .diagnose_text(&benign, &ctx())
             .iter()
             .flat_map(|d| &d.fixes)
             .flat_map(|f| fix_strings(f).into_iter().map(|(_, s)| s.to_owned()))
@@ -464,19 +471,19 @@ fn injected_text_never_reaches_a_fix() {
                 .filter(|m| !baseline.contains(m))
                 .collect();
             let marks = &marks[..];
-            let diags = guarded(&label, || diagnose_text(&text, &ctx()), &mut bad);
+            let diags = guarded(&label, || host().diagnose_text(&text, &ctx()), &mut bad);
             fixes_seen += diags.iter().map(|d| d.fixes.len()).sum::<usize>();
             for v in violations(&diags, marks) {
                 bad.push(format!("{label} (log): {v}"));
             }
             let raw = notebook_with(&text);
-            let nb = guarded(&label, || diagnose_notebook(&raw, &ctx()), &mut bad);
+            let nb = guarded(&label, || host().diagnose_notebook(&raw, &ctx()), &mut bad);
             for v in violations(&nb, marks) {
                 bad.push(format!("{label} (notebook): {v}"));
             }
             // Quoted the way a log repr or a pytest `E` line shows it.
             let quoted = format!("E   {}", text.replace('\n', "\nE   "));
-            let diags = guarded(&label, || diagnose_text(&quoted, &ctx()), &mut bad);
+            let diags = guarded(&label, || host().diagnose_text(&quoted, &ctx()), &mut bad);
             for v in violations(&diags, marks) {
                 bad.push(format!("{label} (pytest): {v}"));
             }
@@ -500,7 +507,7 @@ fn injected_text_never_reaches_a_fix() {
 fn overlong_names_are_not_proposed() {
     let long = "a".repeat(5000);
     for (name, t) in TEMPLATES {
-        let diags = diagnose_text(&t.replace("{P}", &long), &ctx());
+        let diags = host().diagnose_text(&t.replace("{P}", &long), &ctx());
         let v = violations(&diags, &[&long[..600]]);
         assert!(v.is_empty(), "{name}: {v:?}");
     }
@@ -521,9 +528,9 @@ fn real_corpus_fixes_keep_the_invariants() {
                 continue;
             };
             let diags = if p.extension().is_some_and(|x| x == "ipynb") {
-                diagnose_notebook(&text, &ctx())
+                host().diagnose_notebook(&text, &ctx())
             } else if p.extension().is_some_and(|x| x == "txt" || x == "log") {
-                diagnose_text(&text, &ctx())
+                host().diagnose_text(&text, &ctx())
             } else {
                 continue;
             };
@@ -561,7 +568,7 @@ fn regression_exception_after_multibyte_char() {
         for ev in &parse.value {
             assert!(text.is_char_boundary(ev.span.start) && text.is_char_boundary(ev.span.end));
         }
-        let _ = diagnose_text(text, &ctx());
+        let _ = host().diagnose_text(text, &ctx());
     }
 }
 
@@ -574,7 +581,7 @@ fn regression_version_followed_by_multibyte_char() {
         "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0t\u{043e}r\u{0441}h as it may crash.\n",
         "CUDA \u{00e9}\u{00e9}\u{00e9}\u{00e9}\n",
     ] {
-        let _ = diagnose_text(text, &ctx());
+        let _ = host().diagnose_text(text, &ctx());
     }
 }
 
@@ -744,13 +751,13 @@ proptest! {
 
     #[test]
     fn diagnose_never_panics_and_spans_fit(text in logish()) {
-        for d in diagnose_text(&text, &ctx()) {
+        for d in host().diagnose_text(&text, &ctx()) {
             for r in d.source.iter().chain(&d.related) {
                 prop_assert!(r.span.end <= text.len() && r.span.start <= r.span.end);
             }
         }
         let raw = notebook_with(&text);
-        for d in diagnose_notebook(&raw, &ctx()) {
+        for d in host().diagnose_notebook(&raw, &ctx()) {
             for r in d.source.iter().chain(&d.related) {
                 prop_assert!(r.span.end <= raw.len() && r.span.start <= r.span.end);
             }

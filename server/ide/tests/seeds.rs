@@ -7,7 +7,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use abidoc_ide::{Code, Context, Diagnostic, SymbolStatus, diagnose_notebook, diagnose_text};
+use abidoc_ide::{Code, Context, Diagnostic, SymbolStatus};
+
+/// One host for the whole test binary, as a front end keeps one.
+fn host() -> &'static abidoc_ide::AnalysisHost {
+    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
+    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
+}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -73,7 +79,7 @@ mod common;
 #[test]
 fn seed_000_transformer_uninstalls_mamba() {
     let raw = read("examples/granite-lora-training.ipynb");
-    let diags = diagnose_notebook(&raw, &with_env("site-packages"));
+    let diags = host().diagnose_notebook(&raw, &with_env("site-packages"));
     insta::assert_snapshot!(redact(&common::render(&raw, &diags)));
     let d = find(&diags, Code::AbiMismatch);
     assert_eq!(d.package.as_deref(), Some("mamba-ssm"));
@@ -111,7 +117,7 @@ fn seed_000_transformer_uninstalls_mamba() {
 #[test]
 fn seed_000_hybrid_model_rebuilds_instead() {
     let raw = read("tests/fixtures/seeds/000-hybrid-granite-4.0-h.ipynb");
-    let diags = diagnose_notebook(&raw, &with_env("site-packages"));
+    let diags = host().diagnose_notebook(&raw, &with_env("site-packages"));
     insta::assert_snapshot!(redact(&common::render(&raw, &diags)));
     let d = find(&diags, Code::AbiMismatch);
     let fix = preferred(d);
@@ -130,7 +136,7 @@ fn seeds_001_002_built_for_newer_torch() {
         "tests/fixtures/seeds/002-bimamba-wsl2.log",
     ] {
         let text = read(rel);
-        let diags = diagnose_text(&text, &text_only());
+        let diags = host().diagnose_text(&text, &text_only());
         let d = diags
             .iter()
             .find(|d| {
@@ -168,7 +174,7 @@ fn seeds_001_002_built_for_newer_torch() {
 #[test]
 fn seed_003_libcuda_without_sudo() {
     let text = read("tests/fixtures/seeds/003-triton-lcuda.log");
-    let diags = diagnose_text(&text, &text_only());
+    let diags = host().diagnose_text(&text, &text_only());
     let d = find(&diags, Code::LibcudaNotFound);
     let fix = preferred(d);
     assert!(!fix.commands().iter().flatten().any(|a| a == "sudo"));
@@ -192,7 +198,7 @@ fn seed_003_libcuda_without_sudo() {
 #[test]
 fn seed_004_flash_attn_abi_mamba_fast_path_and_stale_processes() {
     let text = read("tests/fixtures/seeds/004-flash-attn-granite-h.log");
-    let diags = diagnose_text(&text, &with_env("abi0/site-packages"));
+    let diags = host().diagnose_text(&text, &with_env("abi0/site-packages"));
     insta::assert_snapshot!(redact(&common::render(&text, &diags)));
     let d = find(&diags, Code::Cxx11AbiMismatch);
     assert_eq!(d.package.as_deref(), Some("flash-attn"));

@@ -3,10 +3,16 @@
 //!
 //!     cargo run --release -p abidoc-lsp --example stages -- NOTEBOOK [SITE_PACKAGES]
 
+use abidoc_ide::DocumentMemo as Cache;
 use abidoc_lsp::documents::{DocKind, Document};
-use abidoc_lsp::incremental::{self, Cache};
 use abidoc_lsp::proto::{Position, Range, TextDocumentContentChangeEvent};
 use std::time::{Duration, Instant};
+
+/// One host, as the language server keeps one.
+fn host() -> &'static abidoc_ide::AnalysisHost {
+    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
+    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
+}
 
 fn rss_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
@@ -35,7 +41,7 @@ fn main() {
     println!("rss with the text read: {:.1} MiB", rss_mib());
     if std::env::var_os("STAGES_WHOLE").is_some() {
         let t = Instant::now();
-        let whole = abidoc_ide::diagnose_notebook(&raw, &ctx);
+        let whole = host().diagnose_notebook(&raw, &ctx);
         println!(
             "whole-notebook diagnosis: {:?} ({} diagnoses)",
             t.elapsed(),
@@ -53,7 +59,7 @@ fn main() {
     let t_new = t.elapsed();
     let mut cache = Cache::default();
     let t = Instant::now();
-    let (d, slots) = incremental::diagnose_notebook(&doc.text, None, &ctx, &mut cache);
+    let (d, slots) = host().diagnose_notebook_kept(&doc.text, None, &ctx, &mut cache);
     doc.slots = slots;
     println!(
         "open: document {t_new:?}, incremental diagnosis {:?} ({} diagnoses), rss {:.1} MiB",
@@ -83,7 +89,7 @@ fn main() {
         apply.push(t.elapsed());
         let t = Instant::now();
         let (_, slots) =
-            incremental::diagnose_notebook(&doc.text, doc.slots.take(), &ctx, &mut cache);
+            host().diagnose_notebook_kept(&doc.text, doc.slots.take(), &ctx, &mut cache);
         doc.slots = slots;
         diag.push(t.elapsed());
     }

@@ -1,8 +1,8 @@
 //! Open documents and notebooks: text, version and line index of each, the notebook ↔ cell
 //! relation, and what was last published on each URI (for hovers and code actions).
 
-use crate::incremental::{self, CellSlot};
 use crate::proto::{self, Range, TextDocumentContentChangeEvent, Uri};
+use abidoc_ide::{CellSlot, DocumentMemo};
 use abidoc_syntax::LineIndex;
 use abidoc_syntax::line_index::LineCol;
 use std::collections::HashMap;
@@ -47,7 +47,7 @@ pub struct Snapshot {
     pub index: Arc<LineIndex>,
     /// Where the cells of a `.ipynb` opened as text are (`None`: not known, read them all).
     pub slots: Option<Vec<CellSlot>>,
-    pub cache: Arc<Mutex<incremental::Cache>>,
+    pub cache: Arc<Mutex<DocumentMemo>>,
 }
 
 #[derive(Debug)]
@@ -59,7 +59,7 @@ pub struct Document {
     pub index: Arc<LineIndex>,
     pub slots: Option<Vec<CellSlot>>,
     /// What the last analysis read, scanned and diagnosed (one analysis per document at a time).
-    pub cache: Arc<Mutex<incremental::Cache>>,
+    pub cache: Arc<Mutex<DocumentMemo>>,
 }
 
 impl Document {
@@ -84,7 +84,11 @@ impl Document {
         for change in changes {
             if self.kind == DocKind::NotebookJson
                 && let Some(slots) = &mut self.slots
-                && !incremental::shift_slots(slots, &self.index, &self.text, &change)
+                && !change.range.is_some_and(|range| {
+                    let start = offset(&self.index, &self.text, range.start);
+                    let end = offset(&self.index, &self.text, range.end);
+                    abidoc_ide::shift_slots(slots, start, end, change.text.len())
+                })
             {
                 self.slots = None;
             }

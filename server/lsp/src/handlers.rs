@@ -7,7 +7,6 @@
 
 use crate::config::{LogLevel, Settings};
 use crate::documents::{DocKind, Document, Entry, NotebookDoc, Published, Store, offset};
-use crate::incremental;
 use crate::pool::{Pool, Pushed, Work};
 use crate::proto::{
     self, CellOutputs, CellOutputsParams, CodeActionKind, CodeActionOptions, CodeActionParams,
@@ -23,7 +22,7 @@ use crate::proto::{
     TextDocumentSyncKind, TextDocumentSyncOptions, Uri, jsonrpc,
 };
 use crate::to_proto::{self, ActionTarget, ClientCommands};
-use abidoc_ide::Diagnostic;
+use abidoc_ide::{AnalysisHost, Diagnostic, DocumentMemo};
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::str::FromStr;
@@ -44,6 +43,9 @@ pub struct Session {
 
 #[derive(Debug, Default)]
 struct Shared {
+    /// The analysis: environments opened and what was learnt about them, shared by every
+    /// request and worker.
+    host: AnalysisHost,
     store: Mutex<Store>,
     settings: Mutex<Settings>,
     /// Held while checking a version and publishing, so a check and its publish are not
@@ -236,12 +238,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// A document's caches, emptied if an analysis panicked while filling them: unlike the maps
 /// above, a memo half-updated by an unwinding analysis is not known to be consistent.
-fn lock_cache(m: &Mutex<incremental::Cache>) -> MutexGuard<'_, incremental::Cache> {
+fn lock_cache(m: &Mutex<DocumentMemo>) -> MutexGuard<'_, DocumentMemo> {
     match m.lock() {
         Ok(guard) => guard,
         Err(poisoned) => {
             let mut guard = poisoned.into_inner();
-            *guard = incremental::Cache::default();
+            *guard = DocumentMemo::default();
             m.clear_poison();
             guard
         }
@@ -402,7 +404,10 @@ impl Session {
     pub fn new(client: Client) -> Self {
         Self {
             client,
-            shared: Arc::default(),
+            shared: Arc::new(Shared {
+                host: AnalysisHost::with_memory_release(crate::memory::release_free_memory),
+                ..Shared::default()
+            }),
         }
     }
 
@@ -537,8 +542,9 @@ impl Session {
         let settings = self.settings();
         let session = self.clone();
         tokio::spawn(async move {
+            let shared = session.shared.clone();
             let prepared = on_analysis_thread(&session.shared, move || {
-                let built = abidoc_ide::analysis::prepare_environment(&settings.context(None));
+                let built = shared.host.prepare_environment(&settings.context(None));
                 crate::memory::release_free_memory();
                 built
             })
@@ -570,7 +576,7 @@ impl Session {
     }
 
     fn rediagnose_all(&self) {
-        let docs: Vec<(Uri, Arc<Mutex<incremental::Cache>>)> = self
+        let docs: Vec<(Uri, Arc<Mutex<DocumentMemo>>)> = self
             .store()
             .docs
             .iter()
@@ -710,16 +716,20 @@ impl Session {
         let version = snap.version;
         let settings_generation = self.settings_generation();
         let settings = self.settings();
+        let shared = self.shared.clone();
         let analysed = on_analysis_thread(&self.shared, move || {
             test_panic(&snap.text);
             let ctx = settings.context(None);
             let mut cache = lock_cache(&snap.cache);
             let (diags, slots) = match snap.kind {
-                DocKind::NotebookJson => {
-                    incremental::diagnose_notebook(&snap.text, snap.slots.clone(), &ctx, &mut cache)
-                }
+                DocKind::NotebookJson => shared.host.diagnose_notebook_kept(
+                    &snap.text,
+                    snap.slots.clone(),
+                    &ctx,
+                    &mut cache,
+                ),
                 _ => (
-                    incremental::diagnose_text(&snap.text, &ctx, &mut cache),
+                    shared.host.diagnose_text_kept(&snap.text, &ctx, &mut cache),
                     None,
                 ),
             };
@@ -731,7 +741,7 @@ impl Session {
             let whole = snap.kind != DocKind::NotebookJson || snap.slots.is_none();
             // The libraries parsed to check those the text names (torch's, ~60 MB) are not
             // kept: their reports are, and they are all a later analysis or hover reads.
-            let released = abidoc_ide::analysis::release_parsed_libraries();
+            let released = shared.host.release_parsed_libraries();
             let trim = released || (whole && snap.text.len() > BIG_DOCUMENT);
             (entries, slots, trim)
         })
@@ -1047,7 +1057,7 @@ impl Session {
                     let diags = if text.trim().is_empty() {
                         Vec::new()
                     } else {
-                        filter_disabled(abidoc_ide::diagnose_text(&text, &ctx), &settings)
+                        filter_disabled(self.shared.host.diagnose_text(&text, &ctx), &settings)
                     };
                     let entries = diags
                         .into_iter()
@@ -1100,7 +1110,10 @@ impl Session {
         let analysed = std::panic::catch_unwind(AssertUnwindSafe(|| {
             test_panic(&params.text);
             let ctx = settings.context(None);
-            filter_disabled(abidoc_ide::diagnose_text(&params.text, &ctx), &settings)
+            filter_disabled(
+                self.shared.host.diagnose_text(&params.text, &ctx),
+                &settings,
+            )
         }));
         match analysed {
             Ok(diags) => {
@@ -1178,6 +1191,7 @@ impl Session {
         let settings = self.settings();
         let cancelled = Arc::new(AtomicBool::new(false));
         let _cancel = CancelOnDrop(cancelled.clone());
+        let shared = self.shared.clone();
         blocking(move || {
             if cancelled.load(Ordering::Relaxed) {
                 return None;
@@ -1193,7 +1207,7 @@ impl Session {
             let ctx = settings.context(hint);
             let symbol = snap.as_ref().and_then(|s| {
                 let at = offset(&s.index, &s.text, pos);
-                let h = abidoc_ide::hover(&s.text, at, &ctx)?;
+                let h = shared.host.hover(&s.text, at, &ctx)?;
                 Some((h.markdown, to_proto::range(&s.text, &s.index, h.span)))
             });
             let diagnosed = (!entries.is_empty()).then(|| {
@@ -1336,6 +1350,7 @@ impl Session {
         let settings = self.settings();
         let cancelled = Arc::new(AtomicBool::new(false));
         let _cancel = CancelOnDrop(cancelled.clone());
+        let shared = self.shared.clone();
         let outcome = blocking(move || {
             if cancelled.load(Ordering::Relaxed) {
                 return Err("cancelled".to_owned());
@@ -1345,7 +1360,7 @@ impl Session {
                 use_cache: true,
                 ..abidoc_ide::ScanOptions::default()
             };
-            abidoc_ide::scan_diagnostics(&ctx, &options).map(|mut outcome| {
+            shared.host.scan(&ctx, &options).map(|mut outcome| {
                 outcome
                     .diagnostics
                     .retain(|d| !settings.is_disabled(d.code));

@@ -7,7 +7,6 @@ pub mod config;
 pub mod documents;
 pub mod framing;
 mod handlers;
-pub mod incremental;
 pub mod links;
 mod memory;
 pub mod model_hint;

@@ -1,12 +1,17 @@
 //! The incremental diagnosis of documents opened as text gives what a fresh diagnosis of the same
-//! text gives: against `abidoc_ide::diagnose_notebook` on real notebooks, and after many seeded
+//! text gives: against `AnalysisHost::diagnose_notebook` on real notebooks, and after many seeded
 //! random edits (applied as LSP content changes) against a fresh open of the final text.
 #![allow(clippy::unwrap_used)] // helpers outside #[test] fns: a panic is a failing test
 
-use abidoc_ide::{Context, Diagnostic};
+use abidoc_ide::{Context, Diagnostic, DocumentMemo as Cache};
 use abidoc_lsp::documents::{DocKind, Document};
-use abidoc_lsp::incremental::{self, Cache};
 use abidoc_lsp::proto::{Position, Range, TextDocumentContentChangeEvent};
+
+/// One host, as the language server keeps one.
+fn host() -> &'static abidoc_ide::AnalysisHost {
+    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
+    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
+}
 
 fn ctx() -> Context {
     Context::default()
@@ -36,18 +41,18 @@ fn view(diags: &[Diagnostic]) -> Vec<String> {
 #[test]
 fn equals_the_whole_notebook_diagnosis() {
     for (name, raw) in notebooks() {
-        let whole = abidoc_ide::diagnose_notebook(&raw, &ctx());
+        let whole = host().diagnose_notebook(&raw, &ctx());
         let mut cache = Cache::default();
-        let (cold, slots) = incremental::diagnose_notebook(&raw, None, &ctx(), &mut cache);
+        let (cold, slots) = host().diagnose_notebook_kept(&raw, None, &ctx(), &mut cache);
         assert!(slots.is_some(), "{name}: cells found");
         assert_eq!(view(&cold), view(&whole), "{name}");
         // Warm: every cell and diagnosis comes from the cache.
-        let (warm, _) = incremental::diagnose_notebook(&raw, slots, &ctx(), &mut cache);
+        let (warm, _) = host().diagnose_notebook_kept(&raw, slots, &ctx(), &mut cache);
         assert_eq!(view(&warm), view(&whole), "{name} (cached)");
     }
     let train = &notebooks()[0].1;
     assert!(
-        !abidoc_ide::diagnose_notebook(train, &ctx()).is_empty(),
+        !host().diagnose_notebook(train, &ctx()).is_empty(),
         "the fixture has failures to compare"
     );
 }
@@ -100,7 +105,7 @@ fn random_edits_diagnose_like_a_fresh_open() {
         let mut rng = Lcg(0x5eed ^ raw.len() as u64);
         let mut doc = Document::new(1, DocKind::NotebookJson, raw.clone());
         let mut cache = Cache::default();
-        let (_, slots) = incremental::diagnose_notebook(&doc.text, None, &ctx(), &mut cache);
+        let (_, slots) = host().diagnose_notebook_kept(&doc.text, None, &ctx(), &mut cache);
         doc.slots = slots;
         for step in 0..60 {
             // Mostly edits inside string values (where users type), sometimes anywhere.
@@ -125,10 +130,10 @@ fn random_edits_diagnose_like_a_fresh_open() {
                 continue;
             }
             let (got, slots) =
-                incremental::diagnose_notebook(&doc.text, doc.slots.clone(), &ctx(), &mut cache);
+                host().diagnose_notebook_kept(&doc.text, doc.slots.clone(), &ctx(), &mut cache);
             doc.slots = slots;
             let (fresh, _) =
-                incremental::diagnose_notebook(&doc.text, None, &ctx(), &mut Cache::default());
+                host().diagnose_notebook_kept(&doc.text, None, &ctx(), &mut Cache::default());
             assert_eq!(view(&got), view(&fresh), "{name} step {step}");
         }
     }
@@ -138,7 +143,7 @@ fn random_edits_diagnose_like_a_fresh_open() {
 fn slots_follow_edits_inside_a_cell_and_drop_on_edits_across_cells() {
     let raw = r#"{"cells":[{"source":"a","outputs":[]},{"source":"b","outputs":[]}],"nbformat":4}"#;
     let mut doc = Document::new(1, DocKind::NotebookJson, raw.to_owned());
-    let (_, slots) = incremental::diagnose_notebook(&doc.text, None, &ctx(), &mut Cache::default());
+    let (_, slots) = host().diagnose_notebook_kept(&doc.text, None, &ctx(), &mut Cache::default());
     doc.slots = slots;
     let b = raw.find("\"b\"").unwrap() + 1;
     let at = Position::new(0, b as u32);

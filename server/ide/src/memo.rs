@@ -1,21 +1,21 @@
-//! Incremental diagnosis of documents opened as text: an edit re-reads, re-scans and re-diagnoses
-//! only what it changed.
+//! Incremental diagnosis of documents an editor keeps open: an edit re-reads, re-scans and
+//! re-diagnoses only what it changed ([`DocumentMemo`], one per document, filled by the host).
 //!
 //! A `.ipynb` opened as text is kept as a list of cell slots (the raw span of each cell object,
 //! shifted by every edit, and a hash of its bytes once known). A cell is read and its outputs
 //! scanned once per content ([`ParsedCell`], keyed by that hash); an edit inside one cell costs
-//! reading that cell again. The events of all outputs are then grouped as
-//! `abidoc_ide::diagnose_notebook` groups them (one text, repeated failures merge across cells),
+//! reading that cell again. The events of all outputs are then grouped as the whole-notebook
+//! diagnosis groups them (one text, repeated failures merge across cells),
 //! and each incident is diagnosed once per (failure, scene, environment state): an incident whose
 //! failure and surroundings did not change gets its previous diagnosis with the new locations.
 //! Anything unexpected (an edit across cells, malformed JSON) falls back to the whole-text path.
 
-use crate::documents::offset;
-use crate::proto::TextDocumentContentChangeEvent;
-use abidoc_ide::evidence::World;
-use abidoc_ide::incidents::{self, Failure, Incident, Scene, TextFacts};
-use abidoc_ide::{Context, Diagnostic, SourceRef};
-use abidoc_syntax::{Event, LineIndex, Span, notebook};
+use crate::context::Context;
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::envview::Environments;
+use crate::evidence::World;
+use crate::incidents::{self, Failure, Incident, Scene, TextFacts};
+use abidoc_syntax::{Event, Span, notebook};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -25,7 +25,7 @@ use std::time::SystemTime;
 /// The decoded output texts are not kept: their events, phrases, lengths and maps are all the
 /// diagnosis needs again.
 #[derive(Debug)]
-pub struct ParsedCell {
+struct ParsedCell {
     source: String,
     outputs: Vec<ScannedOutput>,
 }
@@ -67,20 +67,11 @@ pub struct CellSlot {
     pub hash: Option<u64>,
 }
 
-/// Moves the cell slots of a notebook for LSP content changes applied to `text`, which is the
-/// text before each change (called once per change, before the change is applied). Returns
-/// `false` when the change is not inside one cell: the slots are then unknown.
-pub fn shift_slots(
-    slots: &mut [CellSlot],
-    index: &LineIndex,
-    text: &str,
-    change: &TextDocumentContentChangeEvent,
-) -> bool {
-    let Some(range) = change.range else {
-        return false;
-    };
-    let start = offset(index, text, range.start);
-    let end = offset(index, text, range.end).max(start);
+/// Moves the cell slots of a notebook for an edit that replaces bytes `start..end` of the text
+/// before it with `inserted` bytes (called once per edit, before the edit is applied). Returns
+/// `false` when the edit is not inside one cell: the slots are then unknown.
+pub fn shift_slots(slots: &mut [CellSlot], start: usize, end: usize, inserted: usize) -> bool {
+    let end = end.max(start);
     // Strictly inside: an edit touching a brace may change where the cell ends.
     let at = slots.partition_point(|s| s.span.end <= start);
     let Some(slot) = slots.get_mut(at) else {
@@ -89,7 +80,7 @@ pub fn shift_slots(
     if !(slot.span.start < start && end < slot.span.end) {
         return false;
     }
-    let grow = change.text.len() as isize - (end - start) as isize;
+    let grow = inserted as isize - (end - start) as isize;
     let moved = |x: usize| x.saturating_add_signed(grow);
     slot.span.end = moved(slot.span.end);
     slot.hash = None;
@@ -120,7 +111,7 @@ struct MemoKey {
 
 /// Per-document caches, kept between analyses and bounded by what the last analysis used.
 #[derive(Debug, Default)]
-pub struct Cache {
+pub struct DocumentMemo {
     cells: HashMap<u64, Arc<ParsedCell>>,
     memo: HashMap<MemoKey, Diagnostic>,
     /// Modification times of the configured site-packages and library directories when the memo
@@ -128,7 +119,7 @@ pub struct Cache {
     stamps: Vec<Option<SystemTime>>,
 }
 
-impl Cache {
+impl DocumentMemo {
     /// Forgets the diagnoses (settings changed, the environment was scanned again).
     pub fn forget_diagnoses(&mut self) {
         self.memo.clear();
@@ -153,6 +144,7 @@ impl Cache {
         incidents: &[Incident],
         scene: &Scene,
         ctx: &Context,
+        envs: &Environments,
         to_source: &dyn Fn(Span) -> SourceRef,
     ) -> Vec<Diagnostic> {
         self.check_environment(ctx);
@@ -181,8 +173,8 @@ impl Cache {
                 Some(d) => Some(d),
                 None => {
                     let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-                    let world = world.get_or_insert_with(|| World::new(ctx, &refs));
-                    abidoc_ide::diagnose::diagnose(inc, scene, world, to_source)
+                    let world = world.get_or_insert_with(|| World::new(ctx, envs, &refs));
+                    crate::codes::diagnose(inc, scene, world, to_source)
                 }
             };
             if let Some(d) = diagnosis {
@@ -193,7 +185,7 @@ impl Cache {
             }
         }
         self.memo = memo;
-        abidoc_ide::diagnose::link(&mut out);
+        crate::codes::link(&mut out);
         out
     }
 }
@@ -218,27 +210,33 @@ fn library_paths(incidents: &[Incident]) -> Vec<String> {
         .collect()
 }
 
-/// Diagnoses a log or any text, like `abidoc_ide::diagnose_text`, with the diagnosis memo.
-pub fn diagnose_text(text: &str, ctx: &Context, cache: &mut Cache) -> Vec<Diagnostic> {
+/// Diagnoses a log or any text, as the whole-text diagnosis does, with the diagnosis memo.
+pub(crate) fn diagnose_text(
+    text: &str,
+    ctx: &Context,
+    envs: &Environments,
+    cache: &mut DocumentMemo,
+) -> Vec<Diagnostic> {
     let (incidents, scene) = incidents::collect_text(text);
-    cache.diagnose(&incidents, &scene, ctx, &|span| SourceRef {
+    cache.diagnose(&incidents, &scene, ctx, envs, &|span| SourceRef {
         span,
         cell: None,
     })
 }
 
-/// Diagnoses a raw `.ipynb` like `abidoc_ide::diagnose_notebook`, reading only the cells whose
+/// Diagnoses a raw `.ipynb` as the whole-notebook diagnosis does, reading only the cells whose
 /// bytes the cache does not know. `slots` are the cell spans kept across edits (`None`: unknown);
 /// returns the diagnoses and the slots of `raw` (`None` when `raw` is not a well-formed
 /// notebook, which was then diagnosed whole).
-pub fn diagnose_notebook(
+pub(crate) fn diagnose_notebook(
     raw: &str,
     slots: Option<Vec<CellSlot>>,
     ctx: &Context,
-    cache: &mut Cache,
+    envs: &Environments,
+    cache: &mut DocumentMemo,
 ) -> (Vec<Diagnostic>, Option<Vec<CellSlot>>) {
     if let Some(slots) = slots
-        && let Some(done) = with_slots(raw, &slots, ctx, cache)
+        && let Some(done) = with_slots(raw, &slots, ctx, envs, cache)
     {
         return done;
     }
@@ -250,8 +248,8 @@ pub fn diagnose_notebook(
                 .map(|span| CellSlot { span, hash: None })
                 .collect::<Vec<_>>()
         })
-        .and_then(|slots| with_slots(raw, &slots, ctx, cache))
-        .unwrap_or_else(|| (abidoc_ide::diagnose_notebook(raw, ctx), None))
+        .and_then(|slots| with_slots(raw, &slots, ctx, envs, cache))
+        .unwrap_or_else(|| (crate::analysis::diagnose_notebook(raw, ctx, envs), None))
 }
 
 /// `None` when a slot is not exactly one readable cell of `raw`.
@@ -259,7 +257,8 @@ fn with_slots(
     raw: &str,
     slots: &[CellSlot],
     ctx: &Context,
-    cache: &mut Cache,
+    envs: &Environments,
+    cache: &mut DocumentMemo,
 ) -> Option<(Vec<Diagnostic>, Option<Vec<CellSlot>>)> {
     let mut cells: Vec<(Arc<ParsedCell>, usize)> = Vec::with_capacity(slots.len());
     let mut known = HashMap::with_capacity(slots.len());
@@ -316,7 +315,7 @@ fn with_slots(
     drop(batch);
     let mut ctx = ctx.clone();
     if ctx.model_hint.is_none() {
-        ctx.model_hint = abidoc_ide::kb::find_models(&sources).into_iter().next();
+        ctx.model_hint = crate::kb::find_models(&sources).into_iter().next();
     }
     let (incidents, mut scene) = collector.finish();
     scene.read_facts(facts);
@@ -346,8 +345,8 @@ fn with_slots(
     if read_bytes > READ_A_LOT {
         // Reading many cells freed as much as the decoded outputs weigh: give it back before
         // the diagnosis, whose first check of a library parses torch's (tens of MB) on top.
-        crate::memory::release_free_memory();
+        envs.release_free_memory();
     }
-    let diags = cache.diagnose(&incidents, &scene, &ctx, &to_source);
+    let diags = cache.diagnose(&incidents, &scene, &ctx, envs, &to_source);
     Some((diags, Some(out_slots)))
 }
