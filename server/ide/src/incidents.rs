@@ -68,6 +68,16 @@ pub enum Failure {
     StaleWheelCache {
         file: String,
     },
+    /// Windows' loader: a DLL (or one it needs) missing, or a procedure missing from one.
+    WindowsDll {
+        module: Option<String>,
+        dll: Option<String>,
+        procedure: bool,
+    },
+    /// A package's own compiled module is absent (`No module named 'exllamav2_ext'`).
+    CompiledModuleMissing {
+        module: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -388,14 +398,19 @@ impl Collector {
                 library,
                 symbol,
                 truncated,
-            } => self.push(
-                Failure::UndefinedSymbol {
-                    library: library.clone(),
-                    symbol: symbol.clone(),
-                    truncated: *truncated,
-                },
-                span,
-            ),
+            } => match cached_launcher(library.as_deref(), symbol) {
+                // A driver function missing from a launcher Triton cached: libcuda was not
+                // linked when it was built, not a torch ABI break.
+                Some(detail) => self.push(Failure::Libcuda { detail }, span),
+                None => self.push(
+                    Failure::UndefinedSymbol {
+                        library: library.clone(),
+                        symbol: symbol.clone(),
+                        truncated: *truncated,
+                    },
+                    span,
+                ),
+            },
             EventKind::MissingSharedLibrary { name, required_by } => {
                 self.push(
                     Failure::MissingLibrary {
@@ -425,6 +440,24 @@ impl Collector {
                     span,
                 );
             }
+            EventKind::DllLoadFailed {
+                module,
+                dll,
+                procedure,
+            } => self.push(
+                Failure::WindowsDll {
+                    module: module.clone(),
+                    dll: dll.clone(),
+                    procedure: *procedure,
+                },
+                span,
+            ),
+            EventKind::CompiledModuleMissing { module } => self.push(
+                Failure::CompiledModuleMissing {
+                    module: module.clone(),
+                },
+                span,
+            ),
             EventKind::LibcudaNotFound { detail } => self.push(
                 Failure::Libcuda {
                     detail: detail.clone(),
@@ -588,6 +621,34 @@ impl Collector {
     }
 }
 
+/// An undefined CUDA driver function (`cuLaunchKernel`) in a launcher Triton or Inductor built
+/// into its cache (`/tmp/torchinductor_<user>/triton/…/__triton_launcher.so`,
+/// `~/.triton/cache/…`): the launcher was linked without libcuda, and the cache keeps it.
+fn cached_launcher(library: Option<&str>, symbol: &str) -> Option<String> {
+    let lib = library?;
+    // Functions every driver since CUDA 10 exports: their absence means libcuda was not linked.
+    // Newer ones (`cuTensorMapEncodeTiled`, `cuGreenCtx*`) are missing from an older driver
+    // instead, another failure.
+    const SINCE_EVER: &[&str] = &[
+        "cuLaunchKernel",
+        "cuModuleGetFunction",
+        "cuModuleLoadData",
+        "cuModuleLoadDataEx",
+        "cuModuleUnload",
+        "cuFuncGetAttribute",
+        "cuFuncSetAttribute",
+        "cuFuncSetCacheConfig",
+        "cuGetErrorString",
+        "cuPointerGetAttribute",
+        "cuDeviceGetAttribute",
+        "cuCtxGetCurrent",
+        "cuInit",
+    ];
+    let driver_fn = SINCE_EVER.contains(&symbol);
+    let cached = lib.contains("/torchinductor_") || lib.contains("/.triton/cache/");
+    (driver_fn && cached).then(|| format!("{lib}: undefined symbol: {symbol}"))
+}
+
 /// Adds `item` to a bounded list of distinct entries.
 fn push_distinct(list: &mut Vec<String>, item: &str) {
     if list.len() < MAX_SCENE_LIST && !list.iter().any(|x| x == item) {
@@ -707,4 +768,20 @@ pub fn module_name(path: &str) -> String {
     stem.trim_end_matches(".so")
         .trim_end_matches(".dylib")
         .to_owned()
+}
+
+#[cfg(test)]
+mod launcher_tests {
+    use super::cached_launcher;
+
+    #[test]
+    fn only_functions_every_driver_has_mean_an_unlinked_launcher() {
+        let lib = Some("/home/u/.triton/cache/41ce/cuda_utils.so");
+        assert!(cached_launcher(lib, "cuModuleGetFunction").is_some());
+        // A function newer drivers added is missing from an older driver instead.
+        assert!(cached_launcher(lib, "cuTensorMapEncodeTiled").is_none());
+        // Outside a kernel cache it is whatever the symbol codes say.
+        assert!(cached_launcher(Some("/x/site-packages/foo/_C.so"), "cuLaunchKernel").is_none());
+        assert!(cached_launcher(None, "cuLaunchKernel").is_none());
+    }
 }

@@ -117,7 +117,12 @@ fn every_text() -> Vec<(String, String)> {
         .into_iter()
         .flatten()
         .flatten()
+        .filter(|f| f.path().extension().is_some_and(|e| e == "jsonl"))
     {
+        // The folder's README.md describes the cases; only `*.jsonl` files hold them.
+        if f.path().extension().and_then(|e| e.to_str()) != Some("jsonl") {
+            continue;
+        }
         for line in std::fs::read_to_string(f.path()).unwrap().lines() {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
             out.push((

@@ -40,6 +40,28 @@ pub struct Table {
     pub system: Vec<SystemLibrary>,
     #[serde(default)]
     pub cuda: Vec<CudaLibrary>,
+    #[serde(default)]
+    pub tool: Vec<Tool>,
+}
+
+/// A build tool a fix installs (a C compiler), with its package in each manager.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    pub name: String,
+    pub what: String,
+    #[serde(default)]
+    pub apt: Vec<String>,
+    #[serde(default)]
+    pub dnf: Vec<String>,
+    #[serde(default)]
+    pub conda: Vec<String>,
+    pub source: String,
+}
+
+/// The build tool called `name` (`c-compiler`).
+pub fn tool(name: &str) -> Option<&'static Tool> {
+    table().tool.iter().find(|t| t.name == name)
 }
 
 /// A CUDA library whose so-number is the CUDA major (`libcudart.so.12`), and the PyPI package

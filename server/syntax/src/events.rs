@@ -86,6 +86,20 @@ pub enum EventKind {
         expected: Option<String>,
         detail: String,
     },
+    /// Windows' loader: `ImportError: DLL load failed while importing X: The specified module
+    /// could not be found.`, `OSError: [WinError 126] … Error loading "…\\fbgemm.dll" or one of
+    /// its dependencies.`, ctypes' `Could not find module 'x.dll'`, in any language Windows
+    /// speaks. `module` is the Python module being imported, `dll` the DLL named (as printed),
+    /// when shown; `procedure` when Windows said a procedure (function) was not found (error
+    /// 127, its undefined symbol) rather than a module (126).
+    DllLoadFailed {
+        module: Option<String>,
+        dll: Option<String>,
+        procedure: bool,
+    },
+    /// `No module named 'exllamav2_ext'`, `'groundingdino._C'`: a package's own compiled module
+    /// (a name such modules take: `_C`, `*_ext`, `*_cuda`, `*_kernels`) is absent.
+    CompiledModuleMissing { module: String },
     /// `/usr/bin/ld: cannot find -lcuda` (any `-lX`).
     LinkerCannotFind { library: String },
     /// `libcuda.so cannot found!` (Triton), `Failed to find libcuda.so`.

@@ -16,6 +16,8 @@ use crate::clean;
 use crate::span::SourceMap;
 use crate::{Event, EventKind, Parse, Problem, Span};
 
+mod loadforms;
+
 /// Lines longer than this are only analysed in windows around their triggers.
 const MAX_LINE: usize = 16 * 1024;
 /// Window around a trigger inside an over-long line.
@@ -59,6 +61,8 @@ const PYBIND: u64 = 1 << 27;
 const VERSION: u64 = 1 << 28;
 const WHEEL: u64 = 1 << 29;
 const MODEL: u64 = 1 << 30;
+const WINDLL: u64 = 1 << 31;
+const LOADFORM: u64 = 1 << 32;
 
 /// Trigger phrases, longest first where one contains another (leftmost-first matching hides a
 /// phrase that starts inside an earlier match, so such phrases carry both groups' bits).
@@ -66,6 +70,21 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("undefined symbol", SYM),
     ("Symbol not found", SYM),
     ("cannot open shared object", SHLIB),
+    ("DLL load failed", WINDLL),
+    ("WinError 12", WINDLL),
+    ("Could not find module '", WINDLL),
+    ("cannot load library '", WINDLL),
+    ("Unable to load any of", LOADFORM),
+    ("Could not load library", LOADFORM),
+    ("Could not locate ", LOADFORM),
+    ("or cannot be loaded", LOADFORM),
+    ("Cannot load ", LOADFORM),
+    ("Library not loaded", LOADFORM),
+    ("DGL C++", LOADFORM),
+    ("c++ library", LOADFORM),
+    ("C++ library", LOADFORM),
+    ("No such operator", OPMISS),
+    ("Unknown builtin op", OPMISS),
     ("version `", VERNF),
     ("Error:", EXC | NUMPY),
     ("Error(", EXC),
@@ -702,6 +721,12 @@ impl<'a> Scanner<'a> {
         if has(SHLIB) {
             missing_shared_library(l, out);
         }
+        if has(LOADFORM) {
+            loadforms::library_sentences(l, out);
+        }
+        if has(WINDLL) {
+            loadforms::windows_dll(l, out);
+        }
         if has(VERNF) {
             version_not_found(l, out);
         }
@@ -746,6 +771,7 @@ impl<'a> Scanner<'a> {
         }
         if has(NOTORCH) {
             self.no_torch(l, out);
+            loadforms::compiled_module_missing(l, out);
         }
         if has(CUDAHOME) {
             cuda_home(l, out);
@@ -776,6 +802,7 @@ impl<'a> Scanner<'a> {
         }
         if has(OPMISS) {
             operator_missing(l, out);
+            loadforms::no_such_operator(l, out);
         }
         if has(CUSTOMOPS) {
             self.custom_ops(l, out);
@@ -2130,7 +2157,9 @@ fn libcuda(l: &Line<'_>, out: &mut Out) {
         || s.contains("Failed to find libcuda")
         || s.contains("libcuda.so not found")
         || s.contains("cannot find libcuda")
-        || s.contains("Could not find libcuda");
+        || s.contains("Could not find libcuda")
+        // cuda-python and other ctypes loaders: `Failed to dlopen libcuda.so`.
+        || s.contains("dlopen libcuda");
     if hit {
         out.push(
             l.content_span(),

@@ -16,8 +16,8 @@ use crate::kb;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`libX.so.N: cannot open shared object file` (CUDA runtime, cuDNN, removed torch libraries, ...).",
-    meaning: "A compiled module names the libraries it needs (`DT_NEEDED`); the loader searches RPATH/RUNPATH, `LD_LIBRARY_PATH`, the ld.so cache and the default directories. The library may be on the machine but outside that path, belong to another CUDA major than the one installed, have been renamed by a later torch, or come from a system package no wheel ships.",
-    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 5. For a failed torch JIT build: remove its build directory only when abidoc proves it is a build product and the text shows the build failed. 6. A source build when the library is torch's and the package links torch.",
+    meaning: "A compiled module names the libraries it needs (`DT_NEEDED`); the loader searches RPATH/RUNPATH, `LD_LIBRARY_PATH`, the ld.so cache and the default directories. The library may be on the machine but outside that path, belong to another CUDA major than the one installed, have been renamed by a later torch, or come from a system package no wheel ships. Other loaders say it in their own words, read the same way: `Unable to load any of {…}`, `Could not load library X`, `Library X is not found or cannot be loaded`, DGL's per-torch libraries, macOS' `Library not loaded`, and Windows' `DLL load failed … module could not be found` / `[WinError 126] … Error loading \"…dll\"`, which never says which dependency is missing. cuDNN's sub-libraries and Windows' CUDA DLLs (`cublas64_11.dll`) are read as their product and major.",
+    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 5. For a failed torch JIT build: remove its build directory only when abidoc proves it is a build product and the text shows the build failed. 6. A source build when the library is torch's and the package links torch. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
 };
 
 pub(crate) fn diagnose(
@@ -26,6 +26,10 @@ pub(crate) fn diagnose(
     name: &str,
     required_by: Option<&str>,
 ) -> Diagnostic {
+    // Windows' DLLs get Windows' fixes (never LD_LIBRARY_PATH, apt or ldconfig).
+    if super::loadforms::is_windows(name) && super::loadforms::dgl_hint(name).is_none() {
+        return super::loadforms::windows(cx, source, None, Some(name), false);
+    }
     let mut d = blank(Code::MissingSharedLibrary, source);
     let lib = basename(name);
     let who = required_by
@@ -39,12 +43,21 @@ pub(crate) fn diagnose(
     if let Some(r) = required_by {
         d.package = cx.world.package_of_library(r).map(|p| p.name);
     }
+    if d.package.is_none() && super::loadforms::dgl_hint(lib).is_some() {
+        d.package = Some("dgl".into());
+    }
     d.fixes = fixes(cx, &d, lib, name);
     d
 }
 
 fn hint(cx: &Cx<'_>, lib: &str) -> String {
     let l = lib.to_ascii_lowercase();
+    if let Some(h) = super::loadforms::dgl_hint(lib).or_else(|| super::loadforms::unversioned_hint(lib)) {
+        return h;
+    }
+    // cuDNN's sub-libraries are known by cuDNN's own name.
+    let product = super::loadforms::product_soname(lib);
+    let lib = product.as_deref().unwrap_or(lib);
     if l.starts_with("libcuda.so.") || l.starts_with("libnvidia-ml.so.") {
         return "it comes with the NVIDIA driver, which is not installed or not visible here (a CPU-only machine, or a container started without GPU access)".into();
     }
@@ -95,7 +108,10 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
 fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
     let code = Code::MissingSharedLibrary;
     let l = lib.to_ascii_lowercase();
-    let mut fixes = Vec::new();
+    let mut fixes = super::loadforms::dgl_fixes(lib);
+    // The provider tables know cuDNN's sub-libraries by cuDNN's own name.
+    let product = super::loadforms::product_soname(lib);
+    let key = product.as_deref().unwrap_or(lib);
     if let Some(dir) = cx
         .world
         .find_library_dir(lib)
@@ -141,7 +157,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
         };
         fixes.push(f);
     }
-    if let Some((c, major)) = kb::cuda_library(lib) {
+    if let Some((c, major)) = kb::cuda_library(key) {
         match c.packages.iter().find(|p| p.major == major) {
             Some(p) => {
                 let req = Name::new(&p.name).map(|n| {
@@ -213,7 +229,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
     // A companion built for another torch asks for that torch's libraries, or for the CUDA
     // runtime of that torch's CUDA major: the release built for the installed torch brings
     // both in line (installing the other CUDA runtime only papers over it).
-    let cuda_lib = kb::cuda_library(lib).is_some();
+    let cuda_lib = kb::cuda_library(key).is_some();
     if (torch_lib || cuda_lib)
         && let (Some(torch), Some(p)) = (cx.torch(), &pkg)
         && (torch_lib || kb::pairs_with_torch(p.as_str()))
@@ -228,8 +244,12 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
         }
         fixes.extend(companion);
     }
-    let provider = kb::system_library(lib);
-    if let Some(sys) = provider {
+    let provider = kb::system_library(key);
+    // The CUDA table and the provider table may both know a library (`libcublas.so.11`): one
+    // install of it is enough.
+    if let Some(sys) = provider
+        && !fixes.iter().any(|f| f.id.ends_with("/cuda-runtime"))
+    {
         fixes.extend(system_library(cx, lib, sys));
     }
     // A rebuild against torch helps only code that calls into torch, and only when the missing
@@ -306,20 +326,34 @@ fn system_library(
     }
     if let Some(pip) = names(&sys.pip) {
         let list: Vec<&str> = pip.iter().map(Name::as_str).collect();
-        let shown = list.join(" ");
+        // The package's newest release may carry another major of the library (cuDNN 9 in
+        // nvidia-cudnn-cu11): the requirement keeps the major the name asks for.
+        let reqs: Vec<Requirement> = pip
+            .iter()
+            .map(|n| super::loadforms::pip_requirement(lib, n))
+            .collect();
+        let shown = reqs
+            .iter()
+            .map(crate::fix::render::requirement)
+            .collect::<Vec<_>>()
+            .join(" ");
         return vec![
             Fix::new(
                 code,
                 "system-library-pip",
                 FixKind::InstallMissing,
                 format!("Install {} from PyPI ({shown})", sys.what),
-                format!("{reason} The PyPI package installs it without root."),
+                if list.iter().all(|n| n.starts_with("nvidia-")) {
+                    // torch preloads the nvidia-* libraries it needs; a program that loads one by
+                    // name (CTranslate2, ONNX Runtime) finds it only on the loader's path.
+                    format!(
+                        "{reason} The PyPI package installs it without root, under site-packages/nvidia/; a program other than torch that loads it by name also needs that lib directory on LD_LIBRARY_PATH."
+                    )
+                } else {
+                    format!("{reason} The PyPI package installs it without root.")
+                },
             )
-            .step(recipes::pip_install(
-                cx,
-                Vec::new(),
-                pip.into_iter().map(Requirement::Any).collect(),
-            )),
+            .step(recipes::pip_install(cx, Vec::new(), reqs)),
         ];
     }
     let mut alternatives = Vec::new();

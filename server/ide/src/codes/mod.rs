@@ -13,6 +13,7 @@ use crate::incidents::{Failure, Incident, Scene};
 use crate::kb::ModelFacts;
 
 pub mod lint;
+pub(crate) mod loadforms;
 mod recipes;
 mod symbols;
 
@@ -190,7 +191,18 @@ pub(crate) fn diagnose(
             version,
             required_by.as_deref(),
         ),
+        Failure::Libcuda { detail } if loadforms::is_dlopen_libcuda(detail) => {
+            loadforms::libcuda_dlopen(&cx, source, detail)
+        }
         Failure::Libcuda { detail } => libcuda_not_found::diagnose(&cx, source, detail),
+        Failure::WindowsDll {
+            module,
+            dll,
+            procedure,
+        } => loadforms::windows(&cx, source, module.as_deref(), dll.as_deref(), *procedure),
+        Failure::CompiledModuleMissing { module } => {
+            loadforms::compiled_module_missing(&cx, source, module)
+        }
         Failure::NoCompiler { detail } => no_c_compiler::diagnose(&cx, source, detail),
         Failure::CudaHome { detail } => cuda_home_missing::diagnose(&cx, source, detail),
         Failure::CudaVersion {

@@ -25,67 +25,74 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     d
 }
 
-fn names(v: &[&str]) -> Vec<Name> {
+fn names(v: &[String]) -> Vec<Name> {
     v.iter().filter_map(|n| Name::new(n)).collect()
 }
 
 fn fixes(cx: &Cx<'_>) -> Vec<Fix> {
     let code = Code::NoCCompiler;
     let mut fixes = Vec::new();
-    if cx.world.in_conda() || cx.scene.mentions_conda {
+    // The packages are data (`system_libs.toml`, `[[tool]] c-compiler`), per package manager.
+    let Some(tool) = abidoc_knowledge::system_libs::tool("c-compiler") else {
+        return fixes;
+    };
+    let why = "Triton and torch.compile call `cc` at run time to build small launchers.";
+    if (cx.world.in_conda() || cx.scene.mentions_conda) && !tool.conda.is_empty() {
         fixes.push(
             Fix::new(
                 code,
                 "conda-compilers",
                 FixKind::InstallMissing,
-                "Install a C/C++ compiler into the conda environment (conda-forge c-compiler)",
+                format!(
+                    "Install a C/C++ compiler into the conda environment (conda-forge {})",
+                    tool.conda.join(", ")
+                ),
                 "User-level: no root needed.",
             )
             .step(Step::CondaInstall {
                 channel: CondaChannel::CondaForge,
-                packages: names(&["c-compiler", "cxx-compiler"]),
+                packages: names(&tool.conda),
             }),
         );
     }
+    let system = |manager: SystemManager, packages: &[String]| {
+        Fix::new(
+            code,
+            "system-compiler",
+            FixKind::NeedsRoot,
+            format!(
+                "Install the system compiler ({}; needs root)",
+                packages.join(" and ")
+            ),
+            why,
+        )
+        .step(Step::SystemInstall {
+            manager,
+            packages: names(packages),
+        })
+    };
     match cx.world.system_package_manager() {
-        Some(SystemManager::Apt) => fixes.push(
-            Fix::new(
-                code,
-                "system-compiler",
-                FixKind::NeedsRoot,
-                "Install the system compiler (build-essential; needs root)",
-                "Triton and torch.compile call `cc` at run time to build small launchers.",
-            )
-            .step(Step::SystemInstall {
-                manager: SystemManager::Apt,
-                packages: names(&["build-essential"]),
-            }),
-        ),
-        Some(SystemManager::Dnf) => fixes.push(
-            Fix::new(
-                code,
-                "system-compiler",
-                FixKind::NeedsRoot,
-                "Install the system compiler (gcc and gcc-c++; needs root)",
-                "Triton and torch.compile call `cc` at run time to build small launchers.",
-            )
-            .step(Step::SystemInstall {
-                manager: SystemManager::Dnf,
-                packages: names(&["gcc", "gcc-c++"]),
-            }),
-        ),
-        None => fixes.push(
-            Fix::new(
-                code,
-                "system-compiler",
-                FixKind::Advice,
-                "Install a C compiler with the system's package manager (needs root)",
-                "Triton and torch.compile call `cc` at run time to build small launchers. The distribution is not known here: Debian/Ubuntu `apt-get install build-essential`; Fedora/RHEL `dnf install gcc gcc-c++`; conda `conda install -c conda-forge c-compiler cxx-compiler`.",
-            )
-            .step(Step::Manual(
-                "apt-get install build-essential (Debian/Ubuntu) or dnf install gcc gcc-c++ (Fedora/RHEL)".into(),
-            )),
-        ),
+        Some(SystemManager::Apt) => fixes.push(system(SystemManager::Apt, &tool.apt)),
+        Some(SystemManager::Dnf) => fixes.push(system(SystemManager::Dnf, &tool.dnf)),
+        None => {
+            let apt = format!("apt-get install {}", tool.apt.join(" "));
+            let dnf = format!("dnf install {}", tool.dnf.join(" "));
+            fixes.push(
+                Fix::new(
+                    code,
+                    "system-compiler",
+                    FixKind::Advice,
+                    "Install a C compiler with the system's package manager (needs root)",
+                    format!(
+                        "{why} The distribution is not known here: Debian/Ubuntu `{apt}`; Fedora/RHEL `{dnf}`; conda `conda install -c conda-forge {}`.",
+                        tool.conda.join(" ")
+                    ),
+                )
+                .step(Step::Manual(format!(
+                    "{apt} (Debian/Ubuntu) or {dnf} (Fedora/RHEL)"
+                ))),
+            );
+        }
     }
     fixes.push(
         Fix::new(

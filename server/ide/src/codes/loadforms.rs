@@ -1,0 +1,575 @@
+//! The forms of "a library would not load" that are not glibc's `cannot open shared object
+//! file`: Windows' loader (`DLL load failed`, `[WinError 126]`, error 127's missing procedure),
+//! libraries named in another loader's sentence (cuDNN's sub-libraries, CTranslate2's
+//! `Unable to load any of {…}`, DGL's per-torch libraries), a package's own compiled module that
+//! is absent, and `libcuda.so` loaded by name at run time (cuda-python) or missing from a cached
+//! Triton launcher.
+//!
+//! Each maps to an existing code (`missing-shared-library`, `abi-mismatch`,
+//! `extension-incomplete-build`, `libcuda-not-found`) with fixes that fit the platform: on
+//! Windows never `apt`, `ldconfig` or `LD_LIBRARY_PATH`, but the CUDA wheel of the DLL's major,
+//! the Microsoft Visual C++ Redistributable, or the build of the package made for the installed
+//! torch. Windows never says which dependency was missing; the diagnosis says so instead of
+//! guessing.
+
+use super::{Code, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{Fix, FixKind, Name, Requirement, SafePath, Step};
+use crate::incidents::basename;
+use crate::kb;
+
+/// The Linux file name the provider tables know a library by: cuDNN's sub-libraries
+/// (`libcudnn_ops_infer.so.8`, `libcudnn_cnn.so.9.1.0`) are cuDNN of that major, and Windows'
+/// CUDA DLLs (`cudnn_ops_infer64_8.dll`, `cublas64_11.dll`, `cudart64_110.dll`) name their
+/// product and major in their own way.
+pub(crate) fn product_soname(lib: &str) -> Option<String> {
+    let l = lib.to_ascii_lowercase();
+    if let Some(rest) = l.strip_prefix("libcudnn_")
+        && let Some((_, ver)) = rest.split_once(".so.")
+    {
+        let major = ver.split('.').next().filter(|m| is_digits(m))?;
+        return Some(format!("libcudnn.so.{major}"));
+    }
+    let stem = l.strip_suffix(".dll")?;
+    // `cudnn_ops_infer64_8`, `cublaslt64_12`, `nvrtc64_120_0`: product, `64_`, digits.
+    let (base, digits) = stem.split_once("64_")?;
+    let digits = digits.split('_').next().filter(|d| is_digits(d))?;
+    // The runtime's DLLs carry major and minor (`110` is CUDA 11.0); the libraries' their major.
+    let major = |d: &str| -> String {
+        if d.len() == 3 {
+            d.get(..2).unwrap_or(d).to_owned()
+        } else {
+            d.to_owned()
+        }
+    };
+    let name = if base == "cudnn" || base.starts_with("cudnn_") {
+        format!("libcudnn.so.{digits}")
+    } else if base == "cublaslt" {
+        format!("libcublasLt.so.{}", major(digits))
+    } else if matches!(
+        base,
+        "cublas" | "cufft" | "curand" | "cusolver" | "cusparse" | "cudart" | "nvrtc"
+    ) {
+        format!("lib{base}.so.{}", major(digits))
+    } else {
+        return None;
+    };
+    Some(name)
+}
+
+/// The requirement that installs `lib`'s major from the PyPI package `name`: cuDNN 8 comes from
+/// the 8.x releases of nvidia-cudnn-cu11/cu12, whose newest releases are cuDNN 9.
+pub(crate) fn pip_requirement(lib: &str, name: &Name) -> Requirement {
+    let cudnn8 = product_soname(lib)
+        .as_deref()
+        .unwrap_or(lib)
+        .starts_with("libcudnn.so.8")
+        && name.as_str().starts_with("nvidia-cudnn-");
+    match crate::fix::Version::new("9").filter(|_| cudnn8) {
+        Some(v) => Requirement::Below(name.clone(), v),
+        None => Requirement::Any(name.clone()),
+    }
+}
+
+fn is_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit())
+}
+
+/// A library name of Windows' (the loader's messages name `.dll`/`.pyd` files).
+pub(crate) fn is_windows(name: &str) -> bool {
+    let l = name.to_ascii_lowercase();
+    l.ends_with(".dll") || l.ends_with(".pyd") || name.contains('\\')
+}
+
+/// DGL's libraries built per torch release (`libdgl_sparse_pytorch_1.9.0.so`,
+/// `libgraphbolt_pytorch_2.2.2.so`) and its core (`libdgl.so`): the torch release asked for, when
+/// the name carries one.
+fn dgl_library(lib: &str) -> Option<Option<&str>> {
+    let l = basename(lib);
+    let bare = l.strip_prefix("lib").unwrap_or(l);
+    let dgl = bare.starts_with("dgl") || bare.starts_with("graphbolt");
+    if !dgl {
+        return None;
+    }
+    Some(
+        bare.split_once("_pytorch_")
+            .map(|(_, v)| {
+                v.trim_end_matches(".so")
+                    .trim_end_matches(".dll")
+                    .trim_end_matches(".dylib")
+            })
+            .filter(|v| {
+                v.bytes().next().is_some_and(|c| c.is_ascii_digit())
+                    && v.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'.')
+            }),
+    )
+}
+
+/// A CUDA library asked for without a version (Paddle's `Cannot load cudnn shared library`
+/// opens `libcudnn.so`): the loader wants the unversioned name, which only a -dev package, a
+/// conda package or a link provides.
+pub(crate) fn unversioned_hint(lib: &str) -> Option<String> {
+    let what = match basename(lib) {
+        "libcudnn.so" => "cuDNN",
+        "libcublas.so" => "cuBLAS",
+        "libcudart.so" => "the CUDA runtime",
+        "libnccl.so" => "NCCL",
+        _ => return None,
+    };
+    Some(format!(
+        "{what} is loaded by its unversioned name, which no directory on the loader's path holds: the {what} the package was built for is not installed, or only as a versioned file (conda's package or a -dev package provides the unversioned name)"
+    ))
+}
+
+/// What the hint of a missing DGL library says, if it is one.
+pub(crate) fn dgl_hint(lib: &str) -> Option<String> {
+    let torch = dgl_library(lib)?;
+    Some(match torch {
+        Some(t) => format!(
+            "DGL ships this library once per torch release it was built for, and the installed DGL has none for torch {t} (the torch it found)"
+        ),
+        None => "DGL's compiled library is not where DGL looks: the installed DGL build does not match this platform, torch or CUDA".into(),
+    })
+}
+
+/// DGL's libraries come with the DGL build made for one torch and CUDA: that build, or a torch
+/// the installed DGL was built for. Neither version can be read from the text, so both are
+/// stated in their general form.
+pub(crate) fn dgl_fixes(lib: &str) -> Vec<Fix> {
+    let code = Code::MissingSharedLibrary;
+    let Some(torch) = dgl_library(lib) else {
+        return Vec::new();
+    };
+    let which = torch.map_or_else(
+        || "the installed torch".to_owned(),
+        |t| format!("torch {t}"),
+    );
+    vec![
+        Fix::new(
+            code,
+            "dgl-build-for-torch",
+            FixKind::Advice,
+            format!("Install the DGL build made for {which} and your CUDA"),
+            "DGL publishes one build per torch and CUDA release on its own index (https://data.dgl.ai/wheels/); the page for your torch and CUDA lists the build that ships this library.",
+        )
+        .step(Step::Manual(format!(
+            "pip install dgl -f https://data.dgl.ai/wheels/torch-<torch major.minor>/<cuda label>/repo.html (the page for {which})"
+        ))),
+        Fix::new(
+            code,
+            "dgl-supported-torch",
+            FixKind::Advice,
+            "Or install a torch release the installed DGL was built for",
+            "DGL's release notes list the torch releases each DGL build supports; the library it could not find exists for those.",
+        )
+        .step(Step::Manual(
+            "install a torch release listed for your DGL version".into(),
+        )),
+    ]
+}
+
+/// A Windows loader failure: the DLL (or one of its dependencies) that is missing, or the
+/// procedure it lacks (error 127, `procedure`), for the module being imported.
+pub(crate) fn windows(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    module: Option<&str>,
+    dll: Option<&str>,
+    procedure: bool,
+) -> Diagnostic {
+    let code = if procedure {
+        Code::AbiMismatch
+    } else {
+        Code::MissingSharedLibrary
+    };
+    let mut d = blank(code, source);
+    let file = dll.map(basename);
+    d.library = dll.map(str::to_owned);
+    d.package = package(module, dll);
+    let importing = module
+        .map(|m| format!(" while importing {m}"))
+        .unwrap_or_default();
+    let product = file.and_then(product_soname);
+    if procedure && d.package.as_deref() == Some("torch") {
+        let f = file.unwrap_or("one of torch's DLLs");
+        d.message = format!(
+            "Windows loaded {f}{importing}, but a DLL it depends on lacks a function it calls (\"the specified procedure could not be found\"): a DLL of another version shadows the one torch ships (on PATH or beside the program), or torch's files come from two installs"
+        );
+        d.explanation = Some("torch's DLLs are built together with the CUDA, cuDNN and runtime DLLs in torch\\lib; Windows loads a same-named DLL found earlier on its search path first. Removing the older copy from PATH, or reinstalling torch into a clean environment, brings them back together.".into());
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "windows-torch-build",
+                FixKind::Advice,
+                "Reinstall torch cleanly (its CUDA build from PyTorch's index), and take older CUDA or runtime DLLs off PATH",
+                "The procedure is missing from a DLL of another version than the one torch was built with; a clean install of one torch build, with nothing older found first on PATH, loads matching DLLs.",
+            )
+            .step(Step::Manual(
+                "pip uninstall torch, then pip install torch --index-url https://download.pytorch.org/whl/<cuda label>; remove older CUDA bin directories from PATH".into(),
+            ))
+            .unverified(),
+            vc_redist(code),
+        ]);
+        return d;
+    }
+    if procedure {
+        d.message = format!(
+            "Windows loaded a DLL{importing} but it lacks a function the module calls (\"the specified procedure could not be found\", Windows' undefined symbol): the module was built against another torch, CUDA or Python than the one installed"
+        );
+        d.explanation = Some("Windows does not say which function or which DLL; the usual cause is a wheel of the package made for another torch release (its .pyd calls into torch's DLLs by name), as on Linux an undefined symbol.".into());
+        let mut fixes = recipes::extension_mismatch(code, cx, d.package.as_deref(), None);
+        // An old Visual C++ runtime lacks functions newer builds call: the same message.
+        fixes.push(vc_redist(code));
+        d.fixes = crate::fix::rank(fixes);
+        return d;
+    }
+    d.message = match file {
+        Some(f) => format!(
+            "Windows could not load {f}{importing}: the DLL itself or one of the DLLs it needs is missing, and Windows does not say which"
+        ),
+        None => format!(
+            "Windows could not load a DLL{importing}: the module's own .pyd or one of the DLLs it needs (torch's, CUDA's or the Visual C++ runtime) is missing, and Windows does not say which"
+        ),
+    };
+    let mut fixes = Vec::new();
+    let torch_own = d.package.as_deref() == Some("torch");
+    // A DLL torch ships in its own lib directory is there: one of its dependencies is not, and
+    // another CUDA package does not bring it.
+    if let Some(key) = &product
+        && !torch_own
+    {
+        fixes.extend(cuda_wheel(cx, file.unwrap_or(key), key));
+    }
+    if torch_own {
+        d.explanation = Some("torch's own DLLs need the Microsoft Visual C++ runtime and, in a CUDA build, the CUDA DLLs torch ships beside them; a torch installed over another build, or a release whose Windows wheel lacked a dependency (2.4.0 needed libomp140, fixed in later releases), fails here.".into());
+        fixes.push(
+            Fix::new(
+                code,
+                "windows-torch-build",
+                FixKind::Advice,
+                "Install torch's build for your CUDA from PyTorch's index, or another torch release",
+                "The threads that report this were fixed by installing the CUDA build of torch (with torchvision and torchaudio) from https://download.pytorch.org/whl/<cuda label>, or the release before the one that failed; the CUDA label is not in the text.",
+            )
+            .step(Step::Manual(
+                "pip install torch torchvision torchaudio --force-reinstall --index-url https://download.pytorch.org/whl/<cuda label, e.g. cu121>".into(),
+            ))
+            .unverified(),
+        );
+    } else if product.is_none() && (module.is_some() || file.is_some_and(is_pyd)) {
+        // A Python extension module: its DLLs are torch's and CUDA's of the build it was made
+        // for.
+        fixes.extend(recipes::extension_mismatch(
+            code,
+            cx,
+            d.package.as_deref(),
+            None,
+        ));
+    } else if product.is_none()
+        && let Some(f) = file
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "find-provider",
+                FixKind::Advice,
+                format!("Install what provides {f}, or put the directory that holds it on PATH"),
+                "Windows looks for a DLL beside the program, in the loading module's directory and on PATH; the package that should ship it (its wheel, or conda's) is not installed there.",
+            )
+            .step(Step::Manual(format!("find the package that ships {f}")))
+            .unverified(),
+        );
+    }
+    fixes.push(vc_redist(code));
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+fn is_pyd(f: &str) -> bool {
+    f.to_ascii_lowercase().ends_with(".pyd")
+}
+
+/// The Microsoft Visual C++ Redistributable: every torch and extension DLL needs its runtime.
+fn vc_redist(code: Code) -> Fix {
+    Fix::new(
+        code,
+        "vc-redist",
+        FixKind::Advice,
+        "Install the latest Microsoft Visual C++ Redistributable (x64)",
+        "Compiled Python modules on Windows need the Visual C++ runtime DLLs (vcruntime140.dll, msvcp140.dll); a missing or old runtime gives exactly this error. It installs system-wide from Microsoft (administrator).",
+    )
+    .step(Step::Manual(
+        "install https://aka.ms/vs/17/release/vc_redist.x64.exe, then open a new terminal".into(),
+    ))
+    .unverified()
+}
+
+/// The PyPI package of the CUDA major a Windows CUDA DLL names.
+fn cuda_wheel(cx: &Cx<'_>, file: &str, key: &str) -> Option<Fix> {
+    let code = Code::MissingSharedLibrary;
+    let (what, req) = if let Some((c, major)) = kb::cuda_library(key) {
+        let p = c.packages.iter().find(|p| p.major == major)?;
+        let n = Name::new(&p.name)?;
+        let req = if p.pin_major {
+            Requirement::Major(n, major)
+        } else {
+            Requirement::Any(n)
+        };
+        (format!("{} of CUDA {major}", c.what), req)
+    } else {
+        // The provider table's own words name the major (`cuDNN 9 (CUDA 12)`).
+        let sys = kb::system_library(key)?;
+        let n = Name::new(sys.pip.first()?)?;
+        (sys.what.clone(), pip_requirement(key, &n))
+    };
+    let shown = crate::fix::render::requirement(&req);
+    Some(
+        Fix::new(
+            code,
+            "cuda-runtime",
+            FixKind::InstallMissing,
+            format!("Install {what} from PyPI ({shown})"),
+            format!(
+                "{file} belongs to {what}; {shown} ships it for Windows. Windows finds a DLL in the loading module's directory or on PATH, so the package's bin directory may also have to be added to PATH (torch adds its own)."
+            ),
+        )
+        .step(recipes::pip_install(cx, Vec::new(), vec![req]))
+        .cost(crate::fix::Cost {
+            downloads: true,
+            ..Default::default()
+        }),
+    )
+}
+
+/// The package a failing Windows module or DLL belongs to: the compiled-module tables, then the
+/// DLL's path (`…\site-packages\torch\lib\fbgemm.dll` is torch's).
+fn package(module: Option<&str>, dll: Option<&str>) -> Option<String> {
+    module
+        .and_then(abidoc_knowledge::packages::package_for_module)
+        .map(|p| p.name.clone())
+        .or_else(|| dll.and_then(kb::package_for_library).map(|p| p.name))
+        .or_else(|| {
+            let top = module?.split('.').next()?;
+            abidoc_knowledge::packages::package_for_module(top).map(|p| p.name.clone())
+        })
+}
+
+/// `No module named 'exllamav2_ext'`: the package's own compiled module is absent.
+pub(crate) fn compiled_module_missing(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    module: &str,
+) -> Diagnostic {
+    let code = Code::ExtensionIncompleteBuild;
+    let mut d = blank(code, source);
+    d.package = package(Some(module), None).or_else(|| {
+        // `exllamav2_ext` → `exllamav2`, `groundingdino._C` → `groundingdino`.
+        let top = module.split('.').next()?;
+        let stem = top
+            .strip_suffix("_ext")
+            .or_else(|| top.strip_suffix("_cuda"))
+            .or_else(|| top.strip_suffix("_kernels"))
+            .unwrap_or(top);
+        kb::package(stem).map(|p| p.name)
+    });
+    let who = d.package.clone().unwrap_or_else(|| "its package".into());
+    d.message = format!(
+        "the compiled module {module} is not installed: {who} was installed or checked out without its compiled part (the build skipped it, or a source checkout shadows the installed wheel)"
+    );
+    d.explanation = Some(format!(
+        "{module} is the part of {who} compiled from C++/CUDA. A wheel without it, a build that skipped it (no CUDA toolkit, a build switch off), or running from the project's source tree, where the module was never built, all end here; a complete build or the prebuilt wheel for the installed torch puts it back."
+    ));
+    let mut fixes = recipes::extension_mismatch(code, cx, d.package.as_deref(), None);
+    fixes.push(
+        Fix::new(
+            code,
+            "source-checkout",
+            FixKind::Advice,
+            "If you run from the project's source directory, build it in place or run from elsewhere",
+            "Python imports the package from the current directory first; a checkout whose compiled module was never built shadows the installed wheel.",
+        )
+        .step(Step::Manual(
+            "pip install -e . in the checkout (compiles it), or run from another directory".into(),
+        )),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// `Failed to dlopen libcuda.so` (cuda-python, ctypes loaders): the driver library is loaded by
+/// name at run time, so the loader's path must reach the driver's directory (WSL keeps it in
+/// `/usr/lib/wsl/lib`).
+pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
+    detail.contains("dlopen libcuda")
+}
+
+pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    let code = Code::LibcudaNotFound;
+    let mut d = blank(code, source);
+    d.message = "the NVIDIA driver library libcuda.so could not be loaded by name at run time: no directory on the loader's search path holds it (WSL keeps it in /usr/lib/wsl/lib; a container needs GPU access)".into();
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    d.evidence.extend(cx.world.libcuda_evidence());
+    d.explanation = Some("Loaders that open the driver by name (cuda-python, ctypes) search LD_LIBRARY_PATH, the ld.so cache and the default directories. The driver's library may exist outside them (WSL: /usr/lib/wsl/lib), or only as libcuda.so.1.".into());
+    let dir = cx
+        .world
+        .libcuda_candidates()
+        .into_iter()
+        .find_map(|p| SafePath::new(&p))
+        .and_then(|p| p.parent());
+    let mut fixes = Vec::new();
+    match dir {
+        Some(dir) => fixes.push(
+            Fix::new(
+                code,
+                "driver-dir",
+                FixKind::Configure,
+                format!("Let the loader find the driver library in {dir}"),
+                "The driver's library is on this machine, outside the loader's search path.",
+            )
+            .steps(recipes::set_env("LD_LIBRARY_PATH", dir.as_str())),
+        ),
+        None => fixes.push(
+            Fix::new(
+                code,
+                "driver-dir",
+                FixKind::Advice,
+                "Add the directory that holds the driver's libcuda.so.1 to LD_LIBRARY_PATH (WSL: /usr/lib/wsl/lib)",
+                "abidoc found no driver library here, so it gives no path; `ldconfig -p | grep libcuda` shows where the driver put it.",
+            )
+            .step(Step::Manual(
+                "prepend the directory of libcuda.so.1 to LD_LIBRARY_PATH (on WSL: /usr/lib/wsl/lib)".into(),
+            ))
+            .unverified(),
+        ),
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// The cache directory of a cached launcher named in `detail`: Inductor's per-user directory or
+/// Triton's cache. Removing it only makes the next run compile again.
+pub(crate) fn launcher_cache_fix(detail: &str) -> Option<Fix> {
+    let path = detail.split(": undefined symbol").next()?;
+    let dir = if let Some(i) = path.find("/torchinductor_") {
+        let rest = path.get(i + 1..)?;
+        let end = rest.find('/').map_or(path.len(), |e| i + 1 + e);
+        path.get(..end)?
+    } else {
+        let i = path.find("/.triton/cache")?;
+        path.get(..i + "/.triton/cache".len())?
+    };
+    let dir = SafePath::new(dir)?;
+    Some(
+        Fix::new(
+            Code::LibcudaNotFound,
+            "clear-launcher-cache",
+            FixKind::Advice,
+            format!("Clear the compiled-kernel cache {dir} once libcuda.so can be linked"),
+            "The launcher in the cache was linked without the driver library and is reused on every run; removing the cache makes Triton build it again.",
+        )
+        .step(Step::Manual(format!(
+            "delete {dir} (it holds only compiled kernels; the next run rebuilds them)"
+        ))),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn product_and_major_from_the_versioned_name() {
+        let p = |l: &str| product_soname(l);
+        // cuDNN's sub-libraries are cuDNN of their major, 8 or 9.
+        assert_eq!(
+            p("libcudnn_ops_infer.so.8").as_deref(),
+            Some("libcudnn.so.8")
+        );
+        assert_eq!(p("libcudnn_cnn.so.9.1.0").as_deref(), Some("libcudnn.so.9"));
+        // Windows' CUDA DLLs: libraries carry their major, the runtime major and minor.
+        assert_eq!(
+            p("cudnn_ops_infer64_8.dll").as_deref(),
+            Some("libcudnn.so.8")
+        );
+        assert_eq!(p("cudnn64_9.dll").as_deref(), Some("libcudnn.so.9"));
+        assert_eq!(p("cublas64_11.dll").as_deref(), Some("libcublas.so.11"));
+        assert_eq!(p("cublasLt64_12.dll").as_deref(), Some("libcublasLt.so.12"));
+        assert_eq!(p("cudart64_110.dll").as_deref(), Some("libcudart.so.11"));
+        assert_eq!(p("cudart64_101.dll").as_deref(), Some("libcudart.so.10"));
+        assert_eq!(p("cudart64_13.dll").as_deref(), Some("libcudart.so.13"));
+        assert_eq!(p("nvrtc64_120_0.dll").as_deref(), Some("libnvrtc.so.12"));
+        // Names that are no CUDA product stay themselves.
+        for other in [
+            "fbgemm.dll",
+            "libcudnn.so",
+            "c10.dll",
+            "libsndfile64bit.dll",
+            "x64_.dll",
+        ] {
+            assert_eq!(p(other), None, "{other}");
+        }
+        // CUDA 13's runtime comes from the package without a -cuNN suffix.
+        let (c, major) = kb::cuda_library("libcudart.so.13")
+            .map(|(c, m)| (c.clone(), m))
+            .unzip();
+        assert_eq!(major, Some(13));
+        assert!(c.is_some_and(|c| {
+            c.packages
+                .iter()
+                .any(|p| p.major == 13 && p.name == "nvidia-cuda-runtime")
+        }));
+    }
+
+    #[test]
+    fn cudnn_8_keeps_its_major() {
+        let cu11 = Name::new("nvidia-cudnn-cu11");
+        let req = cu11
+            .as_ref()
+            .map(|n| pip_requirement("libcudnn_ops_infer.so.8", n));
+        let shown = req.as_ref().map(crate::fix::render::requirement);
+        assert_eq!(shown.as_deref(), Some("nvidia-cudnn-cu11<9"));
+        let cu12 = Name::new("nvidia-cudnn-cu12");
+        let req = cu12
+            .as_ref()
+            .map(|n| pip_requirement("libcudnn_ops.so.9", n));
+        let shown = req.as_ref().map(crate::fix::render::requirement);
+        assert_eq!(shown.as_deref(), Some("nvidia-cudnn-cu12"));
+    }
+
+    #[test]
+    fn dgl_libraries_name_the_torch_they_want() {
+        assert_eq!(
+            dgl_library("libdgl_sparse_pytorch_1.9.0.so"),
+            Some(Some("1.9.0"))
+        );
+        assert_eq!(
+            dgl_library(r"D:\x\dgl_sparse_pytorch_2.4.0.dll"),
+            Some(Some("2.4.0"))
+        );
+        assert_eq!(
+            dgl_library("libdgl_sparse_pytorch_2.4.0.post301.so"),
+            Some(Some("2.4.0.post301"))
+        );
+        assert_eq!(dgl_library("libgraphbolt.so"), Some(None));
+        assert_eq!(dgl_library("libcudnn.so.8"), None);
+    }
+
+    #[test]
+    fn a_cached_launcher_names_its_cache() {
+        let names = |detail: &str, dir: &str| {
+            launcher_cache_fix(detail).is_some_and(|f| {
+                f.advice()
+                    .iter()
+                    .any(|a| a.contains(&format!("delete {dir} ")))
+            })
+        };
+        assert!(names(
+            "/tmp/torchinductor_me/triton/0/ab/__triton_launcher.so: undefined symbol: cuLaunchKernel",
+            "/tmp/torchinductor_me"
+        ));
+        assert!(names(
+            "/home/u/.triton/cache/41ce/cuda_utils.so: undefined symbol: cuModuleGetFunction",
+            "/home/u/.triton/cache"
+        ));
+        assert!(launcher_cache_fix("/x/lib.so: undefined symbol: cuInit").is_none());
+    }
+}

@@ -1,0 +1,385 @@
+//! The other forms in which a library that will not load is reported: Windows' loader
+//! (`DLL load failed while importing X`, `[WinError 126] … Error loading "…\x.dll"`, ctypes'
+//! `Could not find module 'x.dll'`), loaders that print the library inside their own sentence
+//! (`Unable to load any of {a, b}`, `Could not load library X.`, `Library X is not found or
+//! cannot be loaded`, Paddle's `Cannot load cudnn shared library`, DGL's `Cannot find DGL C++
+//! sparse library at PATH`, macOS' `Library not loaded: @rpath/X`), and operators that never
+//! registered (`No such operator torchvision::nms`).
+//!
+//! Each form is one small reader that finds its own words and takes the library name from where
+//! that form puts it (after a quote, inside braces, at the end of a path with either slash), so a
+//! form is recognized however the line around it was prefixed or localized.
+
+use super::{Line, Out, cap, non_empty};
+use crate::EventKind;
+
+/// What Windows prints for "the specified module could not be found" (error 126), in the
+/// languages reports come in: the DLL, or one it needs, is missing.
+const MODULE_NOT_FOUND: &[&str] = &[
+    "specified module could not be found",
+    "找不到指定的模块",
+    "找不到指定的模組",
+    "指定されたモジュールが見つかりません",
+    "angegebene Modul wurde nicht gefunden",
+    "module spécifié est introuvable",
+    "No se puede encontrar el módulo especificado",
+    "Impossibile trovare il modulo specificato",
+    "Не найден указанный модуль",
+    "지정된 모듈을 찾을 수 없습니다",
+    "módulo especificado não pôde ser encontrado",
+];
+
+/// Error 127, "the specified procedure could not be found": the DLL loaded but lacks a function
+/// the module imports — Windows' undefined symbol.
+const PROCEDURE_NOT_FOUND: &[&str] = &[
+    "specified procedure could not be found",
+    // Back-translated from 找不到指定的程序 in reports written in English.
+    "specified program could not be found",
+    "找不到指定的程序",
+    "指定されたプロシージャが見つかりません",
+    "angegebene Prozedur wurde nicht gefunden",
+    "procédure spécifiée est introuvable",
+    "No se encontró el proceso especificado",
+    "Impossibile trovare la procedura specificata",
+    "Не найдена указанная процедура",
+    "지정된 프로시저를 찾을 수 없습니다",
+    "procedimento especificado não foi encontrado",
+];
+
+/// Windows' loader failures. One event per line: the forms repeat each other when they share a
+/// line (`ImportError: DLL load failed … [WinError 126] …`).
+pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let dll_load = s.find("DLL load failed");
+    // `[WinError 126]` as Python prints it, `WinError 127` as titles retell it.
+    let win = s.find("WinError 126").or_else(|| s.find("WinError 127"));
+    let ctypes = s.find("Could not find module '");
+    // cffi (soundfile, …): `cannot load library 'C:\…\libsndfile.dll': error 0x7e` — Windows'
+    // error 126 (0x7e) and 127 (0x7f) in hex.
+    let cffi = s
+        .find("cannot load library '")
+        .filter(|_| s.contains("error 0x7e") || s.contains("error 0x7f"));
+    let Some(start) = [dll_load, win, ctypes, cffi].into_iter().flatten().min() else {
+        return;
+    };
+    let procedure = s.contains("WinError 127")
+        || s.contains("error 0x7f")
+        || PROCEDURE_NOT_FOUND.iter().any(|p| s.contains(p));
+    let module_missing = s.contains("WinError 126")
+        || s.contains("error 0x7e")
+        || ctypes.is_some()
+        || MODULE_NOT_FOUND.iter().any(|p| s.contains(p));
+    // `DLL load failed while importing X:` cut off before Windows' reason still says a DLL did
+    // not load; any other reason (an initialization routine failed, not a valid Win32
+    // application) is another failure.
+    // Only Python's own words count: nothing after them, or `while importing X` and a colon
+    // (`I get DLL load failed every time` is prose).
+    let reason_cut = dll_load.is_some_and(|p| {
+        let rest = s.get(p + "DLL load failed".len()..).unwrap_or("").trim();
+        let rest = rest.trim_end_matches(['"', '\'', '`', ')', '.']).trim_end();
+        match rest.strip_prefix("while importing") {
+            Some(m) => {
+                let m = m.trim().trim_end_matches(':');
+                !m.is_empty()
+                    && m.bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+            }
+            None => rest.is_empty() || rest == ":",
+        }
+    });
+    if !(procedure || module_missing || reason_cut) {
+        return;
+    }
+    let module = dll_load.and_then(|p| {
+        let r = s.get(p + "DLL load failed".len()..)?;
+        let r = r.trim_start().strip_prefix("while importing")?.trim_start();
+        let n = r
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+            .count();
+        non_empty(r.get(..n)?.trim_end_matches('.'))
+    });
+    let dll = quoted_after(s, "Error loading ")
+        .or_else(|| quoted_after(s, "Could not find module "))
+        .or_else(|| quoted_after(s, "cannot load library "));
+    // `[WinError 126]`: the span takes the bracket too.
+    let start = if start > 0 && s.as_bytes().get(start - 1) == Some(&b'[') {
+        start - 1
+    } else {
+        start
+    };
+    out.push(
+        l.span(start, s.trim_end().len()),
+        EventKind::DllLoadFailed {
+            module,
+            dll,
+            procedure: procedure && !module_missing,
+        },
+    );
+}
+
+/// The quoted string after `intro` (`Error loading "C:\…\x.dll"`, `module 'x.dll'`), also when
+/// the closing quote was cut off.
+fn quoted_after(s: &str, intro: &str) -> Option<String> {
+    let p = s.find(intro)? + intro.len();
+    let r = s.get(p..)?;
+    let Some(q) = r.chars().next().filter(|c| matches!(c, '"' | '\'')) else {
+        // Unquoted (retold in a title): up to Windows' own ending, else the first space.
+        let e = r
+            .find(" or one of its dependencies")
+            .or_else(|| r.find(char::is_whitespace))
+            .unwrap_or(r.len());
+        let v = r.get(..e)?.trim_end_matches(['.', ',']);
+        return is_library_name(v).then(|| cap(v).to_owned());
+    };
+    let r = r.get(q.len_utf8()..)?;
+    let e = r.find(q).unwrap_or(r.len());
+    // A repr-quoted path doubles its backslashes: one is what the file system has.
+    let v = r.get(..e)?.replace("\\\\", "\\");
+    non_empty(cap(&v))
+}
+
+/// A token that names a library file (`libcudnn_ops.so.9.1`, `cublas64_11.dll`, `libc10.dylib`).
+fn is_library_name(t: &str) -> bool {
+    let l = t.to_ascii_lowercase();
+    l.ends_with(".so")
+        || l.contains(".so.")
+        || l.ends_with(".dll")
+        || l.ends_with(".dylib")
+        || l.ends_with(".pyd")
+}
+
+/// The file name at the end of a path written with either slash.
+fn file_name(p: &str) -> &str {
+    p.rsplit(['/', '\\']).next().unwrap_or(p)
+}
+
+/// Library-loading sentences that name the library inside them. The loader's own
+/// `X: cannot open shared object file` on the same line is the other reader's: the name is the
+/// same, so nothing is pushed twice.
+pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let end = s.trim_end().len();
+    let mut push = |at: usize, name: &str, required_by: Option<String>| {
+        let name = name.trim_end_matches(['.', ',', ':', ';']);
+        if !name.is_empty() {
+            out.push(
+                l.span(at, end),
+                EventKind::MissingSharedLibrary {
+                    name: cap(name).to_owned(),
+                    required_by,
+                },
+            );
+        }
+    };
+    // CTranslate2 / cuDNN's loader: `Unable to load any of {libcudnn_ops.so.9.1.0, …}`: the
+    // first name is the most specific; all name one library.
+    if let Some(p) = s.find("Unable to load any of") {
+        let r = s.get(p + 21..).unwrap_or("").trim_start();
+        if let Some(r) = r.strip_prefix('{') {
+            let inner = &r[..r.find('}').unwrap_or(r.len())];
+            if let Some(first) = inner.split(',').map(str::trim).find(|t| is_library_name(t)) {
+                push(p, first, None);
+                return;
+            }
+        }
+    }
+    if s.contains("cannot open shared object file") {
+        return;
+    }
+    // `Could not load library libcudnn_cnn_infer.so.8. Error: …` (cuDNN 8),
+    // `Could not load library cudnn_ops_infer64_8.dll. Error code 126`.
+    if let Some(p) = s.find("Could not load library ") {
+        let r = s.get(p + 23..).unwrap_or("");
+        let tok = r.split_whitespace().next().unwrap_or("");
+        let tok = tok.trim_end_matches(['.', ',', ':']);
+        if is_library_name(tok) {
+            push(p, file_name(tok), None);
+            return;
+        }
+    }
+    // cuDNN 9's loader on Windows: `Could not locate cudnn_ops64_9.dll. Please make sure it is
+    // in your library path!`.
+    if let Some(p) = s.find("Could not locate ") {
+        let r = s.get(p + 17..).unwrap_or("");
+        let tok = r.split_whitespace().next().unwrap_or("");
+        let tok = tok.trim_end_matches(['.', ',', ':', '!']);
+        if is_library_name(tok) {
+            push(p, file_name(tok), None);
+            return;
+        }
+    }
+    // CTranslate2: `Library libcublas.so.11 is not found or cannot be loaded`.
+    if let Some(p) = s.find(" is not found or cannot be loaded") {
+        let t = s.get(..p).unwrap_or("");
+        let tok = t.rsplit([' ', '\'', '"']).next().unwrap_or("");
+        if is_library_name(tok) {
+            let at = p - tok.len();
+            push(at, file_name(tok), None);
+            return;
+        }
+    }
+    // Paddle: `Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion.`
+    if let Some(p) = s.find("Cannot load ") {
+        let r = s.get(p + 12..).unwrap_or("");
+        if let Some(word) = r.split(' ').next()
+            && r.get(word.len()..)
+                .is_some_and(|x| x.starts_with(" shared library"))
+            && !word.is_empty()
+            && word
+                .bytes()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+        {
+            push(p, &format!("lib{word}.so"), None);
+            return;
+        }
+    }
+    // macOS dyld: `Library not loaded: @rpath/libc10.dylib … Referenced from: /…/x.so`.
+    if let Some(p) = s.find("Library not loaded: ") {
+        let r = s.get(p + 20..).unwrap_or("");
+        let tok = r
+            .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | ')'))
+            .next()
+            .unwrap_or("");
+        if is_library_name(tok) {
+            let required_by = s.find("Referenced from: ").and_then(|i| {
+                let rr = s.get(i + 17..)?;
+                non_empty(
+                    rr.split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | ')'))
+                        .next()?,
+                )
+            });
+            push(p, file_name(tok), required_by);
+            return;
+        }
+    }
+    // DGL: `Cannot find DGL C++ sparse library at /…/libdgl_sparse_pytorch_1.9.0.so`,
+    // `Cannot find DGL C++ graphbolt library at …`, `Cannot find DGL C++ library`, also as
+    // retold in a title (`can't find c++ library graphbolt`).
+    let lower = s.to_ascii_lowercase();
+    if let Some(p) = lower.find("dgl c++").or_else(|| lower.find("c++ library")) {
+        let before = lower.get(..p).unwrap_or("").trim_end();
+        let finds = ["find", "find dgl", "load", "load dgl"]
+            .iter()
+            .any(|w| before.ends_with(w));
+        if !finds {
+            return;
+        }
+        // `lower` keeps every byte offset of `s` (ASCII case only changes).
+        let at = p;
+        let rest = s.get(p..).unwrap_or("");
+        if let Some(path) = rest.find(" at ").and_then(|i| rest.get(i + 4..)) {
+            // The path may hold spaces (`/Users/x/Design Project/…`): it ends at the library's
+            // own suffix.
+            let end = [".so", ".dll", ".dylib"]
+                .iter()
+                .filter_map(|suf| {
+                    path.match_indices(suf)
+                        .map(|(i, _)| i + suf.len())
+                        .find(|&e| {
+                            // `.so` ends a name, not a directory (`/.sources/`).
+                            !path.as_bytes().get(e).is_some_and(|&c| {
+                                c.is_ascii_alphanumeric() || c == b'_' || c == b'/'
+                            })
+                        })
+                })
+                .min();
+            let tok = end.and_then(|e| path.get(..e)).unwrap_or("");
+            let tok = tok.trim_matches(['\'', '"', '`']);
+            if is_library_name(tok) {
+                push(at, file_name(tok), None);
+            }
+            // A path that is not a library (`at {path}` in the source line that raised it)
+            // names nothing.
+            return;
+        }
+        // No path: the library named by the word before or after `library`.
+        let words: Vec<&str> = rest
+            .split(|c: char| c.is_whitespace() || matches!(c, '*' | '.' | ',' | ':'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let lib_at = words.iter().position(|w| w.eq_ignore_ascii_case("library"));
+        let named = lib_at.and_then(|i| {
+            let prev = i.checked_sub(1).and_then(|j| words.get(j)).copied();
+            let next = words.get(i + 1).copied();
+            [prev, next].into_iter().flatten().find(|w| {
+                !w.eq_ignore_ascii_case("c++")
+                    && !w.eq_ignore_ascii_case("dgl")
+                    && !w.eq_ignore_ascii_case("at")
+                    && w.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+            })
+        });
+        let name = match named {
+            Some(w) => format!("lib{}.so", w.to_ascii_lowercase()),
+            None => "libdgl.so".to_owned(),
+        };
+        push(at, &name, None);
+    }
+}
+
+/// `RuntimeError: No such operator torchvision::nms` (torch's op registry, older torch) and
+/// TorchScript's `Unknown builtin op: torchvision::nms`.
+pub(super) fn no_such_operator(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    for intro in ["No such operator ", "Unknown builtin op: "] {
+        let Some(p) = s.find(intro) else { continue };
+        let r = s.get(p + intro.len()..).unwrap_or("");
+        let n = r
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b':' || c == b'.')
+            .count();
+        let op = r.get(..n).unwrap_or("").trim_end_matches(['.', ':']);
+        let Some((ns, name)) = op.split_once("::") else {
+            continue;
+        };
+        if ns.is_empty() || name.is_empty() || ns == "aten" || ns == "prim" {
+            continue;
+        }
+        out.push(
+            l.span(p, p + intro.len() + op.len()),
+            EventKind::TorchOperatorMissing {
+                operator: op.to_owned(),
+            },
+        );
+        return;
+    }
+}
+
+/// `No module named 'exllamav2_ext'`, `No module named 'groundingdino._C'`: the package's own
+/// compiled module is absent (never built, or a source checkout shadows the installed wheel).
+/// Only names compiled modules take: `_C`, `_ext`, `*_ext`, `*_cuda`, `*_kernels`, `*_C`.
+pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("No module named ") else {
+        return;
+    };
+    let r = s.get(p + 16..).unwrap_or("").trim_start();
+    let r = r.trim_start_matches(['\'', '"', '`']);
+    let n = r
+        .bytes()
+        .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+        .count();
+    let module = r.get(..n).unwrap_or("").trim_end_matches('.');
+    let last = module.rsplit('.').next().unwrap_or(module);
+    let compiled = matches!(last, "_C" | "_ext" | "_cuda" | "_kernels")
+        || ["_ext", "_cuda", "_kernels", "_C", "_cpp"]
+            .iter()
+            .any(|suf| last.len() > suf.len() + 1 && last.ends_with(suf));
+    // `torch._C` missing is a broken or shadowed torch, not an extension's build.
+    if !compiled || module.starts_with("torch.") || module == "torch" {
+        return;
+    }
+    // `r` is a suffix of `s`: its offset is the length difference.
+    let end = s.len() - r.len() + n;
+    let end = if matches!(s.as_bytes().get(end), Some(b'\'' | b'"' | b'`')) {
+        end + 1
+    } else {
+        end
+    };
+    out.push(
+        l.span(p, end),
+        EventKind::CompiledModuleMissing {
+            module: module.to_owned(),
+        },
+    );
+}

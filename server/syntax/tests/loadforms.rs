@@ -1,0 +1,295 @@
+//! The forms in which a library that will not load is reported besides glibc's own sentence
+//! (Windows' loader, loaders that name the library in their sentence, DGL, macOS, operators that
+//! never registered, a package's compiled module missing): each is read wherever the line puts
+//! it, however it is prefixed, and near-misses are not.
+
+// Test helpers outside `#[test]` fns: a panic there is a failing test, as in the tests.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use abidoc_syntax::{EventKind, scan};
+
+fn kinds(input: &str) -> Vec<EventKind> {
+    let parse = scan(input);
+    for e in &parse.value {
+        assert!(input.is_char_boundary(e.span.start) && input.is_char_boundary(e.span.end));
+        assert!(e.span.start <= e.span.end && e.span.end <= input.len());
+    }
+    parse.value.into_iter().map(|e| e.kind).collect()
+}
+
+fn missing(input: &str) -> Vec<String> {
+    kinds(input)
+        .into_iter()
+        .filter_map(|k| match k {
+            EventKind::MissingSharedLibrary { name, .. } => Some(name),
+            _ => None,
+        })
+        .collect()
+}
+
+fn dll(input: &str) -> Vec<(Option<String>, Option<String>, bool)> {
+    kinds(input)
+        .into_iter()
+        .filter_map(|k| match k {
+            EventKind::DllLoadFailed {
+                module,
+                dll,
+                procedure,
+            } => Some((module, dll, procedure)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn s(x: &str) -> Option<String> {
+    Some(x.to_owned())
+}
+
+#[test]
+fn windows_dll_load_failed_names_the_module() {
+    assert_eq!(
+        dll(
+            "ImportError: DLL load failed while importing exllama_kernels: The specified module could not be found.\n"
+        ),
+        vec![(s("exllama_kernels"), None, false)]
+    );
+    // Python 3.7's form names no module; Windows' reason in Chinese.
+    assert_eq!(
+        dll("ImportError: DLL load failed: 找不到指定的模块。\n"),
+        vec![(None, None, false)]
+    );
+    // Behind a launcher tag and a Markdown quote.
+    assert_eq!(
+        dll("> [rank0]: ImportError: DLL load failed while importing _ext: 找不到指定的模块。\n"),
+        vec![(s("_ext"), None, false)]
+    );
+}
+
+#[test]
+fn windows_procedure_not_found_is_a_symbol_failure() {
+    for text in [
+        "ImportError: DLL load failed while importing exllamav2_ext: 找不到指定的程序。\n",
+        "ImportError: DLL load failed while importing _C: The specified procedure could not be found.\n",
+        "ImportError: DLL load failed while importing _C: The specified program could not be found.\n",
+    ] {
+        let got = dll(text);
+        assert_eq!(got.len(), 1, "{text}");
+        assert!(got[0].2, "{text}: procedure");
+    }
+    assert_eq!(
+        dll(
+            r#"WinError 127 Error loading D:\Python\Python37\Lib\site-packages\torch\lib\caffe2.dll or one of its dependencies."#
+        ),
+        vec![(
+            None,
+            s(r"D:\Python\Python37\Lib\site-packages\torch\lib\caffe2.dll"),
+            true
+        )],
+        "retold in a title: no brackets, no quotes"
+    );
+    assert_eq!(
+        dll(
+            r#"OSError: [WinError 127] The specified procedure could not be found. Error loading "C:\x\torch\lib\c10_cuda.dll" or one of its dependencies."#
+        ),
+        vec![(None, s(r"C:\x\torch\lib\c10_cuda.dll"), true)]
+    );
+}
+
+#[test]
+fn winerror_126_names_the_dll_in_any_language() {
+    for (text, path) in [
+        (
+            r#"OSError: [WinError 126] The specified module could not be found. Error loading "C:\Users\me\py\Lib\site-packages\torch\lib\fbgemm.dll" or one of its dependencies."#,
+            r"C:\Users\me\py\Lib\site-packages\torch\lib\fbgemm.dll",
+        ),
+        (
+            r#"执行main.py的时候报"OSError: [WinError 126] 找不到指定的模块。 Error loading "D:\env\lib\site-packages\torch\lib\fbgemm.dll" or one of its dependencies.""#,
+            r"D:\env\lib\site-packages\torch\lib\fbgemm.dll",
+        ),
+        (
+            r#"OSError: [WinError 126] Не найден указанный модуль. Error loading "C:\P\torch\lib\cudnn_cnn_infer64_8.dll" or one of its dependencies."#,
+            r"C:\P\torch\lib\cudnn_cnn_infer64_8.dll",
+        ),
+        // A repr doubles the backslashes; cut off before the closing quote.
+        (
+            r#"OSError('[WinError 126] The specified module could not be found. Error loading "C:\\a b\\torch\\lib\\c10.dll"#,
+            r"C:\a b\torch\lib\c10.dll",
+        ),
+    ] {
+        assert_eq!(dll(text), vec![(None, s(path), false)], "{text}");
+    }
+    // cffi gives Windows' error number in hex.
+    assert_eq!(
+        dll(
+            r"OSError: cannot load library 'C:\Users\me\venv\lib\site-packages\_soundfile_data\libsndfile_64bit.dll': error 0x7e"
+        ),
+        vec![(
+            None,
+            s(r"C:\Users\me\venv\lib\site-packages\_soundfile_data\libsndfile_64bit.dll"),
+            false
+        )]
+    );
+    // ctypes on Windows.
+    assert_eq!(
+        dll(
+            "FileNotFoundError: Could not find module 'C:\\x\\llama.dll' (or one of its dependencies). Try using the full path with constructor syntax."
+        ),
+        vec![(None, s("C:\\x\\llama.dll"), false)]
+    );
+}
+
+#[test]
+fn other_windows_loader_failures_are_not_missing_libraries() {
+    for text in [
+        r#"OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading "C:\x\torch\lib\c10.dll" or one of its dependencies."#,
+        "ImportError: DLL load failed while importing _C: A dynamic link library (DLL) initialization routine failed.",
+        "ImportError: DLL load failed while importing _C: %1 is not a valid Win32 application.",
+    ] {
+        assert_eq!(dll(text), Vec::new(), "{text}");
+    }
+    // Prose that mentions the words is not the error.
+    assert_eq!(
+        dll("I get DLL load failed every time I start it"),
+        Vec::new()
+    );
+    // The reason cut off: still a DLL that did not load.
+    assert_eq!(
+        dll("ImportError: DLL load failed while importing flash_attn_2_cuda:"),
+        vec![(s("flash_attn_2_cuda"), None, false)]
+    );
+}
+
+#[test]
+fn loaders_that_name_the_library_in_their_sentence() {
+    for (text, name) in [
+        (
+            "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, libcudnn_ops.so}\n",
+            "libcudnn_ops.so.9.1.0",
+        ),
+        // Pasted as a title, the next line on the same one; the brace cut off.
+        (
+            "Unable to load any of {libcudnn_cnn.so.9.1.0, libcudnn_cnn.so.9",
+            "libcudnn_cnn.so.9.1.0",
+        ),
+        (
+            "RuntimeError: Library libcublas.so.11 is not found or cannot be loaded\n",
+            "libcublas.so.11",
+        ),
+        (
+            "RuntimeError: Library cublas64_12.dll is not found or cannot be loaded\n",
+            "cublas64_12.dll",
+        ),
+        (
+            "Could not load library cudnn_ops_infer64_8.dll. Error code 126\n",
+            "cudnn_ops_infer64_8.dll",
+        ),
+        (
+            "Could not locate cudnn_ops64_9.dll. Please make sure it is in your library path!\n",
+            "cudnn_ops64_9.dll",
+        ),
+        (
+            "RuntimeError: (PreconditionNotMet) Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion.\n",
+            "libcudnn.so",
+        ),
+        (
+            "ImportError: dlopen(/x/_C.so, 0x0002): Library not loaded: @rpath/libc10.dylib\n",
+            "libc10.dylib",
+        ),
+    ] {
+        assert_eq!(missing(text), vec![name.to_owned()], "{text}");
+    }
+    // glibc's own sentence on the same line is read once, by its own reader.
+    assert_eq!(
+        missing(
+            "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory\n"
+        ),
+        vec!["libcudnn_cnn_infer.so.8".to_owned()]
+    );
+}
+
+#[test]
+fn dgl_libraries_with_either_slash_or_none() {
+    for (text, name) in [
+        (
+            "FileNotFoundError: Cannot find DGL C++ sparse library at /r/site-packages/dgl/dgl_sparse/libdgl_sparse_pytorch_1.9.0.so\n",
+            "libdgl_sparse_pytorch_1.9.0.so",
+        ),
+        (
+            r"FileNotFoundError: Cannot find DGL C++ sparse library at D:\A\dgl\dgl_sparse\dgl_sparse_pytorch_2.4.0.dll",
+            "dgl_sparse_pytorch_2.4.0.dll",
+        ),
+        (
+            "When I using GraphBolt I meet this question: **can't find c++ library graphbolt**\n",
+            "libgraphbolt.so",
+        ),
+    ] {
+        assert_eq!(missing(text), vec![name.to_owned()], "{text}");
+    }
+    for text in [
+        "-- Building the C++ library at /tmp/build\n",
+        "We ship a C++ library for speed.\n",
+        "Cannot load model: out of shared library handles\n",
+    ] {
+        assert_eq!(missing(text), Vec::<String>::new(), "{text}");
+    }
+}
+
+#[test]
+fn no_such_operator() {
+    let ops: Vec<String> = kinds("RuntimeError: No such operator torchvision::nms\n")
+        .into_iter()
+        .filter_map(|k| match k {
+            EventKind::TorchOperatorMissing { operator } => Some(operator),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ops, vec!["torchvision::nms".to_owned()]);
+    // torch's own namespaces are not an extension that failed to load.
+    assert!(
+        !kinds("RuntimeError: No such operator aten::foo\n")
+            .iter()
+            .any(|k| matches!(k, EventKind::TorchOperatorMissing { .. }))
+    );
+}
+
+#[test]
+fn compiled_module_missing() {
+    let mods = |t: &str| -> Vec<String> {
+        kinds(t)
+            .into_iter()
+            .filter_map(|k| match k {
+                EventKind::CompiledModuleMissing { module } => Some(module),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        mods("ModuleNotFoundError: No module named 'exllamav2_ext'\n"),
+        vec!["exllamav2_ext".to_owned()]
+    );
+    assert_eq!(
+        mods("ModuleNotFoundError: No module named 'mmcv._ext'\n"),
+        vec!["mmcv._ext".to_owned()]
+    );
+    for t in [
+        "ModuleNotFoundError: No module named 'torch._C'\n",
+        "ModuleNotFoundError: No module named 'transformers'\n",
+        "ModuleNotFoundError: No module named 'context'\n",
+    ] {
+        assert_eq!(mods(t), Vec::<String>::new(), "{t}");
+    }
+}
+
+#[test]
+fn hostile_lines_cost_nothing_and_never_panic() {
+    let long = format!(
+        "DLL load failed while importing {}: Unable to load any of {{{}\n",
+        "x".repeat(40_000),
+        "libfoo.so.1, ".repeat(10_000)
+    );
+    let _ = kinds(&long);
+    let _ = kinds("Error loading \"\u{3000}\u{3000}");
+    let _ = kinds("[WinError 126]Error loading '");
+    let _ = kinds("Cannot find DGL C++ library at ");
+    let _ = kinds("No such operator ::");
+}
