@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -53,8 +55,109 @@ def test_scan_table_of_the_contract_example() -> None:
 def test_bundle_carries_the_contract_json_unchanged() -> None:
     report = _example()
     bundle = _display.bundle(report)
-    assert set(bundle) == {"text/markdown", "text/plain", _display.MIME}
+    assert set(bundle) == {"text/html", "text/markdown", "text/plain", _display.MIME}
     assert bundle[_display.MIME] == report
+
+
+def _scan_example() -> dict:
+    """The contract example plus the information a scan folds (a library no import loads)."""
+    report = _example()
+    report["diagnostics"].append(
+        {
+            "code": "missing-shared-library",
+            "severity": "information",
+            "message": "the shared library libcudart.so.11.0 cannot be found (needed by libbitsandbytes_cuda118.so)",
+            "package": "bitsandbytes",
+            "library": "/env/site-packages/bitsandbytes/libbitsandbytes_cuda118.so",
+            "evidence": ["information only: `import bitsandbytes` loads libbitsandbytes_cuda128.so"],
+            "fixes": [],
+        }
+    )
+    return report
+
+
+def test_html_of_the_contract_example() -> None:
+    _golden("contract_example.html", _display.render_html(_example()))
+
+
+def test_scan_html_folds_information() -> None:
+    _golden("contract_example.scan.html", _display.render_scan_html(_scan_example()))
+
+
+def test_html_escapes_what_it_shows() -> None:
+    report = {
+        "diagnostics": [
+            {
+                "code": "abi-mismatch",
+                "message": "<img src=x onerror=alert(1)> `<b>`",
+                "fixes": [{"title": "<script>", "preferred": True, "notebook_cell": "%pip install '<x>'"}],
+            }
+        ]
+    }
+    text = _display.render_html(report)
+    assert "<img" not in text and "<script>" not in text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in text
+    assert "<code>&lt;b&gt;</code>" in text
+    assert "%pip install &#x27;&lt;x&gt;&#x27;" in text
+
+
+def _browser() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.skip("no Chromium on this machine")
+    return ""
+
+
+#: Measures, in the page, where the first preferred fix's cell and its copy button are and whether
+#: anything is unfolded, and writes it where ``--dump-dom`` shows it.
+_MEASURE = """<script>
+const cell = document.querySelector(".abidoc-cell pre");
+const copy = document.querySelector(".abidoc-copy");
+const box = (e) => e ? e.getBoundingClientRect() : null;
+document.body.setAttribute("data-check", JSON.stringify({
+  cell: cell ? cell.textContent : null,
+  cellBottom: box(cell) && box(cell).bottom,
+  copyBottom: box(copy) && box(copy).bottom,
+  height: innerHeight,
+  open: [...document.querySelectorAll("details")].some((d) => d.open),
+}));
+</script>"""
+
+
+@pytest.mark.parametrize("which", ["cell", "scan"])
+def test_preferred_fix_is_in_the_first_screen_of_a_real_browser(which: str, tmp_path: Path) -> None:
+    """Headless Chromium lays the display out at 800x600: the cause and the preferred fix's
+    `%pip` line with its copy button are on the first screen, the rest folded. The screenshot is
+    kept under ``ABIDOC_KEEP_SCREENSHOTS`` when set."""
+    browser = _browser()
+    body = _display.render_html(_example()) if which == "cell" else _display.render_scan_html(_scan_example())
+    page = tmp_path / f"{which}.html"
+    page.write_text(
+        '<!doctype html><meta charset="utf-8"><body style="font-family:sans-serif;font-size:14px">'
+        + body
+        + _MEASURE,
+        encoding="utf-8",
+    )
+    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=800,600"]
+    dom = subprocess.run(
+        [*flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    start = dom.index('data-check="') + len('data-check="')
+    import html as _html
+
+    check = json.loads(_html.unescape(dom[start : dom.index('"', start)]))
+    assert check["cell"] == "%pip uninstall -y mamba-ssm causal-conv1d", check
+    assert 0 < check["cellBottom"] <= check["height"], check
+    assert 0 < check["copyBottom"] <= check["height"], check
+    assert check["open"] is False, check
+    keep = os.environ.get("ABIDOC_KEEP_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shot = Path(keep) / f"{which}.png"
+        subprocess.run([*flags, f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120, check=True)
+        assert shot.stat().st_size > 0
 
 
 def test_empty_report_renders_nothing() -> None:

@@ -3,6 +3,8 @@
 mod demangle_cmd;
 mod input;
 mod render;
+mod screen;
+mod unknown;
 mod verify_cmd;
 
 use std::io::Write;
@@ -42,6 +44,11 @@ enum Command {
         /// which model is in use. Read like an input, so `--no-env` still reads nothing else.
         #[arg(long)]
         sources: Option<PathBuf>,
+        /// Print a ready-to-file report for the project's issue tracker instead of the
+        /// diagnosis: what was read and found, the environment, the end of the text; home
+        /// directories, user and host names redacted, versions kept.
+        #[arg(long)]
+        report: bool,
     },
     /// Check every compiled extension of a Python environment without importing anything.
     Scan {
@@ -111,6 +118,9 @@ struct Common {
     /// Colour in human output: auto (on a terminal), always, never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
+    /// Human output: every symbol, piece of evidence, fix and note, instead of the answers first.
+    #[arg(long, short = 'v')]
+    verbose: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -176,12 +186,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             max_bytes,
             model,
             sources,
+            report,
         } => check(
             &paths,
             &common,
             max_bytes,
-            model.as_deref(),
-            sources.as_deref(),
+            (model.as_deref(), sources.as_deref()),
+            report,
         ),
         Command::Scan {
             common,
@@ -217,8 +228,8 @@ fn check(
     paths: &[PathBuf],
     common: &Common,
     max_bytes: u64,
-    model: Option<&str>,
-    sources: Option<&Path>,
+    (model, sources): (Option<&str>, Option<&Path>),
+    report: bool,
 ) -> Result<ExitCode, String> {
     let mut ctx = common.context()?;
     ctx.model_hint = match (model, sources) {
@@ -258,7 +269,22 @@ fn check(
             diagnostics,
         });
     }
-    emit(&reports, common)
+    if report {
+        let env = unknown::environment_lines(&ctx);
+        let redactor = unknown::Redactor::from_process();
+        let mut out = std::io::stdout().lock();
+        for r in &reports {
+            if let Some(input) = r.input {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    unknown::report(input, &r.diagnostics, &env, &redactor)
+                );
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    emit(&reports, common, None, "`--verbose`")
 }
 
 fn scan(
@@ -302,7 +328,12 @@ fn scan(
         input: None,
         diagnostics: outcome.diagnostics,
     }];
-    emit(&reports, common)
+    // `--all` lists what loads too: it is the whole picture, as `--verbose` is.
+    let common = Common {
+        verbose: common.verbose || all,
+        ..common.clone()
+    };
+    emit(&reports, &common, Some(&outcome.meta), "`--all`")
 }
 
 fn explain(symbols: &[String], common: &Common) -> Result<ExitCode, String> {
@@ -336,9 +367,44 @@ fn progress_bar(format: Format) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-fn emit(reports: &[render::Report<'_>], common: &Common) -> Result<ExitCode, String> {
+/// Writes the reports in the chosen format. Human output is the one-screen answer
+/// (`screen`) unless `--verbose`; `meta` (a scan's) says what each diagnosis folds into, and
+/// `more` names the flag that shows everything.
+fn emit(
+    reports: &[render::Report<'_>],
+    common: &Common,
+    meta: Option<&[abidoc_ide::ScanMeta]>,
+    more: &str,
+) -> Result<ExitCode, String> {
     let text = match common.format {
-        Format::Human => render::human(reports, common.color()),
+        Format::Human => {
+            let mut text = if common.verbose {
+                render::human(reports, common.color())
+            } else {
+                let mut items = screen::items(reports);
+                if let Some(meta) = meta {
+                    for (it, m) in items.iter_mut().zip(meta) {
+                        it.fold = m.fold;
+                        it.package_version = m.package_version.as_deref();
+                    }
+                }
+                let none = if meta.is_some() {
+                    "every compiled extension found should load"
+                } else {
+                    "no known failure found"
+                };
+                screen::render(reports, &items, (more, none), common.color())
+            };
+            // An input with no known failure: what was read and looked for, and how to report it.
+            for input in reports
+                .iter()
+                .filter(|r| r.diagnostics.is_empty())
+                .filter_map(|r| r.input)
+            {
+                text.push_str(&unknown::explain(input, &unknown::read(input)));
+            }
+            text
+        }
         Format::Json => render::json(reports),
         Format::Sarif => render::sarif(reports),
     };

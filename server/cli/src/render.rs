@@ -19,7 +19,7 @@ pub struct Report<'a> {
 /// A mapped input brings the newline count of every page from the pass that checked its text, so
 /// the sweep reads only the pages its offsets are on (a gigabyte log's thousands of related
 /// places need a few megabytes, not the gigabyte again).
-struct Positions<'a> {
+pub(crate) struct Positions<'a> {
     text: &'a str,
     /// Newlines before each page of the input (`crate::input::PAGE`), when known.
     pages: &'a [u64],
@@ -28,7 +28,7 @@ struct Positions<'a> {
 }
 
 impl<'a> Positions<'a> {
-    fn new(input: &'a Input, diagnostics: &[Diagnostic]) -> Self {
+    pub(crate) fn new(input: &'a Input, diagnostics: &[Diagnostic]) -> Self {
         let text: &'a str = &input.text;
         let pages = input.text.line_pages();
         let mut offsets = Vec::new();
@@ -64,7 +64,7 @@ impl<'a> Positions<'a> {
         }
     }
 
-    fn range(&self, span: abidoc_syntax::Span) -> (LineCol, LineCol) {
+    pub(crate) fn range(&self, span: abidoc_syntax::Span) -> (LineCol, LineCol) {
         (self.line_col(span.start), self.line_col(span.end))
     }
 
@@ -260,35 +260,35 @@ pub fn sarif(reports: &[Report<'_>]) -> String {
     s
 }
 
-struct Style {
-    on: bool,
+pub(crate) struct Style {
+    pub(crate) on: bool,
 }
 
 impl Style {
-    fn paint(&self, code: &str, text: &str) -> String {
+    pub(crate) fn paint(&self, code: &str, text: &str) -> String {
         if self.on {
             format!("\x1b[{code}m{text}\x1b[0m")
         } else {
             text.to_owned()
         }
     }
-    fn severity(&self, s: Severity) -> String {
+    pub(crate) fn severity(&self, s: Severity) -> String {
         match s {
             Severity::Error => self.paint("1;31", "error"),
             Severity::Warning => self.paint("1;33", "warning"),
             Severity::Information => self.paint("1;36", "info"),
         }
     }
-    fn bold(&self, t: &str) -> String {
+    pub(crate) fn bold(&self, t: &str) -> String {
         self.paint("1", t)
     }
-    fn dim(&self, t: &str) -> String {
+    pub(crate) fn dim(&self, t: &str) -> String {
         self.paint("2", t)
     }
-    fn green(&self, t: &str) -> String {
+    pub(crate) fn green(&self, t: &str) -> String {
         self.paint("1;32", t)
     }
-    fn blue(&self, t: &str) -> String {
+    pub(crate) fn blue(&self, t: &str) -> String {
         self.paint("1;34", t)
     }
 }

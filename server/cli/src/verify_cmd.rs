@@ -56,7 +56,7 @@ pub fn run(paths: &[PathBuf], torch: Option<&str>, common: &Common) -> Result<Ex
         input: None,
         diagnostics: outcome.diagnostics,
     }];
-    let code = emit(&reports, common)?;
+    let code = emit(&reports, common, None, "`--verbose`")?;
     if outcome.unreadable > 0 && code == ExitCode::SUCCESS {
         return Ok(ExitCode::from(2));
     }

@@ -1,10 +1,12 @@
-//! Second opinions on a scan's missing-library findings that need more than the one library:
-//! a library that Python never imports itself is judged where its loaders load it, and an
-//! extension whose package loads a sibling library by hand before importing it is judged with
-//! that sibling loaded. Each check models `dlopen` of one file after `import torch`; these two
-//! cases are where that differs from what an `import` does.
+//! Second opinions on a scan's findings that need more than the one library: a library that
+//! Python never imports itself is judged where its loaders load it, an extension whose package
+//! loads a sibling library by hand before importing it is judged with that sibling loaded, and
+//! of a package's per-backend libraries (`libbitsandbytes_cuda124.so`, `_rocm72`, `_cpu`;
+//! providers loaded on request) only the one its import loads is judged at all, by the rule
+//! `packages.toml` gives for it. Each check models `dlopen` of one file after `import torch`;
+//! these cases are where that differs from what an `import` does.
 
-use crate::check::{FindingFacts, LibraryReport, Severity, Verdict};
+use crate::check::{Finding, FindingFacts, LibraryReport, Severity, Verdict};
 use crate::environment::Environment;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,8 +17,16 @@ const MAX_SOURCE: u64 = 1 << 20;
 const MAX_SOURCES: usize = 5_000;
 
 /// Lowers, in place, the missing-library errors that an `import` would not meet (see the module
-/// comment), saying why, and recomputes the verdicts they decided.
-pub fn judge(env: &Environment, reports: &mut [LibraryReport]) {
+/// comment), saying why, and recomputes the verdicts they decided. Returns the package-level
+/// findings this judgement adds: a package whose import picks a per-backend library for
+/// torch's CUDA that it does not ship.
+pub fn judge(env: &Environment, reports: &mut [LibraryReport]) -> Vec<Finding> {
+    let added = judge_backends(env, reports);
+    judge_loaded(env, reports);
+    added
+}
+
+fn judge_loaded(env: &Environment, reports: &mut [LibraryReport]) {
     // (requesting object, library name) → a scanned library in whose load it was found.
     let mut wanted: HashMap<(PathBuf, String), Option<(PathBuf, PathBuf)>> = HashMap::new();
     for r in reports.iter() {
@@ -80,15 +90,141 @@ pub fn judge(env: &Environment, reports: &mut [LibraryReport]) {
                 changed = true;
             }
         }
-        if changed && r.verdict == Verdict::Fails {
-            let fails = r
-                .findings
-                .iter()
-                .any(|f| f.severity == Severity::Error && f.downgraded.is_none());
-            let degraded = r.findings.iter().any(|f| f.downgraded.is_some() && !f.moot);
-            r.verdict = Verdict::of(fails, degraded);
+        if changed {
+            reverdict(r);
         }
     }
+}
+
+/// The verdict again, after some of `r`'s errors were lowered.
+fn reverdict(r: &mut LibraryReport) {
+    if r.verdict == Verdict::Fails {
+        let fails = r
+            .findings
+            .iter()
+            .any(|f| f.severity == Severity::Error && f.downgraded.is_none());
+        let degraded = r.findings.iter().any(|f| f.downgraded.is_some() && !f.moot);
+        r.verdict = Verdict::of(fails, degraded);
+    }
+}
+
+/// `libbitsandbytes_cuda124.so` → `libbitsandbytes_cuda124`.
+fn stem(p: &Path) -> &str {
+    let n = file_name(p);
+    n.split('.').next().unwrap_or(n)
+}
+
+/// Lowers every error of a per-backend library that the package's import does not load (see
+/// the module comment): it is information, and no fix applies to it. When the library the
+/// import picks for torch's CUDA is not installed at all (bitsandbytes 0.45 next to a CUDA 13
+/// torch), the package is reported: its import goes on without its GPU functions.
+fn judge_backends(env: &Environment, reports: &mut [LibraryReport]) -> Vec<Finding> {
+    use abidoc_knowledge::backends::{Selection, TorchBuild, select, versions};
+    let mut added = Vec::new();
+    // (directory, package, rule index) → the reports of that group.
+    let mut groups: HashMap<(PathBuf, &'static str, usize), Vec<usize>> = HashMap::new();
+    for (i, r) in reports.iter().enumerate() {
+        let Some(pkg) = r.package.as_deref().and_then(abidoc_knowledge::package) else {
+            continue;
+        };
+        let Some(dir) = r.path.parent() else {
+            continue;
+        };
+        for (k, b) in pkg.backends.iter().enumerate() {
+            if b.covers(r.package_version.as_deref())
+                && dir.ends_with(&b.dir)
+                && b.matches(stem(&r.path))
+            {
+                groups
+                    .entry((dir.to_path_buf(), pkg.name.as_str(), k))
+                    .or_default()
+                    .push(i);
+            }
+        }
+    }
+    let torch = TorchBuild {
+        cuda: env.torch.as_ref().and_then(|t| t.cuda.as_deref()),
+        hip: env.torch.as_ref().and_then(|t| t.hip.as_deref()),
+        version: env.torch.as_ref().and_then(|t| t.version.as_deref()),
+    };
+    let var = |name: &str| {
+        env.selector_vars
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    for ((_, package, k), members) in groups {
+        let Some(rule) = abidoc_knowledge::package(package).and_then(|p| p.backends.get(k)) else {
+            continue;
+        };
+        let stems: Vec<&str> = members
+            .iter()
+            .filter_map(|&i| reports.get(i))
+            .map(|r| stem(&r.path))
+            .collect();
+        let Some(selection) = select(rule, &stems, &torch, &var) else {
+            continue;
+        };
+        if let Selection::One { stem: chosen, .. } = &selection
+            && !stems.contains(&chosen.as_str())
+            && let Some(torch_cuda) = torch.cuda
+            && let Some(gpu) = rule.gpu.iter().find(|g| g.torch == "cuda")
+            && gpu.override_var.as_deref().and_then(&var).is_none()
+            && let Some(&(a, i)) = versions(rule, gpu, &stems).last()
+            && let Some(first) = members.first().and_then(|&i| reports.get(i))
+        {
+            added.push(Finding {
+                severity: Severity::Warning,
+                package: first.package.clone(),
+                package_version: first.package_version.clone(),
+                library: None,
+                downgraded: None,
+                moot: false,
+                facts: FindingFacts::CudaMismatch {
+                    package_cuda: format!("{a}.{i}"),
+                    torch_cuda: torch_cuda.to_owned(),
+                    refuses_import: false,
+                },
+            });
+        }
+        // `import bitsandbytes`, as a user types it.
+        let import = abidoc_knowledge::package(package)
+            .and_then(|p| p.import_names.first())
+            .map_or(package, String::as_str);
+        let mut lowered = Vec::new();
+        for &i in &members {
+            let Some(r) = reports.get(i) else { continue };
+            let name = file_name(&r.path);
+            let why = match &selection {
+                Selection::One { stem: chosen, .. } if chosen == stem(&r.path) => continue,
+                Selection::One { stem: chosen, why } => {
+                    format!("`import {import}` loads {chosen}.so, not {name} ({why})")
+                }
+                Selection::None { why } => {
+                    format!("`import {import}` does not load {name}: it is {why}")
+                }
+            };
+            lowered.push((i, why));
+        }
+        for (i, why) in lowered {
+            let Some(r) = reports.get_mut(i) else {
+                continue;
+            };
+            let mut changed = false;
+            for f in &mut r.findings {
+                if f.severity == Severity::Error && f.downgraded.is_none() {
+                    f.severity = Severity::Information;
+                    f.downgraded = Some(why.clone());
+                    f.moot = true;
+                    changed = true;
+                }
+            }
+            if changed {
+                reverdict(r);
+            }
+        }
+    }
+    added
 }
 
 /// `p` relative to the site-packages holding it, as a user reads it in a package listing.

@@ -24,6 +24,8 @@ pub struct Environment {
     pub store: LibStore,
     /// Whether `libcuda.so.1` (the NVIDIA driver) can be found on this machine.
     pub has_nvidia_driver: bool,
+    /// [`EnvSpec::selector_vars`].
+    pub selector_vars: Vec<(String, String)>,
     /// The stamp of the loader cache read at open (`None`: none was read). `ldconfig` changes
     /// what resolves without changing any directory a report depends on, so cached verdicts
     /// are keyed by it.
@@ -133,6 +135,7 @@ impl Environment {
             loader,
             store,
             has_nvidia_driver,
+            selector_vars: spec.selector_vars.clone(),
             ld_cache_stamp,
             problems,
             owners: OnceLock::new(),

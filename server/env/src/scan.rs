@@ -600,9 +600,8 @@ pub fn scan(
     let mut libraries: Vec<LibraryReport> = results.into_iter().map(|(_, _, r)| r).collect();
     // After the cache is written: what it decides depends on other libraries, so it is judged
     // again on every scan.
-    crate::context::judge(env, &mut libraries);
+    let mut pkg = crate::context::judge(env, &mut libraries);
     env.remember(&libraries);
-    let mut pkg = Vec::new();
     for d in &env.dists {
         pkg.extend(package_findings(env, d));
     }

@@ -33,6 +33,13 @@ pub struct EnvSpec {
     pub default_lib_dirs: Option<Vec<PathBuf>>,
     /// Whether the machine has the NVIDIA driver; `None`: decide from whether `libcuda.so.1` resolves.
     pub has_nvidia_driver: Option<bool>,
+    /// Environment variables (name, value) that choose which per-backend library an import
+    /// loads (`BNB_CUDA_VERSION`; the names are `packages.toml`'s).
+    pub selector_vars: Vec<(String, String)>,
+    /// `PYENV_VERSION`, which chooses the interpreter a pyenv shim on `PATH` runs.
+    pub pyenv_version: Option<String>,
+    /// The working directory, where pyenv looks for `.python-version` (and its parents).
+    pub cwd: Option<PathBuf>,
 }
 
 impl EnvSpec {
@@ -46,6 +53,15 @@ impl EnvSpec {
             path_var: var("PATH").and_then(|v| v.into_string().ok()),
             ld_library_path: var("LD_LIBRARY_PATH").and_then(|v| v.into_string().ok()),
             include_user_site: true,
+            pyenv_version: var("PYENV_VERSION").and_then(|v| v.into_string().ok()),
+            cwd: std::env::current_dir().ok(),
+            selector_vars: abidoc_knowledge::packages::all()
+                .iter()
+                .flat_map(|p| &p.backends)
+                .flat_map(|b| &b.gpu)
+                .filter_map(|g| g.override_var.as_deref())
+                .filter_map(|k| Some((k.to_owned(), var(k)?.into_string().ok()?)))
+                .collect(),
             ..EnvSpec::default()
         }
     }
@@ -78,6 +94,10 @@ pub struct Layout {
     pub libpython: Option<PathBuf>,
     pub is_venv: bool,
     pub origin: Origin,
+    /// The interpreter as found on `PATH` (before links and shims were followed), when the
+    /// environment was found that way.
+    #[serde(default)]
+    pub found_as: Option<PathBuf>,
 }
 
 impl Layout {
@@ -91,6 +111,7 @@ impl Layout {
             libpython: None,
             is_venv: false,
             origin,
+            found_as: None,
         }
     }
 
@@ -154,12 +175,18 @@ pub fn discover(spec: &EnvSpec) -> (Layout, Vec<Problem>) {
         from_prefix(v, Origin::VirtualEnv, &mut problems)
     } else if let Some(c) = &spec.conda_prefix {
         from_prefix(c, Origin::Conda, &mut problems)
-    } else if let Some(py) = spec.path_var.as_deref().and_then(find_python_on_path) {
-        from_python(&py, Origin::PathLookup, &mut problems)
+    } else if let Some((found, py)) = spec
+        .path_var
+        .as_deref()
+        .and_then(|p| find_python_on_path(p, spec, &mut problems))
+    {
+        let mut l = from_python(&py, Origin::PathLookup, &mut problems);
+        l.found_as = Some(found);
+        l
     } else {
         problems.push(Problem::new(
             None,
-            "no Python environment named (--python, --site-packages, VIRTUAL_ENV, CONDA_PREFIX or python3 on PATH)",
+            "no Python environment named (--python, --site-packages, VIRTUAL_ENV, CONDA_PREFIX, or python3 or python on PATH)",
         ));
         Layout::empty(Origin::None)
     };
@@ -193,12 +220,89 @@ pub fn discover(spec: &EnvSpec) -> (Layout, Vec<Problem>) {
     (layout, problems)
 }
 
-fn find_python_on_path(path_var: &str) -> Option<PathBuf> {
-    path_var
-        .split(':')
-        .filter(|d| !d.is_empty())
-        .map(|d| Path::new(d).join("python3"))
-        .find(|p| p.is_file())
+/// The interpreter a user typing `python3` (else `python`) would run: the first on `PATH`,
+/// as (the file found, the interpreter it runs). Found statically: a pyenv shim (a script in
+/// `<root>/shims`) is followed to the version pyenv would choose (`PYENV_VERSION`, the nearest
+/// `.python-version`, `<root>/version`); any other script is skipped, with a note, since only
+/// running it would tell.
+fn find_python_on_path(
+    path_var: &str,
+    spec: &EnvSpec,
+    problems: &mut Vec<Problem>,
+) -> Option<(PathBuf, PathBuf)> {
+    for name in ["python3", "python"] {
+        for dir in path_var.split(':').filter(|d| !d.is_empty()) {
+            let p = Path::new(dir).join(name);
+            if !p.is_file() {
+                continue;
+            }
+            if !is_script(&p) {
+                return Some((p.clone(), p));
+            }
+            match pyenv_shim_target(&p, name, spec) {
+                Some(Some(real)) => return Some((p, real)),
+                // pyenv's `system`: the next `python3` on PATH, as pyenv itself does.
+                Some(None) => {}
+                None => problems.push(Problem::at(
+                    &p,
+                    format!(
+                        "{name} on PATH is a script, not an interpreter; skipped (pass --python)"
+                    ),
+                )),
+            }
+        }
+    }
+    None
+}
+
+/// Whether the file starts with `#!` (a shell wrapper, a pyenv shim); read through `fsguard`
+/// like every file of an environment.
+fn is_script(p: &Path) -> bool {
+    crate::fsguard::read_text_prefix(p, 2).is_ok_and(|h| h == "#!")
+}
+
+/// For a pyenv shim (`<root>/shims/<name>`, with `<root>/versions`): the interpreter of the
+/// version pyenv would choose (`Some(None)` for `system`); `None` when this is no pyenv shim or
+/// the version is not installed.
+fn pyenv_shim_target(shim: &Path, name: &str, spec: &EnvSpec) -> Option<Option<PathBuf>> {
+    let shims = shim.parent()?;
+    if shims.file_name()? != "shims" {
+        return None;
+    }
+    let root = shims.parent()?;
+    let versions = root.join("versions");
+    if !versions.is_dir() {
+        return None;
+    }
+    let chosen = spec
+        .pyenv_version
+        .clone()
+        .or_else(|| {
+            let cwd = spec.cwd.as_deref()?;
+            cwd.ancestors()
+                .find_map(|d| read_text(&d.join(".python-version")).ok())
+        })
+        .or_else(|| read_text(&root.join("version")).ok())?;
+    // Several versions may be listed (`3.12.4:3.11.9`, or one per line): the first that has
+    // this command wins.
+    for v in chosen
+        .split([':', '\n', ' '])
+        .map(str::trim)
+        .filter(|v| !v.is_empty() && !v.starts_with('#'))
+    {
+        if v == "system" {
+            return Some(None);
+        }
+        // pyenv-virtualenv names environments `3.12.4/envs/name`; nothing may climb out.
+        if v.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
+            continue;
+        }
+        let exe = versions.join(v).join("bin").join(name);
+        if exe.is_file() {
+            return Some(Some(exe));
+        }
+    }
+    None
 }
 
 /// `…/lib/python3.12/site-packages` → (prefix, `3.12`).

@@ -790,3 +790,187 @@ fn process_cpu() -> std::time::Duration {
         .collect();
     std::time::Duration::from_millis(f.iter().sum::<u64>() * 10)
 }
+
+/// Writes a distribution's METADATA and RECORD (every file listed) into `sp`.
+fn dist_info(sp: &Path, name: &str, version: &str, files: &[&str]) {
+    let di = format!("{}-{version}.dist-info", name.replace('-', "_"));
+    std::fs::create_dir_all(sp.join(&di)).expect("mkdir dist-info");
+    std::fs::write(
+        sp.join(&di).join("METADATA"),
+        format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"),
+    )
+    .expect("write METADATA");
+    let mut record = String::new();
+    for f in files {
+        let _ = writeln!(record, "{f},,");
+    }
+    let _ = writeln!(record, "{di}/METADATA,,\n{di}/RECORD,,");
+    std::fs::write(sp.join(&di).join("RECORD"), record).expect("write RECORD");
+}
+
+/// A site-packages holding the context environment's torch (2.10.0+cu128, CUDA 12.8), a
+/// bitsandbytes of `version` with one library per backend (`stems`: each needs its runtime,
+/// absent here, except `cuda128` and `cpu`), and onnxruntime's TensorRT provider (which needs
+/// TensorRT, absent).
+fn backends_env(version: &str, stems: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sp = dir.path().join("site-packages");
+    std::fs::create_dir_all(sp.join("bitsandbytes")).expect("mkdir");
+    std::fs::create_dir_all(sp.join("onnxruntime/capi")).expect("mkdir");
+    let from = fixtures().join("context/site-packages");
+    for e in std::fs::read_dir(&from)
+        .expect("read context env")
+        .flatten()
+    {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n == "torch" || n.starts_with("torch-") {
+            let ok = std::process::Command::new("cp")
+                .arg("-r")
+                .arg(e.path())
+                .arg(&sp)
+                .status()
+                .expect("run cp")
+                .success();
+            assert!(ok, "cp {n}");
+        }
+    }
+    // The runtimes the libraries were linked against live outside every searched directory.
+    let stubs = dir.path().join("stubs");
+    std::fs::create_dir_all(&stubs).expect("mkdir");
+    let runtime = |soname: &str| {
+        cc_shared(
+            &stubs.join(soname),
+            "int runtime_fn(void) { return 0; }\n",
+            &[&format!("-Wl,-soname,{soname}")],
+        );
+        format!("-l:{soname}")
+    };
+    let mut files = Vec::new();
+    for stem in stems {
+        let needs = match *stem {
+            "libbitsandbytes_cuda118" => Some("libcudart.so.11.0"),
+            "libbitsandbytes_cuda124" | "libbitsandbytes_cuda126" => Some("libcudart.so.12"),
+            "libbitsandbytes_cuda130" => Some("libcudart.so.13"),
+            "libbitsandbytes_rocm63" => Some("libamdhip64.so.6"),
+            _ => None,
+        };
+        let file = format!("bitsandbytes/{stem}.so");
+        let mut args = vec!["-L".to_owned(), stubs.display().to_string()];
+        let body = match needs {
+            Some(soname) => {
+                args.push(runtime(soname));
+                "int runtime_fn(void);\nint cquantize(void) { return runtime_fn(); }\n"
+            }
+            None => "int cquantize(void) { return 0; }\n",
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        cc_shared(&sp.join(&file), body, &args);
+        files.push(file);
+    }
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    dist_info(&sp, "bitsandbytes", version, &files);
+    let trt = "onnxruntime/capi/libonnxruntime_providers_tensorrt.so";
+    let nvinfer = runtime("libnvinfer.so.10");
+    cc_shared(
+        &sp.join(trt),
+        "int runtime_fn(void);\nint provider(void) { return runtime_fn(); }\n",
+        &["-L", &stubs.display().to_string(), &nvinfer],
+    );
+    dist_info(&sp, "onnxruntime-gpu", "1.22.0", &[trt]);
+    (dir, sp)
+}
+
+/// Every library of `sp` but torch's: its verdict and its findings, by file name.
+fn backend_verdicts(sp: &Path, vars: &[(&str, &str)]) -> String {
+    let env = Environment::open(&EnvSpec {
+        selector_vars: vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
+        ..spec(sp)
+    });
+    let opts = ScanOptions {
+        cache_dir: None,
+        include_stray: true,
+    };
+    let report = scan(&env, &opts, &|_, _| {});
+    let mut out = String::new();
+    let mut libs: Vec<_> = report
+        .libraries
+        .iter()
+        .filter(|r| !r.path.starts_with(sp.join("torch")))
+        .collect();
+    libs.sort_by(|a, b| a.path.cmp(&b.path));
+    for f in &report.package_findings {
+        let _ = writeln!(
+            out,
+            "package {} {}: {:?} {:?}",
+            f.package.as_deref().unwrap_or("-"),
+            f.package_version.as_deref().unwrap_or("-"),
+            f.severity,
+            f.facts
+        );
+    }
+    for r in libs {
+        let name = r.path.strip_prefix(sp).unwrap_or(&r.path).display();
+        let _ = writeln!(out, "{name}: {:?}", r.verdict);
+        for f in &r.findings {
+            let _ = writeln!(
+                out,
+                "  {:?} {}{}",
+                f.severity,
+                f.facts.kind(),
+                f.downgraded
+                    .as_deref()
+                    .map(|d| format!(" (moot={}: {d})", f.moot))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    out
+}
+
+/// Of a package's per-backend libraries only the one its import loads is judged: bitsandbytes'
+/// for torch's CUDA 12.8 (exactly, before 0.50; the nearest of the same major after), the one
+/// `BNB_CUDA_VERSION` names, and none of onnxruntime's providers (loaded on request). The
+/// others fail alone, as the real loader says, and are information with no fix.
+#[test]
+fn per_backend_libraries_are_judged_as_the_import_picks_them() {
+    let all = [
+        "libbitsandbytes_cpu",
+        "libbitsandbytes_cuda118",
+        "libbitsandbytes_cuda124",
+        "libbitsandbytes_cuda128",
+        "libbitsandbytes_cuda130",
+        "libbitsandbytes_rocm63",
+    ];
+    let (_keep, sp) = backends_env("0.49.0", &all);
+    let mut out = String::from("# bitsandbytes 0.49.0, torch CUDA 12.8\n");
+    out.push_str(&backend_verdicts(&sp, &[]));
+    out.push_str("\n# BNB_CUDA_VERSION=124\n");
+    out.push_str(&backend_verdicts(&sp, &[("BNB_CUDA_VERSION", "124")]));
+    let (_keep2, sp2) = backends_env(
+        "0.50.0",
+        &[
+            "libbitsandbytes_cpu",
+            "libbitsandbytes_cuda118",
+            "libbitsandbytes_cuda126",
+            "libbitsandbytes_cuda130",
+        ],
+    );
+    out.push_str("\n# bitsandbytes 0.50.0 without a CUDA 12.8 library: 12.6 is loaded\n");
+    out.push_str(&backend_verdicts(&sp2, &[]));
+    // Before 0.50 no other library stands in: the one for 12.8 is absent, so the package is
+    // reported (its GPU functions fail) and its libraries stay information.
+    let (_keep3, sp3) = backends_env(
+        "0.45.5",
+        &[
+            "libbitsandbytes_cpu",
+            "libbitsandbytes_cuda118",
+            "libbitsandbytes_cuda124",
+        ],
+    );
+    out.push_str("\n# bitsandbytes 0.45.5 without a CUDA 12.8 library\n");
+    out.push_str(&backend_verdicts(&sp3, &[]));
+    insta::assert_snapshot!(out);
+}

@@ -31,5 +31,5 @@ pub use diagnostic::{
 };
 pub use host::AnalysisHost;
 pub use memo::{CellSlot, DocumentMemo, shift_slots};
-pub use scan::{Progress, ScanOptions, ScanOutcome};
+pub use scan::{Fold, Progress, ScanMeta, ScanOptions, ScanOutcome};
 pub use verify::{VerifyOutcome, VerifyRequest};

@@ -1,7 +1,7 @@
 //! Whole-environment scan as diagnoses: every compiled extension that will not load, and why,
 //! each finding phrased by the module of its code, as `check` phrases the same failure.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use abidoc_env::Environment;
@@ -25,9 +25,37 @@ pub struct ScanOptions {
     pub progress: Option<Progress>,
 }
 
+/// Why a scan diagnostic is only information, for a front end that shows errors and warnings
+/// and folds the rest into a count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Fold {
+    /// An error or a warning: shown.
+    Shown,
+    /// The library cannot load on its own, but no import loads it that way (a library loaded by
+    /// others, a backend the import does not pick).
+    NoImport,
+    /// An optional backend or transport, or a library of hardware this machine lacks: its
+    /// package imports without it.
+    Optional,
+    /// A library that loads (`include_ok`).
+    Loads,
+    /// Any other information.
+    Note,
+}
+
+/// What a front end needs about one scan diagnostic beyond the diagnosis itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanMeta {
+    pub fold: Fold,
+    /// The version of the distribution owning the library.
+    pub package_version: Option<String>,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct ScanOutcome {
     pub diagnostics: Vec<Diagnostic>,
+    /// One per diagnostic, in the same order (a caller that drops diagnostics drops these too).
+    pub meta: Vec<ScanMeta>,
     /// Problems met while scanning (unreadable files, a corrupted cache).
     pub notes: Vec<String>,
     /// One line: what was scanned and what was found.
@@ -46,7 +74,21 @@ pub(crate) fn scan(
     let spec = spec_for(&forced, &[]);
     let env = Arc::new(Environment::open(&spec));
     if env.layout.site_packages.is_empty() {
-        return Err("no Python environment found: pass --python EXE or --site-packages DIR, or activate a virtualenv".into());
+        // What was tried and skipped (a wrapper script on PATH …) tells the user what to pass.
+        let tried: Vec<String> = env
+            .problems
+            .iter()
+            .map(ToString::to_string)
+            .filter(|p| !p.starts_with("no Python environment named"))
+            .collect();
+        let tried = if tried.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", tried.join("; "))
+        };
+        return Err(format!(
+            "no Python environment found{tried}: pass --python EXE or --site-packages DIR, or activate a virtualenv"
+        ));
     }
     let cache_dir = if options.use_cache {
         options.cache_dir.clone().or_else(|| {
@@ -73,13 +115,28 @@ pub(crate) fn scan(
     let view = EnvView::explicit(env.clone(), envs);
     let world = World::with_env(&forced, envs, view);
     let mut diagnostics = Vec::new();
+    let mut meta = Vec::new();
     for f in report.findings() {
         if let Some(d) = finding_diagnostic(f, &world) {
+            let fold = match d.severity {
+                Severity::Error | Severity::Warning => Fold::Shown,
+                _ if f.moot => Fold::NoImport,
+                _ if f.downgraded.is_some() => Fold::Optional,
+                _ => Fold::Note,
+            };
+            meta.push(ScanMeta {
+                fold,
+                package_version: f.package_version.clone(),
+            });
             diagnostics.push(d);
         }
     }
     if options.include_ok {
         for l in report.libraries.iter().filter(|l| l.findings.is_empty()) {
+            meta.push(ScanMeta {
+                fold: Fold::Loads,
+                package_version: l.package_version.clone(),
+            });
             diagnostics.push(ok_diagnostic(l));
         }
     }
@@ -102,7 +159,7 @@ pub(crate) fn scan(
         .map(|t| format!(", torch {t}"))
         .unwrap_or_default();
     let summary = format!(
-        "scanned {} libraries in {}{torch}: {} will fail to load ({errors} error(s)), {warnings} warning(s); {} from cache",
+        "scanned {} libraries in {}{}{torch}: {} will fail to load ({errors} error(s)), {warnings} warning(s); {} from cache",
         report.stats.libraries,
         report
             .site_packages
@@ -110,6 +167,7 @@ pub(crate) fn scan(
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
             .join(", "),
+        found_how(&env.layout),
         report
             .libraries
             .iter()
@@ -119,9 +177,37 @@ pub(crate) fn scan(
     );
     Ok(ScanOutcome {
         diagnostics,
+        meta,
         notes,
         summary,
     })
+}
+
+/// How the environment was found, when the user did not name it: ` (python3 on PATH: …)`.
+fn found_how(layout: &abidoc_env::site::Layout) -> String {
+    use abidoc_env::site::Origin;
+    let exe = layout
+        .interpreter
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    match layout.origin {
+        Origin::PathLookup => {
+            let found = layout.found_as.as_deref().unwrap_or(Path::new(""));
+            let name = found
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("python3");
+            if exe.is_empty() || Path::new(&exe) == found {
+                format!(" ({name} on PATH: {})", found.display())
+            } else {
+                format!(" ({name} on PATH: {} → {exe})", found.display())
+            }
+        }
+        Origin::VirtualEnv => " (the active virtualenv, $VIRTUAL_ENV)".into(),
+        Origin::Conda => " (the active conda environment, $CONDA_PREFIX)".into(),
+        _ => String::new(),
+    }
 }
 
 fn ok_diagnostic(l: &LibraryReport) -> Diagnostic {

@@ -28,6 +28,7 @@
 //! Architecture invariant: nothing here touches the network, and nothing derived from input
 //! panics; file reading (Hugging Face `config.json`) is bounded in size.
 
+pub mod backends;
 pub mod compat;
 mod data;
 pub mod gpu;

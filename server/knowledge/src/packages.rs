@@ -1,5 +1,6 @@
 //! Extension packages as data (`data/packages.toml`): names, compiled modules and paths, who needs them, build recipes and wheel naming; lookups by module, path and name.
 
+use crate::backends::Backends;
 use crate::names::normalize_name;
 use crate::version::Version;
 use serde::{Deserialize, Serialize};
@@ -48,6 +49,10 @@ pub struct Package {
     /// beyond PyPI.
     #[serde(default)]
     pub wheel_naming: Vec<WheelNaming>,
+    /// How an import chooses one of its per-backend libraries, per release range (see
+    /// [`Backends`]); empty when its import loads every compiled file it installs.
+    #[serde(default)]
+    pub backends: Vec<Backends>,
     #[serde(default)]
     pub repository: String,
     #[serde(default)]

@@ -44,6 +44,24 @@ fn package_names_and_modules() {
                 problems.push(format!("{n}: named by {other} and {}", p.name));
             }
         }
+        for b in &p.backends {
+            sourced(&p.name, &b.source, &mut problems);
+            if !matches!(b.rule.as_str(), "torch-build" | "on-request")
+                || b.matching
+                    .as_deref()
+                    .is_some_and(|m| !matches!(m, "exact" | "same-major"))
+                || b.gpu
+                    .iter()
+                    .any(|g| !matches!(g.torch.as_str(), "cuda" | "hip" | "xpu"))
+            {
+                problems.push(format!("{}: backends rule {:?} unknown", p.name, b.rule));
+            }
+            // The backends must be the package's own files.
+            let probe = format!("site-packages/{}/{}x.so", b.dir, b.prefix);
+            if package_for_path(&probe).map(|x| &x.name) != Some(&p.name) {
+                problems.push(format!("{}: backend {probe} is not its file", p.name));
+            }
+        }
         for m in &p.modules {
             if let Some(other) = modules.insert(m.clone(), p.name.clone()) {
                 problems.push(format!("module {m}: in {other} and {}", p.name));

@@ -6,6 +6,7 @@ no IPython here, so they are tested without a kernel.
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shlex
@@ -199,9 +200,124 @@ def render_plain(report: Mapping[str, Any]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
+def _h(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _h_inline(text: str) -> str:
+    """Escaped HTML, with the binary's own `code spans` as ``<code>``."""
+    return "".join(
+        f"<code>{_h(part[1:-1])}</code>" if _CODE_SPAN.fullmatch(part) else _h(part)
+        for part in _CODE_SPAN.split(text)
+    )
+
+
+#: Copies the cell text next to the button. Jupyter strips handlers from untrusted outputs (a
+#: notebook reopened from disk): the text stays selectable, the button then does nothing.
+_COPY = (
+    '<button type="button" class="abidoc-copy" title="Copy to the clipboard" '
+    'onclick="navigator.clipboard.writeText(this.parentNode.querySelector(\'pre\').textContent)'
+    ".then(()=>{this.textContent='Copied'})\">Copy</button>"
+)
+
+
+def _html_cell(lines: Sequence[str]) -> str:
+    return (
+        '<div class="abidoc-cell" style="display:flex;gap:.5em;align-items:flex-start">'
+        f'<pre style="margin:0;padding:.3em .5em;flex:1;overflow-x:auto;background:rgba(127,127,127,.12)">{_h(chr(10).join(lines))}</pre>'
+        f"{_COPY}</div>"
+    )
+
+
+def _preferred(diag: Mapping[str, Any]) -> Tuple[Any, List[Mapping[str, Any]]]:
+    fixes = _fixes(diag)
+    chosen = next((f for f in fixes if f.get("preferred") is True), fixes[0] if fixes else None)
+    return chosen, [f for f in fixes if f is not chosen]
+
+
+def _html_fix(fix: Mapping[str, Any], label: str) -> str:
+    out = f"<div><b>{label}</b> {_h_inline(_str(fix.get('title')) or 'Fix')}"
+    reason = _str(fix.get("reason")).strip()
+    if reason:
+        out += f'<br><span style="opacity:.75">{_h_inline(reason)}</span>'
+    out += "</div>"
+    lines = notebook_lines(fix)
+    if lines:
+        out += _html_cell(lines)
+    return out
+
+
+def _html_details(diag: Mapping[str, Any], others: Sequence[Mapping[str, Any]]) -> str:
+    """Everything but the cause and the preferred fix, folded."""
+    body: List[str] = []
+    facts = []
+    if _str(diag.get("package")):
+        facts.append(f"package <code>{_h(_str(diag.get('package')))}</code>")
+    if _str(diag.get("library")):
+        facts.append(f"library <code>{_h(_str(diag.get('library')))}</code>")
+    if facts:
+        body.append("<div>" + ", ".join(facts) + "</div>")
+    syms = _symbols(diag)
+    if syms:
+        items = []
+        for sym in syms:
+            name, status, nearest = _symbol_line(sym)
+            item = f"<code>{_h(name)}</code>"
+            if status:
+                item += f": {_h(status)}"
+            if nearest:
+                item += f"; installed: <code>{_h(nearest)}</code>"
+            items.append(f"<li>{item}</li>")
+        body.append("<div>Symbols:</div><ul>" + "".join(items) + "</ul>")
+    evidence = _evidence(diag)
+    if evidence:
+        body.append("<div>Evidence:</div><ul>" + "".join(f"<li>{_h_inline(e)}</li>" for e in evidence) + "</ul>")
+    explanation = _str(diag.get("explanation")).strip()
+    if explanation:
+        body.append(f"<div>Why: {_h_inline(explanation)}</div>")
+    for n, fix in enumerate(others, 2):
+        body.append(_html_fix(fix, f"Fix {n}:"))
+    if not body:
+        return ""
+    what = []
+    if syms:
+        what.append(f"{len(syms)} symbol(s)")
+    if evidence:
+        what.append("evidence")
+    if explanation:
+        what.append("why")
+    if others:
+        what.append(f"{len(others)} other fix(es)")
+    summary = "More: " + (", ".join(what) if what else "where")
+    return f"<details><summary>{_h(summary)}</summary>{''.join(body)}</details>"
+
+
+def render_html(report: Mapping[str, Any]) -> str:
+    """The diagnosis as HTML: the cause and the preferred fix first (its notebook line with a copy
+    button), everything else folded in ``<details>``."""
+    parts: List[str] = []
+    for diag in _diagnostics(report):
+        code = _str(diag.get("code")) or "abidoc"
+        severity = _str(diag.get("severity")) or "error"
+        mark = _SEVERITY_MARK.get(severity, "")
+        out = [
+            f'<div class="abidoc abidoc-{_h(severity)}" style="margin:.4em 0">',
+            f"<div><b>{_h(mark)} abidoc: <code>{_h(code)}</code></b> ({_h(severity)}): "
+            f"{_h_inline(_str(diag.get('message')))}</div>",
+        ]
+        chosen, others = _preferred(diag)
+        if chosen is not None:
+            out.append(_html_fix(chosen, "Fix:"))
+        out.append(_html_details(diag, others))
+        out.append("</div>")
+        parts.append("".join(out))
+    return "\n".join(parts) + ("\n" if parts else "")
+
+
 def bundle(report: Mapping[str, Any]) -> Dict[str, Any]:
-    """The rich display bundle: Markdown, plain text and the contract JSON itself."""
+    """The rich display bundle: HTML (answers first), Markdown, plain text and the contract JSON."""
     return {
+        "text/html": render_html(report),
         "text/markdown": render_markdown(report),
         "text/plain": render_plain(report),
         MIME: dict(report),
@@ -259,8 +375,47 @@ def render_scan_plain(report: Mapping[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def render_scan_html(report: Mapping[str, Any]) -> str:
+    """``abidoc scan`` as HTML: errors and warnings first, each with its preferred fix and a copy
+    button; information (libraries no import loads that way, optional backends) folded."""
+    diags = _diagnostics(report)
+    shown = [d for d in diags if _str(d.get("severity")) in ("error", "warning")]
+    shown.sort(key=lambda d: 0 if _str(d.get("severity")) == "error" else 1)
+    notes = [d for d in diags if d not in shown]
+    if not shown:
+        head = "<b>abidoc scan</b>: every compiled extension in this environment should load."
+    else:
+        errors = sum(1 for d in shown if _str(d.get("severity")) == "error")
+        head = f"<b>abidoc scan</b>: {errors} error(s), {len(shown) - errors} warning(s)"
+    out = [f"<div>{head}</div>"]
+    for diag in shown:
+        severity = _str(diag.get("severity"))
+        who = _str(diag.get("package")) or os.path.basename(_str(diag.get("library")))
+        out.append(
+            f'<div class="abidoc abidoc-{_h(severity)}" style="margin:.4em 0">'
+            f"<div><b>{_h(_SEVERITY_MARK.get(severity, ''))} {_h(who)}</b> "
+            f"<code>{_h(_str(diag.get('code')))}</code>: {_h_inline(_str(diag.get('message')))}</div>"
+        )
+        chosen, others = _preferred(diag)
+        if chosen is not None:
+            out.append(_html_fix(chosen, "Fix:"))
+        out.append(_html_details(diag, others) + "</div>")
+    if notes:
+        items = "".join(
+            f"<li><code>{_h(os.path.basename(_str(d.get('library'))) or _str(d.get('code')))}</code>: "
+            f"{_h_inline(_str(d.get('message')))}</li>"
+            for d in notes
+        )
+        out.append(
+            f"<details><summary>{len(notes)} note(s): libraries that cannot load on their own but "
+            f"break no import, optional backends</summary><ul>{items}</ul></details>"
+        )
+    return "\n".join(out) + "\n"
+
+
 def scan_bundle(report: Mapping[str, Any]) -> Dict[str, Any]:
     return {
+        "text/html": render_scan_html(report),
         "text/markdown": render_scan_markdown(report),
         "text/plain": render_scan_plain(report),
         MIME: dict(report),
