@@ -5,15 +5,12 @@
 // Test code: a failed fixture step should stop the test with its message.
 #![allow(clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::repo;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 struct Out {
     code: i32,
@@ -411,19 +408,7 @@ fn devices_fifos_directories_and_loops_are_refused() {
 }
 
 fn native() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-hostile-native");
-        let status = Command::new("bash")
-            .arg(repo().join("tests/native/build.sh"))
-            .arg(&out)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .expect("run tests/native/build.sh");
-        assert!(status.success(), "tests/native/build.sh failed");
-        out
-    })
+    common::native_fixtures("cli-hostile-native")
 }
 
 #[test]

@@ -7,31 +7,16 @@
 // A failed unwrap in a test is a failing test, which is the point.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::repo;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// The native fixture environments of `tests/native/build.sh` (a fake torch 2.10 and six
 /// extensions broken in six ways), built once for this test binary.
 fn fixtures() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-native-fixtures");
-        let ok = Command::new("bash")
-            .arg(repo().join("tests/native/build.sh"))
-            .arg(&out)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .expect("run tests/native/build.sh")
-            .success();
-        assert!(ok, "tests/native/build.sh failed");
-        out
-    })
+    common::native_fixtures("cli-native-fixtures")
 }
 
 fn cc_shared(out: &Path, source: &str, args: &[&str]) {

@@ -8,28 +8,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// The native fixtures: `site-packages/` (torch 2.10.0+cu128, C++11 ABI) and `build/src/`.
 fn fixtures() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-native-fixtures");
-        let status = Command::new("bash")
-            .arg(repo().join("tests/native/build.sh"))
-            .arg(&out)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .expect("run tests/native/build.sh");
-        assert!(status.success(), "tests/native/build.sh failed");
-        out
-    })
+    common::native_fixtures("verify-native-fixtures")
 }
 
 fn run(cmd: &mut Command) -> (i32, String, String) {
