@@ -185,21 +185,24 @@ pub fn map_library(path: &Path) -> Result<Bytes, String> {
             md.len()
         ));
     }
-    let file = open_checked(&real)?;
-    // The size of what was opened (it could have been replaced since the check).
+    read_or_map(&open_checked(&real)?, MAX_LIB, "to be a shared library")
+}
+
+/// Reads a small opened file, maps a larger one; the size is the opened file's (it could have
+/// been replaced since it was checked), refused above `max`.
+fn read_or_map(file: &File, max: u64, what: &str) -> Result<Bytes, String> {
     let len = file.metadata().map_err(|e| describe_io(&e))?.len();
     if len <= READ_LIB {
         let mut v = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-        (&file)
-            .take(len)
+        file.take(len)
             .read_to_end(&mut v)
             .map_err(|e| describe_io(&e))?;
         return Ok(Bytes::Owned(v));
     }
-    if len > MAX_LIB {
-        return Err(format!("too large to be a shared library ({len} bytes)"));
+    if len > max {
+        return Err(format!("too large {what} ({len} bytes)"));
     }
-    map_file(&file).map(Bytes::Mapped)
+    map_file(file).map(Bytes::Mapped)
 }
 
 /// Archives (wheels) larger than this are not mapped.
@@ -212,20 +215,7 @@ pub fn map_archive(path: &Path) -> Result<Bytes, String> {
     if md.len() > MAX_ARCHIVE {
         return Err(format!("too large for an archive ({} bytes)", md.len()));
     }
-    let file = open_checked(&real)?;
-    let len = file.metadata().map_err(|e| describe_io(&e))?.len();
-    if len <= READ_LIB {
-        let mut v = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-        (&file)
-            .take(len)
-            .read_to_end(&mut v)
-            .map_err(|e| describe_io(&e))?;
-        return Ok(Bytes::Owned(v));
-    }
-    if len > MAX_ARCHIVE {
-        return Err(format!("too large for an archive ({len} bytes)"));
-    }
-    map_file(&file).map(Bytes::Mapped)
+    read_or_map(&open_checked(&real)?, MAX_ARCHIVE, "for an archive")
 }
 
 #[allow(unsafe_code)]
