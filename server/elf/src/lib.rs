@@ -12,6 +12,7 @@
 //! - [`classify`], [`check_version`]: why a required symbol or version is missing.
 
 mod classify;
+mod convert;
 mod cxxfilt;
 mod demangle;
 mod fastdemangle;

@@ -6,8 +6,8 @@ use object::elf;
 use object::read::StringTable;
 use object::read::elf::{Dyn as _, FileHeader, GnuHashTable, HashTable, ProgramHeader as _};
 
+use crate::convert::{apply_dynamic_string, convert_symbol};
 use crate::model::{ElfInfo, Problem, ProblemKind};
-use crate::read::{apply_dynamic_string, convert_symbol};
 
 /// A symbol table larger than this many entries is certainly a misread hash table.
 const MAX_SYMBOLS: u64 = 1 << 24;

@@ -4,9 +4,10 @@ use object::elf;
 use object::read::elf::{Dyn as _, FileHeader, SectionTable, Sym as _, VersionTable};
 use object::{Endianness, SymbolIndex};
 
+use crate::convert::{apply_dynamic_string, convert_symbol};
 use crate::model::{
-    Binding, ByteOrder, ElfClass, ElfInfo, FileKind, Problem, ProblemKind, Symbol, SymbolKind,
-    SymbolVersion, VersionDef, VersionNeed, Visibility, host_machine, machine_name,
+    ByteOrder, ElfClass, ElfInfo, FileKind, Problem, ProblemKind, SymbolVersion, VersionDef,
+    VersionNeed, host_machine, machine_name,
 };
 
 /// Hostile files may claim any number of verdef/verneed entries; real libraries have a few dozen.
@@ -210,10 +211,6 @@ fn utf8<'a>(bytes: &'a [u8], what: &str, problems: &mut Vec<Problem>) -> Option<
     }
 }
 
-pub(crate) fn split_path_list(s: &str) -> Vec<&str> {
-    s.split(':').filter(|p| !p.is_empty()).collect()
-}
-
 fn read_dynamic<'a, Elf: FileHeader<Endian = Endianness>>(
     sections: &SectionTable<'a, Elf>,
     endian: Endianness,
@@ -278,18 +275,6 @@ fn read_dynamic<'a, Elf: FileHeader<Endian = Endianness>>(
             continue;
         };
         apply_dynamic_string(info, tag, s);
-    }
-}
-
-pub(crate) fn apply_dynamic_string<'a>(info: &mut ElfInfo<'a>, tag: elf::DynamicTag, s: &'a str) {
-    if tag == elf::DT_NEEDED {
-        info.needed.push(s);
-    } else if tag == elf::DT_SONAME {
-        info.soname = Some(s);
-    } else if tag == elf::DT_RPATH {
-        info.rpath.extend(split_path_list(s));
-    } else if tag == elf::DT_RUNPATH {
-        info.runpath.extend(split_path_list(s));
     }
 }
 
@@ -474,44 +459,4 @@ fn symbol_version<'a, Elf: FileHeader<Endian = Endianness>>(
         file: v.file().and_then(|f| std::str::from_utf8(f).ok()),
         hidden: vi.is_hidden(),
     })
-}
-
-pub(crate) fn convert_symbol<'a, S: object::read::elf::Sym<Endian = Endianness>>(
-    sym: &S,
-    endian: Endianness,
-    name: &'a str,
-    version: Option<SymbolVersion<'a>>,
-) -> Symbol<'a> {
-    let binding = match sym.st_bind().0 {
-        0 => Binding::Local,
-        1 => Binding::Global,
-        2 => Binding::Weak,
-        10 => Binding::Unique,
-        other => Binding::Other(other),
-    };
-    let kind = match sym.st_type().0 {
-        0 => SymbolKind::NoType,
-        1 => SymbolKind::Object,
-        2 => SymbolKind::Func,
-        3 => SymbolKind::Section,
-        4 => SymbolKind::File,
-        5 => SymbolKind::Common,
-        6 => SymbolKind::Tls,
-        10 => SymbolKind::IFunc,
-        other => SymbolKind::Other(other),
-    };
-    let visibility = match sym.st_visibility().0 {
-        1 => Visibility::Internal,
-        2 => Visibility::Hidden,
-        3 => Visibility::Protected,
-        _ => Visibility::Default,
-    };
-    Symbol {
-        name,
-        defined: sym.st_shndx(endian) != elf::SHN_UNDEF,
-        binding,
-        kind,
-        visibility,
-        version,
-    }
 }

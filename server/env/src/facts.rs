@@ -91,7 +91,7 @@ pub struct LibFacts {
     pub(crate) names: Names,
     /// The distinct version names exports are defined at.
     pub(crate) versions: Vec<Box<str>>,
-    /// [`crate::loader::name_hash`] of each export's name, parallel to the exports, ascending.
+    /// [`name_hash`] of each export's name, parallel to the exports, ascending.
     pub(crate) export_hashes: Vec<u64>,
     pub imports: Vec<Import>,
     /// Version names this object defines (not the base entry).
@@ -233,7 +233,7 @@ impl LibFacts {
                     version,
                     default: s.version.is_none_or(|v| !v.hidden),
                 });
-                hashes.push(crate::loader::name_hash(s.name));
+                hashes.push(name_hash(s.name));
             } else if !s.defined && s.binding != abidoc_elf::Binding::Local && !s.name.is_empty() {
                 facts.imports.push(Import {
                     name: s.name.into(),
@@ -285,7 +285,7 @@ impl LibFacts {
         self.rows.len()
     }
 
-    /// [`crate::loader::name_hash`] of each export's name, in export order (ascending).
+    /// [`name_hash`] of each export's name, in export order (ascending).
     pub fn export_hashes(&self) -> &[u64] {
         &self.export_hashes
     }
@@ -380,7 +380,7 @@ impl LibFacts {
 
     /// Position of the first export named `name`, if any.
     pub fn first_export(&self, name: &str) -> Option<usize> {
-        let h = crate::loader::name_hash(name);
+        let h = name_hash(name);
         let from = self.export_hashes.partition_point(|&k| k < h);
         (from..self.export_hashes.len())
             .take_while(|&i| self.export_hashes[i] == h)
@@ -517,9 +517,29 @@ fn sort_by_hash(
     (hashes, rows)
 }
 
+/// A word-at-a-time hash of a symbol name (the rustc "Fx" mix with a murmur3 finish): hundreds
+/// of thousands of names are hashed when the process model is built.
+pub fn name_hash(name: &str) -> u64 {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut h: u64 = 0;
+    let mut chunks = name.as_bytes().chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(SEED);
+    }
+    let rest = chunks.remainder();
+    let mut w = [0u8; 8];
+    w[..rest.len()].copy_from_slice(rest);
+    h = (h.rotate_left(5) ^ u64::from_le_bytes(w) ^ ((rest.len() as u64) << 56)).wrapping_mul(SEED);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^ (h >> 33)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Row, sort_by_hash};
+    use super::{Row, name_hash, sort_by_hash};
 
     /// The in-place permutation must give exactly what sorting (hash, export) pairs and
     /// dropping repeats gives, duplicates and equal names at other versions included.
@@ -550,7 +570,7 @@ mod tests {
                     default,
                 });
                 names.extend_from_slice(name.as_bytes());
-                let h = crate::loader::name_hash(&name);
+                let h = name_hash(&name);
                 hashes.push(h);
                 let v = versions.get(usize::from(version)).cloned();
                 want.push((h, name, v, default));

@@ -6,7 +6,7 @@
 //!
 //! Architecture invariant: nothing here reads the process environment; every input is passed in.
 
-use crate::facts::LibFacts;
+use crate::facts::{LibFacts, name_hash};
 use crate::fsguard::map_library;
 use crate::ldcache::{LdCache, host_required_flags};
 use serde::{Deserialize, Serialize};
@@ -275,26 +275,6 @@ impl GlobalIndex {
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
-}
-
-/// A word-at-a-time hash of a symbol name (the rustc "Fx" mix with a murmur3 finish): hundreds
-/// of thousands of names are hashed when the process model is built.
-pub fn name_hash(name: &str) -> u64 {
-    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-    let mut h: u64 = 0;
-    let mut chunks = name.as_bytes().chunks_exact(8);
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(SEED);
-    }
-    let rest = chunks.remainder();
-    let mut w = [0u8; 8];
-    w[..rest.len()].copy_from_slice(rest);
-    h = (h.rotate_left(5) ^ u64::from_le_bytes(w) ^ ((rest.len() as u64) << 56)).wrapping_mul(SEED);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^ (h >> 33)
 }
 
 /// One DT_NEEDED lookup: who asked, for what, and the outcome.
