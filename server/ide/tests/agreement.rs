@@ -10,14 +10,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
 use abidoc_ide::fix::{FixKind, Step};
 use abidoc_ide::{Context, Diagnostic};
-
-/// One host for the whole test binary, as a front end keeps one.
-fn host() -> &'static abidoc_ide::AnalysisHost {
-    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
-    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
-}
+use common::host;
 use std::path::Path;
 
 struct Case {

@@ -6,16 +6,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+use common::host;
 
 use abidoc_ide::{Code, code_doc as doc};
 use abidoc_ide::{Context, Diagnostic};
 use std::path::{Path, PathBuf};
-
-/// One host for the whole test binary, as a front end keeps one.
-fn host() -> &'static abidoc_ide::AnalysisHost {
-    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
-    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
-}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

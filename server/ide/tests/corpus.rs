@@ -7,15 +7,10 @@
 use std::path::{Path, PathBuf};
 
 mod common;
+use common::host;
 
 use abidoc_ide::Context;
 use common::render;
-
-/// One host for the whole test binary, as a front end keeps one.
-fn host() -> &'static abidoc_ide::AnalysisHost {
-    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
-    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
-}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -2,17 +2,13 @@
 //! every fix path must never reach a command argument, an environment variable or a notebook cell;
 //! plus property tests (scan spans, LineIndex round trips, notebook maps, diagnose never panics).
 
+mod common;
 use abidoc_ide::{Code, Context, Diagnostic, Fix};
 use abidoc_syntax::{LineIndex, Span};
+use common::host;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-
-/// One host for the whole test binary, as a front end keeps one.
-fn host() -> &'static abidoc_ide::AnalysisHost {
-    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
-    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
-}
 
 fn ctx() -> Context {
     Context {

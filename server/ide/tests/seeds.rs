@@ -9,12 +9,6 @@ use std::sync::OnceLock;
 
 use abidoc_ide::{Code, Context, Diagnostic, SymbolStatus};
 
-/// One host for the whole test binary, as a front end keeps one.
-fn host() -> &'static abidoc_ide::AnalysisHost {
-    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
-    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
-}
-
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -75,6 +69,7 @@ fn preferred(d: &Diagnostic) -> &abidoc_ide::Fix {
 }
 
 mod common;
+use common::host;
 
 #[test]
 fn seed_000_transformer_uninstalls_mamba() {

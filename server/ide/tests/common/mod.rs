@@ -1,6 +1,15 @@
-//! Shared test helpers: a readable rendering of diagnoses for snapshots.
+//! Shared test helpers: one analysis host per test binary, and a readable rendering of
+//! diagnoses for snapshots.
+
+#![allow(dead_code)] // each test binary uses what it needs
 
 use abidoc_ide::Diagnostic;
+
+/// One host for the whole test binary, as a front end keeps one.
+pub fn host() -> &'static abidoc_ide::AnalysisHost {
+    static HOST: std::sync::OnceLock<abidoc_ide::AnalysisHost> = std::sync::OnceLock::new();
+    HOST.get_or_init(abidoc_ide::AnalysisHost::new)
+}
 
 pub fn render(text: &str, diags: &[Diagnostic]) -> String {
     let mut s = String::new();
