@@ -69,35 +69,9 @@ impl<'a> World<'a> {
             .and_then(|e| e.owner_of(path))
             .map(|(n, _)| n)
         {
-            return kb::package(&name).or(Some(PackageFacts {
-                name,
-                pairs_with: Vec::new(),
-                ssm_kernels: false,
-                optional_importers: Vec::new(),
-                removable_when_unneeded: false,
-                force_build_env: Vec::new(),
-                needs_no_build_isolation: true,
-                has_prebuilt_wheels: false,
-                build_minutes: None,
-                from_repository: false,
-                install_target: None,
-            }));
+            return kb::package(&name).or(Some(PackageFacts::unknown(name)));
         }
-        kb::package_for_library(path).or_else(|| {
-            package_from_path(path).map(|n| PackageFacts {
-                name: n,
-                pairs_with: Vec::new(),
-                ssm_kernels: false,
-                optional_importers: Vec::new(),
-                removable_when_unneeded: false,
-                force_build_env: Vec::new(),
-                needs_no_build_isolation: true,
-                has_prebuilt_wheels: false,
-                build_minutes: None,
-                from_repository: false,
-                install_target: None,
-            })
-        })
+        kb::package_for_library(path).or_else(|| package_from_path(path).map(PackageFacts::unknown))
     }
 
     pub fn library_facts(&self, path: &str) -> Option<LibraryFacts> {

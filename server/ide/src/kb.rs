@@ -56,6 +56,8 @@ pub struct PackageFacts {
     pub force_build_env: Vec<(String, String)>,
     pub needs_no_build_isolation: bool,
     pub has_prebuilt_wheels: bool,
+    /// Its find-links page of wheels per torch and CUDA, outside PyPI.
+    pub wheel_index: Option<k::packages::WheelIndex>,
     /// Roughly how long a source build takes, in minutes.
     pub build_minutes: Option<u32>,
     /// Installed from its repository (`install_target`), not from PyPI releases.
@@ -92,9 +94,31 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
             .iter()
             .any(|f| f == "--no-build-isolation"),
         has_prebuilt_wheels: !p.wheel_naming.is_empty(),
+        wheel_index: p.wheel_index.clone(),
         build_minutes: p.build.minutes,
         from_repository: p.build.install_target.is_some(),
         install_target: p.build.install_target.clone(),
+    }
+}
+
+impl PackageFacts {
+    /// A package the knowledge does not list: built like a torch extension (no build
+    /// isolation), nothing else assumed.
+    pub fn unknown(name: String) -> Self {
+        PackageFacts {
+            name,
+            pairs_with: Vec::new(),
+            ssm_kernels: false,
+            optional_importers: Vec::new(),
+            removable_when_unneeded: false,
+            force_build_env: Vec::new(),
+            needs_no_build_isolation: true,
+            has_prebuilt_wheels: false,
+            wheel_index: None,
+            build_minutes: None,
+            from_repository: false,
+            install_target: None,
+        }
     }
 }
 

@@ -49,6 +49,10 @@ pub struct Package {
     /// beyond PyPI.
     #[serde(default)]
     pub wheel_naming: Vec<WheelNaming>,
+    /// A page of links to its prebuilt wheels per torch and CUDA, outside PyPI (PyG's,
+    /// OpenMMLab's): what `pip install --find-links` reads.
+    #[serde(default)]
+    pub wheel_index: Option<WheelIndex>,
     /// How an import chooses one of its per-backend libraries, per release range (see
     /// [`Backends`]); empty when its import loads every compiled file it installs.
     #[serde(default)]
@@ -115,6 +119,19 @@ pub struct WheelNaming {
     pub file: String,
     /// Download URL template; `{file}` is the file name, URL-encoded `+`.
     pub url: String,
+    pub source: String,
+}
+
+/// A project's find-links page of prebuilt wheels, one per torch release line and CUDA build.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WheelIndex {
+    /// URL template: `{torch_minor}` (`2.4`) and `{cuda}` (`cu121`, `cpu`).
+    pub url: String,
+    /// The distribution its wheels are published as, by torch major, when it differs from
+    /// the package's name (`mmcv-full` for torch 1.x).
+    #[serde(default)]
+    pub distribution_torch1: Option<String>,
     pub source: String,
 }
 

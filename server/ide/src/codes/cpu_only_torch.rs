@@ -11,7 +11,7 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name, PipFlag, Requirement, Step, Version};
+use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name, Step};
 use abidoc_knowledge::gpu;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
@@ -109,28 +109,12 @@ fn fixes(cx: &Cx<'_>, torch: Option<&str>, driver: Option<&str>) -> Vec<Fix> {
                 "pip install --pre --force-reinstall torch --index-url https://download.pytorch.org/whl/nightly/cuXYZ".into(),
             )),
         ),
-        (Some(t), Some(name)) => {
+        (Some(t), Some(_)) => {
             if let Some(var) = variant(t, driver)
                 && let Some(index) = IndexUrl::pytorch(&var)
-                && let Some(version) = Version::new(&format!("{t}+{var}"))
+                && let Some(step) = recipes::torch_build_step(cx, Some(t), &var)
             {
                 let cuda = gpu::variant_cuda(&var).map(cuda_str).unwrap_or_default();
-                let mut reqs = vec![Requirement::Exact(name, version)];
-                // torchvision and torchaudio are built per CUDA too: a CPU one beside a CUDA
-                // torch loses its GPU operators.
-                for (pkg, companion) in [
-                    ("torchvision", abidoc_knowledge::torchvision_for_torch(t)),
-                    ("torchaudio", abidoc_knowledge::torchaudio_for_torch(t)),
-                ] {
-                    let present = cx.world.installed_version(pkg).is_some()
-                        || cx.scene.version_of(pkg).is_some();
-                    if present
-                        && let Some(cv) = companion
-                        && let Some(r) = recipes::exact(pkg, &format!("{cv}+{var}"))
-                    {
-                        reqs.push(r);
-                    }
-                }
                 let min = gpu::variant_cuda(&var).and_then(gpu::min_driver);
                 let mut f = Fix::new(
                     code,
@@ -143,11 +127,7 @@ fn fixes(cx: &Cx<'_>, torch: Option<&str>, driver: Option<&str>) -> Vec<Fix> {
                             .unwrap_or_default()
                     ),
                 )
-                .step(recipes::pip_install(
-                    cx,
-                    vec![PipFlag::ForceReinstall, PipFlag::IndexUrl(index)],
-                    reqs,
-                ))
+                .step(step)
                 .cost(Cost {
                     downloads: true,
                     compiles: None,
@@ -159,7 +139,7 @@ fn fixes(cx: &Cx<'_>, torch: Option<&str>, driver: Option<&str>) -> Vec<Fix> {
                 fixes.push(f);
             }
         }
-        (None, Some(name)) => {
+        (None, Some(_)) => {
             // No version known: the newest release line's default build, marked unverified.
             let latest = gpu::tables().torch_builds.last();
             let var = latest.and_then(|l| {
@@ -169,6 +149,7 @@ fn fixes(cx: &Cx<'_>, torch: Option<&str>, driver: Option<&str>) -> Vec<Fix> {
             });
             if let Some(var) = var
                 && let Some(index) = IndexUrl::pytorch(&var)
+                && let Some(step) = recipes::torch_build_step(cx, None, &var)
             {
                 let cuda = gpu::variant_cuda(&var).map(cuda_str).unwrap_or_default();
                 fixes.push(
@@ -179,11 +160,7 @@ fn fixes(cx: &Cx<'_>, torch: Option<&str>, driver: Option<&str>) -> Vec<Fix> {
                         format!("Install torch built for CUDA {cuda} ({var}) from PyTorch's index"),
                         format!("The text names no torch version: this installs the newest torch of {index}. Pick the cuXYZ your driver supports (`nvidia-smi` prints it) and keep your torch version if you pin one."),
                     )
-                    .step(recipes::pip_install(
-                        cx,
-                        vec![PipFlag::ForceReinstall, PipFlag::IndexUrl(index)],
-                        vec![Requirement::Any(name)],
-                    ))
+                    .step(step)
                     .cost(Cost {
                         downloads: true,
                         compiles: None,

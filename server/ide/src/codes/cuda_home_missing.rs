@@ -2,7 +2,8 @@
 //! (`CUDA_HOME` unset, or pointing at a directory without `bin/nvcc`).
 //!
 //! Produced by torch's cpp_extension "CUDA_HOME environment variable is not set" and the
-//! missing-nvcc messages of build logs. A toolkit found on disk comes first (a variable, safe);
+//! missing-nvcc messages of build logs. `CUDA_HOME` written as a list (its first directory) or
+//! a toolkit found on disk comes first (a variable, safe);
 //! then a prebuilt wheel that needs no compiler; then nvcc from conda.
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
@@ -12,7 +13,7 @@ use crate::fix::{CondaChannel, Cost, Fix, FixKind, Name, PipFlag, Requirement, S
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "Building a CUDA extension without `nvcc` / `CUDA_HOME`.",
     meaning: "torch's cpp_extension compiles CUDA sources with `$CUDA_HOME/bin/nvcc`. pip's nvidia-* runtime wheels carry no compiler, and conda's `cudatoolkit` has none either, so a source build finds no nvcc unless a toolkit is installed and named.",
-    fixes: "1. `CUDA_HOME` to a toolkit abidoc found on disk (safe). 2. For packages that publish prebuilt wheels (flash-attn, mamba-ssm, causal-conv1d): install, letting setup.py fetch the wheel matching torch, no nvcc needed. 3. nvcc from conda (`cuda-nvcc`, matching torch's CUDA), then `CUDA_HOME`.",
+    fixes: "1. `CUDA_HOME` to one directory when the text shows it set to a `:`-joined list (`:/usr/local/cuda/bin/nvcc`), or to a toolkit abidoc found on disk (safe). 2. For packages that publish prebuilt wheels (flash-attn, mamba-ssm, causal-conv1d): install, letting setup.py fetch the wheel matching torch, no nvcc needed. 3. nvcc from conda (`cuda-nvcc`, matching torch's CUDA), then `CUDA_HOME`.",
 };
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
@@ -31,11 +32,46 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         "{what} compiled from source, but the CUDA compiler (nvcc) cannot be found: CUDA_HOME is unset or points at a directory without bin/nvcc"
     );
     d.evidence.push(format!("the text says: {}", detail.trim()));
+    let listed = listed_home(detail);
     if detail.contains(":/bin/nvcc") || detail.contains(":/") && detail.contains("nvcc") {
         d.evidence.push("the nvcc path contains ':': CUDA_HOME (or PATH) was set to a list instead of one directory".into());
     }
-    d.fixes = fixes(cx, d.package.as_deref());
+    let mut fixes = fixes(cx, d.package.as_deref());
+    if let Some(home) = listed {
+        let known = cx.world.cuda_toolkits().iter().any(|h| h == home.as_str());
+        let mut f = Fix::new(
+            Code::CudaHomeMissing,
+            "cuda-home-one-dir",
+            FixKind::Configure,
+            format!("Set CUDA_HOME to one directory, {home}, not a list"),
+            "cpp_extension joins CUDA_HOME and bin/nvcc as one path: a value built like PATH (`$CUDA_HOME:/usr/local/cuda`) names no directory. Fix the line that builds it (often in ~/.bashrc) the same way.",
+        )
+        .steps(recipes::set_env("CUDA_HOME", home.as_str()));
+        if !known {
+            f = f.unverified();
+        }
+        fixes.insert(0, f);
+    }
+    d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// The first directory of a CUDA_HOME written as a `:`-joined list, from the nvcc path the
+/// build could not find (`':/usr/local/cuda:/usr/local/cuda-10.1/bin/nvcc'`). `None` when the
+/// path is one directory, or when no listed directory is an absolute path abidoc accepts.
+fn listed_home(detail: &str) -> Option<SafePath> {
+    let at = detail.find("/bin/nvcc")?;
+    let start = detail[..at]
+        .rfind(|c: char| c.is_whitespace() || c == '\'' || c == '"')
+        .map_or(0, |i| i + 1);
+    let list = &detail[start..at];
+    if !list.contains(':') {
+        return None;
+    }
+    list.split(':')
+        .map(|p| p.trim_end_matches('/'))
+        .filter(|p| p.starts_with('/'))
+        .find_map(SafePath::new)
 }
 
 fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {

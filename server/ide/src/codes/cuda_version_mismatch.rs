@@ -3,17 +3,19 @@
 //!
 //! Produced by cpp_extension's "The detected CUDA version (X) mismatches the version that was
 //! used to compile PyTorch (Y)" and by the scan's CUDA finding (a package's recorded CUDA
-//! against torch's). Fixes: the matching toolkit found on disk, a prebuilt wheel, the companion
+//! against torch's). Fixes: the matching toolkit found on disk, a torch built for the toolkit at
+//! hand (a user-level pip command rather than another toolkit), a prebuilt wheel, the companion
 //! release built for torch's CUDA.
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Fix, FixKind, Name, SafePath, Step};
+use crate::fix::{Cost, Fix, FixKind, Name, SafePath, Step};
+use abidoc_knowledge::gpu;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "CUDA toolkit vs torch CUDA mismatch at build time, or two packages compiled with different CUDA versions.",
     meaning: "Extensions must be compiled with the CUDA major.minor torch was built with (cpp_extension refuses otherwise), and packages that share CUDA objects at run time must agree on the CUDA major.",
-    fixes: "1. `CUDA_HOME` to the toolkit of torch's CUDA found on disk (safe). 2. The companion release built for the installed torch (and so its CUDA). 3. A prebuilt wheel of the package, no local nvcc involved. 4. Advice: install torch's CUDA toolkit, or a torch built for the toolkit you have.",
+    fixes: "At build time: 1. `CUDA_HOME` to the toolkit of torch's CUDA found on disk (safe). 2. A torch built for the toolkit you have, from PyTorch's index (user-level, downloads several GB; torchvision/torchaudio move with it in their releases for that build). 3. A prebuilt wheel of the package, no local nvcc involved (advice). 4. Install torch's CUDA toolkit and set `CUDA_HOME` (advice: an installer, conda or root). Between two installed packages: the companion release built for the installed torch (and so its CUDA), else that package's build for torch's CUDA.",
 };
 
 pub(crate) fn diagnose(
@@ -160,17 +162,82 @@ fn build_fixes(
         );
     }
     if let Some(fv) = found {
-        fixes.push(
+        fixes.push(torch_for_toolkit(cx, fv).unwrap_or_else(|| {
             Fix::new(
                 code,
                 "torch-for-toolkit",
                 FixKind::Advice,
                 format!("Or install a torch built for CUDA {fv}"),
-                "Then the toolkit you have matches torch.",
+                "Then the toolkit you have matches torch; PyTorch publishes no build for it in abidoc's tables, so pick the nearest one from https://pytorch.org/get-started/previous-versions/.",
             )
             .step(Step::Manual(format!("install the torch build for CUDA {fv}")))
-            .unverified(),
-        );
+            .unverified()
+        }));
     }
     crate::fix::rank(fixes)
+}
+
+/// torch built for the toolkit at hand, from PyTorch's index: the same torch release when
+/// PyTorch built it for the toolkit's CUDA major (at a minor no newer than the toolkit's, which
+/// cpp_extension accepts), else the newest torch on that index. A user-level command that
+/// downloads, where the toolkit of torch's CUDA needs an installer or root.
+fn torch_for_toolkit(cx: &Cx<'_>, toolkit: &str) -> Option<Fix> {
+    let tk = abidoc_knowledge::Version::parse(toolkit)?.major_minor();
+    let fits = |var: &String| {
+        gpu::variant_cuda(var).is_some_and(|(ma, mi)| ma == tk.0 && mi <= tk.1)
+    };
+    let torch = cx.torch();
+    let (release, var) = match torch.as_deref().map(recipes::short_torch) {
+        Some(t) => match gpu::torch_variants(t).into_iter().rev().find(fits) {
+            Some(v) => (Some(t.to_owned()), v),
+            None => (None, newest_variant(&fits)?),
+        },
+        None => (None, newest_variant(&fits)?),
+    };
+    let step = recipes::torch_build_step(cx, release.as_deref(), &var)?;
+    let cuda = gpu::variant_cuda(&var).map(|(a, b)| format!("{a}.{b}"))?;
+    let what = release
+        .as_deref()
+        .map_or_else(|| "torch".to_owned(), |t| format!("torch {t}"));
+    let mut also = vec![format!("torch's CUDA {cuda} libraries (several GB)")];
+    let dependents = cx.world.required_by("torch");
+    if !dependents.is_empty() {
+        also.push(format!(
+            "{} require torch and may need their releases for this build",
+            dependents.join(", ")
+        ));
+    }
+    let mut f = Fix::new(
+        Code::CudaVersionMismatch,
+        "torch-for-toolkit",
+        FixKind::AlignTorch,
+        format!("Install {what} built for CUDA {cuda} ({var}), the toolkit you have"),
+        format!(
+            "cpp_extension compiles with the nvcc it finds (CUDA {toolkit}) and needs torch built for the same CUDA major; a torch from {var}'s index matches it without installing another toolkit.{}",
+            if release.is_none() {
+                " The installed torch has no such build, or the text names none: this installs the newest torch of that index; keep your torch version if you pin one."
+            } else {
+                ""
+            }
+        ),
+    )
+    .step(step)
+    .cost(Cost {
+        downloads: true,
+        compiles: None,
+        also,
+    });
+    if release.is_none() {
+        f = f.unverified();
+    }
+    Some(f)
+}
+
+/// The variant of the newest torch line PyTorch built for a CUDA that `fits`.
+fn newest_variant(fits: &dyn Fn(&String) -> bool) -> Option<String> {
+    gpu::tables()
+        .torch_builds
+        .iter()
+        .rev()
+        .find_map(|row| row.variants.iter().rev().find(|v| fits(v)).cloned())
 }

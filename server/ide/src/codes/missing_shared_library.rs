@@ -359,7 +359,9 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
     // The CUDA table and the provider table may both know a library (`libcublas.so.11`): one
     // install of it is enough.
     if let Some(sys) = provider
-        && !fixes.iter().any(|f| f.id.ends_with("/cuda-runtime"))
+        && !fixes
+            .iter()
+            .any(|f| f.id.ends_with("/cuda-runtime") || f.id.ends_with("/cudnn"))
     {
         fixes.extend(system_library(cx, lib, sys));
     }
@@ -419,14 +421,27 @@ fn cudnn_fix(
             (None, false) => Requirement::Any(n),
         })
     };
-    let cuda = cx
+    // torch's CUDA: its `+cuNNN` label, else the CUDA the text states, else the default CUDA
+    // of its release (the build PyPI serves).
+    let torch = cx
         .torch()
-        .and_then(|t| abidoc_knowledge::version::Version::parse(&t)?.local_cuda())
+        .and_then(|t| abidoc_knowledge::version::Version::parse(&t));
+    let cuda = torch
+        .as_ref()
+        .and_then(abidoc_knowledge::version::Version::local_cuda)
         .map(|(m, _)| m)
         .or_else(|| {
             cx.scene
                 .version_of("cuda")
                 .and_then(|v| v.split('.').next()?.parse().ok())
+        })
+        .or_else(|| {
+            let t = torch.as_ref().filter(|t| t.local_label().is_none())?;
+            abidoc_knowledge::torch_default_cuda(t.public())?
+                .split('.')
+                .next()?
+                .parse()
+                .ok()
         });
     if let Some(p) = cuda.and_then(|m: u64| c.packages.iter().find(|p| u64::from(p.cuda) == m))
         && let Some(req) = requirement(p)

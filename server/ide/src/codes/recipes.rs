@@ -103,24 +103,24 @@ pub(crate) fn extension_mismatch(
         fixes.extend(uninstall(code, cx, &pkg, &partners, facts.as_ref(), needed));
     }
     let torch = cx.torch();
-    let companion = torch
-        .as_deref()
-        .and_then(|t| companion_release(code, cx, &pkg, t, facts.as_ref()));
-    // An application that pins torch (vllm), with no torch known: the torch its binary was
-    // built for, read from its symbols in the offline index, is the pin the general form lacks.
-    let pinned_torch =
-        (torch.is_none() && cx.world.torch_version().is_none() && kb::pins_torch(pkg.as_str()))
-            .then(|| kb::built_for_release(symbols))
-            .flatten()
-            .and_then(|target| align_torch(code, cx, &pkg, &target, None));
-    let general = companion.is_none() && pinned_torch.is_none();
+    // From the text alone, the torch the binary was built for, read from its symbols in the
+    // offline index: for an application that pins torch (vllm) with no torch known, it is the
+    // pin the general form lacks; with the torch the text states, the other side of aligning.
+    // (With the environment, its own reading below says it.)
+    let index_target = cx
+        .world
+        .torch_version()
+        .is_none()
+        .then(|| kb::built_for_release(symbols))
+        .flatten();
+    let pinned_torch = index_target.and_then(|target| match torch.as_deref() {
+        None if kb::pins_torch(pkg.as_str()) => align_torch(code, cx, &pkg, &target, None),
+        None => None,
+        Some(t) => align_torch(code, cx, &pkg, &target, Some(t)),
+    });
+    let pinned = pinned_torch.is_some() && torch.is_none();
     fixes.extend(pinned_torch);
-    if general {
-        // No version to pin (the text states no torch, or the tables know no release for it):
-        // the aligning command in its general form, never a guess.
-        fixes.extend(align_general(code, cx, &pkg, facts.as_ref()));
-    }
-    fixes.extend(companion);
+    fixes.extend(align_with_torch(code, cx, &pkg, facts.as_ref(), pinned));
     if let Some(torch) = &torch
         && (code == Code::Cxx11AbiMismatch || code == Code::AbiMismatch)
     {
@@ -147,6 +147,32 @@ pub(crate) fn extension_mismatch(
         );
     }
     fixes
+}
+
+/// Aligning a companion with the torch in use: its release built for that torch (exact, from
+/// the tables), else its wheel from the project's find-links page for that torch and CUDA, else
+/// the general form (refetch a prebuilt wheel, or resolve it together with torch) unless
+/// `pinned` (the caller already pins the torch it was built for).
+pub(crate) fn align_with_torch(
+    code: Code,
+    cx: &Cx<'_>,
+    pkg: &Name,
+    facts: Option<&PackageFacts>,
+    pinned: bool,
+) -> Vec<Fix> {
+    let torch = cx.torch();
+    let companion = torch
+        .as_deref()
+        .and_then(|t| companion_release(code, cx, pkg, t, facts));
+    let page = torch
+        .as_deref()
+        .and_then(|t| find_links_wheel(code, cx, pkg, t, facts));
+    // No version to pin (the text states no torch, or the tables know no release for it): the
+    // aligning command in its general form, never a guess.
+    let general = (companion.is_none() && page.is_none() && !pinned)
+        .then(|| align_general(code, cx, pkg, facts))
+        .flatten();
+    companion.into_iter().chain(page).chain(general).collect()
 }
 
 fn uninstall(
@@ -274,15 +300,96 @@ fn align_general(code: Code, cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFact
             }),
         );
     }
-    if !kb::pairs_with_torch(pkg.as_str()) {
+    // Only a package whose releases each pin one torch resolves to a matching pair: for any
+    // other, pip would keep the installed copy or take its newest, whatever torch it was for.
+    if !kb::pairs_with_torch(pkg.as_str()) && !kb::pins_torch(pkg.as_str()) {
         return None;
     }
     resolve_with_torch(code, cx, pkg, "resolve-with-torch", FixKind::AlignCompanion)
 }
 
+/// The project's wheel for this torch and CUDA from its own find-links page (PyG's,
+/// OpenMMLab's): `--no-index` so that pip takes the page's wheel and never compiles PyPI's
+/// newer sdist instead.
+fn find_links_wheel(
+    code: Code,
+    cx: &Cx<'_>,
+    pkg: &Name,
+    torch: &str,
+    facts: Option<&PackageFacts>,
+) -> Option<Fix> {
+    let page = facts?.wheel_index.as_ref()?;
+    let v = abidoc_knowledge::version::Version::parse(torch)?;
+    let (major, minor) = v.major_minor();
+    let line = format!("{major}.{minor}");
+    let cuda = torch_cuda_label(cx, &v)?;
+    let url = crate::fix::FindLinksUrl::from_template(&page.url, &line, &cuda)?;
+    let dist = match page.distribution_torch1.as_deref() {
+        Some(d) if major == 1 => Name::new(d)?,
+        _ => pkg.clone(),
+    };
+    Some(
+        Fix::new(
+            code,
+            "find-links-wheel",
+            FixKind::PrebuiltWheel,
+            format!("Install {dist} from its wheel page for torch {line} and {cuda}"),
+            format!(
+                "The project publishes its wheels per torch and CUDA at {url}; --no-index keeps pip from compiling PyPI's sdist instead, --no-cache-dir and --force-reinstall replace the binary that failed, and --no-deps keeps torch where it is. The page cannot be checked offline."
+            ),
+        )
+        .step(pip_install(
+            cx,
+            vec![
+                PipFlag::NoIndex,
+                PipFlag::FindLinks(url),
+                PipFlag::NoCacheDir,
+                PipFlag::ForceReinstall,
+                PipFlag::NoDeps,
+            ],
+            vec![Requirement::Any(dist)],
+        ))
+        .cost(Cost {
+            downloads: true,
+            ..Cost::default()
+        })
+        .unverified(),
+    )
+}
+
+/// The CUDA build label of a torch (`cu121`, `cpu`): its local label, else the CUDA the text
+/// states when torch has a build for it, else the release's default CUDA.
+fn torch_cuda_label(cx: &Cx<'_>, torch: &abidoc_knowledge::version::Version) -> Option<String> {
+    if let Some(l) = torch.local_label() {
+        if l == "cpu" {
+            return Some("cpu".into());
+        }
+        if let Some((a, b)) = torch.local_cuda() {
+            return Some(format!("cu{a}{b}"));
+        }
+    }
+    let builds = abidoc_knowledge::gpu::torch_variants(torch.public());
+    let stated = cx
+        .scene
+        .version_of("cuda")
+        .and_then(abidoc_knowledge::version::Version::parse)
+        .map(|c| format!("cu{}{}", c.major(), c.minor()))
+        .filter(|l| builds.contains(l));
+    stated.or_else(|| {
+        let c = abidoc_knowledge::version::Version::parse(k_default_cuda(torch.public())?)?;
+        Some(format!("cu{}{}", c.major(), c.minor()))
+    })
+}
+
+fn k_default_cuda(torch: &str) -> Option<&'static str> {
+    abidoc_knowledge::torch_default_cuda(torch)
+}
+
 /// Torch and a companion installed in one resolve, so pip picks a pair that matches: the
-/// general form of alignment when no version can be pinned. `what`/`kind` are the caller's id
-/// and rank for it.
+/// general form of alignment when no version can be pinned. With the torch in use known (the
+/// environment, or the text), torch is pinned to it and the companion resolved to the release
+/// that requires it; else both move to their newest matching pair. `what`/`kind` are the
+/// caller's id and rank for it.
 pub(crate) fn resolve_with_torch(
     code: Code,
     cx: &Cx<'_>,
@@ -291,25 +398,41 @@ pub(crate) fn resolve_with_torch(
     kind: FixKind,
 ) -> Option<Fix> {
     let torch = Name::new("torch")?;
+    let kept = cx.torch().and_then(|t| {
+        let t = short_torch(&t).to_owned();
+        Some((exact("torch", &t)?, t))
+    });
+    let (req, title, also) = match kept {
+        Some((req, t)) => (
+            req,
+            format!("Install the {pkg} release that requires torch {t}, keeping torch"),
+            format!("moves {pkg} to the release pinned to torch {t}"),
+        ),
+        None => (
+            Requirement::Any(torch),
+            format!("Install torch and {pkg} in one command so pip picks a matching pair"),
+            "may move torch to its newest release".to_owned(),
+        ),
+    };
     Some(
         Fix::new(
             code,
             what,
             kind,
-            format!("Install torch and {pkg} in one command so pip picks a matching pair"),
+            title,
             format!(
-                "Each {pkg} release is built for one torch release; resolved together, pip installs a pair that matches. Pin torch to the version you need (torch==X) to keep it."
+                "Each {pkg} release is built for one torch release and says so in its requirements; resolved together with torch, pip installs a pair that matches. --no-cache-dir keeps pip from reusing the stale wheel."
             ),
         )
         .step(pip_install(
             cx,
             vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
-            vec![Requirement::Any(torch), Requirement::Any(pkg.clone())],
+            vec![req, Requirement::Any(pkg.clone())],
         ))
         .cost(Cost {
             downloads: true,
             compiles: None,
-            also: vec!["may move torch to its newest release".into()],
+            also: vec![also],
         }),
     )
 }
@@ -471,4 +594,46 @@ pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name
             also: Vec::new(),
         }),
     )
+}
+
+/// torch built for one CUDA variant (`cu121`) from PyTorch's index: release `torch` when known
+/// (`torch==2.3.1+cu121`), else the newest on that index. torchvision and torchaudio, when
+/// installed or named in the text, move with it in their releases for the same build: they are
+/// built per CUDA too, and a pair from different indexes loses its GPU operators.
+pub(crate) fn torch_build_step(cx: &Cx<'_>, torch: Option<&str>, variant: &str) -> Option<Step> {
+    let index = crate::fix::IndexUrl::pytorch(variant)?;
+    let mut reqs = Vec::new();
+    match torch.map(short_torch) {
+        Some(t) => {
+            reqs.push(exact("torch", &format!("{t}+{variant}"))?);
+            for (pkg, companion) in [
+                ("torchvision", abidoc_knowledge::torchvision_for_torch(t)),
+                ("torchaudio", abidoc_knowledge::torchaudio_for_torch(t)),
+            ] {
+                if present(cx, pkg)
+                    && let Some(r) = companion.and_then(|cv| exact(pkg, &format!("{cv}+{variant}")))
+                {
+                    reqs.push(r);
+                }
+            }
+        }
+        None => {
+            reqs.push(Requirement::Any(Name::new("torch")?));
+            for pkg in ["torchvision", "torchaudio"] {
+                if present(cx, pkg) {
+                    reqs.extend(Name::new(pkg).map(Requirement::Any));
+                }
+            }
+        }
+    }
+    Some(pip_install(
+        cx,
+        vec![PipFlag::ForceReinstall, PipFlag::IndexUrl(index)],
+        reqs,
+    ))
+}
+
+/// Installed, or named with a version in the text.
+fn present(cx: &Cx<'_>, pkg: &str) -> bool {
+    cx.world.installed_version(pkg).is_some() || cx.scene.version_of(pkg).is_some()
 }

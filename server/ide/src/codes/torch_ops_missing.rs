@@ -3,16 +3,17 @@
 //!
 //! Produced by torch's "operator X::y does not exist" and torchvision's/torchaudio's "Couldn't
 //! load custom C++ ops" messages. The companion release built for the installed torch comes
-//! first; reinstalling torch and the companion in one resolve is the general form.
+//! first (or the project's find-links wheel); installing torch and the companion in one resolve
+//! is the general form.
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Fix, FixKind, Name};
+use crate::fix::{Fix, Name};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`operator X::y does not exist` and similar: an extension's operators never registered because its library failed to load silently.",
     meaning: "torchvision, torchaudio and similar packages load their compiled operators when imported, and swallow the failure; the first call of an operator then fails. Almost always the package was built for another torch release.",
-    fixes: "1. The companion release built for the installed torch (exact pin, `--no-cache-dir --no-deps`). 2. Reinstall torch and the companion in one command, so pip resolves the pair torch pins (moves torch too).",
+    fixes: "1. The companion release built for the installed torch (exact pin, `--no-cache-dir --no-deps`), or its wheel from the project's find-links page for that torch and CUDA (PyG). 2. Without a version to pin: install torch and the companion in one command, so pip resolves a matching pair (torch pinned when its version is known).",
 };
 
 pub(crate) fn diagnose(
@@ -37,15 +38,16 @@ fn fixes(cx: &Cx<'_>, pkg: &str) -> Vec<Fix> {
     let Some(pkg) = Name::new(pkg) else {
         return fixes;
     };
-    if let Some(torch) = cx.torch() {
-        fixes.extend(recipes::companion_release(code, cx, &pkg, &torch, None));
-    }
-    fixes.extend(recipes::resolve_with_torch(
+    fixes.extend(recipes::align_with_torch(
         code,
         cx,
         &pkg,
-        "reinstall-pair",
-        FixKind::AlignTorch,
+        crate::kb::package(pkg.as_str()).as_ref(),
+        false,
     ));
+    if fixes.is_empty() {
+        // No release data and no pairing: what any extension built for another torch gets.
+        fixes = recipes::extension_mismatch(code, cx, Some(pkg.as_str()), None, &[]);
+    }
     crate::fix::rank(fixes)
 }

@@ -20,7 +20,9 @@ pub mod valid;
 
 use crate::codes::id::Code;
 pub use step::{CondaChannel, PipFlag, Python, Query, Requirement, Step, SystemManager};
-pub use valid::{EnvName, EnvValue, IndexUrl, Name, Pid, SafePath, VcsUrl, Version, WheelUrl};
+pub use valid::{
+    EnvName, EnvValue, FindLinksUrl, IndexUrl, Name, Pid, SafePath, VcsUrl, Version, WheelUrl,
+};
 
 /// What a fix does, in ranking order (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

@@ -2,7 +2,9 @@
 //! boundary ([`super::valid`]). Steps are data; [`super::render`] is the only place that turns
 //! them into argument vectors, shell lines and notebook lines.
 
-use super::valid::{EnvName, EnvValue, IndexUrl, Name, Pid, SafePath, VcsUrl, Version, WheelUrl};
+use super::valid::{
+    EnvName, EnvValue, FindLinksUrl, IndexUrl, Name, Pid, SafePath, VcsUrl, Version, WheelUrl,
+};
 
 /// The interpreter a pip step runs: the environment's own (`--python`), else `python` on PATH.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -63,6 +65,11 @@ pub enum PipFlag {
     /// Install from this index instead of PyPI: PyTorch publishes each CUDA build of torch on
     /// its own index (PyPI holds only the default one).
     IndexUrl(IndexUrl),
+    /// Only the find-links page below, not PyPI: a project that publishes its wheels per torch
+    /// and CUDA outside PyPI also has a newer sdist there that pip would otherwise compile.
+    NoIndex,
+    /// Wheels from this page of links (a project's per-torch, per-CUDA index).
+    FindLinks(FindLinksUrl),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

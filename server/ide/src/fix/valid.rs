@@ -230,6 +230,47 @@ impl WheelUrl {
     }
 }
 
+/// A page of links to prebuilt wheels (`pip --find-links`): a project's per-torch, per-CUDA
+/// index outside PyPI (PyG's `https://data.pyg.org/whl/torch-2.4.0+cu121.html`). Made only from
+/// a knowledge table's template and two validated labels, then checked as a whole like a
+/// [`WheelUrl`]: `https://`, letters, digits and `/._+-`, no empty or `..` component.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FindLinksUrl(String);
+
+impl FindLinksUrl {
+    /// `template` with `{torch_minor}` (`2.4`) and `{cuda}` (`cu121`, `cpu`) filled in.
+    pub fn from_template(template: &str, torch_minor: &str, cuda: &str) -> Option<FindLinksUrl> {
+        let minor_ok = torch_minor.split('.').count() == 2
+            && torch_minor
+                .split('.')
+                .all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()));
+        let cuda_ok = cuda == "cpu"
+            || cuda.strip_prefix("cu").is_some_and(|d| {
+                (2..=3).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit())
+            });
+        if !minor_ok || !cuda_ok {
+            return None;
+        }
+        let raw = template
+            .replace("{torch_minor}", torch_minor)
+            .replace("{cuda}", cuda);
+        let rest = raw.strip_prefix("https://")?;
+        let body = rest.strip_suffix('/').unwrap_or(rest);
+        let ok = raw.len() < 512
+            && !body
+                .split('/')
+                .any(|c| c.is_empty() || c == "." || c == "..")
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"/._+-".contains(&b));
+        ok.then_some(FindLinksUrl(raw))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// A source repository pip builds from: `git+https://` on a host and path of letters, digits and
 /// `/._-`, an optional `@ref` of the same, nothing else (no `#egg=`, query, `..` or user info).
 /// Only the knowledge tables' `install_target` values come here.
@@ -299,7 +340,15 @@ macro_rules! display_as_str {
     )*};
 }
 display_as_str!(
-    Name, Version, SafePath, EnvName, EnvValue, WheelUrl, VcsUrl, IndexUrl
+    Name,
+    Version,
+    SafePath,
+    EnvName,
+    EnvValue,
+    WheelUrl,
+    VcsUrl,
+    IndexUrl,
+    FindLinksUrl
 );
 
 impl fmt::Display for Pid {
