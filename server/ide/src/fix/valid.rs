@@ -362,6 +362,57 @@ mod tests {
     use super::*;
 
     #[test]
+    fn find_links_pages() {
+        let pyg = "https://data.pyg.org/whl/torch-{torch_minor}.0+{cuda}.html";
+        assert_eq!(
+            FindLinksUrl::from_template(pyg, "2.5", "cu124").map(|u| u.0),
+            Some("https://data.pyg.org/whl/torch-2.5.0+cu124.html".to_owned())
+        );
+        let mm = "https://download.openmmlab.com/mmcv/dist/{cuda}/torch{torch_minor}/index.html";
+        assert!(FindLinksUrl::from_template(mm, "1.10", "cpu").is_some());
+        // Labels are the only variable parts, and each has one shape.
+        for (minor, cuda) in [
+            ("2.5", "cu124/../../x"),
+            ("2.5", "rocm6.2"),
+            ("2.5", "cu1"),
+            ("2.5", "$(id)"),
+            ("2", "cu121"),
+            ("2.5.1", "cu121"),
+            ("2.5;id", "cu121"),
+            ("2.x", "cu121"),
+            ("", "cu121"),
+        ] {
+            assert!(
+                FindLinksUrl::from_template(pyg, minor, cuda).is_none(),
+                "{minor} {cuda}"
+            );
+        }
+        // Every page the knowledge names makes a valid URL.
+        for p in abidoc_knowledge::packages::all() {
+            if let Some(w) = &p.wheel_index {
+                assert!(
+                    FindLinksUrl::from_template(&w.url, "2.5", "cu121").is_some(),
+                    "{}: {}",
+                    p.name,
+                    w.url
+                );
+            }
+        }
+        // A template is checked as a whole too.
+        for bad in [
+            "http://data.pyg.org/whl/torch-{torch_minor}+{cuda}.html",
+            "https://data.pyg.org/whl/../torch-{torch_minor}+{cuda}.html",
+            "https://data.pyg.org/whl/torch-{torch_minor}+{cuda}.html?x=$(id)",
+            "https://data.pyg.org//torch-{torch_minor}+{cuda}.html",
+        ] {
+            assert!(
+                FindLinksUrl::from_template(bad, "2.5", "cu124").is_none(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
     fn versions() {
         for ok in [
             "2.5.1",
