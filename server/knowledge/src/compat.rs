@@ -114,20 +114,29 @@ pub fn torchaudio_for_torch(torch: &str) -> Option<&'static str> {
 
 /// The torch a torchvision release was built for (`0.20.1` → `2.5.1`).
 pub fn torch_for_torchvision(torchvision: &str) -> Option<&'static str> {
-    if let Some(t) = generated_torch_for("torchvision", torchvision) {
+    torch_for_companion("torchvision", torchvision)
+}
+
+/// The torch a release of a companion was built for: its exact pin in the generated data, else
+/// (torchvision, torchaudio) the hand-written torch table's row that names it
+/// (`torchaudio 2.11.0` → `2.11.0`, whose metadata no longer pins torch).
+pub fn torch_for_companion(package: &str, version: &str) -> Option<&'static str> {
+    if let Some(t) = generated_torch_for(package, version) {
         return Some(t);
     }
-    let v = Version::parse(torchvision)?;
+    let v = Version::parse(version)?;
     let v = Version::parse(v.public())?;
+    let column = |r: &'static TorchRow| -> Option<&'static str> {
+        match package {
+            "torchvision" => r.torchvision.as_deref(),
+            "torchaudio" => r.torchaudio.as_deref(),
+            _ => None,
+        }
+    };
     tables()
         .torch
         .iter()
-        .find(|r| {
-            r.torchvision
-                .as_deref()
-                .and_then(Version::parse)
-                .is_some_and(|t| t == v)
-        })
+        .find(|r| column(r).and_then(Version::parse).is_some_and(|t| t == v))
         .map(|r| r.torch.as_str())
 }
 

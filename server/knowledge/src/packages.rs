@@ -273,7 +273,8 @@ pub struct Mention {
 /// The known packages with compiled code that `text` names, in text order: by distribution name
 /// (`flash-attn`, also inside pip's `flash-attn_<hash>` build directory), import name
 /// (`from vllm import`, `site-packages/cv2/`, `torch_scatter has …`), compiled module
-/// (`import awq_ext`) or library file (`libonnxruntime_providers_cuda.so`). Case-insensitive,
+/// (`import awq_ext`) or library file (`libonnxruntime_providers_cuda.so`); never a submodule
+/// of another (`xformers.flash_attn_3`, `from ...flash_attn_3 import`). Case-insensitive,
 /// whole words only (`torch` is not named by `torch_extensions` or `pytorch`). Stems that are
 /// plain words (`transformer`, `quantizer`) are not searched: prose uses them.
 pub fn mentions(text: &str) -> Vec<Mention> {
@@ -351,7 +352,9 @@ pub fn mentions(text: &str) -> Vec<Mention> {
         };
         let before = m.start().checked_sub(1).and_then(|i| bytes.get(i)).copied();
         let after = bytes.get(m.end()).copied();
-        let left_ok = before.is_none_or(|b| !word(b));
+        // After a `.` the name is a submodule of another package (`xformers.flash_attn_3`, a
+        // relative `from ...flash_attn_3 import _C`), not this package's top level.
+        let left_ok = before.is_none_or(|b| !word(b) && b != b'.');
         let right_ok = after.is_none_or(|b| match tail {
             Tail::None => !word(b),
             Tail::Hash => !word(b) || b == b'_',

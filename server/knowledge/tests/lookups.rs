@@ -208,3 +208,29 @@ fn wheel_names_for_listed_releases() {
     }
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn mentions_name_top_level_packages_only() {
+    let names = |text: &str| -> Vec<&str> {
+        packages::mentions(text)
+            .iter()
+            .map(|m| m.package.name.as_str())
+            .collect()
+    };
+    // xformers vendors FlashAttention 3 as its own submodule: the frame's package is xformers.
+    let frame = "  File \"/env/lib/python3.11/site-packages/xformers/ops/fmha/flash3.py\", line 110, in <module>\n    from ...flash_attn_3 import _C\n";
+    assert_eq!(names(frame), ["xformers"]);
+    assert!(
+        names("import xformers.flash_attn_3._C")
+            .iter()
+            .all(|n| *n == "xformers")
+    );
+    assert_eq!(
+        names("from flash_attn import flash_attn_func"),
+        ["flash-attn"]
+    );
+    assert_eq!(
+        names("import flash_attn_2_cuda as flash_attn_gpu"),
+        ["flash-attn"]
+    );
+}

@@ -85,13 +85,12 @@ pub(crate) fn from_env(
     );
     let mut fixes = Vec::new();
     if let (Some(torch), Some(p)) = (cx.torch(), d.package.as_deref().and_then(Name::new)) {
-        fixes.extend(recipes::companion_release(
-            Code::CudaVersionMismatch,
-            cx,
-            &p,
-            &torch,
-            crate::kb::package(p.as_str()).as_ref(),
-        ));
+        let code = Code::CudaVersionMismatch;
+        fixes.extend(
+            recipes::companion_release(code, cx, &p, &torch, crate::kb::package(p.as_str()).as_ref())
+                .or_else(|| recipes::newest_pair(code, cx, &p, &torch))
+                .or_else(|| recipes::newest_release(code, cx, &p, &torch)),
+        );
     }
     fixes.push(
         Fix::new(

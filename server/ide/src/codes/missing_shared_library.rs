@@ -342,11 +342,16 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
     let cuda_lib = kb::cuda_library(key).is_some();
     if (torch_lib || cuda_lib)
         && let (Some(torch), Some(p)) = (cx.torch(), &pkg)
-        && (torch_lib || kb::pairs_with_torch(p.as_str()))
+        && p.as_str() != "torch"
     {
         let companion =
-            recipes::companion_release(code, cx, p, &torch, kb::package(p.as_str()).as_ref());
-        // No release of it is built for the installed torch: the torch it was built for.
+            recipes::companion_release(code, cx, p, &torch, kb::package(p.as_str()).as_ref())
+                // No release of it is built for the installed torch: the newest pair when its
+                // releases stopped before this torch, else its newest release when this torch
+                // is the newest known.
+                .or_else(|| recipes::newest_pair(code, cx, p, &torch))
+                .or_else(|| recipes::newest_release(code, cx, p, &torch));
+        // Nothing in the tables: the torch it was built for.
         if companion.is_none()
             && let Some(target) = cx.world.built_for_torch(d.library.as_deref())
         {

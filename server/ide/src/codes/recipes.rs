@@ -167,12 +167,25 @@ pub(crate) fn align_with_torch(
     let page = torch
         .as_deref()
         .and_then(|t| find_links_wheel(code, cx, pkg, t, facts));
+    // No release for this torch in the tables: the newest pair when the package's releases
+    // stopped before it, else its newest release when this torch is the newest known.
+    let later = match (&companion, torch.as_deref()) {
+        (None, Some(t)) => {
+            newest_pair(code, cx, pkg, t).or_else(|| newest_release(code, cx, pkg, t))
+        }
+        _ => None,
+    };
     // No version to pin (the text states no torch, or the tables know no release for it): the
     // aligning command in its general form, never a guess.
-    let general = (companion.is_none() && page.is_none() && !pinned)
+    let general = (companion.is_none() && page.is_none() && later.is_none() && !pinned)
         .then(|| align_general(code, cx, pkg, facts))
         .flatten();
-    companion.into_iter().chain(page).chain(general).collect()
+    companion
+        .into_iter()
+        .chain(page)
+        .chain(later)
+        .chain(general)
+        .collect()
 }
 
 fn uninstall(
@@ -636,4 +649,113 @@ pub(crate) fn torch_build_step(cx: &Cx<'_>, torch: Option<&str>, variant: &str) 
 /// Installed, or named with a version in the text.
 fn present(cx: &Cx<'_>, pkg: &str) -> bool {
     cx.world.installed_version(pkg).is_some() || cx.scene.version_of(pkg).is_some()
+}
+
+/// The newest release of `pkg` that pins a torch, with that torch, when that torch is older than
+/// `torch` (a companion whose releases stopped, as torchaudio's did at 2.11): no release fits
+/// the installed torch, and the newest pair is the smallest move that does.
+pub(crate) fn newest_pair(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -> Option<Fix> {
+    use abidoc_knowledge::version::Version as V;
+    let installed = V::parse(short_torch(torch))?;
+    // The package's newest release, and the torch it is built for (its pin, or the torch
+    // table's row): a newest release that names no torch is not a pair (it may follow torch).
+    let (_, release) = abidoc_knowledge::releases::releases(pkg.as_str())
+        .into_iter()
+        .filter(|r| r.wheels)
+        .filter_map(|r| Some((V::parse(&r.version)?, r)))
+        .max_by(|a, b| a.0.cmp(&b.0))?;
+    let pinned = V::parse(abidoc_knowledge::compat::torch_for_companion(
+        pkg.as_str(),
+        &release.version,
+    )?)?;
+    if pinned >= installed || same_release_line(pinned.public(), installed.public()) {
+        return None;
+    }
+    let t = pinned.public().to_owned();
+    let reqs = vec![exact("torch", &t)?, exact(pkg.as_str(), &release.version)?];
+    let dependents: Vec<String> = cx
+        .world
+        .required_by("torch")
+        .into_iter()
+        .filter(|d| d != pkg.as_str())
+        .collect();
+    let mut also = vec![format!("moves torch from {} to {t}", short_torch(torch))];
+    if !dependents.is_empty() {
+        also.push(format!(
+            "{} require torch and may need their releases for {t}",
+            dependents.join(", ")
+        ));
+    }
+    Some(
+        Fix::new(
+            code,
+            "newest-pair",
+            FixKind::AlignTorch,
+            format!(
+                "Install torch {t} with {pkg} {}, the newest pair (no {pkg} release is built for torch {})",
+                release.version,
+                short_torch(torch)
+            ),
+            format!(
+                "{pkg}'s newest release, {}, is built for torch {t} (its requirements pin it, PyPI metadata); nothing newer exists, so the pair is what loads. Installed in one command, with their CUDA libraries.",
+                release.version
+            ),
+        )
+        .step(pip_install(cx, vec![PipFlag::NoCacheDir], reqs))
+        .cost(Cost {
+            downloads: true,
+            compiles: None,
+            also,
+        }),
+    )
+}
+
+/// The newest release of `pkg`, when the installed torch is the newest release line abidoc's
+/// torch index knows and no table says which release it is built for: the package's newest
+/// release is the one made with it in view. Marked unverified.
+pub(crate) fn newest_release(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -> Option<Fix> {
+    use abidoc_knowledge::version::Version as V;
+    let newest_torch = abidoc_knowledge::torch_index::releases().last()?;
+    // A package that pins torch moves torch with it: the pair recipes say that.
+    if !same_release_line(&newest_torch.version, torch) || kb::pins_torch(pkg.as_str()) {
+        return None;
+    }
+    // Only when PyPI's newest (from the release tables) is newer than what is installed: an
+    // upgrade to the same release would do nothing.
+    let newest = abidoc_knowledge::releases::releases(pkg.as_str())
+        .into_iter()
+        .filter(|r| r.wheels)
+        .filter_map(|r| V::parse(&r.version))
+        .max()?;
+    if let Some(installed) = cx
+        .world
+        .installed_version(pkg.as_str())
+        .as_deref()
+        .and_then(V::parse)
+        && installed >= newest
+    {
+        return None;
+    }
+    let t = short_torch(torch);
+    Some(
+        Fix::new(
+            code,
+            "newest-release",
+            FixKind::AlignCompanion,
+            format!("Install the newest {pkg}, released for current torch (the installed {t})"),
+            format!(
+                "torch {t} is the newest release abidoc's tables know, and no table says which {pkg} release is built for it; {pkg}'s newest release is the one made with it in view. --no-cache-dir keeps pip from reusing the stale wheel."
+            ),
+        )
+        .step(pip_install(
+            cx,
+            vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+            vec![Requirement::Any(pkg.clone())],
+        ))
+        .cost(Cost {
+            downloads: true,
+            ..Cost::default()
+        })
+        .unverified(),
+    )
 }
