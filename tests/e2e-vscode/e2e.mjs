@@ -272,7 +272,7 @@ try {
     if (!/Install torch first|flash-attn/i.test(text)) throw new Error(`the notification offers no fix:\n${text}`);
   });
 
-  await step('scan-environment-problems-and-markdown-report', async () => {
+  await step('scan-environment-problems-and-report', async () => {
     if (!E2E_SITE_PACKAGES) throw new Error('skipped: no native fixtures (tests/native/build.sh) to scan');
     // Set abidoc.sitePackages the way a user does, in the Settings editor (it writes through
     // VS Code's configuration service): this also checks that the server follows the change.
@@ -303,25 +303,39 @@ try {
     await runCommand('View: Close Editor', 5_000).catch(() => page.keyboard.press('Escape'));
     await page.waitForTimeout(1000);
     await runCommand('abidoc: Scan environment');
-    await waitFor('the Markdown report', async () => {
-      const t = await page.evaluate(() => (document.querySelector('.editor-group-container.active .monaco-editor .view-lines')?.innerText ?? '').replace(/\u00a0/g, ' '));
-      return t.includes('# abidoc environment scan');
-    }, 60_000);
-    await screenshot('scan-report');
-    // The editor renders only what is on screen: read the whole report from its preview.
-    await runCommand('Markdown: Open Preview to the Side');
+    // The report is a webview (an iframe inside an iframe): find the frame that shows it.
     const so = 'selective_scan_cuda.cpython-312-x86_64-linux-gnu.so';
-    const report = await waitFor('the rendered report', async () => {
+    const reportFrame = async () => {
       for (const f of page.frames()) {
         if (f === page.mainFrame()) continue;
         const t = await f.evaluate(() => document.body?.innerText ?? '').catch(() => '');
-        if (t.includes('abidoc environment scan') && t.includes(so)) return t;
+        if (t.includes('abidoc environment scan') && t.includes(so)) return f;
       }
       return false;
-    }, 20_000);
-    const section = report.slice(report.indexOf(so) - 300, report.indexOf(so) + 300);
-    if (!/abi-mismatch/.test(section) || !/scanned \d+ libraries/.test(report)) throw new Error(`the report does not give ${so} as abi-mismatch:\n${section}`);
-    await screenshot('scan-report-preview');
+    };
+    const frame = await waitFor('the report webview', reportFrame, 60_000);
+    const report = await frame.evaluate(() => document.body.innerText);
+    await screenshot('scan-report');
+    // Answers first: the blocks are errors then warnings, every <details> closed, mamba-ssm's
+    // block gives abi-mismatch with its version and a command to copy.
+    const layout = await frame.evaluate(() => ({
+      blocks: [...document.querySelectorAll('section.block')].map((b) => b.className),
+      open: [...document.querySelectorAll('details')].filter((d) => d.open).length,
+      folded: [...document.querySelectorAll('details.folded > summary')].map((s) => s.textContent),
+    }));
+    const lastError = layout.blocks.lastIndexOf('block error');
+    if (lastError < 0 || layout.blocks.slice(0, lastError).some((c) => c !== 'block error') || layout.open !== 0) {
+      throw new Error(`the report is not errors first with everything else folded: ${JSON.stringify(layout)}`);
+    }
+    if (!/scanned \d+ libraries/.test(report)) throw new Error(`the report does not give the scan's summary:\n${report.slice(0, 600)}`);
+    const mamba = frame.locator('section.block', { hasText: so });
+    const block = await mamba.innerText();
+    if (!/abi-mismatch/.test(block) || !/mamba-ssm 2\.3\.0/.test(block)) throw new Error(`the report does not give ${so} as abi-mismatch of mamba-ssm 2.3.0:\n${block}`);
+    // Its copy button asks the extension, which copies the command it rendered and says so.
+    const copy = mamba.locator('button.copy').first();
+    await copy.click();
+    await waitFor('the copy button to be acknowledged', async () => (await copy.innerText()) === 'Copied', 10_000);
+    await screenshot('scan-report-copied');
     await showProblems();
     await waitFor(`a problem on ${so}`, async () => (await problemsText()).includes(so), 15_000);
   });

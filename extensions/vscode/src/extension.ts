@@ -3,6 +3,7 @@
 // always showing what will run and asking first.
 
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import {
   DidChangeConfigurationNotification,
@@ -30,7 +31,7 @@ import {
   TERMINAL_OUTPUT,
   TerminalDiagnosisParams,
 } from './protocol';
-import { diagnosticsFromResult, isLibraryPath, ReportDiagnostic, scanReport, scanSummary } from './report';
+import { diagnosticsFromResult, isLibraryPath, reportAction, ReportDiagnostic, ReportFix, ReportHeader, reportHtml, scanSummary } from './report';
 import { initializationOptions, SettingSpec, trustedValue } from './settings';
 import { isPosixShell, renderCommandLine, visible } from './shellQuote';
 import settingsSpec from '../protocol/settings.json';
@@ -40,6 +41,9 @@ let log: vscode.LogOutputChannel;
 let extensionPath = '';
 const pendingNotebooks = new Map<string, ReturnType<typeof setTimeout>>();
 const terminalReads = new Map<vscode.TerminalShellExecution, Promise<string>>();
+/** The report's webview, and the fixes its buttons name by index. */
+let reportPanel: vscode.WebviewPanel | undefined;
+let reportFixes: readonly ReportFix[] = [];
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   extensionPath = context.extensionPath;
@@ -64,6 +68,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     // Trusting the workspace lets its own settings name the binary and the interpreter.
     vscode.workspace.onDidGrantWorkspaceTrust(() => void restart()),
     { dispose: () => void client?.stop() },
+    { dispose: () => reportPanel?.dispose() },
   );
   await start();
 }
@@ -348,7 +353,7 @@ async function showTerminalDiagnosis(d: TerminalDiagnosisParams): Promise<void> 
     details,
   );
   if (pick === details) {
-    await openReport(scanReport(d.diagnostics, { title: `abidoc: \`${d.commandLine}\` failed` }));
+    await openReport(diagnosticsFromResult(d.diagnostics) ?? [], { title: `abidoc: \`${d.commandLine}\` failed`, none: 'No known failure found.' }, 'abidoc: failed command');
     return;
   }
   const fix = fixes.find((f) => f.title === pick);
@@ -410,7 +415,7 @@ async function scanEnvironment(): Promise<void> {
   }
   // The server publishes findings on the libraries (Problems view) and may return them too.
   const diags: ReportDiagnostic[] = diagnosticsFromResult(result) ?? publishedDiagnostics().filter((d) => d.location !== undefined && isLibraryPath(d.location));
-  await openReport(scanReport(diags, { when: new Date().toISOString(), ...scanSummary(result) }));
+  await openReport(diags, { when: new Date().toISOString(), ...scanSummary(result) }, 'abidoc: environment scan');
   await vscode.commands.executeCommand('workbench.actions.view.problems');
 }
 
@@ -430,8 +435,53 @@ function publishedDiagnostics(): ReportDiagnostic[] {
   return out;
 }
 
-async function openReport(markdown: string): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
-  await vscode.window.showTextDocument(doc, { preview: false });
+/**
+ * Shows the report in its webview (one, reused): scripts on, for its nonce'd script only (the
+ * page's Content-Security-Policy), no local resources, no command links. Its buttons post the
+ * index of a fix; `reportAction` looks it up in the fixes the page was rendered from.
+ */
+async function openReport(diags: readonly ReportDiagnostic[], header: ReportHeader, title: string): Promise<void> {
+  const page = reportHtml(diags, header, randomBytes(24).toString('base64'));
+  if (!reportPanel) {
+    const panel = vscode.window.createWebviewPanel('abidoc.report', title, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      enableCommandUris: false,
+      localResourceRoots: [],
+    });
+    panel.onDidDispose(() => {
+      if (reportPanel === panel) reportPanel = undefined;
+    });
+    panel.webview.onDidReceiveMessage((m: unknown) => void reportMessage(panel, m));
+    reportPanel = panel;
+  }
+  reportFixes = page.model.fixes;
+  reportPanel.title = title;
+  reportPanel.webview.html = page.html;
+  reportPanel.reveal(undefined, false);
 }
 
+/** A button of the report: copy a fix's command (or notebook lines), or run it after confirmation. */
+async function reportMessage(panel: vscode.WebviewPanel, message: unknown): Promise<void> {
+  const action = reportAction(reportFixes, message);
+  switch (action.kind) {
+    case 'clipboard': {
+      try {
+        await vscode.env.clipboard.writeText(action.text);
+      } catch (e) {
+        log.error(`report: copying failed: ${String(e)}`);
+        void vscode.window.showErrorMessage(`abidoc: could not copy ${action.what} (${String(e)}); select it in the report instead.`);
+        return;
+      }
+      vscode.window.setStatusBarMessage(`abidoc: copied ${action.what}`, 4000);
+      const m = message as { fix: number; cmd?: number; cell?: boolean };
+      void panel.webview.postMessage({ type: 'copied', fix: m.fix, cmd: m.cmd, cell: m.cell === true });
+      return;
+    }
+    case 'run':
+      await runInTerminal([{ title: action.title, commands: action.commands, env: action.env }]);
+      return;
+    case 'refused':
+      log.warn(`report: ${action.reason}`);
+      void vscode.window.showErrorMessage(`abidoc: ${action.reason}.`);
+  }
+}

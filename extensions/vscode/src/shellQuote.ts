@@ -24,10 +24,13 @@ export function forbiddenChar(s: string): string | undefined {
   return `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-/** `s` with every forbidden character written as `<U+XXXX>`, cut at 200 characters: for messages. */
-export function visible(s: string): string {
+/**
+ * `s` with every forbidden character written as `<U+XXXX>`, cut at `max` characters (200 by
+ * default): for messages, and for any text of a report shown to the user.
+ */
+export function visible(s: string, max = 200): string {
   const shown = s.replace(new RegExp(FORBIDDEN.source, 'gu'), (c) => `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}>`);
-  return shown.length > 200 ? shown.slice(0, 200) + '…' : shown;
+  return shown.length > max ? shown.slice(0, max) + '…' : shown;
 }
 
 /** An argument (or environment value) that cannot be typed into a terminal safely. */

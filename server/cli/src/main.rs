@@ -405,7 +405,7 @@ fn emit(
             }
             text
         }
-        Format::Json => render::json(reports),
+        Format::Json => render::json(reports, meta),
         Format::Sarif => render::sarif(reports),
     };
     let mut out = std::io::stdout().lock();

@@ -191,12 +191,19 @@ fn diagnostic_json(d: &Diagnostic, input: Option<&Input>, pos: Option<&Positions
     Value::Object(obj)
 }
 
-pub fn json(reports: &[Report<'_>]) -> String {
+/// The contract's JSON document. `meta` (a scan's, one per diagnosis in order) adds each
+/// diagnosis' `fold` and `package_version`.
+pub fn json(reports: &[Report<'_>], meta: Option<&[abidoc_ide::ScanMeta]>) -> String {
     let mut all = Vec::new();
+    let mut metas = meta.unwrap_or_default().iter();
     for r in reports {
         let pos = r.input.map(|i| Positions::new(i, &r.diagnostics));
         for d in &r.diagnostics {
-            all.push(diagnostic_json(d, r.input, pos.as_ref()));
+            let mut v = diagnostic_json(d, r.input, pos.as_ref());
+            if let (Some(m), Value::Object(obj)) = (metas.next(), &mut v) {
+                abidoc_contract::add_scan_meta(obj, m);
+            }
+            all.push(v);
         }
     }
     let doc = json!({ "version": 1, "diagnostics": all });

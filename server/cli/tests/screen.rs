@@ -151,6 +151,58 @@ fn stable(s: &str, root: &Path) -> String {
         .join(" ")
 }
 
+/// This scan's JSON is the VS Code report's fixture (`extensions/vscode/test/fixtures/
+/// scan-native.json`, its test checks the report's order and folding against this test's
+/// snapshot of the screen), host paths replaced by an install's. `ABIDOC_BLESS=1` rewrites it;
+/// otherwise what the report orders and folds by (code, severity, fold, package, version,
+/// library of each diagnosis, in order) must not have drifted from it.
+fn vscode_fixture(json: &str, root: &Path) {
+    let fx = fixtures().display().to_string();
+    let t = root.display().to_string();
+    let text = json
+        .replace(
+            &format!("{fx}/site-packages"),
+            "/opt/app-root/lib64/python3.12/site-packages",
+        )
+        .replace(
+            &format!("{t}/extra/site-packages"),
+            "/opt/app-root/lib/python3.12/site-packages",
+        )
+        .replace(&fx, "/opt/app-root/src")
+        .replace(&t, "/tmp/abidoc");
+    let path = repo().join("extensions/vscode/test/fixtures/scan-native.json");
+    if std::env::var_os("ABIDOC_BLESS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let shape = |text: &str| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                [
+                    "code",
+                    "severity",
+                    "fold",
+                    "package",
+                    "package_version",
+                    "library",
+                ]
+                .map(|k| d[k].as_str().unwrap_or("-"))
+                .join(" ")
+            })
+            .collect()
+    };
+    let kept = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(
+        shape(&kept),
+        shape(&text),
+        "{} is stale: ABIDOC_BLESS=1 cargo test -p abidoc --test screen rewrites it",
+        path.display()
+    );
+}
+
 #[test]
 fn scan_answers_in_one_screen_and_keeps_every_finding_in_verbose_and_json() {
     let root = tempfile::tempdir().unwrap();
@@ -193,6 +245,19 @@ fn scan_answers_in_one_screen_and_keeps_every_finding_in_verbose_and_json() {
         "errors before warnings"
     );
     insta::assert_snapshot!("scan_screen", stable(&screen, root.path()));
+
+    // Every diagnosis says how the screen folds it: errors and warnings are shown, the notes
+    // folded by kind (the screen's count line above counts libraries of each kind).
+    let fold = |f: &str| diags.iter().filter(|d| d["fold"] == f).count();
+    assert_eq!(fold("shown"), errors + of("warning"), "{json}");
+    assert!(fold("no-import") >= 1 && fold("optional") >= 1, "{json}");
+    assert!(
+        diags
+            .iter()
+            .all(|d| d["package"].is_null() || d["package_version"].is_string()),
+        "{json}"
+    );
+    vscode_fixture(&json, root.path());
 
     // `--verbose` has every finding JSON has, each headline once.
     let headlines: Vec<&str> = verbose

@@ -3,7 +3,7 @@
 //! the CLI (`--format json`, SARIF properties) and the language server (scan reports).
 
 use abidoc_ide::fix::Compile;
-use abidoc_ide::{Diagnostic, Fix};
+use abidoc_ide::{Diagnostic, Fix, ScanMeta};
 use serde_json::{Map, Value, json};
 
 /// A fix as the contract states it: what to run (argument vectors, their uv form, the shell
@@ -83,4 +83,14 @@ pub fn diagnostic(d: &Diagnostic) -> Map<String, Value> {
         Value::Array(d.fixes.iter().map(fix).collect()),
     );
     obj
+}
+
+/// What a scan knows about a diagnosis beside it: `fold` (how a one-screen front end folds it)
+/// and `package_version` (the version of the distribution owning the library), added to the
+/// diagnosis' JSON by the CLI's `scan --format json` and the language server's scan result.
+pub fn add_scan_meta(obj: &mut Map<String, Value>, meta: &ScanMeta) {
+    obj.insert("fold".into(), json!(meta.fold.as_str()));
+    if let Some(v) = &meta.package_version {
+        obj.insert("package_version".into(), json!(v));
+    }
 }

@@ -43,6 +43,19 @@ pub enum Fold {
     Note,
 }
 
+impl Fold {
+    /// The stable name in the JSON contract (`fold` of a scan diagnostic, `docs/contract.md`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fold::Shown => "shown",
+            Fold::NoImport => "no-import",
+            Fold::Optional => "optional",
+            Fold::Loads => "loads",
+            Fold::Note => "note",
+        }
+    }
+}
+
 /// What a front end needs about one scan diagnostic beyond the diagnosis itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScanMeta {

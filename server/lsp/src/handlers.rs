@@ -1361,9 +1361,14 @@ impl Session {
                 ..abidoc_ide::ScanOptions::default()
             };
             shared.host.scan(&ctx, &options).map(|mut outcome| {
-                outcome
-                    .diagnostics
-                    .retain(|d| !settings.is_disabled(d.code));
+                // A diagnosis and its meta go together (`ScanOutcome::meta` is in step).
+                let (diagnostics, meta) = std::mem::take(&mut outcome.diagnostics)
+                    .into_iter()
+                    .zip(std::mem::take(&mut outcome.meta))
+                    .filter(|(d, _)| !settings.is_disabled(d.code))
+                    .unzip();
+                outcome.diagnostics = diagnostics;
+                outcome.meta = meta;
                 outcome
             })
         })
@@ -1374,6 +1379,14 @@ impl Session {
             message: format!("abidoc.scanEnvironment failed: {e}").into(),
             data: None,
         })?;
+        // The result carries every diagnosis in the contract's shape, with how a report folds
+        // it and its package's version (PROTOCOL.md).
+        let reported: Vec<serde_json::Value> = outcome
+            .diagnostics
+            .iter()
+            .zip(&outcome.meta)
+            .map(|(d, m)| to_proto::scan_report_json(d, m))
+            .collect();
         let mut by_library: std::collections::BTreeMap<String, Vec<Diagnostic>> =
             Default::default();
         let mut unplaced = 0usize;
@@ -1432,7 +1445,7 @@ impl Session {
         // environment kept for hovers is reopened and re-indexed now rather than on a hover.
         self.prepare_environment();
         Ok(
-            serde_json::json!({"findings": findings, "summary": outcome.summary, "notes": outcome.notes}),
+            serde_json::json!({"findings": findings, "summary": outcome.summary, "notes": outcome.notes, "diagnostics": reported}),
         )
     }
 }

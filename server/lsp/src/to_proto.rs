@@ -106,9 +106,12 @@ pub fn fix_payload(f: &Fix) -> FixPayload {
     }
 }
 
-/// A diagnosis in the JSON contract's shape (without `source`): the scan command's result.
-pub fn report_json(d: &Diagnostic) -> serde_json::Value {
-    serde_json::Value::Object(abidoc_contract::diagnostic(d))
+/// A scan diagnosis in the JSON contract's shape (without `source`), with its `fold` and
+/// `package_version`: the scan command's result.
+pub fn scan_report_json(d: &Diagnostic, meta: &abidoc_ide::ScanMeta) -> serde_json::Value {
+    let mut obj = abidoc_contract::diagnostic(d);
+    abidoc_contract::add_scan_meta(&mut obj, meta);
+    serde_json::Value::Object(obj)
 }
 
 /// An argument vector as a shell line, for display only (commands are never run through a shell).

@@ -608,3 +608,53 @@ async fn large_documents_are_handled_in_order() {
     );
     client.shutdown().await;
 }
+
+/// `abidoc.scanEnvironment` answers with every diagnosis in the contract's shape, as
+/// `abidoc scan --format json` gives them (`fold`, `package_version`, fixes), so a client's report
+/// needs nothing else; a disabled code is left out of the result with its meta.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scan_environment_returns_every_diagnosis_with_its_fold() {
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lsp-native-fixtures");
+    let built = std::process::Command::new("bash")
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/native/build.sh"))
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(built.success(), "tests/native/build.sh failed");
+    let sp = |s: &str| out.join(s).display().to_string();
+    let settings = json!({
+        "sitePackages": [sp("site-packages"), sp("context/site-packages")],
+        "disabledCodes": ["libstdcxx-mismatch"],
+    });
+    let mut client = Client::initialized(json!({}), settings).await;
+    let result = client
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "abidoc.scanEnvironment", "arguments": []}),
+        )
+        .await;
+    let diags = result["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(
+        result["findings"].as_u64(),
+        Some(diags.len() as u64),
+        "{result:#}"
+    );
+    let mamba = diags
+        .iter()
+        .find(|d| d["package"] == "mamba-ssm")
+        .expect("mamba-ssm");
+    assert_eq!(mamba["code"], "abi-mismatch");
+    assert_eq!(mamba["fold"], "shown");
+    assert_eq!(mamba["package_version"], "2.3.0");
+    assert!(mamba["fixes"].as_array().is_some_and(|f| f.iter().any(
+        |f| f["preferred"] == true && f["commands"].as_array().is_some_and(|c| !c.is_empty())
+    )));
+    // What no import loads that way is information, folded as such.
+    let folded: Vec<&Value> = diags.iter().filter(|d| d["fold"] == "no-import").collect();
+    assert!(!folded.is_empty(), "{result:#}");
+    assert!(folded.iter().all(|d| d["severity"] == "information"));
+    assert!(diags.iter().all(|d| d["code"] != "libstdcxx-mismatch"));
+    assert!(diags.iter().all(|d| d["fold"].is_string()));
+    client.shutdown().await;
+}
