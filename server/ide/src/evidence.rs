@@ -293,6 +293,12 @@ fn package_from_path(path: &str) -> Option<String> {
     if first.is_empty() || first.ends_with(".so") || first.contains(".cpython-") {
         return None;
     }
+    // An egg (`setup.py install`) is a directory `Name-Version-pyX.Y-platform.egg`, whose
+    // project name has any `-` written as `_`: the name is what comes before the first `-`.
+    let first = match first.strip_suffix(".egg") {
+        Some(egg) => egg.split('-').next().unwrap_or(egg),
+        None => first,
+    };
     let name = first.trim_start_matches('_');
     (!name.is_empty()).then(|| kb::normalize(name))
 }
@@ -358,8 +364,32 @@ pub fn parse_driver_version(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::package_manager_of;
+    use super::{package_from_path, package_manager_of};
     use crate::fix::SystemManager;
+
+    #[test]
+    fn packages_from_paths() {
+        for (path, want) in [
+            (
+                "/env/lib/python3.8/site-packages/MinkowskiEngine-0.5.4-py3.8-linux-x86_64.egg/MinkowskiEngineBackend/_C.cpython-38-x86_64-linux-gnu.so",
+                Some("minkowskiengine"),
+            ),
+            (
+                "/env/lib/python3.7/site-packages/chamfer-0.0.0-py3.7-linux-x86_64.egg/chamfer.cpython-37m-x86_64-linux-gnu.so",
+                Some("chamfer"),
+            ),
+            (
+                "/env/lib/python3.11/site-packages/my_ext/_C.so",
+                Some("my-ext"),
+            ),
+            (
+                "/env/lib/python3.11/site-packages/_C.cpython-311-x86_64-linux-gnu.so",
+                None,
+            ),
+        ] {
+            assert_eq!(package_from_path(path).as_deref(), want, "{path}");
+        }
+    }
 
     #[test]
     fn package_manager_from_os_release() {
