@@ -126,7 +126,13 @@ pub(crate) fn extension_mismatch(
     {
         fixes.extend(prebuilt_wheel(code, cx, &pkg, torch));
     }
-    if let Some(target) = cx.world.built_for_torch(library) {
+    // The torch it was built for: as the environment records it (a pin, a version label), else
+    // as the offline index dates its torch symbols read from disk.
+    if let Some(target) = cx.world.built_for_torch(library).or_else(|| {
+        cx.world
+            .torch_version()
+            .and_then(|_| kb::built_for_release(symbols))
+    }) {
         fixes.extend(align_torch(code, cx, &pkg, &target, torch.as_deref()));
     }
     fixes.extend(source_build(code, cx, &pkg, &partners));
