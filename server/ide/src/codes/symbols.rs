@@ -63,7 +63,13 @@ pub(crate) fn diagnose(
                 .and_then(|l| cx.world.package_of_library(l))
                 .map(|p| p.name)
         })
-        .or_else(|| cx.near.map(str::to_owned));
+        // torch named near a torch symbol it lacks is the importer, not the failing binary
+        // (`import torch` before an unnamed extension): the extension stays unnamed.
+        .or_else(|| {
+            cx.near
+                .filter(|n| !(*n == "torch" && owner == Owner::Torch))
+                .map(str::to_owned)
+        });
     d.package = pkg.clone();
     // A plain C symbol is not torch's: its provider says what failed to load.
     if owner == Owner::Unknown
