@@ -191,7 +191,9 @@ fn diagnostic_json(d: &Diagnostic, input: Option<&Input>, pos: Option<&Positions
     Value::Object(obj)
 }
 
-pub fn json(reports: &[Report<'_>]) -> String {
+/// The JSON document: `version`, `diagnostics`, and `extra` fields beside them (`verify`'s
+/// `prebuilt`).
+pub fn json_with(reports: &[Report<'_>], extra: &[(&str, serde_json::Value)]) -> String {
     let mut all = Vec::new();
     for r in reports {
         let pos = r.input.map(|i| Positions::new(i, &r.diagnostics));
@@ -199,7 +201,10 @@ pub fn json(reports: &[Report<'_>]) -> String {
             all.push(diagnostic_json(d, r.input, pos.as_ref()));
         }
     }
-    let doc = json!({ "version": 1, "diagnostics": all });
+    let mut doc = json!({ "version": 1, "diagnostics": all });
+    for (k, v) in extra {
+        doc[*k] = v.clone();
+    }
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
     s.push('\n');
     s
