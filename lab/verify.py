@@ -12,6 +12,15 @@ copy and every extension imported.
     lab/verify.sh [--only NAME]... [--abidoc PATH] [--keep] [--list]
 
 Writes lab/verify-results.json and docs/verify-verified.md.
+
+`--index` is the offline-index variant: no environment and nothing installed. Each wheel of
+INDEX_CASES is judged by `abidoc verify WHEEL --torch T` against an empty site-packages, for
+the torch it was built for (expected: loads) and for a later torch (expected: a library fails),
+both from the offline torch index, with `unzip -l` of the wheel timed beside it.
+
+    lab/verify.sh --index [--only NAME]... [--abidoc PATH] [--list]
+
+Writes lab/verify-index-results.json; exit 1 when a verdict is not the expected one.
 """
 
 import argparse
@@ -47,6 +56,19 @@ CASES = [
 UPGRADES = [
     ("torch-2.6-to-2.15", "2.6.0", ["torchvision==0.21.0", "pillow"], "2.15.0", ["import torchvision"]),
 ]
+
+
+# The offline-index variant (`--index`): distribution==version, the torch it pins, a later torch
+# it does not load with.
+INDEX_CASES = [
+    ("torchvision==0.20.1", "2.5.1", "2.10.0"),
+    ("torchaudio==2.5.1", "2.5.1", "2.10.0"),
+    ("xformers==0.0.28.post3", "2.5.1", "2.10.0"),
+]
+
+
+def index_case_name(req: str) -> str:
+    return req.replace("==", "-")
 
 
 def download(req: str) -> Path:
@@ -192,6 +214,57 @@ def run_upgrade(up, abidoc, keep):
     }
 
 
+def failing_libraries(doc) -> list:
+    """Library paths (relative to site-packages) `verify` says would not load."""
+    return sorted({d["library"].split("site-packages/", 1)[-1]
+                   for d in doc.get("diagnostics", [])
+                   if d.get("severity") == "error" and d.get("library")})
+
+
+def run_index(req, built_for, later, abidoc):
+    """One wheel against the torch it was built for and a later one, from the offline index,
+    with no environment: an empty site-packages (not this machine's python3 on PATH)."""
+    empty = lab.TMP / "verify-index-site-packages"
+    empty.mkdir(parents=True, exist_ok=True)
+    wheel = download(req)
+    t0 = time.monotonic()
+    subprocess.run(["unzip", "-l", str(wheel)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    unzip_s = round(time.monotonic() - t0, 3)
+    row = {"case": index_case_name(req), "wheel": wheel.name, "unzip_l_seconds": unzip_s, "checks": []}
+    for torch, want_loads in ((built_for, True), (later, False)):
+        rc, doc, err, secs = lab.abidoc_json(
+            abidoc, ["verify", str(wheel), "--torch", torch, "--site-packages", str(empty)])
+        if rc >= 2:
+            raise RuntimeError(f"abidoc verify could not run on {wheel.name}: {err}")
+        fails = failing_libraries(doc)
+        ok = (rc == 0) == want_loads
+        row["checks"].append({"torch": torch, "expected_loads": want_loads, "exit": rc,
+                              "seconds": secs, "fails": fails, "as_expected": ok})
+        print("%-5s %s --torch %s: exit %d in %.2fs (unzip -l %.2fs)%s" % (
+            "ok" if ok else "WRONG", wheel.name, torch, rc, secs, unzip_s,
+            "" if rc == 0 else ": " + ", ".join(fails)), flush=True)
+    return row
+
+
+def main_index(a):
+    names = [index_case_name(c[0]) for c in INDEX_CASES]
+    if a.list:
+        print("\n".join(names))
+        return 0
+    lab.TMP.mkdir(parents=True, exist_ok=True)
+    rows = [run_index(*c, a.abidoc) for c in INDEX_CASES
+            if not a.only or index_case_name(c[0]) in a.only]
+    rc, ver, _, _ = lab.run([a.abidoc, "--version"], 30)
+    rc2, commit, _, _ = lab.run(["git", "-C", lab.REPO, "rev-parse", "--short", "HEAD"], 30)
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "abidoc": a.abidoc,
+            "version": ver.strip(), "commit": commit.strip(), "machine": lab.machine()}
+    (lab.HERE / "verify-index-results.json").write_text(
+        json.dumps({"meta": meta, "results": rows}, indent=1))
+    wrong = sum(1 for r in rows for c in r["checks"] if not c["as_expected"])
+    print(f"as expected: {sum(len(r['checks']) for r in rows) - wrong} of {sum(len(r['checks']) for r in rows)}")
+    return 1 if wrong else 0
+
+
 def write_report(results, meta, path: Path):
     rows = [
         "# `abidoc verify`, checked by the loader",
@@ -234,7 +307,11 @@ def main():
     ap.add_argument("--abidoc", default="/work/target-lab/release/abidoc")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--index", action="store_true",
+                    help="the offline-index variant: INDEX_CASES with no environment (see the docstring)")
     a = ap.parse_args()
+    if a.index:
+        sys.exit(main_index(a))
     names = [c[0] for c in CASES] + [u[0] for u in UPGRADES]
     if a.list:
         print("\n".join(names))

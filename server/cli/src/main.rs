@@ -73,7 +73,8 @@ enum Command {
         common: Common,
     },
     /// Judge wheels, a directory of wheels or an install plan before installing anything; with
-    /// only --torch VERSION, preview which installed extensions that torch would break.
+    /// only --torch VERSION, preview which installed extensions that torch would break; with
+    /// --package NAME[==VERSION], name the prebuilt wheel its setup.py would fetch.
     Verify {
         /// `.whl` files, directories of them, or plans (`pip install --dry-run --report FILE`,
         /// requirements lines naming local wheels).
@@ -81,6 +82,12 @@ enum Command {
         /// The torch the environment will have (judged from the offline torch index).
         #[arg(long)]
         torch: Option<String>,
+        /// NAME or NAME==VERSION (repeatable) of a package whose setup.py downloads a prebuilt
+        /// wheel (flash-attn, mamba-ssm, causal-conv1d): the wheel it would fetch for this
+        /// environment (or for --torch), whether the release data lists it, and the nearest
+        /// listed releases or torch versions when it does not. No VERSION: the newest release.
+        #[arg(long = "package", value_name = "NAME[==VERSION]")]
+        packages: Vec<String>,
         #[command(flatten)]
         common: Common,
     },
@@ -204,8 +211,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Verify {
             paths,
             torch,
+            packages,
             common,
-        } => verify_cmd::run(&paths, torch.as_deref(), &common),
+        } => verify_cmd::run(&paths, torch.as_deref(), &packages, &common),
         Command::Demangle { paths, abi } => demangle_cmd::run(&paths, abi),
         Command::Lsp => abidoc_lsp::run_stdio()
             .map(|()| ExitCode::SUCCESS)
@@ -376,6 +384,24 @@ fn emit(
     meta: Option<&[abidoc_ide::ScanMeta]>,
     more: &str,
 ) -> Result<ExitCode, String> {
+    emit_with(reports, common, meta, more, &Extras::default())
+}
+
+/// What a subcommand adds to [`emit`]'s output: the one-screen line when nothing is left to show
+/// (`None`: `check`'s or `scan`'s; empty: no line), and fields beside `diagnostics` in JSON.
+#[derive(Default)]
+struct Extras<'a> {
+    none: Option<&'a str>,
+    json: Vec<(&'static str, serde_json::Value)>,
+}
+
+fn emit_with(
+    reports: &[render::Report<'_>],
+    common: &Common,
+    meta: Option<&[abidoc_ide::ScanMeta]>,
+    more: &str,
+    extras: &Extras<'_>,
+) -> Result<ExitCode, String> {
     let text = match common.format {
         Format::Human => {
             let mut text = if common.verbose {
@@ -388,11 +414,11 @@ fn emit(
                         it.package_version = m.package_version.as_deref();
                     }
                 }
-                let none = if meta.is_some() {
+                let none = extras.none.unwrap_or(if meta.is_some() {
                     "every compiled extension found should load"
                 } else {
                     "no known failure found"
-                };
+                });
                 screen::render(reports, &items, (more, none), common.color())
             };
             // An input with no known failure: what was read and looked for, and how to report it.
@@ -405,7 +431,7 @@ fn emit(
             }
             text
         }
-        Format::Json => render::json(reports, meta),
+        Format::Json => render::json(reports, meta, &extras.json),
         Format::Sarif => render::sarif(reports),
     };
     let mut out = std::io::stdout().lock();

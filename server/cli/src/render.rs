@@ -191,9 +191,14 @@ fn diagnostic_json(d: &Diagnostic, input: Option<&Input>, pos: Option<&Positions
     Value::Object(obj)
 }
 
-/// The contract's JSON document. `meta` (a scan's, one per diagnosis in order) adds each
-/// diagnosis' `fold` and `package_version`.
-pub fn json(reports: &[Report<'_>], meta: Option<&[abidoc_ide::ScanMeta]>) -> String {
+/// The contract's JSON document: `version`, `diagnostics`, and `extra` fields beside them
+/// (`verify`'s `prebuilt`). `meta` (a scan's, one per diagnosis in order) adds each diagnosis'
+/// `fold` and `package_version`.
+pub fn json(
+    reports: &[Report<'_>],
+    meta: Option<&[abidoc_ide::ScanMeta]>,
+    extra: &[(&str, serde_json::Value)],
+) -> String {
     let mut all = Vec::new();
     let mut metas = meta.unwrap_or_default().iter();
     for r in reports {
@@ -206,7 +211,10 @@ pub fn json(reports: &[Report<'_>], meta: Option<&[abidoc_ide::ScanMeta]>) -> St
             all.push(v);
         }
     }
-    let doc = json!({ "version": 1, "diagnostics": all });
+    let mut doc = json!({ "version": 1, "diagnostics": all });
+    for (k, v) in extra {
+        doc[*k] = v.clone();
+    }
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
     s.push('\n');
     s

@@ -175,7 +175,9 @@ pub fn render(
     };
     let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
     if items.is_empty() {
-        let _ = writeln!(out, "{}", st.green(none));
+        if !none.is_empty() {
+            let _ = writeln!(out, "{}", st.green(none));
+        }
     } else {
         let folded = folded(items);
         let line = if folded.is_empty() {

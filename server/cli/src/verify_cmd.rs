@@ -7,14 +7,20 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use abidoc_env::verify::{Plan, parse_pip_report, parse_requirements};
-use abidoc_ide::{AnalysisHost, VerifyRequest};
+use abidoc_ide::{AnalysisHost, PrebuiltWheel, VerifyRequest};
+use serde_json::{Value, json};
 
-use crate::{Common, Format, emit, input, render};
+use crate::{Common, Extras, Format, emit_with, input, render};
 
 /// A plan file is text; larger than this is not a plan.
 const MAX_PLAN: u64 = 64 << 20;
 
-pub fn run(paths: &[PathBuf], torch: Option<&str>, common: &Common) -> Result<ExitCode, String> {
+pub fn run(
+    paths: &[PathBuf],
+    torch: Option<&str>,
+    packages: &[String],
+    common: &Common,
+) -> Result<ExitCode, String> {
     if common.no_env {
         return Err("`verify` judges against an environment; --no-env does not apply".into());
     }
@@ -30,33 +36,70 @@ pub fn run(paths: &[PathBuf], torch: Option<&str>, common: &Common) -> Result<Ex
     };
     let mut req = VerifyRequest {
         torch,
+        packages: packages
+            .iter()
+            .map(|p| requirement(p))
+            .collect::<Result<_, _>>()?,
         ..VerifyRequest::default()
     };
     for p in paths {
         classify(p, &mut req)?;
     }
-    if req.wheels.is_empty() && req.plan.is_none() && req.torch.is_none() {
+    if req.wheels.is_empty() && req.plan.is_none() && req.torch.is_none() && req.packages.is_empty()
+    {
         return Err(
-            "nothing to verify: name a wheel, a directory of wheels or an install plan, or \
+            "nothing to verify: name a wheel, a directory of wheels or an install plan, \
+             --package NAME[==VERSION] for the prebuilt wheel its setup.py would fetch, or \
              --torch VERSION for a torch-upgrade preview"
                 .into(),
         );
     }
-    let outcome = AnalysisHost::new().verify(&ctx, &req);
+    let mut outcome = AnalysisHost::new().verify(&ctx, &req);
     for note in &outcome.notes {
         eprintln!("abidoc: {note}");
     }
-    if common.format == Format::Human {
+    let human = common.format == Format::Human;
+    if human {
         let mut out = std::io::stdout().lock();
         for line in &outcome.summary {
             let _ = writeln!(out, "{line}");
         }
     }
+    // The one screen leaves out what a summary line already said (a wheel that loads).
+    let said = !outcome.summarized.is_empty();
+    if human && !common.verbose {
+        outcome.diagnostics = std::mem::take(&mut outcome.diagnostics)
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !outcome.summarized.contains(i))
+            .map(|(_, d)| d)
+            .collect();
+    }
+    let none = if outcome.unreadable > 0 {
+        "no failure found in what could be read"
+    } else if said {
+        "every wheel loads"
+    } else if outcome.prebuilt.is_empty() {
+        "nothing would fail to load"
+    } else {
+        // The prebuilt answers above are the whole output.
+        ""
+    };
+    let mut extras = Extras {
+        none: Some(none),
+        json: Vec::new(),
+    };
+    if !outcome.prebuilt.is_empty() {
+        extras.json.push((
+            "prebuilt",
+            Value::Array(outcome.prebuilt.iter().map(prebuilt_json).collect()),
+        ));
+    }
     let reports = vec![render::Report {
         input: None,
         diagnostics: outcome.diagnostics,
     }];
-    let code = emit(&reports, common, None, "`--verbose`")?;
+    let code = emit_with(&reports, common, None, "`--verbose`", &extras)?;
     if outcome.unreadable > 0 && code == ExitCode::SUCCESS {
         return Ok(ExitCode::from(2));
     }
@@ -103,4 +146,63 @@ fn classify(p: &Path, req: &mut VerifyRequest) -> Result<(), String> {
         .problems
         .extend(plan.problems.into_iter().map(|m| format!("{shown}: {m}")));
     Ok(())
+}
+
+/// `--package NAME` or `NAME==VERSION`, each part validated as pip would take it.
+fn requirement(text: &str) -> Result<(String, Option<String>), String> {
+    let bad = || format!("--package {text:?}: give NAME or NAME==VERSION");
+    let (name, version) = match text.split_once("==") {
+        Some((n, v)) => (n.trim(), Some(v.trim())),
+        None => (text.trim(), None),
+    };
+    let name = abidoc_ide::fix::Name::new(name).ok_or_else(bad)?;
+    let version = match version {
+        Some(v) => Some(
+            abidoc_ide::fix::Version::new(v)
+                .ok_or_else(bad)?
+                .as_str()
+                .to_string(),
+        ),
+        None => None,
+    };
+    Ok((name.as_str().to_string(), version))
+}
+
+/// One answer of `--package` (and of a plan entry built from an sdist) in the JSON document's
+/// `prebuilt` array (`docs/contract.md`).
+fn prebuilt_json(p: &PrebuiltWheel) -> Value {
+    let nearest: Vec<Value> = p
+        .nearest
+        .iter()
+        .map(|n| {
+            json!({
+                "version": n.version,
+                "torch": n.torch,
+                "cuda": n.cuda,
+                "same_torch": n.same_torch,
+                "file_name": n.file_name,
+                "url": n.url,
+                "source": n.source,
+            })
+        })
+        .collect();
+    json!({
+        "package": p.package,
+        "version": p.version,
+        "version_from": p.version_from,
+        "target": {
+            "torch": p.torch,
+            "cuda": p.cuda,
+            "cxx11_abi": p.cxx11_abi,
+            "python": p.python,
+            "assumed": p.assumed,
+        },
+        "status": p.status.as_str(),
+        "file_name": p.file_name,
+        "url": p.url,
+        "verified": false,
+        "message": p.message,
+        "sources": p.sources,
+        "nearest": nearest,
+    })
 }

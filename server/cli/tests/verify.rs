@@ -784,3 +784,221 @@ fn a_plan_that_brings_the_runtime_provides_it() {
         );
     }
 }
+
+/// `abidoc verify` in human form, the wheel paths and work directory made stable.
+fn verify_human(args: &[&str], work: &Path) -> (i32, String) {
+    let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_abidoc"))
+        .arg("verify")
+        .args(args)
+        .args(["--color", "never"])
+        .env_remove("LD_LIBRARY_PATH")
+        .env_remove("VIRTUAL_ENV")
+        .env_remove("CONDA_PREFIX"));
+    let text = format!("{out}{err}").replace(work.to_str().unwrap(), "[work]");
+    (code, text)
+}
+
+/// Wheels whose libraries all load: one line each (name, "loads against torch X", what was
+/// checked), and no "no known failure found".
+#[test]
+fn wheels_that_load_say_so_one_line_each() {
+    let fx = fixtures();
+    let sp = fx.join("site-packages");
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-loads");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let stub_dir = work.join("stubs");
+    stubs(&stub_dir);
+    let mut wheels = Vec::new();
+    for name in ["goodext", "bundled"] {
+        let case = CASES.iter().find(|c| c.name == name).unwrap();
+        wheels.push(build_wheel(case, &work, &stub_dir));
+    }
+    let mut args = vec!["--site-packages", sp.to_str().unwrap()];
+    args.extend(wheels.iter().map(|w| w.to_str().unwrap()));
+    let (code, text) = verify_human(&args, &work);
+    assert_eq!(code, 0, "{text}");
+    assert!(!text.contains("no known failure"), "{text}");
+    for w in &wheels {
+        let name = w.file_name().unwrap().to_str().unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("no line for {name}: {text}"));
+        assert!(
+            line.contains(" loads against torch 2.10.0+cu128 (installed)"),
+            "{line}"
+        );
+    }
+    // The same against another torch, from the offline index: the line names that torch.
+    let (code, other) = verify_human(
+        &[
+            "--site-packages",
+            sp.to_str().unwrap(),
+            wheels[1].to_str().unwrap(),
+            "--torch",
+            "2.9.0",
+        ],
+        &work,
+    );
+    assert_eq!(code, 0, "{other}");
+    insta::assert_snapshot!(format!("{text}\n$ --torch 2.9.0\n{other}"));
+}
+
+/// A fake environment for the prebuilt-wheel answers: `lib/pythonX.Y/site-packages` with a
+/// torch `version.py`, and `libc10.so` from a native fixture for the ABI its exports show.
+fn prebuilt_env(
+    work: &Path,
+    name: &str,
+    python: &str,
+    torch: &str,
+    cuda: &str,
+    abi0: bool,
+) -> PathBuf {
+    let sp = work
+        .join(name)
+        .join(format!("lib/python{python}/site-packages"));
+    std::fs::create_dir_all(sp.join("torch/lib")).unwrap();
+    std::fs::write(
+        sp.join("torch/version.py"),
+        format!("__version__ = '{torch}'\ncuda = '{cuda}'\n"),
+    )
+    .unwrap();
+    let from = if abi0 {
+        "abi0/site-packages"
+    } else {
+        "site-packages"
+    };
+    std::fs::copy(
+        fixtures().join(from).join("torch/lib/libc10.so"),
+        sp.join("torch/lib/libc10.so"),
+    )
+    .unwrap();
+    sp
+}
+
+/// `verify --package`: the wheel flash-attn's, mamba-ssm's and causal-conv1d's setup.py would
+/// fetch for each environment (its torch, CUDA, C++ ABI and Python), whether the release data
+/// lists it, and the nearest listed builds when it does not; human and JSON, over a table.
+#[test]
+fn the_prebuilt_wheel_for_the_environment_and_the_nearest_listed() {
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-prebuilt");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let old = prebuilt_env(&work, "torch24", "3.10", "2.4.0+cu121", "12.1", true);
+    let new = prebuilt_env(&work, "torch210", "3.12", "2.10.0+cu128", "12.8", false);
+    let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
+    // (environment, arguments, what the JSON answer's status must be)
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        // torch 2.4, CUDA 12, pre-C++11 ABI, Python 3.10: published and listed.
+        (old, &["--package", "flash-attn==2.6.3"], &["listed"]),
+        // The newest release has no wheel list: the releases listed for torch 2.4.
+        (old, &["--package", "flash-attn"], &["unlisted"]),
+        // A torch newer than any release lists: the nearest torch versions listed.
+        (
+            old,
+            &["--package", "flash-attn", "--torch", "2.15.0"],
+            &["unlisted"],
+        ),
+        (
+            old,
+            &["--package", "flash-attn==2.8.3", "--torch", "2.15.0"],
+            &["not-listed"],
+        ),
+        (
+            new,
+            &[
+                "--package",
+                "mamba-ssm==2.3.2.post1",
+                "--package",
+                "causal-conv1d",
+            ],
+            &["listed", "unlisted"],
+        ),
+    ];
+    let mut human = String::new();
+    let mut json = String::new();
+    for (env, args, want) in cases {
+        let mut all = vec!["--site-packages", *env];
+        all.extend_from_slice(args);
+        let (code, text) = verify_human(&all, &work);
+        assert_eq!(code, 0, "{args:?}: {text}");
+        assert!(!text.contains("no known failure"), "{text}");
+        let shown = format!("$ verify {}", args.join(" "));
+        human.push_str(&format!("{shown}\n{text}\n"));
+        let (code, v, err) = verify(&all);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let answers = v["prebuilt"].as_array().unwrap();
+        let got: Vec<&str> = answers
+            .iter()
+            .map(|a| a["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(&got, want, "{args:?}: {v:#}");
+        for a in answers {
+            // A listed or unlisted wheel gives its address; one the data says was not
+            // published gives none, and nothing claims to be verified.
+            assert_eq!(a["verified"], false);
+            assert_eq!(a["url"].is_string(), a["status"] != "not-listed", "{a:#}");
+            if a["status"] != "listed" {
+                assert!(!a["nearest"].as_array().unwrap().is_empty(), "{a:#}");
+            }
+        }
+        json.push_str(&format!(
+            "{shown}\n{}\n",
+            serde_json::to_string_pretty(&v["prebuilt"]).unwrap()
+        ));
+    }
+    insta::assert_snapshot!("prebuilt_human", human);
+    insta::assert_snapshot!(
+        "prebuilt_json",
+        json.replace(&work.display().to_string(), "[work]")
+    );
+}
+
+/// An install plan that builds flash-attn from its sdist: the wheel its setup.py would fetch
+/// for the plan's torch; `--package` naming a package that fetches none says so and no more.
+#[test]
+fn a_plan_entry_built_from_an_sdist_gets_its_prebuilt_wheel() {
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-prebuilt-plan");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let sp = prebuilt_env(&work, "torch24", "3.10", "2.4.0+cu121", "12.1", true);
+    let plan = work.join("report.json");
+    std::fs::write(
+        &plan,
+        serde_json::json!({"version": "1", "install": [
+            {"download_info": {"url": "https://files.example.invalid/flash_attn-2.6.3.tar.gz"},
+             "metadata": {"name": "flash-attn", "version": "2.6.3"}},
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let (code, v, err) = verify(&[
+        "--site-packages",
+        sp.to_str().unwrap(),
+        plan.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{v:#} {err}");
+    let a = &v["prebuilt"][0];
+    assert_eq!(a["version_from"], "plan", "{v:#}");
+    assert_eq!(a["status"], "listed", "{v:#}");
+    assert_eq!(
+        a["file_name"],
+        "flash_attn-2.6.3+cu123torch2.4cxx11abiFALSE-cp310-cp310-linux_x86_64.whl"
+    );
+    let (code, v, err) = verify(&[
+        "--site-packages",
+        sp.to_str().unwrap(),
+        "--package",
+        "torchvision",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(v.get("prebuilt").is_none(), "{v:#}");
+    assert!(err.contains("knows no prebuilt wheel"), "{err}");
+    let (code, _, err) = run(Command::new(env!("CARGO_BIN_EXE_abidoc")).args([
+        "verify",
+        "--package",
+        "flash-attn==;rm",
+    ]));
+    assert_eq!(code, 2, "{err}");
+}

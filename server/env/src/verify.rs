@@ -35,6 +35,13 @@ pub struct WheelVerdict {
     pub problems: Vec<String>,
     /// What the verdict assumed (a library another planned install provides).
     pub notes: Vec<String>,
+    /// What its libraries ask of the loader, all of it checked: the libraries they name
+    /// (`DT_NEEDED`, distinct), their undefined non-weak symbols and of those torch's, and the
+    /// newest symbol version of each kind they require (`GLIBC_2.34`, `GLIBCXX_3.4.29`).
+    pub needed: usize,
+    pub symbols: usize,
+    pub torch_symbols: usize,
+    pub versions: Vec<String>,
 }
 
 impl WheelVerdict {
@@ -224,6 +231,26 @@ pub fn verify_wheels(
             });
         }
         env.remember(&libraries);
+        let (mut symbols, mut torch_symbols) = (0, 0);
+        let mut needed: Vec<&str> = Vec::new();
+        let mut versions: Vec<&str> = Vec::new();
+        for facts in w.libraries.iter().filter_map(|l| l.facts.as_ref().ok()) {
+            for imp in facts.imports.iter().filter(|i| !i.weak) {
+                symbols += 1;
+                torch_symbols += usize::from(torch_index::is_torch_symbol(&imp.name));
+            }
+            needed.extend(facts.needed.iter().map(String::as_str));
+            for vn in &facts.verneeds {
+                versions.extend(
+                    vn.versions
+                        .iter()
+                        .filter(|(_, weak)| !weak)
+                        .map(|(v, _)| v.as_str()),
+                );
+            }
+        }
+        needed.sort_unstable();
+        needed.dedup();
         out.push(WheelVerdict {
             wheel: w.path.clone(),
             name: w.name.clone(),
@@ -232,9 +259,36 @@ pub fn verify_wheels(
             findings,
             problems: w.problems.clone(),
             notes,
+            needed: needed.len(),
+            symbols,
+            torch_symbols,
+            versions: newest_versions(&versions),
         });
     }
     out
+}
+
+/// The newest of each kind of symbol version (`GLIBCXX_3.4.29` over `GLIBCXX_3.4.9`: numbers
+/// compared as numbers), sorted by kind.
+fn newest_versions(all: &[&str]) -> Vec<String> {
+    let numbers = |v: &str| -> Vec<u64> {
+        v.rsplit_once('_')
+            .map(|(_, n)| n.split('.').map(|p| p.parse().unwrap_or(0)).collect())
+            .unwrap_or_default()
+    };
+    let mut newest: Vec<(&str, &str)> = Vec::new();
+    for v in all {
+        let Some((kind, _)) = v.rsplit_once('_') else {
+            continue;
+        };
+        match newest.iter_mut().find(|(k, _)| *k == kind) {
+            Some(e) if numbers(v) > numbers(e.1) => e.1 = v,
+            Some(_) => {}
+            None => newest.push((kind, v)),
+        }
+    }
+    newest.sort_unstable();
+    newest.into_iter().map(|(_, v)| v.to_owned()).collect()
 }
 
 /// Lowers a missing-library error of an extension when the library is the wheel's own and its

@@ -399,6 +399,17 @@ impl EnvView {
         self.env.torch.as_ref()?.cxx11_abi
     }
 
+    /// The wheel file an installed distribution came from (its `direct_url.json`).
+    pub fn installed_wheel(&self, pkg: &str) -> Option<String> {
+        let d = self.env.dist(&crate::kb::normalize(pkg))?;
+        d.direct_url.as_ref()?.wheel.clone()
+    }
+
+    /// `torch.version.cuda` as the installed torch's `version.py` says (`12.1`).
+    pub fn torch_cuda(&self) -> Option<String> {
+        self.env.torch.as_ref()?.cuda.clone()
+    }
+
     pub fn python_tag(&self) -> Option<String> {
         let v = self.env.layout.python_version.as_deref()?;
         Some(format!("cp{}", v.replace('.', "")))

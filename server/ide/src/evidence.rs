@@ -90,6 +90,14 @@ impl<'a> World<'a> {
         self.env.as_ref()?.python_tag()
     }
 
+    pub fn torch_cuda(&self) -> Option<String> {
+        self.env.as_ref()?.torch_cuda()
+    }
+
+    pub fn installed_wheel(&self, pkg: &str) -> Option<String> {
+        self.env.as_ref()?.installed_wheel(pkg)
+    }
+
     pub fn installed_version(&self, pkg: &str) -> Option<String> {
         self.env.as_ref()?.installed_version(pkg)
     }

@@ -2,6 +2,7 @@
 //! `abidoc-knowledge` (tables, model families, torch symbol index) and `abidoc-elf` (demangling).
 
 use abidoc_knowledge as k;
+pub use k::prebuilt::{Answer as PrebuiltAnswer, Fetch, Listing, Origin};
 
 use crate::diagnostic::SymbolReport;
 
@@ -225,32 +226,30 @@ pub fn pairs_with_torch(package: &str) -> bool {
     }
 }
 
-/// The exact prebuilt wheel for this torch, CUDA major, ABI and Python (file name, URL).
-pub fn wheel_for(
+/// The prebuilt wheel `package`'s setup.py would fetch at `version` (`None`: the newest
+/// release) for this torch (`torch.__version__`), its CUDA (`torch.version.cuda`; `None`: from
+/// the version's label or the release's default), C++ ABI (`None`: the release's default) and
+/// Python, with what the release data says of it and the nearest listed builds. The one place
+/// that answers "which wheel for this environment": the prebuilt-wheel fix and `verify` ask it.
+pub fn prebuilt(
     package: &str,
     version: Option<&str>,
     torch: &str,
+    cuda: Option<&str>,
     cxx11: Option<bool>,
     python: Option<&str>,
-) -> Option<(String, String)> {
-    let version = version?;
-    let cuda_major = k::version::Version::parse(torch)
-        .and_then(|v| v.local_cuda())
-        .map(|(m, _)| m)
-        .or_else(|| {
-            k::compat::torch_default_cuda(torch).and_then(|c| c.split('.').next()?.parse().ok())
-        })?;
-    let cxx11_abi = cxx11.or_else(|| k::compat::torch_cxx11_abi(torch))?;
-    let w = k::packages::wheel_file_name(&k::packages::WheelQuery {
+) -> Option<k::prebuilt::Answer> {
+    k::prebuilt::answer(
         package,
         version,
-        torch,
-        cuda_major,
-        cxx11_abi,
-        python: python?,
-        platform: None,
-    })?;
-    Some((w.file_name, w.url))
+        &k::prebuilt::Target {
+            torch,
+            cuda,
+            cxx11_abi: cxx11,
+            python,
+            platform: None,
+        },
+    )
 }
 
 /// "built for torch A–B" from the offline torch symbol index, when every torch symbol is known.

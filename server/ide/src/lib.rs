@@ -32,4 +32,4 @@ pub use diagnostic::{
 pub use host::AnalysisHost;
 pub use memo::{CellSlot, DocumentMemo, shift_slots};
 pub use scan::{Fold, Progress, ScanMeta, ScanOptions, ScanOutcome};
-pub use verify::{VerifyOutcome, VerifyRequest};
+pub use verify::{NearestWheel, PrebuiltStatus, PrebuiltWheel, VerifyOutcome, VerifyRequest};

@@ -24,6 +24,10 @@ pub struct VerifyRequest {
     pub plan: Option<Plan>,
     /// `--torch VERSION`: the torch the environment will have (overrides the plan's).
     pub torch: Option<String>,
+    /// `--package NAME[==VERSION]`: a package whose setup.py fetches a prebuilt wheel (the
+    /// version `None`: the newest release, what `pip install NAME` picks). Answered with the
+    /// wheel it would fetch for the target environment and the nearest listed builds.
+    pub packages: Vec<(String, Option<String>)>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -36,6 +40,91 @@ pub struct VerifyOutcome {
     /// Wheels that could not be read in full (not a zip archive, a damaged or hostile member),
     /// or a preview for a torch the index does not know: the verdict is incomplete.
     pub unreadable: usize,
+    /// The prebuilt wheel each asked package, and each plan entry with no wheel to read whose
+    /// setup.py fetches one, would get in the target environment.
+    pub prebuilt: Vec<PrebuiltWheel>,
+    /// Indices into `diagnostics` of what a `summary` line already says (a wheel that loads):
+    /// the one-screen output leaves them out.
+    pub summarized: Vec<usize>,
+}
+
+/// The wheel a package's setup.py would fetch for the target environment (torch, its CUDA and
+/// C++ ABI, the Python), what the release data says of it, and the nearest builds it lists.
+/// A computed name is never checked online: the data lists torch minors and CUDA versions per
+/// release, not each file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrebuiltWheel {
+    pub package: String,
+    pub version: String,
+    /// How the release was chosen: `asked`, `plan`, or `newest` (what `pip install NAME` picks).
+    pub version_from: &'static str,
+    /// The target as setup.py sees it; `None` where nothing says.
+    pub torch: Option<String>,
+    pub cuda: Option<String>,
+    pub cxx11_abi: Option<bool>,
+    /// `cp310`.
+    pub python: Option<String>,
+    /// What the environment did not say and the torch release's defaults filled in.
+    pub assumed: Vec<String>,
+    pub status: PrebuiltStatus,
+    /// The wheel setup.py downloads: file name and URL.
+    pub file_name: Option<String>,
+    pub url: Option<String>,
+    /// One sentence: what pip would get, and what the data says of it.
+    pub message: String,
+    /// Where the answer comes from: the naming scheme (setup.py) and the listing row.
+    pub sources: Vec<String>,
+    /// Listed builds near it when the data does not list it: other releases for this torch
+    /// (nearest release first), else other torch versions (nearest first).
+    pub nearest: Vec<NearestWheel>,
+}
+
+/// What the release data says of the wheel setup.py would fetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrebuiltStatus {
+    /// The data lists this release's wheels for this torch minor and CUDA.
+    Listed,
+    /// The data lists this release's wheels, none for this torch minor and CUDA: the download
+    /// fails and setup.py compiles.
+    NotListed,
+    /// The data lists no wheels of this release: the name is computed, whether it was
+    /// published is unknown.
+    Unlisted,
+    /// setup.py downloads nothing here (PyPI has the release's wheel, the release predates
+    /// downloads, torch has no CUDA, setup.py refuses this CUDA).
+    NoDownload,
+    /// The environment does not say enough to name it (the Python, torch's CUDA, torch).
+    Incomplete,
+}
+
+impl PrebuiltStatus {
+    /// The stable name (JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PrebuiltStatus::Listed => "listed",
+            PrebuiltStatus::NotListed => "not-listed",
+            PrebuiltStatus::Unlisted => "unlisted",
+            PrebuiltStatus::NoDownload => "no-download",
+            PrebuiltStatus::Incomplete => "incomplete",
+        }
+    }
+}
+
+/// A build the release data lists near the one asked about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NearestWheel {
+    pub version: String,
+    /// Torch major.minor it was published for.
+    pub torch: String,
+    /// The CUDA versions (or majors) listed for the release.
+    pub cuda: Vec<String>,
+    /// For the target's own torch minor (another release), else another torch.
+    pub same_torch: bool,
+    /// The wheel setup.py would fetch in the target environment (same torch only, and only
+    /// when the name can be computed).
+    pub file_name: Option<String>,
+    pub url: Option<String>,
+    pub source: String,
 }
 
 /// Judges the request against the environment `ctx` names (as it would be after the install).
@@ -124,6 +213,98 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
             index_span()
         )),
     }
+    // The target as a package's setup.py would see it: the installed torch's version, CUDA and
+    // ABI, or the torch the install brings (its CUDA from its label or its default build).
+    let (setup_torch, setup_cuda, setup_abi) = match &target {
+        TorchTarget::Installed => {
+            let t = env.torch.as_ref();
+            (
+                t.and_then(|t| t.version.clone()),
+                t.and_then(|t| t.cuda.clone()),
+                t.and_then(|t| t.cxx11_abi),
+            )
+        }
+        TorchTarget::Indexed { version, index } => (
+            Some(version.clone()),
+            None,
+            abidoc_knowledge::torch_index::releases()
+                .get(*index)
+                .map(|r| r.cxx11_abi),
+        ),
+        TorchTarget::Unknown { version } => (Some(version.clone()), None, None),
+    };
+    let python = env.layout.python_version.clone();
+    let mut asked: Vec<(String, Option<String>, &'static str)> = req
+        .packages
+        .iter()
+        .map(|(n, v)| {
+            (
+                n.clone(),
+                v.clone(),
+                if v.is_some() { "asked" } else { "newest" },
+            )
+        })
+        .collect();
+    // A plan entry pip would build from an sdist whose setup.py fetches a wheel: that wheel.
+    for i in plan.iter().flat_map(|p| &p.installs) {
+        let n = abidoc_env::normalize_name(&i.name);
+        // A wheel URL is a built wheel: pip installs it and no setup.py runs.
+        let built =
+            i.local_wheel.is_some() || i.url.as_deref().is_some_and(|u| u.ends_with(".whl"));
+        if !built
+            && abidoc_knowledge::releases::has_prebuilt(&n)
+            && !asked
+                .iter()
+                .any(|(a, ..)| abidoc_env::normalize_name(a) == n)
+        {
+            let from = if i.version.is_some() {
+                "plan"
+            } else {
+                "newest"
+            };
+            asked.push((i.name.clone(), i.version.clone(), from));
+        }
+    }
+    for (name, version, from) in &asked {
+        let answer = crate::kb::prebuilt(
+            name,
+            version.as_deref(),
+            setup_torch.as_deref().unwrap_or_default(),
+            setup_cuda.as_deref(),
+            setup_abi,
+            python.as_deref(),
+        );
+        match answer {
+            Some(a) => {
+                let p = prebuilt_wheel(&a, from, setup_torch.as_deref());
+                out.summary.extend(prebuilt_lines(&p));
+                out.prebuilt.push(p);
+            }
+            None => out.notes.push(format!(
+                "{name}{}: abidoc knows no prebuilt wheel its setup.py fetches (it knows {}'s)",
+                version
+                    .as_deref()
+                    .map(|v| format!(" {v}"))
+                    .unwrap_or_default(),
+                prebuilt_packages()
+            )),
+        }
+    }
+    let against = match &target {
+        TorchTarget::Installed => env
+            .torch
+            .as_ref()
+            .and_then(|t| t.version.as_deref())
+            .map_or("no torch (none installed)".to_string(), |v| {
+                format!("torch {v} (installed)")
+            }),
+        TorchTarget::Indexed { version, .. } => {
+            format!("torch {version} (its exports from the offline index)")
+        }
+        TorchTarget::Unknown { version } => {
+            format!("torch {version} (not in the offline index: its symbols not judged)")
+        }
+    };
     let limits = Limits::default();
     let mut wheels: Vec<Wheel> = Vec::new();
     for p in &wheel_paths {
@@ -159,6 +340,10 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
     let world_env = EnvView::explicit(env.clone(), envs);
     let world = World::with_env(&forced, envs, world_env);
     if wheels.is_empty() && req.plan.is_none() && !wheel_paths.is_empty() {
+        return out;
+    }
+    if wheels.is_empty() && req.plan.is_none() && !req.packages.is_empty() {
+        // `--package` alone asks which wheel, not what an upgrade breaks.
         return out;
     }
     if wheels.is_empty() && req.plan.is_none() {
@@ -204,7 +389,7 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
                 .iter()
                 .map(|p| format!("{}: {p}", v.wheel.display())),
         );
-        out.summary.push(summary_line(v));
+        out.summary.push(summary_line(v, &against));
         out.notes.extend(
             v.notes
                 .iter()
@@ -228,6 +413,7 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
             }
         }
         if v.verdict() == Verdict::Loads {
+            out.summarized.push(out.diagnostics.len());
             out.diagnostics.push(loads_diagnostic(v));
         }
     }
@@ -283,29 +469,279 @@ fn index_span() -> String {
     }
 }
 
-fn summary_line(v: &WheelVerdict) -> String {
+/// One line per wheel: its name, its verdict against the target torch, and what was checked
+/// (a wheel that loads says so, with what it was checked for).
+fn summary_line(v: &WheelVerdict, against: &str) -> String {
     let name = format!(
         "{} {}",
         v.name.as_deref().unwrap_or("?"),
         v.version.as_deref().unwrap_or("?")
     );
+    let n = v.libraries.len();
+    let libs = format!("{n} librar{}", if n == 1 { "y" } else { "ies" });
+    let at = v.wheel.display();
     let failing = v
         .libraries
         .iter()
         .filter(|l| l.verdict == Verdict::Fails)
         .count();
-    let word = match v.verdict() {
-        Verdict::Loads => "loads",
-        Verdict::Fails => "would not load",
-        Verdict::Degraded => "loads with a feature missing",
-        Verdict::Unreadable => "has unreadable libraries",
+    match v.verdict() {
+        Verdict::Loads if n == 0 => {
+            format!("{name} loads against {against}: no compiled library in it ({at})")
+        }
+        Verdict::Loads => format!("{name} loads against {against}: {} ({at})", checked(v)),
+        Verdict::Fails => {
+            format!(
+                "{name} would not load against {against}: {failing} of {libs} would fail ({at})"
+            )
+        }
+        Verdict::Degraded => format!(
+            "{name} loads against {against} with a feature missing: {} ({at})",
+            checked(v)
+        ),
+        Verdict::Unreadable => {
+            format!("{name} against {against}: some of its {libs} could not be read ({at})")
+        }
+    }
+}
+
+/// What the check covered: its libraries, the libraries they name, their symbols (torch's
+/// among them) and the newest symbol version of each kind they require.
+fn checked(v: &WheelVerdict) -> String {
+    let n = v.libraries.len();
+    let versions = if v.versions.is_empty() {
+        String::new()
+    } else {
+        format!(", symbol versions up to {}", v.versions.join(", "))
     };
     format!(
-        "{name} ({}): {word}: {failing} of {} librar{} would fail",
-        v.wheel.display(),
-        v.libraries.len(),
-        if v.libraries.len() == 1 { "y" } else { "ies" }
+        "{n} librar{} checked for {} needed librar{}, {} symbols ({} of them torch's){versions}",
+        if n == 1 { "y" } else { "ies" },
+        v.needed,
+        if v.needed == 1 { "y" } else { "ies" },
+        v.symbols,
+        v.torch_symbols,
     )
+}
+
+/// The packages whose setup.py downloads a prebuilt wheel, as the data knows them.
+fn prebuilt_packages() -> String {
+    let mut names: Vec<&str> = abidoc_knowledge::releases::prebuilt_schemes()
+        .iter()
+        .map(|s| s.package.as_str())
+        .collect();
+    names.dedup();
+    names.join(", ")
+}
+
+/// `answer` as the plain data `verify` returns, worded once.
+fn prebuilt_wheel(
+    a: &crate::kb::PrebuiltAnswer,
+    version_from: &'static str,
+    torch: Option<&str>,
+) -> PrebuiltWheel {
+    use crate::kb::{Fetch, Listing, Origin};
+    let v = &a.version;
+    let mm = a.torch.as_deref().unwrap_or("?");
+    let mut sources = Vec::new();
+    let (status, file, message) = match (&a.fetch, &a.listing) {
+        (Fetch::Wheel(w), listing) => {
+            sources.push(w.naming_source.clone());
+            let (status, said) = match listing {
+                Listing::Listed { source } => {
+                    sources.push(source.clone());
+                    (
+                        PrebuiltStatus::Listed,
+                        format!(
+                            "setup.py fetches {}; the release data lists {v} wheels for torch {mm} with this CUDA (not each ABI and Python variant; not checked online)",
+                            w.file_name
+                        ),
+                    )
+                }
+                Listing::NotListed {
+                    torch,
+                    cuda,
+                    source,
+                    ..
+                } => {
+                    sources.push(source.clone());
+                    (
+                        PrebuiltStatus::NotListed,
+                        format!(
+                            "setup.py looks for {}, but the release data lists {v} wheels only for torch {} (CUDA {}): the download fails and setup.py compiles from source",
+                            w.file_name,
+                            torch.join(", "),
+                            cuda.join(", ")
+                        ),
+                    )
+                }
+                Listing::NoData => (
+                    PrebuiltStatus::Unlisted,
+                    format!(
+                        "setup.py fetches {}; the release data lists no {v} wheels, so whether it was published is unknown (if not, setup.py compiles from source)",
+                        w.file_name
+                    ),
+                ),
+            };
+            (status, Some(w), said)
+        }
+        (Fetch::PypiWheel { wheel }, _) => (
+            PrebuiltStatus::NoDownload,
+            None,
+            format!(
+                "PyPI has a Linux wheel of {v}{}: pip installs it and setup.py never runs",
+                wheel
+                    .as_deref()
+                    .map(|w| format!(" ({w})"))
+                    .unwrap_or_default()
+            ),
+        ),
+        (Fetch::NoDownload, _) => (
+            PrebuiltStatus::NoDownload,
+            None,
+            format!("the setup.py of {v} downloads no prebuilt wheel: it compiles from source"),
+        ),
+        (Fetch::NoCuda, _) => (
+            PrebuiltStatus::NoDownload,
+            None,
+            "torch has no CUDA (a CPU or ROCm build): setup.py has no CUDA wheel to fetch".into(),
+        ),
+        (Fetch::GivesUp { cuda_major }, _) => (
+            PrebuiltStatus::NoDownload,
+            None,
+            format!(
+                "the setup.py of {v} knows no wheel for CUDA {cuda_major}: it stops, or compiles from source"
+            ),
+        ),
+        (Fetch::Unknown { missing }, listing) => {
+            let mut m = format!(
+                "the wheel setup.py fetches cannot be named: {} unknown",
+                missing.join(", ")
+            );
+            if torch.is_none() {
+                m.push_str(" (no torch installed: name one with --torch VERSION)");
+            }
+            match listing {
+                Listing::Listed { source } => {
+                    sources.push(source.clone());
+                    m.push_str(&format!(
+                        "; the release data lists {v} wheels for torch {mm} with this CUDA"
+                    ));
+                }
+                Listing::NotListed { torch, source, .. } => {
+                    sources.push(source.clone());
+                    m.push_str(&format!(
+                        "; the release data lists {v} wheels only for torch {}",
+                        torch.join(", ")
+                    ));
+                }
+                Listing::NoData => {}
+            }
+            (PrebuiltStatus::Incomplete, None, m)
+        }
+    };
+    let nearest = a
+        .nearest_releases
+        .iter()
+        .map(|n| (n, true))
+        .chain(a.nearest_torch.iter().map(|n| (n, false)))
+        .map(|(n, same_torch)| NearestWheel {
+            version: n.version.clone(),
+            torch: n.torch.clone(),
+            cuda: n.cuda.clone(),
+            same_torch,
+            file_name: n.wheel.as_ref().map(|w| w.file_name.clone()),
+            url: n.wheel.as_ref().map(|w| w.url.clone()),
+            source: n.source.clone(),
+        })
+        .collect();
+    let mut assumed = Vec::new();
+    let t = torch.unwrap_or("?");
+    if let (Some(c), Origin::ReleaseDefault) = (&a.cuda, a.cuda_from) {
+        assumed.push(format!("CUDA {c}: the default build of torch {t}"));
+    }
+    if let (Some(abi), Origin::ReleaseDefault) = (a.cxx11_abi, a.abi_from) {
+        assumed.push(format!(
+            "C++11 ABI {}: the default build of torch {t}",
+            if abi { "TRUE" } else { "FALSE" }
+        ));
+    }
+    PrebuiltWheel {
+        assumed,
+        package: a.package.clone(),
+        version: v.clone(),
+        version_from,
+        torch: torch.map(str::to_owned),
+        cuda: a.cuda.clone(),
+        cxx11_abi: a.cxx11_abi,
+        python: a.python.clone(),
+        status,
+        file_name: file.map(|w| w.file_name.clone()),
+        // The address of a file the data says was not published is no lead to follow.
+        url: file
+            .filter(|_| status != PrebuiltStatus::NotListed)
+            .map(|w| w.url.clone()),
+        message,
+        sources,
+        nearest,
+    }
+}
+
+/// The human lines of one answer: what pip gets, where from, then the nearest listed builds.
+fn prebuilt_lines(p: &PrebuiltWheel) -> Vec<String> {
+    let from = match p.version_from {
+        "asked" => "",
+        "plan" => " (in the plan)",
+        _ => " (the newest release)",
+    };
+    let mut env = vec![match &p.torch {
+        Some(t) => format!("torch {t}"),
+        None => "no torch".to_string(),
+    }];
+    env.push(match &p.cuda {
+        Some(c) => format!("CUDA {c}"),
+        None => "CUDA unknown".into(),
+    });
+    env.push(match p.cxx11_abi {
+        Some(true) => "C++11 ABI TRUE".into(),
+        Some(false) => "C++11 ABI FALSE".into(),
+        None => "C++11 ABI unknown".into(),
+    });
+    env.push(p.python.clone().unwrap_or_else(|| "Python unknown".into()));
+    let mut lines = vec![format!(
+        "{} {}{from} for {}: {}",
+        p.package,
+        p.version,
+        env.join(", "),
+        p.message
+    )];
+    if let Some(url) = &p.url {
+        lines.push(format!("  from {url}"));
+    }
+    for a in &p.assumed {
+        lines.push(format!("  assumed {a}"));
+    }
+    for n in &p.nearest {
+        let cuda = n.cuda.join(", ");
+        lines.push(if n.same_torch {
+            format!(
+                "  nearest listed for torch {}: {} {} (CUDA {cuda}){}",
+                n.torch,
+                p.package,
+                n.version,
+                n.file_name
+                    .as_deref()
+                    .map(|f| format!(": {f}"))
+                    .unwrap_or_default()
+            )
+        } else {
+            format!(
+                "  nearest listed torch: {} ({} {}, CUDA {cuda})",
+                n.torch, p.package, n.version
+            )
+        });
+    }
+    lines
 }
 
 fn loads_diagnostic(v: &WheelVerdict) -> Diagnostic {

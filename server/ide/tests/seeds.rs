@@ -71,6 +71,97 @@ fn preferred(d: &Diagnostic) -> &abidoc_ide::Fix {
 mod common;
 use common::host;
 
+/// A copy of a native fixture environment under `lib/python3.10/site-packages`, so that the
+/// Python is known, with torch's `version.py` saying `torch` and `cuda`.
+fn with_python(site: &str, name: &str, torch: &str, cuda: &str) -> Context {
+    let sp = native().join(name).join("lib/python3.10/site-packages");
+    if !sp.exists() {
+        std::fs::create_dir_all(sp.parent().unwrap()).unwrap();
+        let status = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(native().join(site))
+            .arg(&sp)
+            .status()
+            .expect("cp");
+        assert!(status.success());
+    }
+    std::fs::write(
+        sp.join("torch/version.py"),
+        format!("__version__ = '{torch}'\ncuda = '{cuda}'\n"),
+    )
+    .unwrap();
+    Context {
+        use_env: true,
+        site_packages: vec![sp],
+        ..Context::default()
+    }
+}
+
+/// With the Python known, flash-attn's fixes include the wheel its setup.py fetches for this
+/// torch, CUDA, ABI and Python, as `verify --package` names it, when the release data lists
+/// that release for this torch (2.8.3: torch 2.4 to 2.8, CUDA 12); for a torch no release lists
+/// there is no download to offer, only the refetch and the source build.
+#[test]
+fn seed_004_prebuilt_wheel_only_where_the_data_lists_one() {
+    let text = read("tests/fixtures/seeds/004-flash-attn-granite-h.log");
+    let ctx = with_python("abi0/site-packages", "py310-torch25", "2.5.1+cu124", "12.4");
+    let diags = host().diagnose_text(&text, &ctx);
+    let d = find(&diags, Code::Cxx11AbiMismatch);
+    let wheel = d
+        .fixes
+        .iter()
+        .find(|f| f.id.ends_with("/prebuilt-wheel"))
+        .unwrap_or_else(|| panic!("no prebuilt-wheel fix: {:?}", d.fixes));
+    let url = "https://github.com/Dao-AILab/flash-attention/releases/download/v2.8.3/flash_attn-2.8.3%2Bcu12torch2.5cxx11abiFALSE-cp310-cp310-linux_x86_64.whl";
+    assert!(
+        wheel.commands().iter().flatten().any(|a| a.contains(url)),
+        "{:?}",
+        wheel.commands()
+    );
+    assert!(!wheel.verified, "a computed URL is never verified");
+    assert!(
+        wheel.reason.contains("release data lists"),
+        "{}",
+        wheel.reason
+    );
+
+    // Installed from that very wheel: it is the binary that failed, not a fix.
+    let ctx = with_python(
+        "abi0/site-packages",
+        "py310-same-wheel",
+        "2.5.1+cu124",
+        "12.4",
+    );
+    std::fs::write(
+        ctx.site_packages[0].join("flash_attn-2.8.3.dist-info/direct_url.json"),
+        format!("{{\"archive_info\": {{}}, \"url\": \"{url}\"}}"),
+    )
+    .unwrap();
+    let diags = host().diagnose_text(&text, &ctx);
+    assert!(
+        !find(&diags, Code::Cxx11AbiMismatch)
+            .fixes
+            .iter()
+            .any(|f| f.id.ends_with("/prebuilt-wheel")),
+        "the installed wheel is never offered again"
+    );
+
+    let ctx = with_python(
+        "abi0/site-packages",
+        "py310-torch215",
+        "2.15.0+cu130",
+        "13.0",
+    );
+    let diags = host().diagnose_text(&text, &ctx);
+    assert!(
+        !diags
+            .iter()
+            .flat_map(|d| &d.fixes)
+            .any(|f| f.id.ends_with("/prebuilt-wheel")),
+        "no flash-attn release lists torch 2.15"
+    );
+}
+
 #[test]
 fn seed_000_transformer_uninstalls_mamba() {
     let raw = read("examples/granite-lora-training.ipynb");

@@ -15,6 +15,10 @@
 //!   pins, whether PyPI has Linux wheels, their CUDA major ([`releases::companion_for_torch`],
 //!   [`releases::torch_for`]); the GitHub wheel setup.py downloads ([`releases::prebuilt_wheel`]).
 //!   `compat`'s lookups read it before the hand-written rows.
+//! - [`prebuilt`]: the one answer to "which prebuilt wheel for this environment" for packages
+//!   whose setup.py downloads one ([`prebuilt::answer`]): the name from `releases`, whether
+//!   compat.toml's GitHub-wheel rows list that torch minor and CUDA, and the nearest listed
+//!   releases and torch versions when they do not.
 //! - [`models`] (`data/models.toml`): model ids in code and command lines ([`find_models`]), in
 //!   prose ([`find_model_mentions`]), and their family from the Hugging Face cache or the name
 //!   ([`resolve_model`]).
@@ -35,6 +39,7 @@ pub mod gpu;
 pub mod models;
 pub mod names;
 pub mod packages;
+pub mod prebuilt;
 pub mod releases;
 pub mod system_libs;
 pub mod torch_index;

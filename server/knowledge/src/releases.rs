@@ -390,24 +390,8 @@ pub fn prebuilt_wheel(q: &PrebuiltQuery<'_>) -> Option<crate::packages::WheelNam
         return None;
     }
     let torch_mm = format!("{}.{}", torch.major(), torch.minor());
-    let (cuda_maj, cuda_min) = parse_cuda(q.cuda)?;
-    let pinned = scheme.cuda_pins.iter().find(|p| {
-        p.torch.as_deref().is_none_or(|t| t == torch_mm)
-            && p.cuda_major.is_none_or(|m| m == cuda_maj)
-    });
-    let (maj, min) = match pinned {
-        Some(p) => {
-            let (a, b) = parse_cuda(&p.cuda)?;
-            (a, b)
-        }
-        None if scheme.unmatched == "torch" => (cuda_maj, cuda_min),
-        None => return None,
-    };
-    let cuda = match scheme.cuda_format.as_str() {
-        "major" => maj.to_string(),
-        "major_minor" => format!("{maj}{}", min?),
-        _ => return None,
-    };
+    let (maj, min) = pinned_cuda(scheme, &torch_mm, parse_cuda(q.cuda)?)?;
+    let cuda = spelled_cuda(scheme, (maj, min))?;
     let py = crate::packages::python_tag(q.python).filter(|p| is_python_tag(p))?;
     let platform = q.platform.unwrap_or("linux_x86_64");
     if !is_platform_tag(platform) {
@@ -438,8 +422,36 @@ pub fn prebuilt_wheel(q: &PrebuiltQuery<'_>) -> Option<crate::packages::WheelNam
     })
 }
 
+/// The CUDA version `scheme`'s setup.py puts in the name for torch `torch_mm` (`2.5`) built
+/// with `cuda`: the first `cuda_pins` rule that matches, else torch's own CUDA; `None` when no
+/// rule matches and setup.py then raises (`unmatched = "none"`).
+pub(crate) fn pinned_cuda(
+    scheme: &Prebuilt,
+    torch_mm: &str,
+    (cuda_maj, cuda_min): (u64, Option<u64>),
+) -> Option<(u64, Option<u64>)> {
+    let pinned = scheme.cuda_pins.iter().find(|p| {
+        p.torch.as_deref().is_none_or(|t| t == torch_mm)
+            && p.cuda_major.is_none_or(|m| m == cuda_maj)
+    });
+    match pinned {
+        Some(p) => parse_cuda(&p.cuda),
+        None if scheme.unmatched == "torch" => Some((cuda_maj, cuda_min)),
+        None => None,
+    }
+}
+
+/// `{cuda}` as `scheme` spells it: `12` (major) or `122` (major and minor; `None` without one).
+pub(crate) fn spelled_cuda(scheme: &Prebuilt, (maj, min): (u64, Option<u64>)) -> Option<String> {
+    match scheme.cuda_format.as_str() {
+        "major" => Some(maj.to_string()),
+        "major_minor" => Some(format!("{maj}{}", min?)),
+        _ => None,
+    }
+}
+
 /// `12.1` → (12, Some(1)); `12` → (12, None); `cu121` → (12, Some(1)). Digits only.
-fn parse_cuda(text: &str) -> Option<(u64, Option<u64>)> {
+pub(crate) fn parse_cuda(text: &str) -> Option<(u64, Option<u64>)> {
     let t = text.trim();
     if let Some((maj, min)) = crate::version::cuda_tag(t) {
         // `cu12` carries no minor; `cu121` does.
@@ -507,7 +519,7 @@ pub fn is_canonical_release(v: &str) -> bool {
 
 /// A torch version as `torch.__version__` prints it: a canonical release, optionally with a
 /// local label of ASCII letters, digits and dots (`2.5.1+cu121`, `2.4.0a0+07cecf4168`).
-fn is_torch_version(t: &str) -> bool {
+pub(crate) fn is_torch_version(t: &str) -> bool {
     let (public, local) = match t.split_once('+') {
         Some((p, l)) => (p, Some(l)),
         None => (t, None),

@@ -456,24 +456,65 @@ pub(crate) fn resolve_with_torch(
     )
 }
 
-/// The project's own prebuilt wheel for this torch, CUDA major, C++ ABI and Python.
+/// The project's own prebuilt wheel for this torch, CUDA, C++ ABI and Python, as its setup.py
+/// names it (`kb::prebuilt`, the answer `verify --package` gives): the installed release's,
+/// unless the release data lists that release's wheels and not for this torch and CUDA; then
+/// the nearest release it lists for them. Nothing when the data lists none near.
 fn prebuilt_wheel(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -> Option<Fix> {
+    use crate::kb::{Fetch, Listing};
     let installed = cx.world.installed_version(pkg.as_str());
-    let (wheel, url) = kb::wheel_for(
+    // torch's CUDA from its version.py only when the torch judged is the installed one (the
+    // text may state another).
+    let cuda = cx
+        .world
+        .torch_version()
+        .is_some_and(|t| t == torch)
+        .then(|| cx.world.torch_cuda())
+        .flatten();
+    let answer = kb::prebuilt(
         pkg.as_str(),
-        installed.as_deref().filter(|v| Version::new(v).is_some()),
+        Some(installed.as_deref().filter(|v| Version::new(v).is_some())?),
         torch,
+        cuda.as_deref(),
         cx.world.torch_cxx11_abi(),
         cx.world.python_tag().as_deref(),
     )?;
-    let url = WheelUrl::new(&url)?;
+    let t = short_torch(torch);
+    let (wheel, why) = match (&answer.fetch, &answer.listing) {
+        (Fetch::Wheel(w), Listing::Listed { source }) => (
+            w.clone(),
+            format!(
+                "Its label names the installed torch, CUDA and C++ ABI; the release data lists {pkg} {} wheels for torch {t} ({source}), not each ABI and Python variant, and the URL cannot be checked offline.",
+                answer.version
+            ),
+        ),
+        (Fetch::Wheel(w), Listing::NoData) => (
+            w.clone(),
+            "Its label names the installed torch, CUDA and C++ ABI; the URL follows the project's release naming and cannot be checked offline.".to_string(),
+        ),
+        _ => {
+            let near = answer.nearest_releases.first()?;
+            (
+                near.wheel.clone()?,
+                format!(
+                    "{pkg} {} publishes no wheel for torch {t} in the release data; {} does ({}). Its label names the installed torch, CUDA and C++ ABI; the URL cannot be checked offline.",
+                    answer.version, near.version, near.source
+                ),
+            )
+        }
+    };
+    // The very wheel installed already is the binary that failed: never offered again.
+    if cx.world.installed_wheel(pkg.as_str()).as_deref() == Some(wheel.file_name.as_str()) {
+        return None;
+    }
+    let url = WheelUrl::new(&wheel.url)?;
     Some(
         Fix::new(
             code,
             "prebuilt-wheel",
             FixKind::PrebuiltWheel,
-            format!("Install the prebuilt wheel {wheel}"),
-            "Its label names the installed torch, CUDA major and C++ ABI; the URL follows the project's release naming and cannot be checked offline.",
+            format!("Install the prebuilt wheel {}", wheel.file_name),
+            why,
         )
         .step(pip_install(
             cx,

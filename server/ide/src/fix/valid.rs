@@ -208,6 +208,8 @@ impl EnvValue {
 
 /// A wheel URL: `https://` on a host the knowledge tables name, assembled from validated parts
 /// only, and checked once more as a whole (no `..`, no query, nothing a shell or IPython reads).
+/// The one escape allowed is `%2B`, the `+` of a local version as GitHub's asset URLs (and the
+/// setup.py that downloads them) spell it; `%` means nothing to a shell or to IPython.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct WheelUrl(String);
 
@@ -220,6 +222,7 @@ impl WheelUrl {
                 .split('/')
                 .any(|c| c.is_empty() || c == "." || c == "..")
             && rest
+                .replace("%2B", "+")
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"/._+-".contains(&b));
         ok.then(|| WheelUrl(raw.to_owned()))
@@ -474,8 +477,13 @@ mod tests {
         assert!(
             WheelUrl::new("https://github.com/o/r/releases/download/v2.8.3/flash_attn-2.8.3+cu12torch2.5cxx11abiFALSE-cp310-cp310-linux_x86_64.whl").is_some()
         );
+        assert!(
+            WheelUrl::new("https://github.com/o/r/releases/download/v2.8.3/flash_attn-2.8.3%2Bcu12torch2.5cxx11abiFALSE-cp310-cp310-linux_x86_64.whl").is_some()
+        );
         for bad in [
             "http://x/y.whl",
+            "https://x/%24(id).whl",
+            "https://x/y%2.whl",
             "https://x/../y.whl",
             "https://x/y.whl?z",
             "https://x//y.whl",
