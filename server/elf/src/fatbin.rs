@@ -19,15 +19,49 @@
 //! Every offset and size is checked against the bytes given: truncated or hostile data ends the
 //! reading with a problem, never a panic, and the number of entries is bounded.
 
+use layout::{ENTRY_MIN, HEADER_LEN};
+
+#[cfg(any(test, feature = "test-writer"))]
+pub mod testing;
+
 /// The magic of a fat binary container header.
 pub const FATBIN_MAGIC: u32 = 0xBA55_ED50;
-const HEADER_LEN: usize = 16;
-const ENTRY_MIN: usize = 64;
 /// Real libraries hold thousands of entries (libcublasLt: ~5,400); beyond this the data is hostile.
 const MAX_ENTRIES: usize = 1 << 16;
 const MAX_CONTAINERS: usize = 1 << 14;
 const FLAG_COMPRESSED_LZ4: u64 = 0x2000;
 const FLAG_COMPRESSED_ZSTD: u64 = 0x8000;
+
+/// Where the fields lie (the module's doc says what they mean): the one description of the
+/// layout, which the fixture writer (`testing`) shares so that it cannot drift from the reader.
+mod layout {
+    /// A container header's length, and its fields: version (u16), header length (u16), the
+    /// bytes of entries that follow it (u64).
+    pub(super) const HEADER_LEN: usize = 16;
+    // The reader needs neither the container's version nor an entry's compressed size; the
+    // writer sets them as nvcc does.
+    #[cfg_attr(not(any(test, feature = "test-writer")), allow(dead_code))]
+    pub(super) const HEADER_VERSION: usize = 4;
+    pub(super) const HEADER_HEADER_LEN: usize = 6;
+    pub(super) const HEADER_FAT_SIZE: usize = 8;
+    /// An entry header's shortest length (nvcc's; newer architectures' are longer), and its
+    /// fields: kind (u16), header length (u32), payload size (u64), compressed size (u32), code
+    /// version minor and major (u16 each), SM architecture (u32), flags (u64).
+    pub(super) const ENTRY_MIN: usize = 64;
+    pub(super) const ENTRY_KIND: usize = 0;
+    pub(super) const ENTRY_HEADER_LEN: usize = 4;
+    pub(super) const ENTRY_SIZE: usize = 8;
+    #[cfg_attr(not(any(test, feature = "test-writer")), allow(dead_code))]
+    pub(super) const ENTRY_COMPRESSED_SIZE: usize = 16;
+    pub(super) const ENTRY_VERSION_MINOR: usize = 24;
+    pub(super) const ENTRY_VERSION_MAJOR: usize = 26;
+    pub(super) const ENTRY_ARCH: usize = 28;
+    pub(super) const ENTRY_FLAGS: usize = 40;
+    /// Entry kinds: PTX, and the two that hold an ELF cubin.
+    pub(super) const KIND_PTX: u16 = 1;
+    pub(super) const KIND_CUBIN: u16 = 2;
+    pub(super) const KIND_CUBIN_ELF: u16 = 0x10;
+}
 
 /// What an entry holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -166,7 +200,10 @@ fn find_magic(bytes: &[u8], from: usize) -> Option<usize> {
 
 /// Reads one container at `at`; returns where the next may start, `None` when reading must stop.
 fn container(bytes: &[u8], at: usize, out: &mut FatBinary) -> Option<usize> {
-    let (Some(header_len), Some(fat_size)) = (u16_at(bytes, at + 6), u64_at(bytes, at + 8)) else {
+    let (Some(header_len), Some(fat_size)) = (
+        u16_at(bytes, at + layout::HEADER_HEADER_LEN),
+        u64_at(bytes, at + layout::HEADER_FAT_SIZE),
+    ) else {
         out.problems
             .push(format!("fat binary header at offset {at} is truncated"));
         return None;
@@ -204,9 +241,11 @@ fn container(bytes: &[u8], at: usize, out: &mut FatBinary) -> Option<usize> {
         let Some(entry) = bytes.get(p..end) else {
             break;
         };
-        let (Some(kind), Some(hlen), Some(size)) =
-            (u16_at(entry, 0), u32_at(entry, 4), u64_at(entry, 8))
-        else {
+        let (Some(kind), Some(hlen), Some(size)) = (
+            u16_at(entry, layout::ENTRY_KIND),
+            u32_at(entry, layout::ENTRY_HEADER_LEN),
+            u64_at(entry, layout::ENTRY_SIZE),
+        ) else {
             out.problems
                 .push(format!("fat binary entry at offset {p} is truncated"));
             break;
@@ -222,14 +261,14 @@ fn container(bytes: &[u8], at: usize, out: &mut FatBinary) -> Option<usize> {
             break;
         }
         let version = (
-            u16_at(entry, 26).unwrap_or(0),
-            u16_at(entry, 24).unwrap_or(0),
+            u16_at(entry, layout::ENTRY_VERSION_MAJOR).unwrap_or(0),
+            u16_at(entry, layout::ENTRY_VERSION_MINOR).unwrap_or(0),
         );
-        let arch = u32_at(entry, 28).unwrap_or(0);
-        let flags = u64_at(entry, 40).unwrap_or(0);
+        let arch = u32_at(entry, layout::ENTRY_ARCH).unwrap_or(0);
+        let flags = u64_at(entry, layout::ENTRY_FLAGS).unwrap_or(0);
         let code_kind = match kind {
-            1 => Some(GpuCodeKind::Ptx),
-            2 | 0x10 => Some(GpuCodeKind::Cubin),
+            layout::KIND_PTX => Some(GpuCodeKind::Ptx),
+            layout::KIND_CUBIN | layout::KIND_CUBIN_ELF => Some(GpuCodeKind::Cubin),
             _ => None,
         };
         let next = usize::try_from(size)
@@ -277,38 +316,18 @@ pub fn read_fatbin(elf: &[u8]) -> Option<FatBinary> {
 
 #[cfg(test)]
 mod tests {
+    use super::testing::{fatbin_container as container, fatbin_entry as entry};
     use super::*;
-
-    fn entry(kind: u16, arch: u32, payload: &[u8], flags: u64) -> Vec<u8> {
-        let mut e = vec![0u8; 64];
-        e[0..2].copy_from_slice(&kind.to_le_bytes());
-        e[2..4].copy_from_slice(&0x0101u16.to_le_bytes());
-        e[4..8].copy_from_slice(&64u32.to_le_bytes());
-        e[8..16].copy_from_slice(&(payload.len() as u64).to_le_bytes());
-        e[24..26].copy_from_slice(&7u16.to_le_bytes());
-        e[26..28].copy_from_slice(&1u16.to_le_bytes());
-        e[28..32].copy_from_slice(&arch.to_le_bytes());
-        e[40..48].copy_from_slice(&flags.to_le_bytes());
-        e.extend_from_slice(payload);
-        e
-    }
-
-    fn container(entries: &[Vec<u8>]) -> Vec<u8> {
-        let body: Vec<u8> = entries.concat();
-        let mut c = Vec::new();
-        c.extend_from_slice(&FATBIN_MAGIC.to_le_bytes());
-        c.extend_from_slice(&1u16.to_le_bytes());
-        c.extend_from_slice(&16u16.to_le_bytes());
-        c.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        c.extend_from_slice(&body);
-        c
-    }
+    use GpuCodeKind::{Cubin, Ptx};
 
     #[test]
     fn reads_cubins_and_ptx_of_several_containers() {
-        let mut s = container(&[entry(2, 80, &[1; 24], 0x11), entry(2, 90, &[2; 16], 0x8011)]);
+        let mut s = container(&[
+            entry(Cubin, 80, &[1; 24], 0x11),
+            entry(Cubin, 90, &[2; 16], 0x8011),
+        ]);
         s.extend_from_slice(&[0; 8]);
-        s.extend(container(&[entry(1, 90, b".version 8.0\0\0\0\0", 0)]));
+        s.extend(container(&[entry(Ptx, 90, b".version 8.0\0\0\0\0", 0)]));
         let f = parse_fatbin(&s);
         assert_eq!(f.containers, 2);
         assert_eq!(f.cubin_archs(), vec![80, 90]);
@@ -324,14 +343,14 @@ mod tests {
 
     #[test]
     fn cubins_need_the_same_major() {
-        let f = parse_fatbin(&container(&[entry(2, 86, &[0; 8], 0)]));
+        let f = parse_fatbin(&container(&[entry(Cubin, 86, &[0; 8], 0)]));
         assert!(f.runs_on(8, 9) && f.runs_on(8, 6));
         assert!(!f.runs_on(8, 0) && !f.runs_on(9, 0) && !f.runs_on(12, 0));
     }
 
     #[test]
     fn truncated_and_hostile_data_end_with_a_problem() {
-        let full = container(&[entry(2, 80, &[1; 24], 0), entry(2, 90, &[2; 24], 0)]);
+        let full = container(&[entry(Cubin, 80, &[1; 24], 0), entry(Cubin, 90, &[2; 24], 0)]);
         for cut in 0..full.len() {
             let f = parse_fatbin(full.get(..cut).unwrap_or_default());
             assert!(f.entries.len() <= 2);
@@ -340,12 +359,15 @@ mod tests {
         assert_eq!(f.cubin_archs(), vec![80]);
         assert!(!f.problems.is_empty());
         // Sizes that overflow every addition.
-        let mut hostile = container(&[entry(2, 80, &[0; 8], 0)]);
-        hostile[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
-        hostile[16 + 8..16 + 16].copy_from_slice(&u64::MAX.to_le_bytes());
+        let mut hostile = container(&[entry(Cubin, 80, &[0; 8], 0)]);
+        let fat_size = layout::HEADER_FAT_SIZE;
+        let entry_size = HEADER_LEN + layout::ENTRY_SIZE;
+        let entry_header_len = HEADER_LEN + layout::ENTRY_HEADER_LEN;
+        hostile[fat_size..fat_size + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        hostile[entry_size..entry_size + 8].copy_from_slice(&u64::MAX.to_le_bytes());
         let f = parse_fatbin(&hostile);
         assert!(!f.problems.is_empty());
-        hostile[16 + 4..16 + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+        hostile[entry_header_len..entry_header_len + 4].copy_from_slice(&u32::MAX.to_le_bytes());
         let _ = parse_fatbin(&hostile);
         assert_eq!(parse_fatbin(b""), FatBinary::default());
         assert_eq!(read_fatbin(b"not an elf"), None);
@@ -354,9 +376,9 @@ mod tests {
     #[test]
     fn mutated_containers_never_panic() {
         let base = container(&[
-            entry(2, 80, &[1; 24], 0x11),
-            entry(1, 90, &[2; 16], 0),
-            entry(2, 120, &[3; 8], 0x8000),
+            entry(Cubin, 80, &[1; 24], 0x11),
+            entry(Ptx, 90, &[2; 16], 0),
+            entry(Cubin, 120, &[3; 8], 0x8000),
         ]);
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         for _ in 0..20_000 {

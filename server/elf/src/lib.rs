@@ -28,6 +28,9 @@ pub use demangle::{
     AbiFlavor, Demangler, abi_flavor, demangle, demangle_into, normalize_cxx11, qualified_name,
     split_params, split_version,
 };
+/// Fixture writers for the tests of every crate (feature `test-writer`).
+#[cfg(any(test, feature = "test-writer"))]
+pub use fatbin::testing;
 pub use fatbin::{FATBIN_MAGIC, FatBinary, GpuCode, GpuCodeKind, parse_fatbin, read_fatbin};
 pub use index::{Export, ExportIndex, LibraryId, key_of as qualified_key};
 pub use model::{

@@ -607,6 +607,267 @@ fn is_dual_abi_class(id: &[u8]) -> bool {
     )
 }
 
+/// Groups of any kind nested deeper than this make [`backtrack_nesting`] give up (`None`). The
+/// deepest real name seen (205,420 exported symbols of torch, LLVM, clang, z3, libstdc++) nests 22.
+const MAX_GROUPS: usize = 64;
+
+/// One open `…E` group, for what its `E` closes and what may follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Group {
+    /// A nested name `N…E`: cpp_demangle reads it one way only, so it does not count.
+    Nested,
+    /// A literal `L…E`: digits right before its `E` are its value, not an identifier's length.
+    Literal,
+    /// A lambda `Ul…E`, whose `E` is followed by its number and `_`.
+    Lambda,
+    /// Template arguments `I`, a pack `J`, an expression `X`, a function type `F`, a local name
+    /// `Z`, `decltype` (`DT`, `Dt`) and the other `D…E` forms.
+    Other,
+}
+
+/// How deeply `body` (a mangled name after `_Z`) nests the groups that cpp_demangle may parse
+/// more than once, read token by token like [`scan_abi`]: identifiers are skipped by their
+/// length, and the digits that are not lengths (substitutions, template parameters, literal
+/// values, array and vector sizes, discriminators, lambda numbers, thunk offsets) are read as
+/// numbers. `None` when groups of any kind nest deeper than [`MAX_GROUPS`].
+///
+/// cpp_demangle backtracks: when a group fails to parse deep inside, each enclosing group that
+/// has another reading (a substitution or a template parameter before template arguments, a
+/// literal, an expression, a `decltype`) parses everything inside it again, so the work doubles
+/// with each level. Nested names are read one way only and are not counted, which keeps real
+/// names shallow (see `demangle::MAX_FALLBACK_NESTING`).
+pub(crate) fn backtrack_nesting(body: &[u8]) -> Option<usize> {
+    let s = body;
+    let mut stack = [Group::Other; MAX_GROUPS];
+    let (mut open, mut depth, mut deepest) = (0usize, 0usize, 0usize);
+    let top =
+        |stack: &[Group], open: usize| open.checked_sub(1).and_then(|t| stack.get(t).copied());
+    let mut i = 0;
+    // Special names: vtables, typeinfo, thunks (`Th`/`Tv`/`Tc` call offsets), guard variables.
+    match (s.first(), s.get(1)) {
+        (Some(b'T'), Some(b'h' | b'v')) => {
+            i = 1;
+            call_offset(s, &mut i);
+        }
+        (Some(b'T'), Some(b'c')) => {
+            i = 2;
+            call_offset(s, &mut i);
+            call_offset(s, &mut i);
+        }
+        (Some(b'T'), Some(b'A'..=b'Z')) => i = 2,
+        (Some(b'G'), Some(b'T')) => i = 3,
+        (Some(b'G'), Some(_)) => i = 2,
+        _ => {}
+    }
+    while let Some(&b) = s.get(i) {
+        i += 1;
+        let group = match b {
+            b'0'..=b'9' => {
+                let mut len = usize::from(b - b'0');
+                while let Some(d) = s.get(i).filter(|d| d.is_ascii_digit()) {
+                    len = len.saturating_mul(10).saturating_add(usize::from(d - b'0'));
+                    i += 1;
+                }
+                let value = top(&stack, open) == Some(Group::Literal) && s.get(i) == Some(&b'E');
+                if !value {
+                    i = i.saturating_add(len);
+                }
+                None
+            }
+            // `S_`, `S<seq-id>_`, or `St`, `Sa`, `Ss` …
+            b'S' => {
+                let mut j = i;
+                while s
+                    .get(j)
+                    .is_some_and(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+                {
+                    j += 1;
+                }
+                if s.get(j) == Some(&b'_') {
+                    i = j + 1;
+                } else if s.get(i).is_some_and(u8::is_ascii_lowercase) {
+                    i += 1;
+                }
+                None
+            }
+            // `T_`, `T<n>_`, `TL<n>__`, `TL<n>_<n>_`.
+            b'T' => {
+                if s.get(i) == Some(&b'L')
+                    && s.get(i + 1)
+                        .is_some_and(|c| c.is_ascii_digit() || *c == b'_')
+                {
+                    i += 1;
+                    skip_number(s, &mut i);
+                    eat(s, &mut i, b'_');
+                }
+                let mut j = i;
+                skip_number(s, &mut j);
+                if s.get(j) == Some(&b'_') {
+                    i = j + 1;
+                }
+                None
+            }
+            // Constructors `C1`…`C5`, inheriting constructors `CI1`, `CI2`.
+            b'C' => {
+                if s.get(i).is_some_and(|c| (b'1'..=b'5').contains(c)) {
+                    i += 1;
+                } else if s.get(i) == Some(&b'I')
+                    && s.get(i + 1).is_some_and(|c| matches!(c, b'1' | b'2'))
+                {
+                    i += 2;
+                }
+                None
+            }
+            b'I' | b'J' | b'X' | b'F' | b'Z' => Some(Group::Other),
+            b'N' => Some(Group::Nested),
+            b'L' => {
+                if s.get(i..).is_some_and(|t| t.starts_with(b"_Z")) {
+                    i += 2;
+                } else {
+                    // A builtin type (`Li`, `Lb`, `LDn`) and its value: decimal, or a float's
+                    // hexadecimal digits.
+                    if s.get(i) == Some(&b'D') && s.get(i + 1).is_some_and(u8::is_ascii_lowercase) {
+                        i += 1;
+                    }
+                    if s.get(i).is_some_and(u8::is_ascii_lowercase) {
+                        i += 1;
+                        eat(s, &mut i, b'n');
+                        while s
+                            .get(i)
+                            .is_some_and(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+                        {
+                            i += 1;
+                        }
+                    }
+                }
+                Some(Group::Literal)
+            }
+            b'U' => match s.get(i) {
+                // `Ut<n>_`: an unnamed type.
+                Some(b't') => {
+                    i += 1;
+                    skip_number(s, &mut i);
+                    eat(s, &mut i, b'_');
+                    None
+                }
+                Some(b'l') => {
+                    i += 1;
+                    Some(Group::Lambda)
+                }
+                _ => None,
+            },
+            b'D' => match s.get(i) {
+                Some(b'T' | b't' | b'O' | b'w' | b'C' | b'X') => {
+                    i += 1;
+                    Some(Group::Other)
+                }
+                // `Dv<n>_` vector sizes, `DF<n>_` float types.
+                Some(b'v' | b'F') => {
+                    i += 1;
+                    skip_number(s, &mut i);
+                    eat(s, &mut i, b'_');
+                    None
+                }
+                // Builtins (`Dn`, `Dp`, …) and destructors `D0`…`D5`.
+                Some(_) => {
+                    i += 1;
+                    None
+                }
+                None => None,
+            },
+            // `A<n>_`: an array size.
+            b'A' => {
+                skip_number(s, &mut i);
+                eat(s, &mut i, b'_');
+                None
+            }
+            // Function parameters `fp<cv><n>_`, `fL<n>p<cv><n>_`.
+            b'f' if s.get(i) == Some(&b'p')
+                || (s.get(i) == Some(&b'L') && s.get(i + 1).is_some_and(u8::is_ascii_digit)) =>
+            {
+                if eat(s, &mut i, b'L') {
+                    skip_number(s, &mut i);
+                }
+                eat(s, &mut i, b'p');
+                while s.get(i).is_some_and(|c| matches!(c, b'r' | b'V' | b'K')) {
+                    i += 1;
+                }
+                skip_number(s, &mut i);
+                eat(s, &mut i, b'_');
+                None
+            }
+            // Discriminators `_<digit>`, `__<n>_`.
+            b'_' => {
+                if eat(s, &mut i, b'_') {
+                    skip_number(s, &mut i);
+                    eat(s, &mut i, b'_');
+                } else if s.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+                None
+            }
+            b'E' => {
+                match top(&stack, open) {
+                    Some(Group::Nested) => {}
+                    Some(Group::Lambda) => {
+                        depth -= 1;
+                        skip_number(s, &mut i);
+                        eat(s, &mut i, b'_');
+                    }
+                    Some(Group::Literal | Group::Other) => depth -= 1,
+                    // An `E` with nothing open closes nothing.
+                    None => {}
+                }
+                open = open.saturating_sub(1);
+                None
+            }
+            // A clone suffix (`.constprop.0`): no more groups.
+            b'.' => break,
+            _ => None,
+        };
+        if let Some(group) = group {
+            *stack.get_mut(open)? = group;
+            open += 1;
+            if group != Group::Nested {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+        }
+    }
+    Some(deepest)
+}
+
+/// Advances past the decimal digits at `*i`.
+fn skip_number(s: &[u8], i: &mut usize) {
+    while s.get(*i).is_some_and(u8::is_ascii_digit) {
+        *i += 1;
+    }
+}
+
+/// Advances past `b` if it is next.
+fn eat(s: &[u8], i: &mut usize, b: u8) -> bool {
+    let hit = s.get(*i) == Some(&b);
+    if hit {
+        *i += 1;
+    }
+    hit
+}
+
+/// Advances past a call offset: `h <n> _` or `v <n> _ <n> _` (`n` marks a negative number).
+fn call_offset(s: &[u8], i: &mut usize) {
+    let parts = match s.get(*i) {
+        Some(b'h') => 1,
+        Some(b'v') => 2,
+        _ => return,
+    };
+    *i += 1;
+    for _ in 0..parts {
+        eat(s, i, b'n');
+        skip_number(s, i);
+        eat(s, i, b'_');
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -689,6 +950,47 @@ mod tests {
         ] {
             assert!(comps(m).is_none(), "{m}");
         }
+    }
+
+    fn nesting(m: &str) -> Option<usize> {
+        backtrack_nesting(strip_prefix(m).unwrap_or(m).as_bytes())
+    }
+
+    #[test]
+    fn backtracking_groups() {
+        // Nested names and identifiers that spell `I`, `E`, `L` do not count.
+        assert_eq!(nesting("_ZN3c104cuda14ExchangeDeviceEa"), Some(0));
+        assert_eq!(nesting("_ZN5Index9ErrorLIXEE"), Some(0));
+        assert_eq!(nesting("_Z1fIiEvT_"), Some(1));
+        // A literal's value is not a length: `Li5E` closes, so the next group is at depth 2.
+        assert_eq!(nesting("_Z1fILi5ELin12ELb1EIiEEvv"), Some(2));
+        assert_eq!(nesting("_ZN1AILNS_1BE1EEE"), Some(2));
+        // `std::function<void (c10::IValue&)>`: `I`, `F`.
+        assert_eq!(nesting("_ZNSt8functionIFvRN3c106IValueEEEC1Ev"), Some(2));
+        // A lambda in a local name: `Z…E`, then `Ul…E_`.
+        assert_eq!(nesting("_ZZ1fvENKUlvE_clEv"), Some(1));
+        // Thunks, vtables and constructors read their numbers, not identifiers.
+        assert_eq!(nesting("_ZThn8_N3c1010TensorImplD0Ev"), Some(0));
+        assert_eq!(nesting("_ZTv0_n24_N3c1010TensorImplD1Ev"), Some(0));
+        assert_eq!(nesting("_ZTVN3c1010TensorImplE"), Some(0));
+        assert_eq!(nesting("_ZN1AC2IiEET_"), Some(1));
+        // Substitutions and template parameters before template arguments.
+        assert_eq!(nesting("_Z1fISt7variantIJS_IiEEEEvv"), Some(4));
+        assert_eq!(
+            nesting(&format!("_Z1f{}b", "St7variantIJ".repeat(12))),
+            Some(24)
+        );
+        assert_eq!(nesting(&format!("_Z1f{}b", "DTL".repeat(8))), Some(16));
+        // Too many groups of any kind, counted or not.
+        assert_eq!(
+            nesting(&format!("_Z{}1aE", "N".repeat(MAX_GROUPS + 1))),
+            None
+        );
+        assert_eq!(nesting(&format!("_Z{}1a", "N".repeat(MAX_GROUPS))), Some(0));
+        // Cut or stray input.
+        assert_eq!(nesting("_Z"), Some(0));
+        assert_eq!(nesting("_Z1fEEEEI"), Some(1));
+        assert_eq!(nesting("_Z99999999999999999999999a"), Some(0));
     }
 
     #[test]

@@ -4,57 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use abidoc_elf::testing::{build_library, fatbin_section};
 use abidoc_ide::fix::{PipFlag, Step};
 use abidoc_ide::{Code, Context};
 use std::path::Path;
-use std::process::Command;
-
-fn entry(kind: u16, arch: u32, payload: &[u8]) -> Vec<u8> {
-    let mut e = vec![0u8; 64];
-    e[0..2].copy_from_slice(&kind.to_le_bytes());
-    e[2..4].copy_from_slice(&0x0101u16.to_le_bytes());
-    e[4..8].copy_from_slice(&64u32.to_le_bytes());
-    e[8..16].copy_from_slice(&(payload.len() as u64).to_le_bytes());
-    e[28..32].copy_from_slice(&arch.to_le_bytes());
-    e.extend_from_slice(payload);
-    e
-}
 
 /// A shared library at `out` whose `.nv_fatbin` holds cubins for `cubins` and PTX for `ptx`.
 fn gpu_library(out: &Path, cubins: &[u32], ptx: &[u32]) {
-    let mut body = Vec::new();
-    for a in cubins {
-        body.extend(entry(2, *a, &[0x7f; 16]));
-    }
-    for a in ptx {
-        body.extend(entry(1, *a, b".version 8.4\0\0\0\0"));
-    }
-    let mut section = Vec::new();
-    section.extend_from_slice(&0xBA55_ED50u32.to_le_bytes());
-    section.extend_from_slice(&1u16.to_le_bytes());
-    section.extend_from_slice(&16u16.to_le_bytes());
-    section.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    section.extend_from_slice(&body);
-    let bytes: Vec<String> = section.iter().map(|b| format!("0x{b:02x}")).collect();
-    let src = out.with_extension("c");
-    std::fs::write(
-        &src,
-        format!(
-            "__attribute__((section(\".nv_fatbin\"), used, aligned(8)))\nconst unsigned char fatbin[{}] = {{{}}};\nint launch(void) {{ return 0; }}\n",
-            section.len(),
-            bytes.join(",")
-        ),
-    )
-    .unwrap();
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let ok = Command::new(&cc)
-        .args(["-shared", "-fPIC", "-o"])
-        .arg(out)
-        .arg(&src)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "{cc} could not build {}", out.display());
+    build_library(out, Some(&fatbin_section(cubins, ptx))).unwrap();
 }
 
 /// A site-packages with torch `version` (version.py and dist-info).
