@@ -128,9 +128,17 @@ pub(crate) fn extension_mismatch(
     }
     // The torch it was built for: as the environment records it (a pin, a version label), else
     // as the offline index dates its torch symbols read from disk.
+    // The index's dating moves torch only where nothing else installed requires torch.
+    let alone = || {
+        cx.world
+            .required_by("torch")
+            .iter()
+            .all(|d| d == pkg.as_str())
+    };
     if let Some(target) = cx.world.built_for_torch(library).or_else(|| {
         cx.world
             .torch_version()
+            .filter(|_| alone())
             .and_then(|_| kb::built_for_release(symbols))
     }) {
         fixes.extend(align_torch(code, cx, &pkg, &target, torch.as_deref()));
@@ -293,6 +301,23 @@ pub(crate) fn companion_release(
 /// package released in step with torch is resolved together with torch in one command.
 fn align_general(code: Code, cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFacts>) -> Option<Fix> {
     if facts.is_some_and(|f| f.has_prebuilt_wheels) {
+        // With the torch known, the release data may say setup.py finds no wheel for it (none
+        // published for this torch and CUDA, or setup.py gives up): reinstalling then compiles,
+        // which the source build says honestly.
+        if let Some(t) = cx.torch()
+            && let Some(a) = kb::prebuilt(
+                pkg.as_str(),
+                None,
+                &t,
+                None,
+                cx.world.torch_cxx11_abi(),
+                cx.world.python_tag().as_deref(),
+            )
+            && (matches!(a.listing, kb::Listing::NotListed { .. })
+                || matches!(a.fetch, kb::Fetch::GivesUp { .. }))
+        {
+            return None;
+        }
         return Some(
             Fix::new(
                 code,
