@@ -346,6 +346,21 @@ try:
 except BaseException as e:
     tor = "%s: %s" % (type(e).__name__, str(e)[:500])
 print(json.dumps({"torch": tor}), flush=True)
+def own_library(p, err):
+    # A module that needs its package's own library by name (torchtext/_torchtext.so needs
+    # torchtext/lib/libtorchtext.so, which `import torchtext` loads first): that file, if the
+    # package ships it; the loader then finds it by soname, as in the package's own import.
+    m = err.split(": cannot open shared object file", 1)
+    if len(m) != 2 or "/" in m[0]:
+        return None
+    head, sep, rest = p.partition("/site-packages/")
+    if not sep:
+        return None
+    top = os.path.join(head + sep, rest.split("/", 1)[0])
+    for root, _dirs, files in os.walk(top):
+        if m[0] in files:
+            return os.path.join(root, m[0])
+    return None
 for p in paths:
     print(json.dumps({"start": p}), flush=True)
     try:
@@ -353,6 +368,14 @@ for p in paths:
         r = "ok"
     except OSError as e:
         r = str(e)[:800]
+        dep = own_library(p, r)
+        if dep:
+            try:
+                ctypes.CDLL(dep)
+                ctypes.CDLL(p)
+                r = "ok"
+            except OSError as e2:
+                r = str(e2)[:800]
     print(json.dumps({"path": p, "result": r}), flush=True)
 """
 
@@ -692,12 +715,27 @@ def fix_cmdline(fix):
     return s
 
 
+def commits_note(results, current):
+    """Which rows an earlier commit made, when a `--only` run left them in place."""
+    earlier = {}
+    for r in results:
+        c = r.get("commit", current)
+        if c != current:
+            earlier.setdefault(c, []).append(r["scenario"])
+    if not earlier:
+        return ""
+    return "; rows made by earlier commits: " + "; ".join(
+        f"{c} ({', '.join(names)})" for c, names in sorted(earlier.items())
+    )
+
+
 def write_report(results, meta, md_path: Path):
     lines = [
         "# Preferred fixes, verified by the loader",
         "",
         f"Generated {meta['date']} by `{meta['command']}` (lab/README.md) with `{meta['abidoc']}` "
-        f"({meta['abidoc_version']}, commit {meta['commit']}).",
+        f"({meta['abidoc_version']}, commit {meta['commit']})"
+        + commits_note(results, meta["commit"]) + ".",
         f"Machine: {meta['machine']['nproc']} CPUs, {meta['machine']['memory']}, {meta['machine']['os']} "
         f"(kernel {meta['machine']['kernel']}), Python {meta['machine']['python']}, no GPU.",
         "",
@@ -814,6 +852,8 @@ def main():
             r = {"scenario": sc["name"], "title": sc["title"], "base_torch": sc["base"], "verified": "no",
                  "error": f"{type(e).__name__}: {clip(str(e), 600)}"}
         log(f"{sc['name']}: verified={r.get('verified')} {r.get('why', '') or ''} {r.get('error', '')}")
+        # Each row says which abidoc made it: `--only` re-runs leave other rows as they were.
+        r["commit"] = commit.strip()
         old[sc["name"]] = r
         order = [s["name"] for s in SCENARIOS]
         results = [old[n] for n in order if n in old]
@@ -827,8 +867,12 @@ def main():
             fcntl.flock(lk, fcntl.LOCK_EX)
             if rp.exists():
                 try:
-                    cur = {x["scenario"]: x for x in json.loads(rp.read_text()).get("results", [])}
-                except (ValueError, KeyError):
+                    doc = json.loads(rp.read_text())
+                    cur = {x["scenario"]: x for x in doc.get("results", [])}
+                    # Rows written before rows carried their commit: the run's commit.
+                    for x in cur.values():
+                        x.setdefault("commit", doc.get("meta", {}).get("commit", "?"))
+                except (ValueError, KeyError, AttributeError):
                     cur = {}
                 if REFERENCE_ONLY:
                     if sc["name"] in cur and "error" not in r:
