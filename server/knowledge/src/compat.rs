@@ -62,6 +62,35 @@ pub struct Tables {
     pub xformers: Vec<XformersRow>,
     #[serde(default)]
     pub release: Vec<Release>,
+    #[serde(default)]
+    pub wheel_cuda: Vec<WheelCuda>,
+}
+
+/// The CUDA major a PyPI wheel's libraries need, where its metadata does not say (no
+/// `nvidia-*-cuNN` requirement, no `+cuNNN` label): read from the `NEEDED` entries of its ELF
+/// members (`libcudart.so.12`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WheelCuda {
+    pub package: String,
+    pub version: String,
+    pub cuda_major: u64,
+    pub source: String,
+}
+
+/// The CUDA major of a release's Linux wheel: the generated data's, else the hand table's.
+pub fn wheel_cuda_major(package: &str, version: &str) -> Option<u64> {
+    crate::releases::cuda_major(package, version).or_else(|| {
+        let v = Version::parse(version)?;
+        tables()
+            .wheel_cuda
+            .iter()
+            .find(|r| {
+                crate::normalize_name(&r.package) == crate::normalize_name(package)
+                    && Version::parse(&r.version).is_some_and(|x| x == v)
+            })
+            .map(|r| r.cuda_major)
+    })
 }
 
 /// All compatibility tables.

@@ -484,3 +484,20 @@ fn wheel_query_goes_through_setup_py_data() {
     };
     assert!(wheel_file_name(&unknown).is_none());
 }
+
+#[test]
+fn hand_wheel_cuda_rows_agree_with_generated_data() {
+    for r in &abidoc_knowledge::compat::tables().wheel_cuda {
+        if let Some(generated) = releases::cuda_major(&r.package, &r.version) {
+            assert_eq!(
+                generated, r.cuda_major,
+                "{} {}: compat.toml says CUDA {}, the generated data {generated}",
+                r.package, r.version, r.cuda_major
+            );
+        }
+        assert_eq!(
+            abidoc_knowledge::compat::wheel_cuda_major(&r.package, &r.version),
+            Some(r.cuda_major)
+        );
+    }
+}

@@ -797,18 +797,39 @@ pub(crate) fn newest_release(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -
     let newest = abidoc_knowledge::releases::releases(pkg.as_str())
         .into_iter()
         .filter(|r| r.wheels)
-        .filter_map(|r| V::parse(&r.version))
-        .max()?;
+        .filter_map(|r| Some((V::parse(&r.version)?, r.version.as_str())))
+        .max_by(|a, b| a.0.cmp(&b.0))?;
     if let Some(installed) = cx
         .world
         .installed_version(pkg.as_str())
         .as_deref()
         .and_then(V::parse)
-        && installed >= newest
+        && installed >= newest.0
     {
         return None;
     }
     let t = short_torch(torch);
+    let mut reqs = vec![Requirement::Any(pkg.clone())];
+    // A newest release built for another CUDA major than torch's needs that CUDA's runtime
+    // beside torch's own (their sonames differ: libcudart.so.12 and .13 coexist).
+    let torch_cuda = V::parse(torch)
+        .and_then(|v| v.local_cuda())
+        .map(|(m, _)| m)
+        .or_else(|| abidoc_knowledge::releases::torch_cuda_major(t));
+    let runtime = abidoc_knowledge::compat::wheel_cuda_major(pkg.as_str(), newest.1)
+        .filter(|m| torch_cuda.is_some_and(|tc| tc != *m));
+    if let Some(m) = runtime {
+        reqs.extend(Name::new(&format!("nvidia-cuda-runtime-cu{m}")).map(Requirement::Any));
+    }
+    let extra = runtime
+        .map(|m| {
+            format!(
+                " Its release {} is built for CUDA {m} (torch's is {}): the CUDA {m} runtime from PyPI goes beside torch's.",
+                newest.1,
+                torch_cuda.map_or_else(|| "another".to_owned(), |c| c.to_string())
+            )
+        })
+        .unwrap_or_default();
     Some(
         Fix::new(
             code,
@@ -816,14 +837,10 @@ pub(crate) fn newest_release(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -
             FixKind::AlignCompanion,
             format!("Install the newest {pkg}, released for current torch (the installed {t})"),
             format!(
-                "torch {t} is the newest release abidoc's tables know, and no table says which {pkg} release is built for it; {pkg}'s newest release is the one made with it in view. --no-cache-dir keeps pip from reusing the stale wheel."
+                "torch {t} is the newest release abidoc's tables know, and no table says which {pkg} release is built for it; {pkg}'s newest release is the one made with it in view. --no-cache-dir keeps pip from reusing the stale wheel.{extra}"
             ),
         )
-        .step(pip_install(
-            cx,
-            vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
-            vec![Requirement::Any(pkg.clone())],
-        ))
+        .step(pip_install(cx, vec![PipFlag::Upgrade, PipFlag::NoCacheDir], reqs))
         .cost(Cost {
             downloads: true,
             ..Cost::default()
