@@ -170,6 +170,29 @@ pub fn read_nvidia_driver_version() -> Option<String> {
     Some(String::from_utf8_lossy(&v).into_owned())
 }
 
+/// Where the NVIDIA kernel module describes each GPU (`<PCI bus id>/information`).
+const NVIDIA_GPUS: &str = "/proc/driver/nvidia/gpus";
+
+/// The texts of `/proc/driver/nvidia/gpus/*/information` (one per GPU: its `Model:` line names
+/// it), by that fixed directory only, at most 16 GPUs, each opened like the version file and
+/// read up to 4 KiB. Empty on a machine without the NVIDIA driver.
+pub fn read_nvidia_gpu_information() -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir(NVIDIA_GPUS) else {
+        return Vec::new();
+    };
+    let mut names: Vec<_> = dir.flatten().map(|e| e.file_name()).take(16).collect();
+    names.sort();
+    names
+        .into_iter()
+        .filter_map(|n| {
+            let file = open_checked(&Path::new(NVIDIA_GPUS).join(n).join("information")).ok()?;
+            let mut v = Vec::new();
+            file.take(4096).read_to_end(&mut v).ok()?;
+            Some(String::from_utf8_lossy(&v).into_owned())
+        })
+        .collect()
+}
+
 /// Maps (or, when small, reads) a library file, refusing non-regular files and absurd sizes.
 pub fn map_library(path: &Path) -> Result<Bytes, String> {
     let (real, md) = resolve_regular(path)?;

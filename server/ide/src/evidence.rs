@@ -232,6 +232,18 @@ impl<'a> World<'a> {
         parse_driver_version(&text)
     }
 
+    /// The GPU models `/proc/driver/nvidia/gpus/*/information` names: read only when the
+    /// environment may be read.
+    pub fn gpu_models(&self) -> Vec<String> {
+        if !self.ctx.use_env {
+            return Vec::new();
+        }
+        abidoc_env::fsguard::read_nvidia_gpu_information()
+            .iter()
+            .filter_map(|t| parse_gpu_model(t))
+            .collect()
+    }
+
     /// A directory of the user's for links abidoc suggests (`~/.local/lib/abidoc/NAME`); `None`
     /// with `--no-env`, or when HOME is unset or not a plain absolute path (then the fix is
     /// advice: a literal `$HOME` or a path with spaces never reaches a command).
@@ -354,6 +366,17 @@ pub(crate) fn package_manager_of(os_release: &str) -> Option<SystemManager> {
     }
 }
 
+/// The `Model:` of a `/proc/driver/nvidia/gpus/*/information` text (`NVIDIA H100 80GB HBM3`),
+/// printable ASCII only, at most 128 bytes.
+fn parse_gpu_model(text: &str) -> Option<String> {
+    let line = text.lines().find_map(|l| l.trim().strip_prefix("Model:"))?;
+    let model = line.trim();
+    (!model.is_empty()
+        && model.len() <= 128
+        && model.bytes().all(|b| b.is_ascii_graphic() || b == b' '))
+    .then(|| model.to_owned())
+}
+
 /// The driver version of `/proc/driver/nvidia/version`'s first line: `NVRM version: NVIDIA UNIX
 /// x86_64 Kernel Module  535.104.05  Sat Aug 19 …` (open kernel modules say `Open Kernel
 /// Module`).
@@ -415,6 +438,17 @@ mod tests {
         );
         assert_eq!(package_manager_of("ID=arch"), None);
         assert_eq!(package_manager_of(""), None);
+    }
+
+    #[test]
+    fn gpu_model_from_proc_text() {
+        let info = "Model: \t\t NVIDIA H100 80GB HBM3\nIRQ:   \t\t 16\nGPU UUID: \t GPU-5a0c\nBus Location: \t 0000:00:05.0\n";
+        assert_eq!(
+            super::parse_gpu_model(info).as_deref(),
+            Some("NVIDIA H100 80GB HBM3")
+        );
+        assert_eq!(super::parse_gpu_model("IRQ: 16\n"), None);
+        assert_eq!(super::parse_gpu_model("Model: \u{1b}[31mX\n"), None);
     }
 
     #[test]

@@ -64,6 +64,37 @@ pub struct Tables {
     pub minor_compat: Vec<MinorCompatRow>,
     #[serde(default)]
     pub torch_builds: Vec<TorchBuilds>,
+    #[serde(default)]
+    pub model: Vec<ModelRow>,
+}
+
+/// GPU model names (as the driver reports them: `NVIDIA H100 80GB HBM3`) to their compute
+/// capability.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelRow {
+    /// Words that name the model inside the driver's name, matched case-insensitively at word
+    /// starts (`RTX 50` matches `GeForce RTX 5090`); the longest match wins.
+    pub names: Vec<String>,
+    pub capability: String,
+    pub source: String,
+}
+
+/// The compute capability of a GPU by its model name (`NVIDIA GeForce RTX 4090` → 8.9); the
+/// longest listed name found at a word start wins (`A100` over `A10`).
+pub fn capability_of_model(model: &str) -> Option<(u32, u32)> {
+    let m = model.to_ascii_lowercase();
+    let at_word_start = |needle: &str| {
+        m.match_indices(needle)
+            .any(|(i, _)| i == 0 || !m.as_bytes()[i - 1].is_ascii_alphanumeric())
+    };
+    tables()
+        .model
+        .iter()
+        .flat_map(|r| r.names.iter().map(move |n| (n, r)))
+        .filter(|(n, _)| at_word_start(&n.to_ascii_lowercase()))
+        .max_by_key(|(n, _)| n.len())
+        .and_then(|(_, r)| parse_capability(&r.capability))
 }
 
 pub fn tables() -> &'static Tables {
@@ -244,6 +275,28 @@ pub fn cuda_of_driver_api_version(v: &str) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn models_by_driver_name() {
+        for (name, cc) in [
+            ("NVIDIA H100 80GB HBM3", Some((9, 0))),
+            ("NVIDIA GeForce RTX 5090", Some((12, 0))),
+            ("NVIDIA GeForce RTX 4090", Some((8, 9))),
+            ("NVIDIA A100-SXM4-80GB", Some((8, 0))),
+            ("NVIDIA A10G", Some((8, 6))),
+            ("Tesla T4", Some((7, 5))),
+            ("Tesla V100-SXM2-16GB", Some((7, 0))),
+            ("Quadro RTX 5000", Some((7, 5))),
+            ("NVIDIA RTX 5000 Ada Generation", Some((8, 9))),
+            ("NVIDIA L40S", Some((8, 9))),
+            ("NVIDIA GeForce GTX 1080 Ti", Some((6, 1))),
+            ("Tesla K80", Some((3, 7))),
+            ("NVIDIA GB10", Some((12, 1))),
+            ("Some Future GPU", None),
+        ] {
+            assert_eq!(capability_of_model(name), cc, "{name}");
+        }
+    }
 
     #[test]
     fn the_table_loads_and_answers() {

@@ -3,7 +3,8 @@
 //!
 //! Produced by `no kernel image is available for execution on the device` and torch's warnings
 //! (`… with CUDA capability sm_120 is not compatible with the current PyTorch installation`, its
-//! `supports CUDA capabilities …` list, `Found GPU0 … which is of cuda capability 3.5`). What a
+//! `supports CUDA capabilities …` list, `Found GPU0 … which is of cuda capability 3.5`; with the
+//! environment, the model `/proc/driver/nvidia/gpus/*/information` names). What a
 //! binary carries is read from the text's list and, with the environment, from the fat binary
 //! of the installed torch (`libtorch_cuda.so`'s `.nv_fatbin`) — statically. A cubin runs on its
 //! major with the same or a newer minor: a warning whose list holds such a cubin is harmless and
@@ -18,7 +19,7 @@ use abidoc_knowledge::gpu;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`: torch or an extension has no code for this GPU's architecture.",
-    meaning: "CUDA binaries carry machine code (cubins) for chosen SM architectures and optionally PTX that the driver compiles at load. A cubin runs on GPUs of its major with the same or a newer minor (sm_80 code runs on an 8.6 GPU); PTX runs on any newer GPU. A GPU newer than every cubin and PTX in the binary (an RTX 50xx, sm_120, under a torch built for CUDA 12.6), or older than the oldest (a Kepler or Maxwell card under a recent build), has no code to run. abidoc reads the list the text prints and, with the environment, the `.nv_fatbin` section of the installed torch (`abidoc explain LIB` lists any library's architectures).",
+    meaning: "CUDA binaries carry machine code (cubins) for chosen SM architectures and optionally PTX that the driver compiles at load. A cubin runs on GPUs of its major with the same or a newer minor (sm_80 code runs on an 8.6 GPU); PTX runs on any newer GPU. A GPU newer than every cubin and PTX in the binary (an RTX 50xx, sm_120, under a torch built for CUDA 12.6), or older than the oldest (a Kepler or Maxwell card under a recent build), has no code to run. abidoc reads the list the text prints and, with the environment, the GPU model the driver's files name (`/proc/driver/nvidia/gpus/*/information`, never `nvidia-smi`) and the `.nv_fatbin` section of the installed torch (`abidoc explain LIB` lists any library's architectures).",
     fixes: "1. The torch build for a CUDA that compiles for this GPU, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu128` for sm_120/Blackwell, which needs CUDA ≥ 12.8; a cu126 build for GPUs CUDA 13 dropped); extensions built for the old torch must then match it. 2. For an extension: a source build with the GPU's capability in `TORCH_CUDA_ARCH_LIST` (compiles; needs nvcc of torch's CUDA). 3. Advice when the GPU is older than every current build (a source build for its architecture), or when the text does not say which binary lacks it (most likely a compiled extension). A warning whose list holds a cubin of the GPU's major with an equal or lower minor is information: no fix is needed. PTX alone is not counted as enough: the driver compiles it at first use, and the CUDA libraries the build ships may have no code for the GPU.",
 };
 
@@ -61,7 +62,20 @@ fn ptx_below(cc: (u32, u32), supported: &[String]) -> Vec<&str> {
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
     let mut d = blank(Code::GpuArchMissing, source);
-    let cc = seen.capability.and_then(gpu::parse_capability);
+    // The GPU: as the text names it, else as the driver's files name it (never by running
+    // anything): `/proc/driver/nvidia/gpus/*/information`'s model, by the model table.
+    let from_driver = if seen.capability.is_none() {
+        cx.world
+            .gpu_models()
+            .into_iter()
+            .find_map(|m| gpu::capability_of_model(&m).map(|c| (m, c)))
+    } else {
+        None
+    };
+    let cc = seen
+        .capability
+        .and_then(gpu::parse_capability)
+        .or(from_driver.as_ref().map(|(_, c)| *c));
     // torch printed its own list (or its range): the binary is torch.
     let torch_says = !seen.supported.is_empty() || seen.range.is_some();
     d.package = if torch_says {
@@ -69,7 +83,16 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
     } else {
         extension_in_text(cx)
     };
-    let gpu_name = seen.gpu.unwrap_or("this GPU");
+    let gpu_name = seen
+        .gpu
+        .or(from_driver.as_ref().map(|(m, _)| m.as_str()))
+        .unwrap_or("this GPU");
+    if let Some((m, c)) = &from_driver {
+        d.evidence.push(format!(
+            "/proc/driver/nvidia/gpus: {m}, compute capability {}.{} (by its model name)",
+            c.0, c.1
+        ));
+    }
     let arch_txt = cc.map(|c| {
         let name = gpu::arch(c).map(|a| format!(", {}", a.name)).unwrap_or_default();
         format!("{}: compute capability {}.{}{name}", sm(c), c.0, c.1)
