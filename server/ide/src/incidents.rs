@@ -222,7 +222,7 @@ impl Scene {
             if m.package.name == "torch" && !torch_in_code(piece, m.at) {
                 continue;
             }
-            self.mention(offset + m.at, &m.package.name);
+            self.mention(offset + m.at, m.distribution);
         }
     }
 

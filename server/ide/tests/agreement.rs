@@ -285,10 +285,10 @@ fn agreement_with_confirmed_fixes() {
     );
 }
 
-/// Tuning-set cases agreeing when the floors were last raised (code 181 of 195, package 129 of 195,
+/// Tuning-set cases agreeing when the floors were last raised (code 181 of 195, package 130 of 195,
 /// fix 90 of 177).
 const FLOOR_CODE: usize = 181;
-const FLOOR_PACKAGE: usize = 129;
+const FLOOR_PACKAGE: usize = 130;
 const FLOOR_FIX: usize = 90;
 
 /// A way a report gets pasted: the text in, the text as it arrives.

@@ -268,6 +268,9 @@ pub struct Mention {
     /// Byte offset of the name in the text searched.
     pub at: usize,
     pub package: &'static Package,
+    /// The distribution as the text names it: one of the package's aliases when the text
+    /// spells that (`mmcv-full`, installed under that name), else the package's name.
+    pub distribution: &'static str,
 }
 
 /// The known packages with compiled code that `text` names, in text order: by distribution name
@@ -283,33 +286,38 @@ pub fn mentions(text: &str) -> Vec<Mention> {
         /// Per pattern: package index, and whether the term may run on into a word: a hyphenated
         /// distribution name (pip's build directories follow it with `_<hash>`) or the fixed
         /// head of a library pattern (`libbitsandbytes_cuda` of `libbitsandbytes_cuda124.so`).
-        owner: Vec<(usize, Tail)>,
+        owner: Vec<(usize, Tail, Option<usize>)>,
     }
     static TERMS: OnceLock<Option<Terms>> = OnceLock::new();
     let Some(terms) = TERMS.get_or_init(|| {
         let idx = index();
-        let mut words: Vec<(String, usize, Tail)> = Vec::new();
+        // (term, package, tail, alias index when the term spells an alias)
+        let mut words: Vec<(String, usize, Tail, Option<usize>)> = Vec::new();
         for (i, p) in idx.packages.iter().enumerate() {
             let compiled = p.links_torch || !p.modules.is_empty() || !p.paths.is_empty();
             if !compiled {
                 continue;
             }
-            let mut add = |w: &str, tail: Tail| {
-                if w.len() >= 3 && !words.iter().any(|(x, _, _)| x.eq_ignore_ascii_case(w)) {
-                    words.push((w.to_owned(), i, tail));
+            let mut add_as = |w: &str, tail: Tail, alias: Option<usize>| {
+                if w.len() >= 3 && !words.iter().any(|(x, ..)| x.eq_ignore_ascii_case(w)) {
+                    words.push((w.to_owned(), i, tail, alias));
                 }
             };
-            for n in std::iter::once(&p.name).chain(&p.aliases) {
-                add(
+            let names = std::iter::once((&p.name, None))
+                .chain(p.aliases.iter().enumerate().map(|(k, a)| (a, Some(k))));
+            for (n, alias) in names {
+                add_as(
                     n,
                     if n.contains('-') {
                         Tail::Hash
                     } else {
                         Tail::None
                     },
+                    alias,
                 );
-                add(&n.replace('-', "_"), Tail::None);
+                add_as(&n.replace('-', "_"), Tail::None, alias);
             }
+            let mut add = |w: &str, tail: Tail| add_as(w, tail, None);
             for n in &p.import_names {
                 add(n, Tail::None);
             }
@@ -333,11 +341,11 @@ pub fn mentions(text: &str) -> Vec<Mention> {
         let ac = aho_corasick::AhoCorasickBuilder::new()
             .match_kind(aho_corasick::MatchKind::LeftmostLongest)
             .ascii_case_insensitive(true)
-            .build(words.iter().map(|(w, _, _)| w.as_str()))
+            .build(words.iter().map(|(w, ..)| w.as_str()))
             .ok()?;
         Some(Terms {
             ac,
-            owner: words.iter().map(|&(_, i, d)| (i, d)).collect(),
+            owner: words.iter().map(|&(_, i, d, a)| (i, d, a)).collect(),
         })
     }) else {
         return Vec::new();
@@ -347,7 +355,7 @@ pub fn mentions(text: &str) -> Vec<Mention> {
     let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let mut out = Vec::new();
     for m in terms.ac.find_iter(text) {
-        let Some(&(pkg, tail)) = terms.owner.get(m.pattern().as_usize()) else {
+        let Some(&(pkg, tail, alias)) = terms.owner.get(m.pattern().as_usize()) else {
             continue;
         };
         let before = m.start().checked_sub(1).and_then(|i| bytes.get(i)).copied();
@@ -364,9 +372,13 @@ pub fn mentions(text: &str) -> Vec<Mention> {
             && right_ok
             && let Some(package) = idx.packages.get(pkg)
         {
+            let distribution = alias
+                .and_then(|k| package.aliases.get(k))
+                .unwrap_or(&package.name);
             out.push(Mention {
                 at: m.start(),
                 package,
+                distribution,
             });
         }
     }

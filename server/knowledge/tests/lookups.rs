@@ -234,3 +234,12 @@ fn mentions_name_top_level_packages_only() {
         ["flash-attn"]
     );
 }
+
+#[test]
+fn mentions_keep_the_alias_the_text_spells() {
+    let m = packages::mentions("pip install mmcv-full==1.3.0 -f https://download.openmmlab.com");
+    assert_eq!(m.first().map(|m| m.distribution), Some("mmcv-full"));
+    assert_eq!(m.first().map(|m| m.package.name.as_str()), Some("mmcv"));
+    let m = packages::mentions("import mmcv");
+    assert_eq!(m.first().map(|m| m.distribution), Some("mmcv"));
+}

@@ -114,6 +114,21 @@ impl Cx<'_> {
     }
 
     /// The installed torch, else the one the text states.
+    /// The distribution name the text uses for `package` when it spells an alias of it
+    /// (`mmcv-full`, what pip installed and must uninstall), else `package`.
+    pub fn as_named(&self, package: String) -> String {
+        let Some(canonical) = crate::kb::package(&package).map(|f| f.name) else {
+            return package;
+        };
+        self.scene
+            .mentions
+            .iter()
+            .map(|(_, n)| n)
+            .find(|n| **n != package && crate::kb::package(n).is_some_and(|f| f.name == canonical))
+            .cloned()
+            .unwrap_or(package)
+    }
+
     pub fn torch(&self) -> Option<String> {
         self.world
             .torch_version()

@@ -61,7 +61,7 @@ pub(crate) fn diagnose(
         .or_else(|| {
             library
                 .and_then(|l| cx.world.package_of_library(l))
-                .map(|p| p.name)
+                .map(|p| cx.as_named(p.name))
         })
         // torch named near a torch symbol it lacks is the importer, not the failing binary
         // (`import torch` before an unnamed extension): the extension stays unnamed.
