@@ -78,15 +78,8 @@ fn variant(torch: &str, driver: Option<&str>) -> Option<String> {
         return gpu::variant_for_driver(torch, dc);
     }
     let v = abidoc_knowledge::Version::parse(torch)?;
-    let variants = gpu::torch_variants(torch);
-    let default = abidoc_knowledge::torch_default_cuda(v.public())
-        .and_then(abidoc_knowledge::Version::parse)
-        .map(|c| format!("cu{}{}", c.major(), c.minor()));
-    match default {
-        Some(label) => Some(label),
-        // A release older than the default-CUDA table: its newest build.
-        None => variants.last().cloned(),
-    }
+    // A release older than the default-CUDA table: its newest build.
+    recipes::default_cuda_variant(v.public()).or_else(|| gpu::torch_variants(torch).last().cloned())
 }
 
 fn fixes(cx: &Cx<'_>, torch: Option<&str>, driver: Option<&str>) -> Vec<Fix> {
@@ -142,11 +135,7 @@ fn fixes(cx: &Cx<'_>, torch: Option<&str>, driver: Option<&str>) -> Vec<Fix> {
         (None, Some(_)) => {
             // No version known: the newest release line's default build, marked unverified.
             let latest = gpu::tables().torch_builds.last();
-            let var = latest.and_then(|l| {
-                let v = abidoc_knowledge::torch_default_cuda(&format!("{}.0", l.torch))?;
-                let c = abidoc_knowledge::Version::parse(v)?.major_minor();
-                Some(format!("cu{}{}", c.0, c.1))
-            });
+            let var = latest.and_then(|l| recipes::default_cuda_variant(&format!("{}.0", l.torch)));
             if let Some(var) = var
                 && let Some(index) = IndexUrl::pytorch(&var)
                 && let Some(step) = recipes::torch_build_step(cx, None, &var)

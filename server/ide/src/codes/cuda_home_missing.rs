@@ -74,6 +74,7 @@ fn listed_home(detail: &str) -> Option<SafePath> {
         .find_map(SafePath::new)
 }
 
+/// The fixes before ranking: `diagnose` adds its own and ranks them all once.
 fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
     let code = Code::CudaHomeMissing;
     let mut fixes = Vec::new();
@@ -134,5 +135,5 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
             .unverified(),
         );
     }
-    crate::fix::rank(fixes)
+    fixes
 }

@@ -198,14 +198,12 @@ fn torch_for_toolkit(cx: &Cx<'_>, toolkit: &str) -> Option<Fix> {
     let what = release
         .as_deref()
         .map_or_else(|| "torch".to_owned(), |t| format!("torch {t}"));
-    let mut also = vec![format!("torch's CUDA {cuda} libraries (several GB)")];
-    let dependents = cx.world.required_by("torch");
-    if !dependents.is_empty() {
-        also.push(format!(
-            "{} require torch and may need their releases for this build",
-            dependents.join(", ")
-        ));
-    }
+    let also = recipes::with_dependents(
+        cx,
+        None,
+        vec![format!("torch's CUDA {cuda} libraries (several GB)")],
+        "their releases for this build",
+    );
     let mut f = Fix::new(
         Code::CudaVersionMismatch,
         "torch-for-toolkit",

@@ -52,6 +52,50 @@ fn same_release_line(a: &str, b: &str) -> bool {
     mm(a) == mm(b)
 }
 
+/// Installed packages other than `except` that require torch: what moving torch may break.
+pub(crate) fn torch_dependents(cx: &Cx<'_>, except: Option<&str>) -> Vec<String> {
+    cx.world
+        .required_by("torch")
+        .into_iter()
+        .filter(|d| Some(d.as_str()) != except)
+        .collect()
+}
+
+/// `also` plus the line naming torch's other dependents, `… require torch and may need {what}`.
+pub(crate) fn with_dependents(
+    cx: &Cx<'_>,
+    except: Option<&str>,
+    mut also: Vec<String>,
+    what: &str,
+) -> Vec<String> {
+    let dependents = torch_dependents(cx, except);
+    if !dependents.is_empty() {
+        also.push(format!(
+            "{} require torch and may need {what}",
+            dependents.join(", ")
+        ));
+    }
+    also
+}
+
+/// The newest release of `package` that PyPI has a wheel of, from the release tables.
+fn newest_wheel_release(package: &str) -> Option<&'static abidoc_knowledge::releases::Release> {
+    use abidoc_knowledge::version::Version as V;
+    abidoc_knowledge::releases::releases(package)
+        .into_iter()
+        .filter(|r| r.wheels)
+        .filter_map(|r| Some((V::parse(&r.version)?, r)))
+        .max_by(|a, b| a.0.cmp(&b.0))
+        .map(|(_, r)| r)
+}
+
+/// The build label (`cu121`) of the CUDA a torch release's default PyPI wheel is built with.
+pub(crate) fn default_cuda_variant(torch: &str) -> Option<String> {
+    let c =
+        abidoc_knowledge::version::Version::parse(abidoc_knowledge::torch_default_cuda(torch)?)?;
+    Some(format!("cu{}{}", c.major(), c.minor()))
+}
+
 /// Whether the model needs this package: `Some(false)` only when the model is known to be a plain
 /// transformer and the package is an SSM kernel package.
 pub(crate) fn model_needs(model: Option<&ModelFacts>, pkg: Option<&PackageFacts>) -> Option<bool> {
@@ -129,12 +173,7 @@ pub(crate) fn extension_mismatch(
     // The torch it was built for: as the environment records it (a pin, a version label), else
     // as the offline index dates its torch symbols read from disk.
     // The index's dating moves torch only where nothing else installed requires torch.
-    let alone = || {
-        cx.world
-            .required_by("torch")
-            .iter()
-            .all(|d| d == pkg.as_str())
-    };
+    let alone = || torch_dependents(cx, Some(pkg.as_str())).is_empty();
     if let Some(target) = cx.world.built_for_torch(library).or_else(|| {
         cx.world
             .torch_version()
@@ -419,14 +458,7 @@ fn torch_cuda_label(cx: &Cx<'_>, torch: &abidoc_knowledge::version::Version) -> 
         .and_then(abidoc_knowledge::version::Version::parse)
         .map(|c| format!("cu{}{}", c.major(), c.minor()))
         .filter(|l| builds.contains(l));
-    stated.or_else(|| {
-        let c = abidoc_knowledge::version::Version::parse(k_default_cuda(torch.public())?)?;
-        Some(format!("cu{}{}", c.major(), c.minor()))
-    })
-}
-
-fn k_default_cuda(torch: &str) -> Option<&'static str> {
-    abidoc_knowledge::torch_default_cuda(torch)
+    stated.or_else(|| default_cuda_variant(torch.public()))
 }
 
 /// Torch and a companion installed in one resolve, so pip picks a pair that matches: the
@@ -567,19 +599,12 @@ pub(crate) fn align_torch(
         return None;
     }
     let req = exact("torch", target)?;
-    let dependents: Vec<String> = cx
-        .world
-        .required_by("torch")
-        .into_iter()
-        .filter(|d| d != pkg.as_str())
-        .collect();
-    let mut also = vec![format!("moves torch to {target}")];
-    if !dependents.is_empty() {
-        also.push(format!(
-            "{} require torch and may need their matching releases",
-            dependents.join(", ")
-        ));
-    }
+    let also = with_dependents(
+        cx,
+        Some(pkg.as_str()),
+        vec![format!("moves torch to {target}")],
+        "their matching releases",
+    );
     Some(
         Fix::new(
             code,
@@ -731,11 +756,7 @@ pub(crate) fn newest_pair(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -> O
     let installed = V::parse(short_torch(torch))?;
     // The package's newest release, and the torch it is built for (its pin, or the torch
     // table's row): a newest release that names no torch is not a pair (it may follow torch).
-    let (_, release) = abidoc_knowledge::releases::releases(pkg.as_str())
-        .into_iter()
-        .filter(|r| r.wheels)
-        .filter_map(|r| Some((V::parse(&r.version)?, r)))
-        .max_by(|a, b| a.0.cmp(&b.0))?;
+    let release = newest_wheel_release(pkg.as_str())?;
     let pinned = V::parse(abidoc_knowledge::compat::torch_for_companion(
         pkg.as_str(),
         &release.version,
@@ -745,19 +766,12 @@ pub(crate) fn newest_pair(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -> O
     }
     let t = pinned.public().to_owned();
     let reqs = vec![exact("torch", &t)?, exact(pkg.as_str(), &release.version)?];
-    let dependents: Vec<String> = cx
-        .world
-        .required_by("torch")
-        .into_iter()
-        .filter(|d| d != pkg.as_str())
-        .collect();
-    let mut also = vec![format!("moves torch from {} to {t}", short_torch(torch))];
-    if !dependents.is_empty() {
-        also.push(format!(
-            "{} require torch and may need their releases for {t}",
-            dependents.join(", ")
-        ));
-    }
+    let also = with_dependents(
+        cx,
+        Some(pkg.as_str()),
+        vec![format!("moves torch from {} to {t}", short_torch(torch))],
+        &format!("their releases for {t}"),
+    );
     Some(
         Fix::new(
             code,
@@ -794,11 +808,8 @@ pub(crate) fn newest_release(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -
     }
     // Only when PyPI's newest (from the release tables) is newer than what is installed: an
     // upgrade to the same release would do nothing.
-    let newest = abidoc_knowledge::releases::releases(pkg.as_str())
-        .into_iter()
-        .filter(|r| r.wheels)
-        .filter_map(|r| Some((V::parse(&r.version)?, r.version.as_str())))
-        .max_by(|a, b| a.0.cmp(&b.0))?;
+    let release = newest_wheel_release(pkg.as_str())?;
+    let newest = (V::parse(&release.version)?, release.version.as_str());
     if let Some(installed) = cx
         .world
         .installed_version(pkg.as_str())
