@@ -306,6 +306,16 @@ impl Style {
     pub(crate) fn blue(&self, t: &str) -> String {
         self.paint("1;34", t)
     }
+
+    /// A diagnosis' first line, `error[code]: message`, as every human view opens it.
+    pub(crate) fn heading(&self, d: &Diagnostic) -> String {
+        format!(
+            "{}{}: {}",
+            self.severity(d.severity),
+            self.bold(&format!("[{}]", d.code.as_str())),
+            self.bold(&d.message)
+        )
+    }
 }
 
 /// Compiler-style output: what failed, why, what to do, in that order.
@@ -317,13 +327,7 @@ pub fn human(reports: &[Report<'_>], color: bool) -> String {
         let pos = r.input.map(|i| Positions::new(i, &r.diagnostics));
         for d in &r.diagnostics {
             counts[d.severity as usize] += 1;
-            let _ = writeln!(
-                out,
-                "{}{}: {}",
-                st.severity(d.severity),
-                st.bold(&format!("[{}]", d.code.as_str())),
-                st.bold(&d.message)
-            );
+            let _ = writeln!(out, "{}", st.heading(d));
             if let (Some(src), Some(pos), Some(input)) = (&d.source, pos.as_ref(), r.input) {
                 let (a, _) = pos.range(src.span);
                 let cell = src.cell.map(|c| format!(" (cell {c})")).unwrap_or_default();

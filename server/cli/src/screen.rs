@@ -104,13 +104,7 @@ pub fn render(
             continue;
         };
         let d = first.diagnostic;
-        let _ = writeln!(
-            out,
-            "{}{}: {}",
-            st.severity(d.severity),
-            st.bold(&format!("[{}]", d.code.as_str())),
-            st.bold(&d.message)
-        );
+        let _ = writeln!(out, "{}", st.heading(d));
         let _ = writeln!(
             out,
             "  {} {}",
