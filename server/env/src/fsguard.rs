@@ -159,8 +159,9 @@ pub fn read_text_prefix(path: &Path, cap: u64) -> Result<String, String> {
 /// Where the NVIDIA kernel module states its version.
 const NVIDIA_DRIVER_VERSION: &str = "/proc/driver/nvidia/version";
 
-/// The text of `/proc/driver/nvidia/version` (the driver's version, for the GPU codes): the one
-/// file under `/proc` read, by this fixed path only (never a path from input), opened
+/// The text of `/proc/driver/nvidia/version` (the driver's version, for the GPU codes): one of
+/// the driver's files under `/proc` read (with [`read_nvidia_gpu_information`]), by this fixed
+/// path only (never a path from input), opened
 /// non-blocking without following links, checked to be a regular file, and read up to 4 KiB.
 /// `None` on a machine without the NVIDIA driver.
 pub fn read_nvidia_driver_version() -> Option<String> {
