@@ -8,185 +8,15 @@ use crate::classify::{SymbolStatus, cxx11_twin, is_own_symbol};
 use crate::dist::{BuildLabel, Distribution};
 use crate::environment::Environment;
 use crate::exports::{SharedExports, candidates};
-use crate::loader::{FoundVia, Resolution};
+use crate::loader::Resolution;
 use crate::manifests::{VersionPy, XformersBuild, major_minor, public_version};
-use serde::{Deserialize, Serialize};
+pub use crate::report::{
+    BuiltFor, Finding, FindingFacts, LibraryReport, NeededLib, Severity, SymbolCheck, Verdict,
+    VersionCheck,
+};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-    Information,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// The real loader would load it.
-    Loads,
-    /// `import` would fail.
-    Fails,
-    /// It would fail, but it is an optional backend or needs hardware that is absent: the package
-    /// still imports with a feature missing.
-    Degraded,
-    /// The file could not be read as a shared library.
-    Unreadable,
-}
-
-impl Verdict {
-    /// The verdict of a library that would fail to load (`fails`), or load with a feature
-    /// missing (`degraded`), or neither.
-    pub fn of(fails: bool, degraded: bool) -> Verdict {
-        if fails {
-            Verdict::Fails
-        } else if degraded {
-            Verdict::Degraded
-        } else {
-            Verdict::Loads
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NeededLib {
-    pub name: String,
-    pub needed_by: PathBuf,
-    pub found: Option<PathBuf>,
-    pub via: Option<FoundVia>,
-    /// Directories searched when not found.
-    pub searched: Vec<PathBuf>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SymbolCheck {
-    pub mangled: String,
-    pub demangled: Option<String>,
-    /// The object whose relocation needs it.
-    pub needed_by: PathBuf,
-    pub status: SymbolStatus,
-    /// Required symbol version (`GLIBCXX_3.4.30`), when versioned.
-    pub version: Option<String>,
-    /// Nearest exported variant (mangled) and the library exporting it.
-    pub nearest: Option<String>,
-    pub nearest_demangled: Option<String>,
-    pub nearest_in: Option<PathBuf>,
-    /// How the nearest variant differs (from `abidoc-elf`'s classifier).
-    pub difference: String,
-    /// No torch/system library exports anything like it and its namespace is the extension's own.
-    pub own_package: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VersionCheck {
-    /// SONAME the version is required from (`libstdc++.so.6`).
-    pub file: String,
-    pub version: String,
-    pub needed_by: PathBuf,
-    /// The object that was picked for `file`.
-    pub provider: Option<PathBuf>,
-    pub ok: bool,
-    /// Other files with that SONAME in the environment or system that do define the version.
-    pub alternatives: Vec<PathBuf>,
-}
-
-/// The torch a package was built for, and where that was read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BuiltFor {
-    pub torch: String,
-    /// `requires-dist`, `wheel-label`, `xformers-cpp-lib`, `deepspeed`.
-    pub source: String,
-}
-
-/// Facts behind one finding, for `abidoc-ide` to phrase.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum FindingFacts {
-    MissingLibrary {
-        name: String,
-        needed_by: PathBuf,
-        searched: Vec<PathBuf>,
-    },
-    UndefinedSymbols {
-        symbols: Vec<SymbolCheck>,
-    },
-    IncompleteBuild {
-        symbols: Vec<SymbolCheck>,
-    },
-    VersionMissing {
-        check: VersionCheck,
-    },
-    TorchPin {
-        required: String,
-        installed: String,
-    },
-    CudaMismatch {
-        package_cuda: String,
-        torch_cuda: String,
-        refuses_import: bool,
-    },
-    XformersBuild {
-        built_torch: Option<String>,
-        built_python: Option<String>,
-        built_cuda: Option<String>,
-        torch: Option<String>,
-        python: Option<String>,
-    },
-    Unreadable {
-        message: String,
-    },
-}
-
-impl FindingFacts {
-    /// What kind of finding this is, for people and test snapshots; the diagnosis (and its
-    /// code) is `abidoc-ide`'s to decide from the facts.
-    pub const fn kind(&self) -> &'static str {
-        match self {
-            FindingFacts::MissingLibrary { .. } => "missing-library",
-            FindingFacts::UndefinedSymbols { .. } => "undefined-symbols",
-            FindingFacts::IncompleteBuild { .. } => "incomplete-build",
-            FindingFacts::VersionMissing { .. } => "version-missing",
-            FindingFacts::TorchPin { .. } => "torch-pin",
-            FindingFacts::CudaMismatch { .. } => "cuda-mismatch",
-            FindingFacts::XformersBuild { .. } => "xformers-build",
-            FindingFacts::Unreadable { .. } => "unreadable",
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Finding {
-    pub severity: Severity,
-    pub package: Option<String>,
-    pub package_version: Option<String>,
-    pub library: Option<PathBuf>,
-    /// Why an error was lowered to information (optional backend, no NVIDIA driver).
-    pub downgraded: Option<String>,
-    /// Lowered because an `import` never meets it (see [`crate::context`]): no fix applies.
-    #[serde(default)]
-    pub moot: bool,
-    pub facts: FindingFacts,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LibraryReport {
-    pub path: PathBuf,
-    pub package: Option<String>,
-    pub package_version: Option<String>,
-    pub built_for: Option<BuiltFor>,
-    pub label: Option<BuildLabel>,
-    pub needed: Vec<NeededLib>,
-    /// Undefined non-weak symbols that did not resolve, with their status.
-    pub symbols: Vec<SymbolCheck>,
-    /// How many undefined symbols resolved, per providing object.
-    pub resolved_by: BTreeMap<PathBuf, usize>,
-    pub versions: Vec<VersionCheck>,
-    pub findings: Vec<Finding>,
-    pub verdict: Verdict,
-    pub error: Option<String>,
-}
+use std::sync::Arc;
 
 /// File names of optional backends: a package imports without them.
 const OPTIONAL_BACKENDS: &[&str] = &[
@@ -276,6 +106,40 @@ pub fn built_for(dist: &Distribution) -> Option<BuiltFor> {
         torch: t.clone(),
         source: "wheel-label".into(),
     })
+}
+
+/// The reports an environment keeps: a check is made once per library and shared by every caller
+/// (a scan's, then the notebook's and the editor's questions about the same file).
+impl Environment {
+    /// The check of the library at `path`: the one a scan (or an earlier call) made, else a new
+    /// one, kept for the next caller.
+    pub fn report(&self, path: &Path) -> Arc<LibraryReport> {
+        if let Some(r) = self.checked(path) {
+            return r;
+        }
+        let r = Arc::new(check_library(self, path));
+        if let Ok(mut m) = self.reports.lock() {
+            m.entry(path.to_path_buf()).or_insert_with(|| r.clone());
+        }
+        r
+    }
+
+    /// The check of `path` made earlier in this environment, if any.
+    pub fn checked(&self, path: &Path) -> Option<Arc<LibraryReport>> {
+        let m = self.reports.lock().ok()?;
+        m.get(path)
+            .or_else(|| m.get(&crate::dist::lexical_join(Path::new("/"), path)))
+            .cloned()
+    }
+
+    /// Keeps the reports of a scan for [`Environment::report`].
+    pub fn remember(&self, reports: &[LibraryReport]) {
+        if let Ok(mut m) = self.reports.lock() {
+            for r in reports {
+                m.insert(r.path.clone(), Arc::new(r.clone()));
+            }
+        }
+    }
 }
 
 /// Checks one library as if a Python process that ran `import torch` now loaded it.

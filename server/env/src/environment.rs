@@ -2,13 +2,13 @@
 //! lazily from RECORD), the installed torch, the loader configuration, and the modelled process
 //! after `import torch` (built once, shared by every check).
 
-use crate::check::{LibraryReport, check_library};
 use crate::dist::{Distribution, read_site};
 use crate::ldcache::LdCache;
 use crate::loader::{
     LibStore, LoaderConfig, PYTHON_SYMBOL_PREFIXES, ProcessModel, Resolution, resolve,
 };
 use crate::problem::Problem;
+use crate::report::LibraryReport;
 use crate::site::{EnvSpec, Layout, discover};
 use crate::torch::{TorchInstall, cxx11_abi_of};
 use std::collections::HashMap;
@@ -35,7 +35,7 @@ pub struct Environment {
     process: OnceLock<ProcessModel>,
     /// Libraries already checked (by a scan, or [`Environment::report`]), by path as checked:
     /// the diagnosis of a scan's findings reads them instead of checking each library again.
-    reports: Mutex<HashMap<PathBuf, Arc<LibraryReport>>>,
+    pub(crate) reports: Mutex<HashMap<PathBuf, Arc<LibraryReport>>>,
     /// [`Environment::locate`] answers, also read from and saved to the scan cache: a cached
     /// scan then phrases its fixes without building the process model.
     located: Mutex<HashMap<String, Option<PathBuf>>>,
@@ -142,36 +142,6 @@ impl Environment {
             process: OnceLock::new(),
             reports: Mutex::new(HashMap::new()),
             located: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// The check of the library at `path`: the one a scan (or an earlier call) made, else a new
-    /// one, kept for the next caller.
-    pub fn report(&self, path: &Path) -> Arc<LibraryReport> {
-        if let Some(r) = self.checked(path) {
-            return r;
-        }
-        let r = Arc::new(check_library(self, path));
-        if let Ok(mut m) = self.reports.lock() {
-            m.entry(path.to_path_buf()).or_insert_with(|| r.clone());
-        }
-        r
-    }
-
-    /// The check of `path` made earlier in this environment, if any.
-    pub fn checked(&self, path: &Path) -> Option<Arc<LibraryReport>> {
-        let m = self.reports.lock().ok()?;
-        m.get(path)
-            .or_else(|| m.get(&crate::dist::lexical_join(Path::new("/"), path)))
-            .cloned()
-    }
-
-    /// Keeps the reports of a scan for [`Environment::report`].
-    pub fn remember(&self, reports: &[LibraryReport]) {
-        if let Ok(mut m) = self.reports.lock() {
-            for r in reports {
-                m.insert(r.path.clone(), Arc::new(r.clone()));
-            }
         }
     }
 

@@ -12,6 +12,7 @@ pub mod ldcache;
 pub mod loader;
 pub mod manifests;
 pub mod problem;
+pub mod report;
 pub mod scan;
 pub mod site;
 pub mod torch;

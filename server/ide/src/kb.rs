@@ -94,7 +94,7 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
             .pip_flags
             .iter()
             .any(|f| f == "--no-build-isolation"),
-        has_prebuilt_wheels: !p.wheel_naming.is_empty(),
+        has_prebuilt_wheels: k::releases::has_prebuilt(&p.name),
         wheel_index: p.wheel_index.clone(),
         build_minutes: p.build.minutes,
         from_repository: p.build.install_target.is_some(),

@@ -302,7 +302,7 @@ mod tests {
     fn the_table_loads_and_answers() {
         // Loaded first: `load_errors` does not load this table (that would close a module circle).
         assert!(!tables().arch.is_empty() && !tables().driver.is_empty());
-        assert!(crate::data::load_errors().is_empty());
+        assert!(crate::load_errors().is_empty());
         assert_eq!(parse_capability("sm_120"), Some((12, 0)));
         assert_eq!(parse_capability("8.6"), Some((8, 6)));
         assert_eq!(parse_capability("sm_90a"), Some((9, 0)));

@@ -1,8 +1,7 @@
-//! Extension packages as data (`data/packages.toml`): names, compiled modules and paths, who needs them, build recipes and wheel naming; lookups by module, path and name.
+//! Extension packages as data (`data/packages.toml`): names, compiled modules and paths, who needs them, build recipes and where its wheels are; lookups by module, path and name.
 
 use crate::backends::Backends;
 use crate::names::normalize_name;
-use crate::version::Version;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -45,10 +44,6 @@ pub struct Package {
     pub pairs_with: Vec<String>,
     #[serde(default)]
     pub build: BuildRecipe,
-    /// How its prebuilt wheels are named, per release range; empty when it publishes none
-    /// beyond PyPI.
-    #[serde(default)]
-    pub wheel_naming: Vec<WheelNaming>,
     /// A page of links to its prebuilt wheels per torch and CUDA, outside PyPI (PyG's,
     /// OpenMMLab's): what `pip install --find-links` reads.
     #[serde(default)]
@@ -98,28 +93,6 @@ pub struct EnvSwitch {
     #[serde(default)]
     pub required: bool,
     pub why: String,
-}
-
-/// The file name scheme of a package's prebuilt wheels for a range of its releases.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WheelNaming {
-    /// First release using this scheme (inclusive).
-    pub from: String,
-    /// First release no longer using it (exclusive); absent for the current scheme.
-    #[serde(default)]
-    pub until: Option<String>,
-    /// `major` (`cu12`), `tags` (one of `cuda_tags`, chosen by CUDA major: `cu118`, `cu122`)
-    /// or `torch` (torch's own CUDA, `cu121`: only `prebuilt_wheels.toml` can spell it, since a
-    /// [`WheelQuery`] carries the major alone).
-    pub cuda: String,
-    #[serde(default)]
-    pub cuda_tags: Vec<String>,
-    /// File name template: `{dist}` `{version}` `{cuda}` `{torch}` `{abi}` `{py}` `{platform}`.
-    pub file: String,
-    /// Download URL template; `{file}` is the file name, URL-encoded `+`.
-    pub url: String,
-    pub source: String,
 }
 
 /// A project's find-links page of prebuilt wheels, one per torch release line and CUDA build.
@@ -425,136 +398,6 @@ fn glob(pattern: &str, text: &str) -> bool {
     true
 }
 
-/// What to look up a prebuilt wheel for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WheelQuery<'a> {
-    /// Distribution name (any spelling).
-    pub package: &'a str,
-    /// The package release (`2.2.4`, `2.8.3`, `1.2.0.post1`).
-    pub version: &'a str,
-    /// The installed torch (`2.5.1+cu121` or `2.5`); only major.minor is used.
-    pub torch: &'a str,
-    /// CUDA major version torch was built with (`torch.version.cuda`): 11, 12, 13.
-    pub cuda_major: u64,
-    /// `torch._C._GLIBCXX_USE_CXX11_ABI` of the installed torch.
-    pub cxx11_abi: bool,
-    /// Python tag or version: `cp311`, `3.11`, `3.11.13`.
-    pub python: &'a str,
-    /// Wheel platform tag; `None` means `linux_x86_64`.
-    pub platform: Option<&'a str>,
-}
-
-/// A wheel file name computed from the naming scheme. Never checked against the release page
-/// (that needs the network): `verified` is always false and callers must say so.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WheelName {
-    pub file_name: String,
-    pub url: String,
-    pub verified: bool,
-    /// Where the naming scheme comes from.
-    pub naming_source: String,
-}
-
-/// The exact prebuilt wheel file name and download URL for a release built for the given torch,
-/// CUDA major, C++ ABI and Python, following the package's naming scheme for that release.
-/// `None` when the package publishes no such wheels, the version is outside every known scheme,
-/// or the scheme has no build for that CUDA major.
-///
-/// Packages whose setup.py picks a GitHub wheel are named by `data/prebuilt_wheels.toml`
-/// ([`crate::releases::prebuilt_wheel`]), transcribed from that setup.py; `wheel_naming` here
-/// serves only packages that table does not cover. The query has torch's CUDA major only: its
-/// minor is taken from a `+cuNNN` label on `torch`, else from the default CUDA of that torch
-/// release when the majors agree, and a scheme that spells torch's own minor gets `None`
-/// without one.
-pub fn wheel_file_name(q: &WheelQuery<'_>) -> Option<WheelName> {
-    if crate::releases::has_prebuilt(q.package) {
-        let cuda = cuda_for_major(q.torch, q.cuda_major);
-        return crate::releases::prebuilt_wheel(&crate::releases::PrebuiltQuery {
-            package: q.package,
-            version: q.version,
-            torch: q.torch,
-            cuda: &cuda,
-            cxx11_abi: q.cxx11_abi,
-            python: q.python,
-            platform: q.platform,
-        });
-    }
-    let pkg = package(q.package)?;
-    let version = Version::parse(q.version)?;
-    let torch = Version::parse(q.torch)?;
-    let py = python_tag(q.python)?;
-    let scheme = pkg.wheel_naming.iter().find(|w| {
-        Version::parse(&w.from).is_some_and(|f| version >= f)
-            && w.until
-                .as_deref()
-                .and_then(Version::parse)
-                .is_none_or(|u| version < u)
-    })?;
-    let cuda = match scheme.cuda.as_str() {
-        "major" => format!("cu{}", q.cuda_major),
-        "tags" => scheme
-            .cuda_tags
-            .iter()
-            .find(|t| crate::version::cuda_tag(t).is_some_and(|(maj, _)| maj == q.cuda_major))?
-            .clone(),
-        _ => return None,
-    };
-    let dist = pkg.name.replace('-', "_");
-    let abi = if q.cxx11_abi { "TRUE" } else { "FALSE" };
-    let file_name = scheme
-        .file
-        .replace("{dist}", &dist)
-        .replace("{version}", version.public())
-        .replace("{cuda}", &cuda)
-        .replace("{torch}", &torch.major_minor_string())
-        .replace("{abi}", abi)
-        .replace("{py}", &py)
-        .replace("{platform}", q.platform.unwrap_or("linux_x86_64"));
-    let url = scheme
-        .url
-        .replace("{version}", version.public())
-        .replace("{file}", &file_name.replace('+', "%2B"));
-    Some(WheelName {
-        file_name,
-        url,
-        verified: false,
-        naming_source: scheme.source.clone(),
-    })
-}
-
-/// torch's CUDA as `major.minor` when it can be known for this major (a `+cu121` label, or the
-/// default CUDA of that release), else the bare major.
-fn cuda_for_major(torch: &str, cuda_major: u64) -> String {
-    let from_label = Version::parse(torch)
-        .and_then(|v| v.local_cuda())
-        .filter(|(m, _)| *m == cuda_major)
-        .map(|(m, n)| format!("{m}.{n}"));
-    from_label
-        .or_else(|| {
-            crate::compat::torch_default_cuda(torch)
-                .filter(|c| c.split('.').next() == Some(cuda_major.to_string().as_str()))
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| cuda_major.to_string())
-}
-
-/// `cp311` from `cp311`, `3.11`, `3.11.13`, `311`.
-pub(crate) fn python_tag(py: &str) -> Option<String> {
-    let py = py.trim();
-    if let Some(rest) = py.strip_prefix("cp") {
-        return (rest.len() >= 2 && rest.bytes().all(|c| c.is_ascii_digit()))
-            .then(|| py.to_string());
-    }
-    let v = Version::parse(py)?;
-    if v.release.len() >= 2 {
-        Some(format!("cp{}{}", v.major(), v.minor()))
-    } else if py.len() >= 2 && py.bytes().all(|c| c.is_ascii_digit()) {
-        Some(format!("cp{py}"))
-    } else {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -571,8 +414,5 @@ mod tests {
         assert!(glob("*_cuda", "deform_conv_cuda"));
         assert!(glob("a*b*c", "aXbYc"));
         assert!(!glob("a*b*c", "ac"));
-        assert_eq!(python_tag("3.11.13").as_deref(), Some("cp311"));
-        assert_eq!(python_tag("cp312").as_deref(), Some("cp312"));
-        assert_eq!(python_tag("python"), None);
     }
 }

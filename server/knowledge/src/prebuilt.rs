@@ -13,8 +13,7 @@
 
 use crate::compat;
 use crate::names::normalize_name;
-use crate::packages::{WheelName, python_tag};
-use crate::releases::{self, Prebuilt, PrebuiltQuery};
+use crate::releases::{self, Prebuilt, PrebuiltQuery, WheelName, python_tag};
 use crate::version::Version;
 
 /// The environment setup.py would see; `None` fields are filled from the torch release's

@@ -3,8 +3,8 @@
 //! whether PyPI has Linux x86_64 wheels for it and their CUDA major; `data/prebuilt_wheels.toml`
 //! (transcribed from each package's `setup.py` `get_wheel_url()`) says how packages that download
 //! a GitHub wheel at install time name it. This module owns both tables and their lookups;
-//! `compat` consults it before its hand-written rows, and `packages::wheel_file_name` builds
-//! names through [`prebuilt_wheel`].
+//! `compat` consults it before its hand-written rows, and `prebuilt` answers "which wheel for
+//! this environment" from it.
 //!
 //! Every part of a URL built here is validated first (canonical PEP 440 version, digits for the
 //! torch and CUDA parts, `cp3NN` Python tag, a plain platform tag): nothing else reaches a URL.
@@ -372,11 +372,22 @@ pub fn prebuilt_scheme(package: &str, version: &str) -> Option<&'static Prebuilt
     })
 }
 
+/// A prebuilt wheel's file name and URL as setup.py would compute them. Never checked against the release page
+/// (that needs the network): `verified` is always false and callers must say so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WheelName {
+    pub file_name: String,
+    pub url: String,
+    pub verified: bool,
+    /// Where the naming scheme comes from.
+    pub naming_source: String,
+}
+
 /// The wheel file name and URL the package's setup.py would download for this torch, CUDA, ABI
 /// and Python. `None` when the package downloads no prebuilt wheel at that release, setup.py
 /// would give up (a CUDA major it does not know), the scheme needs torch's CUDA minor and only
 /// the major was given, or any part fails validation.
-pub fn prebuilt_wheel(q: &PrebuiltQuery<'_>) -> Option<crate::packages::WheelName> {
+pub fn prebuilt_wheel(q: &PrebuiltQuery<'_>) -> Option<WheelName> {
     let version = Version::parse(q.version)?;
     let version = version.public();
     if !is_canonical_release(version) {
@@ -392,7 +403,7 @@ pub fn prebuilt_wheel(q: &PrebuiltQuery<'_>) -> Option<crate::packages::WheelNam
     let torch_mm = format!("{}.{}", torch.major(), torch.minor());
     let (maj, min) = pinned_cuda(scheme, &torch_mm, parse_cuda(q.cuda)?)?;
     let cuda = spelled_cuda(scheme, (maj, min))?;
-    let py = crate::packages::python_tag(q.python).filter(|p| is_python_tag(p))?;
+    let py = python_tag(q.python).filter(|p| is_python_tag(p))?;
     let platform = q.platform.unwrap_or("linux_x86_64");
     if !is_platform_tag(platform) {
         return None;
@@ -414,7 +425,7 @@ pub fn prebuilt_wheel(q: &PrebuiltQuery<'_>) -> Option<crate::packages::WheelNam
     if wheel.contains(['{', '}']) || url.contains(['{', '}']) {
         return None;
     }
-    Some(crate::packages::WheelName {
+    Some(WheelName {
         file_name: wheel,
         url,
         verified: false,
@@ -546,6 +557,23 @@ fn is_platform_tag(t: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
 }
 
+/// `cp311` from `cp311`, `3.11`, `3.11.13`, `311`.
+pub(crate) fn python_tag(py: &str) -> Option<String> {
+    let py = py.trim();
+    if let Some(rest) = py.strip_prefix("cp") {
+        return (rest.len() >= 2 && rest.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| py.to_string());
+    }
+    let v = Version::parse(py)?;
+    if v.release.len() >= 2 {
+        Some(format!("cp{}{}", v.major(), v.minor()))
+    } else if py.len() >= 2 && py.bytes().all(|c| c.is_ascii_digit()) {
+        Some(format!("cp{py}"))
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -574,6 +602,9 @@ mod tests {
             assert!(!is_canonical_release(bad), "{bad}");
         }
         assert!(is_python_tag("cp311") && is_python_tag("cp39"));
+        assert_eq!(python_tag("3.11.13").as_deref(), Some("cp311"));
+        assert_eq!(python_tag("cp312").as_deref(), Some("cp312"));
+        assert_eq!(python_tag("python"), None);
         assert!(!is_python_tag("cp2") && !is_python_tag("cp3111") && !is_python_tag("py3"));
         assert!(is_platform_tag("linux_x86_64"));
         assert!(!is_platform_tag("linux/../x") && !is_platform_tag("Linux"));

@@ -94,16 +94,17 @@ fn compat_lookups() {
 
 #[test]
 fn wheel_names() {
-    let q = WheelQuery {
+    use abidoc_knowledge::releases::{PrebuiltQuery, prebuilt_wheel};
+    let q = PrebuiltQuery {
         package: "mamba-ssm",
         version: "2.2.4",
         torch: "2.5.1+cu121",
-        cuda_major: 12,
+        cuda: "12.1",
         cxx11_abi: false,
         python: "3.11",
         platform: None,
     };
-    let w = wheel_file_name(&q).unwrap();
+    let w = prebuilt_wheel(&q).unwrap();
     assert_eq!(
         w.file_name,
         "mamba_ssm-2.2.4+cu12torch2.5cxx11abiFALSE-cp311-cp311-linux_x86_64.whl"
@@ -113,10 +114,10 @@ fn wheel_names() {
         "https://github.com/state-spaces/mamba/releases/download/v2.2.4/mamba_ssm-2.2.4%2Bcu12torch2.5cxx11abiFALSE-cp311-cp311-linux_x86_64.whl"
     );
     assert!(!w.verified);
-    let old = wheel_file_name(&WheelQuery {
+    let old = prebuilt_wheel(&PrebuiltQuery {
         version: "1.2.0.post1",
         torch: "2.3.0",
-        cuda_major: 11,
+        cuda: "11.8",
         ..q
     })
     .unwrap();
@@ -124,11 +125,11 @@ fn wheel_names() {
         old.file_name,
         "mamba_ssm-1.2.0.post1+cu118torch2.3cxx11abiFALSE-cp311-cp311-linux_x86_64.whl"
     );
-    let fa = wheel_file_name(&WheelQuery {
+    let fa = prebuilt_wheel(&PrebuiltQuery {
         package: "flash_attn",
         version: "2.8.3",
         torch: "2.8.0+cu128",
-        cuda_major: 12,
+        cuda: "12.8",
         cxx11_abi: true,
         python: "cp310",
         platform: None,
@@ -139,7 +140,7 @@ fn wheel_names() {
         "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp310-cp310-linux_x86_64.whl"
     );
     assert!(
-        wheel_file_name(&WheelQuery {
+        prebuilt_wheel(&PrebuiltQuery {
             package: "torchvision",
             ..q
         })
@@ -167,38 +168,36 @@ fn model_patterns() {
     assert!(!family_for_model_type("granite").unwrap().uses_mamba_kernels);
 }
 
-/// The wheel names the tables produce for every listed release, at the ends of its torch range,
-/// for each CUDA major it ships and both ABIs (the names fixes will print, unverified).
+/// The wheel names setup.py's scheme gives every listed release, at the ends of its torch range,
+/// for each CUDA it ships and both ABIs (the names fixes will print, unverified).
 #[test]
 fn wheel_names_for_listed_releases() {
+    use abidoc_knowledge::releases::{PrebuiltQuery, prebuilt_wheel};
     let mut out = String::new();
     for r in &compat::tables().release {
-        let mut majors: Vec<u64> = r
-            .cuda
-            .iter()
-            .filter_map(|c| Version::parse(c).map(|v| v.major()))
-            .collect();
-        majors.dedup();
         let ends = [r.torch.first(), r.torch.last()];
         for torch in ends.into_iter().flatten() {
-            for &cuda_major in &majors {
+            for cuda in &r.cuda {
                 for abi in [false, true] {
-                    let q = WheelQuery {
+                    let q = PrebuiltQuery {
                         package: &r.package,
                         version: &r.version,
                         torch,
-                        cuda_major,
+                        cuda,
                         cxx11_abi: abi,
                         python: "3.11",
                         platform: None,
                     };
-                    let line = match wheel_file_name(&q) {
+                    let line = match prebuilt_wheel(&q) {
                         Some(w) => {
                             assert!(!w.verified);
                             assert!(w.url.ends_with(&w.file_name.replace('+', "%2B")));
                             w.url
                         }
-                        None => format!("(no scheme for {} {})", r.package, r.version),
+                        None => format!(
+                            "(no scheme for {} {} torch {torch} cuda {cuda})",
+                            r.package, r.version
+                        ),
                     };
                     out.push_str(&line);
                     out.push('\n');

@@ -344,58 +344,6 @@ fn prebuilt_wheel_follows_setup_py() {
     }
 }
 
-/// packages.toml's `wheel_naming` (still read by `abidoc-ide` to know that a package has
-/// prebuilt wheels) agrees with the setup.py transcription that now builds the names: the same
-/// packages, and at each range's first release the same CUDA spelling and pinned versions.
-#[test]
-fn packages_wheel_naming_agrees_with_prebuilt() {
-    let mut bad = Vec::new();
-    for p in abidoc_knowledge::packages::all() {
-        if p.wheel_naming.is_empty() == releases::has_prebuilt(&p.name) {
-            bad.push(format!(
-                "{}: wheel_naming and prebuilt_wheels.toml disagree on having wheels",
-                p.name
-            ));
-        }
-        for w in &p.wheel_naming {
-            let Some(s) = releases::prebuilt_scheme(&p.name, &w.from) else {
-                bad.push(format!("{} {}: no setup.py scheme", p.name, w.from));
-                continue;
-            };
-            // `tags` and `torch` both spell major and minor.
-            let format = if w.cuda == "major" {
-                "major"
-            } else {
-                "major_minor"
-            };
-            if s.cuda_format != format {
-                bad.push(format!(
-                    "{} {}: {} but setup.py spells {}",
-                    p.name, w.from, w.cuda, s.cuda_format
-                ));
-            }
-            for tag in &w.cuda_tags {
-                let Some((maj, min)) = abidoc_knowledge::version::cuda_tag(tag) else {
-                    bad.push(format!("{} {}: bad tag {tag}", p.name, w.from));
-                    continue;
-                };
-                let pinned = s
-                    .cuda_pins
-                    .iter()
-                    .find(|c| c.torch.is_none() && c.cuda_major.is_none_or(|m| m == maj))
-                    .map(|c| c.cuda.as_str());
-                if pinned != Some(format!("{maj}.{min}").as_str()) {
-                    bad.push(format!(
-                        "{} {}: tag {tag} but setup.py pins {pinned:?}",
-                        p.name, w.from
-                    ));
-                }
-            }
-        }
-    }
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
-}
-
 /// compat.toml's hand-written GitHub-wheel releases list CUDA versions setup.py asks for: a
 /// `12.2` where the scheme pins 12.2 for CUDA 12, a bare major where it spells only the major
 /// (rows that list no CUDA are not GitHub-wheel releases).
@@ -438,51 +386,41 @@ fn compat_release_cuda_agrees_with_prebuilt() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
-/// The old entry point (`WheelQuery`, CUDA major only) builds through the setup.py data and
-/// recovers torch's CUDA minor from its `+cuNNN` label or its release's default CUDA.
+/// Without torch's CUDA from the environment, the answer takes the minor from torch's `+cuNNN`
+/// label or its release's default CUDA, then setup.py's pins.
 #[test]
-fn wheel_query_goes_through_setup_py_data() {
-    use abidoc_knowledge::packages::{WheelQuery, wheel_file_name};
-    let q = WheelQuery {
-        package: "flash-attn",
-        version: "2.3.0",
-        torch: "2.0.1+cu118",
-        cuda_major: 11,
-        cxx11_abi: false,
-        python: "3.10",
-        platform: None,
+fn answer_recovers_torch_cuda_for_setup_py() {
+    use abidoc_knowledge::prebuilt::{Fetch, Target, answer};
+    let name = |torch: &str, cuda: Option<&str>| {
+        let t = Target {
+            torch,
+            cuda,
+            cxx11_abi: Some(false),
+            python: Some("3.10"),
+            platform: None,
+        };
+        match answer("flash-attn", Some("2.3.0"), &t).map(|a| a.fetch) {
+            Some(Fetch::Wheel(w)) => Some(w.file_name),
+            _ => None,
+        }
     };
     // 2.2.3.post2 to 2.3.1 spell torch's own CUDA (11.8 from the label) ...
     assert_eq!(
-        wheel_file_name(&q).map(|w| w.file_name).as_deref(),
+        name("2.0.1+cu118", None).as_deref(),
         Some("flash_attn-2.3.0+cu118torch2.0cxx11abiFALSE-cp310-cp310-linux_x86_64.whl")
     );
     // ... from the default CUDA of that torch without a label (2.0.1: 11.7) ...
-    let plain = WheelQuery {
-        torch: "2.0.1",
-        ..q
-    };
     assert_eq!(
-        wheel_file_name(&plain).map(|w| w.file_name).as_deref(),
+        name("2.0.1", None).as_deref(),
         Some("flash_attn-2.3.0+cu117torch2.0cxx11abiFALSE-cp310-cp310-linux_x86_64.whl")
     );
     // ... and pin every torch 2.1 build to 12.2.
-    let t21 = WheelQuery {
-        torch: "2.1.2",
-        cuda_major: 12,
-        ..q
-    };
     assert_eq!(
-        wheel_file_name(&t21).map(|w| w.file_name).as_deref(),
+        name("2.1.2", None).as_deref(),
         Some("flash_attn-2.3.0+cu122torch2.1cxx11abiFALSE-cp310-cp310-linux_x86_64.whl")
     );
     // A CUDA major whose minor cannot be known gives nothing rather than a guess.
-    let unknown = WheelQuery {
-        torch: "2.0.1",
-        cuda_major: 12,
-        ..q
-    };
-    assert!(wheel_file_name(&unknown).is_none());
+    assert_eq!(name("2.0.1", Some("12")), None);
 }
 
 #[test]
