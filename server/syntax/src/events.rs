@@ -85,7 +85,7 @@ pub enum EventKind {
     /// '/usr/local/cuda/bin/nvcc'`, `bare_metal_version` failures …; `detail` is the line.
     CudaHomeMissing { detail: String },
     /// `The detected CUDA version (12.1) mismatches the version that was used to compile PyTorch (11.7)`,
-    /// torchvision/torchaudio `compiled with different CUDA versions`.
+    /// torchvision/torchaudio `compiled with different CUDA (major) versions`.
     CudaVersionMismatch {
         found: Option<String>,
         expected: Option<String>,

@@ -130,7 +130,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("nvcc", CUDAHOME | NOCC),
     ("bare_metal_version", CUDAHOME),
     ("The detected CUDA version", CUDAMM | VERSION),
-    ("different CUDA versions", CUDAMM),
+    // torchvision's and torchaudio's checks, whole or wrapped after "different".
+    ("were compiled with different", CUDAMM),
     // JIT op builders: DeepSpeed's and apex's own checks, and an nvcc too old for the build.
     ("does not match the version torch was compiled with", CUDAMM),
     ("version used to compile Pytorch binaries", CUDAMM),
@@ -1193,21 +1194,41 @@ impl<'a> Scanner<'a> {
                 },
             );
         }
-        if let Some(p) = s.find("compiled with different CUDA versions") {
-            // torchvision: "PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8".
+        // torchvision's check (`different CUDA versions` until 0.8, `different CUDA major
+        // versions` since): "PyTorch has CUDA Version=11.7 and torchvision has CUDA
+        // Version=11.8"; torchaudio's: "PyTorch has CUDA version 11.7 whereas TorchAudio has
+        // CUDA version 11.8".
+        let wrapped = s.trim_end().ends_with("were compiled with different");
+        if let Some(p) = s
+            .find("compiled with different CUDA")
+            .or_else(|| wrapped.then(|| s.find("compiled with different")).flatten())
+        {
             let start = s[..p].rfind("Detected").unwrap_or(p);
             let mut detail = s[start..].trim_end().to_owned();
             let mut end = l.span(start, s.trim_end().len()).end;
-            if !detail.contains("Version=")
-                && let Some(n) = self.next_line(l)
-                && n.c().contains("Version=")
-            {
+            // A terminal may have wrapped the message: its next lines carry the versions.
+            let stated = |t: &str| t.matches("Version=").count() + t.matches("CUDA version ").count();
+            let mut at = self.next_line(l);
+            for _ in 0..3 {
+                if stated(&detail) >= 2 {
+                    break;
+                }
+                let Some(n) = at else { break };
+                let t = n.c().trim();
+                if t.is_empty() || !(wrapped || stated(t) > 0) {
+                    break;
+                }
                 detail.push(' ');
-                detail.push_str(n.c().trim());
+                detail.push_str(t);
                 end = n.content_span().end;
+                at = self.next_line(&n);
+            }
+            if !detail.contains("different CUDA") {
+                return;
             }
             let versions: Vec<&str> = detail
                 .match_indices("Version=")
+                .chain(detail.match_indices("CUDA version "))
                 .map(|(i, m)| version_token(&detail[i + m.len()..]))
                 .collect();
             let expected = versions

@@ -9,7 +9,7 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Cost, Fix, FixKind, Name, SafePath, Step};
+use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name, PipFlag, Requirement, SafePath, Step};
 use abidoc_knowledge::gpu;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
@@ -54,6 +54,26 @@ pub(crate) fn diagnose(
             ))
             .unverified(),
         ]);
+        return d;
+    }
+    // torchvision's or torchaudio's own check at import: the companion and torch come from
+    // different CUDA builds.
+    let lower = detail.to_ascii_lowercase();
+    if let Some(companion) = ["torchvision", "torchaudio"]
+        .into_iter()
+        .find(|c| lower.contains(&format!("pytorch and {c}")))
+    {
+        d.package = Some(companion.to_owned());
+        d.message = match (found, expected) {
+            (Some(f), Some(e)) => format!(
+                "{companion} was built for CUDA {f} and torch for CUDA {e}: {companion} must come from the same CUDA build as torch"
+            ),
+            _ => format!(
+                "{companion} and torch come from different CUDA builds: {}",
+                detail.trim()
+            ),
+        };
+        d.fixes = companion_fixes(cx, companion, expected);
         return d;
     }
     d.message = match (found, expected) {
@@ -172,6 +192,100 @@ fn build_fixes(
             .step(Step::Manual(format!("install the torch build for CUDA {fv}")))
             .unverified()
         }));
+    }
+    crate::fix::rank(fixes)
+}
+
+/// torchvision or torchaudio from another CUDA build than torch's: its release for the torch in
+/// use from the index of torch's CUDA (only it moves), else torch and it together from one index
+/// (torch's CUDA when the text says it, else PyPI's default build, both at their newest).
+fn companion_fixes(cx: &Cx<'_>, companion: &str, torch_cuda: Option<&str>) -> Vec<Fix> {
+    let code = Code::CudaVersionMismatch;
+    let mut fixes = Vec::new();
+    let (Some(name), Some(torch_name)) = (Name::new(companion), Name::new("torch")) else {
+        return fixes;
+    };
+    let variant = torch_cuda
+        .and_then(abidoc_knowledge::Version::parse)
+        .filter(|v| v.release.len() >= 2)
+        .map(|v| format!("cu{}{}", v.major(), v.minor()));
+    let index = variant.as_deref().and_then(IndexUrl::pytorch);
+    let torch = cx.torch();
+    let release = torch.as_deref().map(recipes::short_torch).and_then(|t| {
+        let v = match companion {
+            "torchvision" => abidoc_knowledge::torchvision_for_torch(t),
+            _ => abidoc_knowledge::torchaudio_for_torch(t),
+        }?;
+        Some((t, v))
+    });
+    // A pinned build only where PyTorch published this torch for torch's CUDA.
+    let release = release.filter(|(t, _)| {
+        variant
+            .as_ref()
+            .is_none_or(|var| gpu::torch_variants(t).contains(var))
+    });
+    if let (Some(index), Some((t, v)), Some(var)) = (&index, &release, &variant)
+        && let Some(req) = recipes::exact(companion, v)
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "companion-for-cuda",
+                FixKind::AlignCompanion,
+                format!("Install {companion} {v}, the release for torch {t}, from the {var} index (torch's CUDA)"),
+                format!(
+                    "{companion} {v} is built for torch {t}; PyTorch's index {} serves its {var} build, the CUDA torch was built with. --no-deps keeps torch where it is.",
+                    index.as_str()
+                ),
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::ForceReinstall, PipFlag::NoDeps, PipFlag::IndexUrl(index.clone())],
+                vec![req],
+            ))
+            .cost(Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        );
+    }
+    // Both from one index: torch in use (or the newest) and the companion released with it.
+    let (reqs, flags, title, why) = match (&index, &release, &variant) {
+        (Some(index), Some((t, v)), Some(var)) => (
+            vec![
+                recipes::exact("torch", &format!("{t}+{var}")),
+                recipes::exact(companion, &format!("{v}+{var}")),
+            ],
+            vec![PipFlag::ForceReinstall, PipFlag::IndexUrl(index.clone())],
+            format!("Reinstall torch {t} and {companion} {v} together from the {var} index"),
+            format!("Both from {}: one CUDA build for the pair.", index.as_str()),
+        ),
+        (Some(index), None, Some(var)) => (
+            vec![Some(Requirement::Any(torch_name.clone())), Some(Requirement::Any(name.clone()))],
+            vec![PipFlag::ForceReinstall, PipFlag::IndexUrl(index.clone())],
+            format!("Reinstall torch and {companion} together from the {var} index (torch's CUDA)"),
+            format!("Both from {}: one CUDA build for the pair. The text names no torch version, so this installs the newest pair of that index; pin torch to yours if you keep it.", index.as_str()),
+        ),
+        _ => (
+            vec![Some(Requirement::Any(torch_name.clone())), Some(Requirement::Any(name.clone()))],
+            vec![PipFlag::ForceReinstall],
+            format!("Reinstall torch and {companion} together, from one index"),
+            "The text names neither torch's version nor its CUDA: installed together from PyPI, both are its newest pair and the same CUDA build. To keep another CUDA build, install both from its index (https://download.pytorch.org/whl/cuXYZ).".to_owned(),
+        ),
+    };
+    let reqs: Option<Vec<Requirement>> = reqs.into_iter().collect();
+    if let Some(reqs) = reqs {
+        let mut f = Fix::new(code, "torch-and-companion", FixKind::AlignTorch, title, why)
+            .step(recipes::pip_install(cx, flags, reqs))
+            .cost(Cost {
+                downloads: true,
+                compiles: None,
+                also: vec!["torch's CUDA libraries (several GB)".into()],
+            });
+        if release.is_none() {
+            f = f.unverified();
+        }
+        fixes.push(f);
     }
     crate::fix::rank(fixes)
 }

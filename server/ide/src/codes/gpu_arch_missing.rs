@@ -78,10 +78,16 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
         .or(from_driver.as_ref().map(|(_, c)| *c));
     // torch printed its own list (or its range): the binary is torch.
     let torch_says = !seen.supported.is_empty() || seen.range.is_some();
+    // Else the extension the text is about (built, installed, or shown around the failure):
+    // known before the fixes are made, which compile it for this GPU.
     d.package = if torch_says {
         Some("torch".into())
     } else {
-        extension_in_text(cx)
+        extension_in_text(cx).or_else(|| {
+            cx.near
+                .map(crate::kb::normalize)
+                .filter(|n| n != "torch" && crate::kb::package(n).is_some())
+        })
     };
     let gpu_name = seen
         .gpu
@@ -232,8 +238,12 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
     let mut fixes = Vec::new();
     let torch = cx.torch();
     let ext = d.package.as_deref().filter(|p| *p != "torch");
-    // An extension compiled without this GPU: compile it for this GPU.
-    if let Some(p) = ext.and_then(Name::new)
+    // An extension compiled without this GPU: compile it for this GPU. Only a torch extension
+    // compiles through pip against torch; a library loaded by hand (bitsandbytes') has its own
+    // build, and `--no-binary` would compile nothing.
+    if let Some(p) = ext
+        .filter(|p| crate::kb::links_torch(p) != Some(false))
+        .and_then(Name::new)
         && let Some(mut f) = recipes::source_build(code, cx, &p, &[])
     {
         if let Some(c) = cc

@@ -59,6 +59,7 @@ pub fn contradictions(d: &Diagnostic) -> Vec<String> {
             FixKind::RemoveUnneeded
                 | FixKind::AlignCompanion
                 | FixKind::AlignTorch
+                | FixKind::RemoveOptional
                 | FixKind::PrebuiltWheel
                 | FixKind::InstallMissing
                 | FixKind::SourceBuild

@@ -142,6 +142,13 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
     if kb::is_torch_library(lib) {
         return "it was part of another torch version: the package was built for a torch that shipped this library".into();
     }
+    // cuDNN's table knows one package per CUDA major; the provider table names only some.
+    if let Some(c) = kb::cudnn(lib) {
+        return format!(
+            "cuDNN {} (the so-number is cuDNN's major, not CUDA's), which the failing library needs, is not installed where the loader looks (pip's nvidia-cudnn-cuNN packages or the CUDA toolkit's cuDNN provide it)",
+            c.major
+        );
+    }
     if let Some(sys) = kb::system_library(lib) {
         return if sys.pip.is_empty() {
             format!(
@@ -155,12 +162,6 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
                 sys.pip.join(", ")
             )
         };
-    }
-    if let Some(c) = kb::cudnn(lib) {
-        return format!(
-            "cuDNN {} (the so-number is cuDNN's major, not CUDA's), which this package was built for, is not installed where the loader looks (pip's nvidia-cudnn-cuNN packages or the CUDA toolkit's cuDNN provide it)",
-            c.major
-        );
     }
     if let Some((c, major)) = kb::cuda_library(lib) {
         // Up to CUDA 10 the so-number carries the minor too (`libcudart.so.10.1` is CUDA 10.1).

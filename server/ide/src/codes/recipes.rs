@@ -261,14 +261,18 @@ fn uninstall(
     let importers = facts
         .map(|f| f.optional_importers.join(", "))
         .unwrap_or_default();
-    let (kind, why) = match (cx.model, needed) {
-        (Some(m), Some(false)) => (
+    let (kind, why) = match (cx.model, needed, imported_via(cx, facts)) {
+        (Some(m), Some(false), _) => (
             FixKind::RemoveUnneeded,
             format!(
                 "the model in use ({}) is {} and does not use them",
                 m.id,
                 m.kind_phrase()
             ),
+        ),
+        (_, None, Some(importer)) => (
+            FixKind::RemoveOptional,
+            format!("{importer} imported it here, and imports it only when it is installed"),
         ),
         _ => (
             FixKind::RemoveIfUnneeded,
@@ -291,6 +295,31 @@ fn uninstall(
         )
         .step(pip_uninstall(cx, names)),
     )
+}
+
+/// The importer the text shows loading an optional package (its traceback frame, or its
+/// `Failed to import transformers.…` wrapper): one the knowledge says falls back cleanly
+/// without it, so that importing through it is no sign the user's own code needs the package.
+fn imported_via<'a>(cx: &Cx<'_>, facts: Option<&'a PackageFacts>) -> Option<&'a str> {
+    let facts = facts.filter(|f| f.removable_when_unneeded)?;
+    let wrapped = cx
+        .scene
+        .wrapped_imports
+        .iter()
+        .filter_map(|w| w.split(['.', ' ']).next());
+    let shown: Vec<String> = cx
+        .scene
+        .mentions
+        .iter()
+        .map(|(_, n)| n.as_str())
+        .chain(wrapped)
+        .map(kb::normalize)
+        .collect();
+    facts
+        .optional_importers
+        .iter()
+        .find(|i| shown.iter().any(|s| s == *i))
+        .map(String::as_str)
 }
 
 /// The release of `pkg` built for the installed torch, when the release tables know one.

@@ -8,11 +8,13 @@
 //! 3. configure: a user-level setting, variable or link that removes the cause;
 //! 4. align versions: the companion release built for the installed torch;
 //! 5. align torch: the torch the binary was built for, saying what else moves;
-//! 6. a prebuilt wheel over a compile;
-//! 7. install what is missing (user level: pip, conda);
-//! 8. a source build that really compiles, with its cost;
-//! 9. remove when nothing in use needs it (model unknown);
-//! 10. anything that needs root; 11. advice with no command.
+//! 6. remove an optional package the text shows imported only by importers that fall back
+//!    without it (instant and certain, where a rebuild is neither);
+//! 7. a prebuilt wheel over a compile;
+//! 8. install what is missing (user level: pip, conda);
+//! 9. a source build that really compiles, with its cost;
+//! 10. remove when nothing in use needs it (model unknown);
+//! 11. anything that needs root; 12. advice with no command.
 
 pub mod render;
 pub mod step;
@@ -32,6 +34,7 @@ pub enum FixKind {
     Configure,
     AlignCompanion,
     AlignTorch,
+    RemoveOptional,
     PrebuiltWheel,
     InstallMissing,
     SourceBuild,
@@ -49,6 +52,7 @@ impl FixKind {
             FixKind::Configure => "configure",
             FixKind::AlignCompanion => "align-companion",
             FixKind::AlignTorch => "align-torch",
+            FixKind::RemoveOptional => "remove-optional",
             FixKind::PrebuiltWheel => "prebuilt-wheel",
             FixKind::InstallMissing => "install-missing",
             FixKind::SourceBuild => "source-build",
