@@ -1207,7 +1207,8 @@ impl<'a> Scanner<'a> {
             let mut detail = s[start..].trim_end().to_owned();
             let mut end = l.span(start, s.trim_end().len()).end;
             // A terminal may have wrapped the message: its next lines carry the versions.
-            let stated = |t: &str| t.matches("Version=").count() + t.matches("CUDA version ").count();
+            let stated =
+                |t: &str| t.matches("Version=").count() + t.matches("CUDA version ").count();
             let mut at = self.next_line(l);
             for _ in 0..3 {
                 if stated(&detail) >= 2 {

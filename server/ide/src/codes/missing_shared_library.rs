@@ -280,6 +280,12 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
                     );
                 }
             }
+            // A package with its own wheel page gets that page instead (below).
+            None if d
+                .package
+                .as_deref()
+                .and_then(kb::package)
+                .is_some_and(|f| f.wheel_index.is_some()) => {}
             None => fixes.push(
                 Fix::new(
                     code,
@@ -345,8 +351,10 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
         && let (Some(torch), Some(p)) = (cx.torch(), &pkg)
         && p.as_str() != "torch"
     {
-        let companion =
-            recipes::companion_release(code, cx, p, &torch, kb::package(p.as_str()).as_ref())
+        let facts = kb::package(p.as_str());
+        let companion = recipes::companion_release(code, cx, p, &torch, facts.as_ref())
+                // Else its wheel from the project's own page for this torch and CUDA.
+                .or_else(|| recipes::find_links_wheel(code, cx, p, &torch, facts.as_ref()))
                 // No release of it is built for the installed torch: the newest pair when its
                 // releases stopped before this torch, else its newest release when this torch
                 // is the newest known.
@@ -359,6 +367,13 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
             fixes.extend(recipes::align_torch(code, cx, p, &target, Some(&torch)));
         }
         fixes.extend(companion);
+    }
+    // No torch version to align with: the project's wheel page, in words.
+    if cuda_lib
+        && cx.torch().is_none()
+        && let Some(p) = &pkg
+    {
+        fixes.extend(recipes::find_links_advice(code, p, kb::package(p.as_str()).as_ref()));
     }
     fixes.extend(newer_release(cx, lib, pkg.as_ref(), torch_lib));
     let provider = kb::system_library(key);
@@ -504,6 +519,14 @@ fn newer_release(cx: &Cx<'_>, lib: &str, pkg: Option<&Name>, torch_lib: bool) ->
     let pkg = pkg?;
     let facts = kb::package(pkg.as_str());
     if torch_lib || pkg.as_str() == "torch" || facts.as_ref().is_some_and(|f| f.from_repository) {
+        return None;
+    }
+    // Only a package PyPI serves as wheels: one published on its own wheel page, or as an
+    // sdist alone, would be compiled (or, for mmcv 1.x, replaced by its lite build).
+    let releases = abidoc_knowledge::releases::releases(pkg.as_str());
+    if facts.as_ref().is_some_and(|f| f.wheel_index.is_some())
+        || (!releases.is_empty() && !releases.iter().any(|r| r.wheels))
+    {
         return None;
     }
     // The library's own name says whose it is and for which CUDA (`libbitsandbytes_cuda124`);

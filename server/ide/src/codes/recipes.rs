@@ -368,6 +368,11 @@ pub(crate) fn companion_release(
 /// the installed torch is reinstalled so it fetches again (no cache, no build isolation); a
 /// package released in step with torch is resolved together with torch in one command.
 fn align_general(code: Code, cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFacts>) -> Option<Fix> {
+    if cx.torch().is_none()
+        && let Some(f) = find_links_advice(code, pkg, facts)
+    {
+        return Some(f);
+    }
     if facts.is_some_and(|f| f.has_prebuilt_wheels) {
         // With the torch known, the release data may say setup.py finds no wheel for it (none
         // published for this torch and CUDA, or setup.py gives up): reinstalling then compiles,
@@ -423,7 +428,7 @@ fn align_general(code: Code, cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFact
 /// The project's wheel for this torch and CUDA from its own find-links page (PyG's,
 /// OpenMMLab's): `--no-index` so that pip takes the page's wheel and never compiles PyPI's
 /// newer sdist instead.
-fn find_links_wheel(
+pub(crate) fn find_links_wheel(
     code: Code,
     cx: &Cx<'_>,
     pkg: &Name,
@@ -465,6 +470,44 @@ fn find_links_wheel(
             downloads: true,
             ..Cost::default()
         })
+        .unverified(),
+    )
+}
+
+/// With no torch version to fill it in, the project's wheel page in words: which page, and how
+/// to read the torch and CUDA that choose it (a command needs both, and pip would otherwise
+/// compile PyPI's sdist).
+pub(crate) fn find_links_advice(
+    code: Code,
+    pkg: &Name,
+    facts: Option<&PackageFacts>,
+) -> Option<Fix> {
+    let page = facts?.wheel_index.as_ref()?;
+    let shown = page
+        .url
+        .replace("{torch_minor}", "<torch major.minor>")
+        .replace("{cuda}", "<cuXYZ or cpu>");
+    let dist = match page.distribution_torch1.as_deref() {
+        Some(d) if d != pkg.as_str() => format!("{pkg} ({d} for torch 1.x)"),
+        _ => pkg.to_string(),
+    };
+    Some(
+        Fix::new(
+            code,
+            "find-links-page",
+            FixKind::Advice,
+            format!("Install {dist} from its wheel page for the installed torch and CUDA"),
+            format!(
+                "The project publishes its wheels per torch and CUDA at {shown}, outside PyPI, where pip would compile the sdist; the text names no torch version to choose the page. `python -c \"import torch; print(torch.__version__)\"` shows it (its `+cuXYZ` label is the CUDA)."
+            ),
+        )
+        .step(Step::Manual(format!(
+            "pip install --no-index --find-links {shown} --no-cache-dir --force-reinstall --no-deps {}",
+            match page.distribution_torch1.as_deref() {
+                Some(d) if d != pkg.as_str() => format!("{pkg}   # {d} for torch 1.x"),
+                _ => pkg.to_string(),
+            }
+        )))
         .unverified(),
     )
 }
