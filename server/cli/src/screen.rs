@@ -143,6 +143,16 @@ pub fn render(
                 }
                 _ => {
                     let _ = writeln!(out, "  {} {}", st.green("fix:"), f.title);
+                    // A fix that only sets variables has no command line: its exports are it.
+                    if commands.is_empty() {
+                        for (k, v) in f.env() {
+                            let _ = writeln!(
+                                out,
+                                "     $ export {k}={}",
+                                crate::render::shell_quote(&v)
+                            );
+                        }
+                    }
                     for c in commands.iter().take(COMMANDS) {
                         let line: Vec<String> =
                             c.iter().map(|a| crate::render::shell_quote(a)).collect();

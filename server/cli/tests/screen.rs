@@ -444,3 +444,25 @@ fn which(name: &str) -> Result<PathBuf, ()> {
         .find(|p| p.is_file())
         .ok_or(())
 }
+
+/// A preferred fix that only sets a variable shows the export under its title, not the title
+/// alone (the full view and JSON carry it as `env`).
+#[test]
+fn an_env_only_fix_shows_its_export_on_the_one_screen_view() {
+    let text = repo().join("tests/fixtures/codes/cuda-home-missing/apex-368-listed.txt");
+    let (code, out, err) = abidoc(&["check", "--no-env", text.to_str().unwrap()], &[]);
+    assert_eq!(code, 1, "{err}");
+    let fix = out
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("fix:"))
+        .take(2)
+        .collect::<Vec<_>>();
+    assert_eq!(
+        fix,
+        [
+            "  fix: Set CUDA_HOME to one directory, /usr/local/cuda, not a list",
+            "     $ export CUDA_HOME=/usr/local/cuda"
+        ],
+        "{out}"
+    );
+}
