@@ -648,6 +648,19 @@ fn another_torch_is_judged_from_the_offline_index() {
     ]));
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("no preview"), "{out}");
+    // The torch already installed: nothing moves, and it says so rather than asking for --torch.
+    let (code, out, _) = run(Command::new(env!("CARGO_BIN_EXE_abidoc")).args([
+        "verify",
+        "--site-packages",
+        sp_s,
+        "--torch",
+        "2.10.0",
+    ]));
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("already the installed torch") && !out.contains("nothing to verify"),
+        "{out}"
+    );
     // selective_scan_cuda fails now (built for torch < 2.10): not a library the upgrade breaks.
     assert!(
         !libs.iter().any(|l| l.contains("selective_scan")),

@@ -358,6 +358,13 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
             return out;
         }
         if target == TorchTarget::Installed {
+            if let Some(v) = req.torch.as_deref() {
+                // Asked for the torch that is installed: no move, so nothing to preview.
+                out.summary.push(format!(
+                    "torch {v}: already the installed torch, nothing would change; `abidoc scan` judges what is installed now"
+                ));
+                return out;
+            }
             out.notes.push(
                 "nothing to verify: name a wheel, a directory of wheels or a plan, or --torch \
                  VERSION for a torch-upgrade preview"
