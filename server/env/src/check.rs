@@ -5,6 +5,7 @@
 //! Facts only: messages and fixes are written by `abidoc-ide`.
 
 use crate::classify::{SymbolStatus, cxx11_twin, is_own_symbol};
+use abidoc_knowledge::system_libs;
 use crate::dist::{BuildLabel, Distribution};
 use crate::environment::Environment;
 use crate::exports::{SharedExports, candidates};
@@ -18,73 +19,24 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// File names of optional backends: a package imports without them.
-const OPTIONAL_BACKENDS: &[&str] = &[
-    "libtorchaudio_sox",
-    "_torchaudio_sox",
-    "libtorio_ffmpeg",
-    "_torio_ffmpeg",
-    "libtorchaudio_ffmpeg",
-    "_torchaudio_ffmpeg",
-    "libnccl-net",
-    "nvshmem_transport",
-    "libnvshmem_transport",
-    // NVSHMEM's MPI/OpenSHMEM/PMIx bootstraps: chosen at run time by NVSHMEM_BOOTSTRAP.
-    "nvshmem_bootstrap_",
-    "libnccl-tuner",
-    // torchaudio's CUDA CTC decoder: imported only by `torchaudio.models.decoder.cuda_ctc_decoder`.
-    "pybind11_prefixctc",
-];
-
-/// Libraries that only optional transports/backends need.
-const OPTIONAL_DEPS: &[&str] = &[
-    "libfabric.so",
-    "libucp.so",
-    "libucs.so",
-    "libuct.so",
-    "libucm.so",
-    "libmlx5.so",
-    "libibverbs.so",
-    "librdmacm.so",
-    "libsox.so",
-    "libavutil.so",
-    "libavcodec.so",
-    "libavformat.so",
-    "libavdevice.so",
-    "libavfilter.so",
-    "libswscale.so",
-    "libswresample.so",
-    "libmpi.so",
-    "liboshmem.so",
-    "libpmix.so",
-];
-
-/// Libraries only the NVIDIA driver installs.
-const DRIVER_LIBS: &[&str] = &[
-    "libcuda.so.1",
-    "libcuda.so",
-    "libnvidia-ml.so.1",
-    "libnvidia-ml.so",
-];
-
 fn file_name(p: &Path) -> &str {
     p.file_name().and_then(|n| n.to_str()).unwrap_or("")
 }
 
 fn optional_reason(env: &Environment, lib: &Path, missing_lib: Option<&str>) -> Option<String> {
     let name = file_name(lib);
-    if OPTIONAL_BACKENDS.iter().any(|b| name.starts_with(b)) {
+    if system_libs::is_optional_backend(name) {
         return Some(format!(
             "{name} is an optional backend; the package imports without it"
         ));
     }
     if let Some(m) = missing_lib {
-        if OPTIONAL_DEPS.iter().any(|d| m.starts_with(d)) {
+        if system_libs::is_optional_dependency(m) {
             return Some(format!(
                 "{m} is only needed by an optional transport or backend"
             ));
         }
-        if DRIVER_LIBS.contains(&m) && !env.has_nvidia_driver {
+        if system_libs::is_driver_library(m) && !env.has_nvidia_driver {
             return Some(format!(
                 "{m} comes with the NVIDIA driver, which this machine does not have"
             ));

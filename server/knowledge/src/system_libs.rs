@@ -36,6 +36,17 @@ pub struct Table {
     pub torch_libraries: Vec<String>,
     #[serde(default)]
     pub torch_libraries_source: String,
+    /// Compiled files a package imports without (file-name prefixes).
+    #[serde(default)]
+    pub optional_backends: Vec<String>,
+    /// Libraries only optional backends and transports need (file-name prefixes).
+    #[serde(default)]
+    pub optional_dependencies: Vec<String>,
+    /// Libraries only the NVIDIA driver installs (exact names).
+    #[serde(default)]
+    pub driver_libraries: Vec<String>,
+    #[serde(default)]
+    pub optional_source: String,
     #[serde(default)]
     pub system: Vec<SystemLibrary>,
     #[serde(default)]
@@ -181,6 +192,27 @@ pub fn is_torch_library(soname: &str) -> bool {
     table().torch_libraries.iter().any(|l| l == soname)
 }
 
+/// Whether the compiled file `file_name` is an optional backend its package imports without.
+pub fn is_optional_backend(file_name: &str) -> bool {
+    table()
+        .optional_backends
+        .iter()
+        .any(|b| file_name.starts_with(b.as_str()))
+}
+
+/// Whether only optional backends or transports need the library `soname`.
+pub fn is_optional_dependency(soname: &str) -> bool {
+    table()
+        .optional_dependencies
+        .iter()
+        .any(|d| soname.starts_with(d.as_str()))
+}
+
+/// Whether `soname` is one of the NVIDIA driver's own libraries (`libcuda.so.1`).
+pub fn is_driver_library(soname: &str) -> bool {
+    table().driver_libraries.iter().any(|d| d == soname)
+}
+
 /// The provider of `soname`, if known.
 pub fn system_library(soname: &str) -> Option<&'static SystemLibrary> {
     table()
@@ -200,6 +232,17 @@ mod tests {
         assert!(!is_torch_library("libtorchaudio.so"));
         assert!(!is_torch_library("libtorch_scatter.so"));
         assert!(!is_torch_library("libc10.so.1"));
+    }
+
+    #[test]
+    fn optional_and_driver_libraries() {
+        assert!(is_optional_backend("libtorchaudio_sox.so"));
+        assert!(is_optional_backend("nvshmem_bootstrap_mpi.so.3"));
+        assert!(!is_optional_backend("libtorchaudio.so"));
+        assert!(is_optional_dependency("libucp.so.0"));
+        assert!(!is_optional_dependency("libcudart.so.12"));
+        assert!(is_driver_library("libcuda.so.1"));
+        assert!(!is_driver_library("libcudart.so.12"));
     }
 
     #[test]
