@@ -288,11 +288,11 @@ fn agreement_with_confirmed_fixes() {
     );
 }
 
-/// Tuning-set cases agreeing when the floors were last raised (code 181 of 195, package 130 of 195,
-/// fix 90 of 177).
-const FLOOR_CODE: usize = 181;
-const FLOOR_PACKAGE: usize = 130;
-const FLOOR_FIX: usize = 93;
+/// Tuning-set cases agreeing when the floors were last raised (code 186 of 200, package 134 of 200,
+/// fix 95 of 182).
+const FLOOR_CODE: usize = 186;
+const FLOOR_PACKAGE: usize = 134;
+const FLOOR_FIX: usize = 95;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;
