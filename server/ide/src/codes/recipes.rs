@@ -241,6 +241,17 @@ pub(crate) fn align_with_torch(
         .collect()
 }
 
+/// Removing `pkg` alone, when the knowledge says its importers fall back cleanly without it:
+/// for a failure no rebuild against torch can fix (a binary built for a newer glibc).
+pub(crate) fn uninstall_optional(code: Code, cx: &Cx<'_>, pkg: &Name) -> Option<Fix> {
+    let facts = kb::package(pkg.as_str()).filter(|f| f.removable_when_unneeded)?;
+    let needed = model_needs(cx.model, Some(&facts));
+    if needed == Some(true) {
+        return None;
+    }
+    uninstall(code, cx, pkg, &[], Some(&facts), needed)
+}
+
 fn uninstall(
     code: Code,
     cx: &Cx<'_>,
