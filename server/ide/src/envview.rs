@@ -18,6 +18,7 @@ use abidoc_env::{EnvSpec, Environment};
 use crate::context::Context;
 use crate::diagnostic::{SymbolReport, SymbolStatus};
 use crate::facts::LibraryFacts;
+use crate::machine::{Machine, RealMachine};
 
 pub struct EnvView {
     env: Arc<Environment>,
@@ -78,8 +79,9 @@ struct Cached {
 /// The environments a host opened, and what it learnt about this machine: owned by
 /// [`crate::AnalysisHost`], never process-wide, so two hosts (two editors' servers in one
 /// process, two tests) share nothing.
-#[derive(Default)]
 pub(crate) struct Environments {
+    /// Every read of this machine outside the Python environment goes through it.
+    machine: Arc<dyn Machine>,
     open: Mutex<Vec<Cached>>,
     /// How many [`TorchExports`] this host built: a hover must never add one (tests).
     builds: Arc<AtomicU64>,
@@ -89,7 +91,27 @@ pub(crate) struct Environments {
     release: Option<fn()>,
 }
 
+impl Default for Environments {
+    fn default() -> Self {
+        Self::with_machine(Arc::new(RealMachine))
+    }
+}
+
 impl Environments {
+    pub(crate) fn with_machine(machine: Arc<dyn Machine>) -> Self {
+        Self {
+            machine,
+            open: Mutex::default(),
+            builds: Arc::default(),
+            system_manager: OnceLock::new(),
+            release: None,
+        }
+    }
+
+    pub(crate) fn machine(&self) -> &dyn Machine {
+        self.machine.as_ref()
+    }
+
     pub(crate) fn with_release(release: fn()) -> Self {
         Self {
             release: Some(release),
@@ -144,15 +166,16 @@ impl EnvView {
         paths_in_text: &[&str],
     ) -> Option<EnvView> {
         let explicit = ctx.python.is_some() || !ctx.site_packages.is_empty();
+        let machine = envs.machine();
         let traceback: Vec<PathBuf> = paths_in_text
             .iter()
             .map(PathBuf::from)
-            .filter(|p| p.exists())
+            .filter(|p| machine.exists(p))
             .collect();
         if !explicit
             && traceback.is_empty()
-            && std::env::var_os("VIRTUAL_ENV").is_none()
-            && std::env::var_os("CONDA_PREFIX").is_none()
+            && machine.var("VIRTUAL_ENV").is_none()
+            && machine.var("CONDA_PREFIX").is_none()
         {
             // Nothing names an environment on this machine: the text came from elsewhere.
             return None;

@@ -47,9 +47,10 @@ impl<'a> World<'a> {
         if !self.ctx.use_env {
             return None;
         }
-        std::env::var_os("HF_HOME")
+        let m = self.envs.machine();
+        m.var("HF_HOME")
             .map(PathBuf::from)
-            .or_else(|| home().map(|h| h.join(".cache/huggingface")))
+            .or_else(|| home(m).map(|h| h.join(".cache/huggingface")))
     }
 
     /// The model in use: named in the text, or known from the editor (notebook cell sources).
@@ -132,7 +133,7 @@ impl<'a> World<'a> {
     }
 
     pub fn in_conda(&self) -> bool {
-        self.ctx.use_env && std::env::var_os("CONDA_PREFIX").is_some()
+        self.ctx.use_env && self.envs.machine().var("CONDA_PREFIX").is_some()
     }
 
     pub fn libstdcxx_evidence(&self, version: &str) -> Vec<String> {
@@ -158,9 +159,10 @@ impl<'a> World<'a> {
             "/usr/local/cuda/compat",
             "/usr/lib",
         ];
+        let m = self.envs.machine();
         dirs.iter()
             .map(|d| Path::new(d).join("libcuda.so.1"))
-            .filter(|p| p.exists())
+            .filter(|p| m.exists(p))
             .map(|p| p.display().to_string())
             .collect()
     }
@@ -176,16 +178,17 @@ impl<'a> World<'a> {
         if !self.ctx.use_env {
             return Vec::new();
         }
-        let mut out = Vec::new();
-        if let Ok(rd) = std::fs::read_dir("/usr/local") {
-            for e in rd.flatten() {
-                let p = e.path();
-                let name = e.file_name().to_string_lossy().into_owned();
-                if name.starts_with("cuda") && p.join("bin/nvcc").is_file() {
-                    out.push(p.display().to_string());
-                }
-            }
-        }
+        let m = self.envs.machine();
+        let local = Path::new("/usr/local");
+        let mut out: Vec<String> = m
+            .list_dir(local, 4096)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|e| e.name.starts_with("cuda"))
+            .map(|e| local.join(e.name))
+            .filter(|p| m.is_file(&p.join("bin/nvcc")))
+            .map(|p| p.display().to_string())
+            .collect();
         out.sort();
         out
     }
@@ -198,8 +201,11 @@ impl<'a> World<'a> {
         }
         self.envs.system_manager(|| {
             // os-release is a few hundred bytes; a larger one is not what it claims to be.
-            let text = std::fs::read_to_string("/etc/os-release").ok()?;
-            package_manager_of(text.get(..text.len().min(16 * 1024))?)
+            let text = self
+                .envs
+                .machine()
+                .read_text(Path::new("/etc/os-release"), 16 * 1024)?;
+            package_manager_of(&text)
         })
     }
 
@@ -228,7 +234,7 @@ impl<'a> World<'a> {
         if !self.ctx.use_env {
             return None;
         }
-        let text = abidoc_env::fsguard::read_nvidia_driver_version()?;
+        let text = self.envs.machine().nvidia_driver_version()?;
         parse_driver_version(&text)
     }
 
@@ -238,7 +244,9 @@ impl<'a> World<'a> {
         if !self.ctx.use_env {
             return Vec::new();
         }
-        abidoc_env::fsguard::read_nvidia_gpu_information()
+        self.envs
+            .machine()
+            .nvidia_gpu_information()
             .iter()
             .filter_map(|t| parse_gpu_model(t))
             .collect()
@@ -251,7 +259,7 @@ impl<'a> World<'a> {
         if !self.ctx.use_env {
             return None;
         }
-        let h = home()?;
+        let h = home(self.envs.machine())?;
         SafePath::new(h.to_str()?)?
             .join(".local/lib/abidoc")?
             .join(name)
@@ -266,27 +274,24 @@ impl<'a> World<'a> {
             return false;
         }
         let p = Path::new(dir);
-        let Ok(meta) = std::fs::symlink_metadata(p) else {
-            return false;
-        };
-        if !meta.is_dir() || !p.join("build.ninja").is_file() {
+        let m = self.envs.machine();
+        if !m.is_real_dir(p) || !m.is_file(&p.join("build.ninja")) {
             return false;
         }
-        let Ok(rd) = std::fs::read_dir(p) else {
+        let Some(entries) = m.list_dir(p, 4097) else {
             return false;
         };
         let mut n = 0;
-        for e in rd.flatten() {
+        for e in entries {
             n += 1;
-            let name = e.file_name().to_string_lossy().into_owned();
+            let name = e.name;
             let product = name == "build.ninja"
                 || name == ".ninja_log"
                 || name == ".ninja_deps"
                 || name == "lock"
                 || name.ends_with(".o")
                 || name.ends_with(".so");
-            let is_file = e.file_type().is_ok_and(|t| t.is_file());
-            if !product || !is_file || n > 4096 {
+            if !product || !e.is_file || n > 4096 {
                 return false;
             }
         }
@@ -294,10 +299,8 @@ impl<'a> World<'a> {
     }
 }
 
-fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
+fn home(m: &dyn crate::machine::Machine) -> Option<PathBuf> {
+    m.var("HOME").map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
 /// `…/site-packages/mmcv/_ext….so` → `mmcv`: the top-level package directory under site-packages.

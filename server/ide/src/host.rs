@@ -28,6 +28,15 @@ impl AnalysisHost {
         Self::default()
     }
 
+    /// A host that reads this machine (outside the Python environment) through `machine`: a
+    /// [`crate::DescribedMachine`] in tests, so a fix chosen by what a machine has is tested
+    /// without that machine.
+    pub fn with_machine(machine: std::sync::Arc<dyn crate::Machine>) -> Self {
+        Self {
+            envs: Environments::with_machine(machine),
+        }
+    }
+
     /// A host that calls `release` when an analysis has just freed a lot (a notebook's first
     /// reading): a long-lived server gives that memory back to the system there.
     pub fn with_memory_release(release: fn()) -> Self {

@@ -17,6 +17,7 @@ pub mod fix;
 mod host;
 mod incidents;
 mod kb;
+mod machine;
 mod memo;
 mod scan;
 mod symbols;
@@ -30,6 +31,7 @@ pub use diagnostic::{
     Code, Diagnostic, Explanation, Fix, Nearest, Severity, SourceRef, SymbolReport, SymbolStatus,
 };
 pub use host::AnalysisHost;
+pub use machine::{DescribedMachine, DirEntry, Machine, RealMachine};
 pub use memo::{CellSlot, DocumentMemo, shift_slots};
 pub use scan::{Fold, Progress, ScanMeta, ScanOptions, ScanOutcome};
 pub use verify::{NearestWheel, PrebuiltStatus, PrebuiltWheel, VerifyOutcome, VerifyRequest};

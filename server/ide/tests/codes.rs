@@ -1,5 +1,5 @@
 //! One fixture folder per diagnostic code (`tests/fixtures/codes/<code>/`): each input, read with
-//! the text alone, produces its code, its full rendering is the snapshot beside it, and no fix
+//! the text alone (or with the machine a `NAME.machine.json` beside it describes), produces its code, its full rendering is the snapshot beside it, and no fix
 //! contradicts its diagnosis. The README's code list and `docs/codes/<code>.md` are generated
 //! from the code modules; `ABIDOC_BLESS=1` rewrites them, CI fails when they are stale.
 
@@ -21,6 +21,34 @@ fn text_only() -> Context {
         use_env: false,
         ..Context::default()
     }
+}
+
+/// The environment may be read, but no Python environment is named: only the described
+/// machine's files are there to read.
+fn machine_only() -> Context {
+    Context {
+        use_env: true,
+        ..Context::default()
+    }
+}
+
+/// `NAME.machine.json` beside `NAME.txt`: `{"files": {"/abs/path": "text"}, "vars": {...}}`.
+fn described_machine(input: &Path) -> Option<abidoc_ide::DescribedMachine> {
+    let stem = input.file_stem()?.to_str()?;
+    let desc = input.with_file_name(format!("{stem}.machine.json"));
+    let text = std::fs::read_to_string(&desc).ok()?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", desc.display()));
+    let mut m = abidoc_ide::DescribedMachine::default();
+    for (path, body) in v["files"].as_object().into_iter().flatten() {
+        m.files
+            .insert(PathBuf::from(path), body.as_str().unwrap_or("").to_owned());
+    }
+    for (name, value) in v["vars"].as_object().into_iter().flatten() {
+        m.vars
+            .insert(name.clone(), value.as_str().unwrap_or("").to_owned());
+    }
+    Some(m)
 }
 
 fn inputs(code: Code) -> Vec<PathBuf> {
@@ -51,7 +79,13 @@ fn every_code_has_fixtures_that_produce_it() {
         let mut positives = 0;
         for f in files {
             let text = std::fs::read_to_string(&f).unwrap();
-            let diags = host().diagnose_text(&text, &text_only());
+            let diags = match described_machine(&f) {
+                // Read with the machine its `.machine.json` describes (and no Python
+                // environment): what a fix chooses from a machine's files.
+                Some(m) => abidoc_ide::AnalysisHost::with_machine(std::sync::Arc::new(m))
+                    .diagnose_text(&text, &machine_only()),
+                None => host().diagnose_text(&text, &text_only()),
+            };
             let negative = f.to_string_lossy().contains(".clean.");
             let produced = diags.iter().any(|d| d.code == code);
             positives += usize::from(produced);
