@@ -5,7 +5,6 @@
 //! Facts only: messages and fixes are written by `abidoc-ide`.
 
 use crate::classify::{SymbolStatus, cxx11_twin, is_own_symbol};
-use abidoc_knowledge::system_libs;
 use crate::dist::{BuildLabel, Distribution};
 use crate::environment::Environment;
 use crate::exports::{SharedExports, candidates};
@@ -15,6 +14,7 @@ pub use crate::report::{
     BuiltFor, Finding, FindingFacts, LibraryReport, NeededLib, Severity, SymbolCheck, Verdict,
     VersionCheck,
 };
+use abidoc_knowledge::system_libs;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

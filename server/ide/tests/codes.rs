@@ -182,9 +182,11 @@ fn code_page(code: Code) -> String {
         doc.meaning,
         doc.fixes
     );
+    // The example is read with the text alone, as its command says: not an input whose fixes
+    // depend on a described machine.
     if let Some(f) = inputs(code)
         .iter()
-        .find(|f| !f.to_string_lossy().contains(".clean."))
+        .find(|f| !f.to_string_lossy().contains(".clean.") && described_machine(f).is_none())
     {
         let text = std::fs::read_to_string(f).unwrap();
         let diags: Vec<Diagnostic> = host()
