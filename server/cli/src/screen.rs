@@ -138,7 +138,8 @@ pub fn render(
         if let Some(f) = preferred_fix(b) {
             let commands = f.commands();
             match f.shell_line() {
-                Some(cmd) if commands.len() <= 1 => {
+                // One command says it all; one that leaves a step in words shows both.
+                Some(cmd) if commands.len() <= 1 && f.advice().is_empty() => {
                     let _ = writeln!(out, "  {} {cmd}", st.green("fix:"));
                 }
                 _ => {
@@ -164,6 +165,13 @@ pub fn render(
                             "     {}",
                             st.dim(&format!("… {} more ({more})", commands.len() - COMMANDS))
                         );
+                    }
+                    // The step left in words after a command (what to do with what it shows);
+                    // advice alone is its title here, in full under `--verbose`.
+                    if !commands.is_empty() {
+                        for a in f.advice() {
+                            let _ = writeln!(out, "     {a}");
+                        }
                     }
                 }
             }

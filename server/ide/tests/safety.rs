@@ -224,6 +224,9 @@ const KNOWN_FLAGS: &[&str] = &[
     "--no-cache",
     "--find-links",
     "-f",
+    // `find` of the CUDA compilers installed where nothing points (cuda-home-missing).
+    "-maxdepth",
+    "-path",
     "--prefix",
     "--system",
     "--python",

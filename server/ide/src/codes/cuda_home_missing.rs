@@ -3,17 +3,20 @@
 //!
 //! Produced by torch's cpp_extension "CUDA_HOME environment variable is not set" and the
 //! missing-nvcc messages of build logs. `CUDA_HOME` written as a list (its first directory) or
-//! a toolkit found on disk comes first (a variable, safe);
-//! then a prebuilt wheel that needs no compiler; then nvcc from conda.
+//! a toolkit found on disk comes first (a variable, safe); else a look for a toolkit installed
+//! where nothing points (a `find`, then the variable); then a prebuilt wheel that needs no
+//! compiler; then nvcc from conda where conda is in use, else the toolkit's installer (advice).
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{CondaChannel, Cost, Fix, FixKind, Name, PipFlag, Requirement, SafePath, Step};
+use crate::fix::{
+    CondaChannel, Cost, Fix, FixKind, Name, PipFlag, Query, Requirement, SafePath, Step,
+};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "Building a CUDA extension without `nvcc` / `CUDA_HOME`.",
     meaning: "torch's cpp_extension compiles CUDA sources with `$CUDA_HOME/bin/nvcc`. pip's nvidia-* runtime wheels carry no compiler, and conda's `cudatoolkit` has none either, so a source build finds no nvcc unless a toolkit is installed and named.",
-    fixes: "1. `CUDA_HOME` to one directory when the text shows it set to a `:`-joined list (`:/usr/local/cuda/bin/nvcc`), or to a toolkit abidoc found on disk (safe). 2. For packages that publish prebuilt wheels (flash-attn, mamba-ssm, causal-conv1d): install, letting setup.py fetch the wheel matching torch, no nvcc needed. 3. nvcc from conda (`cuda-nvcc`, matching torch's CUDA), then `CUDA_HOME`.",
+    fixes: "1. `CUDA_HOME` to one directory when the text shows it set to a `:`-joined list (`:/usr/local/cuda/bin/nvcc`), or to a toolkit abidoc found on disk (safe). 2. Without one found: `find` the nvcc installed in /usr/local, /opt or /usr/lib, then `CUDA_HOME` to its directory (look first, safe). 3. For packages that publish prebuilt wheels (flash-attn, mamba-ssm, causal-conv1d): install, letting setup.py fetch the wheel matching torch, no nvcc needed. 4. nvcc from conda (`cuda-nvcc`, matching torch's CUDA), then `CUDA_HOME`, in a conda environment; elsewhere NVIDIA's toolkit of torch's CUDA (advice: an installer or root).",
 };
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
@@ -36,7 +39,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     if detail.contains(":/bin/nvcc") || detail.contains(":/") && detail.contains("nvcc") {
         d.evidence.push("the nvcc path contains ':': CUDA_HOME (or PATH) was set to a list instead of one directory".into());
     }
-    let mut fixes = fixes(cx, d.package.as_deref());
+    let mut fixes = fixes(cx, d.package.as_deref(), listed.is_some());
     if let Some(home) = listed {
         let known = cx.world.cuda_toolkits().iter().any(|h| h == home.as_str());
         let mut f = Fix::new(
@@ -75,15 +78,33 @@ fn listed_home(detail: &str) -> Option<SafePath> {
 }
 
 /// The fixes before ranking: `diagnose` adds its own and ranks them all once.
-fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
+fn fixes(cx: &Cx<'_>, package: Option<&str>, listed: bool) -> Vec<Fix> {
     let code = Code::CudaHomeMissing;
     let mut fixes = Vec::new();
-    if let Some(home) = cx
+    let found = cx
         .world
         .cuda_toolkits()
         .first()
-        .and_then(|h| SafePath::new(h))
-    {
+        .and_then(|h| SafePath::new(h));
+    if found.is_none() && !listed {
+        // cpp_extension already tried /usr/local/cuda and the nvcc on PATH: a toolkit that is
+        // installed sits in a versioned or vendor directory nothing points at.
+        fixes.push(
+            Fix::new(
+                code,
+                "find-toolkit",
+                FixKind::Inspect,
+                "Find the CUDA toolkit already installed and point CUDA_HOME at it",
+                "The build looked at $CUDA_HOME, /usr/local/cuda and the nvcc on PATH; a toolkit in /usr/local/cuda-X.Y, /opt or Debian's /usr/lib/nvidia-cuda-toolkit is not seen until CUDA_HOME names it. Pick the one whose version is torch.version.cuda.",
+            )
+            .step(Step::Show(Query::CudaCompilers))
+            .step(Step::Manual(
+                "export CUDA_HOME=<the directory holding bin/nvcc that find printed, e.g. /usr/local/cuda-12.1>".into(),
+            ))
+            .unverified(),
+        );
+    }
+    if let Some(home) = found {
         fixes.push(
             Fix::new(
                 code,
@@ -119,7 +140,24 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
             }),
         );
     }
-    if let Some(nvcc) = Name::new("cuda-nvcc") {
+    // conda's compiler only where conda is in use: anywhere else it would be a second package
+    // manager brought in for one binary.
+    let conda = cx.world.in_conda() || cx.scene.mentions_conda;
+    if !conda {
+        fixes.push(
+            Fix::new(
+                code,
+                "install-toolkit",
+                FixKind::Advice,
+                "Install the CUDA toolkit of torch's CUDA version, then set CUDA_HOME to it",
+                "pip's nvidia-* wheels carry the runtime, not the compiler; NVIDIA's installer or its repository's cuda-toolkit-X-Y package installs nvcc (root), into /usr/local/cuda-X.Y.",
+            )
+            .step(Step::Manual(
+                "install the CUDA toolkit whose version is torch.version.cuda (https://developer.nvidia.com/cuda-toolkit-archive), then export CUDA_HOME=/usr/local/cuda-X.Y".into(),
+            )),
+        );
+    }
+    if conda && let Some(nvcc) = Name::new("cuda-nvcc") {
         fixes.push(
             Fix::new(
                 code,

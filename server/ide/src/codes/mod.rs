@@ -317,7 +317,19 @@ pub(crate) fn diagnose(
     // Memory held by processes is no package's failure; a missing library weighs the package
     // near it itself (torch never needs another torch's library).
     if d.package.is_none() && !matches!(d.code, Code::CudaOom | Code::MissingSharedLibrary) {
-        d.package = cx.near.map(str::to_owned);
+        // In a build, torch's frames are cpp_extension's machinery, not the package being built.
+        let build = matches!(
+            d.code,
+            Code::CudaHomeMissing
+                | Code::CudaVersionMismatch
+                | Code::BuildDepsMissing
+                | Code::BuildIsolation
+                | Code::NoCCompiler
+        );
+        d.package = cx
+            .near
+            .filter(|n| !(build && *n == "torch"))
+            .map(str::to_owned);
     }
     // The model in use decides between removing and rebuilding: say what it is.
     let about_model = matches!(

@@ -67,6 +67,16 @@ pub fn argv(step: &Step) -> Option<Vec<String>> {
             s("--query-compute-apps=pid,process_name,used_memory"),
             s("--format=csv"),
         ],
+        Step::Show(Query::CudaCompilers) => vec![
+            s("find"),
+            s("/usr/local"),
+            s("/opt"),
+            s("/usr/lib"),
+            s("-maxdepth"),
+            s("3"),
+            s("-path"),
+            s("*/bin/nvcc"),
+        ],
         Step::SetEnv { .. } | Step::Manual(_) => return None,
     })
 }

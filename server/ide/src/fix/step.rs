@@ -108,6 +108,9 @@ impl SystemManager {
 pub enum Query {
     /// The processes holding GPU memory, with their PIDs.
     GpuProcesses,
+    /// The CUDA compilers installed in the usual places (`/usr/local/cuda-*`, `/opt`, Debian's
+    /// `/usr/lib/nvidia-cuda-toolkit`): a toolkit nothing points at.
+    CudaCompilers,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
