@@ -320,10 +320,12 @@ def shell():
 
 def test_load_and_unload_register_and_remove_everything(shell) -> None:
     before = list(shell.events.callbacks["post_run_cell"])
+    before_pre = list(shell.events.callbacks["pre_run_cell"])
     shell.run_line_magic("load_ext", "abidoc")
     assert "abidoc" in shell.magics_manager.magics["line"]
     assert "abidoc" in shell.magics_manager.magics["cell"]
     assert len(shell.events.callbacks["post_run_cell"]) == len(before) + 1
+    assert len(shell.events.callbacks["pre_run_cell"]) == len(before_pre) + 1
     shell.run_line_magic("config", "Abidoc.timeout = 7.5")
     from abidoc import magics
 
@@ -331,6 +333,7 @@ def test_load_and_unload_register_and_remove_everything(shell) -> None:
     shell.run_line_magic("unload_ext", "abidoc")
     assert "abidoc" not in shell.magics_manager.magics["line"]
     assert shell.events.callbacks["post_run_cell"] == before
+    assert shell.events.callbacks["pre_run_cell"] == before_pre
 
 
 @pytest.mark.parametrize(
@@ -353,6 +356,49 @@ def test_hook_never_raises_into_the_session(shell, tmp_path: Path, capsys, monke
     out = capsys.readouterr()
     assert "abidoc" not in out.out
     assert "Error in callback" not in out.err
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["exec sleep 10", "echo '{not json' ; exit 1", "echo boom >&2; exit 101", "echo '[1]'"],
+    ids=["hangs", "garbage", "crashes", "not-a-report"],
+)
+def test_the_install_verdict_is_silent_when_the_binary_fails(
+    shell, tmp_path: Path, capsys, monkeypatch, body: str
+) -> None:
+    shell.run_line_magic("load_ext", "abidoc")
+    from abidoc import magics
+
+    broken = _script(tmp_path / "abidoc", body)
+    magics._loaded.verify_timeout = 0.3
+    monkeypatch.setattr(_binary, "find_binary", lambda *a, **k: str(broken))
+    calls = []
+    real_run = _binary.run
+    monkeypatch.setattr(_binary, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
+
+    class Info:
+        raw_cell = "%pip install flash-attn==2.8.3"
+
+    # Called as IPython calls it, without running the cell: pip never runs in this test.
+    magics._loaded.pre_run_cell(Info())
+    assert calls, "the hook should have asked the binary"
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
+
+
+def test_the_install_verdict_can_be_turned_off(shell, monkeypatch) -> None:
+    shell.run_line_magic("load_ext", "abidoc")
+    from abidoc import magics
+
+    calls = []
+    monkeypatch.setattr(_binary, "run", lambda *a, **k: calls.append(a))
+    shell.run_line_magic("config", "Abidoc.verify = False")
+
+    class Info:
+        raw_cell = "%pip install flash-attn==2.8.3"
+
+    magics._loaded.pre_run_cell(Info())
+    assert calls == []
 
 
 @pytest.mark.parametrize(

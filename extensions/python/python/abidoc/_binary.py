@@ -16,7 +16,7 @@ import sys
 import sysconfig
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 log = logging.getLogger("abidoc")
 
@@ -27,6 +27,8 @@ ENV_BINARY = "ABIDOC_PATH"
 ENV_SITE_PACKAGES = "ABIDOC_SITE_PACKAGES"
 #: Seconds a diagnosis may take before it is abandoned.
 DEFAULT_TIMEOUT = 20.0
+#: Seconds a verdict on an install line may take: it runs before the cell, so the cell waits.
+DEFAULT_VERIFY_TIMEOUT = 10.0
 
 _EXE = "abidoc.exe" if os.name == "nt" else "abidoc"
 
@@ -300,3 +302,67 @@ def scan(
     """Scan the kernel's environment for extensions that will not load."""
     args = ["scan", "--format", "json", *env_args(extra_site_packages, sys_path=sys_path)]
     return run(args, timeout=timeout, binary=binary)
+
+
+def verify(
+    wheels: Sequence[str] = (),
+    packages: Sequence[Tuple[str, Optional[str]]] = (),
+    plans: Sequence[str] = (),
+    torch: Optional[str] = None,
+    extra_site_packages: Iterable[str] = (),
+    timeout: float = DEFAULT_VERIFY_TIMEOUT,
+    binary: Optional[str] = None,
+    sys_path: Optional[Sequence[str]] = None,
+) -> RunResult:
+    """Judge, before installing, wheels, requirement files, prebuilt-wheel packages and a torch pin
+    against the kernel's environment (``abidoc verify``); nothing is installed or run."""
+    args = ["verify", *wheels, *plans, "--format", "json"]
+    if torch:
+        args += ["--torch", torch]
+    for name, version in packages:
+        args += ["--package", f"{name}=={version}" if version else name]
+    args += env_args(extra_site_packages, sys_path=sys_path)
+    return run(args, timeout=timeout, binary=binary)
+
+
+def verify_install(
+    wheels: Sequence[str] = (),
+    packages: Sequence[Tuple[str, Optional[str]]] = (),
+    plans: Sequence[str] = (),
+    torch: Optional[str] = None,
+    extra_site_packages: Iterable[str] = (),
+    timeout: float = DEFAULT_VERIFY_TIMEOUT,
+    binary: Optional[str] = None,
+    sys_path: Optional[Sequence[str]] = None,
+) -> RunResult:
+    """``verify`` for everything one install names, as one report.
+
+    The files (and a torch pin) and the prebuilt-wheel packages go to two runs, merged: with
+    ``--package`` the binary answers only which wheel each package would fetch, so a torch pin
+    beside a package name would otherwise lose its preview of what the new torch breaks. A run
+    that fails is left out; when both fail, the result carries the first problem.
+    """
+    runs: List[RunResult] = []
+    common = dict(extra_site_packages=extra_site_packages, binary=binary, sys_path=sys_path)
+    if wheels or plans or torch:
+        runs.append(verify(wheels=wheels, plans=plans, torch=torch, timeout=timeout, **common))
+    if packages:
+        runs.append(verify(packages=packages, torch=torch, timeout=timeout, **common))
+    good = [r for r in runs if r.problem is None and r.report is not None]
+    if not good:
+        return runs[0] if runs else RunResult(0, "", "", report={"version": 1, "diagnostics": []})
+    if len(good) == 1:
+        return good[0]
+    merged: Dict[str, Any] = {"version": good[0].report.get("version", 1), "diagnostics": []}
+    for r in good:
+        merged["diagnostics"] += r.diagnostics
+        prebuilt = r.report.get("prebuilt")
+        if isinstance(prebuilt, list):
+            merged.setdefault("prebuilt", []).extend(prebuilt)
+    return RunResult(
+        max(r.returncode for r in good),
+        "",
+        "".join(r.stderr for r in good),
+        report=merged,
+        argv=[a for r in good for a in r.argv],
+    )

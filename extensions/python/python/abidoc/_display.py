@@ -420,3 +420,168 @@ def scan_bundle(report: Mapping[str, Any]) -> Dict[str, Any]:
         "text/plain": render_scan_plain(report),
         MIME: dict(report),
     }
+
+
+# ------------------------------------------------- the verdict before an install
+
+
+def _loads_verdict(diag: Mapping[str, Any]) -> bool:
+    """The one diagnostic ``verify`` gives a wheel whose libraries all load (``docs/contract.md``)."""
+    return _str(diag.get("severity")) == "information" and _str(diag.get("library")).endswith(".whl")
+
+
+def _prebuilt(report: Mapping[str, Any]) -> List[Mapping[str, Any]]:
+    items = report.get("prebuilt")
+    return [p for p in items if isinstance(p, Mapping)] if isinstance(items, list) else []
+
+
+#: How each prebuilt status reads at a glance: listed downloads a wheel; not-listed compiles.
+_PREBUILT_MARK = {"listed": "✔", "not-listed": "⚠"}
+
+
+def _prebuilt_head(item: Mapping[str, Any]) -> Tuple[str, str]:
+    """(mark, ``NAME VERSION``) of one prebuilt answer."""
+    mark = _PREBUILT_MARK.get(_str(item.get("status")), "ℹ")
+    name = " ".join(x for x in (_str(item.get("package")), _str(item.get("version"))) if x)
+    if item.get("version_from") == "newest":
+        name += " (the newest release)"
+    return mark, name
+
+
+def _nearest(item: Mapping[str, Any], limit: int = 3) -> List[str]:
+    out = []
+    nearest = item.get("nearest")
+    for n in nearest if isinstance(nearest, list) else []:
+        if not isinstance(n, Mapping) or len(out) >= limit:
+            continue
+        cuda = n.get("cuda")
+        cuda_text = ", ".join(c for c in cuda if isinstance(c, str)) if isinstance(cuda, list) else ""
+        text = f"{_str(item.get('package'))} {_str(n.get('version'))} for torch {_str(n.get('torch'))}"
+        if cuda_text:
+            text += f" (CUDA {cuda_text})"
+        if _str(n.get("file_name")):
+            text += f": {_str(n.get('file_name'))}"
+        out.append(text)
+    return out
+
+
+def _verdict_items(report: Mapping[str, Any]) -> List[Tuple[str, Mapping[str, Any]]]:
+    """What the short verdict shows, in order: failures, warnings, wheels that load, then the
+    prebuilt answers. Other information stays in the JSON only."""
+    diags = _diagnostics(report)
+    items: List[Tuple[str, Mapping[str, Any]]] = []
+    items += [("diag", d) for d in diags if _str(d.get("severity")) == "error"]
+    items += [("diag", d) for d in diags if _str(d.get("severity")) == "warning"]
+    items += [("diag", d) for d in diags if _loads_verdict(d)]
+    items += [("prebuilt", p) for p in _prebuilt(report)]
+    return items
+
+
+_VERDICT_TITLE = "abidoc, before this install (read from the files: nothing installed or run)"
+
+
+def _diag_head(diag: Mapping[str, Any]) -> Tuple[str, str]:
+    """(mark, what) of one verify diagnostic."""
+    severity = _str(diag.get("severity"))
+    if _loads_verdict(diag):
+        # Its message already reads `NAME VERSION loads: ...`.
+        return "✔", ""
+    who = _str(diag.get("package")) or os.path.basename(_str(diag.get("library")))
+    what = "would not load" if severity == "error" else "warning"
+    return _SEVERITY_MARK.get(severity, "·"), f"{who} {what}".strip()
+
+
+def render_verdict_plain(report: Mapping[str, Any]) -> str:
+    """The verdict on an install as plain text: one line per wheel, package or broken library,
+    the preferred fix under each failure."""
+    items = _verdict_items(report)
+    if not items:
+        return ""
+    out = [_VERDICT_TITLE + ":"]
+    for kind, item in items:
+        if kind == "prebuilt":
+            mark, name = _prebuilt_head(item)
+            out.append(f"{mark} {name}: {_str(item.get('message'))}")
+            if _str(item.get("url")):
+                out.append(f"    from {_str(item.get('url'))}")
+            out += [f"    nearest listed: {n}" for n in _nearest(item)]
+            continue
+        mark, what = _diag_head(item)
+        code = _str(item.get("code"))
+        tag = "" if _loads_verdict(item) or not code else f" [{code}]"
+        head = f"{what}{tag}: " if what else ""
+        out.append(f"{mark} {head}{_str(item.get('message'))}")
+        chosen, _ = _preferred(item)
+        if chosen is not None and not _loads_verdict(item):
+            out.append(f"    fix: {_str(chosen.get('title'))}")
+            out += [f"      {line}" for line in notebook_lines(chosen)]
+    return "\n".join(out) + "\n"
+
+
+def render_verdict_markdown(report: Mapping[str, Any]) -> str:
+    items = _verdict_items(report)
+    if not items:
+        return ""
+    out = [f"**{md_escape(_VERDICT_TITLE)}**", ""]
+    for kind, item in items:
+        if kind == "prebuilt":
+            mark, name = _prebuilt_head(item)
+            out.append(f"- {mark} **{md_escape(name)}**: {md_inline(_str(item.get('message')))}")
+            if _str(item.get("url")):
+                out.append(f"  from {md_code(_str(item.get('url')))}")
+            out += [f"  - nearest listed: {md_escape(n)}" for n in _nearest(item)]
+            continue
+        mark, what = _diag_head(item)
+        code = _str(item.get("code"))
+        tag = "" if _loads_verdict(item) or not code else f" {md_code(code)}"
+        head = f"**{md_escape(what)}**{tag}: " if what else ""
+        out.append(f"- {mark} {head}{md_inline(_str(item.get('message')))}")
+        chosen, _ = _preferred(item)
+        if chosen is not None and not _loads_verdict(item):
+            out.append(f"  Fix: {md_inline(_str(chosen.get('title')))}")
+            lines = notebook_lines(chosen)
+            if lines:
+                out += ["", *("  " + ln for ln in _fence(lines).splitlines())]
+    return "\n".join(out) + "\n"
+
+
+def render_verdict_html(report: Mapping[str, Any]) -> str:
+    items = _verdict_items(report)
+    if not items:
+        return ""
+    out = [f'<div class="abidoc abidoc-verdict" style="margin:.4em 0"><div><b>{_h(_VERDICT_TITLE)}</b></div>']
+    for kind, item in items:
+        if kind == "prebuilt":
+            mark, name = _prebuilt_head(item)
+            row = f"<div>{_h(mark)} <b>{_h(name)}</b>: {_h_inline(_str(item.get('message')))}"
+            if _str(item.get("url")):
+                row += f"<br>from <code>{_h(_str(item.get('url')))}</code>"
+            nearest = _nearest(item)
+            if nearest:
+                row += "<ul>" + "".join(f"<li>nearest listed: {_h(n)}</li>" for n in nearest) + "</ul>"
+            out.append(row + "</div>")
+            continue
+        mark, what = _diag_head(item)
+        code = _str(item.get("code"))
+        tag = "" if _loads_verdict(item) or not code else f" <code>{_h(code)}</code>"
+        head = f"<b>{_h(what)}</b>{tag}: " if what else ""
+        out.append(f"<div>{_h(mark)} {head}{_h_inline(_str(item.get('message')))}</div>")
+        chosen, others = _preferred(item)
+        if chosen is not None and not _loads_verdict(item):
+            out.append(_html_fix(chosen, "Fix:"))
+            out.append(_html_details(item, others))
+    out.append("</div>")
+    return "\n".join(out) + "\n"
+
+
+def verdict_bundle(report: Mapping[str, Any]) -> Any:
+    """The display bundle of ``abidoc verify``'s JSON, or ``None`` when it says nothing worth a
+    line (no wheel judged, no package it knows, nothing that would break)."""
+    if not _verdict_items(report):
+        return None
+    return {
+        "text/html": render_verdict_html(report),
+        "text/markdown": render_verdict_markdown(report),
+        "text/plain": render_verdict_plain(report),
+        MIME: dict(report),
+    }

@@ -1,8 +1,9 @@
-"""The IPython side: the ``post_run_cell`` hook that explains failing cells, and ``%abidoc``.
+"""The IPython side: the hooks (a verdict before a ``pip install`` cell, an explanation after a
+failing one) and ``%abidoc``.
 
-Loaded with ``%load_ext abidoc``. The hook and the magic run the ``abidoc`` binary on text and
-on the kernel's environment on disk; they never import the packages they diagnose, and the hook
-never lets an exception of its own reach the user's session.
+Loaded with ``%load_ext abidoc``. The hooks and the magic run the ``abidoc`` binary on text and
+on the kernel's environment on disk; they never import the packages they diagnose, never run pip,
+and the hooks never let an exception of their own reach the user's session.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 from traitlets import Bool, Float, List as TList, Unicode
 
-from . import _binary, _display
+from . import _binary, _display, _pipline
 
 log = logging.getLogger("abidoc")
 
@@ -33,7 +34,9 @@ USAGE = """\
 
 Options (%config Abidoc.<name> = value): auto (diagnose failing cells; default True),
 timeout (seconds, default 20), site_packages (extra directories, also $ABIDOC_SITE_PACKAGES),
-follow_sys_path (also read sys.path entries holding distributions; default True).
+follow_sys_path (also read sys.path entries holding distributions; default True),
+verify (before a cell with a pip install line, say whether what it installs would load;
+default True), verify_timeout (seconds, default 10).
 """
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -104,6 +107,15 @@ class Abidoc(Magics):
         help="Also read the sys.path entries that hold installed distributions (a sys.path.insert made in a cell).",
     ).tag(config=True)
 
+    verify = Bool(
+        True,
+        help="Before a cell with a `%pip install`/`!pip install` line runs, say whether the local wheels and "
+        "prebuilt-wheel packages it names would load against this kernel's torch (never runs pip).",
+    ).tag(config=True)
+    verify_timeout = Float(
+        _binary.DEFAULT_VERIFY_TIMEOUT, help="Seconds a verdict on an install line may take (the cell waits)."
+    ).tag(config=True)
+
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         self._last_error: Optional[BaseException] = None
@@ -121,7 +133,40 @@ class Abidoc(Magics):
             sources=input_history(self.shell),
         )
 
-    # ----------------------------------------------------------------- the hook
+    # ---------------------------------------------------------------- the hooks
+
+    def pre_run_cell(self, info: Any = None) -> None:
+        """Before a cell that installs, show whether what it installs would load; never blocks it."""
+        try:
+            if not self.verify:
+                return
+            cell = getattr(info, "raw_cell", None)
+            if not isinstance(cell, str) or "install" not in cell or len(cell) > _pipline.MAX_CELL:
+                return
+            # What IPython will run, not the text: a bare `pip` line it would not run as %pip,
+            # or `pip install` inside a string, is not an install.
+            commands = _pipline.commands_of(self.shell.transform_cell(cell))
+            plan = _pipline.parse_cell("\n".join(commands))
+            if not plan:
+                return
+            run = _binary.verify_install(
+                wheels=plan.wheels,
+                packages=plan.packages,
+                plans=plan.requirement_files,
+                torch=plan.torch,
+                extra_site_packages=self.site_packages,
+                timeout=self.verify_timeout,
+                sys_path=self._sys_path(),
+            )
+            if run.problem or run.report is None:
+                # The cell runs as written whatever happened here: no verdict is better than noise.
+                log.debug("abidoc: no verdict: %s (%s)", run.problem, run.stderr.strip())
+                return
+            shown = _display.verdict_bundle(run.report)
+            if shown is not None:
+                display(shown, raw=True)
+        except BaseException:  # noqa: BLE001 - a verdict must never break the user's session
+            log.debug("abidoc: the pre_run_cell hook failed", exc_info=True)
 
     def post_run_cell(self, result: Any) -> None:
         """Explain the error of a cell that raised; show nothing for anything else."""
@@ -233,6 +278,7 @@ def load(ip: Any) -> None:
         return
     magics = Abidoc(shell=ip)
     ip.register_magics(magics)
+    ip.events.register("pre_run_cell", magics.pre_run_cell)
     ip.events.register("post_run_cell", magics.post_run_cell)
     _loaded = magics
 
@@ -244,10 +290,11 @@ def unload(ip: Any) -> None:
     _loaded = None
     if magics is None:
         return
-    try:
-        ip.events.unregister("post_run_cell", magics.post_run_cell)
-    except ValueError:
-        pass
+    for event, callback in (("pre_run_cell", magics.pre_run_cell), ("post_run_cell", magics.post_run_cell)):
+        try:
+            ip.events.unregister(event, callback)
+        except ValueError:
+            pass
     table = ip.magics_manager.magics
     for kind in ("line", "cell"):
         table.get(kind, {}).pop("abidoc", None)
