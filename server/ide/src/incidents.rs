@@ -144,6 +144,8 @@ pub struct Scene {
     pub mentions_conda: bool,
     /// The text blames or mentions WSL2 (a frequent wrong explanation of symbol errors).
     pub mentions_wsl: bool,
+    /// The text shows Windows (its site-packages paths, MSVC's `cl.exe`).
+    pub mentions_windows: bool,
     /// The text mentions a silent fallback (Conv1d instead of Mamba, naive implementation).
     pub mentions_fallback: bool,
     /// Packages the text names (by name, module, library file, site-packages directory, pip
@@ -163,6 +165,10 @@ const TEXT_PHRASES: &[&str] = &[
     "uv pip ",
     "uv sync",
     "uv add ",
+    // Windows: its paths, its compiler.
+    "\\site-packages\\",
+    "cl.exe",
+    "MSVC",
 ];
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
@@ -209,6 +215,7 @@ impl Scene {
         self.mentions_wsl |= f.has(1);
         self.mentions_fallback |= f.has(2) || f.has(3) || f.has(4) && f.has(5);
         self.used_uv |= f.has(6) || f.has(7) || f.has(8);
+        self.mentions_windows |= f.has(9) || f.has(10) || f.has(11);
     }
 }
 

@@ -75,10 +75,12 @@ fn cases() -> Vec<Case> {
                             .collect()
                     })
                     .unwrap_or_default(),
-                env: v["confirmed"]["env"]
-                    .as_object()
-                    .map(|o| o.keys().cloned().collect())
-                    .unwrap_or_default(),
+                // `{"NAME": "value"}`, or the variable's name alone where the thread gave no value.
+                env: match &v["confirmed"]["env"] {
+                    serde_json::Value::Object(o) => o.keys().cloned().collect(),
+                    serde_json::Value::String(n) => vec![n.clone()],
+                    _ => Vec::new(),
+                },
                 text: s("text"),
                 holdout,
                 package_in_text: v["package_in_text"].as_bool(),
@@ -93,10 +95,15 @@ fn fix_agrees(c: &Case, d: &Diagnostic) -> bool {
     let Some(f) = d.fixes.first() else {
         return false;
     };
+    // A variable whose value only the user's machine knows (the toolkit's directory) is set by
+    // a step in words after the command that finds it: that is setting it too.
     let sets_env = |name: &str| {
         f.steps
             .iter()
             .any(|s| matches!(s, Step::SetEnv { name: n, .. } if n.as_str() == name))
+            || f.advice()
+                .iter()
+                .any(|a| a.contains(&format!("export {name}=")))
     };
     let touches = |pkgs: &[String]| {
         pkgs.is_empty()

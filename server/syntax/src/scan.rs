@@ -1033,7 +1033,8 @@ impl<'a> Scanner<'a> {
     fn no_torch(&self, l: &Line<'_>, out: &mut Out) {
         let s = l.s();
         // torch.utils.cpp_extension's JIT builds (DeepSpeed ops, nvdiffrast, apex …) need ninja.
-        if let Some(p) = s.find("Ninja is required to load C++ extensions") {
+        // "extension" in torch 1.x's wording and in most issue titles, "extensions" since.
+        if let Some(p) = s.find("Ninja is required to load C++ extension") {
             out.push(
                 l.span(p, s.trim_end().len()),
                 EventKind::BuildDependencyMissing {
@@ -1181,8 +1182,14 @@ impl<'a> Scanner<'a> {
             );
         }
         // An nvcc too old for the build: `nvcc fatal : Unsupported gpu architecture 'compute_86'`.
+        // Without `nvcc fatal` before it (an issue title, a summary line), the quoted
+        // architecture still says whose message it is.
         if let Some(p) = s.find("Unsupported gpu architecture")
-            && s[..p].contains("nvcc")
+            && (s[..p].contains("nvcc")
+                || s[p + 28..]
+                    .trim_start()
+                    .strip_prefix(['\'', '`', '"'])
+                    .is_some_and(|a| a.starts_with("compute_") || a.starts_with("sm_")))
         {
             let start = s[..p].rfind("nvcc").unwrap_or(p);
             out.push(
@@ -1916,7 +1923,19 @@ fn version_not_found(l: &Line<'_>, out: &mut Out) {
     if version.is_empty() {
         return;
     }
-    let Some((library, at)) = token_before_colon(s, p) else {
+    // A bare `version `GLIBC_2.28' not found` (an issue title, a cut paste) names its library
+    // by the version's own namespace; any other version needs the `LIB:` before it.
+    let owner = || {
+        [
+            ("GLIBCXX_", "libstdc++.so.6"),
+            ("CXXABI_", "libstdc++.so.6"),
+            ("GLIBC_", "libc.so.6"),
+        ]
+        .iter()
+        .find(|(prefix, _)| version.starts_with(prefix))
+        .map(|(_, lib)| ((*lib).to_owned(), p))
+    };
+    let Some((library, at)) = token_before_colon(s, p).or_else(owner) else {
         return;
     };
     let tail = &r[e..];
@@ -2615,6 +2634,10 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         || s.contains("No CMAKE_CXX_COMPILER could be found")
         || s.contains("C compiler cannot create executables")
         || s.contains("no acceptable C compiler")
+        // torch.compile's Inductor: `RuntimeError: Compiler: cl is not found.` (Windows, also its
+        // raise line when a paste stops there) and `InvalidCxxCompiler: No working C++ compiler`.
+        || s.contains("Compiler: ") && s.contains("is not found")
+        || s.contains("No working C++ compiler found")
         || s.find(": not found").is_some_and(|p| {
             let t = s[..p].trim_end();
             is_compiler(&t[t.rfind([' ', ':']).map_or(0, |i| i + 1)..])

@@ -41,19 +41,7 @@ pub(crate) fn diagnose(
             "the CUDA toolkit's nvcc is older than this build needs: {}",
             detail.trim()
         );
-        d.fixes = crate::fix::rank(vec![
-            Fix::new(
-                Code::CudaVersionMismatch,
-                "newer-toolkit",
-                FixKind::Advice,
-                "Install a CUDA toolkit at least as new as torch's CUDA and set CUDA_HOME to it",
-                "An nvcc that does not know the GPU architecture (compute_86 needs CUDA 11.1, compute_89/90 CUDA 11.8, sm_100/120 CUDA 12.8) or C++17 is older than the torch being built against; the build uses the nvcc on CUDA_HOME or PATH.",
-            )
-            .step(Step::Manual(
-                "install the CUDA toolkit of torch.version.cuda (NVIDIA's installer or conda's cuda-nvcc), then export CUDA_HOME=<its directory>".into(),
-            ))
-            .unverified(),
-        ]);
+        d.fixes = crate::fix::rank(arch_fixes(cx, &mut d, detail));
         return d;
     }
     // torchvision's or torchaudio's own check at import: the companion and torch come from
@@ -351,4 +339,111 @@ fn newest_variant(fits: &dyn Fn(&String) -> bool) -> Option<String> {
         .iter()
         .rev()
         .find_map(|row| row.variants.iter().rev().find(|v| fits(v)).cloned())
+}
+
+/// The architecture nvcc refused (`Unsupported gpu architecture 'compute_89'`), as a capability.
+fn refused_arch(detail: &str) -> Option<(String, (u32, u32))> {
+    let p = detail.find("Unsupported gpu architecture")?;
+    let r = detail[p + 28..].trim_start().trim_start_matches(['\'', '`', '"']);
+    let tok: String = r
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let cc = gpu::parse_capability(&tok)?;
+    Some((tok, cc))
+}
+
+/// nvcc refusing an architecture (or C++17): a toolkit too old for a new GPU, or too new for one
+/// its release dropped, which the toolkit's CUDA version (when the text states it) tells apart.
+/// The toolkit of torch's CUDA first; then the build limited to architectures this nvcc knows.
+fn arch_fixes(cx: &Cx<'_>, d: &mut Diagnostic, detail: &str) -> Vec<Fix> {
+    let code = Code::CudaVersionMismatch;
+    let refused = refused_arch(detail);
+    let stated = cx.scene.version_of("cuda").and_then(|v| {
+        let mut it = v.split('.').map(|x| x.parse::<u64>().ok());
+        Some((it.next()??, it.next().flatten().unwrap_or(0)))
+    });
+    let (min, removed) = refused
+        .as_ref()
+        .map_or((None, None), |(_, cc)| (gpu::min_cuda_for(*cc), gpu::removed_in(*cc)));
+    let dropped = match (stated, removed, min) {
+        (Some(s), Some(r), _) => s >= r,
+        // Without the toolkit's version, an architecture the newest toolkits dropped and that
+        // every toolkit of the last decade knows is the dropped case.
+        (None, Some(_), Some(m)) => m <= (8, 0) && refused.as_ref().is_some_and(|(_, cc)| cc.0 < 5),
+        _ => false,
+    };
+    let mut fixes = Vec::new();
+    if let Some((tok, _)) = &refused {
+        let fmt = |(a, b): (u64, u64)| format!("{a}.{b}");
+        if dropped {
+            d.message = format!(
+                "the CUDA toolkit's nvcc no longer compiles for {tok}{}: the build asks for an architecture newer toolkits dropped",
+                removed.map_or(String::new(), |r| format!(" (removed in CUDA {})", fmt(r)))
+            );
+        } else if let Some(m) = min {
+            d.message = format!(
+                "the CUDA toolkit's nvcc is older than CUDA {}, the first that compiles for {tok}: {}",
+                fmt(m),
+                detail.trim()
+            );
+            d.evidence.push(format!(
+                "{tok} needs CUDA {} or newer{}",
+                fmt(m),
+                removed.map_or(String::new(), |r| format!(
+                    " (and older than {}, which dropped it)",
+                    fmt(r)
+                ))
+            ));
+        }
+    }
+    if !dropped {
+        fixes.push(
+            Fix::new(
+                code,
+                "newer-toolkit",
+                FixKind::Advice,
+                "Install a CUDA toolkit at least as new as torch's CUDA and set CUDA_HOME to it",
+                "An nvcc that does not know the GPU architecture (compute_86 needs CUDA 11.1, compute_89/90 CUDA 11.8, sm_100/120 CUDA 12.8) or C++17 is older than the torch being built against; the build uses the nvcc on CUDA_HOME or PATH.",
+            )
+            .step(Step::Manual(
+                "install the CUDA toolkit of torch.version.cuda (NVIDIA's installer or conda's cuda-nvcc), then export CUDA_HOME=<its directory>".into(),
+            ))
+            .unverified(),
+        );
+    }
+    if let Some((tok, _)) = &refused {
+        // flash-attn reads its own list; every cpp_extension build reads TORCH_CUDA_ARCH_LIST.
+        let var = if d.package.as_deref() == Some("flash-attn") {
+            "FLASH_ATTN_CUDA_ARCHS=<the GPU's capability without the dot, e.g. 87>"
+        } else {
+            "TORCH_CUDA_ARCH_LIST=<the GPU's capability, e.g. 8.6>"
+        };
+        fixes.push(
+            Fix::new(
+                code,
+                "limit-archs",
+                FixKind::Advice,
+                format!("Build only for the GPUs in use, leaving out {tok}"),
+                "The build compiles for a fixed list of architectures unless told otherwise; naming this machine's GPU (`torch.cuda.get_device_capability()`) leaves out the one this nvcc cannot compile.",
+            )
+            .step(Step::Manual(format!("export {var}, then run the build again"))),
+        );
+    }
+    if dropped {
+        fixes.push(
+            Fix::new(
+                code,
+                "older-toolkit",
+                FixKind::Advice,
+                "For a GPU of that architecture, build with a toolkit that still compiles for it",
+                "A CUDA toolkit before the release that dropped the architecture, with a torch built for that CUDA.",
+            )
+            .step(Step::Manual(
+                "install the CUDA toolkit of a torch build that still supports this GPU, then export CUDA_HOME=<its directory>".into(),
+            ))
+            .unverified(),
+        );
+    }
+    fixes
 }

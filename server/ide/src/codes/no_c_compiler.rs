@@ -4,7 +4,8 @@
 //! Produced by Triton's and Inductor's "failed to find C compiler" messages. User-level first: a
 //! conda environment's compilers; the distribution's compiler package needs root and is chosen
 //! from `/etc/os-release` (never `apt-get` on a machine that does not use it); unknown
-//! distribution or text alone: advice naming the choices.
+//! distribution or text alone: advice naming the choices. On Windows (its paths or `cl` in the
+//! text): Visual Studio's Build Tools, as advice.
 
 use super::{Code, CodeDoc, Cx, blank};
 use crate::diagnostic::{Diagnostic, SourceRef};
@@ -13,7 +14,7 @@ use crate::fix::{CondaChannel, Fix, FixKind, Name, Step, SystemManager};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A JIT compile step found no C/C++ compiler.",
     meaning: "Triton and torch.compile build small launchers with the system's C compiler at run time, and C++ extensions compile on first import. Slim containers and fresh machines often have none, so the first compiled call fails.",
-    fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both.",
+    fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both. On Windows: Visual Studio Build Tools' C++ workload, run from a prompt with cl.exe on PATH.",
 };
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
@@ -21,7 +22,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     d.message =
         "a JIT compile step (Triton / torch.compile / a C++ extension) found no C compiler".into();
     d.evidence.push(format!("the text says: {}", detail.trim()));
-    d.fixes = fixes(cx);
+    d.fixes = fixes(cx, detail);
     d
 }
 
@@ -29,7 +30,7 @@ fn names(v: &[String]) -> Vec<Name> {
     v.iter().filter_map(|n| Name::new(n)).collect()
 }
 
-fn fixes(cx: &Cx<'_>) -> Vec<Fix> {
+fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
     let code = Code::NoCCompiler;
     let mut fixes = Vec::new();
     // The packages are data (`system_libs.toml`, `[[tool]] c-compiler`), per package manager.
@@ -37,6 +38,26 @@ fn fixes(cx: &Cx<'_>) -> Vec<Fix> {
         return fixes;
     };
     let why = "Triton and torch.compile call `cc` at run time to build small launchers.";
+    // Windows has no system package manager for compilers: MSVC comes from Visual Studio's
+    // installer, and Inductor looks for `cl` on PATH.
+    let windows = cx.scene.mentions_windows
+        || detail.contains("cl.exe")
+        || detail.contains("Compiler: cl ");
+    if windows {
+        fixes.push(
+            Fix::new(
+                code,
+                "msvc",
+                FixKind::Advice,
+                "Install Visual Studio Build Tools (C++ workload) and run from a prompt where cl.exe is on PATH",
+                "On Windows, torch.compile and C++ extensions compile with MSVC's cl.exe; the Build Tools' \"Desktop development with C++\" workload installs it, and the \"x64 Native Tools Command Prompt\" (or vcvars64.bat) puts it on PATH.",
+            )
+            .step(Step::Manual(
+                "install Visual Studio Build Tools with \"Desktop development with C++\" (https://visualstudio.microsoft.com/visual-cpp-build-tools/), then start Python from the x64 Native Tools Command Prompt".into(),
+            )),
+        );
+        return crate::fix::rank(fixes);
+    }
     if (cx.world.in_conda() || cx.scene.mentions_conda) && !tool.conda.is_empty() {
         fixes.push(
             Fix::new(
