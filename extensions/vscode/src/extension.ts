@@ -1,9 +1,11 @@
 // The VS Code side of abidoc: finds and starts `abidoc lsp`, forwards notebook outputs and failed
-// terminal commands to it, and carries out the client-side commands its code actions return —
-// always showing what will run and asking first.
+// terminal commands to it, carries out the client-side commands its code actions return —
+// always showing what will run and asking first — and puts `abidoc verify`'s verdict on
+// `pip install` lines of notebook cells and on requirements files, before anything installs.
 
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   DidChangeConfigurationNotification,
@@ -32,11 +34,15 @@ import {
   TerminalDiagnosisParams,
 } from './protocol';
 import { diagnosticsFromResult, isLibraryPath, reportAction, ReportDiagnostic, ReportFix, ReportHeader, reportHtml, scanSummary } from './report';
+import { cellInstalls, requirementsFileNames } from './installLines';
 import { initializationOptions, SettingSpec, trustedValue } from './settings';
+import { Environment, isEmpty, lensTitle, readVerdict, Verdict, verdictLines, verifyFileRun, verifyRuns } from './verdict';
 import { isPosixShell, renderCommandLine, visible } from './shellQuote';
 import settingsSpec from '../protocol/settings.json';
 
 let client: LanguageClient | undefined;
+/** The binary `start` found; `abidoc verify` runs it too. */
+let binaryPath: string | undefined;
 let log: vscode.LogOutputChannel;
 let extensionPath = '';
 const pendingNotebooks = new Map<string, ReturnType<typeof setTimeout>>();
@@ -55,6 +61,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(SCAN_ENVIRONMENT, () => scanEnvironment()),
     vscode.commands.registerCommand('abidoc.restartServer', () => restart()),
     vscode.commands.registerCommand('abidoc.showOutput', () => log.show()),
+    vscode.commands.registerCommand(SHOW_VERDICT, (...args: unknown[]) => showVerdict(args)),
+    vscode.languages.registerCodeLensProvider(INSTALL_SELECTOR, installLenses),
+    verifyDiagnostics,
     vscode.workspace.onDidOpenNotebookDocument((nb) => scheduleNotebook(nb, true)),
     vscode.workspace.onDidChangeNotebookDocument((e) => {
       const relevant = e.cellChanges.some((c) => c.outputs !== undefined || c.executionSummary !== undefined) || e.contentChanges.length > 0;
@@ -122,6 +131,7 @@ async function start(): Promise<void> {
     return;
   }
   log.info(`using ${found.candidate.path} (${found.candidate.source}): ${found.version}`);
+  binaryPath = found.candidate.path;
   // No `transport`: vscode-languageclient would append `--stdio`, which `abidoc lsp` does not take.
   const run = { command: found.candidate.path, args: ['lsp'] };
   const serverOptions: ServerOptions = { run, debug: run };
@@ -484,4 +494,127 @@ async function reportMessage(panel: vscode.WebviewPanel, message: unknown): Prom
       log.warn(`report: ${action.reason}`);
       void vscode.window.showErrorMessage(`abidoc: ${action.reason}.`);
   }
+}
+
+// ------------------------------------------------------ the verdict before an install
+
+const SHOW_VERDICT = 'abidoc.showVerdict';
+/** Notebook cells (their `%pip`/`!pip` lines) and requirements files on disk. */
+const INSTALL_SELECTOR: vscode.DocumentSelector = [
+  { notebookType: 'jupyter-notebook', language: 'python' },
+  { scheme: 'file', pattern: '**/requirements*.txt' },
+  { scheme: 'file', pattern: '**/requirements/*.txt' },
+];
+const VERIFY_TIMEOUT_MS = 10_000;
+const verifyDiagnostics = vscode.languages.createDiagnosticCollection('abidoc-verify');
+/** Verdicts by the runs that made them; a file's key carries its modification time. */
+const verdicts = new Map<string, Promise<Verdict | undefined>>();
+
+function runVerify(argv: string[]): Promise<string | undefined> {
+  const binary = binaryPath;
+  if (!binary) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    execFile(binary, argv, { timeout: VERIFY_TIMEOUT_MS, windowsHide: true, maxBuffer: 16 << 20 }, (err, stdout) => {
+      // Exit 1 is a verdict (something would not load); anything else is silence.
+      const code = (err as { code?: unknown } | null)?.code;
+      resolve(!err || code === 1 ? stdout : undefined);
+    });
+  });
+}
+
+/** The verdict of several runs together; cached while the runs (and the files they read) are the same. */
+function verdictOf(runs: string[][], stamp: string): Promise<Verdict | undefined> {
+  const key = JSON.stringify([runs, stamp]);
+  let found = verdicts.get(key);
+  if (!found) {
+    found = Promise.all(runs.map(runVerify)).then((outs) => readVerdict(outs.filter((o): o is string => o !== undefined)));
+    if (verdicts.size > 256) verdicts.clear();
+    verdicts.set(key, found);
+  }
+  return found;
+}
+
+function verifyEnvironment(): Environment {
+  return { python: setting<string>('python') || undefined, sitePackages: setting<string[]>('sitePackages') ?? [] };
+}
+
+function isRequirementsFile(document: vscode.TextDocument): boolean {
+  const base = path.basename(document.uri.fsPath);
+  return document.uri.scheme === 'file' && (/^requirements.*\.txt$/.test(base) || path.basename(path.dirname(document.uri.fsPath)) === 'requirements');
+}
+
+async function mtime(file: string): Promise<string> {
+  try {
+    return String((await vscode.workspace.fs.stat(vscode.Uri.file(file))).mtime);
+  } catch {
+    return '';
+  }
+}
+
+const installLenses: vscode.CodeLensProvider = {
+  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    if (!vscode.workspace.getConfiguration('abidoc').get<boolean>('installLines.verify', true) || !binaryPath) {
+      verifyDiagnostics.delete(document.uri);
+      return [];
+    }
+    const env = verifyEnvironment();
+    const lenses: vscode.CodeLens[] = [];
+    const diagnostics: vscode.Diagnostic[] = [];
+    if (isRequirementsFile(document)) {
+      // verify reads the file on disk: an unsaved edit is judged once saved.
+      if (document.isDirty) return [];
+      const verdict = await verdictOf([verifyFileRun(document.uri.fsPath, env)], await mtime(document.uri.fsPath));
+      if (!verdict || isEmpty(verdict)) {
+        verifyDiagnostics.delete(document.uri);
+        return [];
+      }
+      const lines = requirementsFileNames(document.getText());
+      for (const f of verdict.failures) {
+        const line = lines.get(f.package.replace(/[-_.]+/g, '-').toLowerCase()) ?? 0;
+        diagnostics.push(verdictDiagnostic(document, line, line + 1, f.severity, `${f.package} would not load [${f.code}]: ${f.message}`, f.code));
+      }
+      lenses.push(verdictLens(new vscode.Range(0, 0, 0, 0), verdict));
+    } else if (document.uri.scheme === 'vscode-notebook-cell') {
+      // A file notebook's kernel starts in the notebook's folder: relative wheel paths are from there.
+      const cwd = path.dirname(document.uri.fsPath);
+      for (const install of cellInstalls(document.getText())) {
+        const runs = verifyRuns(install, cwd, env);
+        const stamps = await Promise.all(install.requirements.filter((r) => r.wheel).map((r) => mtime(path.resolve(cwd, r.wheel as string))));
+        const verdict = await verdictOf(runs, stamps.join(','));
+        if (!verdict || isEmpty(verdict)) continue;
+        const range = new vscode.Range(install.line, 0, install.line, 0);
+        lenses.push(verdictLens(range, verdict));
+        for (const f of verdict.failures) {
+          diagnostics.push(verdictDiagnostic(document, install.line, install.endLine, f.severity, `${f.package} would not load [${f.code}]: ${f.message}`, f.code));
+        }
+      }
+    }
+    verifyDiagnostics.set(document.uri, diagnostics);
+    return lenses;
+  },
+};
+
+function verdictLens(range: vscode.Range, verdict: Verdict): vscode.CodeLens {
+  return new vscode.CodeLens(range, { title: lensTitle(verdict), command: SHOW_VERDICT, arguments: [verdictLines(verdict), verdict.failures.find((f) => f.fixCommand)?.fixCommand] });
+}
+
+function verdictDiagnostic(document: vscode.TextDocument, line: number, endLine: number, severity: 'error' | 'warning', message: string, code: string): vscode.Diagnostic {
+  const last = Math.max(line, Math.min(endLine, document.lineCount) - 1);
+  const range = new vscode.Range(line, 0, last, document.lineAt(last).text.length);
+  const d = new vscode.Diagnostic(range, message, severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+  d.source = 'abidoc verify';
+  d.code = code;
+  return d;
+}
+
+/** The lens's click: the whole verdict in the output channel, the preferred fix to copy. */
+async function showVerdict(args: unknown[]): Promise<void> {
+  const [lines, fix] = args;
+  if (!Array.isArray(lines)) return;
+  const text = lines.filter((l): l is string => typeof l === 'string');
+  log.info(`abidoc verify, before installing:\n${text.join('\n')}`);
+  const actions = typeof fix === 'string' ? ['Copy fix', 'Show output'] : ['Show output'];
+  const pick = await vscode.window.showInformationMessage(text[0] ?? 'abidoc verify', ...actions);
+  if (pick === 'Copy fix' && typeof fix === 'string') await vscode.env.clipboard.writeText(fix);
+  if (pick === 'Show output') log.show();
 }
