@@ -11,7 +11,7 @@
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{
-    CondaChannel, Fix, FixKind, Name, PipFlag, Requirement, SafePath, Step, SystemManager,
+    CondaChannel, Fix, FixKind, Name, PipFlag, Query, Requirement, SafePath, Step, SystemManager,
 };
 use crate::incidents::basename;
 use crate::kb;
@@ -19,7 +19,7 @@ use crate::kb;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`libX.so.N: cannot open shared object file` (CUDA runtime, cuDNN, removed torch libraries, ...).",
     meaning: "A compiled module names the libraries it needs (`DT_NEEDED`); the loader searches RPATH/RUNPATH, `LD_LIBRARY_PATH`, the ld.so cache and the default directories. The library may be on the machine but outside that path, belong to another CUDA major than the one installed, have been renamed by a later torch, or come from a system package no wheel ships. Other loaders say it in their own words, read the same way: `Unable to load any of {…}`, `Could not load library X`, `Library X is not found or cannot be loaded`, DGL's per-torch libraries, macOS' `Library not loaded`, and Windows' `DLL load failed … module could not be found` / `[WinError 126] … Error loading \"…dll\"`, which never says which dependency is missing. cuDNN's sub-libraries and Windows' CUDA DLLs (`cublas64_11.dll`) are read as their product and major.",
-    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 5. For a failed torch JIT build: remove its build directory only when abidoc proves it is a build product and the text shows the build failed. 6. A source build when the library is torch's and the package links torch. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
+    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 5. For a failed torch JIT build: remove its build directory only when abidoc proves it is a build product and the text shows the build failed. 6. A source build when the library is torch's and the package links torch. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
 };
 
 pub(crate) fn diagnose(
@@ -310,6 +310,28 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
         }
     }
     if let Some(c) = kb::cudnn(lib) {
+        // A sub-library (`libcudnn_cnn.so.9`, `libcudnn_ops_infer.so.8`) is opened by name by
+        // libcudnn itself, which therefore loaded: cuDNN is installed, its directory is not on
+        // the loader's path (pip's copy is reached through torch's RPATH, not through another
+        // package's). Without an environment to look in, show that directory before installing.
+        if cx.world.env().is_none() && cudnn_sub_library(lib) {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "cudnn-dir",
+                    FixKind::Inspect,
+                    format!("Put the installed cuDNN {}'s directory on the loader's path", c.major),
+                    format!(
+                        "{lib} is one of the libraries libcudnn.so.{} opens by name when first used: libcudnn itself loaded, so cuDNN is installed (torch's nvidia-cudnn wheel), but the loader does not search its directory for a library loaded from another package. If the command finds no such module, install cuDNN (the next fix).",
+                        c.major
+                    ),
+                )
+                .step(Step::Show(Query::PipCudnnDir))
+                .step(Step::Manual(
+                    "export LD_LIBRARY_PATH=<the directory it printed>:<the previous LD_LIBRARY_PATH, if any>, then start Python again".into(),
+                )),
+            );
+        }
         fixes.extend(cudnn_fix(cx, lib, c));
     }
     if (l.starts_with("libcuda.so.") || l.starts_with("libnvidia-ml.so.")) && fixes.is_empty() {
@@ -697,6 +719,13 @@ fn system_library(
 
 /// A CUDA library's unversioned development name (`libcurand.so`), which only the linker asks
 /// for (`cannot find -lcurand`): the loader always asks for the numbered file.
+/// One of the libraries cuDNN splits into and opens itself (`libcudnn_<part>.so.N`), not the
+/// `libcudnn.so.N` an extension links.
+fn cudnn_sub_library(lib: &str) -> bool {
+    lib.strip_prefix("libcudnn_")
+        .is_some_and(|rest| rest.contains(".so"))
+}
+
 fn linker_name(lib: &str) -> bool {
     const CUDA: &[&str] = &[
         "libcudart", "libcublas", "libcublasLt", "libcurand", "libcusparse", "libcufft",

@@ -77,6 +77,13 @@ pub fn argv(step: &Step) -> Option<Vec<String>> {
             s("-path"),
             s("*/bin/nvcc"),
         ],
+        // An import of a namespace package with no code of its own (`nvidia/cudnn/lib` holds
+        // only the libraries), written without `;` so that one argument carries it.
+        Step::Show(Query::PipCudnnDir) => vec![
+            s("python"),
+            s("-c"),
+            s(r#"print(__import__("nvidia.cudnn.lib").cudnn.lib.__path__[0])"#),
+        ],
         Step::SetEnv { .. } | Step::Manual(_) => return None,
     })
 }

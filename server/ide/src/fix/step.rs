@@ -111,6 +111,8 @@ pub enum Query {
     /// The CUDA compilers installed in the usual places (`/usr/local/cuda-*`, `/opt`, Debian's
     /// `/usr/lib/nvidia-cuda-toolkit`): a toolkit nothing points at.
     CudaCompilers,
+    /// The directory of the cuDNN pip installed (`nvidia-cudnn-cuNN`: `…/nvidia/cudnn/lib`).
+    PipCudnnDir,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
