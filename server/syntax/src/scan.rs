@@ -186,6 +186,17 @@ const TRIGGERS: &[(&str, u64)] = &[
     // Version subjects with the separator that follows them in version statements: bare names
     // (`python3.10/` in every path, `numpy>=`, `cuda:0`) would make most log lines candidates.
     ("PyTorch", VERSION),
+    // Environment lists in issue bodies: `pytorch==1.7.0`, `pytorch1.7.1`, `cuda10.1`,
+    // `cudatoolkit=10.2` (the digit right after the name is the version).
+    ("pytorch=", VERSION),
+    ("pytorch ", VERSION),
+    ("pytorch1", VERSION),
+    ("pytorch2", VERSION),
+    ("cuda1", VERSION),
+    ("cuda=", VERSION),
+    ("cuda ", VERSION),
+    ("cudatoolkit=", VERSION),
+    ("cudatoolkit ", VERSION),
     ("Python", VERSION),
     ("Torch", VERSION),
     ("torchvision ", VERSION),
@@ -1753,7 +1764,7 @@ fn normalize_subject(s: &str) -> String {
     }
     match l.as_str() {
         "pytorch" => "torch".to_owned(),
-        "cuda toolkit" => "cuda".to_owned(),
+        "cuda toolkit" | "cudatoolkit" => "cuda".to_owned(),
         _ => l,
     }
 }
@@ -2942,6 +2953,7 @@ const SUBJECTS: &[&str] = &[
     "Python",
     "python",
     "CUDA",
+    "cudatoolkit",
     "cuda",
     "xformers",
     "xFormers",
@@ -2975,7 +2987,8 @@ fn versions(l: &Line<'_>, facts: &[u16], out: &mut Out) {
             let t = TRIGGERS
                 .get(pid as usize)
                 .map_or("", |t| t.0)
-                .trim_end_matches([' ', '=', ':']);
+                .trim_end_matches([' ', '=', ':'])
+                .trim_end_matches(|c: char| c.is_ascii_digit());
             if let Some(subj) = SUBJECTS.iter().find(|s| **s == t)
                 && n < buf.len()
                 && !buf[..n].contains(subj)
@@ -2997,8 +3010,14 @@ fn versions(l: &Line<'_>, facts: &[u16], out: &mut Out) {
                 continue;
             }
             let mut j = i + subj.len();
-            if b.get(j)
-                .is_some_and(|&c| is_ident_byte(c) || c == b'-' || c == b'.' || c == b'/')
+            // `pytorch1.7.1`, `cuda10.1`: a dotted version glued to the name (never `cuda11` or
+            // `torch2` alone, which name a build flavour, not a version).
+            let glued = matches!(subj, "pytorch" | "cuda")
+                && b.get(j).is_some_and(u8::is_ascii_digit)
+                && version_token(&s[j..]).contains('.');
+            if !glued
+                && b.get(j)
+                    .is_some_and(|&c| is_ident_byte(c) || c == b'-' || c == b'.' || c == b'/')
             {
                 continue;
             }
@@ -3032,12 +3051,14 @@ fn versions(l: &Line<'_>, facts: &[u16], out: &mut Out) {
                     break;
                 }
             }
-            if j == sep_start {
+            if j == sep_start && !glued {
                 continue;
             }
             let sep = &s[sep_start..j];
             // `torch==2.2.2` states a version; `Version=11.7`, `>=`, `~=` do not say which subject owns it.
-            if sep.contains('=') && !sep.contains("==") {
+            // conda's pins are the exception: `cudatoolkit=10.2`, `pytorch=1.7.0`, `python=3.8`.
+            let conda_pin = sep == "=" && subj.bytes().all(|c| c.is_ascii_lowercase());
+            if sep.contains('=') && !sep.contains("==") && !conda_pin {
                 continue;
             }
             let mut v = version_token(&s[j..]);

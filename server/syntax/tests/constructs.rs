@@ -382,6 +382,22 @@ Model { id: "mistralai/Mistral-7B-v0.1" } @ "mistralai/Mistral-7B-v0.1"
     );
 }
 
+/// Environment lists in issue bodies: glued (`pytorch1.7.1`, `cuda10.1`), conda pins with one
+/// `=`; a build flavour (`cuda11`, `torch2`) or a path (`/usr/local/cuda-12.1`, `libcuda.so.1`)
+/// states no version.
+#[test]
+fn versions_in_environment_lists() {
+    check(
+        "pytorch1.7.1\ncuda10.1\npytorch==1.7.0\ncudatoolkit=10.2\nCUDA Version=11.7\nbuilt with cuda11 and torch2\n/usr/local/cuda-12.1/bin/nvcc\n/usr/lib/libcuda.so.1\n",
+        r#"
+Version { subject: "torch", version: "1.7.1" } @ "pytorch1.7.1"
+Version { subject: "cuda", version: "10.1" } @ "cuda10.1"
+Version { subject: "torch", version: "1.7.0" } @ "pytorch==1.7.0"
+Version { subject: "cuda", version: "10.2" } @ "cudatoolkit=10.2"
+"#,
+    );
+}
+
 #[test]
 fn pybind_incompatible_arguments() {
     check(
