@@ -26,7 +26,21 @@ pub struct SystemLibrary {
     pub dnf: Vec<String>,
     #[serde(default)]
     pub note: Option<String>,
+    /// Packages with a variant that does not need the library at all (opencv-python's
+    /// `-headless` wheels link no libGL): swapping is user-level, unlike installing it.
+    #[serde(default)]
+    pub variants: Vec<Variant>,
     pub source: String,
+}
+
+/// A package and its variant without a library (`opencv-python` → `opencv-python-headless`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub package: String,
+    pub without: String,
+    /// What the variant gives up, for the fix's reason.
+    pub lacks: String,
 }
 
 #[derive(Debug, Default, Deserialize)]

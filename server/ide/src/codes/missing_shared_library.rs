@@ -19,7 +19,7 @@ use crate::kb;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`libX.so.N: cannot open shared object file` (CUDA runtime, cuDNN, removed torch libraries, ...).",
     meaning: "A compiled module names the libraries it needs (`DT_NEEDED`); the loader searches RPATH/RUNPATH, `LD_LIBRARY_PATH`, the ld.so cache and the default directories. The library may be on the machine but outside that path, belong to another CUDA major than the one installed, have been renamed by a later torch, or come from a system package no wheel ships. Other loaders say it in their own words, read the same way: `Unable to load any of {…}`, `Could not load library X`, `Library X is not found or cannot be loaded`, DGL's per-torch libraries, macOS' `Library not loaded`, and Windows' `DLL load failed … module could not be found` / `[WinError 126] … Error loading \"…dll\"`, which never says which dependency is missing. cuDNN's sub-libraries and Windows' CUDA DLLs (`cublas64_11.dll`) are read as their product and major.",
-    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 5. For a failed torch JIT build: remove its build directory only when abidoc proves it is a build product and the text shows the build failed. 6. A source build when the library is torch's and the package links torch. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
+    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. For a failed torch JIT build: remove its build directory only when abidoc proves it is a build product and the text shows the build failed. 7. A source build when the library is torch's and the package links torch. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
 };
 
 pub(crate) fn diagnose(
@@ -406,6 +406,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
             .iter()
             .any(|f| f.id.ends_with("/cuda-runtime") || f.id.ends_with("/cudnn"))
     {
+        fixes.extend(variant_without(cx, d.package.as_deref(), lib, sys));
         fixes.extend(system_library(cx, lib, sys));
     }
     // A rebuild against torch helps only code that calls into torch, and only when the missing
@@ -602,6 +603,47 @@ fn calls_into_torch(cx: &Cx<'_>, d: &Diagnostic, pkg: &str) -> bool {
         .as_deref()
         .and_then(|l| cx.world.library_facts(l))
         .is_some_and(|f| f.torch_symbol_count > 0 || f.built_for_torch.is_some())
+}
+
+/// The failing package's variant that does not need the library (opencv-python-headless for a
+/// missing libGL): one user-level swap instead of a system install. The variant installed is the
+/// one of the distribution installed (contrib or not) when the environment says, else of the
+/// package the text shows.
+fn variant_without(
+    cx: &Cx<'_>,
+    package: Option<&str>,
+    lib: &str,
+    sys: &abidoc_knowledge::system_libs::SystemLibrary,
+) -> Option<Fix> {
+    let package = package?;
+    let family = kb::package(package).map(|f| f.name);
+    let v = sys
+        .variants
+        .iter()
+        .filter(|v| {
+            Some(v.package.as_str()) == family.as_deref() || v.package == package
+        })
+        .find(|v| cx.world.is_installed(&v.package).unwrap_or(true))
+        .or_else(|| sys.variants.iter().find(|v| v.package == package))?;
+    let (from, to) = (Name::new(&v.package)?, Name::new(&v.without)?);
+    Some(
+        Fix::new(
+            Code::MissingSharedLibrary,
+            "variant-without",
+            FixKind::InstallMissing,
+            format!("Replace {from} with {to}, which does not need {lib}"),
+            format!(
+                "{to} is {from} built without what needs {lib}; it lacks only {}, and installs without root. Both install the same module, so the first goes before the second comes in. Code that needs {} keeps {from} and installs the system library instead (the next fix).",
+                v.lacks, v.lacks
+            ),
+        )
+        .step(recipes::pip_uninstall(cx, vec![from]))
+        .step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Any(to)]))
+        .cost(crate::fix::Cost {
+            downloads: true,
+            ..Default::default()
+        }),
+    )
 }
 
 /// Installing the provider of a library no wheel ships: pip first (no root), then conda inside a
