@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use abidoc_env::verify::{Plan, parse_pip_report, parse_requirements};
+use abidoc_env::plans::{Plan, parse_pip_report, parse_pylock, parse_requirements_file};
 use abidoc_ide::{AnalysisHost, PrebuiltWheel, VerifyRequest};
 use serde_json::{Value, json};
 
@@ -59,6 +59,14 @@ pub fn run(
         eprintln!("abidoc: {note}");
     }
     let human = common.format == Format::Human;
+    if !outcome.judged && outcome.unreadable == 0 {
+        // Plan entries that name no wheel, no torch version and no prebuilt-wheel package:
+        // "nothing would fail" would claim a verdict nobody made.
+        outcome.summary.push(
+            "nothing judged: no local wheel, torch version or prebuilt-wheel package to judge"
+                .into(),
+        );
+    }
     if human {
         let mut out = std::io::stdout().lock();
         for line in &outcome.summary {
@@ -67,7 +75,9 @@ pub fn run(
     }
     // The one screen leaves out what a summary line already said (a wheel that loads).
     let said = !outcome.summarized.is_empty();
-    if human && !common.verbose {
+    // A wheel that loads is no finding: SARIF gets no result for it (its summary line is the
+    // human answer; JSON keeps it for clients that show it).
+    if (human && !common.verbose) || common.format == Format::Sarif {
         outcome.diagnostics = std::mem::take(&mut outcome.diagnostics)
             .into_iter()
             .enumerate()
@@ -79,6 +89,8 @@ pub fn run(
         "no failure found in what could be read"
     } else if said {
         "every wheel loads"
+    } else if !outcome.judged {
+        ""
     } else if outcome.prebuilt.is_empty() {
         "nothing would fail to load"
     } else {
@@ -107,7 +119,8 @@ pub fn run(
 }
 
 /// A directory adds its `*.whl` files, a `.whl` file itself; anything else is read as a plan:
-/// a `pip install --dry-run --report` JSON, else requirements lines naming local wheels.
+/// a `*.toml` as `pylock.toml`, a `pip install --dry-run --report` JSON, else requirements
+/// lines (with their `-r` includes). A plan that yields no entry is an error (exit 2).
 fn classify(p: &Path, req: &mut VerifyRequest) -> Result<(), String> {
     let shown = p.display();
     let md = std::fs::metadata(p).map_err(|e| format!("{shown}: {e}"))?;
@@ -135,11 +148,25 @@ fn classify(p: &Path, req: &mut VerifyRequest) -> Result<(), String> {
         .map(Path::to_path_buf)
         .and_then(|b| std::path::absolute(b).ok())
         .unwrap_or_default();
-    let plan = if text.trim_start().starts_with('{') {
+    let me = base.join(p.file_name().unwrap_or_default());
+    let plan = if p.extension().is_some_and(|e| e == "toml") {
+        parse_pylock(&text, &me)
+    } else if text.trim_start().starts_with('{') {
         parse_pip_report(&text, None)
     } else {
-        parse_requirements(&text, &base)
+        parse_requirements_file(&text, &me)
     };
+    if plan.installs.is_empty() {
+        // Not a plan, or an empty one: saying nothing would fail would be a verdict on nothing.
+        let why = plan.problems.first().map_or_else(
+            || "it names no distribution".to_string(),
+            |m| format!("{m}{}", if plan.problems.len() > 1 { ", …" } else { "" }),
+        );
+        return Err(format!(
+            "{shown}: nothing to judge in this plan ({why}); verify reads wheels, directories of \
+             wheels, `pip install --dry-run --report` JSON, requirements files and pylock.toml"
+        ));
+    }
     let merged = req.plan.get_or_insert_with(Plan::default);
     merged.installs.extend(plan.installs);
     merged

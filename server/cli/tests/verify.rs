@@ -1015,3 +1015,273 @@ fn a_plan_entry_built_from_an_sdist_gets_its_prebuilt_wheel() {
     ]));
     assert_eq!(code, 2, "{err}");
 }
+
+/// Builds the named cases' wheels under `work/wheels`; returns them in the order asked.
+fn wheels_for(work: &Path, names: &[&str]) -> Vec<PathBuf> {
+    let stub_dir = work.join("stubs");
+    stubs(&stub_dir);
+    let dir = work.join("wheels");
+    std::fs::create_dir_all(&dir).unwrap();
+    names
+        .iter()
+        .map(|n| {
+            let case = CASES.iter().find(|c| c.name == *n).unwrap();
+            let w = build_wheel(case, work, &stub_dir);
+            let to = dir.join(w.file_name().unwrap());
+            std::fs::rename(&w, &to).unwrap();
+            to
+        })
+        .collect()
+}
+
+/// A `pip-compile --generate-hashes` style requirements file: `\` continuations and `--hash`
+/// options, a `-r` include relative to the including file (which names the failing wheel), a
+/// bare prebuilt-wheel name, a range, a marker that excludes its line and a comment. Every
+/// line is judged or said not to be; the include's wheel fails the run.
+#[test]
+fn a_hashed_requirements_file_with_includes_is_read_whole() {
+    let fx = fixtures();
+    let sp = fx.join("site-packages");
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-requirements");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(work.join("reqs/sub")).unwrap();
+    let w = wheels_for(&work, &["goodext", "oldtorch"]);
+    std::fs::write(
+        work.join("reqs/requirements.txt"),
+        format!(
+            "# generated\n-r sub/more.txt\ntorch==2.10.0 \\\n    --hash=sha256:00 \\\n    --hash=sha256:11\n    # via goodext\ngoodext @ file://{} \\\n    --hash=sha256:22\nnumpy>=1.26 ; python_version >= \"3.8\"\nflash-attn\nwinonly==1.0 ; sys_platform == \"win32\"  # never here\n",
+            w[0].display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        work.join("reqs/sub/more.txt"),
+        "../../wheels/oldtorch-1.0.0-cp312-cp312-linux_x86_64.whl \\\n  --hash=sha256:33\n-r ../requirements.txt\n",
+    )
+    .unwrap();
+    let req = work.join("reqs/requirements.txt");
+    let args = [
+        "--site-packages",
+        sp.to_str().unwrap(),
+        req.to_str().unwrap(),
+    ];
+    let (code, v, err) = verify(&args);
+    assert_eq!(code, 1, "{v:#} {err}");
+    let errors: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .filter_map(|d| d["package"].as_str())
+        .collect();
+    assert_eq!(errors, ["oldtorch"], "{v:#}");
+    // The bare name is the newest release's prebuilt wheel; the pin has no `\` left.
+    assert_eq!(v["prebuilt"][0]["package"], "flash-attn", "{v:#}");
+    assert_eq!(v["prebuilt"][0]["version_from"], "newest", "{v:#}");
+    assert!(err.contains("include loop"), "{err}");
+    let (code, text) = verify_human(&args, &work);
+    assert_eq!(code, 1, "{text}");
+    let plan: Vec<&str> = text.lines().filter(|l| l.starts_with("plan: ")).collect();
+    insta::assert_snapshot!(plan.join("\n"));
+}
+
+/// `pylock.toml` (PEP 751): local wheels by `path` (a `wheels` entry, an `archive`) are judged,
+/// a torch pin is the target, a URL-only entry is listed as not judged; a lock that yields
+/// nothing is an error, not "nothing would fail".
+#[test]
+fn a_pylock_is_judged() {
+    let fx = fixtures();
+    let sp = fx.join("site-packages");
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-pylock");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    wheels_for(&work, &["goodext", "oldtorch"]);
+    let lock = work.join("pylock.toml");
+    let write = |torch: &str| {
+        std::fs::write(
+            &lock,
+            format!(
+                r#"lock-version = "1.0"
+created-by = "abidoc-tests"
+requires-python = ">=3.10"
+
+[[packages]]
+name = "torch"
+version = "{torch}"
+wheels = [{{ url = "https://example.invalid/torch-{torch}-cp312-cp312-manylinux_2_28_x86_64.whl", hashes = {{ sha256 = "00" }} }}]
+
+[[packages]]
+name = "goodext"
+version = "1.0.0"
+wheels = [{{ path = "./wheels/goodext-1.0.0-cp312-cp312-linux_x86_64.whl", hashes = {{ sha256 = "11" }} }}]
+
+[[packages]]
+name = "oldtorch"
+version = "1.0.0"
+archive = {{ path = "wheels/oldtorch-1.0.0-cp312-cp312-linux_x86_64.whl", hashes = {{ sha256 = "22" }} }}
+
+[[packages]]
+name = "requests"
+version = "2.32.3"
+wheels = [{{ url = "https://example.invalid/requests-2.32.3-py3-none-any.whl" }}]
+"#
+            ),
+        )
+        .unwrap();
+    };
+    let args = [
+        "--site-packages",
+        sp.to_str().unwrap(),
+        lock.to_str().unwrap(),
+    ];
+    // On the installed torch 2.10, the wheel built for torch < 2.10 fails.
+    write("2.10.0");
+    let (code, v, err) = verify(&args);
+    assert_eq!(code, 1, "{v:#} {err}");
+    let failing = |v: &serde_json::Value| -> Vec<String> {
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["severity"] == "error")
+            .filter_map(|d| d["package"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(failing(&v), ["oldtorch"], "{v:#}");
+    let (_, text) = verify_human(&args, &work);
+    assert!(
+        text.contains("goodext 1.0.0 loads against torch 2.10.0+cu128 (installed)")
+            && text.contains("plan: requests new, 2.32.3: not judged: no local wheel to read"),
+        "{text}"
+    );
+    // The lock pins torch 2.9.1: judged from the offline index, where oldtorch loads and
+    // goodext (and what the environment has built for 2.10) does not.
+    write("2.9.1");
+    let (code, v, err) = verify(&args);
+    assert_eq!(code, 1, "{v:#} {err}");
+    let f = failing(&v);
+    assert!(
+        f.contains(&"goodext".to_string()) && !f.contains(&"oldtorch".to_string()),
+        "{v:#}"
+    );
+    // Nothing to judge: exit 2 and why, never "nothing would fail to load".
+    for text in ["lock-version = \"1.0\"\n", "[[packages]\nname = \"x\n"] {
+        std::fs::write(&lock, text).unwrap();
+        let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_abidoc"))
+            .arg("verify")
+            .args(args));
+        assert_eq!(code, 2, "{out} {err}");
+        assert!(
+            err.contains("nothing to judge") && !out.contains("nothing would fail"),
+            "{out} {err}"
+        );
+    }
+}
+
+/// `--python` with a `--site-packages` that is not `lib/pythonX.Y/site-packages`: the Python
+/// comes from the interpreter (its resolved name here), so the prebuilt wheel is named.
+#[test]
+fn the_interpreters_python_names_the_prebuilt_wheel() {
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-python-version");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let made = prebuilt_env(&work, "torch24", "3.10", "2.4.0+cu121", "12.1", true);
+    let site = work.join("app/site");
+    std::fs::create_dir_all(site.parent().unwrap()).unwrap();
+    std::fs::rename(&made, &site).unwrap();
+    let exe = work.join("py/bin/python3.10");
+    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    std::fs::write(&exe, b"\x7fELF not run").unwrap();
+    std::os::unix::fs::symlink(&exe, work.join("py/bin/python3")).unwrap();
+    let python = work.join("py/bin/python3");
+    let (code, v, err) = verify(&[
+        "--site-packages",
+        site.to_str().unwrap(),
+        "--python",
+        python.to_str().unwrap(),
+        "--package",
+        "flash-attn==2.6.3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let a = &v["prebuilt"][0];
+    assert_eq!(a["status"], "listed", "{v:#}");
+    assert_eq!(a["target"]["python"], "cp310", "{v:#}");
+}
+
+/// `--torch X --package NAME`: the wheel NAME's setup.py fetches for torch X, and the preview
+/// of what X breaks, in one run (its errors set the exit status).
+#[test]
+fn a_package_and_a_torch_preview_in_one_run() {
+    let sp = fixtures().join("site-packages");
+    let (code, v, err) = verify(&[
+        "--site-packages",
+        sp.to_str().unwrap(),
+        "--torch",
+        "2.5.1",
+        "--package",
+        "flash-attn==2.6.3",
+    ]);
+    assert_eq!(code, 1, "{v:#} {err}");
+    assert_eq!(v["prebuilt"][0]["package"], "flash-attn", "{v:#}");
+    assert_eq!(v["prebuilt"][0]["target"]["torch"], "2.5.1", "{v:#}");
+    let messages: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert!(!messages.is_empty(), "{v:#}");
+    // 2.5.1 is the target, not the installed torch (2.10.0).
+    for m in &messages {
+        assert!(
+            !m.contains("the installed 2.5.1") && m.contains("than torch 2.5.1"),
+            "{m}"
+        );
+    }
+}
+
+/// A wheel that loads is no SARIF result; a wheel named as a path and through a plan is judged
+/// once.
+#[test]
+fn a_wheel_that_loads_is_no_sarif_result_and_is_judged_once() {
+    let sp = fixtures().join("site-packages");
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-once");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let w = wheels_for(&work, &["goodext"]);
+    let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_abidoc"))
+        .args(["verify", "--format", "sarif", "--site-packages"])
+        .arg(&sp)
+        .arg(&w[0]));
+    assert_eq!(code, 0, "{err}");
+    let sarif: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let run0 = &sarif["runs"][0];
+    assert_eq!(run0["results"].as_array().unwrap().len(), 0, "{out}");
+    // Every rule a result names is one the rules list defines.
+    assert_eq!(
+        run0["tool"]["driver"]["rules"].as_array().unwrap().len(),
+        0,
+        "{out}"
+    );
+    let req = work.join("requirements.txt");
+    std::fs::write(
+        &req,
+        "./wheels/goodext-1.0.0-cp312-cp312-linux_x86_64.whl\n",
+    )
+    .unwrap();
+    let (code, v, err) = verify(&[
+        "--site-packages",
+        sp.to_str().unwrap(),
+        w[0].to_str().unwrap(),
+        req.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let loads = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["message"].as_str().is_some_and(|m| m.contains(" loads")))
+        .count();
+    assert_eq!(loads, 1, "{v:#}");
+}

@@ -11,6 +11,7 @@ pub mod fsguard;
 pub mod ldcache;
 pub mod loader;
 pub mod manifests;
+pub mod plans;
 pub mod problem;
 pub mod report;
 pub mod scan;

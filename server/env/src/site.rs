@@ -212,6 +212,14 @@ pub fn discover(spec: &EnvSpec) -> (Layout, Vec<Problem>) {
                     format!("cannot resolve interpreter path: {e}"),
                 )),
             }
+            // A site directory outside `lib/pythonX.Y/` names no version; the interpreter's
+            // own layout does (pyvenv.cfg, its resolved name, `lib/pythonX.Y` beside it), read
+            // the same static way as for `--python` alone. Its problems are not this layout's.
+            if layout.python_version.is_none() {
+                layout.python_version = from_python(py, Origin::Python, &mut Vec::new())
+                    .python_version
+                    .filter(|v| !v.is_empty());
+            }
         }
     }
     if layout.libpython.is_none() {

@@ -1,8 +1,8 @@
 //! Verdicts before installing: wheels read in memory ([`crate::wheel`]) laid over the environment
 //! as an install would lay them (the libraries of the same distribution removed, the wheel's
 //! added; nothing written to disk), each library checked by the loader model, and torch symbols
-//! judged against the offline torch index when the install changes torch. Also the plan reader
-//! (`pip install --dry-run --report`) and the torch-upgrade preview over installed extensions.
+//! judged against the offline torch index when the install changes torch. Also the
+//! torch-upgrade preview over installed extensions; plans are read by [`crate::plans`].
 //! Facts only: `abidoc-ide` phrases them.
 
 use crate::check::{
@@ -17,6 +17,12 @@ use crate::wheel::Wheel;
 use abidoc_knowledge::torch_index;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+// The plan readers moved to `plans`; their names stay reachable here.
+pub use crate::plans::{
+    Plan, PlannedInstall, file_url_path, parse_pip_report, parse_pylock, parse_requirements,
+    parse_requirements_file,
+};
 
 /// Where wheels are laid when no environment was found: a path no real file lies under, so the
 /// wheels' libraries are judged against each other and the system alone.
@@ -567,169 +573,6 @@ pub fn torch_preview(env: &Environment, target: &TorchTarget) -> Vec<LibraryRepo
     out.sort_by(|a, b| a.path.cmp(&b.path));
     env.remember(&out);
     out
-}
-
-/// One entry of an install plan.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedInstall {
-    pub name: String,
-    pub version: Option<String>,
-    /// Where the wheel comes from (`download_info.url`).
-    pub url: Option<String>,
-    /// The wheel file on this machine, when the URL is a `file://` URL of a `.whl`.
-    pub local_wheel: Option<PathBuf>,
-    /// The version installed now, if the distribution is installed.
-    pub replaces: Option<String>,
-}
-
-/// An install plan as read.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Plan {
-    pub installs: Vec<PlannedInstall>,
-    pub problems: Vec<String>,
-}
-
-impl Plan {
-    /// The torch the plan installs, if it installs one.
-    pub fn torch(&self) -> Option<&PlannedInstall> {
-        self.installs
-            .iter()
-            .find(|i| crate::dist::normalize_name(&i.name) == "torch")
-    }
-}
-
-/// Reads `pip install --dry-run --report FILE` output (format version 1): each `install` entry's
-/// `metadata.name`/`version` and `download_info.url`. Never fails: what is unreadable becomes a
-/// problem.
-pub fn parse_pip_report(text: &str, env: Option<&Environment>) -> Plan {
-    let mut plan = Plan::default();
-    let v: serde_json::Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(e) => {
-            plan.problems
-                .push(format!("not a pip installation report (JSON): {e}"));
-            return plan;
-        }
-    };
-    let Some(list) = v.get("install").and_then(|i| i.as_array()) else {
-        plan.problems
-            .push("not a pip installation report: no `install` list".into());
-        return plan;
-    };
-    for (n, item) in list.iter().enumerate() {
-        let meta = item.get("metadata");
-        let field = |k: &str| {
-            meta.and_then(|m| m.get(k))
-                .and_then(|x| x.as_str())
-                .map(str::to_string)
-        };
-        let Some(name) = field("name") else {
-            plan.problems
-                .push(format!("install entry {n} has no metadata.name"));
-            continue;
-        };
-        let url = item
-            .get("download_info")
-            .and_then(|d| d.get("url"))
-            .and_then(|u| u.as_str())
-            .map(str::to_string);
-        let local_wheel = url
-            .as_deref()
-            .and_then(file_url_path)
-            .filter(|p| p.extension().is_some_and(|e| e == "whl"));
-        let replaces = env
-            .and_then(|e| e.dist(&crate::dist::normalize_name(&name)))
-            .and_then(|d| d.version.clone());
-        plan.installs.push(PlannedInstall {
-            name,
-            version: field("version"),
-            url,
-            local_wheel,
-            replaces,
-        });
-    }
-    plan
-}
-
-/// Reads a requirements-style plan (`uv pip compile` output, a requirements file): lines that
-/// name a local wheel, as a path or as `name @ file:///….whl`; other lines are pins this reader
-/// cannot judge without the wheel, listed with no local file.
-pub fn parse_requirements(text: &str, base: &Path) -> Plan {
-    let mut plan = Plan::default();
-    for line in text.lines() {
-        let line = line.split(" #").next().unwrap_or("").trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with('-') {
-            continue;
-        }
-        let (name, rest) = match line.split_once(" @ ") {
-            Some((n, r)) => (Some(n.trim()), r.trim()),
-            None => (None, line),
-        };
-        let rest = rest.split(';').next().unwrap_or("").trim();
-        let local = if rest.starts_with("file://") {
-            file_url_path(rest)
-        } else if rest.ends_with(".whl") && !rest.contains("://") {
-            Some(crate::dist::lexical_join(base, Path::new(rest)))
-        } else {
-            None
-        };
-        let from_file = local
-            .as_deref()
-            .and_then(|p| p.file_name())
-            .and_then(|f| f.to_str())
-            .and_then(crate::wheel::parse_file_name);
-        let (pin_name, pin_version) = match rest.split_once("==") {
-            Some((n, v)) if local.is_none() => (Some(n.trim()), Some(v.trim())),
-            _ => (None, None),
-        };
-        let Some(n) = name
-            .or(pin_name)
-            .map(str::to_string)
-            .or_else(|| from_file.as_ref().map(|f| f.0.clone()))
-        else {
-            plan.problems
-                .push(format!("cannot tell which distribution {line:?} installs"));
-            continue;
-        };
-        plan.installs.push(PlannedInstall {
-            name: n,
-            version: pin_version
-                .map(str::to_string)
-                .or_else(|| from_file.map(|f| f.1)),
-            url: local.is_none().then(|| rest.to_string()),
-            local_wheel: local.filter(|p| p.extension().is_some_and(|e| e == "whl")),
-            replaces: None,
-        });
-    }
-    plan
-}
-
-/// The path of a `file://` URL (percent-escapes decoded), or `None`.
-pub fn file_url_path(url: &str) -> Option<PathBuf> {
-    let rest = url.strip_prefix("file://")?;
-    // `file:///p` or `file://localhost/p`; another host is not this machine.
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !rest.starts_with('/') {
-        return None;
-    }
-    let b = rest.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while let Some(&c) = b.get(i) {
-        if c == b'%'
-            && let Some(h) = b.get(i + 1..i + 3)
-            && let Ok(s) = std::str::from_utf8(h)
-            && let Ok(x) = u8::from_str_radix(s, 16)
-        {
-            out.push(x);
-            i += 3;
-            continue;
-        }
-        out.push(c);
-        i += 1;
-    }
-    use std::os::unix::ffi::OsStringExt;
-    Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
 }
 
 #[cfg(test)]

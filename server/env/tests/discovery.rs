@@ -154,3 +154,48 @@ fn python_on_path_is_found_statically() {
     case("nothing on PATH", spec(&t, &["empty"]));
     insta::assert_snapshot!(out);
 }
+
+/// `--site-packages` outside `lib/pythonX.Y/` with `--python`: the Python version comes from
+/// the interpreter, read statically (pyvenv.cfg, the name it resolves to, `lib/pythonX.Y`
+/// beside it), never from the site directory's name; without `--python` it stays unknown.
+#[test]
+fn site_packages_elsewhere_takes_the_interpreters_python_version() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let t = dir.path();
+    let site = t.join("opt/app/site");
+    mkdir(&site);
+    let version = |python: Option<PathBuf>| {
+        let spec = EnvSpec {
+            site_packages: vec![site.clone()],
+            python,
+            ..EnvSpec::default()
+        };
+        discover(&spec).0.python_version
+    };
+    assert_eq!(version(None), None);
+    // The interpreter's resolved name: python3 → python3.12.
+    let real = install(&t.join("usr"), "3.12");
+    link(&real, &t.join("usr/bin/python3"));
+    assert_eq!(
+        version(Some(t.join("usr/bin/python3"))).as_deref(),
+        Some("3.12")
+    );
+    // A virtualenv's pyvenv.cfg says the version its link does not.
+    binary(&t.join("base/bin/python"));
+    link(&t.join("base/bin/python"), &t.join("venv/bin/python"));
+    script(
+        &t.join("venv/pyvenv.cfg"),
+        "home = /nowhere/bin\nversion = 3.11.9\n",
+    );
+    assert_eq!(
+        version(Some(t.join("venv/bin/python"))).as_deref(),
+        Some("3.11")
+    );
+    // No name and no cfg: the `lib/pythonX.Y` beside it.
+    binary(&t.join("plain/bin/python"));
+    mkdir(&t.join("plain/lib/python3.10"));
+    assert_eq!(
+        version(Some(t.join("plain/bin/python"))).as_deref(),
+        Some("3.10")
+    );
+}

@@ -46,6 +46,9 @@ pub struct VerifyOutcome {
     /// Indices into `diagnostics` of what a `summary` line already says (a wheel that loads):
     /// the one-screen output leaves them out.
     pub summarized: Vec<usize>,
+    /// Whether anything was judged: a wheel read, a torch previewed, a prebuilt wheel named. A
+    /// plan whose every entry is a name without a wheel judges nothing.
+    pub judged: bool,
 }
 
 /// The wheel a package's setup.py would fetch for the target environment (torch, its CUDA and
@@ -140,12 +143,10 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
                 .into(),
         );
     }
-    let plan_torch = req
-        .plan
-        .as_ref()
-        .and_then(|p| p.torch())
-        .and_then(|t| t.version.clone());
     let mut wheel_paths = req.wheels.clone();
+    let markers = abidoc_env::plans::MarkerEnv {
+        python_version: env.layout.python_version.clone(),
+    };
     let plan = req.plan.clone().map(|mut p| {
         for i in &mut p.installs {
             i.replaces = env
@@ -154,34 +155,105 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
         }
         p
     });
+    // An entry whose marker excludes this environment installs nothing here: it neither names
+    // the torch nor brings a wheel.
+    let plan = plan.map(|mut p| {
+        p.installs.retain(|i| {
+            let Some(m) = &i.marker else { return true };
+            match abidoc_env::plans::marker_holds(m, &markers) {
+                Some(true) => true,
+                Some(false) => {
+                    out.summary.push(format!(
+                        "plan: {}: not installed here: its marker `{m}` does not hold{}",
+                        i.name,
+                        python_said(&markers)
+                    ));
+                    false
+                }
+                None => {
+                    out.notes.push(format!(
+                        "{}: its marker `{m}` cannot be evaluated here{}: judged as if it holds",
+                        i.name,
+                        python_said(&markers)
+                    ));
+                    true
+                }
+            }
+        });
+        p
+    });
+    let plan_torch = plan
+        .as_ref()
+        .and_then(|p| p.torch())
+        .and_then(|t| t.version.clone());
     if let Some(plan) = &plan {
         out.notes.extend(plan.problems.iter().cloned());
         for i in &plan.installs {
+            let n = abidoc_env::normalize_name(&i.name);
+            let public = abidoc_env::manifests::public_version;
+            let moves = matches!((&i.replaces, &i.version), (Some(old), Some(new)) if public(old) != public(new));
             let change = match (&i.replaces, &i.version) {
-                (Some(old), Some(new)) if old != new => format!("{old} → {new}"),
-                (Some(old), _) => format!("{old} reinstalled"),
+                (Some(old), Some(new)) if moves => format!("{old} → {new}"),
+                (Some(old), Some(_)) => format!("{old} reinstalled"),
+                // pip keeps an installed distribution a line names without a version.
+                (Some(old), None) => format!("{old} installed, no version asked"),
                 (None, Some(new)) => format!("new, {new}"),
                 (None, None) => "new".into(),
             };
-            let torch = if abidoc_env::normalize_name(&i.name) == "torch" {
+            let spec = i
+                .specifier
+                .as_deref()
+                .map(|s| format!(" {s}"))
+                .unwrap_or_default();
+            let torch = if n == "torch" && (moves || i.replaces.is_none()) {
                 " (changes torch)"
             } else {
                 ""
             };
+            let from = i
+                .url
+                .as_deref()
+                .or(i.origin.as_deref())
+                .map(|u| format!(" ({u})"))
+                .unwrap_or_default();
             match &i.local_wheel {
                 Some(p) => {
                     out.summary
                         .push(format!("plan: {} {change}{torch}: {}", i.name, p.display()));
                     wheel_paths.push(p.clone());
                 }
+                None if n == "torch" && i.version.is_some() => out.summary.push(format!(
+                    "plan: {} {change}{torch}: the torch the other entries are judged against{from}",
+                    i.name
+                )),
+                None if abidoc_knowledge::releases::has_prebuilt(&n)
+                    && !i.url.as_deref().is_some_and(|u| u.ends_with(".whl")) =>
+                {
+                    out.summary.push(format!(
+                        "plan: {} {change}{spec}: the wheel its setup.py fetches is named below{from}",
+                        i.name
+                    ));
+                }
                 None => out.summary.push(format!(
-                    "plan: {} {change}{torch}: no local wheel to read ({})",
-                    i.name,
-                    i.url.as_deref().unwrap_or("no URL")
+                    "plan: {} {change}{spec}{torch}: not judged: no local wheel to read{from}",
+                    i.name
                 )),
             }
         }
     }
+    // A wheel named twice (as a path and through a plan, or in two plans) is judged once.
+    let mut seen = Vec::new();
+    wheel_paths.retain(|p| {
+        let key = std::fs::canonicalize(p)
+            .or_else(|_| std::path::absolute(p))
+            .unwrap_or_else(|_| p.clone());
+        if seen.contains(&key) {
+            false
+        } else {
+            seen.push(key);
+            true
+        }
+    });
     // A torch wheel among the inputs is the torch the others will run with.
     let torch_wheel = |p: &PathBuf| {
         let (name, version, _) = p
@@ -276,6 +348,7 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
         );
         match answer {
             Some(a) => {
+                out.judged = true;
                 let p = prebuilt_wheel(&a, from, setup_torch.as_deref());
                 out.summary.extend(prebuilt_lines(&p));
                 out.prebuilt.push(p);
@@ -342,8 +415,9 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
     if wheels.is_empty() && req.plan.is_none() && !wheel_paths.is_empty() {
         return out;
     }
-    if wheels.is_empty() && req.plan.is_none() && !req.packages.is_empty() {
-        // `--package` alone asks which wheel, not what an upgrade breaks.
+    if wheels.is_empty() && req.plan.is_none() && !req.packages.is_empty() && req.torch.is_none() {
+        // `--package` alone asks which wheel, not what an upgrade breaks; with `--torch` it
+        // asks both.
         return out;
     }
     if wheels.is_empty() && req.plan.is_none() {
@@ -363,6 +437,7 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
                 out.summary.push(format!(
                     "torch {v}: already the installed torch, nothing would change; `abidoc scan` judges what is installed now"
                 ));
+                out.judged = true;
                 return out;
             }
             out.notes.push(
@@ -383,6 +458,7 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
         .map(|i| (abidoc_env::normalize_name(&i.name), i.version.clone()))
         .collect();
     let verdicts = abidoc_env::verify::verify_wheels(&env, &wheels, &target, &planned);
+    out.judged |= !verdicts.is_empty();
     if plan.is_some() && matches!(target, TorchTarget::Indexed { .. }) {
         // The plan changes torch: what it leaves installed is judged against the new one too.
         preview(&env, &target, &world, target_note.as_deref(), &mut out);
@@ -416,6 +492,7 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
                 if let Some(n) = &target_note {
                     d.evidence.insert(0, n.clone());
                 }
+                retargeted(&mut d, &target);
                 out.diagnostics.push(d);
             }
         }
@@ -436,6 +513,7 @@ fn preview(
     out: &mut VerifyOutcome,
 ) {
     let reports = abidoc_env::verify::torch_preview(env, target);
+    out.judged = true;
     out.summary.push(format!(
         "torch {}: {} installed librar{} would stop loading",
         target.version().unwrap_or("?"),
@@ -448,10 +526,37 @@ fn preview(
                 if let Some(n) = note {
                     d.evidence.insert(0, n.to_owned());
                 }
+                retargeted(&mut d, target);
                 out.diagnostics.push(d);
             }
         }
     }
+}
+
+/// The codes word the environment's torch as installed; judged against another release (the
+/// environment's torch version is set to it so fixes name it), that torch is not installed yet.
+fn retargeted(d: &mut Diagnostic, target: &TorchTarget) {
+    let TorchTarget::Indexed { version, .. } = target else {
+        return;
+    };
+    d.message = d
+        .message
+        .replace(
+            &format!("than the installed {version}"),
+            &format!("than torch {version}, the one the install would bring"),
+        )
+        .replace(
+            &format!("the installed {version}"),
+            &format!("torch {version} (after the install)"),
+        );
+}
+
+/// `, Python 3.12` when the target's Python is known, for a marker's verdict.
+fn python_said(m: &abidoc_env::plans::MarkerEnv) -> String {
+    m.python_version
+        .as_deref()
+        .map(|v| format!(" (Linux, Python {v})"))
+        .unwrap_or_else(|| " (Linux, Python unknown)".into())
 }
 
 /// The evidence the environment view words for installed files, said of a wheel's library.
