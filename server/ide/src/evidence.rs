@@ -75,6 +75,18 @@ impl<'a> World<'a> {
         kb::package_for_library(path).or_else(|| package_from_path(path).map(PackageFacts::unknown))
     }
 
+    /// The distribution a top-level compiled module's own name suggests, when nothing better
+    /// names it (its owner on disk, a table, the frames that import it): a last guess.
+    pub fn package_of_module_file(&self, path: &str) -> Option<String> {
+        let norm = path.replace('\\', "/");
+        let file = norm.rsplit('/').next()?;
+        let top_level = !norm.contains('/')
+            || ["site-packages/", "dist-packages/"]
+                .iter()
+                .any(|m| norm.rsplit_once(m).is_some_and(|(_, a)| !a.contains('/')));
+        top_level.then(|| module_package(file)).flatten()
+    }
+
     pub fn library_facts(&self, path: &str) -> Option<LibraryFacts> {
         self.env.as_ref()?.library_facts(path)
     }
@@ -324,6 +336,22 @@ fn package_from_path(path: &str) -> Option<String> {
     };
     let name = first.trim_start_matches('_');
     (!name.is_empty()).then(|| kb::normalize(name))
+}
+
+/// A top-level compiled module no table knows (`torch_batch_svd.cpython-36m-x86_64-linux-gnu.so`,
+/// in site-packages or named alone): extensions built with cpp_extension are usually named as
+/// their distribution. A private or generic stem (`_C`, `cuda`) names nothing.
+fn module_package(file: &str) -> Option<String> {
+    let stem = file
+        .split(".cpython-")
+        .next()
+        .and_then(|s| s.split(".abi3.").next())
+        .and_then(|s| s.split(".so").next())?;
+    let ident = stem.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && stem.bytes().next().is_some_and(|c| c.is_ascii_alphabetic());
+    const GENERIC: &[&str] = &["C", "ext", "cuda", "core", "ops", "lib", "main", "kernels"];
+    let named = file.contains(".cpython-") || file.contains(".abi3.");
+    (named && ident && stem.len() > 2 && !GENERIC.contains(&stem)).then(|| kb::normalize(stem))
 }
 
 /// A compiled module in a source checkout (`~/pixel-perfect-sfm/pixsfm/_pixsfm.cpython-38-….so`):

@@ -69,7 +69,8 @@ pub(crate) fn diagnose(
             cx.near
                 .filter(|n| !(*n == "torch" && owner == Owner::Torch))
                 .map(str::to_owned)
-        });
+        })
+        .or_else(|| library.and_then(|l| cx.world.package_of_module_file(l)));
     d.package = pkg.clone();
     // A plain C symbol is not torch's: its provider says what failed to load.
     if owner == Owner::Unknown
