@@ -120,38 +120,28 @@ def _script(path: Path, body: str) -> Path:
     return path
 
 
-def test_verify_arguments_and_the_merge_of_two_runs(tmp_path: Path) -> None:
-    # Echoes its arguments back as the contract's JSON: the files and the torch pin in one run,
-    # the packages (with the same torch) in the other.
+def test_verify_arguments_in_one_run(tmp_path: Path) -> None:
+    # Echoes its arguments back as the contract's JSON: the files, the torch pin and the
+    # packages go to one run (the binary previews the pin and answers the packages together).
     fake = _script(
         tmp_path / "abidoc",
-        'args="$*"\n'
-        'case "$args" in\n'
-        '  *--package*) printf \'{"version":1,"diagnostics":[],"prebuilt":[{"package":"p","args":"%s"}]}\' "$args" ;;\n'
-        '  *) printf \'{"version":1,"diagnostics":[{"severity":"error","message":"%s"}]}\' "$args"; exit 1 ;;\n'
-        "esac",
+        'printf \'{"version":1,"diagnostics":[{"severity":"error","message":"%s"}],"prebuilt":[{"package":"p"}]}\' "$*"; exit 1',
     )
     run = _binary.verify_install(
         wheels=["/w/a.whl"], packages=[("flash-attn", "2.8.3"), ("mamba-ssm", None)], torch="2.9.1", binary=str(fake)
     )
     assert run.problem is None and run.returncode == 1
     (diag,) = run.report["diagnostics"]
-    assert diag["message"].startswith("verify /w/a.whl --format json --torch 2.9.1 --python ")
-    (answer,) = run.report["prebuilt"]
     packages = "--package flash-attn==2.8.3 --package mamba-ssm"
-    assert answer["args"].startswith(f"verify --format json --torch 2.9.1 {packages} --python")
+    assert diag["message"].startswith(f"verify /w/a.whl --format json --torch 2.9.1 {packages} --python ")
+    assert run.report["prebuilt"] == [{"package": "p"}]
 
 
-def test_a_failing_run_is_left_out_and_both_failing_is_a_problem(tmp_path: Path) -> None:
-    fake = _script(
-        tmp_path / "abidoc",
-        'case "$*" in *--package*) echo "abidoc: bad" >&2; exit 2 ;; esac\n'
-        'echo \'{"version":1,"diagnostics":[]}\'',
-    )
-    run = _binary.verify_install(wheels=["/w/a.whl"], packages=[("x", None)], binary=str(fake))
-    assert run.problem is None and run.report == {"version": 1, "diagnostics": []}
+def test_a_failing_run_is_a_problem_and_nothing_asked_runs_nothing(tmp_path: Path) -> None:
     broken = _script(tmp_path / "broken", "exit 2")
-    assert _binary.verify_install(wheels=["/w/a.whl"], binary=str(broken)).problem
+    assert _binary.verify_install(wheels=["/w/a.whl"], packages=[("x", None)], binary=str(broken)).problem
+    run = _binary.verify_install(binary=str(broken))
+    assert run.problem is None and run.report == {"version": 1, "diagnostics": []}
 
 
 def test_a_report_with_nothing_to_say_is_not_shown() -> None:

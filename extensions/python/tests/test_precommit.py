@@ -65,7 +65,9 @@ def _run_hook(hook: Dict, project: Path, staged: List[str]) -> subprocess.Comple
         ("requirements.in", False),
         ("constraints.txt", False),
         ("docs/requirements/old/notes.md", False),
-        ("pylock.toml", False),
+        ("pylock.toml", True),
+        ("services/pylock.gpu.toml", True),
+        ("pyproject.toml", False),
     ],
 )
 def test_the_files_the_hook_runs_on(hook: Dict, name: str, selected: bool) -> None:
@@ -99,14 +101,14 @@ def test_a_committed_wheel_alone_is_judged(hook: Dict, project: Path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
 
 
-def test_pylock_stays_out_of_the_hook_while_verify_cannot_read_it(hook: Dict, project: Path) -> None:
-    """pylock.toml naming the wheel that does not load: verify finds nothing in it. When verify
-    learns the format, this fails: add pylock.toml to the hook's files (and the docs)."""
+def test_a_pylock_naming_a_wheel_for_another_torch_fails_the_commit(hook: Dict, project: Path) -> None:
+    """pylock.toml (PEP 751) naming the wheel that does not load, by a local path: the hook
+    selects it and verify judges the wheel."""
     (project / "pylock.toml").write_text(
         'lock-version = "1.0"\ncreated-by = "uv"\n\n[[packages]]\nname = "oldext"\nversion = "1.0.0"\n'
         'wheels = [{ path = "./wheels/oldext-1.0.0-py3-none-linux_x86_64.whl" }]\n',
         encoding="utf-8",
     )
-    hook = dict(hook, files=r"(^|/)pylock\.toml$")
     proc = _run_hook(hook, project, ["pylock.toml"])
-    assert proc.returncode == 0 and "would not load" not in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "oldext 1.0.0 would not load" in proc.stdout

@@ -19,29 +19,23 @@ function envArgs(env: Environment): string[] {
 }
 
 /**
- * The verify runs one install line needs, with relative paths resolved against `cwd` (the
- * notebook's folder, where its kernel starts). Files and a torch pin go to one run, the named
- * packages to another: with `--package` the binary answers only which wheel each would fetch,
- * so a torch pin beside a name would lose its preview of what the new torch breaks.
+ * The verify run one install line needs, with relative paths resolved against `cwd` (the
+ * notebook's folder, where its kernel starts): files, a torch pin and the named packages in one
+ * run, since the binary answers the packages and previews the pin together. A list, empty when
+ * the line names nothing to judge.
  */
 export function verifyRuns(install: InstallLine, cwd: string, env: Environment): string[][] {
   const abs = (p: string) => path.resolve(cwd, p.startsWith('~/') ? path.join(process.env.HOME ?? '~', p.slice(2)) : p);
   const wheels = [...new Set(install.requirements.filter((r) => r.wheel).map((r) => abs(r.wheel as string)))];
   const files = install.requirementFiles.map(abs);
   const torch = install.torch ? ['--torch', install.torch] : [];
-  const runs: string[][] = [];
-  if (wheels.length || files.length || install.torch) {
-    runs.push(['verify', ...wheels, ...files, '--format', 'json', ...torch, ...envArgs(env)]);
-  }
   const packages = install.requirements.filter((r) => r.name && !r.wheel);
-  if (packages.length) {
-    runs.push([
-      'verify', '--format', 'json', ...torch,
-      ...packages.flatMap((r) => ['--package', r.version ? `${r.name}==${r.version}` : (r.name as string)]),
-      ...envArgs(env),
-    ]);
-  }
-  return runs;
+  if (!wheels.length && !files.length && !install.torch && !packages.length) return [];
+  return [[
+    'verify', ...wheels, ...files, '--format', 'json', ...torch,
+    ...packages.flatMap((r) => ['--package', r.version ? `${r.name}==${r.version}` : (r.name as string)]),
+    ...envArgs(env),
+  ]];
 }
 
 /** verify on a requirements file: the file is an install plan. */

@@ -143,12 +143,9 @@ fn classify(p: &Path, req: &mut VerifyRequest) -> Result<(), String> {
         return Ok(());
     }
     let text = input::read_file(p, MAX_PLAN)?.text.to_string();
-    let base = p
-        .parent()
-        .map(Path::to_path_buf)
-        .and_then(|b| std::path::absolute(b).ok())
-        .unwrap_or_default();
-    let me = base.join(p.file_name().unwrap_or_default());
+    // Absolute, so the plan's relative paths (and includes) are from its own directory even
+    // when it is named as a bare file name.
+    let me = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let plan = if p.extension().is_some_and(|e| e == "toml") {
         parse_pylock(&text, &me)
     } else if text.trim_start().starts_with('{') {

@@ -335,34 +335,17 @@ def verify_install(
     binary: Optional[str] = None,
     sys_path: Optional[Sequence[str]] = None,
 ) -> RunResult:
-    """``verify`` for everything one install names, as one report.
-
-    The files (and a torch pin) and the prebuilt-wheel packages go to two runs, merged: with
-    ``--package`` the binary answers only which wheel each package would fetch, so a torch pin
-    beside a package name would otherwise lose its preview of what the new torch breaks. A run
-    that fails is left out; when both fail, the result carries the first problem.
-    """
-    runs: List[RunResult] = []
-    common = dict(extra_site_packages=extra_site_packages, binary=binary, sys_path=sys_path)
-    if wheels or plans or torch:
-        runs.append(verify(wheels=wheels, plans=plans, torch=torch, timeout=timeout, **common))
-    if packages:
-        runs.append(verify(packages=packages, torch=torch, timeout=timeout, **common))
-    good = [r for r in runs if r.problem is None and r.report is not None]
-    if not good:
-        return runs[0] if runs else RunResult(0, "", "", report={"version": 1, "diagnostics": []})
-    if len(good) == 1:
-        return good[0]
-    merged: Dict[str, Any] = {"version": good[0].report.get("version", 1), "diagnostics": []}
-    for r in good:
-        merged["diagnostics"] += r.diagnostics
-        prebuilt = r.report.get("prebuilt")
-        if isinstance(prebuilt, list):
-            merged.setdefault("prebuilt", []).extend(prebuilt)
-    return RunResult(
-        max(r.returncode for r in good),
-        "",
-        "".join(r.stderr for r in good),
-        report=merged,
-        argv=[a for r in good for a in r.argv],
+    """``verify`` for everything one install names, as one report: one run, since the binary
+    answers the prebuilt-wheel packages and previews a torch pin together."""
+    if not (wheels or plans or torch or packages):
+        return RunResult(0, "", "", report={"version": 1, "diagnostics": []})
+    return verify(
+        wheels=wheels,
+        packages=packages,
+        plans=plans,
+        torch=torch,
+        extra_site_packages=extra_site_packages,
+        timeout=timeout,
+        binary=binary,
+        sys_path=sys_path,
     )
