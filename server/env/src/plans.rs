@@ -894,6 +894,42 @@ mod tests {
         assert!(plan.problems[0].contains("deeper than"), "{plan:?}");
     }
 
+    /// Cut, odd and non-ASCII input: the readers return what they understood, never panic.
+    #[test]
+    fn odd_input_never_panics() {
+        let inputs = [
+            "\\",
+            "x \\",
+            "-r",
+            "-r\n--requirement=\n-e",
+            "é==1 ; python_version < 'é",
+            "torch==2.5.1 ; (python_version",
+            "a @",
+            "@ b",
+            "name[extra==1",
+            "#\\\nx==1",
+            "pkg ; ",
+            "\u{200b}torch==1",
+            "lock-version = 1\n[[packages]]\nname = 3\nwheels = 'x'\narchive = []",
+            "[[packages]]\nname = \"a\"\nwheels = [{ path = 7 }, 'x', { path = \"é.whl\" }]",
+        ];
+        let env = MarkerEnv {
+            python_version: Some("3.12".into()),
+        };
+        for text in inputs {
+            let _ = parse_requirements(text, Path::new("/p"));
+            let _ = parse_requirements_file(text, Path::new("/nonexistent/r.txt"));
+            let _ = parse_pylock(text, Path::new("/p/pylock.toml"));
+            let _ = marker_holds(text, &env);
+            for cut in 0..text.len() {
+                if let Some(t) = text.get(..cut) {
+                    let _ = parse_requirements(t, Path::new("/p"));
+                    let _ = marker_holds(t, &env);
+                }
+            }
+        }
+    }
+
     #[test]
     fn reads_a_pylock() {
         let text = r#"
