@@ -60,6 +60,10 @@ pub enum Failure {
     NumpyAbi {
         detail: String,
     },
+    /// A name a NumPy release removed (the knowledge says which).
+    NumpyRemoved {
+        name: String,
+    },
     CudaOom {
         tried: Option<String>,
         detail: String,
@@ -691,6 +695,12 @@ impl Collector {
                 },
                 span,
             ),
+            // Only a name some release removed: a typo or a private name is the code's own bug.
+            EventKind::NumpyNameMissing { name }
+                if abidoc_knowledge::compat::numpy_removed(name).is_some() =>
+            {
+                self.push(Failure::NumpyRemoved { name: name.clone() }, span);
+            }
             EventKind::CudaOom { tried, detail } => self.push(
                 Failure::CudaOom {
                     tried: tried.clone(),

@@ -64,6 +64,36 @@ pub struct Tables {
     pub release: Vec<Release>,
     #[serde(default)]
     pub wheel_cuda: Vec<WheelCuda>,
+    #[serde(default)]
+    pub numpy_removed: Vec<NumpyRemoved>,
+}
+
+/// Names a NumPy release removed from its main namespace: code (or a package) written for the
+/// releases before imports them and fails with `module 'numpy' has no attribute 'X'` or
+/// `cannot import name 'X' from 'numpy'`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NumpyRemoved {
+    /// The release that removed them (`2.0`); `numpy<` it keeps them.
+    pub removed_in: String,
+    pub names: Vec<String>,
+    /// Releases after `removed_in` that brought a name back with another meaning (`bool` and
+    /// `long` in 2.0): the names removed only between the two.
+    #[serde(default)]
+    pub restored_in: Option<String>,
+    #[serde(default)]
+    pub restored: Vec<String>,
+    /// What replaces them, in a sentence.
+    pub instead: String,
+    pub source: String,
+}
+
+/// The NumPy release that removed `name` from `numpy`'s namespace, if one did.
+pub fn numpy_removed(name: &str) -> Option<&'static NumpyRemoved> {
+    tables()
+        .numpy_removed
+        .iter()
+        .find(|r| r.names.iter().any(|n| n == name))
 }
 
 /// The CUDA major a PyPI wheel's libraries need, where its metadata does not say (no

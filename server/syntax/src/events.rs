@@ -147,6 +147,10 @@ pub enum EventKind {
     /// NumPy 2.x`, `numpy.dtype size changed, may indicate binary incompatibility`,
     /// `_ARRAY_API not found`, `module compiled against API version 0x10 but this version of numpy is 0xf`.
     NumpyAbi { detail: String },
+    /// A name NumPy's namespace lacks: `module 'numpy' has no attribute 'float'`, `cannot import
+    /// name 'BUFSIZE' from 'numpy'`, NumPy 2's own `` `np.float_` was removed in the NumPy 2.0
+    /// release``. Whether a release removed it is the knowledge's to say.
+    NumpyNameMissing { name: String },
     /// `CUDA out of memory. Tried to allocate 2.00 GiB …`.
     CudaOom {
         tried: Option<String>,

@@ -160,6 +160,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("_ARRAY_API", NUMPY),
     ("compiled against A", NUMPY),
     ("multiarray failed to import", NUMPY),
+    ("from 'numpy'", NUMPY),
+    ("module 'numpy'", NUMPY),
+    ("in the NumPy 2.0 release", NUMPY),
     ("out of memory", OOM),
     ("memory in use", GPUPROC),
     ("MiB |", GPUPROC),
@@ -2764,6 +2767,43 @@ fn numpy(l: &Line<'_>, out: &mut Out) {
             l.content_span(),
             EventKind::NumpyAbi {
                 detail: l.content_text(),
+            },
+        );
+        return;
+    }
+    let quoted = |from: usize| -> Option<(usize, &str)> {
+        let r = &s[from..];
+        let q = r.find(['\'', '`'])?;
+        let body = &r[q + 1..];
+        let n = body
+            .bytes()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            .count();
+        (n > 0).then(|| (from + q + 1, &body[..n]))
+    };
+    let name = if let Some(p) = s.find("module 'numpy' has no attribute ") {
+        quoted(p + 32)
+    } else if let Some(p) = s.find("cannot import name ") {
+        s[p..]
+            .contains(" from 'numpy'")
+            .then(|| quoted(p + 19))
+            .flatten()
+    } else if let Some(p) = s.find("was removed in the NumPy 2.0 release") {
+        s[..p].rfind("`np.").and_then(|b| {
+            let n = s[b + 4..]
+                .bytes()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                .count();
+            (n > 0).then(|| (b + 4, &s[b + 4..b + 4 + n]))
+        })
+    } else {
+        None
+    };
+    if let Some((at, name)) = name {
+        out.push(
+            l.span(at, at + name.len()),
+            EventKind::NumpyNameMissing {
+                name: name.to_owned(),
             },
         );
     }

@@ -399,6 +399,23 @@ Version { subject: "cuda", version: "10.2" } @ "cudatoolkit=10.2"
 }
 
 #[test]
+fn numpy_names_missing() {
+    check(
+        "AttributeError: module 'numpy' has no attribute 'float'.\nImportError: cannot import name 'BUFSIZE' from 'numpy' (/x/numpy/__init__.py)\nAttributeError: `np.float_` was removed in the NumPy 2.0 release. Use `np.float64` instead.\nImportError: cannot import name 'x' from 'torch'\n",
+        r#"
+Exception { name: "AttributeError", message: "module 'numpy' has no attribute 'float'." } @ "AttributeError: module 'numpy' has no attribute 'float'."
+NumpyNameMissing { name: "float" } @ "float"
+Exception { name: "ImportError", message: "cannot import name 'BUFSIZE' from 'numpy' (/x/numpy/__init__.py)" } @ "ImportError: cannot import name 'BUFSIZE' from 'numpy' (/x/numpy/__init__.py)"
+NumpyNameMissing { name: "BUFSIZE" } @ "BUFSIZE"
+Exception { name: "AttributeError", message: "`np.float_` was removed in the NumPy 2.0 release. Use `np.float64` instead." } @ "AttributeError: `np.float_` was removed in the NumPy 2.0 release. Use `np.float64` instead."
+NumpyNameMissing { name: "float_" } @ "float_"
+Version { subject: "numpy", version: "2.0" } @ "NumPy 2.0"
+Exception { name: "ImportError", message: "cannot import name 'x' from 'torch'" } @ "ImportError: cannot import name 'x' from 'torch'"
+"#,
+    );
+}
+
+#[test]
 fn pybind_incompatible_arguments() {
     check(
         "TypeError: causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:\n",

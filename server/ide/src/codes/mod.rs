@@ -267,6 +267,7 @@ pub(crate) fn diagnose(
             torch_ops_missing::diagnose(&cx, source, what, package.as_deref())
         }
         Failure::NumpyAbi { detail } => numpy_abi::diagnose(&cx, source, detail),
+        Failure::NumpyRemoved { name } => numpy_abi::removed_name(&cx, source, name),
         Failure::CudaOom { tried, .. } => cuda_oom::diagnose(&cx, source, tried.as_deref()),
         Failure::StaleGpuProcesses => cuda_oom::diagnose_stale(&cx, source),
         Failure::MambaFastPath { model_class } => {

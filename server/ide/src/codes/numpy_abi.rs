@@ -2,7 +2,9 @@
 //!
 //! Produced by NumPy's "A module that was compiled using NumPy 1.x cannot be run in NumPy 2" and
 //! "numpy.core.multiarray failed to import" / `_ARRAY_API not found`. NumPy 2 changed the C ABI:
-//! `numpy<2` comes first for a module built for 1.x, an upgrade for the reverse.
+//! `numpy<2` comes first for a module built for 1.x, an upgrade for the reverse. Also code written
+//! for an older NumPy's Python names (`np.float_`, `np.float`, `BUFSIZE`), which the knowledge
+//! dates to the release that removed them: that NumPy's predecessor, or the new names.
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
@@ -10,9 +12,76 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step, Version};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A module compiled against NumPy 1.x running under NumPy 2.x, or the reverse.",
-    meaning: "NumPy 2 changed the C ABI. Extensions compiled against NumPy 1.x (torch ≤ 2.2, older OpenCV and many others) fail to import under NumPy 2, and modules built for 2.x need a NumPy that new.",
-    fixes: "1. For a module built for NumPy 1.x: `pip install \"numpy<2\"`. 2. Or upgrade the failing module to a release built for NumPy 2 (advice). For a module built for a newer NumPy: upgrade NumPy.",
+    meaning: "NumPy 2 changed the C ABI. Extensions compiled against NumPy 1.x (torch ≤ 2.2, older OpenCV and many others) fail to import under NumPy 2, and modules built for 2.x need a NumPy that new. NumPy 2.0 (and 1.24 before it) also removed names from its Python namespace, so code written for older releases fails with `module 'numpy' has no attribute 'float_'` or `cannot import name 'BUFSIZE' from 'numpy'`.",
+    fixes: "1. For a module built for NumPy 1.x: `pip install \"numpy<2\"`. 2. Or upgrade the failing module to a release built for NumPy 2 (advice). For a module built for a newer NumPy: upgrade NumPy. For a name a NumPy release removed (`np.float_` in 2.0, `np.float` in 1.24): the NumPy before that release, or the package or code moved to the new names (advice).",
 };
+
+/// Code (a package's, or the user's) written for a NumPy that still had `name`, run under the
+/// release that removed it: the NumPy below that release, or code that uses the new names.
+pub(crate) fn removed_name(cx: &Cx<'_>, source: Option<SourceRef>, name: &str) -> Diagnostic {
+    let code = Code::NumpyAbi;
+    let mut d = blank(code, source);
+    d.package = Some(
+        cx.near
+            .filter(|p| *p != "numpy")
+            .unwrap_or("numpy")
+            .to_owned(),
+    );
+    let Some(row) = abidoc_knowledge::compat::numpy_removed(name) else {
+        return d;
+    };
+    let restored = row
+        .restored_in
+        .as_deref()
+        .filter(|_| row.restored.iter().any(|r| r == name));
+    d.message = format!(
+        "`np.{name}` was removed in NumPy {}{}: the code was written for an older NumPy than the one installed",
+        row.removed_in,
+        restored.map_or(String::new(), |r| format!(" (and is back, with another meaning, from {r})"))
+    );
+    d.evidence.push(format!("{} ({})", row.instead, row.source));
+    let mut fixes = Vec::new();
+    // `numpy<2`, as the ABI fix writes it (one id for one command); `numpy<1.24`.
+    let pin = row.removed_in.strip_suffix(".0").unwrap_or(&row.removed_in);
+    if let (Some(numpy), Some(below)) = (Name::new("numpy"), Version::new(pin)) {
+        fixes.push(
+            Fix::new(
+                code,
+                &format!("numpy-below-{pin}"),
+                FixKind::AlignCompanion,
+                format!("Install the NumPy before {} (numpy<{pin})", row.removed_in),
+                format!(
+                    "The code that uses np.{name} was written for NumPy before {}; pip may refuse it where another package needs a newer NumPy, and then the code is what must change.",
+                    row.removed_in
+                ),
+            )
+            .step(recipes::pip_install(
+                cx,
+                Vec::new(),
+                vec![Requirement::Below(numpy, below)],
+            ))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "upgrade-module",
+            FixKind::Advice,
+            format!("Or upgrade the package that uses np.{name} (or change the code) to NumPy {}'s names", row.removed_in),
+            row.instead.clone(),
+        )
+        .step(Step::Manual(format!(
+            "upgrade the package in the traceback that uses np.{name}, or change your code. {}",
+            row.instead
+        ))),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let mut d = blank(Code::NumpyAbi, source);
