@@ -130,6 +130,10 @@ PY
         demangle)
             # One mangled name per seed, taken from the corpus texts.
             grep -ohE '_Z[A-Za-z0-9_]{4,300}' -r "$ROOT/tests/fixtures" 2>/dev/null | sort -u | head -300 |
+                while read -r s; do printf '%s' "$s" >"$dir/$(printf '%s' "$s" | sha1sum | cut -c1-16)"; done
+            # The names that made cpp_demangle backtrack for seconds, and the deepest real ones.
+            { grep -v '^#' "$ROOT/server/elf/tests/data/demangle_hostile.txt"
+              grep -v '^#' "$ROOT/server/elf/tests/data/deep_fallback.tsv" | cut -f1; } | grep . |
                 while read -r s; do printf '%s' "$s" >"$dir/$(printf '%s' "$s" | sha1sum | cut -c1-16)"; done ;;
         framing)
             printf '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}' >"$dir/init"

@@ -625,21 +625,35 @@ enum Group {
     Other,
 }
 
+/// What [`backtrack_nesting`] measures of a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Backtrack {
+    /// The deepest nesting of counted groups.
+    pub(crate) deepest: usize,
+    /// Every byte weighted by `2^(counted groups around it)`, saturating: an upper estimate of
+    /// how many bytes cpp_demangle's parser reads when each enclosing group parses its inside
+    /// twice. Depth alone does not bound the time, since one shallow group can hold a long
+    /// inside (12 levels around 15 KB of `i`, cut off, took 33 ms in release).
+    pub(crate) work: u64,
+}
+
 /// How deeply `body` (a mangled name after `_Z`) nests the groups that cpp_demangle may parse
-/// more than once, read token by token like [`scan_abi`]: identifiers are skipped by their
-/// length, and the digits that are not lengths (substitutions, template parameters, literal
-/// values, array and vector sizes, discriminators, lambda numbers, thunk offsets) are read as
-/// numbers. `None` when groups of any kind nest deeper than [`MAX_GROUPS`].
+/// more than once, and how much parsing that may cost ([`Backtrack`]), read token by token like
+/// [`scan_abi`]: identifiers are skipped by their length, and the digits that are not lengths
+/// (substitutions, template parameters, literal values, array and vector sizes, discriminators,
+/// lambda numbers, thunk offsets) are read as numbers. `None` when groups of any kind nest deeper
+/// than [`MAX_GROUPS`].
 ///
 /// cpp_demangle backtracks: when a group fails to parse deep inside, each enclosing group that
 /// has another reading (a substitution or a template parameter before template arguments, a
 /// literal, an expression, a `decltype`) parses everything inside it again, so the work doubles
 /// with each level. Nested names are read one way only and are not counted, which keeps real
-/// names shallow (see `demangle::MAX_FALLBACK_NESTING`).
-pub(crate) fn backtrack_nesting(body: &[u8]) -> Option<usize> {
+/// names shallow (see `demangle::MAX_FALLBACK_NESTING` and `demangle::MAX_FALLBACK_WORK`).
+pub(crate) fn backtrack_nesting(body: &[u8]) -> Option<Backtrack> {
     let s = body;
     let mut stack = [Group::Other; MAX_GROUPS];
     let (mut open, mut depth, mut deepest) = (0usize, 0usize, 0usize);
+    let mut work = 0u64;
     let top =
         |stack: &[Group], open: usize| open.checked_sub(1).and_then(|t| stack.get(t).copied());
     let mut i = 0;
@@ -660,6 +674,7 @@ pub(crate) fn backtrack_nesting(body: &[u8]) -> Option<usize> {
         _ => {}
     }
     while let Some(&b) = s.get(i) {
+        let token = i;
         i += 1;
         let group = match b {
             b'0'..=b'9' => {
@@ -833,8 +848,15 @@ pub(crate) fn backtrack_nesting(body: &[u8]) -> Option<usize> {
                 deepest = deepest.max(depth);
             }
         }
+        // An identifier's length may point past the end; only the bytes that exist are read.
+        let bytes = i.min(s.len()).saturating_sub(token) as u64;
+        let weight = u32::try_from(depth)
+            .ok()
+            .and_then(|d| 1u64.checked_shl(d))
+            .unwrap_or(u64::MAX);
+        work = work.saturating_add(bytes.saturating_mul(weight));
     }
-    Some(deepest)
+    Some(Backtrack { deepest, work })
 }
 
 /// Advances past the decimal digits at `*i`.
@@ -953,7 +975,33 @@ mod tests {
     }
 
     fn nesting(m: &str) -> Option<usize> {
-        backtrack_nesting(strip_prefix(m).unwrap_or(m).as_bytes())
+        backtrack_nesting(strip_prefix(m).unwrap_or(m).as_bytes()).map(|b| b.deepest)
+    }
+
+    fn work(m: &str) -> Option<u64> {
+        backtrack_nesting(strip_prefix(m).unwrap_or(m).as_bytes()).map(|b| b.work)
+    }
+
+    #[test]
+    fn backtracking_work() {
+        // No counted group: one unit per byte (`N…E` does not count).
+        assert_eq!(work("_ZN3c104cuda14ExchangeDeviceEa"), Some(28));
+        // `1f` at depth 0, `I` and `i` at 1, `E` closes back to 0, `vT_` at 0.
+        assert_eq!(work("_Z1fIiEvT_"), Some(2 + 2 + 2 + 1 + 3));
+        // The inside of a group costs twice as much per level, however long it is.
+        let shallow = work(&format!("_Z1f{}b", "St7variantIJ".repeat(2))).unwrap();
+        let long = work(&format!(
+            "_Z1f{}{}",
+            "St7variantIJ".repeat(2),
+            "i".repeat(1000)
+        ))
+        .unwrap();
+        assert_eq!(long - shallow, 999 * 16);
+        // An identifier whose length runs past the end counts the bytes that are there.
+        assert_eq!(work("_Z99999999999999999999999a"), Some(24));
+        // Deep enough to overflow a shift saturates instead.
+        let deep = format!("_Z{}i", "I".repeat(MAX_GROUPS));
+        assert_eq!(work(&deep), Some(u64::MAX));
     }
 
     #[test]
