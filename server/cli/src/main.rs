@@ -88,6 +88,11 @@ enum Command {
         /// listed releases or torch versions when it does not. No VERSION: the newest release.
         #[arg(long = "package", value_name = "NAME[==VERSION]")]
         packages: Vec<String>,
+        /// A GPU the wheels will run on (repeatable): a compute capability (`8.6`, `sm_120`) or
+        /// a model (`RTX 5090`). Their libraries' GPU code is judged for it. Default: the GPUs
+        /// the NVIDIA driver's files name on this machine.
+        #[arg(long = "gpu", value_name = "CAPABILITY|MODEL")]
+        gpus: Vec<String>,
         #[command(flatten)]
         common: Common,
     },
@@ -212,8 +217,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             paths,
             torch,
             packages,
+            gpus,
             common,
-        } => verify_cmd::run(&paths, torch.as_deref(), &packages, &common),
+        } => verify_cmd::run(&paths, torch.as_deref(), &packages, &gpus, &common),
         Command::Demangle { paths, abi } => demangle_cmd::run(&paths, abi),
         Command::Lsp => abidoc_lsp::run_stdio()
             .map(|()| ExitCode::SUCCESS)

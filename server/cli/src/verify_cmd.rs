@@ -19,8 +19,21 @@ pub fn run(
     paths: &[PathBuf],
     torch: Option<&str>,
     packages: &[String],
+    gpus: &[String],
     common: &Common,
 ) -> Result<ExitCode, String> {
+    for g in gpus {
+        // A name of a GPU: words, digits and a few marks; the table decides whether it knows it.
+        let plain = !g.trim().is_empty()
+            && g.len() <= 64
+            && g.chars()
+                .all(|c| c.is_ascii_alphanumeric() || " ._-".contains(c));
+        if !plain {
+            return Err(format!(
+                "--gpu {g:?}: not a compute capability or a GPU model name"
+            ));
+        }
+    }
     if common.no_env {
         return Err("`verify` judges against an environment; --no-env does not apply".into());
     }
@@ -40,6 +53,7 @@ pub fn run(
             .iter()
             .map(|p| requirement(p))
             .collect::<Result<_, _>>()?,
+        gpus: gpus.iter().map(|g| g.trim().to_string()).collect(),
         ..VerifyRequest::default()
     };
     for p in paths {

@@ -1285,3 +1285,102 @@ fn a_wheel_that_loads_is_no_sarif_result_and_is_judged_once() {
         .count();
     assert_eq!(loads, 1, "{v:#}");
 }
+
+/// A wheel whose library carries GPU code for chosen architectures (a `.nv_fatbin` section
+/// written from the reader's layout, the library linked by the system compiler): `--gpu` says
+/// which GPUs it runs on. The real loader loads the library whatever the GPU (dlopen reads no
+/// GPU code), so the verdict for a GPU it lacks is "loads, but its kernels would not run there".
+#[test]
+fn gpu_code_is_judged_for_the_gpus_named() {
+    use abidoc_elf::testing::{build_library, fatbin_section};
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-gpu");
+    let _ = std::fs::remove_dir_all(&work);
+    let tree = work.join("tree");
+    std::fs::create_dir_all(tree.join("kernels")).unwrap();
+    let lib = tree.join("kernels/libkernels.so");
+    // sm_80 and sm_90 cubins, no PTX: Ampere and Hopper only.
+    build_library(&lib, Some(&fatbin_section(&[80, 90], &[]))).unwrap();
+    let (code, _, err) = run(Command::new("python3")
+        .args(["-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])"])
+        .arg(&lib));
+    assert_eq!(code, 0, "the real loader loads it: {err}");
+    let wheel = work.join("kernels-1.0.0-cp312-cp312-linux_x86_64.whl");
+    let spec = serde_json::json!({
+        "out": wheel, "name": "kernels", "version": "1.0.0", "tree": tree, "requires": [],
+    });
+    let (code, _, err) = run(Command::new("python3")
+        .args(["-c", WHEEL_PY])
+        .arg(spec.to_string()));
+    assert_eq!(code, 0, "zip: {err}");
+    let sp = fixtures().join("site-packages");
+    let at = |gpus: &[&str]| {
+        let mut args = vec![
+            "--site-packages",
+            sp.to_str().unwrap(),
+            wheel.to_str().unwrap(),
+        ];
+        for g in gpus {
+            args.extend(["--gpu", g]);
+        }
+        verify(&args)
+    };
+    let codes = |v: &serde_json::Value| -> Vec<String> {
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["severity"] == "error")
+            .map(|d| d["code"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // An RTX 4090 (8.9) runs sm_80 code; an H100 given as a capability runs sm_90.
+    for ok in [&["RTX 4090"][..], &["9.0"], &["sm_86", "sm_90"]] {
+        let (code, v, err) = at(ok);
+        assert_eq!(code, 0, "{ok:?}: {v} {err}");
+        assert!(codes(&v).is_empty(), "{ok:?}: {v}");
+    }
+    // A Blackwell GPU (sm_120) has no cubin of its major and no PTX to compile: error.
+    let (code, v, err) = at(&["sm_120"]);
+    assert_eq!(code, 1, "{v} {err}");
+    assert_eq!(codes(&v), ["gpu-arch-missing"], "{v}");
+    let d = &v["diagnostics"][0];
+    let msg = d["message"].as_str().unwrap();
+    assert!(
+        msg.contains("no GPU code for sm_120") && msg.contains("would load"),
+        "{msg}"
+    );
+    let ev = d["evidence"].to_string();
+    assert!(
+        ev.contains("sm_80 sm_90") && ev.contains("CUDA 12.8"),
+        "{ev}"
+    );
+    // A name the GPU table does not know is said, not guessed.
+    let (code, _, err) = at(&["Quantum 9000"]);
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("Quantum 9000") && err.contains("not judged"),
+        "{err}"
+    );
+    // The human line says both: it loads, and where its kernels would not run.
+    let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_abidoc"))
+        .args([
+            "verify",
+            "--site-packages",
+            sp.to_str().unwrap(),
+            "--color",
+            "never",
+        ])
+        .arg(&wheel)
+        .args(["--gpu", "RTX 5090", "--gpu", "A100"]));
+    assert_eq!(code, 1, "{out} {err}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("kernels 1.0.0"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("loads against")
+            && line.contains("no GPU code for NVIDIA GeForce RTX 5090 (sm_120)")
+            || line.contains("loads against") && line.contains("(sm_120)"),
+        "{out}"
+    );
+}

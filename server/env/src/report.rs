@@ -132,6 +132,15 @@ pub enum FindingFacts {
     Unreadable {
         message: String,
     },
+    /// The library loads, but its CUDA fat binary has no code this GPU runs (no cubin of its
+    /// major at or below its minor, no PTX at or below it): its first kernel launch fails.
+    GpuCodeMissing {
+        /// The GPU as named (`NVIDIA GeForce RTX 5090`, or `sm_120` when given as a capability).
+        gpu: String,
+        capability: (u32, u32),
+        /// What the library carries (`sm_80 sm_90 + PTX compute_90`).
+        carries: String,
+    },
 }
 
 impl FindingFacts {
@@ -147,6 +156,7 @@ impl FindingFacts {
             FindingFacts::CudaMismatch { .. } => "cuda-mismatch",
             FindingFacts::XformersBuild { .. } => "xformers-build",
             FindingFacts::Unreadable { .. } => "unreadable",
+            FindingFacts::GpuCodeMissing { .. } => "gpu-code-missing",
         }
     }
 }

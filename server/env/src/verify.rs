@@ -28,6 +28,34 @@ pub use crate::plans::{
 /// wheels' libraries are judged against each other and the system alone.
 pub const NO_SITE: &str = "/nonexistent/abidoc-verify/site-packages";
 
+/// A GPU the wheels will run on: as the driver's files or `--gpu` name it, and its compute
+/// capability.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gpu {
+    pub name: String,
+    pub capability: (u32, u32),
+}
+
+/// The GPUs of `gpus` that a library's fat binary has no code for: a finding each.
+fn gpu_findings(path: &Path, code: &abidoc_elf::FatBinary, gpus: &[Gpu]) -> Vec<Finding> {
+    gpus.iter()
+        .filter(|g| !code.runs_on(g.capability.0, g.capability.1))
+        .map(|g| Finding {
+            severity: Severity::Error,
+            package: None,
+            package_version: None,
+            library: Some(path.to_path_buf()),
+            downgraded: None,
+            moot: false,
+            facts: FindingFacts::GpuCodeMissing {
+                gpu: g.name.clone(),
+                capability: g.capability,
+                carries: code.describe(),
+            },
+        })
+        .collect()
+}
+
 /// One wheel's verdict: every library it carries, checked as installed.
 #[derive(Debug, Clone)]
 pub struct WheelVerdict {
@@ -48,6 +76,8 @@ pub struct WheelVerdict {
     pub symbols: usize,
     pub torch_symbols: usize,
     pub versions: Vec<String>,
+    /// Whether any of its libraries carries CUDA GPU code (a fat binary).
+    pub gpu_code: bool,
 }
 
 impl WheelVerdict {
@@ -130,6 +160,7 @@ pub fn verify_wheels(
     wheels: &[Wheel],
     target: &TorchTarget,
     planned: &[(String, Option<String>)],
+    gpus: &[Gpu],
 ) -> Vec<WheelVerdict> {
     let root = install_root(env);
     // An install replaces the installed distribution of the same name: its libraries go.
@@ -178,6 +209,15 @@ pub fn verify_wheels(
             if let Ok(facts) = &lib.facts {
                 retarget(env, r, facts, target, &own_defs);
             }
+            // It loads (or not) whatever the GPU; without code for the GPU its kernels never run.
+            if let Some(code) = &lib.gpu {
+                let path = r.path.clone();
+                for mut f in gpu_findings(&path, code, gpus) {
+                    f.package.clone_from(&r.package);
+                    f.package_version.clone_from(&r.package_version);
+                    r.findings.push(f);
+                }
+            }
         }
         // What an import meets, not what a dlopen of each file alone meets: a library loaded
         // by another of the wheel's, or by the package's Python code before the extension.
@@ -200,10 +240,12 @@ pub fn verify_wheels(
                 _ => true,
             });
             if r.findings.len() != before && r.verdict != Verdict::Unreadable {
-                let fails = r
-                    .findings
-                    .iter()
-                    .any(|f| f.severity == Severity::Error && f.downgraded.is_none());
+                // Missing GPU code does not stop the load: it is not a failing verdict.
+                let fails = r.findings.iter().any(|f| {
+                    f.severity == Severity::Error
+                        && f.downgraded.is_none()
+                        && !matches!(f.facts, FindingFacts::GpuCodeMissing { .. })
+                });
                 let degraded = r.findings.iter().any(|f| f.downgraded.is_some());
                 r.verdict = Verdict::of(fails, degraded);
             }
@@ -269,6 +311,7 @@ pub fn verify_wheels(
             symbols,
             torch_symbols,
             versions: newest_versions(&versions),
+            gpu_code: w.libraries.iter().any(|l| l.gpu.is_some()),
         });
     }
     out

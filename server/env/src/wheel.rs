@@ -384,6 +384,8 @@ pub struct WheelLibrary {
     pub size: u64,
     /// Parsed, or why not.
     pub facts: Result<Arc<LibFacts>, String>,
+    /// Its CUDA fat binary (`.nv_fatbin`): the GPU code it carries, read from the same bytes.
+    pub gpu: Option<abidoc_elf::FatBinary>,
 }
 
 /// A wheel as read: name, version and requirements from its METADATA, its libraries, and what
@@ -513,10 +515,12 @@ pub fn read_wheel_bytes(data: &[u8], limits: &Limits) -> Result<Wheel, String> {
             continue;
         }
         total = total.saturating_add(m.size);
+        let mut gpu = None;
         let facts = read_member(data, m, limits.max_member).and_then(|b| {
             if b.get(..4) != Some(b"\x7fELF") {
                 return Err("not an ELF file".into());
             }
+            gpu = abidoc_elf::read_fatbin(&b).filter(|f| !f.entries.is_empty());
             LibFacts::parse(&b).map(Arc::new)
         });
         if let Err(e) = &facts {
@@ -526,6 +530,7 @@ pub fn read_wheel_bytes(data: &[u8], limits: &Limits) -> Result<Wheel, String> {
             install_path,
             size: m.size,
             facts,
+            gpu,
         });
     }
     Ok(w)

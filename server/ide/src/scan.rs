@@ -310,6 +310,15 @@ pub(crate) fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagn
             );
             return Some(d);
         }
+        FindingFacts::GpuCodeMissing {
+            gpu,
+            capability,
+            carries,
+        } => {
+            let mut d = plain(f, Code::GpuArchMissing, String::new());
+            crate::codes::gpu_arch_missing::from_env(&cx(world), &mut d, gpu, *capability, carries);
+            return Some(d);
+        }
         FindingFacts::Unreadable { message } => {
             let mut d = plain(
                 f,

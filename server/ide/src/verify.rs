@@ -28,6 +28,10 @@ pub struct VerifyRequest {
     /// version `None`: the newest release, what `pip install NAME` picks). Answered with the
     /// wheel it would fetch for the target environment and the nearest listed builds.
     pub packages: Vec<(String, Option<String>)>,
+    /// `--gpu`: the GPUs the wheels will run on, each a compute capability (`8.6`, `sm_120`) or
+    /// a model the GPU table knows (`RTX 5090`). Empty: the GPUs the driver's files name on
+    /// this machine (none on a machine without the NVIDIA driver: GPU code is then not judged).
+    pub gpus: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -457,7 +461,8 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
         .filter(|i| i.local_wheel.is_none())
         .map(|i| (abidoc_env::normalize_name(&i.name), i.version.clone()))
         .collect();
-    let verdicts = abidoc_env::verify::verify_wheels(&env, &wheels, &target, &planned);
+    let gpus = target_gpus(&req.gpus, &world, &mut out);
+    let verdicts = abidoc_env::verify::verify_wheels(&env, &wheels, &target, &planned, &gpus);
     out.judged |= !verdicts.is_empty();
     if plan.is_some() && matches!(target, TorchTarget::Indexed { .. }) {
         // The plan changes torch: what it leaves installed is judged against the new one too.
@@ -472,7 +477,7 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
                 .iter()
                 .map(|p| format!("{}: {p}", v.wheel.display())),
         );
-        out.summary.push(summary_line(v, &against));
+        out.summary.push(summary_line(v, &against, &gpus));
         out.notes.extend(
             v.notes
                 .iter()
@@ -496,12 +501,65 @@ pub(crate) fn verify(ctx: &Context, req: &VerifyRequest, envs: &Environments) ->
                 out.diagnostics.push(d);
             }
         }
-        if v.verdict() == Verdict::Loads {
+        if v.verdict() == Verdict::Loads && gpu_gaps(v).is_empty() {
             out.summarized.push(out.diagnostics.len());
             out.diagnostics.push(loads_diagnostic(v));
         }
     }
     out
+}
+
+/// The GPUs to judge GPU code for: those `--gpu` names (a capability or a known model), else
+/// those the driver's files on this machine name. A name neither reads as is a note, not a
+/// guess.
+fn target_gpus(
+    asked: &[String],
+    world: &World<'_>,
+    out: &mut VerifyOutcome,
+) -> Vec<abidoc_env::verify::Gpu> {
+    use abidoc_knowledge::gpu;
+    let named: Vec<String> = if asked.is_empty() {
+        world.gpu_models()
+    } else {
+        asked.to_vec()
+    };
+    let mut gpus: Vec<abidoc_env::verify::Gpu> = Vec::new();
+    for n in &named {
+        let found = gpu::parse_capability(n)
+            .filter(|c| gpu::arch(*c).is_some())
+            .map(|c| (format!("sm_{}{}", c.0, c.1), c))
+            .or_else(|| gpu::capability_of_model(n).map(|c| (n.clone(), c)));
+        match found {
+            Some((name, capability)) => {
+                if !gpus.iter().any(|g| g.capability == capability) {
+                    gpus.push(abidoc_env::verify::Gpu { name, capability });
+                }
+            }
+            None if !asked.is_empty() => out.notes.push(format!(
+                "--gpu {n:?}: neither a compute capability abidoc knows (8.6, sm_120) nor a GPU model of its table: its GPU code is not judged for it"
+            )),
+            None => out.notes.push(format!(
+                "the driver names the GPU {n:?}, which abidoc's GPU table does not know: GPU code is not judged (--gpu CAPABILITY judges it)"
+            )),
+        }
+    }
+    gpus
+}
+
+/// The GPUs a wheel's libraries carry no code for, with what they carry.
+fn gpu_gaps(v: &WheelVerdict) -> Vec<(&str, (u32, u32))> {
+    let mut gaps: Vec<(&str, (u32, u32))> = Vec::new();
+    for f in v.libraries.iter().flat_map(|l| &l.findings) {
+        if let abidoc_env::check::FindingFacts::GpuCodeMissing {
+            gpu, capability, ..
+        } = &f.facts
+            && f.downgraded.is_none()
+            && !gaps.iter().any(|(_, c)| c == capability)
+        {
+            gaps.push((gpu.as_str(), *capability));
+        }
+    }
+    gaps
 }
 
 /// The installed libraries that load now and would not with `target`.
@@ -583,7 +641,33 @@ fn index_span() -> String {
 
 /// One line per wheel: its name, its verdict against the target torch, and what was checked
 /// (a wheel that loads says so, with what it was checked for).
-fn summary_line(v: &WheelVerdict, against: &str) -> String {
+fn summary_line(v: &WheelVerdict, against: &str, gpus: &[abidoc_env::verify::Gpu]) -> String {
+    let line = summary_verdict(v, against);
+    let gaps = gpu_gaps(v);
+    if !gaps.is_empty() {
+        let named: Vec<String> = gaps
+            .iter()
+            .map(|(g, c)| {
+                let sm = format!("sm_{}{}", c.0, c.1);
+                if *g == sm { sm } else { format!("{g} ({sm})") }
+            })
+            .collect();
+        return format!(
+            "{line}; but it has no GPU code for {}: its kernels would not run there",
+            named.join(", ")
+        );
+    }
+    if !gpus.is_empty() && v.gpu_code && v.verdict() == Verdict::Loads {
+        let names: Vec<String> = gpus
+            .iter()
+            .map(|g| format!("sm_{}{}", g.capability.0, g.capability.1))
+            .collect();
+        return format!("{line}; its GPU code runs on {}", names.join(", "));
+    }
+    line
+}
+
+fn summary_verdict(v: &WheelVerdict, against: &str) -> String {
     let name = format!(
         "{} {}",
         v.name.as_deref().unwrap_or("?"),

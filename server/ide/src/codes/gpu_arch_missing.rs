@@ -6,7 +6,8 @@
 //! `supports CUDA capabilities …` list, `Found GPU0 … which is of cuda capability 3.5`; with the
 //! environment, the model `/proc/driver/nvidia/gpus/*/information` names). What a
 //! binary carries is read from the text's list and, with the environment, from the fat binary
-//! of the installed torch (`libtorch_cuda.so`'s `.nv_fatbin`) — statically. A cubin runs on its
+//! of the installed torch (`libtorch_cuda.so`'s `.nv_fatbin`) — statically; `verify` reads the fat
+//! binaries of a wheel's libraries against the GPUs it will run on (`from_env`). A cubin runs on its
 //! major with the same or a newer minor: a warning whose list holds such a cubin is harmless and
 //! said so (PTX, which the driver compiles at first use, is evidence, not enough). Fixes: the torch build for a CUDA that compiles for the GPU
 //! (`--index-url` of PyTorch's index for that build; the facts in `gpu.toml`), or a source build
@@ -58,6 +59,53 @@ fn ptx_below(cc: (u32, u32), supported: &[String]) -> Vec<&str> {
         .filter(|s| gpu::parse_capability(s).is_some_and(|c| c <= cc))
         .map(String::as_str)
         .collect()
+}
+
+/// A library whose fat binary (read from its file: `verify` reads a wheel's) has no code for a
+/// GPU it will run on: it loads, and its first kernel launch fails. The fixes are those of an
+/// extension compiled for other GPUs (a build with the GPU in `TORCH_CUDA_ARCH_LIST`).
+pub(crate) fn from_env(
+    cx: &Cx<'_>,
+    d: &mut Diagnostic,
+    gpu: &str,
+    capability: (u32, u32),
+    carries: &str,
+) {
+    let c = capability;
+    let lib = d
+        .library
+        .as_deref()
+        .map(crate::incidents::basename)
+        .unwrap_or("the library");
+    let named = if gpu == sm(c) {
+        sm(c)
+    } else {
+        format!("{gpu} ({})", sm(c))
+    };
+    d.message = format!(
+        "{lib} carries no GPU code for {named}: it would load, but its first kernel launch there fails with `no kernel image is available for execution on the device`"
+    );
+    d.evidence.push(format!("{lib} carries GPU code for: {carries}"));
+    let arch = gpu::arch(c).map(|a| format!(", {}", a.name)).unwrap_or_default();
+    d.evidence.push(format!(
+        "{named}: compute capability {}.{}{arch}; a cubin runs on its major at the same or a newer minor, PTX on any newer GPU",
+        c.0, c.1
+    ));
+    if let Some(min) = gpu::min_cuda_for(c) {
+        d.evidence.push(format!(
+            "CUDA {} is the first toolkit that compiles for {}",
+            cuda_str(min),
+            sm(c)
+        ));
+    }
+    let seen = Seen {
+        gpu: Some(gpu),
+        capability: None,
+        supported: &[],
+        range: None,
+        detail: "",
+    };
+    d.fixes = fixes(cx, d, Some(c), &seen);
 }
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
