@@ -392,6 +392,9 @@ impl EnvView {
             f.evidence.push(format!("{unresolved} undefined symbol(s) do not resolve in this environment (read from the file, nothing loaded)"));
         }
         for n in r.needed.iter().filter(|n| n.found.is_none()) {
+            if !f.missing_needed.contains(&n.name) {
+                f.missing_needed.push(n.name.clone());
+            }
             f.evidence.push(format!(
                 "needed library {} is not found (needed by {})",
                 n.name,
@@ -441,6 +444,18 @@ impl EnvView {
     pub fn installed_version(&self, pkg: &str) -> Option<String> {
         let d = self.env.dist(&crate::kb::normalize(pkg))?;
         Some(d.version.clone().unwrap_or_default())
+    }
+
+    /// What an installed distribution requires (normalized names, extras left out).
+    pub fn requirements_of(&self, pkg: &str) -> Vec<String> {
+        let Some(d) = self.env.dist(&crate::kb::normalize(pkg)) else {
+            return Vec::new();
+        };
+        d.requires_dist
+            .iter()
+            .filter(|r| !r.is_extra_only())
+            .map(|r| crate::kb::normalize(&r.name))
+            .collect()
     }
 
     pub fn required_by(&self, pkg: &str) -> Vec<String> {

@@ -132,6 +132,14 @@ impl<'a> World<'a> {
             .collect()
     }
 
+    /// What the installed `pkg` requires (normalized names); empty when unknown.
+    pub fn requirements_of(&self, pkg: &str) -> Vec<String> {
+        self.env
+            .as_ref()
+            .map(|e| e.requirements_of(pkg))
+            .unwrap_or_default()
+    }
+
     /// Installed distributions whose Requires-Dist names `pkg` (so uninstalling it breaks them).
     pub fn required_by(&self, pkg: &str) -> Vec<String> {
         self.env

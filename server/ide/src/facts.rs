@@ -16,4 +16,6 @@ pub struct LibraryFacts {
     pub torch_symbol_count: usize,
     /// The torch the library was built for, from its metadata (`torch==2.5.1` pins, wheel labels).
     pub built_for_torch: Option<String>,
+    /// Needed libraries (sonames) the loader would not find, in the order it asks for them.
+    pub missing_needed: Vec<String>,
 }

@@ -56,6 +56,9 @@ pub enum Failure {
     TorchOps {
         what: String,
         package: Option<String>,
+        /// The libraries the text says did not load (torch.ops.load_library's path), in order:
+        /// a package that tries one library per backend (torchcodec, per FFmpeg major) names each.
+        libraries: Vec<String>,
     },
     NumpyAbi {
         detail: String,
@@ -325,6 +328,7 @@ fn key_of(f: &Failure) -> Failure {
         Failure::TorchOps { package, .. } => Failure::TorchOps {
             what: String::new(),
             package: package.clone(),
+            libraries: Vec::new(),
         },
         // One GPU, one driver, one torch: every line about them is the same failure.
         Failure::GpuArch { .. } => Failure::GpuArch {
@@ -678,6 +682,7 @@ impl Collector {
                     Failure::TorchOps {
                         what: format!("operator {operator} does not exist"),
                         package,
+                        libraries: Vec::new(),
                     },
                     span,
                 );
@@ -686,6 +691,18 @@ impl Collector {
                 Failure::TorchOps {
                     what: "custom C++ ops could not be loaded".into(),
                     package: package.clone().or(Some("torchvision".into())),
+                    libraries: Vec::new(),
+                },
+                span,
+            ),
+            // A package's own library that torch.ops.load_library could not load: its operators
+            // never register. Known packages are named by the path; the diagnosis reads the rest
+            // (owner, why it failed) from the file when the environment is there.
+            EventKind::LibraryNotLoaded { path } => self.push(
+                Failure::TorchOps {
+                    what: format!("torch could not load {}", basename(path)),
+                    package: crate::kb::package_for_library(path).map(|p| p.name),
+                    libraries: vec![path.clone()],
                 },
                 span,
             ),
@@ -1004,6 +1021,18 @@ fn normalize_subject(s: &str) -> String {
 
 fn merge_details(into: &mut Failure, from: Failure) {
     match (into, from) {
+        (
+            Failure::TorchOps { libraries, .. },
+            Failure::TorchOps {
+                libraries: more, ..
+            },
+        ) => {
+            for l in more {
+                if libraries.len() < MAX_SCENE_LIST && !libraries.contains(&l) {
+                    libraries.push(l);
+                }
+            }
+        }
         (
             Failure::UndefinedSymbol {
                 library,

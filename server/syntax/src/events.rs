@@ -143,6 +143,10 @@ pub enum EventKind {
     },
     /// `Couldn't load custom C++ ops` (torchvision), and similar "extension failed to load" notices.
     CustomOpsNotLoadable { package: Option<String> },
+    /// torch's `torch.ops.load_library`: `Could not load this library: /…/libtorchcodec7.so`.
+    /// The loader's reason is chained above it, or (torchcodec up to 0.3) never printed; `path`
+    /// is the library as printed.
+    LibraryNotLoaded { path: String },
     /// NumPy 1.x/2.x ABI messages: `A module that was compiled using NumPy 1.x cannot be run in
     /// NumPy 2.x`, `numpy.dtype size changed, may indicate binary incompatibility`,
     /// `_ARRAY_API not found`, `module compiled against API version 0x10 but this version of numpy is 0xf`.

@@ -79,6 +79,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cannot load library '", WINDLL),
     ("Unable to load any of", LOADFORM),
     ("Could not load library", LOADFORM),
+    ("Could not load this library", LOADFORM),
     ("Could not locate ", LOADFORM),
     ("or cannot be loaded", LOADFORM),
     ("Cannot load ", LOADFORM),
@@ -3090,6 +3091,11 @@ fn versions(l: &Line<'_>, facts: &[u16], out: &mut Out) {
                 } else {
                     break;
                 }
+            }
+            // `The PyTorch version (2.15.0+cu132) is not compatible` (torchcodec): after the word
+            // "version", the version may stand in parentheses.
+            if s[sep_start..j].trim_end().ends_with("version") && s[j..].starts_with('(') {
+                j += 1;
             }
             if j == sep_start && !glued {
                 continue;

@@ -293,3 +293,38 @@ fn hostile_lines_cost_nothing_and_never_panic() {
     let _ = kinds("Cannot find DGL C++ library at ");
     let _ = kinds("No such operator ::");
 }
+
+/// torch.ops.load_library's sentence (torchcodec prints one per FFmpeg major it tried): the
+/// library path, with spaces and quotes as printed; prose without a library names nothing.
+#[test]
+fn torch_load_library_names_the_library() {
+    let not_loaded = |input: &str| -> Vec<String> {
+        kinds(input)
+            .into_iter()
+            .filter_map(|k| match k {
+                EventKind::LibraryNotLoaded { path } => Some(path),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        not_loaded(
+            "Could not load this library: /venv/lib/python3.11/site-packages/torchcodec/libtorchcodec7.so\n"
+        ),
+        ["/venv/lib/python3.11/site-packages/torchcodec/libtorchcodec7.so"]
+    );
+    assert_eq!(
+        not_loaded(
+            "OSError: Could not load this library: /home/a b/env/torchcodec/libtorchcodec_core6.so\n"
+        ),
+        ["/home/a b/env/torchcodec/libtorchcodec_core6.so"]
+    );
+    assert_eq!(
+        not_loaded(
+            "E   OSError: Could not load this library: 'C:\\env\\torchcodec\\libtorchcodec_core7.dll'\n"
+        ),
+        ["C:\\env\\torchcodec\\libtorchcodec_core7.dll"]
+    );
+    assert!(not_loaded("Could not load this library: see the docs\n").is_empty());
+    assert!(not_loaded("Could not load this library:\n").is_empty());
+}

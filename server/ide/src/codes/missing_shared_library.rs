@@ -42,6 +42,21 @@ pub(crate) fn diagnose(
         "the shared library {lib} cannot be found{who}: {}",
         hint(cx, lib)
     );
+    // A CUDA library of another major than the installed torch's: the package was built for
+    // another torch, which is what the fixes align.
+    let key = super::loadforms::product_soname(lib);
+    if let Some((_, major)) = kb::cuda_library(key.as_deref().unwrap_or(lib))
+        && let Some(torch) = cx.world.torch_version()
+        && let Some(theirs) = cx
+            .world
+            .torch_cuda()
+            .and_then(|c| c.split('.').next()?.parse::<u32>().ok())
+        && theirs != major
+    {
+        d.message.push_str(&format!(
+            "; the installed torch {torch} is built for CUDA {theirs}, so the package was built for another torch"
+        ));
+    }
     d.package = required_by
         .and_then(|r| cx.world.package_of_library(r))
         .map(|p| p.name)
@@ -390,6 +405,17 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
         }
         fixes.extend(companion);
     }
+    // The text states no torch: a pip torch brings its own CUDA major's libraries, so a CUDA
+    // library missing beside a package that links torch points at a torch of another major; the
+    // package's newest pair, when its torch is of the major the library names, brings both.
+    if cx.torch().is_none()
+        && let Some(p) = &pkg
+        && p.as_str() != "torch"
+        && kb::links_torch(p.as_str()) == Some(true)
+        && let Some((_, major)) = kb::cuda_library(key)
+    {
+        fixes.extend(recipes::newest_pair_for_cuda(code, cx, p, major));
+    }
     // No torch version to align with: the project's wheel page, in words.
     if cuda_lib
         && cx.torch().is_none()
@@ -649,7 +675,7 @@ fn variant_without(
 /// Installing the provider of a library no wheel ships: pip first (no root), then conda inside a
 /// conda environment, then the machine's package manager. Names come from the compiled-in table
 /// (checked by the knowledge tests), never from the text.
-fn system_library(
+pub(crate) fn system_library(
     cx: &Cx<'_>,
     lib: &str,
     sys: &abidoc_knowledge::system_libs::SystemLibrary,

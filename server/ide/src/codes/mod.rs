@@ -263,9 +263,11 @@ pub(crate) fn diagnose(
             },
         ),
         Failure::FlashAttn { reason } => flash_attn_unavailable::diagnose(&cx, source, reason),
-        Failure::TorchOps { what, package } => {
-            torch_ops_missing::diagnose(&cx, source, what, package.as_deref())
-        }
+        Failure::TorchOps {
+            what,
+            package,
+            libraries,
+        } => torch_ops_missing::diagnose(&cx, source, what, package.as_deref(), libraries),
         Failure::NumpyAbi { detail } => numpy_abi::diagnose(&cx, source, detail),
         Failure::NumpyRemoved { name } => numpy_abi::removed_name(&cx, source, name),
         Failure::CudaOom { tried, .. } => cuda_oom::diagnose(&cx, source, tried.as_deref()),

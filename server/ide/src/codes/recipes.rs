@@ -682,11 +682,17 @@ pub(crate) fn align_torch(
         return None;
     }
     let req = exact("torch", target)?;
-    let also = with_dependents(
+    let mut also = with_dependents(
         cx,
         Some(pkg.as_str()),
         vec![format!("moves torch to {target}")],
         "their matching releases",
+    );
+    let steps = move_torch_steps(
+        cx,
+        target,
+        pip_install(cx, Vec::new(), vec![req]),
+        &mut also,
     );
     Some(
         Fix::new(
@@ -696,7 +702,7 @@ pub(crate) fn align_torch(
             format!("Install torch {target}, the version {pkg} was built for"),
             "The smaller change only when nothing else depends on the installed torch; other extensions may then need their releases for that torch.",
         )
-        .step(pip_install(cx, Vec::new(), vec![req]))
+        .steps(steps)
         .cost(Cost {
             downloads: true,
             compiles: None,
@@ -831,46 +837,176 @@ fn present(cx: &Cx<'_>, pkg: &str) -> bool {
     cx.world.installed_version(pkg).is_some() || cx.scene.version_of(pkg).is_some()
 }
 
+/// The installed torch's CUDA wheels (`nvidia-cudnn-cu13`) when a fix moves torch to a release
+/// of another CUDA major: that release's wheels (`nvidia-cudnn-cu12`) unpack into the same
+/// directories (`nvidia/cudnn/lib`), and a file only the old one shipped would stay beside the
+/// new ones, built against another cuDNN. Only those nothing but torch requires, removed first.
+fn other_major_cuda_wheels(cx: &Cx<'_>, target: &str) -> Vec<Name> {
+    use abidoc_knowledge::version::Version as V;
+    let Some(installed) = cx.world.torch_version() else {
+        return Vec::new();
+    };
+    let have = V::parse(&installed)
+        .and_then(|v| v.local_cuda())
+        .map(|(m, _)| m)
+        .or_else(|| abidoc_knowledge::releases::torch_cuda_major(short_torch(&installed)));
+    let want = abidoc_knowledge::releases::torch_cuda_major(short_torch(target));
+    let (Some(have), Some(want)) = (have, want) else {
+        return Vec::new();
+    };
+    if have == want {
+        return Vec::new();
+    }
+    let suffix = format!("-cu{have}");
+    cx.world
+        .requirements_of("torch")
+        .into_iter()
+        .filter(|n| n.starts_with("nvidia-") && n.ends_with(&suffix))
+        .filter(|n| cx.world.installed_version(n).is_some())
+        .filter(|n| cx.world.required_by(n).iter().all(|d| d == "torch"))
+        .filter_map(|n| Name::new(&n))
+        .collect()
+}
+
+/// The steps that move torch: the other CUDA major's wheels out first (above), then the install;
+/// and what that removal says in the fix's cost.
+fn move_torch_steps(cx: &Cx<'_>, target: &str, install: Step, also: &mut Vec<String>) -> Vec<Step> {
+    let old = other_major_cuda_wheels(cx, target);
+    let mut steps = Vec::new();
+    if !old.is_empty() {
+        also.push(format!(
+            "removes {} first (the installed torch's CUDA wheels, which share directories with torch {target}'s)",
+            old.iter().map(Name::as_str).collect::<Vec<_>>().join(", ")
+        ));
+        steps.push(pip_uninstall(cx, old));
+    }
+    steps.push(install);
+    steps
+}
+
 /// The newest release of `pkg` that pins a torch, with that torch, when that torch is older than
 /// `torch` (a companion whose releases stopped, as torchaudio's did at 2.11): no release fits
 /// the installed torch, and the newest pair is the smallest move that does.
 pub(crate) fn newest_pair(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -> Option<Fix> {
     use abidoc_knowledge::version::Version as V;
     let installed = V::parse(short_torch(torch))?;
-    // The package's newest release, and the torch it is built for (its pin, or the torch
-    // table's row): a newest release that names no torch is not a pair (it may follow torch).
-    let release = newest_wheel_release(pkg.as_str())?;
-    let pinned = V::parse(abidoc_knowledge::compat::torch_for_companion(
-        pkg.as_str(),
-        &release.version,
-    )?)?;
+    let (release, pinned) = newest_with_torch(pkg)?;
     if pinned >= installed || same_release_line(pinned.public(), installed.public()) {
         return None;
     }
+    pair_fix(code, cx, pkg, release, &pinned, Some(torch), None)
+}
+
+/// The newest pair when the installed torch is unknown (the text alone states none) but a
+/// library of CUDA `cuda_major` is missing: a pip torch brings its own CUDA major's libraries as
+/// dependencies, so the pair whose torch is built for that major both aligns the package and
+/// brings the library; a pair of another CUDA major would not, and is not offered.
+pub(crate) fn newest_pair_for_cuda(
+    code: Code,
+    cx: &Cx<'_>,
+    pkg: &Name,
+    cuda_major: u32,
+) -> Option<Fix> {
+    let (release, pinned) = newest_with_torch(pkg)?;
+    let pair_cuda = abidoc_knowledge::releases::torch_cuda_major(pinned.public())?;
+    if pair_cuda != u64::from(cuda_major) {
+        return None;
+    }
+    pair_fix(code, cx, pkg, release, &pinned, None, Some(cuda_major)).map(Fix::unverified)
+}
+
+/// The package's newest release with a wheel, and the torch release it is built for: its pin
+/// (PyPI metadata, the torch table), else the hand-written release row naming one torch line
+/// (its newest patch release the torch index knows).
+fn newest_with_torch(
+    pkg: &Name,
+) -> Option<(
+    &'static abidoc_knowledge::releases::Release,
+    abidoc_knowledge::version::Version,
+)> {
+    use abidoc_knowledge::version::Version as V;
+    // A newest release that names no torch is not a pair (it may follow torch).
+    let release = newest_wheel_release(pkg.as_str())?;
+    let pinned = match abidoc_knowledge::compat::torch_for_companion(pkg.as_str(), &release.version)
+    {
+        Some(t) => V::parse(t)?,
+        None => {
+            let row = abidoc_knowledge::compat::releases(pkg.as_str())
+                .into_iter()
+                .find(|r| r.version == release.version)?;
+            let [line] = row.torch.as_slice() else {
+                return None;
+            };
+            abidoc_knowledge::torch_index::releases()
+                .iter()
+                .filter_map(|r| V::parse(&r.version))
+                .filter(|v| v.major_minor_string() == *line)
+                .max()?
+        }
+    };
+    Some((release, pinned))
+}
+
+fn pair_fix(
+    code: Code,
+    cx: &Cx<'_>,
+    pkg: &Name,
+    release: &abidoc_knowledge::releases::Release,
+    pinned: &abidoc_knowledge::version::Version,
+    torch: Option<&str>,
+    cuda_major: Option<u32>,
+) -> Option<Fix> {
     let t = pinned.public().to_owned();
-    let reqs = vec![exact("torch", &t)?, exact(pkg.as_str(), &release.version)?];
-    let also = with_dependents(
+    // The release already installed stays: reinstalling it would bring back the same binary.
+    let keep = cx
+        .world
+        .installed_version(pkg.as_str())
+        .is_some_and(|v| v == release.version);
+    let mut reqs = vec![exact("torch", &t)?];
+    if !keep {
+        reqs.push(exact(pkg.as_str(), &release.version)?);
+    }
+    let moves = match torch {
+        Some(installed) => format!("moves torch from {} to {t}", short_torch(installed)),
+        None => format!("installs torch {t}"),
+    };
+    let mut also = with_dependents(
         cx,
         Some(pkg.as_str()),
-        vec![format!("moves torch from {} to {t}", short_torch(torch))],
+        vec![moves],
         &format!("their releases for {t}"),
     );
-    Some(
-        Fix::new(
-            code,
-            "newest-pair",
-            FixKind::AlignTorch,
-            format!(
-                "Install torch {t} with {pkg} {}, the newest pair (no {pkg} release is built for torch {})",
-                release.version,
-                short_torch(torch)
-            ),
-            format!(
-                "{pkg}'s newest release, {}, is built for torch {t} (its requirements pin it, PyPI metadata); nothing newer exists, so the pair is what loads. Installed in one command, with their CUDA libraries.",
-                release.version
-            ),
+    let steps = move_torch_steps(
+        cx,
+        &t,
+        pip_install(cx, vec![PipFlag::NoCacheDir], reqs),
+        &mut also,
+    );
+    let why_none = match (torch, cuda_major) {
+        (Some(installed), _) => format!(
+            "no {pkg} release is built for torch {}",
+            short_torch(installed)
+        ),
+        (None, Some(m)) => format!("its CUDA {m} libraries come with that torch"),
+        (None, None) => format!("{pkg}'s newest release is built for it"),
+    };
+    let title = if keep {
+        format!(
+            "Install torch {t}, the torch {pkg} {} is built for ({why_none})",
+            release.version
         )
-        .step(pip_install(cx, vec![PipFlag::NoCacheDir], reqs))
+    } else {
+        format!(
+            "Install torch {t} with {pkg} {}, the newest pair ({why_none})",
+            release.version
+        )
+    };
+    Some(
+        Fix::new(code, "newest-pair", FixKind::AlignTorch, title, format!(
+            "{pkg}'s newest release, {}, is built for torch {t} (its requirements or its release notes say so); nothing newer exists, so the pair is what loads, installed together with that torch's CUDA libraries.",
+            release.version
+        ))
+        .steps(steps)
         .cost(Cost {
             downloads: true,
             compiles: None,

@@ -1,19 +1,27 @@
 //! `torch-ops-missing`: an extension's operators never registered (`operator torchvision::nms
 //! does not exist`) because its library failed to load silently.
 //!
-//! Produced by torch's "operator X::y does not exist" and torchvision's/torchaudio's "Couldn't
-//! load custom C++ ops" messages. The companion release built for the installed torch comes
-//! first (or the project's find-links wheel); installing torch and the companion in one resolve
-//! is the general form.
+//! Produced by torch's "operator X::y does not exist", torchvision's/torchaudio's "Couldn't
+//! load custom C++ ops" and `torch.ops.load_library`'s "Could not load this library: PATH"
+//! (torchcodec prints one per FFmpeg major it tried, without the loader's reason). With the
+//! environment, the named libraries are read from disk: torch symbols that do not resolve make
+//! it this code, a system library missing alone (FFmpeg) makes it `missing-shared-library`, and
+//! a system library every one of them lacks goes into each aligning fix, since no release loads
+//! without it. The companion release built for the installed torch comes first (or the
+//! project's find-links wheel); installing torch and the companion in one resolve is the general
+//! form.
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
-use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Fix, Name};
+use crate::diagnostic::{Diagnostic, SourceRef, SymbolStatus};
+use crate::facts::LibraryFacts;
+use crate::fix::{Applicability, Fix, FixKind, Name};
+use crate::incidents::basename;
+use crate::kb;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`operator X::y does not exist` and similar: an extension's operators never registered because its library failed to load silently.",
-    meaning: "torchvision, torchaudio and similar packages load their compiled operators when imported, and swallow the failure; the first call of an operator then fails. Almost always the package was built for another torch release.",
-    fixes: "1. The companion release built for the installed torch (exact pin, `--no-cache-dir --no-deps`), or its wheel from the project's find-links page for that torch and CUDA (PyG). 2. Without a version to pin: install torch and the companion in one command, so pip resolves a matching pair (torch pinned when its version is known).",
+    meaning: "torchvision, torchaudio, torchcodec and similar packages load their compiled operators when imported (torchcodec through `torch.ops.load_library`, which says only `Could not load this library: PATH`), and swallow or rephrase the failure; the first call of an operator then fails. Almost always the package was built for another torch release. With the environment, the libraries the text names are read from disk: their torch symbols that the installed torch does not export, and the system libraries (FFmpeg) the loader would not find.",
+    fixes: "1. The companion release built for the installed torch (exact pin, `--no-cache-dir --no-deps`), or its wheel from the project's find-links page for that torch and CUDA (PyG). When none of the libraries can load without a system library the machine lacks (torchcodec's FFmpeg), that library's install is part of the same fix (no release loads without it), with root where only the distribution's package manager provides it. 2. Without a version to pin: install torch and the companion in one command, so pip resolves a matching pair (torch pinned when its version is known).",
 };
 
 pub(crate) fn diagnose(
@@ -21,18 +29,120 @@ pub(crate) fn diagnose(
     source: Option<SourceRef>,
     what: &str,
     package: Option<&str>,
+    libraries: &[String],
 ) -> Diagnostic {
+    // What the files say: read only when the environment may be read and holds them.
+    let read: Vec<(&str, LibraryFacts)> = libraries
+        .iter()
+        .filter_map(|l| cx.world.library_facts(l).map(|f| (l.as_str(), f)))
+        .collect();
+    let torch_missing = |f: &LibraryFacts| {
+        f.symbols
+            .iter()
+            .filter(|s| {
+                s.status != SymbolStatus::Resolved
+                    && crate::symbols::owner(&s.mangled) == crate::symbols::Owner::Torch
+            })
+            .count()
+    };
+    let mismatched = read.iter().find(|(_, f)| torch_missing(f) > 0);
+    // Every library lacks a system library no wheel ships: no release of the package loads until
+    // the machine has it.
+    let system = common_system_library(&read);
+    // torch's symbols all resolve: the missing library is the whole story.
+    if mismatched.is_none()
+        && let Some((lib, needer, _)) = system
+    {
+        return super::missing_shared_library::diagnose(cx, source, lib, Some(needer));
+    }
     let mut d = blank(Code::TorchOpsMissing, source);
-    d.package = package.map(crate::kb::normalize);
+    d.library = libraries.first().cloned();
+    d.package = package.map(kb::normalize).or_else(|| {
+        read.iter()
+            .find_map(|(_, f)| f.owner.as_ref().map(|(p, _)| p.clone()))
+            .or_else(|| {
+                libraries
+                    .first()
+                    .and_then(|l| cx.world.package_of_library(l))
+                    .map(|p| p.name)
+            })
+    });
     let pkg = d.package.clone().unwrap_or_else(|| "the extension".into());
     d.message = format!(
         "{what}: {pkg}'s compiled library failed to load silently, almost always because it was built for another torch version"
     );
-    d.fixes = fixes(cx, d.package.as_deref().unwrap_or("torchvision"));
+    if let Some((lib, f)) = mismatched {
+        let torch = cx.torch().unwrap_or_else(|| "installed".into());
+        d.message = format!(
+            "{what}: {pkg}'s compiled library was built for another torch ({} of its torch symbols are not exported by torch {torch})",
+            torch_missing(f)
+        );
+        d.library = Some((*lib).to_owned());
+        d.symbols = f
+            .symbols
+            .iter()
+            .filter(|s| s.status != SymbolStatus::Resolved)
+            .take(8)
+            .cloned()
+            .collect();
+        for e in &f.evidence {
+            if !d.evidence.contains(e) {
+                d.evidence.push(e.clone());
+            }
+        }
+    }
+    if let Some((_, _, sys)) = system {
+        d.evidence.push(format!(
+            "none of the {} libraries named can load on this machine without {}: {}",
+            read.len(),
+            short_what(&sys.what),
+            read.iter()
+                .filter_map(|(_, f)| f.missing_needed.first().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    d.fixes = fixes(cx, d.package.as_deref().unwrap_or("torchvision"), system);
     d
 }
 
-fn fixes(cx: &Cx<'_>, pkg: &str) -> Vec<Fix> {
+/// The system library (no wheel ships it) that every library read lacks, as (the soname the
+/// first lacks, that library, its table entry); `None` when one of them lacks none.
+fn common_system_library<'a>(
+    read: &'a [(&'a str, LibraryFacts)],
+) -> Option<(
+    &'a str,
+    &'a str,
+    &'static abidoc_knowledge::system_libs::SystemLibrary,
+)> {
+    let lacks = |f: &'a LibraryFacts| {
+        f.missing_needed.iter().find_map(|m| {
+            kb::system_library(m)
+                .filter(|s| s.pip.is_empty())
+                .map(|s| (m.as_str(), s))
+        })
+    };
+    let (first_lib, first) = read.first()?;
+    let (soname, sys) = lacks(first)?;
+    read.iter()
+        .all(|(_, f)| lacks(f).is_some_and(|(_, s)| std::ptr::eq(s, sys)))
+        .then_some((soname, *first_lib, sys))
+}
+
+/// `FFmpeg` of `FFmpeg (the so-number names the major: …)`.
+fn short_what(what: &str) -> &str {
+    what.split(" (").next().unwrap_or(what)
+}
+
+fn fixes(
+    cx: &Cx<'_>,
+    pkg: &str,
+    system: Option<(
+        &str,
+        &str,
+        &'static abidoc_knowledge::system_libs::SystemLibrary,
+    )>,
+) -> Vec<Fix> {
     let code = Code::TorchOpsMissing;
     let mut fixes = Vec::new();
     let Some(pkg) = Name::new(pkg) else {
@@ -48,6 +158,29 @@ fn fixes(cx: &Cx<'_>, pkg: &str) -> Vec<Fix> {
     if fixes.is_empty() {
         // No release data and no pairing: what any extension built for another torch gets.
         fixes = recipes::extension_mismatch(code, cx, Some(pkg.as_str()), None, &[]);
+    }
+    if let Some((lib, _, sys)) = system {
+        let what = short_what(&sys.what);
+        let install = super::missing_shared_library::system_library(cx, lib, sys);
+        if let Some(steps) = install.first().map(|f| f.steps.clone()) {
+            for f in &mut fixes {
+                // An uninstall needs nothing more; a fix that leaves the package in place
+                // needs the library as much as the release built for this torch.
+                if f.kind == FixKind::RemoveUnneeded || f.kind == FixKind::RemoveIfUnneeded {
+                    continue;
+                }
+                f.steps.extend(steps.iter().cloned());
+                f.title = format!("{}, and install {what}", f.title);
+                f.reason = format!(
+                    "{} No release of {pkg} loads without {what} ({} is not found): its install is part of the fix.",
+                    f.reason,
+                    basename(lib)
+                );
+                if f.applicability() == Applicability::NeedsRoot {
+                    f.kind = FixKind::NeedsRoot;
+                }
+            }
+        }
     }
     crate::fix::rank(fixes)
 }

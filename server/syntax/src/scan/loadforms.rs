@@ -3,8 +3,8 @@
 //! `Could not find module 'x.dll'`), loaders that print the library inside their own sentence
 //! (`Unable to load any of {a, b}`, `Could not load library X.`, `Library X is not found or
 //! cannot be loaded`, Paddle's `Cannot load cudnn shared library`, DGL's `Cannot find DGL C++
-//! sparse library at PATH`, macOS' `Library not loaded: @rpath/X`), and operators that never
-//! registered (`No such operator torchvision::nms`).
+//! sparse library at PATH`, macOS' `Library not loaded: @rpath/X`, torch's `Could not load this
+//! library: PATH`), and operators that never registered (`No such operator torchvision::nms`).
 //!
 //! Each form is one small reader that finds its own words and takes the library name from where
 //! that form puts it (after a quote, inside braces, at the end of a path with either slash), so a
@@ -185,6 +185,24 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
         }
     }
     if s.contains("cannot open shared object file") {
+        return;
+    }
+    // torch.ops.load_library: `OSError: Could not load this library: /…/libtorchcodec7.so`. The
+    // path is the whole rest of the line (it may hold spaces), up to the library's own suffix.
+    const TORCH_LOAD: &str = "Could not load this library: ";
+    if let Some(p) = s.find(TORCH_LOAD) {
+        let r = s.get(p + TORCH_LOAD.len()..).unwrap_or("").trim_end();
+        let r = r
+            .trim_matches(['\'', '"', '`'])
+            .trim_end_matches(['.', ',']);
+        if is_library_name(r) || is_library_name(file_name(r)) {
+            out.push(
+                l.span(p, end),
+                EventKind::LibraryNotLoaded {
+                    path: cap(r).to_owned(),
+                },
+            );
+        }
         return;
     }
     // `Could not load library libcudnn_cnn_infer.so.8. Error: …` (cuDNN 8),
