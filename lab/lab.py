@@ -147,7 +147,9 @@ SCENARIOS = [
     },
     {
         "name": "torchcodec-older",
-        "reference": [["pip", "install", "--no-deps", "torchcodec==0.17.0"]],
+        # No wheel ships FFmpeg: the release for torch 2.15 loads only beside a system FFmpeg
+        # (the apt step is emulated in the copy, see lab/README.md).
+        "reference": [["pip", "install", "--no-deps", "torchcodec==0.17.0"], ["apt-get", "install", "-y", "ffmpeg"]],
         "title": "torch 2.15.0 with torchcodec 0.2.1 (built for torch 2.6)",
         "base": "2.15.0",
         "install": [["torchcodec==0.2.1"]],
@@ -585,6 +587,85 @@ def run_scenario(sc, abidoc: str, keep: bool):
     return res
 
 
+SYSTEM_MANAGERS = ("apt-get", "apt")
+
+
+def system_install(argv):
+    """The packages of `[sudo] apt-get install [-y] PKG...`, else None."""
+    a = list(argv)
+    if a and os.path.basename(a[0]) == "sudo":
+        a = a[1:]
+    if len(a) < 3 or os.path.basename(a[0]) not in SYSTEM_MANAGERS or a[1] != "install":
+        return None
+    pkgs = [x for x in a[2:] if not x.startswith("-")]
+    return pkgs or None
+
+
+def emulate_system_install(pkgs, copy_dir: Path):
+    """A root step (`apt-get install PKG`) without touching the machine: apt resolves what this
+    system lacks and downloads those .deb files (`--download-only`, into the copy), which are
+    unpacked under COPY/.lab-sysroot; the verification then finds their libraries through
+    LD_LIBRARY_PATH instead of ld.so.cache (no maintainer scripts run, so no alternatives or
+    ldconfig). Returns (rc, output, {LD_LIBRARY_PATH: ...})."""
+    root = copy_dir / ".lab-sysroot"
+    debs = copy_dir / ".lab-debs"
+    (debs / "partial").mkdir(parents=True, exist_ok=True)
+    out_all = ""
+    rc, out, err, _ = run(["apt-get", "update", "-qq"], PIP_TIMEOUT)
+    out_all += out + err
+    rc, out, err, _ = run(["apt-get", "install", "--download-only", "-y", "-q", "-o", f"Dir::Cache::archives={debs}",
+                           *pkgs], PIP_TIMEOUT, env={"DEBIAN_FRONTEND": "noninteractive"})
+    out_all += out + err
+    if rc:
+        return rc, out_all, {}
+    files = sorted(debs.glob("*.deb"))
+    for deb in files:
+        rc, out, err, _ = run(["dpkg-deb", "-x", deb, root], 300)
+        if rc:
+            return rc, out_all + out + err, {}
+    dirs = []
+    for d, _sub, names in os.walk(root):
+        if any(n.endswith(".so") or ".so." in n for n in names):
+            dirs.append(d)
+    nbytes = sum(f.stat().st_size for f in files)
+    out_all += f"\n[lab: emulated: {len(files)} .deb files ({nbytes / 1e6:.0f} MB) unpacked under {root}]\n"
+    out_all += f"Downloading system-packages ({nbytes / 1e6:.1f} MB)\n"
+    shutil.rmtree(debs, ignore_errors=True)
+    return 0, out_all, ({"LD_LIBRARY_PATH": ":".join(sorted(dirs))} if dirs else {})
+
+
+def interpreter_or_driver_symbol(sym: str) -> bool:
+    """Symbols a library may leave to the process rather than to its NEEDED list: the Python
+    interpreter's (`Py*`, `_Py*`: an extension module links no libpython) and the NVIDIA
+    driver's (`cuInit`, `cuGetProcAddress`…: libcuda.so.1 exports the driver API, all `cu`
+    followed by a capital)."""
+    return sym.startswith(("Py", "_Py")) or bool(re.match(r"cu[A-Z]", sym))
+
+
+def ldd_beyond_machine(copy_dir: Path, rel: str, machine_missing, extra_env=None):
+    """For a library that fails only for want of what this machine lacks (libcuda.so.1 without
+    a driver): `ldd -r` with torch's and the nvidia-* wheels' directories on the path (what
+    `import torch` has loaded), so the rest is judged: every other needed library found and
+    every other symbol defined. Returns None when that holds, else the first problem."""
+    sp = site_packages(copy_dir)
+    dirs = [str(sp / "torch" / "lib")]
+    for d, _sub, names in os.walk(sp / "nvidia"):
+        if any(n.endswith(".so") or ".so." in n for n in names):
+            dirs.append(d)
+    env = dict(extra_env or {})
+    env["LD_LIBRARY_PATH"] = ":".join(dirs + [env.get("LD_LIBRARY_PATH", "")]).rstrip(":")
+    rc, out, err, _ = run(["ldd", "-r", sp / rel], PY_TIMEOUT, env=env)
+    for line in (out + err).splitlines():
+        line = line.strip()
+        m = re.match(r"(\S+) => not found", line)
+        if m and m.group(1) not in machine_missing:
+            return f"{m.group(1)} not found"
+        m = re.match(r"undefined symbol: ([^\s,]+)", line)
+        if m and not interpreter_or_driver_symbol(m.group(1)):
+            return f"undefined symbol: {m.group(1)}"
+    return None
+
+
 def run_reference(sc, ctx, keep):
     log(f"{sc['name']}: trying the reference fix")
     ref = try_fix(sc, {"title": "reference (hand-written) fix", "commands": sc["reference"], "env": {}}, ctx, keep)
@@ -605,7 +686,21 @@ def try_fix(sc, fix, ctx, keep):
     applied = []
     t0 = time.monotonic()
     apply_ok = True
+    emulated = []
     for argv in fix.get("commands", []):
+        pkgs = system_install(argv or [])
+        if pkgs:
+            log(f"{name}: emulating (no root step runs on this machine): {' '.join(argv)}")
+            rc, out, extra = emulate_system_install(pkgs, copy_dir)
+            applied.append({"argv": argv, "rc": rc, "emulated": "apt-get --download-only, unpacked into the copy",
+                            "output_tail": clip(out, 1500), "output": out})
+            emulated.append(" ".join(argv))
+            for k, v in extra.items():
+                fix_env[k] = ":".join(x for x in (v, fix_env.get(k, "")) if x)
+            if rc:
+                apply_ok = False
+                break
+            continue
         if not argv or not os.path.basename(argv[0]).startswith(("python", "pip")):
             applied.append({"argv": argv, "rc": None, "skipped": "not a python/pip command: not run by the lab"})
             apply_ok = False
@@ -627,12 +722,22 @@ def try_fix(sc, fix, ctx, keep):
     dl_after, torch_after = dlopen_all(copy_dir, extra_env=fix_env)
     res["after_import"] = {"ok": after["rc"] == 0, "rc": after["rc"], "stderr_tail": clip(after["stderr"], 1500)}
     still = sorted(k for k in failed_before if k in dl_after and dl_after[k] != "ok")
+    # What the pristine base env lacks too (libcuda.so.1 without a driver, MPI, InfiniBand):
+    # a library that fails only for that is judged beyond it by `ldd -r`.
+    env_missing = {missing_name(v) for v in baseline.values()} - {None}
+    up_to_machine = {}
+    for k in list(still):
+        m = missing_name(dl_after[k])
+        if m in env_missing:
+            problem = ldd_beyond_machine(copy_dir, k, env_missing, fix_env)
+            if problem is None:
+                up_to_machine[k] = m
+                still.remove(k)
     removed = sorted(k for k in failed_before if k not in dl_after)
     regress = sorted(k for k, v in dl_before.items() if v == "ok" and k in dl_after and dl_after[k] != "ok")
     alts = sc.get("alternatives", [])
     # A library that fails for want of what the pristine base env lacks too (libcuda.so.1, MPI,
     # InfiniBand: nothing pip can install) is the machine, not the fix.
-    env_missing = {missing_name(v) for v in baseline.values()} - {None}
     new_fail = sorted(k for k, v in dl_after.items() if v != "ok" and k not in dl_before and k not in baseline
                       and not any(fnmatch.fnmatch(k, p) for p in alts) and missing_name(v) not in env_missing)
     must = sc.get("must_load", [])
@@ -644,7 +749,10 @@ def try_fix(sc, fix, ctx, keep):
                            "new_failing": {k: clip(dl_after[k], 300) for k in new_fail},
                            "removed_loading": len(gone_ok)}
     res["original_untouched"] = manifest(env_dir) == before_manifest
-    uninstall_fix = any("uninstall" in a for a in fix.get("commands", []))
+    # A removal fix removes and installs nothing: one that clears old files before installing
+    # (a torch of another CUDA major) is judged as an install.
+    cmds = fix.get("commands", [])
+    uninstall_fix = any("uninstall" in a for a in cmds) and not any("install" in a for a in cmds)
     why = []
     if not fix.get("commands") and not fix.get("env"):
         why.append("advice only: the fix has no command and no env")
@@ -656,7 +764,12 @@ def try_fix(sc, fix, ctx, keep):
             bad = applied[-1]
             last = (bad.get("output_tail", "").strip().splitlines() or ["?"])[-1][:200]
             why.append(f"the fix's command failed (rc {bad['rc']}): {last}")
-    if after["rc"] != 0 and not uninstall_fix:
+    # The import stopped only at what this machine lacks, and every library it stops at was
+    # judged beyond that by ldd: the fix is verified up to the machine.
+    probe_missing = set(re.findall(r"(\S+): cannot open shared object file", after["stderr"]))
+    probe_machine = (after["rc"] != 0 and bool(up_to_machine) and bool(probe_missing)
+                     and probe_missing <= env_missing and "undefined symbol" not in after["stderr"])
+    if after["rc"] != 0 and not uninstall_fix and not probe_machine:
         why.append(f"`{sc['probe']}` still fails: " + (after["stderr"].strip().splitlines() or ["?"])[-1][:300])
     if uninstall_fix and torch_after != "ok" and sc["probe"] != "import torch":
         why.append(f"import torch fails after removal: {torch_after[:200]}")
@@ -671,7 +784,19 @@ def try_fix(sc, fix, ctx, keep):
         why.append(f"{len(regress) + len(new_fail)} library(ies) fail that did not before: " + ", ".join((regress + new_fail)[:4]))
     if not res["original_untouched"]:
         why.append("the original env changed (hard-link copy assumption broken)")
-    res["verified"] = "no" if why else ("yes (by removal)" if uninstall_fix and after["rc"] != 0 else "yes")
+    res["after_dlopen"]["up_to_machine"] = up_to_machine
+    notes = []
+    if up_to_machine or probe_machine:
+        lacking = sorted(set(up_to_machine.values()) | (probe_missing if probe_machine else set()))
+        notes.append(f"up to {', '.join(lacking)}, which this machine lacks: {len(up_to_machine)} "
+                     f"library(ies) stop only there, and `ldd -r` finds everything else they need")
+    if emulated:
+        notes.append("root step emulated: " + "; ".join(emulated) + " (its .deb files unpacked into the copy, "
+                     "found through LD_LIBRARY_PATH)")
+    verdict = "yes (by removal)" if uninstall_fix and after["rc"] != 0 and not probe_machine else "yes"
+    if notes:
+        verdict += " (" + "; ".join(notes) + ")"
+    res["verified"] = "no" if why else verdict
     res["why"] = "; ".join(why)
     if not keep:
         shutil.rmtree(copy_dir, ignore_errors=True)
