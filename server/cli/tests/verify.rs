@@ -1354,6 +1354,12 @@ fn gpu_code_is_judged_for_the_gpus_named() {
         ev.contains("sm_80 sm_90") && ev.contains("CUDA 12.8"),
         "{ev}"
     );
+    // The library is the package's, not torch's: no torch build is proposed for it.
+    assert_eq!(d["fixes"][0]["id"], "gpu-arch-missing/build-for-gpu", "{d}");
+    assert!(
+        !d["fixes"].to_string().contains("download.pytorch.org"),
+        "{d}"
+    );
     // A name the GPU table does not know is said, not guessed.
     let (code, _, err) = at(&["Quantum 9000"]);
     assert_eq!(code, 0);

@@ -151,7 +151,14 @@ impl Environment {
             use rayon::prelude::*;
             // Tens of thousands of RECORD lines: read and joined in parallel, inserted in
             // distribution order (the first distribution listing a file owns it).
-            let lists: Vec<Vec<PathBuf>> = self.dists.par_iter().map(|d| d.files().0).collect();
+            // On a rayon worker (the first `owner` call inside a parallel check) this work must
+            // not fork: waiting on its own forks, the worker could steal another check that
+            // calls `owner` and block forever on this very `OnceLock` (seen on a 16-core scan).
+            let lists: Vec<Vec<PathBuf>> = if rayon::current_thread_index().is_some() {
+                self.dists.iter().map(|d| d.files().0).collect()
+            } else {
+                self.dists.par_iter().map(|d| d.files().0).collect()
+            };
             let mut m = HashMap::with_capacity(lists.iter().map(Vec::len).sum());
             for (i, files) in lists.into_iter().enumerate() {
                 for f in files {
@@ -219,9 +226,16 @@ impl Environment {
                 use rayon::prelude::*;
                 let mut first: Vec<PathBuf> = t.libs.clone();
                 first.extend(t.c_extension());
-                first.par_iter().for_each(|l| {
-                    let _ = self.store.get(l);
-                });
+                // Not from a rayon worker: see `owner` (a fork inside a `OnceLock`'s init).
+                if rayon::current_thread_index().is_some() {
+                    first.iter().for_each(|l| {
+                        let _ = self.store.get(l);
+                    });
+                } else {
+                    first.par_iter().for_each(|l| {
+                        let _ = self.store.get(l);
+                    });
+                }
             }
             // torch/__init__.py loads libtorch_global_deps with RTLD_GLOBAL, then torch._C, whose
             // dependency closure (libtorch_python, libtorch, libc10 …) later extensions bind to.

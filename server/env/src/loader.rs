@@ -376,32 +376,46 @@ impl ProcessModel {
     pub fn index_global_scope(&mut self) {
         use rayon::prelude::*;
         let objects = &self.objects;
-        let mut rows: Vec<(u64, u32, u32)> = self
-            .global_scope
-            .par_iter()
-            .enumerate()
-            .map(|(k, &g)| {
-                let Some(o) = objects.get(g) else {
-                    return Vec::new();
-                };
-                let k = u32::try_from(k).unwrap_or(u32::MAX);
-                let hashes = o.facts.export_hashes();
-                let mut out = Vec::with_capacity(hashes.len());
-                for (i, &h) in hashes.iter().enumerate() {
-                    // One row per name (a name's other versions follow it), reading no names.
-                    if !o.facts.first_of_name(i) {
-                        continue;
-                    }
-                    if let Ok(i) = u32::try_from(i) {
-                        out.push((h, k, i));
-                    }
+        let rows_of = |(k, &g): (usize, &usize)| {
+            let Some(o) = objects.get(g) else {
+                return Vec::new();
+            };
+            let k = u32::try_from(k).unwrap_or(u32::MAX);
+            let hashes = o.facts.export_hashes();
+            let mut out = Vec::with_capacity(hashes.len());
+            for (i, &h) in hashes.iter().enumerate() {
+                // One row per name (a name's other versions follow it), reading no names.
+                if !o.facts.first_of_name(i) {
+                    continue;
                 }
-                out
-            })
-            .flatten()
-            .collect();
-        // (hash, scope position): providers of one name stay in scope order.
-        rows.par_sort_unstable();
+                if let Ok(i) = u32::try_from(i) {
+                    out.push((h, k, i));
+                }
+            }
+            out
+        };
+        // Built inside `Environment::process`'s `OnceLock`: on a rayon worker it must not fork
+        // (see `Environment::owner`), else in parallel.
+        let rows: Vec<(u64, u32, u32)> = if rayon::current_thread_index().is_some() {
+            let mut rows: Vec<_> = self
+                .global_scope
+                .iter()
+                .enumerate()
+                .flat_map(rows_of)
+                .collect();
+            rows.sort_unstable();
+            rows
+        } else {
+            let mut rows: Vec<_> = self
+                .global_scope
+                .par_iter()
+                .enumerate()
+                .flat_map(rows_of)
+                .collect();
+            // (hash, scope position): providers of one name stay in scope order.
+            rows.par_sort_unstable();
+            rows
+        };
         self.global_index = Arc::new(GlobalIndex::new(rows));
     }
 

@@ -492,6 +492,7 @@ pub fn scan(
             let _ = env.store.get(p);
         });
         let _ = env.process();
+        let _ = env.owner(Path::new("/"));
         let first: Vec<(usize, Option<LibraryReport>)> = fresh
             .par_iter()
             .map(|&i| {

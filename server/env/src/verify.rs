@@ -185,6 +185,10 @@ pub fn verify_wheels(
         laid.push(paths);
     }
     let shared = SharedExports::new(env);
+    // The lazy state every check needs, built here on the calling thread where it may use every
+    // core (inside a check it is built without forking: see `Environment::owner`).
+    let _ = env.process();
+    let _ = env.owner(Path::new("/"));
     let own_defs: Vec<Arc<LibFacts>> = wheels
         .iter()
         .flat_map(|w| w.libraries.iter())

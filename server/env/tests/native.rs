@@ -974,3 +974,38 @@ fn per_backend_libraries_are_judged_as_the_import_picks_them() {
     out.push_str(&backend_verdicts(&sp3, &[]));
     insta::assert_snapshot!(out);
 }
+
+/// The environment's lazy state (RECORD owners, the process model) is built on first use, which
+/// may come from inside a parallel check: built with forks there, a worker waiting on its forks
+/// could steal another check that needs the same state and block on it forever (seen as a hung
+/// `scan` on a 16-core machine). Fresh environments, many workers, one check per task.
+#[test]
+fn first_use_inside_a_parallel_check_never_deadlocks() {
+    use rayon::prelude::*;
+    let fx = fixtures();
+    let sp = fx.join("site-packages");
+    let libs =
+        abidoc_env::scan::find_libraries(&Environment::open(&spec(&sp)), true, &mut Vec::new());
+    assert!(libs.len() > 5, "{libs:?}");
+    for round in 0..12 {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (libs, sp) = (libs.clone(), sp.clone());
+        std::thread::spawn(move || {
+            let env = Environment::open(&spec(&sp));
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(8)
+                .build()
+                .expect("a pool");
+            pool.install(|| {
+                libs.par_iter().with_max_len(1).for_each(|l| {
+                    let _ = check_library(&env, l);
+                });
+            });
+            let _ = tx.send(());
+        });
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_secs(120)).is_ok(),
+            "round {round}: the checks never finished (a deadlock on the environment's lazy state)"
+        );
+    }
+}

@@ -98,14 +98,46 @@ pub(crate) fn from_env(
             sm(c)
         ));
     }
-    let seen = Seen {
-        gpu: Some(gpu),
-        capability: None,
-        supported: &[],
-        range: None,
-        detail: "",
-    };
-    d.fixes = fixes(cx, d, Some(c), &seen);
+    // torch's own build is not the question here: the library is the package's. A torch
+    // extension the tables know compiles for the GPU from source; any package can be replaced by
+    // a build that carries its architecture.
+    let code = Code::GpuArchMissing;
+    let pkg = d.package.clone().unwrap_or_else(|| "the package".into());
+    let mut fixes = Vec::new();
+    if let Some(p) = d
+        .package
+        .as_deref()
+        .filter(|p| crate::kb::links_torch(p) == Some(true))
+        .and_then(Name::new)
+        && let Some(mut f) = recipes::source_build(code, cx, &p, &[])
+    {
+        if let Some(s) = recipes::set_env("TORCH_CUDA_ARCH_LIST", &format!("{}.{}+PTX", c.0, c.1)) {
+            f.steps.insert(0, s);
+            f.title = format!("{} for compute capability {}.{}", f.title, c.0, c.1);
+        }
+        fixes.push(f);
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "build-for-gpu",
+            FixKind::Advice,
+            format!("Install a build of {pkg} that carries code for {}", sm(c)),
+            format!(
+                "A release or build whose architecture list includes {} (or PTX of an older architecture, which the driver compiles at first use); `abidoc explain LIB` lists what a library carries, `abidoc verify WHEEL --gpu {}.{}` judges a wheel before installing it.",
+                sm(c),
+                c.0,
+                c.1
+            ),
+        )
+        .step(Step::Manual(format!(
+            "find a build of {pkg} for {} (its release notes or wheel index), then check it: abidoc verify WHEEL --gpu {}.{}",
+            sm(c),
+            c.0,
+            c.1
+        ))),
+    );
+    d.fixes = crate::fix::rank(fixes);
 }
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
