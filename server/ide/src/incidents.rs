@@ -854,6 +854,22 @@ impl Collector {
         if !loading_failed {
             out.retain(|i| !matches!(i.failure, Failure::StaleWheelCache { .. }));
         }
+        // torch.ops.load_library's `Could not load this library: PATH` restates a load failure:
+        // when the text also prints the loader's own reason (chained above it in torch 2.x,
+        // torchcodec 0.4 on), that reason is the diagnosis, and the restatement adds nothing.
+        let loader_reason = out.iter().any(|i| {
+            matches!(
+                i.failure,
+                Failure::MissingLibrary { .. }
+                    | Failure::UndefinedSymbol { .. }
+                    | Failure::VersionNotFound { .. }
+            )
+        });
+        if loader_reason {
+            out.retain(|i| {
+                !matches!(&i.failure, Failure::TorchOps { libraries, .. } if !libraries.is_empty())
+            });
+        }
         // Only several GPU processes of one command are a finding; one process is just a table row.
         let stale = stale_process_groups(&scene.gpu_processes);
         let has_oom = out
