@@ -295,11 +295,11 @@ fn agreement_with_confirmed_fixes() {
     );
 }
 
-/// Tuning-set cases agreeing when the floors were last raised (code 212 of 224, package 144 of 224,
-/// fix 112 of 201).
-const FLOOR_CODE: usize = 212;
-const FLOOR_PACKAGE: usize = 144;
-const FLOOR_FIX: usize = 112;
+/// Tuning-set cases agreeing when the floors were last raised (code 238 of 262, package 158 of 262,
+/// fix 126 of 238).
+const FLOOR_CODE: usize = 238;
+const FLOOR_PACKAGE: usize = 158;
+const FLOOR_FIX: usize = 126;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;
