@@ -40,6 +40,22 @@ fuzz_pass() {
     CARGO_PROFILE_RELEASE_DEBUG=line-tables-only scripts/fuzz.sh "${ABIDOC_FUZZ_SECONDS:-15}"
 }
 [ "${ABIDOC_FUZZ:-1}" != 0 ] && run "fuzz (short pass, every target)" fuzz_pass
+# The screenshot tests (the VS Code scan report, the Jupyter display) lay pages out in a headless
+# Chromium: Debian's, installed here when missing, as the end-to-end test installs it. Where it
+# cannot be installed (no apt, no root) those two tests skip, saying so. ABIDOC_CHROMIUM=0 skips this.
+ensure_chromium() {
+  command -v chromium >/dev/null && return 0
+  command -v apt-get >/dev/null || return 0
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    sudo -n true 2>/dev/null || return 0
+    sudo="sudo -n"
+  fi
+  echo "::: apt-get install chromium (for the screenshot tests)"
+  { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null; } \
+    || echo "::: chromium could not be installed: the screenshot tests skip"
+}
+[ "${ABIDOC_CHROMIUM:-1}" != 0 ] && ensure_chromium
 [ -x extensions/vscode/test.sh ] && run "vscode extension + grammars" extensions/vscode/test.sh
 [ -x extensions/python/test.sh ] && run "python wheel + notebook" extensions/python/test.sh
 [ -x tests/nvim/run.sh ] && run "neovim LSP client" tests/nvim/run.sh
