@@ -335,15 +335,27 @@ fn build_wheel(case: &Case, work: &Path, stubs: &Path) -> PathBuf {
         std::fs::write(tree.join(path), text).unwrap();
     }
     let wheel = work.join(format!("{}-1.0.0-cp312-cp312-linux_x86_64.whl", case.name));
+    zip_wheel(&tree, &wheel, case.name, &["torch>=2.10"]);
+    wheel
+}
+
+/// Zips `tree` into the wheel `out` (version 1.0.0) with a dist-info naming `requires`.
+fn zip_wheel(tree: &Path, out: &Path, name: &str, requires: &[&str]) {
     let spec = serde_json::json!({
-        "out": wheel, "name": case.name, "version": "1.0.0", "tree": tree,
-        "requires": ["torch>=2.10"],
+        "out": out, "name": name, "version": "1.0.0", "tree": tree, "requires": requires,
     });
     let (code, _, err) = run(Command::new("python3")
         .args(["-c", WHEEL_PY])
         .arg(spec.to_string()));
-    assert_eq!(code, 0, "zip {}: {err}", case.name);
-    wheel
+    assert_eq!(code, 0, "zip {name}: {err}");
+}
+
+/// An empty directory of this test's own under the target's temporary directory.
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 fn verify(args: &[&str]) -> (i32, serde_json::Value, String) {
@@ -384,9 +396,7 @@ fn loader_names(message: &str) -> String {
 fn verify_predicts_what_installing_and_importing_does() {
     let fx = fixtures();
     let sp = fx.join("site-packages");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-wheels");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh_dir("verify-wheels");
     let stub_dir = work.join("stubs");
     stubs(&stub_dir);
     for case in CASES {
@@ -465,9 +475,7 @@ fn verify_predicts_what_installing_and_importing_does() {
 fn a_directory_of_wheels_in_sarif() {
     let fx = fixtures();
     let sp = fx.join("site-packages");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-dir");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh_dir("verify-dir");
     let stub_dir = work.join("stubs");
     stubs(&stub_dir);
     let wheels = work.join("wheels");
@@ -516,9 +524,7 @@ fn another_torch_is_judged_from_the_offline_index() {
     use abidoc_knowledge::torch_index;
     let fx = fixtures();
     let sp = fx.join("site-packages");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-index");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh_dir("verify-index");
     let stub_dir = work.join("stubs");
     stubs(&stub_dir);
     let index = torch_index::release_index("2.5.1").expect("2.5.1 indexed");
@@ -671,9 +677,7 @@ fn another_torch_is_judged_from_the_offline_index() {
 /// Hostile archives get one clear line and exit 2; nothing is extracted.
 #[test]
 fn hostile_wheels_are_refused_with_a_reason() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-hostile");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh_dir("verify-hostile");
     let py = r#"
 import sys, zipfile, struct
 d = sys.argv[1]
@@ -719,9 +723,7 @@ open(d + "/cut-1.0-py3-none-any.whl", "wb").write(full[: len(full) // 2])
 fn a_plan_that_brings_the_runtime_provides_it() {
     let fx = fixtures();
     let sp = fx.join("site-packages");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-plan-runtime");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh_dir("verify-plan-runtime");
     let stub_dir = work.join("stubs");
     stubs(&stub_dir);
     let case = CASES.iter().find(|c| c.name == "cuda13").unwrap();
@@ -817,9 +819,7 @@ fn verify_human(args: &[&str], work: &Path) -> (i32, String) {
 fn wheels_that_load_say_so_one_line_each() {
     let fx = fixtures();
     let sp = fx.join("site-packages");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-loads");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh_dir("verify-loads");
     let stub_dir = work.join("stubs");
     stubs(&stub_dir);
     let mut wheels = Vec::new();
@@ -895,9 +895,7 @@ fn prebuilt_env(
 /// lists it, and the nearest listed builds when it does not; human and JSON, over a table.
 #[test]
 fn the_prebuilt_wheel_for_the_environment_and_the_nearest_listed() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-prebuilt");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh_dir("verify-prebuilt");
     let old = prebuilt_env(&work, "torch24", "3.10", "2.4.0+cu121", "12.1", true);
     let new = prebuilt_env(&work, "torch210", "3.12", "2.10.0+cu128", "12.8", false);
     let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
@@ -972,9 +970,7 @@ fn the_prebuilt_wheel_for_the_environment_and_the_nearest_listed() {
 /// for the plan's torch; `--package` naming a package that fetches none says so and no more.
 #[test]
 fn a_plan_entry_built_from_an_sdist_gets_its_prebuilt_wheel() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-prebuilt-plan");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh_dir("verify-prebuilt-plan");
     let sp = prebuilt_env(&work, "torch24", "3.10", "2.4.0+cu121", "12.1", true);
     let plan = work.join("report.json");
     std::fs::write(
@@ -1092,9 +1088,7 @@ fn a_hashed_requirements_file_with_includes_is_read_whole() {
 fn a_pylock_is_judged() {
     let fx = fixtures();
     let sp = fx.join("site-packages");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-pylock");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh_dir("verify-pylock");
     wheels_for(&work, &["goodext", "oldtorch"]);
     let lock = work.join("pylock.toml");
     let write = |torch: &str| {
@@ -1182,9 +1176,7 @@ wheels = [{{ url = "https://example.invalid/requests-2.32.3-py3-none-any.whl" }}
 /// comes from the interpreter (its resolved name here), so the prebuilt wheel is named.
 #[test]
 fn the_interpreters_python_names_the_prebuilt_wheel() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-python-version");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh_dir("verify-python-version");
     let made = prebuilt_env(&work, "torch24", "3.10", "2.4.0+cu121", "12.1", true);
     let site = work.join("app/site");
     std::fs::create_dir_all(site.parent().unwrap()).unwrap();
@@ -1246,9 +1238,7 @@ fn a_package_and_a_torch_preview_in_one_run() {
 #[test]
 fn a_wheel_that_loads_is_no_sarif_result_and_is_judged_once() {
     let sp = fixtures().join("site-packages");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-once");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh_dir("verify-once");
     let w = wheels_for(&work, &["goodext"]);
     let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_abidoc"))
         .args(["verify", "--format", "sarif", "--site-packages"])
@@ -1293,8 +1283,7 @@ fn a_wheel_that_loads_is_no_sarif_result_and_is_judged_once() {
 #[test]
 fn gpu_code_is_judged_for_the_gpus_named() {
     use abidoc_elf::testing::{build_library, fatbin_section};
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-gpu");
-    let _ = std::fs::remove_dir_all(&work);
+    let work = fresh_dir("verify-gpu");
     let tree = work.join("tree");
     std::fs::create_dir_all(tree.join("kernels")).unwrap();
     let lib = tree.join("kernels/libkernels.so");
@@ -1305,13 +1294,7 @@ fn gpu_code_is_judged_for_the_gpus_named() {
         .arg(&lib));
     assert_eq!(code, 0, "the real loader loads it: {err}");
     let wheel = work.join("kernels-1.0.0-cp312-cp312-linux_x86_64.whl");
-    let spec = serde_json::json!({
-        "out": wheel, "name": "kernels", "version": "1.0.0", "tree": tree, "requires": [],
-    });
-    let (code, _, err) = run(Command::new("python3")
-        .args(["-c", WHEEL_PY])
-        .arg(spec.to_string()));
-    assert_eq!(code, 0, "zip: {err}");
+    zip_wheel(&tree, &wheel, "kernels", &[]);
     let sp = fixtures().join("site-packages");
     let at = |gpus: &[&str]| {
         let mut args = vec![
