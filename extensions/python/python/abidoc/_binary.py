@@ -304,27 +304,6 @@ def scan(
     return run(args, timeout=timeout, binary=binary)
 
 
-def verify(
-    wheels: Sequence[str] = (),
-    packages: Sequence[Tuple[str, Optional[str]]] = (),
-    plans: Sequence[str] = (),
-    torch: Optional[str] = None,
-    extra_site_packages: Iterable[str] = (),
-    timeout: float = DEFAULT_VERIFY_TIMEOUT,
-    binary: Optional[str] = None,
-    sys_path: Optional[Sequence[str]] = None,
-) -> RunResult:
-    """Judge, before installing, wheels, requirement files, prebuilt-wheel packages and a torch pin
-    against the kernel's environment (``abidoc verify``); nothing is installed or run."""
-    args = ["verify", *wheels, *plans, "--format", "json"]
-    if torch:
-        args += ["--torch", torch]
-    for name, version in packages:
-        args += ["--package", f"{name}=={version}" if version else name]
-    args += env_args(extra_site_packages, sys_path=sys_path)
-    return run(args, timeout=timeout, binary=binary)
-
-
 def verify_install(
     wheels: Sequence[str] = (),
     packages: Sequence[Tuple[str, Optional[str]]] = (),
@@ -335,17 +314,16 @@ def verify_install(
     binary: Optional[str] = None,
     sys_path: Optional[Sequence[str]] = None,
 ) -> RunResult:
-    """``verify`` for everything one install names, as one report: one run, since the binary
-    answers the prebuilt-wheel packages and previews a torch pin together."""
+    """Judge, before installing, what one install names (wheels, requirement files,
+    prebuilt-wheel packages, a torch pin) against the kernel's environment, as one report
+    (``abidoc verify``: the binary answers the packages and previews the torch pin in one run);
+    nothing is installed or run."""
     if not (wheels or plans or torch or packages):
         return RunResult(0, "", "", report={"version": 1, "diagnostics": []})
-    return verify(
-        wheels=wheels,
-        packages=packages,
-        plans=plans,
-        torch=torch,
-        extra_site_packages=extra_site_packages,
-        timeout=timeout,
-        binary=binary,
-        sys_path=sys_path,
-    )
+    args = ["verify", *wheels, *plans, "--format", "json"]
+    if torch:
+        args += ["--torch", torch]
+    for name, version in packages:
+        args += ["--package", f"{name}=={version}" if version else name]
+    args += env_args(extra_site_packages, sys_path=sys_path)
+    return run(args, timeout=timeout, binary=binary)
