@@ -355,32 +355,34 @@ fn module_package(file: &str) -> Option<String> {
         .next()
         .and_then(|s| s.split(".abi3.").next())
         .and_then(|s| s.split(".so").next())?;
-    let ident = stem.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-        && stem.bytes().next().is_some_and(|c| c.is_ascii_alphabetic());
     const GENERIC: &[&str] = &["C", "ext", "cuda", "core", "ops", "lib", "main", "kernels"];
-    let named = file.contains(".cpython-") || file.contains(".abi3.");
-    (named && ident && stem.len() > 2 && !GENERIC.contains(&stem)).then(|| kb::normalize(stem))
+    (is_extension_module(file) && is_identifier(stem) && stem.len() > 2 && !GENERIC.contains(&stem))
+        .then(|| kb::normalize(stem))
+}
+
+/// A CPython extension module's file name (`x.cpython-312-….so`, `x.abi3.so`).
+fn is_extension_module(file: &str) -> bool {
+    file.contains(".cpython-") || file.contains(".abi3.")
+}
+
+/// A public Python identifier: a letter, then letters, digits and `_`.
+fn is_identifier(s: &str) -> bool {
+    s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && s.bytes().next().is_some_and(|c| c.is_ascii_alphabetic())
 }
 
 /// A compiled module in a source checkout (`~/pixel-perfect-sfm/pixsfm/_pixsfm.cpython-38-….so`):
 /// the Python package directory it sits in names the package.
 fn checkout_package(path: &str) -> Option<String> {
     let (dir, file) = path.rsplit_once('/')?;
-    if !(file.contains(".cpython-") || file.contains(".abi3.")) {
+    if !is_extension_module(file) {
         return None;
     }
     let parent = dir.rsplit('/').next()?;
-    let ident = parent
-        .bytes()
-        .all(|c| c.is_ascii_alphanumeric() || c == b'_')
-        && parent
-            .bytes()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic());
     const GENERIC: &[&str] = &[
         "lib", "lib64", "build", "src", "bin", "tmp", "csrc", "ops", "dist",
     ];
-    (ident && !GENERIC.contains(&parent)).then(|| kb::normalize(parent))
+    (is_identifier(parent) && !GENERIC.contains(&parent)).then(|| kb::normalize(parent))
 }
 
 /// `apt` or `dnf` from the `ID` and `ID_LIKE` lines of an os-release file.

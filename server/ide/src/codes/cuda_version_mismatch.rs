@@ -359,10 +359,11 @@ fn refused_arch(detail: &str) -> Option<(String, (u32, u32))> {
 fn arch_fixes(cx: &Cx<'_>, d: &mut Diagnostic, detail: &str) -> Vec<Fix> {
     let code = Code::CudaVersionMismatch;
     let refused = refused_arch(detail);
-    let stated = cx.scene.version_of("cuda").and_then(|v| {
-        let mut it = v.split('.').map(|x| x.parse::<u64>().ok());
-        Some((it.next()??, it.next().flatten().unwrap_or(0)))
-    });
+    let stated = cx
+        .scene
+        .version_of("cuda")
+        .and_then(abidoc_knowledge::version::Version::parse)
+        .map(|v| v.major_minor());
     let (min, removed) = refused
         .as_ref()
         .map_or((None, None), |(_, cc)| (gpu::min_cuda_for(*cc), gpu::removed_in(*cc)));
