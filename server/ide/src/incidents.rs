@@ -97,6 +97,19 @@ pub enum Failure {
         range: Option<(String, Option<String>)>,
         detail: String,
     },
+    /// The cuDNN loaded at run time is not the one the framework was compiled with.
+    CudnnVersion {
+        framework: String,
+        compiled: Option<String>,
+        runtime: Option<String>,
+        detail: String,
+    },
+    /// A CUDA compiler (nvcc, ptxas) that does not know the architecture asked for.
+    ToolkitArch {
+        arch: String,
+        tool: Option<String>,
+        detail: String,
+    },
     DriverTooOld {
         found: Option<String>,
         detail: String,
@@ -340,6 +353,17 @@ fn key_of(f: &Failure) -> Failure {
         },
         Failure::DriverTooOld { .. } => Failure::DriverTooOld {
             found: None,
+            detail: String::new(),
+        },
+        Failure::CudnnVersion { framework, .. } => Failure::CudnnVersion {
+            framework: framework.clone(),
+            compiled: None,
+            runtime: None,
+            detail: String::new(),
+        },
+        Failure::ToolkitArch { arch, .. } => Failure::ToolkitArch {
+            arch: arch.clone(),
+            tool: None,
             detail: String::new(),
         },
         Failure::CpuOnlyTorch { .. } => Failure::CpuOnlyTorch {
@@ -749,6 +773,28 @@ impl Collector {
                 },
                 span,
             ),
+            EventKind::CudnnVersionMismatch {
+                framework,
+                compiled,
+                runtime,
+                detail,
+            } => self.push(
+                Failure::CudnnVersion {
+                    framework: framework.clone(),
+                    compiled: compiled.clone(),
+                    runtime: runtime.clone(),
+                    detail: detail.clone(),
+                },
+                span,
+            ),
+            EventKind::ToolkitArchRefused { arch, tool, detail } => self.push(
+                Failure::ToolkitArch {
+                    arch: arch.clone(),
+                    tool: tool.clone(),
+                    detail: detail.clone(),
+                },
+                span,
+            ),
             EventKind::DriverTooOld { found, detail } => self.push(
                 Failure::DriverTooOld {
                     found: found.clone(),
@@ -1130,6 +1176,11 @@ fn merge_details(into: &mut Failure, from: Failure) {
             if range.is_none() {
                 *range = r2;
             }
+        }
+        (Failure::ToolkitArch { tool, .. }, Failure::ToolkitArch { tool: t2, .. })
+            if tool.is_none() =>
+        {
+            *tool = t2;
         }
         (Failure::DriverTooOld { found, .. }, Failure::DriverTooOld { found: f2, .. })
             if found.is_none() =>

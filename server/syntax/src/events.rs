@@ -183,6 +183,27 @@ pub enum EventKind {
         range: Option<(String, Option<String>)>,
         detail: String,
     },
+    /// The cuDNN loaded at run time is not the one the framework was compiled with: torch's
+    /// `cuDNN version mismatch: PyTorch was compiled against 7102 but linked against 7605` and
+    /// `cuDNN version incompatibility: PyTorch was compiled against (8, 5, 0) but found runtime
+    /// version (8, 4, 1)`, TensorFlow's `Loaded runtime CuDNN library: 7301 … but source was
+    /// compiled with 7003`. Versions as dotted `major.minor.patch`; `framework` is `torch` or
+    /// `tensorflow`.
+    CudnnVersionMismatch {
+        framework: String,
+        compiled: Option<String>,
+        runtime: Option<String>,
+        detail: String,
+    },
+    /// A CUDA compiler that does not know the GPU architecture the build asks for: nvcc's
+    /// `Unsupported gpu architecture 'compute_89'`, nvcc's or ptxas' `Value 'sm_121a' is not
+    /// defined for option 'gpu-name'` (Triton's bundled ptxas included). `arch` as printed
+    /// (`compute_89`, `sm_121a`); `tool` is the compiler's path or name where the text shows it.
+    ToolkitArchRefused {
+        arch: String,
+        tool: Option<String>,
+        detail: String,
+    },
     /// The driver is older than the CUDA a binary needs: `The NVIDIA driver on your system is too
     /// old (found version 11040)`, `CUDA driver version is insufficient for CUDA runtime
     /// version`, `cudaErrorInsufficientDriver`, `the provided PTX was compiled with an unsupported

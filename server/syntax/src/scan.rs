@@ -137,6 +137,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("does not match the version torch was compiled with", CUDAMM),
     ("version used to compile Pytorch binaries", CUDAMM),
     ("Unsupported gpu architecture", CUDAMM),
+    ("is not defined for option 'gpu-", CUDAMM),
+    ("is not defined for option 'std'", CUDAMM),
+    ("cuDNN version", CUDAMM),
+    ("CuDNN library:", CUDAMM),
     ("cannot find -l", LD),
     ("libcuda.so", LIBCUDA),
     ("ompiler", NOCC),
@@ -750,6 +754,34 @@ impl<'a> Scanner<'a> {
         Some(make_line(self.text, start, end, false))
     }
 
+    /// The path of the CUDA compiler (`…/bin/ptxas`, `…/bin/nvcc`) on this line or the few after
+    /// it (Triton prints its `Repro command:` two lines below the error): whose compiler refused.
+    fn compiler_path(&self, l: &Line<'_>) -> Option<String> {
+        let find = |s: &str| {
+            s.split_whitespace()
+                .map(|t| t.trim_matches(['\'', '"', '`']))
+                .find(|t| {
+                    t.len() > 6
+                        && (t.ends_with("/ptxas")
+                            || t.ends_with("/nvcc")
+                            || t.ends_with("\\nvcc.exe"))
+                })
+                .map(|t| cap(t).to_owned())
+        };
+        if let Some(t) = find(l.s()) {
+            return Some(t);
+        }
+        let mut next = self.next_line(l);
+        for _ in 0..3 {
+            let cur = next?;
+            if let Some(t) = find(cur.s()) {
+                return Some(t);
+            }
+            next = self.next_line(&cur);
+        }
+        None
+    }
+
     fn analyse(&mut self, start: usize, end: usize, window: bool, bits: u64, facts: &[u16]) {
         let line = make_line(self.text, start, end, window);
         let mut out = Out { events: Vec::new() };
@@ -1196,22 +1228,56 @@ impl<'a> Scanner<'a> {
                 },
             );
         }
-        // An nvcc too old for the build: `nvcc fatal : Unsupported gpu architecture 'compute_86'`.
-        // Without `nvcc fatal` before it (an issue title, a summary line), the quoted
-        // architecture still says whose message it is.
-        if let Some(p) = s.find("Unsupported gpu architecture")
-            && (s[..p].contains("nvcc")
-                || s[p + 28..]
-                    .trim_start()
-                    .strip_prefix(['\'', '`', '"'])
-                    .is_some_and(|a| a.starts_with("compute_") || a.starts_with("sm_")))
-        {
-            let start = s[..p].rfind("nvcc").unwrap_or(p);
+        cudnn_mismatch(l, out);
+        // An nvcc without C++17 (`nvcc fatal : Value 'c++17' is not defined for option 'std'`):
+        // a toolkit older than the torch the build compiles against.
+        if let Some(p) = s.find("is not defined for option 'std'") {
+            let start = s[..p]
+                .rfind("nvcc")
+                .or_else(|| s[..p].rfind("Value"))
+                .unwrap_or(p);
             out.push(
                 l.span(start, s.trim_end().len()),
                 EventKind::CudaVersionMismatch {
                     found: None,
                     expected: None,
+                    detail: cap(s[start..].trim_end()).to_owned(),
+                },
+            );
+        }
+        // A compiler that does not know the architecture the build asks for: `nvcc fatal :
+        // Unsupported gpu architecture 'compute_86'` (without `nvcc fatal` before it, in an issue
+        // title, the quoted architecture still says whose message it is), and nvcc's or ptxas'
+        // `Value 'sm_121a' is not defined for option 'gpu-name'`.
+        for (phrase, arch_before) in [
+            ("Unsupported gpu architecture", false),
+            ("is not defined for option 'gpu-", true),
+        ] {
+            let Some(p) = s.find(phrase) else { continue };
+            let quoted = if arch_before {
+                s[..p].trim_end().rsplit_once("Value").map(|(_, a)| a)
+            } else {
+                Some(&s[p + phrase.len()..])
+            };
+            let arch: String = quoted
+                .map(|a| a.trim_start().trim_start_matches(['\'', '`', '"']))
+                .unwrap_or("")
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let named = s[..p].contains("nvcc") || s[..p].contains("ptxas");
+            if !(arch.starts_with("compute_") || arch.starts_with("sm_")) && !named {
+                continue;
+            }
+            let start = s[..p]
+                .rfind("nvcc")
+                .or_else(|| s[..p].rfind("ptxas"))
+                .unwrap_or(p);
+            out.push(
+                l.span(start, s.trim_end().len()),
+                EventKind::ToolkitArchRefused {
+                    arch: cap(&arch).to_owned(),
+                    tool: self.compiler_path(l),
                     detail: cap(s[start..].trim_end()).to_owned(),
                 },
             );
@@ -1727,6 +1793,69 @@ fn library_before(s: &str, at: usize) -> Option<(String, usize)> {
 }
 
 /// The version inside the parentheses after `word`: `version (12.1)` → `12.1`.
+/// torch's and TensorFlow's cuDNN checks (see `EventKind::CudnnVersionMismatch`).
+fn cudnn_mismatch(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let (start, framework, compiled, runtime) = if let Some(p) = s
+        .find("cuDNN version mismatch")
+        .or_else(|| s.find("cuDNN version incompatibility"))
+    {
+        let r = &s[p..];
+        let compiled = r
+            .find("compiled")
+            .and_then(|i| r[i..].find("against").map(|j| i + j + 7))
+            .and_then(|i| cudnn_version(&r[i..]));
+        let runtime = ["linked against", "runtime version"]
+            .iter()
+            .find_map(|w| r.find(w).map(|i| i + w.len()))
+            .and_then(|i| cudnn_version(&r[i..]));
+        (p, "torch", compiled, runtime)
+    } else if let Some(p) = s.find("Loaded runtime CuDNN library:") {
+        let r = &s[p..];
+        let runtime = cudnn_version(&r[29..]);
+        let compiled = r
+            .find("compiled with")
+            .and_then(|i| cudnn_version(&r[i + 13..]));
+        (p, "tensorflow", compiled, runtime)
+    } else {
+        return;
+    };
+    if compiled.is_none() && runtime.is_none() {
+        return;
+    }
+    out.push(
+        l.span(start, s.trim_end().len()),
+        EventKind::CudnnVersionMismatch {
+            framework: framework.to_owned(),
+            compiled,
+            runtime,
+            detail: cap(s[start..].trim_end()).to_owned(),
+        },
+    );
+}
+
+/// A cuDNN version as the checks print it, dotted: `7102` (cuDNN 7/8: major·1000 + minor·100 +
+/// patch) → `7.1.2`, `90100` (cuDNN 9: major·10000 + minor·100 + patch) → `9.1.0`, `(8, 5, 0)`
+/// → `8.5.0`.
+fn cudnn_version(s: &str) -> Option<String> {
+    let s = s.trim_start();
+    if let Some(r) = s.strip_prefix('(') {
+        let inner = &r[..r.find(')')?];
+        let parts: Vec<u32> = inner
+            .split(',')
+            .map(|p| p.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        return (parts.len() == 3).then(|| format!("{}.{}.{}", parts[0], parts[1], parts[2]));
+    }
+    let digits: String = s.chars().take_while(char::is_ascii_digit).take(7).collect();
+    let n: u32 = digits.parse().ok()?;
+    match n {
+        1000..=9999 => Some(format!("{}.{}.{}", n / 1000, n % 1000 / 100, n % 100)),
+        10_000..=999_999 => Some(format!("{}.{}.{}", n / 10_000, n % 10_000 / 100, n % 100)),
+        _ => None,
+    }
+}
+
 fn paren_after(s: &str, word: &str) -> Option<String> {
     let i = s.find(word)? + word.len();
     let r = s[i..].trim_start();

@@ -2,7 +2,7 @@
 //! torch was built with, or two installed packages were compiled for different CUDA versions.
 //!
 //! Produced by cpp_extension's "The detected CUDA version (X) mismatches the version that was
-//! used to compile PyTorch (Y)" and by the scan's CUDA finding (a package's recorded CUDA
+//! used to compile PyTorch (Y)", DeepSpeed's and apex's own checks, an nvcc without C++17, and by the scan's CUDA finding (a package's recorded CUDA
 //! against torch's). Fixes: the matching toolkit found on disk, a torch built for the toolkit at
 //! hand (a user-level pip command rather than another toolkit), a prebuilt wheel, the companion
 //! release built for torch's CUDA.
@@ -31,17 +31,27 @@ pub(crate) fn diagnose(
         .packages_built
         .first()
         .map(|p| crate::kb::normalize(p));
-    // nvcc refusing the architecture or the C++ standard the build asks for is a toolkit older
-    // than the build (and than the torch it builds against), whatever the versions.
-    let too_old = detail.contains("Unsupported gpu architecture")
-        || detail.contains("is not defined for option 'std'");
-    if too_old {
+    // nvcc refusing the C++ standard the build asks for is a toolkit older than the build (and
+    // than the torch it builds against), whatever the versions.
+    if detail.contains("is not defined for option 'std'") {
         d.package = d.package.or_else(|| cx.near.map(str::to_owned));
         d.message = format!(
             "the CUDA toolkit's nvcc is older than this build needs: {}",
             detail.trim()
         );
-        d.fixes = crate::fix::rank(arch_fixes(cx, &mut d, detail));
+        d.fixes = vec![
+            Fix::new(
+                Code::CudaVersionMismatch,
+                "newer-toolkit",
+                FixKind::Advice,
+                "Install a CUDA toolkit at least as new as torch's CUDA and set CUDA_HOME to it",
+                "An nvcc that does not know C++17 is older than the torch being built against (C++17 needs CUDA 11); the build uses the nvcc on CUDA_HOME or PATH.",
+            )
+            .step(Step::Manual(
+                "install the CUDA toolkit of torch.version.cuda (NVIDIA's installer or conda's cuda-nvcc), then export CUDA_HOME=<its directory>".into(),
+            ))
+            .unverified(),
+        ];
         return d;
     }
     // torchvision's or torchaudio's own check at import: the companion and torch come from
@@ -341,110 +351,83 @@ fn newest_variant(fits: &dyn Fn(&String) -> bool) -> Option<String> {
         .find_map(|row| row.variants.iter().rev().find(|v| fits(v)).cloned())
 }
 
-/// The architecture nvcc refused (`Unsupported gpu architecture 'compute_89'`), as a capability.
-fn refused_arch(detail: &str) -> Option<(String, (u32, u32))> {
-    let p = detail.find("Unsupported gpu architecture")?;
-    let r = detail[p + 28..].trim_start().trim_start_matches(['\'', '`', '"']);
-    let tok: String = r
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
-    let cc = gpu::parse_capability(&tok)?;
-    Some((tok, cc))
-}
-
-/// nvcc refusing an architecture (or C++17): a toolkit too old for a new GPU, or too new for one
-/// its release dropped, which the toolkit's CUDA version (when the text states it) tells apart.
-/// The toolkit of torch's CUDA first; then the build limited to architectures this nvcc knows.
-fn arch_fixes(cx: &Cx<'_>, d: &mut Diagnostic, detail: &str) -> Vec<Fix> {
+/// The cuDNN loaded at run time is not the one the framework was compiled with. torch's wheels
+/// ship their cuDNN and load it unless `LD_LIBRARY_PATH` (a conda `cudnn`, a system cuDNN in
+/// the toolkit's `lib64`) puts another first: taking that directory off the path comes first,
+/// then installing the cuDNN torch was compiled with. TensorFlow loads the system's cuDNN: the
+/// version it was compiled with, or the TensorFlow release built for the cuDNN installed.
+pub(crate) fn cudnn_runtime(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    framework: &str,
+    compiled: Option<&str>,
+    runtime: Option<&str>,
+    detail: &str,
+) -> Diagnostic {
     let code = Code::CudaVersionMismatch;
-    let refused = refused_arch(detail);
-    let stated = cx
-        .scene
-        .version_of("cuda")
-        .and_then(abidoc_knowledge::version::Version::parse)
-        .map(|v| v.major_minor());
-    let (min, removed) = refused
-        .as_ref()
-        .map_or((None, None), |(_, cc)| (gpu::min_cuda_for(*cc), gpu::removed_in(*cc)));
-    let dropped = match (stated, removed, min) {
-        (Some(s), Some(r), _) => s >= r,
-        // Without the toolkit's version, an architecture the newest toolkits dropped and that
-        // every toolkit of the last decade knows is the dropped case.
-        (None, Some(_), Some(m)) => m <= (8, 0) && refused.as_ref().is_some_and(|(_, cc)| cc.0 < 5),
-        _ => false,
-    };
+    let mut d = blank(code, source);
+    let tf = framework == "tensorflow";
+    d.package = Some(if tf {
+        cx.near
+            .filter(|n| n.starts_with("tensorflow"))
+            .unwrap_or("tensorflow")
+            .to_owned()
+    } else {
+        "torch".to_owned()
+    });
+    let who = if tf { "TensorFlow" } else { "torch" };
+    let built = compiled.map_or_else(|| "another cuDNN".to_owned(), |c| format!("cuDNN {c}"));
+    let loaded = runtime.map_or_else(|| "another cuDNN".to_owned(), |r| format!("cuDNN {r}"));
+    d.message = format!("{who} was compiled with {built} but {loaded} was loaded at run time");
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    let want = compiled.unwrap_or("<the version it was compiled with>");
     let mut fixes = Vec::new();
-    if let Some((tok, _)) = &refused {
-        let fmt = |(a, b): (u64, u64)| format!("{a}.{b}");
-        if dropped {
-            d.message = format!(
-                "the CUDA toolkit's nvcc no longer compiles for {tok}{}: the build asks for an architecture newer toolkits dropped",
-                removed.map_or(String::new(), |r| format!(" (removed in CUDA {})", fmt(r)))
-            );
-        } else if let Some(m) = min {
-            d.message = format!(
-                "the CUDA toolkit's nvcc is older than CUDA {}, the first that compiles for {tok}: {}",
-                fmt(m),
-                detail.trim()
-            );
-            d.evidence.push(format!(
-                "{tok} needs CUDA {} or newer{}",
-                fmt(m),
-                removed.map_or(String::new(), |r| format!(
-                    " (and older than {}, which dropped it)",
-                    fmt(r)
-                ))
-            ));
-        }
-    }
-    if !dropped {
-        fixes.push(
-            Fix::new(
-                code,
-                "newer-toolkit",
-                FixKind::Advice,
-                "Install a CUDA toolkit at least as new as torch's CUDA and set CUDA_HOME to it",
-                "An nvcc that does not know the GPU architecture (compute_86 needs CUDA 11.1, compute_89/90 CUDA 11.8, sm_100/120 CUDA 12.8) or C++17 is older than the torch being built against; the build uses the nvcc on CUDA_HOME or PATH.",
-            )
-            .step(Step::Manual(
-                "install the CUDA toolkit of torch.version.cuda (NVIDIA's installer or conda's cuda-nvcc), then export CUDA_HOME=<its directory>".into(),
-            ))
-            .unverified(),
-        );
-    }
-    if let Some((tok, _)) = &refused {
-        // flash-attn reads its own list; every cpp_extension build reads TORCH_CUDA_ARCH_LIST.
-        let var = if d.package.as_deref() == Some("flash-attn") {
-            "FLASH_ATTN_CUDA_ARCHS=<the GPU's capability without the dot, e.g. 87>"
+    let path_fix = Fix::new(
+        code,
+        "cudnn-off-path",
+        FixKind::Advice,
+        format!("Let torch load the cuDNN it ships: take the directory holding {loaded} off LD_LIBRARY_PATH"),
+        "torch's wheels carry the cuDNN they were compiled with (in torch/lib, or the nvidia-cudnn package they require) and load it first unless LD_LIBRARY_PATH names a directory with another libcudnn (a conda env's cudnn, the toolkit's lib64).",
+    )
+    .step(Step::Manual(
+        "print LD_LIBRARY_PATH, drop the directories that hold a libcudnn.so (conda's lib, /usr/local/cuda/lib64), and start Python again".into(),
+    ));
+    let install = Fix::new(
+        code,
+        "install-cudnn",
+        FixKind::Advice,
+        format!(
+            "{}nstall cuDNN {want}, the version {who} was compiled with, where the loader finds it",
+            if tf { "I" } else { "Or i" }
+        ),
+        if tf {
+            "TensorFlow loads the system's cuDNN and needs the major.minor it was compiled with (TensorFlow's tested build configurations list each release's cuDNN)."
         } else {
-            "TORCH_CUDA_ARCH_LIST=<the GPU's capability, e.g. 8.6>"
-        };
+            "With the older cuDNN gone from the path, or replaced by the one torch expects, the check passes."
+        },
+    )
+    .step(Step::Manual(format!(
+        "install cuDNN {want} for your CUDA (conda: cudnn={want}; NVIDIA's cuDNN archive), then start Python again"
+    )))
+    .unverified();
+    if tf {
+        fixes.push(install);
         fixes.push(
             Fix::new(
                 code,
-                "limit-archs",
+                "framework-for-cudnn",
                 FixKind::Advice,
-                format!("Build only for the GPUs in use, leaving out {tok}"),
-                "The build compiles for a fixed list of architectures unless told otherwise; naming this machine's GPU (`torch.cuda.get_device_capability()`) leaves out the one this nvcc cannot compile.",
+                format!("Or install the TensorFlow release built for {loaded}"),
+                "TensorFlow's tested build configurations name the cuDNN and CUDA of each release.",
             )
-            .step(Step::Manual(format!("export {var}, then run the build again"))),
+            .step(Step::Manual(format!(
+                "pick the TensorFlow release whose tested configuration lists {loaded} and install it"
+            ))),
         );
+    } else {
+        fixes.push(path_fix);
+        fixes.push(install);
     }
-    if dropped {
-        fixes.push(
-            Fix::new(
-                code,
-                "older-toolkit",
-                FixKind::Advice,
-                "For a GPU of that architecture, build with a toolkit that still compiles for it",
-                "A CUDA toolkit before the release that dropped the architecture, with a torch built for that CUDA.",
-            )
-            .step(Step::Manual(
-                "install the CUDA toolkit of a torch build that still supports this GPU, then export CUDA_HOME=<its directory>".into(),
-            ))
-            .unverified(),
-        );
-    }
-    fixes
+    d.fixes = crate::fix::rank(fixes);
+    d
 }

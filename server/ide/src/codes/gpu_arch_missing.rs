@@ -459,3 +459,168 @@ fn torch_build_fix(
         }),
     )
 }
+
+/// A CUDA compiler that does not know the architecture the build asks for (`nvcc fatal :
+/// Unsupported gpu architecture 'compute_89'`, ptxas' `Value 'sm_121a' is not defined for option
+/// 'gpu-name'`): a toolkit too old for a new GPU, or too new for one its release dropped, which
+/// the toolkit's CUDA version (when the text states it) tells apart. Triton compiles with the
+/// ptxas it bundles: a newer toolkit's ptxas through `TRITON_PTXAS_PATH`. Otherwise the toolkit
+/// that knows the architecture first, then the build limited to architectures this one knows.
+pub(crate) fn toolkit_refuses(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    arch: &str,
+    tool: Option<&str>,
+    detail: &str,
+) -> Diagnostic {
+    let code = Code::GpuArchMissing;
+    let mut d = blank(code, source);
+    let triton = tool.is_some_and(|t| t.contains("triton"))
+        || cx.scene.mentions.iter().any(|(_, n)| n == "triton");
+    d.package = if triton {
+        Some("triton".into())
+    } else {
+        cx.scene
+            .packages_built
+            .first()
+            .map(|p| crate::kb::normalize(p))
+            .or_else(|| cx.near.map(str::to_owned))
+    };
+    let compiler = tool
+        .map(crate::incidents::basename)
+        .filter(|t| !t.is_empty())
+        .unwrap_or(if detail.contains("ptxas") { "ptxas" } else { "nvcc" });
+    let cc = gpu::parse_capability(arch);
+    let stated = cx
+        .scene
+        .version_of("cuda")
+        .and_then(abidoc_knowledge::version::Version::parse)
+        .map(|v| v.major_minor());
+    let (min, removed) = cc.map_or((None, None), |c| (gpu::min_cuda_for(c), gpu::removed_in(c)));
+    let dropped = match (stated, removed, min) {
+        (Some(s), Some(r), _) => s >= r,
+        // Without the toolkit's version, an architecture the newest toolkits dropped and that
+        // every toolkit of the last decade knows is the dropped case.
+        (None, Some(_), Some(m)) => m <= (8, 0) && cc.is_some_and(|c| c.0 < 5),
+        _ => false,
+    };
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    if let Some(t) = tool {
+        d.evidence.push(format!("the compiler that refused: {t}"));
+    }
+    d.message = match (dropped, min) {
+        (true, _) => format!(
+            "the CUDA toolkit's {compiler} no longer compiles for {arch}{}: the build asks for an architecture newer toolkits dropped",
+            removed.map_or(String::new(), |r| format!(" (removed in CUDA {})", cuda_str(r)))
+        ),
+        (false, Some(m)) => {
+            d.evidence.push(format!(
+                "{arch} needs CUDA {} or newer{}",
+                cuda_str(m),
+                removed.map_or(String::new(), |r| format!(
+                    " (and older than {}, which dropped it)",
+                    cuda_str(r)
+                ))
+            ));
+            format!(
+                "{compiler} is older than CUDA {}, the first that compiles for {arch}: {}",
+                cuda_str(m),
+                detail.trim()
+            )
+        }
+        (false, None) => format!(
+            "{compiler} does not know the GPU architecture {arch}: {}",
+            detail.trim()
+        ),
+    };
+    let needs = min.map_or_else(
+        || "a newer CUDA".to_owned(),
+        |m| format!("CUDA {} or newer", cuda_str(m)),
+    );
+    let mut fixes = Vec::new();
+    if triton && !dropped {
+        // Triton's wheel bundles a ptxas of the CUDA it was released with; the toolkit on this
+        // machine may know the GPU already.
+        // A toolkit on this machine whose directory names a CUDA that knows the architecture
+        // (`/usr/local/cuda-12.8`); ptxas sits beside the nvcc that made it a toolkit.
+        let ptxas = min.and_then(|m| {
+            cx.world
+                .cuda_toolkits()
+                .into_iter()
+                .rev()
+                .find(|h| {
+                    crate::incidents::basename(h)
+                        .strip_prefix("cuda-")
+                        .and_then(abidoc_knowledge::version::Version::parse)
+                        .is_some_and(|v| v.major_minor() >= m)
+                })
+                .map(|h| format!("{h}/bin/ptxas"))
+        });
+        let mut f = Fix::new(
+            code,
+            "triton-ptxas",
+            FixKind::Configure,
+            format!("Point Triton at the ptxas of a CUDA toolkit that knows {arch} ({needs})"),
+            "Triton compiles with the ptxas bundled in its wheel, older than this GPU; TRITON_PTXAS_PATH makes it use a toolkit's ptxas instead (a newer Triton release bundles a newer one).",
+        );
+        f = match ptxas.as_deref().and_then(|p| recipes::set_env("TRITON_PTXAS_PATH", p)) {
+            Some(step) => f.step(step),
+            None => f
+                .step(Step::Manual(format!(
+                    "install a CUDA toolkit with {needs}, then export TRITON_PTXAS_PATH=<its directory>/bin/ptxas (e.g. /usr/local/cuda/bin/ptxas)"
+                )))
+                .unverified(),
+        };
+        fixes.push(f);
+    }
+    if !dropped {
+        fixes.push(
+            Fix::new(
+                code,
+                "newer-toolkit",
+                FixKind::Advice,
+                format!("Install a CUDA toolkit with {needs} (at least torch's CUDA) and set CUDA_HOME to it"),
+                "A compiler that does not know the GPU architecture (compute_86 needs CUDA 11.1, compute_89/90 CUDA 11.8, sm_100/120 CUDA 12.8) is older than the GPU; the build uses the nvcc on CUDA_HOME or PATH.",
+            )
+            .step(Step::Manual(
+                "install the CUDA toolkit of torch.version.cuda or newer (NVIDIA's installer or conda's cuda-nvcc), then export CUDA_HOME=<its directory>".into(),
+            ))
+            .unverified(),
+        );
+    }
+    if !triton {
+        // flash-attn reads its own list; every cpp_extension build reads TORCH_CUDA_ARCH_LIST.
+        let var = if d.package.as_deref() == Some("flash-attn") {
+            "FLASH_ATTN_CUDA_ARCHS=<the GPU's capability without the dot, e.g. 87>"
+        } else {
+            "TORCH_CUDA_ARCH_LIST=<the GPU's capability, e.g. 8.6>"
+        };
+        fixes.push(
+            Fix::new(
+                code,
+                "limit-archs",
+                FixKind::Advice,
+                format!("Build only for the GPUs in use, leaving out {arch}"),
+                "The build compiles for a fixed list of architectures unless told otherwise; naming this machine's GPU (`torch.cuda.get_device_capability()`) leaves out the one this compiler cannot compile.",
+            )
+            .step(Step::Manual(format!("export {var}, then run the build again"))),
+        );
+    }
+    if dropped {
+        fixes.push(
+            Fix::new(
+                code,
+                "older-toolkit",
+                FixKind::Advice,
+                "For a GPU of that architecture, build with a toolkit that still compiles for it",
+                "A CUDA toolkit before the release that dropped the architecture, with a torch built for that CUDA.",
+            )
+            .step(Step::Manual(
+                "install the CUDA toolkit of a torch build that still supports this GPU, then export CUDA_HOME=<its directory>".into(),
+            ))
+            .unverified(),
+        );
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}

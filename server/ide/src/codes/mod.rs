@@ -293,6 +293,22 @@ pub(crate) fn diagnose(
                 detail,
             },
         ),
+        Failure::CudnnVersion {
+            framework,
+            compiled,
+            runtime,
+            detail,
+        } => cuda_version_mismatch::cudnn_runtime(
+            &cx,
+            source,
+            framework,
+            compiled.as_deref(),
+            runtime.as_deref(),
+            detail,
+        ),
+        Failure::ToolkitArch { arch, tool, detail } => {
+            gpu_arch_missing::toolkit_refuses(&cx, source, arch, tool.as_deref(), detail)
+        }
         Failure::DriverTooOld { found, detail } => {
             driver_too_old::diagnose(&cx, source, found.as_deref(), detail)
         }
