@@ -3,7 +3,7 @@
 //! Logs repeat themselves (a warning printed per rank, per import attempt, quoted again in a
 //! wrapper). Users need one diagnosis per failure that still points at every line.
 
-use abidoc_syntax::{Event, EventKind, Span};
+use abidoc_syntax::{DllFailure, Event, EventKind, Span};
 
 /// What went wrong, before evidence and knowledge are brought in.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -83,7 +83,7 @@ pub enum Failure {
     WindowsDll {
         module: Option<String>,
         dll: Option<String>,
-        procedure: bool,
+        why: DllFailure,
     },
     /// A package's own compiled module is absent (`No module named 'exllamav2_ext'`).
     CompiledModuleMissing {
@@ -593,15 +593,11 @@ impl Collector {
                     span,
                 );
             }
-            EventKind::DllLoadFailed {
-                module,
-                dll,
-                procedure,
-            } => self.push(
+            EventKind::DllLoadFailed { module, dll, why } => self.push(
                 Failure::WindowsDll {
                     module: module.clone(),
                     dll: dll.clone(),
-                    procedure: *procedure,
+                    why: *why,
                 },
                 span,
             ),

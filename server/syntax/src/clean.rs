@@ -1,5 +1,5 @@
-//! Stripping of terminal colour codes and the HTML anchors VS Code's Jupyter view puts in
-//! tracebacks, and re-joining text a terminal or chat client hard-wrapped at a fixed column,
+//! Stripping of terminal colour codes, the HTML anchors VS Code's Jupyter view puts in
+//! tracebacks and the backslashes of quotes escaped by a repr or a JSON copy (`version \'GLIBC_2.27\'`), and re-joining text a terminal or chat client hard-wrapped at a fixed column,
 //! keeping a [`SourceMap`] back to the original text.
 
 use crate::span::SourceMap;
@@ -14,11 +14,13 @@ pub struct Cleaned {
 const ESC: u8 = 0x1b;
 const BEL: u8 = 0x07;
 
-/// Returns the text without ANSI escape sequences (CSI, OSC, two-byte escapes) and without the
-/// `<a href=…>`/`</a>` tags of HTML anchors (their inner text is kept).
+/// Returns the text without ANSI escape sequences (CSI, OSC, two-byte escapes), without the
+/// `<a href=…>`/`</a>` tags of HTML anchors (their inner text is kept) and without the backslash
+/// of an escaped quote (`\'`, `\"`: the error went through a repr or a JSON string before it was
+/// pasted; a Windows path's backslash is followed by a name, never by a quote it closes).
 pub fn clean(text: &str) -> Cleaned {
     let bytes = text.as_bytes();
-    if memchr::memchr2(ESC, b'<', bytes).is_none() {
+    if memchr::memchr3(ESC, b'<', b'\\', bytes).is_none() {
         return Cleaned {
             text: text.to_owned(),
             map: SourceMap::identity(),
@@ -29,12 +31,12 @@ pub fn clean(text: &str) -> Cleaned {
     let mut keep_from = 0;
     let mut i = 0;
     let mut removed_any = false;
-    while let Some(off) = memchr::memchr2(ESC, b'<', &bytes[i..]) {
+    while let Some(off) = memchr::memchr3(ESC, b'<', b'\\', &bytes[i..]) {
         let at = i + off;
-        let skip = if bytes[at] == ESC {
-            escape_len(&bytes[at..])
-        } else {
-            anchor_tag_len(&bytes[at..])
+        let skip = match bytes[at] {
+            ESC => escape_len(&bytes[at..]),
+            b'\\' => usize::from(matches!(bytes.get(at + 1), Some(b'\'' | b'"'))),
+            _ => anchor_tag_len(&bytes[at..]),
         };
         if skip == 0 {
             i = at + 1;

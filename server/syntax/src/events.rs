@@ -100,7 +100,7 @@ pub enum EventKind {
     DllLoadFailed {
         module: Option<String>,
         dll: Option<String>,
-        procedure: bool,
+        why: DllFailure,
     },
     /// `No module named 'exllamav2_ext'`, `'groundingdino._C'`: a package's own compiled module
     /// (a name such modules take: `_C`, `*_ext`, `*_cuda`, `*_kernels`) is absent.
@@ -230,4 +230,16 @@ pub enum EventKind {
     /// A model identifier the text uses: `from_pretrained("ibm-granite/granite-3.2-8b-instruct")`,
     /// `model_name = "…"`, `--model …`.
     Model { id: String },
+}
+
+/// Why Windows' loader refused a DLL, as its error code (in any language) says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DllFailure {
+    /// Error 126 (or no reason given): the DLL, or one it needs, is not found.
+    Missing,
+    /// Error 127: a DLL lacks a function the module imports — Windows' undefined symbol.
+    Procedure,
+    /// Error 1114: the DLL loaded but its initialization routine failed (an older Visual C++
+    /// runtime loaded first, a runtime the build needs absent).
+    InitFailed,
 }

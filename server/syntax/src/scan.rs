@@ -75,6 +75,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cannot open shared object", SHLIB),
     ("DLL load failed", WINDLL),
     ("WinError 12", WINDLL),
+    ("WinError 1114", WINDLL),
     ("Could not find module '", WINDLL),
     ("cannot load library '", WINDLL),
     ("Unable to load any of", LOADFORM),
@@ -93,6 +94,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     // Markdown and chat clients eat backticks: `version GLIBCXX_3.4.29 not found`.
     ("version GLIBC", VERNF),
     ("version 'GLIBC", VERNF),
+    ("version \\'", VERNF),
     ("library version not found", SHLIB),
     // `…so: undefined` wrapped before ` symbol: …`.
     ("undefined\n", SYM),
@@ -125,9 +127,13 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("metadata-generation-failed", BFAIL),
     ("did not run successfully", BFAIL),
     ("No module named", NOTORCH),
+    ("cannot import name ", NOTORCH),
     ("Ninja is required", NOTORCH),
+    ("invalid command 'bdist_wheel'", NOTORCH),
     ("from 'pkg_resources", NOTORCH),
     ("CUDA_HOME", CUDAHOME),
+    ("cuda.h: No such file", CUDAHOME),
+    ("cuda_runtime.h: No such file", CUDAHOME),
     ("nvcc", CUDAHOME | NOCC),
     ("bare_metal_version", CUDAHOME),
     ("The detected CUDA version", CUDAMM | VERSION),
@@ -144,6 +150,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cannot find -l", LD),
     ("libcuda.so", LIBCUDA),
     ("ompiler", NOCC),
+    ("Visual C++ 14.0", NOCC),
+    ("vcvarsall", NOCC),
     (": not found", NOCC),
     ("No such file or directory", NOCC | CUDAHOME),
     ("unable to execute", NOCC),
@@ -154,6 +162,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("fast path is not available", MAMBA),
     ("can't load C++/CUDA", XF),
     ("Need to compile C++", XF),
+    ("wasn't build with CUDA support", XF),
+    ("wasn't built with CUDA support", XF),
     ("has been toggled on", FA),
     ("does not exist", OPMISS),
     ("load custom C++ ops", CUSTOMOPS),
@@ -173,6 +183,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("MiB |", GPUPROC),
     ("incompatible function arguments", PYBIND),
     ("no kernel image", GPUARCH),
+    ("invalid device function", GPUARCH),
+    ("too old to be supported by the triton", GPUARCH),
+    ("Unknown CUDA arch", GPUARCH),
     ("NoKernelImage", GPUARCH),
     ("NO_BINARY_FOR_GPU", GPUARCH),
     ("not compatible with the current PyTorch", GPUARCH),
@@ -185,6 +198,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("driver on your system is too old", DRIVER),
     ("driver version is insufficient", DRIVER),
     ("InsufficientDriver", DRIVER),
+    ("forward compatibility was attempted", DRIVER),
     ("INSUFFICIENT_DRIVER", DRIVER),
     ("with an unsupported toolchain", DRIVER),
     ("UNSUPPORTED_PTX_VERSION", DRIVER),
@@ -691,7 +705,7 @@ fn make_line(text: &str, start: usize, end: usize, window: bool) -> Line<'_> {
         line_end -= 1;
     }
     let raw = text.get(start..line_end).unwrap_or("");
-    let (clean, map) = if memchr::memchr2(0x1b, b'<', raw.as_bytes()).is_some() {
+    let (clean, map) = if memchr::memchr3(0x1b, b'<', b'\\', raw.as_bytes()).is_some() {
         let c = clean::clean(raw);
         (Cow::Owned(c.text), c.map)
     } else {
@@ -1091,6 +1105,17 @@ impl<'a> Scanner<'a> {
             );
             return;
         }
+        // `setup.py bdist_wheel` without the `wheel` package (setuptools before 70.1 needs it).
+        if let Some(p) = s.find("invalid command 'bdist_wheel'") {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::BuildDependencyMissing {
+                    module: "wheel".into(),
+                    too_new: false,
+                },
+            );
+            return;
+        }
         // setuptools 70 dropped `pkg_resources.packaging`, which older setup.py files import.
         if let Some(p) = s.find("cannot import name 'packaging' from 'pkg_resources") {
             out.push(
@@ -1343,6 +1368,23 @@ impl<'a> Scanner<'a> {
 
     fn xformers(&mut self, l: &Line<'_>, out: &mut Out) {
         let s = l.s();
+        // xFormers' operator list: `xFormers wasn't build with CUDA support` — a CPU-only
+        // build (a wheel for another torch made pip build it from source without CUDA).
+        if let Some(p) = s
+            .find("xFormers wasn't build with CUDA support")
+            .or_else(|| s.find("xFormers wasn't built with CUDA support"))
+        {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::XformersBuiltFor {
+                    built_torch: None,
+                    have_torch: None,
+                    built_cuda: None,
+                    built_python: None,
+                    have_python: None,
+                },
+            );
+        }
         if let Some(p) = s.find("Need to compile C++ extensions") {
             out.push(
                 l.span(p, s.trim_end().len()),
@@ -1406,7 +1448,9 @@ impl<'a> Scanner<'a> {
         let mut capability = None;
         let mut supported = Vec::new();
         let mut range = None;
+        // `invalid device function` is the same failure as CUDA printed it before 9.0.
         let mut hit = s.contains("no kernel image is available")
+            || s.contains("invalid device function")
             || s.contains("cudaErrorNoKernelImageForDevice")
             || s.contains("CUDA_ERROR_NO_BINARY_FOR_GPU")
             || s.contains("does not include kernels for this GPU");
@@ -1418,6 +1462,33 @@ impl<'a> Scanner<'a> {
                 gpu = gpu_name_before(s, p);
                 hit = true;
             }
+        }
+        // Triton (torch.compile's GPU backend): `Found NVIDIA GeForce GTX 1080 Ti which is too old
+        // to be supported by the triton GPU compiler … Triton only supports devices of CUDA
+        // Capability >= 7.0, but your device is of CUDA capability 6.1`.
+        if let Some(p) = s.find(" which is too old to be supported by the triton") {
+            gpu = gpu_name_before(s, p);
+            capability = s
+                .find("your device is of CUDA capability ")
+                .and_then(|i| capability_token(&s[i + 34..]));
+            range = s
+                .find("Capability >= ")
+                .and_then(|i| capability_token(&s[i + 14..]))
+                .map(|lo| (lo, None));
+            hit = true;
+        }
+        // cpp_extension refusing an entry of TORCH_CUDA_ARCH_LIST this torch does not know:
+        // `ValueError: Unknown CUDA arch (9.0+PTX) or GPU not supported`.
+        if let Some(p) = s.find("Unknown CUDA arch (") {
+            let arch = s[p + 19..].split(')').next().unwrap_or("");
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::ToolkitArchRefused {
+                    arch: cap(arch).to_owned(),
+                    tool: Some("torch.utils.cpp_extension".into()),
+                    detail: cap(s[p..].trim_end()).to_owned(),
+                },
+            );
         }
         for marker in [
             " which is of cuda capability ",
@@ -2697,7 +2768,11 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
                 || s.contains("command not found")
                 || s.contains("cannot find")
                 || s.contains("not recognized")))
-        || s.contains("bare_metal_version");
+        || s.contains("bare_metal_version")
+        // The toolkit's headers are not where the build looks: no CUDA_HOME (or a runtime-only
+        // image): `fatal error: cuda.h: No such file or directory`.
+        || s.contains("cuda.h: No such file or directory")
+        || s.contains("cuda_runtime.h: No such file or directory");
     if hit {
         out.push(
             l.content_span(),
@@ -2782,6 +2857,14 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // raise line when a paste stops there) and `InvalidCxxCompiler: No working C++ compiler`.
         || s.contains("Compiler: ") && s.contains("is not found")
         || s.contains("No working C++ compiler found")
+        // setuptools on Windows without Build Tools, and cpp_extension failing to run `cl`
+        // (`Error checking compiler version for cl: [WinError 2] …`, in any language).
+        || s.contains("Microsoft Visual C++ 14.0 or greater is required")
+        || s.contains("Unable to find vcvarsall.bat")
+        || s.find("Error checking compiler version for ").is_some_and(|p| {
+            let r = &s[p + 36..];
+            r.contains("WinError 2]") || r.contains("No such file or directory")
+        })
         || s.find(": not found").is_some_and(|p| {
             let t = s[..p].trim_end();
             is_compiler(&t[t.rfind([' ', ':']).map_or(0, |i| i + 1)..])
@@ -2991,6 +3074,7 @@ fn gpu_name_before(s: &str, at: usize) -> Option<String> {
             i + 9 + r.bytes().take_while(u8::is_ascii_digit).count()
         }));
     let name = before.get(start..)?.trim();
+    let name = name.strip_prefix("Found ").unwrap_or(name);
     (name.len() >= 3 && name.len() <= 80).then(|| name.to_owned())
 }
 
@@ -3001,7 +3085,10 @@ fn driver_too_old(l: &Line<'_>, out: &mut Out) {
         || s.contains("cudaErrorInsufficientDriver")
         || s.contains("CUDA_ERROR_INSUFFICIENT_DRIVER")
         || s.contains("PTX was compiled with an unsupported toolchain")
-        || s.contains("CUDA_ERROR_UNSUPPORTED_PTX_VERSION");
+        || s.contains("CUDA_ERROR_UNSUPPORTED_PTX_VERSION")
+        // Error 804: a CUDA forward-compatibility libcuda (a container's `compat` directory)
+        // on a GPU or driver it does not support — the driver is older than the CUDA in use.
+        || s.contains("forward compatibility was attempted on non supported HW");
     if !hit {
         return;
     }

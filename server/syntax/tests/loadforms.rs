@@ -6,7 +6,7 @@
 // Test helpers outside `#[test]` fns: a panic there is a failing test, as in the tests.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use abidoc_syntax::{EventKind, scan};
+use abidoc_syntax::{DllFailure, EventKind, scan};
 
 fn kinds(input: &str) -> Vec<EventKind> {
     let parse = scan(input);
@@ -28,14 +28,17 @@ fn missing(input: &str) -> Vec<String> {
 }
 
 fn dll(input: &str) -> Vec<(Option<String>, Option<String>, bool)> {
+    dll_why(input)
+        .into_iter()
+        .map(|(m, d, why)| (m, d, why == DllFailure::Procedure))
+        .collect()
+}
+
+fn dll_why(input: &str) -> Vec<(Option<String>, Option<String>, DllFailure)> {
     kinds(input)
         .into_iter()
         .filter_map(|k| match k {
-            EventKind::DllLoadFailed {
-                module,
-                dll,
-                procedure,
-            } => Some((module, dll, procedure)),
+            EventKind::DllLoadFailed { module, dll, why } => Some((module, dll, why)),
             _ => None,
         })
         .collect()
@@ -140,11 +143,19 @@ fn winerror_126_names_the_dll_in_any_language() {
 
 #[test]
 fn other_windows_loader_failures_are_not_missing_libraries() {
+    // Error 1114: found, loaded, and its start-up code failed.
     for text in [
         r#"OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading "C:\x\torch\lib\c10.dll" or one of its dependencies."#,
         "ImportError: DLL load failed while importing _C: A dynamic link library (DLL) initialization routine failed.",
-        "ImportError: DLL load failed while importing _C: %1 is not a valid Win32 application.",
+        "ImportError: DLL load failed while importing onnxruntime_pybind11_state: 动态链接库(DLL)初始化例程失败。",
     ] {
+        let got = dll_why(text);
+        assert_eq!(got.len(), 1, "{text}");
+        assert_eq!(got[0].2, DllFailure::InitFailed, "{text}");
+    }
+    for text in
+        ["ImportError: DLL load failed while importing _C: %1 is not a valid Win32 application."]
+    {
         assert_eq!(dll(text), Vec::new(), "{text}");
     }
     // Prose that mentions the words is not the error.

@@ -141,6 +141,9 @@ pub(crate) fn from_env(
 }
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
+    if seen.detail.contains("supported by the triton GPU compiler") {
+        return triton_too_old(source, seen);
+    }
     let mut d = blank(Code::GpuArchMissing, source);
     // The GPU: as the text names it, else as the driver's files name it (never by running
     // anything): `/proc/driver/nvidia/gpus/*/information`'s model, by the model table.
@@ -490,7 +493,10 @@ pub(crate) fn toolkit_refuses(
         .map(crate::incidents::basename)
         .filter(|t| !t.is_empty())
         .unwrap_or(if detail.contains("ptxas") { "ptxas" } else { "nvcc" });
-    let cc = gpu::parse_capability(arch);
+    let cc = gpu::parse_capability(arch.trim_end_matches("+PTX"));
+    // torch's cpp_extension turns TORCH_CUDA_ARCH_LIST into nvcc flags from a table fixed in
+    // each torch release: an entry newer than the torch is refused before nvcc runs.
+    let cpp_extension = tool == Some("torch.utils.cpp_extension");
     let stated = cx
         .scene
         .version_of("cuda")
@@ -509,6 +515,10 @@ pub(crate) fn toolkit_refuses(
         d.evidence.push(format!("the compiler that refused: {t}"));
     }
     d.message = match (dropped, min) {
+        _ if cpp_extension => format!(
+            "this torch's cpp_extension does not know the architecture {arch} asked for in TORCH_CUDA_ARCH_LIST (a torch older than the GPU): {}",
+            detail.trim().trim_end_matches('`')
+        ),
         (true, _) => format!(
             "the CUDA toolkit's {compiler} no longer compiles for {arch}{}: the build asks for an architecture newer toolkits dropped",
             removed.map_or(String::new(), |r| format!(" (removed in CUDA {})", cuda_str(r)))
@@ -538,6 +548,33 @@ pub(crate) fn toolkit_refuses(
         |m| format!("CUDA {} or newer", cuda_str(m)),
     );
     let mut fixes = Vec::new();
+    if cpp_extension {
+        fixes.push(
+            Fix::new(
+                code,
+                "limit-archs",
+                FixKind::Advice,
+                format!("Build without {arch}: set TORCH_CUDA_ARCH_LIST to architectures this torch knows"),
+                "cpp_extension reads TORCH_CUDA_ARCH_LIST (or the GPUs it sees) and refuses names its torch release predates; a list of older architectures (with +PTX on the newest, which the driver compiles for newer GPUs) builds.",
+            )
+            .step(Step::Manual(
+                "export TORCH_CUDA_ARCH_LIST=\"8.0;8.6+PTX\" (architectures this torch lists), then run the build again".into(),
+            )),
+        );
+        fixes.push(
+            Fix::new(
+                code,
+                "newer-torch",
+                FixKind::Advice,
+                format!("Or build against a torch release that knows {arch}"),
+                "Newer torch releases add each GPU generation to cpp_extension's table (9.0 since torch 1.13+, 10.0/12.0 with CUDA 12.8 builds).",
+            )
+            .step(Step::Manual("install a newer torch (and the companions built for it), then build again".into()))
+            .unverified(),
+        );
+        d.fixes = crate::fix::rank(fixes);
+        return d;
+    }
     if triton && !dropped {
         // Triton's wheel bundles a ptxas of the CUDA it was released with; the toolkit on this
         // machine may know the GPU already.
@@ -621,6 +658,47 @@ pub(crate) fn toolkit_refuses(
             .unverified(),
         );
     }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// torch.compile's GPU backend (Inductor generating Triton kernels) on a GPU older than Triton
+/// supports (`Triton only supports devices of CUDA Capability >= 7.0`): torch itself runs on it,
+/// so the model runs without compiling, or compiles with a backend that does not use Triton.
+fn triton_too_old(source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
+    let code = Code::GpuArchMissing;
+    let mut d = blank(code, source);
+    d.package = Some("torch".into());
+    let gpu = seen.gpu.unwrap_or("this GPU");
+    let cap = seen.capability.map(|c| format!(" (compute capability {c})")).unwrap_or_default();
+    let min = seen.range.map(|(lo, _)| format!(" (Triton needs {lo} or newer)")).unwrap_or_default();
+    d.message = format!(
+        "{gpu}{cap} is too old for Triton, the compiler torch.compile uses for GPU kernels{min}: torch runs on it, torch.compile does not"
+    );
+    d.evidence.push(format!("the text says: {}", seen.detail.trim()));
+    let mut fixes = Vec::new();
+    if let Some(step) = recipes::set_env("TORCHDYNAMO_DISABLE", "1") {
+        fixes.push(
+            Fix::new(
+                code,
+                "no-compile",
+                FixKind::Configure,
+                "Run without torch.compile on this GPU (TORCHDYNAMO_DISABLE=1)",
+                "With TorchDynamo disabled, torch.compile returns the model unchanged and it runs eagerly on this GPU; nothing is installed. Tools that call torch.compile themselves often have their own switch as well.",
+            )
+            .step(step),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "non-triton-backend",
+            FixKind::Advice,
+            "Or compile with a backend that does not generate Triton kernels",
+            "torch.compile(model, backend=\"aot_eager\") (or \"cudagraphs\") traces the model without Inductor's Triton code generation.",
+        )
+        .step(Step::Manual("pass backend=\"aot_eager\" where the code calls torch.compile".into())),
+    );
     d.fixes = crate::fix::rank(fixes);
     d
 }

@@ -14,9 +14,10 @@
 
 use super::{Code, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Fix, FixKind, Name, Requirement, SafePath, Step};
+use crate::fix::{Fix, FixKind, Name, Requirement, SafePath, Step, Version};
 use crate::incidents::basename;
 use crate::kb;
+use abidoc_syntax::DllFailure;
 
 /// The Linux file name the provider tables know a library by: cuDNN's sub-libraries
 /// (`libcudnn_ops_infer.so.8`, `libcudnn_cnn.so.9.1.0`) are cuDNN of that major, and Windows'
@@ -175,8 +176,9 @@ pub(crate) fn windows(
     source: Option<SourceRef>,
     module: Option<&str>,
     dll: Option<&str>,
-    procedure: bool,
+    why: DllFailure,
 ) -> Diagnostic {
+    let procedure = why == DllFailure::Procedure;
     let code = if procedure {
         Code::AbiMismatch
     } else {
@@ -221,6 +223,10 @@ pub(crate) fn windows(
         // An old Visual C++ runtime lacks functions newer builds call: the same message.
         fixes.push(vc_redist(code));
         d.fixes = crate::fix::rank(fixes);
+        return d;
+    }
+    if why == DllFailure::InitFailed {
+        init_failed(cx, &mut d, file, &importing);
         return d;
     }
     d.message = match file {
@@ -283,6 +289,71 @@ pub(crate) fn windows(
     fixes.push(vc_redist(code));
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// Error 1114: the DLL was found and its start-up code failed. A Visual C++ runtime older than
+/// the one the DLL was built with, loaded first (from PATH, the program's directory or an
+/// embedded Python), is the usual cause: the latest runtime, or the package's release before
+/// the one built with the newer toolchain (user-level, where the installed version is known).
+fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &str) {
+    let code = d.code;
+    let what = file.unwrap_or("a DLL");
+    d.message = format!(
+        "Windows found {what}{importing} but its initialization routine failed (error 1114): a DLL it needs at start-up, usually the Visual C++ runtime, is older than the one it was built with"
+    );
+    d.explanation = Some("Windows loads one copy of each runtime DLL per process: an older msvcp140.dll or vcruntime140.dll found first (beside the program, in an embedded Python, on PATH, or loaded earlier by another package) makes a DLL built with a newer Visual C++ fail in its start-up code. Releases of a package built with an older toolchain, or an up-to-date runtime, load.".into());
+    let mut fixes = vec![vc_redist(code)];
+    let pkg = d.package.as_deref().filter(|p| *p != "torch");
+    let installed = pkg.and_then(|p| {
+        cx.world
+            .installed_version(p)
+            .or_else(|| cx.scene.version_of(p).map(str::to_owned))
+    });
+    match (pkg.and_then(Name::new), installed.as_deref().and_then(Version::new)) {
+        (Some(n), Some(v)) => fixes.push(
+            Fix::new(
+                code,
+                "release-before",
+                FixKind::AlignCompanion,
+                format!("Install the {n} release before {v}"),
+                format!("{n} {v} was built with a newer Visual C++ than the runtime this process loads; the release before it starts with the runtime at hand (user-level, no installer)."),
+            )
+            .step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Below(n, v)]))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        ),
+        (Some(n), None) => fixes.push(
+            Fix::new(
+                code,
+                "release-before",
+                FixKind::Advice,
+                format!("Or install the {n} release before the one installed"),
+                "A release built with an older Visual C++ starts with the runtime at hand; the text does not say which release is installed (pip show tells).",
+            )
+            .step(Step::Manual(format!(
+                "pip show {n} for its version, then pip install \"{n}<that version>\""
+            ))),
+        ),
+        _ => {}
+    }
+    if d.package.as_deref() == Some("torch") {
+        fixes.push(
+            Fix::new(
+                code,
+                "windows-torch-build",
+                FixKind::Advice,
+                "Or install the torch release before the one that fails",
+                "torch's DLLs (c10.dll first) need the Visual C++ runtime they were built with; an earlier torch release was built with an older one.",
+            )
+            .step(Step::Manual(
+                "pip install \"torch<the installed version>\" torchvision torchaudio from the same index".into(),
+            ))
+            .unverified(),
+        );
+    }
+    d.fixes = crate::fix::rank(fixes);
 }
 
 fn is_pyd(f: &str) -> bool {
@@ -350,8 +421,33 @@ fn package(module: Option<&str>, dll: Option<&str>) -> Option<String> {
         .or_else(|| dll.and_then(kb::package_for_library).map(|p| p.name))
         .or_else(|| {
             let top = module?.split('.').next()?;
-            abidoc_knowledge::packages::package_for_module(top).map(|p| p.name.clone())
+            abidoc_knowledge::packages::package_for_module(top)
+                .map(|p| p.name.clone())
+                .or_else(|| stem_package(top))
         })
+}
+
+/// A top-level compiled module named after its package with a build suffix
+/// (`onnxruntime_pybind11_state`, `exllamav2_ext`, `causal_conv1d_cuda`): the package of the
+/// stem's own name, the distribution `pip install <stem>` gives (where several distributions
+/// share the import, `onnxruntime` and `onnxruntime-gpu`, a name the text shows wins later).
+fn stem_package(top: &str) -> Option<String> {
+    const SUFFIXES: &[&str] = &[
+        "_pybind11_state",
+        "_pybind11",
+        "_pybind",
+        "_ext",
+        "_cuda",
+        "_kernels",
+        "_cpp",
+        "_cc",
+        "_C",
+    ];
+    let stem = SUFFIXES.iter().find_map(|s| top.strip_suffix(s))?;
+    if stem.len() < 3 || !stem.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+        return None;
+    }
+    Some(kb::normalize(stem))
 }
 
 /// `No module named 'exllamav2_ext'`: the package's own compiled module is absent.
@@ -362,16 +458,7 @@ pub(crate) fn compiled_module_missing(
 ) -> Diagnostic {
     let code = Code::ExtensionIncompleteBuild;
     let mut d = blank(code, source);
-    d.package = package(Some(module), None).or_else(|| {
-        // `exllamav2_ext` → `exllamav2`, `groundingdino._C` → `groundingdino`.
-        let top = module.split('.').next()?;
-        let stem = top
-            .strip_suffix("_ext")
-            .or_else(|| top.strip_suffix("_cuda"))
-            .or_else(|| top.strip_suffix("_kernels"))
-            .unwrap_or(top);
-        kb::package(stem).map(|p| p.name)
-    });
+    d.package = package(Some(module), None);
     let who = d.package.clone().unwrap_or_else(|| "its package".into());
     d.message = format!(
         "the compiled module {module} is not installed: {who} was installed or checked out without its compiled part (the build skipped it, or a source checkout shadows the installed wheel)"

@@ -30,7 +30,7 @@ pub(crate) fn diagnose(
 ) -> Diagnostic {
     // Windows' DLLs get Windows' fixes (never LD_LIBRARY_PATH, apt or ldconfig).
     if super::loadforms::is_windows(name) && super::loadforms::dgl_hint(name).is_none() {
-        return super::loadforms::windows(cx, source, None, Some(name), false);
+        return super::loadforms::windows(cx, source, None, Some(name), abidoc_syntax::DllFailure::Missing);
     }
     let mut d = blank(Code::MissingSharedLibrary, source);
     let lib = basename(name);

@@ -218,11 +218,9 @@ pub(crate) fn diagnose(
             loadforms::libcuda_dlopen(&cx, source, detail)
         }
         Failure::Libcuda { detail } => libcuda_not_found::diagnose(&cx, source, detail),
-        Failure::WindowsDll {
-            module,
-            dll,
-            procedure,
-        } => loadforms::windows(&cx, source, module.as_deref(), dll.as_deref(), *procedure),
+        Failure::WindowsDll { module, dll, why } => {
+            loadforms::windows(&cx, source, module.as_deref(), dll.as_deref(), *why)
+        }
         Failure::CompiledModuleMissing { module } => {
             loadforms::compiled_module_missing(&cx, source, module)
         }

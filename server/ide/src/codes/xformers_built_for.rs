@@ -7,7 +7,7 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, Severity, SourceRef};
-use crate::fix::{Fix, FixKind, Name};
+use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "xFormers was built for another torch/Python/CUDA than the one running.",
@@ -38,7 +38,9 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, b: Build<'_>) -> 
     {
         parts.push(format!("Python {x} (you have {h})"));
     }
-    let why = if parts.is_empty() {
+    let why = if parts.is_empty() && b.built_torch.is_none() && b.built_python.is_none() {
+        "the installed build has no usable CUDA kernels (a wheel for another torch, or a source build made without CUDA); `python -m xformers.info` lists what it was built with".to_owned()
+    } else if parts.is_empty() {
         "its build records the same torch and Python, so the compiled library itself fails to load (set XFORMERS_MORE_DETAILS=1 to see why)".to_owned()
     } else {
         format!("it was built for {}", parts.join(" and "))
@@ -61,6 +63,29 @@ fn fixes(cx: &Cx<'_>, have_torch: Option<&str>) -> Vec<Fix> {
     };
     if let Some(t) = have_torch.map(str::to_owned).or_else(|| cx.torch()) {
         fixes.extend(recipes::companion_release(code, cx, &pkg, &t, None));
+    } else {
+        // Neither the text nor an environment says which torch: the general form, one resolve
+        // in which xformers' exact torch pin brings the torch its wheel was built for.
+        fixes.push(
+            Fix::new(
+                code,
+                "xformers-with-torch",
+                FixKind::AlignCompanion,
+                "Install the newest xformers wheel and the torch it was built for, in one resolve",
+                "Each xformers wheel pins the exact torch it was compiled against; installed together, pip picks a prebuilt CUDA wheel and its torch instead of building xformers without CUDA. To keep your torch, pin xformers to the release made for it instead (its release notes name the torch).",
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::Upgrade],
+                vec![Requirement::Any(pkg.clone())],
+            ))
+            .cost(Cost {
+                downloads: true,
+                compiles: None,
+                also: vec!["torch, to the release this xformers pins (several GB)".into()],
+            })
+            .unverified(),
+        );
     }
     fixes.push(
         Fix::new(

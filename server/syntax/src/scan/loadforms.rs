@@ -11,7 +11,7 @@
 //! form is recognized however the line around it was prefixed or localized.
 
 use super::{Line, Out, cap, non_empty};
-use crate::EventKind;
+use crate::{DllFailure, EventKind};
 
 /// What Windows prints for "the specified module could not be found" (error 126), in the
 /// languages reports come in: the DLL, or one it needs, is missing.
@@ -46,13 +46,32 @@ const PROCEDURE_NOT_FOUND: &[&str] = &[
     "procedimento especificado não foi encontrado",
 ];
 
+/// Error 1114, "a dynamic link library (DLL) initialization routine failed": the DLL loaded and
+/// its start-up code failed.
+const INIT_FAILED: &[&str] = &[
+    "initialization routine failed",
+    "动态链接库(DLL)初始化例程失败",
+    "動態連結程式庫 (DLL) 初始化例行程序失敗",
+    "初期化ルーチンの実行に失敗しました",
+    "DLL-Initialisierungsroutine ist fehlgeschlagen",
+    "routine d'initialisation d'une bibliothèque de liens dynamiques",
+    "routine d’initialisation d’une bibliothèque de liens dynamiques",
+    "rutina de inicialización de biblioteca de vínculos dinámicos",
+    "routine di inizializzazione della libreria di collegamento dinamico",
+    "программе инициализации библиотеки динамической компоновки",
+    "초기화 루틴을 실패했습니다",
+];
+
 /// Windows' loader failures. One event per line: the forms repeat each other when they share a
 /// line (`ImportError: DLL load failed … [WinError 126] …`).
 pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     let dll_load = s.find("DLL load failed");
     // `[WinError 126]` as Python prints it, `WinError 127` as titles retell it.
-    let win = s.find("WinError 126").or_else(|| s.find("WinError 127"));
+    let win = s
+        .find("WinError 126")
+        .or_else(|| s.find("WinError 127"))
+        .or_else(|| s.find("WinError 1114"));
     let ctypes = s.find("Could not find module '");
     // cffi (soundfile, …): `cannot load library 'C:\…\libsndfile.dll': error 0x7e` — Windows'
     // error 126 (0x7e) and 127 (0x7f) in hex.
@@ -65,6 +84,7 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
     let procedure = s.contains("WinError 127")
         || s.contains("error 0x7f")
         || PROCEDURE_NOT_FOUND.iter().any(|p| s.contains(p));
+    let init_failed = s.contains("WinError 1114") || INIT_FAILED.iter().any(|p| s.contains(p));
     let module_missing = s.contains("WinError 126")
         || s.contains("error 0x7e")
         || ctypes.is_some()
@@ -87,7 +107,7 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
             None => rest.is_empty() || rest == ":",
         }
     });
-    if !(procedure || module_missing || reason_cut) {
+    if !(procedure || module_missing || init_failed || reason_cut) {
         return;
     }
     let module = dll_load.and_then(|p| {
@@ -113,7 +133,13 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
         EventKind::DllLoadFailed {
             module,
             dll,
-            procedure: procedure && !module_missing,
+            why: if procedure && !module_missing {
+                DllFailure::Procedure
+            } else if init_failed && !module_missing {
+                DllFailure::InitFailed
+            } else {
+                DllFailure::Missing
+            },
         },
     );
 }
@@ -368,23 +394,38 @@ pub(super) fn no_such_operator(l: &Line<'_>, out: &mut Out) {
 /// Only names compiled modules take: `_C`, `_ext`, `*_ext`, `*_cuda`, `*_kernels`, `*_C`.
 pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("No module named ") else {
+    // `No module named 'pkg._C'`, or `cannot import name '_C' from 'pkg.nn'` (Python 3.7+; bare
+    // before): the compiled module was never built or not copied next to the sources.
+    let (p, r, from) = if let Some(p) = s.find("No module named ") {
+        (p, s.get(p + 16..).unwrap_or(""), None)
+    } else if let Some(p) = s.find("cannot import name ") {
+        let r = s.get(p + 19..).unwrap_or("");
+        let from = r.find(" from ").map(|i| {
+            let f = r[i + 6..].trim_start().trim_start_matches(['\'', '"', '`']);
+            let n = f
+                .bytes()
+                .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+                .count();
+            f[..n].trim_end_matches('.').to_owned()
+        });
+        (p, r, from.filter(|f| !f.is_empty()))
+    } else {
         return;
     };
-    let r = s.get(p + 16..).unwrap_or("").trim_start();
-    let r = r.trim_start_matches(['\'', '"', '`']);
+    let r = r.trim_start().trim_start_matches(['\'', '"', '`']);
     let n = r
         .bytes()
         .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
         .count();
-    let module = r.get(..n).unwrap_or("").trim_end_matches('.');
-    let last = module.rsplit('.').next().unwrap_or(module);
-    let compiled = matches!(last, "_C" | "_ext" | "_cuda" | "_kernels")
-        || ["_ext", "_cuda", "_kernels", "_C", "_cpp"]
-            .iter()
-            .any(|suf| last.len() > suf.len() + 1 && last.ends_with(suf));
+    let name = r.get(..n).unwrap_or("").trim_end_matches('.');
+    let module = match &from {
+        Some(f) => format!("{f}.{name}"),
+        None => name.to_owned(),
+    };
+    // Any part of the dotted name may be the compiled one (`modules._ext.__ext`).
+    let compiled = module.split('.').any(is_compiled_name);
     // `torch._C` missing is a broken or shadowed torch, not an extension's build.
-    if !compiled || module.starts_with("torch.") || module == "torch" {
+    if !compiled || module.starts_with("torch.") || module == "torch" || name.is_empty() {
         return;
     }
     // `r` is a suffix of `s`: its offset is the length difference.
@@ -394,10 +435,16 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
     } else {
         end
     };
-    out.push(
-        l.span(p, end),
-        EventKind::CompiledModuleMissing {
-            module: module.to_owned(),
-        },
-    );
+    out.push(l.span(p, end), EventKind::CompiledModuleMissing { module });
+}
+
+/// The names build systems give compiled modules: `_C`, `_C_flashattention`, `_ext`, `core_cc`,
+/// `iou3d_cuda`, `deform_conv_ext`, `_kernels`.
+fn is_compiled_name(part: &str) -> bool {
+    const SUFFIXES: &[&str] = &["_ext", "_cuda", "_kernels", "_C", "_cpp", "_cc", "_cext"];
+    matches!(part, "_C" | "_ext" | "_cuda" | "_kernels")
+        || part.starts_with("_C_")
+        || SUFFIXES
+            .iter()
+            .any(|suf| part.len() > suf.len() + 1 && part.ends_with(suf))
 }
