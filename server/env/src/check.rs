@@ -23,6 +23,12 @@ fn file_name(p: &Path) -> &str {
     p.file_name().and_then(|n| n.to_str()).unwrap_or("")
 }
 
+/// Why a failure of `lib` (missing `missing_lib`, when that is the failure) is information, not
+/// an error. Decided by the library that fails, never by the missing library's name alone: the
+/// same FFmpeg is optional for torchaudio's FFmpeg backend (an optional backend: whatever it
+/// misses is information) and required by torchcodec's cores (judged as sets by their
+/// `backends` rule in `context`). The exception is the NVIDIA driver's libraries: on a machine
+/// without the driver no GPU code runs at all, which is no fault of the library.
 fn optional_reason(env: &Environment, lib: &Path, missing_lib: Option<&str>) -> Option<String> {
     let name = file_name(lib);
     if system_libs::is_optional_backend(name) {
@@ -30,17 +36,13 @@ fn optional_reason(env: &Environment, lib: &Path, missing_lib: Option<&str>) -> 
             "{name} is an optional backend; the package imports without it"
         ));
     }
-    if let Some(m) = missing_lib {
-        if system_libs::is_optional_dependency(m) {
-            return Some(format!(
-                "{m} is only needed by an optional transport or backend"
-            ));
-        }
-        if system_libs::is_driver_library(m) && !env.has_nvidia_driver {
-            return Some(format!(
-                "{m} comes with the NVIDIA driver, which this machine does not have"
-            ));
-        }
+    if let Some(m) = missing_lib
+        && system_libs::is_driver_library(m)
+        && !env.has_nvidia_driver
+    {
+        return Some(format!(
+            "{m} comes with the NVIDIA driver, which this machine does not have"
+        ));
     }
     None
 }

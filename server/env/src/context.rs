@@ -2,9 +2,10 @@
 //! Python never imports itself is judged where its loaders load it, an extension whose package
 //! loads a sibling library by hand before importing it is judged with that sibling loaded, and
 //! of a package's per-backend libraries (`libbitsandbytes_cuda124.so`, `_rocm72`, `_cpu`;
-//! providers loaded on request) only the one its import loads is judged at all, by the rule
-//! `packages.toml` gives for it. Each check models `dlopen` of one file after `import torch`;
-//! these cases are where that differs from what an `import` does.
+//! providers loaded on request; torchcodec's sets, one per FFmpeg major, of which the first that
+//! loads is used) only the ones its import needs are judged at all, by the rule `packages.toml`
+//! gives for it. Each check models `dlopen` of one file after `import torch`; these cases are
+//! where that differs from what an `import` does.
 
 use crate::check::{Finding, FindingFacts, LibraryReport, Severity, Verdict};
 use crate::environment::Environment;
@@ -157,6 +158,14 @@ fn judge_backends(env: &Environment, reports: &mut [LibraryReport]) -> Vec<Findi
         let Some(rule) = abidoc_knowledge::package(package).and_then(|p| p.backends.get(k)) else {
             continue;
         };
+        // `import bitsandbytes`, as a user types it.
+        let import = abidoc_knowledge::package(package)
+            .and_then(|p| p.import_names.first())
+            .map_or(package, String::as_str);
+        if rule.rule == "first-that-loads" {
+            judge_sets(rule, import, &members, reports);
+            continue;
+        }
         let stems: Vec<&str> = members
             .iter()
             .filter_map(|&i| reports.get(i))
@@ -187,10 +196,6 @@ fn judge_backends(env: &Environment, reports: &mut [LibraryReport]) -> Vec<Findi
                 },
             });
         }
-        // `import bitsandbytes`, as a user types it.
-        let import = abidoc_knowledge::package(package)
-            .and_then(|p| p.import_names.first())
-            .map_or(package, String::as_str);
         let mut lowered = Vec::new();
         for &i in &members {
             let Some(r) = reports.get(i) else { continue };
@@ -225,6 +230,94 @@ fn judge_backends(env: &Environment, reports: &mut [LibraryReport]) -> Vec<Findi
         }
     }
     added
+}
+
+/// Judges one `first-that-loads` group (torchcodec's library sets, one per FFmpeg major) as its
+/// package loads it: a set's libraries are loaded together, each after the ones before it
+/// (torchcodec's core before its custom ops, which name the core in DT_NEEDED without a
+/// RUNPATH), so a library's missing sibling of its own set is no error of its own; then every
+/// set the package does not need, by `unneeded_sets`, is information with no fix. When no set
+/// loads, the sets that decide keep their errors: the package's FFmpeg-dependent loading fails.
+fn judge_sets(
+    rule: &abidoc_knowledge::backends::Backends,
+    import: &str,
+    members: &[usize],
+    reports: &mut [LibraryReport],
+) {
+    use abidoc_knowledge::backends::{SetCheck, set_number, unneeded_sets};
+    let label = rule.variant.as_deref().unwrap_or("version");
+    let open = |f: &Finding| f.severity == Severity::Error && f.downgraded.is_none();
+    // Set number → the file names of its libraries.
+    let mut sets: HashMap<u32, Vec<String>> = HashMap::new();
+    for r in members.iter().filter_map(|&i| reports.get(i)) {
+        if let Some(n) = set_number(stem(&r.path)) {
+            sets.entry(n)
+                .or_default()
+                .push(file_name(&r.path).to_owned());
+        }
+    }
+    let mut checks = Vec::new();
+    for &i in members {
+        let Some(r) = reports.get_mut(i) else {
+            continue;
+        };
+        let Some(n) = set_number(stem(&r.path)) else {
+            continue;
+        };
+        let own = file_name(&r.path).to_owned();
+        let siblings = sets.get(&n).map(Vec::as_slice).unwrap_or_default();
+        let mut changed = false;
+        for f in &mut r.findings {
+            if let FindingFacts::MissingLibrary { name, .. } = &f.facts
+                && open(f)
+                && *name != own
+                && siblings.contains(name)
+            {
+                f.severity = Severity::Information;
+                f.downgraded = Some(format!(
+                    "{import} loads {name} before {own} (the libraries of one {label} set are loaded together, in order): {name}'s own verdict decides"
+                ));
+                f.moot = true;
+                changed = true;
+            }
+        }
+        if changed {
+            reverdict(r);
+        }
+        checks.push(SetCheck {
+            number: n,
+            loads: matches!(r.verdict, Verdict::Loads | Verdict::Degraded),
+            found_all: !r
+                .findings
+                .iter()
+                .any(|f| open(f) && matches!(f.facts, FindingFacts::MissingLibrary { .. })),
+        });
+    }
+    let unneeded = unneeded_sets(rule, import, &checks);
+    if unneeded.is_empty() {
+        return;
+    }
+    for &i in members {
+        let Some(r) = reports.get_mut(i) else {
+            continue;
+        };
+        let Some(why) = set_number(stem(&r.path))
+            .and_then(|n| unneeded.iter().find(|(u, _)| *u == n))
+            .map(|(_, why)| why.clone())
+        else {
+            continue;
+        };
+        let mut changed = false;
+        for f in r.findings.iter_mut().filter(|f| open(f)) {
+            f.severity = Severity::Information;
+            f.downgraded = Some(why.clone());
+            f.moot = true;
+            changed = true;
+        }
+        if changed {
+            reverdict(r);
+        }
+    }
 }
 
 /// `p` relative to the site-packages holding it, as a user reads it in a package listing.

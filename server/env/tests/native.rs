@@ -817,23 +817,7 @@ fn backends_env(version: &str, stems: &[&str]) -> (tempfile::TempDir, PathBuf) {
     let sp = dir.path().join("site-packages");
     std::fs::create_dir_all(sp.join("bitsandbytes")).expect("mkdir");
     std::fs::create_dir_all(sp.join("onnxruntime/capi")).expect("mkdir");
-    let from = fixtures().join("context/site-packages");
-    for e in std::fs::read_dir(&from)
-        .expect("read context env")
-        .flatten()
-    {
-        let n = e.file_name().to_string_lossy().into_owned();
-        if n == "torch" || n.starts_with("torch-") {
-            let ok = std::process::Command::new("cp")
-                .arg("-r")
-                .arg(e.path())
-                .arg(&sp)
-                .status()
-                .expect("run cp")
-                .success();
-            assert!(ok, "cp {n}");
-        }
-    }
+    copy_context_torch(&sp);
     // The runtimes the libraries were linked against live outside every searched directory.
     let stubs = dir.path().join("stubs");
     std::fs::create_dir_all(&stubs).expect("mkdir");
@@ -880,15 +864,46 @@ fn backends_env(version: &str, stems: &[&str]) -> (tempfile::TempDir, PathBuf) {
     (dir, sp)
 }
 
+/// Copies the context environment's torch (2.10.0+cu128, CUDA 12.8) and its dist-info into `sp`.
+fn copy_context_torch(sp: &Path) {
+    let from = fixtures().join("context/site-packages");
+    for e in std::fs::read_dir(&from)
+        .expect("read context env")
+        .flatten()
+    {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n == "torch" || n.starts_with("torch-") {
+            let ok = std::process::Command::new("cp")
+                .arg("-r")
+                .arg(e.path())
+                .arg(sp)
+                .status()
+                .expect("run cp")
+                .success();
+            assert!(ok, "cp {n}");
+        }
+    }
+}
+
 /// Every library of `sp` but torch's: its verdict and its findings, by file name.
 fn backend_verdicts(sp: &Path, vars: &[(&str, &str)]) -> String {
-    let env = Environment::open(&EnvSpec {
-        selector_vars: vars
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
-        ..spec(sp)
-    });
+    scan_verdicts(
+        sp,
+        &EnvSpec {
+            selector_vars: vars
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            ..spec(sp)
+        },
+        false,
+    )
+}
+
+/// [`backend_verdicts`] of the environment `env_spec` opens; with `named`, a missing library's
+/// finding names it.
+fn scan_verdicts(sp: &Path, env_spec: &EnvSpec, named: bool) -> String {
+    let env = Environment::open(env_spec);
     let opts = ScanOptions {
         cache_dir: None,
         include_stray: true,
@@ -915,11 +930,16 @@ fn backend_verdicts(sp: &Path, vars: &[(&str, &str)]) -> String {
         let name = r.path.strip_prefix(sp).unwrap_or(&r.path).display();
         let _ = writeln!(out, "{name}: {:?}", r.verdict);
         for f in &r.findings {
+            let what = match &f.facts {
+                FindingFacts::MissingLibrary { name, .. } if named => {
+                    format!("{} {name}", f.facts.kind())
+                }
+                other => other.kind().to_owned(),
+            };
             let _ = writeln!(
                 out,
-                "  {:?} {}{}",
+                "  {:?} {what}{}",
                 f.severity,
-                f.facts.kind(),
                 f.downgraded
                     .as_deref()
                     .map(|d| format!(" (moot={}: {d})", f.moot))
@@ -972,6 +992,139 @@ fn per_backend_libraries_are_judged_as_the_import_picks_them() {
     );
     out.push_str("\n# bitsandbytes 0.45.5 without a CUDA 12.8 library\n");
     out.push_str(&backend_verdicts(&sp3, &[]));
+    insta::assert_snapshot!(out);
+}
+
+/// A site-packages holding the context environment's torch, torchcodec 0.17's layout (one set of
+/// libraries per FFmpeg major 8, 7, 6: `libtorchcodec_core{N}.so` needing that major's
+/// `libavutil`, `libtorchcodec_custom_ops{N}.so` needing the core, by name, and the same
+/// `libavutil`; the FFmpeg-free `libtorchcodec_pybind_ops.so`; `libtorchcodec_heic.so` needing
+/// libheif), and torchaudio's FFmpeg 6 backend (`torio/lib/libtorio_ffmpeg6.so`). Each FFmpeg
+/// major's `libavutil` is built into `ffmpeg/N/` of the returned directory, which no search path
+/// names until a test puts it on `LD_LIBRARY_PATH`; libheif is never found. With `other_torch`, each core also binds a
+/// function this torch does not export (built for another torch).
+fn torchcodec_env(other_torch: bool) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sp = dir.path().join("site-packages");
+    std::fs::create_dir_all(sp.join("torchcodec")).expect("mkdir");
+    std::fs::create_dir_all(sp.join("torio/lib")).expect("mkdir");
+    copy_context_torch(&sp);
+    // FFmpeg N's libavutil is libavutil.so.(N + 52) (FFmpeg 6: .58, 7: .59, 8: .60); these
+    // add 900, which no installed FFmpeg has, so this machine's own FFmpeg never answers.
+    let avutil = |major: u32| {
+        let soname = format!("libavutil.so.{}", major + 952);
+        let at = dir.path().join(format!("ffmpeg/{major}"));
+        std::fs::create_dir_all(&at).expect("mkdir");
+        cc_shared(
+            &at.join(&soname),
+            "int av_log_get_level(void) { return 0; }\n",
+            &[&format!("-Wl,-soname,{soname}")],
+        );
+        (at.display().to_string(), format!("-l:{soname}"))
+    };
+    let tc = sp.join("torchcodec");
+    let mut files = Vec::new();
+    for major in [8, 7, 6] {
+        let (ffdir, link) = avutil(major);
+        let core = format!("libtorchcodec_core{major}.so");
+        let body = if other_torch {
+            "int av_log_get_level(void); int at_removed_op(void);\n\
+             int core_fn(void) { return av_log_get_level() + at_removed_op(); }\n"
+        } else {
+            "int av_log_get_level(void);\nint core_fn(void) { return av_log_get_level(); }\n"
+        };
+        cc_shared(
+            &tc.join(&core),
+            body,
+            &[&format!("-Wl,-soname,{core}"), "-L", &ffdir, &link],
+        );
+        // DT_NEEDED names the core, with no search path: torchcodec loads the core first.
+        cc_shared(
+            &tc.join(format!("libtorchcodec_custom_ops{major}.so")),
+            "int core_fn(void); int av_log_get_level(void);\n\
+             int ops_fn(void) { return core_fn() + av_log_get_level(); }\n",
+            &[
+                "-L",
+                &tc.display().to_string(),
+                &format!("-l:{core}"),
+                "-L",
+                &ffdir,
+                &link,
+            ],
+        );
+        files.push(format!("torchcodec/{core}"));
+        files.push(format!("torchcodec/libtorchcodec_custom_ops{major}.so"));
+    }
+    cc_shared(
+        &tc.join("libtorchcodec_pybind_ops.so"),
+        "int pybind_fn(void) { return 0; }\n",
+        &[],
+    );
+    files.push("torchcodec/libtorchcodec_pybind_ops.so".into());
+    // libheif.so.1 in the real library; .901 for the same reason as FFmpeg's.
+    let heif = dir.path().join("heif");
+    std::fs::create_dir_all(&heif).expect("mkdir");
+    cc_shared(
+        &heif.join("libheif.so.901"),
+        "int heif_fn(void) { return 0; }\n",
+        &["-Wl,-soname,libheif.so.901"],
+    );
+    cc_shared(
+        &tc.join("libtorchcodec_heic.so"),
+        "int heif_fn(void); int heic_fn(void) { return heif_fn(); }\n",
+        &["-L", &heif.display().to_string(), "-l:libheif.so.901"],
+    );
+    files.push("torchcodec/libtorchcodec_heic.so".into());
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    dist_info(&sp, "torchcodec", "0.17.0", &files);
+    let (ffdir, link) = avutil(6);
+    let torio = "torio/lib/libtorio_ffmpeg6.so";
+    cc_shared(
+        &sp.join(torio),
+        "int av_log_get_level(void); int torio_fn(void) { return av_log_get_level(); }\n",
+        &["-L", &ffdir, &link],
+    );
+    dist_info(&sp, "torchaudio", "2.8.0", &[torio]);
+    (dir, sp)
+}
+
+/// A missing FFmpeg is judged by who needs it: torchcodec's decoding cannot load without one of
+/// the FFmpeg majors it has a set of libraries for, so with none installed its cores' missing
+/// FFmpeg libraries are errors; with FFmpeg 7 on the search path the 7 set loads and the 8 and 6
+/// sets are information with no fix (torchcodec tries 8, then uses 7, never tries 6); built for
+/// another torch with FFmpeg 6 installed, only the 6 set's error stands. torchaudio's FFmpeg
+/// backend, loaded only when asked for, and torchcodec's lazily loaded HEIC library are
+/// information in every case.
+#[test]
+fn a_missing_ffmpeg_is_an_error_only_where_the_import_needs_it() {
+    let (dir, sp) = torchcodec_env(false);
+    let ffmpeg = |major: u32| {
+        dir.path()
+            .join(format!("ffmpeg/{major}"))
+            .display()
+            .to_string()
+    };
+    let mut out = String::from("# torchcodec 0.17.0, no FFmpeg installed\n");
+    out.push_str(&scan_verdicts(&sp, &spec(&sp), true));
+    out.push_str("\n# FFmpeg 7 on LD_LIBRARY_PATH\n");
+    out.push_str(&scan_verdicts(
+        &sp,
+        &EnvSpec {
+            ld_library_path: Some(ffmpeg(7)),
+            ..spec(&sp)
+        },
+        true,
+    ));
+    let (dir2, sp2) = torchcodec_env(true);
+    out.push_str("\n# torchcodec built for another torch, FFmpeg 6 on LD_LIBRARY_PATH\n");
+    out.push_str(&scan_verdicts(
+        &sp2,
+        &EnvSpec {
+            ld_library_path: Some(dir2.path().join("ffmpeg/6").display().to_string()),
+            ..spec(&sp2)
+        },
+        true,
+    ));
     insta::assert_snapshot!(out);
 }
 

@@ -1,9 +1,11 @@
 //! Per-backend libraries as data (`backends` of a package in `data/packages.toml`): a package
 //! that installs one library per CUDA/ROCm/XPU/CPU build (bitsandbytes'
-//! `libbitsandbytes_cuda124.so`, `_rocm72.so`, `_cpu.so`), or optional providers loaded only on
-//! request, and the rule its import follows to load one of them. [`select`] applies that rule to
-//! the files installed and the installed torch, so a scan judges at error only what an import
-//! would load.
+//! `libbitsandbytes_cuda124.so`, `_rocm72.so`, `_cpu.so`), optional providers loaded only on
+//! request, or one set of libraries per version of a system library it tries in turn
+//! (torchcodec's `libtorchcodec_core7.so` and `libtorchcodec_custom_ops7.so` for FFmpeg 7), and
+//! the rule its import follows to load one of them. [`select`] applies that rule to the files
+//! installed and the installed torch, [`unneeded_sets`] to what a check found of each set, so a
+//! scan judges at error only what an import would load.
 
 use crate::version::Version;
 use serde::{Deserialize, Serialize};
@@ -25,8 +27,15 @@ pub struct Backends {
     pub prefix: String,
     /// `torch-build`: the import loads the library for the GPU runtime torch was built with
     /// (`gpu`), else the `cpu` one; `on-request`: the import loads none of them (a session
-    /// loads a provider when asked for it).
+    /// loads a provider when asked for it); `first-that-loads`: the libraries whose file stems
+    /// end in the same number are one set (`libtorchcodec_core7`, `libtorchcodec_custom_ops7`:
+    /// FFmpeg 7's), loaded together, and the package tries the sets from the highest number
+    /// down and uses the first whose libraries all load ([`unneeded_sets`]).
     pub rule: String,
+    /// For `first-that-loads`: what the number ending a set's file stems names (`FFmpeg`), for
+    /// messages.
+    #[serde(default)]
+    pub variant: Option<String>,
     /// How the GPU libraries' versions are matched to torch's: `exact`, or `same-major` (the
     /// exact one, else the highest below it of the same major, else the lowest above it).
     #[serde(default)]
@@ -89,11 +98,102 @@ impl Backends {
         after(&self.from).is_none_or(|f| v >= f) && after(&self.until).is_none_or(|u| v < u)
     }
 
-    /// Whether a library's file stem (`libbitsandbytes_cuda124`) is one of these backends.
+    /// Whether a library's file stem (`libbitsandbytes_cuda124`) is one of these backends. Of
+    /// a `first-that-loads` rule only the stems ending in a set's number are
+    /// (`libtorchcodec_image`, which every set shares, is not).
     pub fn matches(&self, stem: &str) -> bool {
         stem.strip_prefix(self.prefix.as_str())
             .is_some_and(|rest| !rest.is_empty())
+            && (self.rule != "first-that-loads" || set_number(stem).is_some())
     }
+}
+
+/// The set a library of a `first-that-loads` rule belongs to: the number ending its file stem
+/// (`libtorchcodec_core7` → 7), `None` when the stem ends in no digit.
+pub fn set_number(stem: &str) -> Option<u32> {
+    let digits = stem.len() - stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    stem.get(stem.len() - digits..)
+        .filter(|d| !d.is_empty())
+        .and_then(|d| d.parse().ok())
+}
+
+/// What a check found of one set of a `first-that-loads` rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SetCheck {
+    /// The set's number (`7`: FFmpeg 7's libraries).
+    pub number: u32,
+    /// Every library of the set would load.
+    pub loads: bool,
+    /// Every library the set's libraries need was found: if it fails, it fails for another
+    /// reason (symbols of another torch), with what this machine does have installed.
+    pub found_all: bool,
+}
+
+/// Of a `first-that-loads` rule's sets, the ones whose failures do not decide what the import
+/// meets, each with why (`who`: the package as its user imports it). The package tries the
+/// sets from the highest number down and uses the first that loads: when one loads, every other
+/// set is unneeded. When none loads, the sets that found every library they need (the installed
+/// version of the system library: torchcodec's own message says only its error is relevant)
+/// decide, and the sets failing for want of a library are unneeded; when no set found
+/// everything, every set's failure stands (any one of them, fixed, would do).
+pub fn unneeded_sets(b: &Backends, who: &str, sets: &[SetCheck]) -> Vec<(u32, String)> {
+    let label = b.variant.as_deref().unwrap_or("version");
+    let mut numbers: Vec<u32> = sets.iter().map(|s| s.number).collect();
+    numbers.sort_unstable_by(|a, c| c.cmp(a));
+    numbers.dedup();
+    let tried = format!(
+        "{who} tries one set of libraries per {label} version, highest first ({}), and uses the first whose libraries all load",
+        numbers
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    // A set loads only when every one of its libraries does.
+    let loads = |n: u32| sets.iter().filter(|s| s.number == n).all(|s| s.loads);
+    let found_all = |n: u32| sets.iter().filter(|s| s.number == n).all(|s| s.found_all);
+    if let Some(&chosen) = numbers.iter().find(|&&n| loads(n)) {
+        return numbers
+            .iter()
+            .filter(|&&n| n != chosen)
+            .map(|&n| {
+                let why = if n > chosen {
+                    format!(
+                        "{tried}: the {label} {n} set fails here and it goes on to the {label} {chosen} set, which loads"
+                    )
+                } else {
+                    format!("{tried}: the {label} {chosen} set loads, so the {label} {n} set is never tried")
+                };
+                (n, why)
+            })
+            .collect();
+    }
+    let relevant: Vec<String> = numbers
+        .iter()
+        .filter(|&&n| found_all(n))
+        .map(|n| format!("{label} {n}"))
+        .collect();
+    if relevant.is_empty() {
+        return Vec::new();
+    }
+    let (them, its) = if relevant.len() == 1 {
+        ("set finds every library it needs", "its")
+    } else {
+        ("sets find every library they need", "their")
+    };
+    numbers
+        .iter()
+        .filter(|&&n| !found_all(n))
+        .map(|&n| {
+            (
+                n,
+                format!(
+                    "{tried}: only the {} {them} here, so {its} errors are the ones that stop it, and the {label} {n} set's missing libraries are expected",
+                    relevant.join(" and ")
+                ),
+            )
+        })
+        .collect()
 }
 
 /// File stems (`libbitsandbytes_cuda124` for `libbitsandbytes_cuda124.so`) of every installed
@@ -111,6 +211,7 @@ pub fn select(
             why: "loaded only when a session asks for that backend".into(),
         }),
         "torch-build" => select_for_torch(b, stems, torch, var),
+        // Decided by what loads, not by torch's build: `unneeded_sets`.
         _ => None,
     }
 }
@@ -311,6 +412,63 @@ mod tests {
             versions(&same, &same.gpu[0], &stems),
             vec![(11, 8), (12, 4), (12, 8), (13, 0)]
         );
+    }
+
+    #[test]
+    fn first_that_loads_sets() {
+        let tc = Backends {
+            dir: "torchcodec".into(),
+            prefix: "libtorchcodec".into(),
+            rule: "first-that-loads".into(),
+            variant: Some("FFmpeg".into()),
+            ..Backends::default()
+        };
+        assert_eq!(set_number("libtorchcodec_core7"), Some(7));
+        assert_eq!(set_number("libtorchcodec4"), Some(4));
+        assert_eq!(set_number("libtorchcodec_image"), None);
+        assert_eq!(set_number("9"), Some(9));
+        assert_eq!(set_number("libx99999999999999999999"), None);
+        assert!(tc.matches("libtorchcodec_custom_ops8"));
+        assert!(!tc.matches("libtorchcodec_pybind_ops"));
+        assert!(!tc.matches("libtorchcodec"));
+        let set = |number, loads, found_all| SetCheck {
+            number,
+            loads,
+            found_all,
+        };
+        let numbers = |v: Vec<(u32, String)>| v.into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        // FFmpeg 7 installed: the 8 and 9 sets are tried first and fail, 6 is never tried.
+        let some = [
+            set(9, false, false),
+            set(8, false, false),
+            set(7, true, true),
+            set(7, true, true),
+            set(6, false, false),
+        ];
+        let out = unneeded_sets(&tc, "torchcodec", &some);
+        assert_eq!(numbers(out.clone()), vec![9, 8, 6]);
+        assert!(out[0].1.contains("highest first (9, 8, 7, 6)"), "{out:?}");
+        assert!(
+            out[2]
+                .1
+                .ends_with("the FFmpeg 7 set loads, so the FFmpeg 6 set is never tried")
+        );
+        // One library of a set failing fails the set: the next one down is used.
+        let half = [set(7, true, true), set(7, false, true), set(6, true, true)];
+        assert_eq!(numbers(unneeded_sets(&tc, "torchcodec", &half)), vec![7]);
+        // None loads, FFmpeg 6 found (built for another torch): only its errors stand.
+        let found = [
+            set(7, false, false),
+            set(6, false, true),
+            set(5, false, false),
+        ];
+        let out = unneeded_sets(&tc, "torchcodec", &found);
+        assert_eq!(numbers(out.clone()), vec![7, 5]);
+        assert!(out[0].1.contains("only the FFmpeg 6 set finds"), "{out:?}");
+        // No FFmpeg at all: every set stays at error.
+        let none = [set(7, false, false), set(6, false, false)];
+        assert!(unneeded_sets(&tc, "torchcodec", &none).is_empty());
+        assert!(unneeded_sets(&tc, "torchcodec", &[]).is_empty());
     }
 
     #[test]

@@ -53,9 +53,6 @@ pub struct Table {
     /// Compiled files a package imports without (file-name prefixes).
     #[serde(default)]
     pub optional_backends: Vec<String>,
-    /// Libraries only optional backends and transports need (file-name prefixes).
-    #[serde(default)]
-    pub optional_dependencies: Vec<String>,
     /// Libraries only the NVIDIA driver installs (exact names).
     #[serde(default)]
     pub driver_libraries: Vec<String>,
@@ -214,14 +211,6 @@ pub fn is_optional_backend(file_name: &str) -> bool {
         .any(|b| file_name.starts_with(b.as_str()))
 }
 
-/// Whether only optional backends or transports need the library `soname`.
-pub fn is_optional_dependency(soname: &str) -> bool {
-    table()
-        .optional_dependencies
-        .iter()
-        .any(|d| soname.starts_with(d.as_str()))
-}
-
 /// Whether `soname` is one of the NVIDIA driver's own libraries (`libcuda.so.1`).
 pub fn is_driver_library(soname: &str) -> bool {
     table().driver_libraries.iter().any(|d| d == soname)
@@ -253,8 +242,9 @@ mod tests {
         assert!(is_optional_backend("libtorchaudio_sox.so"));
         assert!(is_optional_backend("nvshmem_bootstrap_mpi.so.3"));
         assert!(!is_optional_backend("libtorchaudio.so"));
-        assert!(is_optional_dependency("libucp.so.0"));
-        assert!(!is_optional_dependency("libcudart.so.12"));
+        assert!(is_optional_backend("libcufile_rdma.so.1"));
+        assert!(is_optional_backend("libtorchcodec_heic.so"));
+        assert!(!is_optional_backend("libtorchcodec_core7.so"));
         assert!(is_driver_library("libcuda.so.1"));
         assert!(!is_driver_library("libcudart.so.12"));
     }

@@ -46,10 +46,13 @@ fn package_names_and_modules() {
         }
         for b in &p.backends {
             sourced(&p.name, &b.source, &mut problems);
-            if !matches!(b.rule.as_str(), "torch-build" | "on-request")
-                || b.matching
-                    .as_deref()
-                    .is_some_and(|m| !matches!(m, "exact" | "same-major"))
+            if !matches!(
+                b.rule.as_str(),
+                "torch-build" | "on-request" | "first-that-loads"
+            ) || b
+                .matching
+                .as_deref()
+                .is_some_and(|m| !matches!(m, "exact" | "same-major"))
                 || b.gpu
                     .iter()
                     .any(|g| !matches!(g.torch.as_str(), "cuda" | "hip" | "xpu"))
