@@ -1291,7 +1291,7 @@ impl<'a> Scanner<'a> {
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect();
             let named = s[..p].contains("nvcc") || s[..p].contains("ptxas");
-            if !(arch.starts_with("compute_") || arch.starts_with("sm_")) && !named {
+            if !(arch.starts_with("compute_") || arch.starts_with("sm_") || named) {
                 continue;
             }
             let start = s[..p]

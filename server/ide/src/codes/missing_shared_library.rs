@@ -57,14 +57,8 @@ pub(crate) fn diagnose(
             "; the installed torch {torch} is built for CUDA {theirs}, so the package was built for another torch"
         ));
     }
-    d.package = required_by
-        .and_then(|r| cx.world.package_of_library(r))
-        .map(|p| p.name)
-        .or_else(|| {
-            cx.near
-                .filter(|p| !(*p == "torch" && kb::is_torch_library(lib)))
-                .map(str::to_owned)
-        })
+    d.package = cx
+        .package_of(required_by, !kb::is_torch_library(lib))
         .or_else(|| super::loadforms::dgl_hint(lib).map(|_| "dgl".to_owned()));
     d.fixes = fixes(cx, &d, lib, name);
     d
@@ -85,10 +79,7 @@ pub(crate) fn older_copy(
     let code = Code::MissingSharedLibrary;
     let mut d = blank(code, source);
     d.library = needer.map(str::to_owned);
-    d.package = needer
-        .and_then(|r| cx.world.package_of_library(r))
-        .map(|p| p.name)
-        .or_else(|| cx.near.map(str::to_owned));
+    d.package = cx.package_of(needer, true);
     let who = needer.map_or("a library", basename);
     let (what, lib) = (&prov.what, &prov.library);
     d.message = format!(

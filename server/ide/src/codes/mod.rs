@@ -113,6 +113,22 @@ impl Cx<'_> {
             .map_or(Python::OnPath, Python::Path)
     }
 
+    /// The package of a library that failed (or needs what is missing), from the best source
+    /// at hand: its owner on disk or the tables (as the text spells it), then the package the
+    /// text shows around the failure (never torch for a library torch does not own: torch's
+    /// frames surround every extension's import), then a top-level module's own name.
+    pub fn package_of(&self, library: Option<&str>, torch_owns: bool) -> Option<String> {
+        library
+            .and_then(|l| self.world.package_of_library(l))
+            .map(|p| self.as_named(p.name))
+            .or_else(|| {
+                self.near
+                    .filter(|n| torch_owns || *n != "torch")
+                    .map(str::to_owned)
+            })
+            .or_else(|| library.and_then(|l| self.world.package_of_module_file(l)))
+    }
+
     /// The installed torch, else the one the text states.
     /// The distribution name the text uses for `package` when it spells an alias of it
     /// (`mmcv-full`, what pip installed and must uninstall), else `package`.
@@ -163,9 +179,7 @@ pub(crate) fn version_needer<'a>(
 ) -> (Diagnostic, &'a str) {
     let mut d = blank(code, source);
     d.library = required_by.map(str::to_owned);
-    if let Some(r) = required_by {
-        d.package = cx.world.package_of_library(r).map(|p| p.name);
-    }
+    d.package = cx.package_of(required_by, false);
     let needer = required_by
         .map(crate::incidents::basename)
         .unwrap_or("a library");

@@ -58,19 +58,9 @@ pub(crate) fn diagnose(
     let pkg = facts
         .as_ref()
         .and_then(|f| f.owner.as_ref().map(|(n, _)| n.clone()))
-        .or_else(|| {
-            library
-                .and_then(|l| cx.world.package_of_library(l))
-                .map(|p| cx.as_named(p.name))
-        })
         // torch named near a torch symbol it lacks is the importer, not the failing binary
         // (`import torch` before an unnamed extension): the extension stays unnamed.
-        .or_else(|| {
-            cx.near
-                .filter(|n| !(*n == "torch" && owner == Owner::Torch))
-                .map(str::to_owned)
-        })
-        .or_else(|| library.and_then(|l| cx.world.package_of_module_file(l)));
+        .or_else(|| cx.package_of(library, owner != Owner::Torch));
     d.package = pkg.clone();
     // A plain C symbol is not torch's: its provider says what failed to load.
     if owner == Owner::Unknown
