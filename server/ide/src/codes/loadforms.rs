@@ -248,19 +248,7 @@ pub(crate) fn windows(
     }
     if torch_own {
         d.explanation = Some("torch's own DLLs need the Microsoft Visual C++ runtime and, in a CUDA build, the CUDA DLLs torch ships beside them; a torch installed over another build, or a release whose Windows wheel lacked a dependency (2.4.0 needed libomp140, fixed in later releases), fails here.".into());
-        fixes.push(
-            Fix::new(
-                code,
-                "windows-torch-build",
-                FixKind::Advice,
-                "Install torch's build for your CUDA from PyTorch's index, or another torch release",
-                "The threads that report this were fixed by installing the CUDA build of torch (with torchvision and torchaudio) from https://download.pytorch.org/whl/<cuda label>, or the release before the one that failed; the CUDA label is not in the text.",
-            )
-            .step(Step::Manual(
-                "pip install torch torchvision torchaudio --force-reinstall --index-url https://download.pytorch.org/whl/<cuda label, e.g. cu121>".into(),
-            ))
-            .unverified(),
-        );
+        fixes.push(windows_torch_build(cx, code));
     } else if product.is_none() && (module.is_some() || file.is_some_and(is_pyd)) {
         // A Python extension module: its DLLs are torch's and CUDA's of the build it was made
         // for.
@@ -354,6 +342,76 @@ fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &
         );
     }
     d.fixes = crate::fix::rank(fixes);
+}
+
+/// torch's own DLLs failing on Windows: torch, torchvision and torchaudio reinstalled together
+/// from PyTorch's index for one CUDA build (PyPI's Windows torch is the CPU build). The torch the
+/// text or the environment names keeps its release, from its own CUDA build's index; else the
+/// newest torch of the newest line's default CUDA, said to be a guess at the CUDA.
+fn windows_torch_build(cx: &Cx<'_>, code: Code) -> Fix {
+    let torch = cx.torch();
+    let parsed = torch
+        .as_deref()
+        .and_then(abidoc_knowledge::version::Version::parse);
+    let variant = parsed
+        .as_ref()
+        .and_then(|v| match v.local_cuda() {
+            Some((a, b)) => Some(format!("cu{a}{b}")),
+            None => recipes::default_cuda_variant(v.public()),
+        })
+        .or_else(|| {
+            abidoc_knowledge::gpu::tables()
+                .torch_builds
+                .last()
+                .and_then(|row| recipes::default_cuda_variant(&row.torch))
+        });
+    let release = parsed
+        .as_ref()
+        .filter(|v| v.local_label() != Some("cpu"))
+        .map(|v| v.public().to_owned());
+    let step = variant
+        .as_deref()
+        .and_then(|var| recipes::torch_build_step(cx, release.as_deref(), var));
+    let Some((step, var)) = step.zip(variant) else {
+        return Fix::new(
+            code,
+            "windows-torch-build",
+            FixKind::Advice,
+            "Reinstall torch, torchvision and torchaudio together from PyTorch's index for your CUDA",
+            "PyPI's Windows torch is the CPU build; the CUDA builds (with their DLLs) come from https://download.pytorch.org/whl/<cuda label>.",
+        )
+        .step(Step::Manual(
+            "pip install --force-reinstall torch torchvision torchaudio --index-url https://download.pytorch.org/whl/<cuda label, e.g. cu126>".into(),
+        ))
+        .unverified();
+    };
+    let what = release
+        .as_deref()
+        .map_or_else(|| "torch".to_owned(), |t| format!("torch {t}"));
+    let mut f = Fix::new(
+        code,
+        "windows-torch-build",
+        FixKind::AlignTorch,
+        format!("Reinstall {what} from PyTorch's {var} index, as one CUDA build"),
+        format!(
+            "torch's DLLs load with the DLLs of the build they came with; a clean install of one CUDA build (torchvision and torchaudio, where installed, from the same index) replaces files left by another build or a broken wheel. PyPI's Windows torch is the CPU build.{}",
+            if release.is_none() {
+                " The text names no torch: this is the newest torch of that index; pick the index of your CUDA (https://pytorch.org/get-started/locally/)."
+            } else {
+                ""
+            }
+        ),
+    )
+    .step(step)
+    .cost(crate::fix::Cost {
+        downloads: true,
+        compiles: None,
+        also: vec!["torch's CUDA DLLs (several GB)".into()],
+    });
+    if release.is_none() {
+        f = f.unverified();
+    }
+    f
 }
 
 fn is_pyd(f: &str) -> bool {
