@@ -97,6 +97,11 @@ pub enum Failure {
         range: Option<(String, Option<String>)>,
         detail: String,
     },
+    /// A package's own CUDA library did not load; it runs without CUDA.
+    CudaSetupFailed {
+        package: String,
+        detail: String,
+    },
     /// The cuDNN loaded at run time is not the one the framework was compiled with.
     CudnnVersion {
         framework: String,
@@ -353,6 +358,10 @@ fn key_of(f: &Failure) -> Failure {
         },
         Failure::DriverTooOld { .. } => Failure::DriverTooOld {
             found: None,
+            detail: String::new(),
+        },
+        Failure::CudaSetupFailed { package, .. } => Failure::CudaSetupFailed {
+            package: package.clone(),
             detail: String::new(),
         },
         Failure::CudnnVersion { framework, .. } => Failure::CudnnVersion {
@@ -765,6 +774,13 @@ impl Collector {
                     capability: capability.clone(),
                     supported: supported.clone(),
                     range: range.clone(),
+                    detail: detail.clone(),
+                },
+                span,
+            ),
+            EventKind::CudaSetupFailed { package, detail } => self.push(
+                Failure::CudaSetupFailed {
+                    package: package.clone(),
                     detail: detail.clone(),
                 },
                 span,

@@ -67,6 +67,12 @@ pub fn owner(symbol: &str) -> Owner {
     if s.starts_with("THP") || s.starts_with("THC") || s.starts_with("THPVariable") {
         return Owner::Torch;
     }
+    // nvcc's device-link stubs (`__fatbinwrap_38_cuda_device_runtime_…`,
+    // `__cudaRegisterLinkedBinary_…`): a library compiled with relocatable device code whose
+    // device-link step never ran — the extension's own build is incomplete.
+    if s.starts_with("__fatbinwrap_") || s.starts_with("__cudaRegisterLinkedBinary_") {
+        return Owner::Own;
+    }
     if !s.starts_with("_Z") {
         return Owner::Unknown;
     }

@@ -183,6 +183,11 @@ pub enum EventKind {
         range: Option<(String, Option<String>)>,
         detail: String,
     },
+    /// A package that loads its own CUDA library at import found none usable and runs without
+    /// CUDA: bitsandbytes' `CUDA Setup failed despite GPU being available`, `The installed version
+    /// of bitsandbytes was compiled without GPU support`, `Could not find the bitsandbytes CUDA
+    /// binary at …`, `Could not load bitsandbytes native library`.
+    CudaSetupFailed { package: String, detail: String },
     /// The cuDNN loaded at run time is not the one the framework was compiled with: torch's
     /// `cuDNN version mismatch: PyTorch was compiled against 7102 but linked against 7605` and
     /// `cuDNN version incompatibility: PyTorch was compiled against (8, 5, 0) but found runtime

@@ -146,6 +146,11 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("is not defined for option 'gpu-", CUDAMM),
     ("is not defined for option 'std'", CUDAMM),
     ("cuDNN version", CUDAMM),
+    ("CUDA Setup failed", CUDAMM),
+    ("compiled without GPU support", CUDAMM),
+    ("bitsandbytes CUDA binary", CUDAMM),
+    ("bitsandbytes native library", CUDAMM),
+    ("CUDA detection failed", CUDAMM),
     ("CuDNN library:", CUDAMM),
     ("cannot find -l", LD),
     ("libcuda.so", LIBCUDA),
@@ -1254,6 +1259,7 @@ impl<'a> Scanner<'a> {
             );
         }
         cudnn_mismatch(l, out);
+        cuda_setup_failed(l, out);
         // An nvcc without C++17 (`nvcc fatal : Value 'c++17' is not defined for option 'std'`):
         // a toolkit older than the torch the build compiles against.
         if let Some(p) = s.find("is not defined for option 'std'") {
@@ -1864,6 +1870,31 @@ fn library_before(s: &str, at: usize) -> Option<(String, usize)> {
 }
 
 /// The version inside the parentheses after `word`: `version (12.1)` → `12.1`.
+/// bitsandbytes' own CUDA library not loading (see `EventKind::CudaSetupFailed`).
+fn cuda_setup_failed(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = [
+        "CUDA Setup failed despite GPU being available",
+        "was compiled without GPU support",
+        "Could not find the bitsandbytes CUDA binary",
+        "Could not load bitsandbytes native library",
+        "CUDA SETUP: CUDA detection failed",
+    ]
+    .iter()
+    .find_map(|m| s.find(m)) else {
+        return;
+    };
+    // Every form is bitsandbytes' (its CUDA setup, its own messages).
+    let start = s[..p].rfind("The installed version").unwrap_or(p);
+    out.push(
+        l.span(start, s.trim_end().len()),
+        EventKind::CudaSetupFailed {
+            package: "bitsandbytes".into(),
+            detail: cap(s[start..].trim_end()).to_owned(),
+        },
+    );
+}
+
 /// torch's and TensorFlow's cuDNN checks (see `EventKind::CudnnVersionMismatch`).
 fn cudnn_mismatch(l: &Line<'_>, out: &mut Out) {
     let s = l.s();

@@ -525,7 +525,11 @@ pub(crate) fn compiled_module_missing(
         "{module} is the part of {who} compiled from C++/CUDA. A wheel without it, a build that skipped it (no CUDA toolkit, a build switch off), or running from the project's source tree, where the module was never built, all end here; a complete build or the prebuilt wheel for the installed torch puts it back."
     ));
     let mut fixes = recipes::extension_mismatch(code, cx, d.package.as_deref(), None, &[]);
-    fixes.push(
+    // A module no installed package's name explains (`from core.nn import _C`) is most often a
+    // project's own op, run from its checkout: building it in place comes first then.
+    let at = if d.package.is_none() { 0 } else { fixes.len() };
+    fixes.insert(
+        at,
         Fix::new(
             code,
             "source-checkout",

@@ -800,3 +800,57 @@ fn jit_build_dir(full: &str) -> Option<SafePath> {
     let (_, rest) = dir.as_str().split_once("/torch_extensions/")?;
     (!rest.is_empty()).then_some(dir)
 }
+
+/// A package that picks its own CUDA library at import found none it could load and runs
+/// without CUDA (bitsandbytes' CUDA setup). Its releases since 0.43 ship a library for each
+/// supported CUDA and load the runtime torch brings, so the newest release is the user-level
+/// fix; older releases look for the CUDA runtime on the loader's path, which the advice sets.
+pub(crate) fn cuda_setup_failed(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    package: &str,
+    detail: &str,
+) -> Diagnostic {
+    let code = Code::MissingSharedLibrary;
+    let mut d = blank(code, source);
+    d.package = Some(package.to_owned());
+    d.message = format!(
+        "{package} found no CUDA library it could load and runs without CUDA: this release has no library for the CUDA it detected, or the CUDA runtime it loads is not on the loader's path"
+    );
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    let mut fixes = Vec::new();
+    if let Some(pkg) = Name::new(package) {
+        fixes.push(
+            Fix::new(
+                code,
+                "newer-release",
+                FixKind::AlignCompanion,
+                format!("Install the newest {pkg}, which ships its library for each CUDA torch uses"),
+                format!("Since 0.43, {pkg}'s wheels carry a library per supported CUDA (Linux and Windows) and load the CUDA runtime torch brings; older releases compiled for fewer CUDA versions and searched the system for the runtime."),
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+                vec![Requirement::Any(pkg)],
+            ))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "runtime-on-path",
+            FixKind::Advice,
+            "Or keep this release and put the CUDA runtime it looks for on the loader's path",
+            "Older releases load libcudart from LD_LIBRARY_PATH (or BNB_CUDA_VERSION picks the library for another CUDA); `python -m bitsandbytes` prints what it found.",
+        )
+        .step(Step::Manual(
+            "export LD_LIBRARY_PATH=<the directory with libcudart.so, e.g. site-packages/nvidia/cuda_runtime/lib or /usr/local/cuda/lib64>:$LD_LIBRARY_PATH".into(),
+        )),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}

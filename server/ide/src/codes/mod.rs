@@ -305,6 +305,9 @@ pub(crate) fn diagnose(
                 detail,
             },
         ),
+        Failure::CudaSetupFailed { package, detail } => {
+            missing_shared_library::cuda_setup_failed(&cx, source, package, detail)
+        }
         Failure::CudnnVersion {
             framework,
             compiled,
