@@ -191,6 +191,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("invalid device function", GPUARCH),
     ("too old to be supported by the triton", GPUARCH),
     ("Unknown CUDA arch", GPUARCH),
+    ("Unknown CUDA Architecture", GPUARCH),
     ("NoKernelImage", GPUARCH),
     ("NO_BINARY_FOR_GPU", GPUARCH),
     ("not compatible with the current PyTorch", GPUARCH),
@@ -1485,6 +1486,19 @@ impl<'a> Scanner<'a> {
         }
         // cpp_extension refusing an entry of TORCH_CUDA_ARCH_LIST this torch does not know:
         // `ValueError: Unknown CUDA arch (9.0+PTX) or GPU not supported`.
+        // Its CMake twin (`select_compute_arch.cmake`): `Unknown CUDA Architecture Name 9.0a in
+        // CUDA_SELECT_NVCC_ARCH_FLAGS`.
+        if let Some(p) = s.find("Unknown CUDA Architecture Name ") {
+            let arch = s[p + 31..].split_whitespace().next().unwrap_or("");
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::ToolkitArchRefused {
+                    arch: cap(arch).to_owned(),
+                    tool: Some("torch's CMake (select_compute_arch.cmake)".into()),
+                    detail: cap(s[p..].trim_end()).to_owned(),
+                },
+            );
+        }
         if let Some(p) = s.find("Unknown CUDA arch (") {
             let arch = s[p + 19..].split(')').next().unwrap_or("");
             out.push(

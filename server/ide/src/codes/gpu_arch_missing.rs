@@ -487,7 +487,8 @@ pub(crate) fn toolkit_refuses(
             .packages_built
             .first()
             .map(|p| crate::kb::normalize(p))
-            .or_else(|| cx.near.map(str::to_owned))
+            // In a build, torch's files are the build's machinery, not the package being built.
+            .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned))
     };
     let compiler = tool
         .map(crate::incidents::basename)
@@ -496,7 +497,7 @@ pub(crate) fn toolkit_refuses(
     let cc = gpu::parse_capability(arch.trim_end_matches("+PTX"));
     // torch's cpp_extension turns TORCH_CUDA_ARCH_LIST into nvcc flags from a table fixed in
     // each torch release: an entry newer than the torch is refused before nvcc runs.
-    let cpp_extension = tool == Some("torch.utils.cpp_extension");
+    let cpp_extension = tool.is_some_and(|t| t.starts_with("torch"));
     let stated = cx
         .scene
         .version_of("cuda")
@@ -516,7 +517,7 @@ pub(crate) fn toolkit_refuses(
     }
     d.message = match (dropped, min) {
         _ if cpp_extension => format!(
-            "this torch's cpp_extension does not know the architecture {arch} asked for in TORCH_CUDA_ARCH_LIST (a torch older than the GPU): {}",
+            "this torch's build helpers (cpp_extension, its CMake files) do not know the architecture {arch} asked for in TORCH_CUDA_ARCH_LIST or detected on this machine: {}",
             detail.trim().trim_end_matches('`')
         ),
         (true, _) => format!(

@@ -306,6 +306,11 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
         let finds = ["find", "find dgl", "load", "load dgl"]
             .iter()
             .any(|w| before.ends_with(w));
+        // GraphBolt's own import: `Cannot load Graphbolt C++ library`.
+        if before.ends_with("load graphbolt") || before.ends_with("find graphbolt") {
+            push(p, "libgraphbolt.so", None);
+            return;
+        }
         if !finds {
             return;
         }
