@@ -105,6 +105,7 @@ pub enum Failure {
     /// The cuDNN loaded at run time is not the one the framework was compiled with.
     CudnnVersion {
         framework: String,
+        library: String,
         compiled: Option<String>,
         runtime: Option<String>,
         detail: String,
@@ -364,8 +365,11 @@ fn key_of(f: &Failure) -> Failure {
             package: package.clone(),
             detail: String::new(),
         },
-        Failure::CudnnVersion { framework, .. } => Failure::CudnnVersion {
+        Failure::CudnnVersion {
+            framework, library, ..
+        } => Failure::CudnnVersion {
             framework: framework.clone(),
+            library: library.clone(),
             compiled: None,
             runtime: None,
             detail: String::new(),
@@ -787,12 +791,14 @@ impl Collector {
             ),
             EventKind::CudnnVersionMismatch {
                 framework,
+                library,
                 compiled,
                 runtime,
                 detail,
             } => self.push(
                 Failure::CudnnVersion {
                     framework: framework.clone(),
+                    library: library.clone(),
                     compiled: compiled.clone(),
                     runtime: runtime.clone(),
                     detail: detail.clone(),

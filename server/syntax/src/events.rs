@@ -196,6 +196,8 @@ pub enum EventKind {
     /// `tensorflow`.
     CudnnVersionMismatch {
         framework: String,
+        /// `cuDNN`, or the CUDA library JAX names (`cuBLAS`).
+        library: String,
         compiled: Option<String>,
         runtime: Option<String>,
         detail: String,

@@ -152,6 +152,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("bitsandbytes native library", CUDAMM),
     ("CUDA detection failed", CUDAMM),
     ("CuDNN library:", CUDAMM),
+    ("but JAX was built against", CUDAMM),
     ("cannot find -l", LD),
     ("libcuda.so", LIBCUDA),
     ("ompiler", NOCC),
@@ -177,6 +178,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("An issue occurred while importing", CUSTOMOPS),
     ("NumPy 1.x", NUMPY),
     ("dtype size changed", NUMPY),
+    ("ndarray size changed", NUMPY),
     ("_ARRAY_API", NUMPY),
     ("compiled against A", NUMPY),
     ("multiarray failed to import", NUMPY),
@@ -838,6 +840,11 @@ impl<'a> Scanner<'a> {
         }
         if has(EXC) {
             exception(l, out);
+            // `NameError: name '_C' is not defined` carries no trigger of its own: its `Error:`
+            // is the exception's (a longer pattern there would hide that one).
+            if !has(NOTORCH) && l.s().contains("NameError: name ") {
+                loadforms::compiled_module_missing(l, out);
+            }
         }
         if has(TB)
             && let Some(p) = memmem::find(l.s().as_bytes(), b"Traceback (most recent call last)")
@@ -1912,6 +1919,7 @@ fn cuda_setup_failed(l: &Line<'_>, out: &mut Out) {
 /// torch's and TensorFlow's cuDNN checks (see `EventKind::CudnnVersionMismatch`).
 fn cudnn_mismatch(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    let mut library = "cuDNN";
     let (start, framework, compiled, runtime) = if let Some(p) = s
         .find("cuDNN version mismatch")
         .or_else(|| s.find("cuDNN version incompatibility"))
@@ -1933,6 +1941,18 @@ fn cudnn_mismatch(l: &Line<'_>, out: &mut Out) {
             .find("compiled with")
             .and_then(|i| cudnn_version(&r[i + 13..]));
         (p, "tensorflow", compiled, runtime)
+    } else if let Some(p) = s.find("but JAX was built against version") {
+        // JAX: `Found cuBLAS version 120205, but JAX was built against version 120304, which is
+        // newer` (also cuDNN, cuSPARSE, cuFFT, cuSOLVER).
+        let start = s[..p].rfind("Found ").unwrap_or(p);
+        let r = &s[start..];
+        library = ["cuDNN", "cuBLAS", "cuSPARSE", "cuFFT", "cuSOLVER", "NCCL"]
+            .into_iter()
+            .find(|l| r.starts_with(&format!("Found {l} ")))
+            .unwrap_or("CUDA library");
+        let runtime = r.find(" version ").and_then(|i| cudnn_version(&r[i + 9..]));
+        let compiled = cudnn_version(&s[p + 33..]);
+        (start, "jax", compiled, runtime)
     } else {
         return;
     };
@@ -1943,6 +1963,7 @@ fn cudnn_mismatch(l: &Line<'_>, out: &mut Out) {
         l.span(start, s.trim_end().len()),
         EventKind::CudnnVersionMismatch {
             framework: framework.to_owned(),
+            library: library.to_owned(),
             compiled,
             runtime,
             detail: cap(s[start..].trim_end()).to_owned(),
@@ -3014,6 +3035,7 @@ fn numpy(l: &Line<'_>, out: &mut Out) {
     const NEEDLES: &[&str] = &[
         "compiled using NumPy 1.x cannot be run in",
         "numpy.dtype size changed",
+        "numpy.ndarray size changed",
         "_ARRAY_API not found",
         "compiled against API version",
         "compiled against ABI version",

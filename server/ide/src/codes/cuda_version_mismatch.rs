@@ -351,82 +351,108 @@ fn newest_variant(fits: &dyn Fn(&String) -> bool) -> Option<String> {
         .find_map(|row| row.variants.iter().rev().find(|v| fits(v)).cloned())
 }
 
-/// The cuDNN loaded at run time is not the one the framework was compiled with. torch's wheels
-/// ship their cuDNN and load it unless `LD_LIBRARY_PATH` (a conda `cudnn`, a system cuDNN in
-/// the toolkit's `lib64`) puts another first: taking that directory off the path comes first,
-/// then installing the cuDNN torch was compiled with. TensorFlow loads the system's cuDNN: the
-/// version it was compiled with, or the TensorFlow release built for the cuDNN installed.
+/// The cuDNN (or, for JAX, another CUDA library) loaded at run time is not the one the
+/// framework was compiled with. torch's wheels ship their cuDNN and load it unless
+/// `LD_LIBRARY_PATH` (a conda `cudnn`, a system cuDNN in the toolkit's `lib64`) puts another
+/// first: taking that directory off the path comes first, then installing the cuDNN torch was
+/// compiled with. TensorFlow loads the system's cuDNN: the version it was compiled with, or the
+/// TensorFlow release built for the cuDNN installed. JAX's pip CUDA extra brings the CUDA
+/// libraries its jaxlib was built against; a local CUDA older than them is the mismatch.
 pub(crate) fn cudnn_runtime(
     cx: &Cx<'_>,
     source: Option<SourceRef>,
     framework: &str,
+    library: &str,
     compiled: Option<&str>,
     runtime: Option<&str>,
     detail: &str,
 ) -> Diagnostic {
     let code = Code::CudaVersionMismatch;
     let mut d = blank(code, source);
-    let tf = framework == "tensorflow";
-    d.package = Some(if tf {
-        cx.near
-            .filter(|n| n.starts_with("tensorflow"))
-            .unwrap_or("tensorflow")
-            .to_owned()
-    } else {
-        "torch".to_owned()
-    });
-    let who = if tf { "TensorFlow" } else { "torch" };
-    let built = compiled.map_or_else(|| "another cuDNN".to_owned(), |c| format!("cuDNN {c}"));
-    let loaded = runtime.map_or_else(|| "another cuDNN".to_owned(), |r| format!("cuDNN {r}"));
+    let (who, pkg) = match framework {
+        "tensorflow" => (
+            "TensorFlow",
+            cx.near
+                .filter(|n| n.starts_with("tensorflow"))
+                .unwrap_or("tensorflow"),
+        ),
+        "jax" => ("JAX", "jaxlib"),
+        _ => ("torch", "torch"),
+    };
+    d.package = Some(pkg.to_owned());
+    let built = compiled.map_or_else(|| format!("another {library}"), |c| format!("{library} {c}"));
+    let loaded = runtime.map_or_else(|| format!("another {library}"), |r| format!("{library} {r}"));
     d.message = format!("{who} was compiled with {built} but {loaded} was loaded at run time");
     d.evidence.push(format!("the text says: {}", detail.trim()));
     let want = compiled.unwrap_or("<the version it was compiled with>");
-    let mut fixes = Vec::new();
-    let path_fix = Fix::new(
-        code,
-        "cudnn-off-path",
-        FixKind::Advice,
-        format!("Let torch load the cuDNN it ships: take the directory holding {loaded} off LD_LIBRARY_PATH"),
-        "torch's wheels carry the cuDNN they were compiled with (in torch/lib, or the nvidia-cudnn package they require) and load it first unless LD_LIBRARY_PATH names a directory with another libcudnn (a conda env's cudnn, the toolkit's lib64).",
-    )
-    .step(Step::Manual(
-        "print LD_LIBRARY_PATH, drop the directories that hold a libcudnn.so (conda's lib, /usr/local/cuda/lib64), and start Python again".into(),
-    ));
-    let install = Fix::new(
-        code,
-        "install-cudnn",
-        FixKind::Advice,
-        format!(
-            "{}nstall cuDNN {want}, the version {who} was compiled with, where the loader finds it",
-            if tf { "I" } else { "Or i" }
-        ),
-        if tf {
-            "TensorFlow loads the system's cuDNN and needs the major.minor it was compiled with (TensorFlow's tested build configurations list each release's cuDNN)."
-        } else {
-            "With the older cuDNN gone from the path, or replaced by the one torch expects, the check passes."
-        },
-    )
-    .step(Step::Manual(format!(
-        "install cuDNN {want} for your CUDA (conda: cudnn={want}; NVIDIA's cuDNN archive), then start Python again"
-    )))
-    .unverified();
-    if tf {
-        fixes.push(install);
-        fixes.push(
-            Fix::new(
-                code,
-                "framework-for-cudnn",
-                FixKind::Advice,
-                format!("Or install the TensorFlow release built for {loaded}"),
-                "TensorFlow's tested build configurations name the cuDNN and CUDA of each release.",
-            )
+    let install = |title: String, why: &str| {
+        Fix::new(code, "install-cudnn", FixKind::Advice, title, why.to_owned())
             .step(Step::Manual(format!(
-                "pick the TensorFlow release whose tested configuration lists {loaded} and install it"
-            ))),
-        );
-    } else {
-        fixes.push(path_fix);
-        fixes.push(install);
+                "install {library} {want} for your CUDA (conda: {}={want}; NVIDIA's archive), then start Python again",
+                library.to_ascii_lowercase()
+            )))
+            .unverified()
+    };
+    let mut fixes = Vec::new();
+    match framework {
+        "tensorflow" => {
+            fixes.push(install(
+                format!("Install {library} {want}, the version TensorFlow was compiled with, where the loader finds it"),
+                "TensorFlow loads the system's cuDNN and needs the major.minor it was compiled with (TensorFlow's tested build configurations list each release's cuDNN).",
+            ));
+            fixes.push(
+                Fix::new(
+                    code,
+                    "framework-for-cudnn",
+                    FixKind::Advice,
+                    format!("Or install the TensorFlow release built for {loaded}"),
+                    "TensorFlow's tested build configurations name the cuDNN and CUDA of each release.",
+                )
+                .step(Step::Manual(format!(
+                    "pick the TensorFlow release whose tested configuration lists {loaded} and install it"
+                ))),
+            );
+        }
+        "jax" => {
+            let major = compiled
+                .and_then(|c| c.split('.').next())
+                .filter(|m| m.len() <= 2 && m.bytes().all(|b| b.is_ascii_digit()))
+                .unwrap_or("12");
+            fixes.push(
+                Fix::new(
+                    code,
+                    "jax-pip-cuda",
+                    FixKind::Advice,
+                    format!("Install JAX with its pip CUDA libraries (jax[cuda{major}]) instead of the local CUDA"),
+                    "The jax[cudaNN] extra installs the nvidia-* wheels its jaxlib was built against and loads them first; the `_local` extras use the system's CUDA, which must be at least as new.",
+                )
+                .step(Step::Manual(format!(
+                    "pip install --upgrade \"jax[cuda{major}]\" (and unset LD_LIBRARY_PATH entries that point at an older CUDA)"
+                ))),
+            );
+            fixes.push(install(
+                format!("Or install {library} {want} or newer where the loader finds it"),
+                "JAX needs a CUDA library at least as new as the one it was built against.",
+            ));
+        }
+        _ => {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "cudnn-off-path",
+                    FixKind::Advice,
+                    format!("Let torch load the cuDNN it ships: take the directory holding {loaded} off LD_LIBRARY_PATH"),
+                    "torch's wheels carry the cuDNN they were compiled with (in torch/lib, or the nvidia-cudnn package they require) and load it first unless LD_LIBRARY_PATH names a directory with another libcudnn (a conda env's cudnn, the toolkit's lib64).",
+                )
+                .step(Step::Manual(
+                    "print LD_LIBRARY_PATH, drop the directories that hold a libcudnn.so (conda's lib, /usr/local/cuda/lib64), and start Python again".into(),
+                )),
+            );
+            fixes.push(install(
+                format!("Or install cuDNN {want}, the version torch was compiled with, where the loader finds it"),
+                "With the older cuDNN gone from the path, or replaced by the one torch expects, the check passes.",
+            ));
+        }
     }
     d.fixes = crate::fix::rank(fixes);
     d

@@ -497,6 +497,7 @@ fn stem_package(top: &str) -> Option<String> {
         "_ext",
         "_cuda",
         "_kernels",
+        "_kernel",
         "_cpp",
         "_cc",
         "_C",

@@ -310,6 +310,7 @@ pub(crate) fn diagnose(
         }
         Failure::CudnnVersion {
             framework,
+            library,
             compiled,
             runtime,
             detail,
@@ -317,6 +318,7 @@ pub(crate) fn diagnose(
             &cx,
             source,
             framework,
+            library,
             compiled.as_deref(),
             runtime.as_deref(),
             detail,

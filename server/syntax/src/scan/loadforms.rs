@@ -414,6 +414,14 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
             f[..n].trim_end_matches('.').to_owned()
         });
         (p, r, from.filter(|f| !f.is_empty()))
+    } else if let Some(p) = s.find("NameError: name ") {
+        // A package whose `try: from . import _C` swallowed the ImportError fails later with
+        // `NameError: name '_C' is not defined`.
+        let r = s.get(p + 16..).unwrap_or("");
+        if !r.contains("is not defined") {
+            return;
+        }
+        (p, r, None)
     } else {
         return;
     };
@@ -446,7 +454,9 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
 /// The names build systems give compiled modules: `_C`, `_C_flashattention`, `_ext`, `core_cc`,
 /// `iou3d_cuda`, `deform_conv_ext`, `_kernels`.
 fn is_compiled_name(part: &str) -> bool {
-    const SUFFIXES: &[&str] = &["_ext", "_cuda", "_kernels", "_C", "_cpp", "_cc", "_cext"];
+    const SUFFIXES: &[&str] = &[
+        "_ext", "_cuda", "_kernels", "_kernel", "_C", "_cpp", "_cc", "_cext",
+    ];
     matches!(part, "_C" | "_ext" | "_cuda" | "_kernels")
         || part.starts_with("_C_")
         || SUFFIXES
