@@ -371,18 +371,47 @@ fn is_identifier(s: &str) -> bool {
         && s.bytes().next().is_some_and(|c| c.is_ascii_alphabetic())
 }
 
-/// A compiled module in a source checkout (`~/pixel-perfect-sfm/pixsfm/_pixsfm.cpython-38-….so`):
-/// the Python package directory it sits in names the package.
+/// A compiled module in a source checkout (`~/pixel-perfect-sfm/pixsfm/_pixsfm.cpython-38-….so`,
+/// `~/FCOS/fcos_core/_C.so`): the Python package directory it sits in names the package. Ops
+/// kept in a build directory of the package (`pcdet/ops/iou3d_nms/iou3d_nms_cuda.so`,
+/// `knn_cuda/csrc/_ext/knn/knn.so`) belong to the package above that directory.
 fn checkout_package(path: &str) -> Option<String> {
     let (dir, file) = path.rsplit_once('/')?;
-    if !is_extension_module(file) {
+    // A Python module (`_C.so`, `knn.so`, `x.cpython-38-….so`), not a shared library
+    // (`libfoo.so`), which any directory may hold.
+    let lower = file.to_ascii_lowercase();
+    let module = is_extension_module(file)
+        || (!lower.starts_with("lib") && (lower.ends_with(".so") || lower.ends_with(".pyd")));
+    // torch's JIT build cache (`~/.cache/torch_extensions/py310_cu121/fused_adam/`) holds ops
+    // built by the package that asked (DeepSpeed, …), which the text names elsewhere.
+    if !module || dir.contains("torch_extensions") {
         return None;
     }
-    let parent = dir.rsplit('/').next()?;
-    const GENERIC: &[&str] = &[
-        "lib", "lib64", "build", "src", "bin", "tmp", "csrc", "ops", "dist",
-    ];
-    (is_identifier(parent) && !GENERIC.contains(&parent)).then(|| kb::normalize(parent))
+    // Directories a package keeps its compiled ops in (the package is above them), and layout
+    // directories above or around packages (never a package's name).
+    const OPS: &[&str] = &["csrc", "ops", "_ext", "ext", "extensions", "kernels"];
+    const GENERIC: &[&str] = &["lib", "lib64", "build", "src", "bin", "tmp", "dist"];
+    let dirs: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
+    // Only the last few directories are the package's; a user's `~/src/` says nothing.
+    let tail = &dirs[dirs.len().saturating_sub(4)..];
+    // A module in a build tree (`build/lib.linux-x86_64-3.8/`) is a build product.
+    if !tail.last().is_some_and(|p| is_identifier(p)) {
+        return None;
+    }
+    let name = match tail.iter().rposition(|c| OPS.contains(c)) {
+        Some(mut g) => {
+            while g > 0 && OPS.contains(&tail[g - 1]) {
+                g -= 1;
+            }
+            tail.get(g.checked_sub(1)?)?
+        }
+        None => tail.last()?,
+    };
+    let name = *name;
+    if OPS.contains(&name) {
+        return None;
+    }
+    (is_identifier(name) && !GENERIC.contains(&name)).then(|| kb::normalize(name))
 }
 
 /// `apt` or `dnf` from the `ID` and `ID_LIKE` lines of an os-release file.
@@ -456,6 +485,27 @@ mod tests {
             ),
             (
                 "/env/lib/python3.11/site-packages/_C.cpython-311-x86_64-linux-gnu.so",
+                None,
+            ),
+            (
+                "/home/u/workplace/OpenPCDet/pcdet/ops/iou3d_nms/iou3d_nms_cuda.cpython-39-x86_64-linux-gnu.so",
+                Some("pcdet"),
+            ),
+            (
+                "(...)/KNN_CUDA/knn_cuda/csrc/_ext/knn/knn.so",
+                Some("knn-cuda"),
+            ),
+            (
+                "/home/c/FCOS/FCOS-master/fcos_core/_C.so",
+                Some("fcos-core"),
+            ),
+            ("/home/c/ext/build/lib.linux-x86_64-3.8/x.so", None),
+            (
+                "/home/x/proj/lib/mylib/_C.cpython-38-x86_64-linux-gnu.so",
+                Some("mylib"),
+            ),
+            (
+                "/root/.cache/torch_extensions/py310_cu121/fused_adam/fused_adam.so",
                 None,
             ),
         ] {
