@@ -124,8 +124,14 @@ fn fix_agrees(c: &Case, d: &Diagnostic) -> bool {
                 FixKind::RemoveUnneeded | FixKind::RemoveOptional | FixKind::RemoveIfUnneeded
             )
         }
-        "install-companion" | "prebuilt-wheel" => {
-            matches!(f.kind, FixKind::AlignCompanion | FixKind::PrebuiltWheel)
+        // Installing the very package the thread installed is the same fix whichever kind of
+        // step abidoc files it under (a cuDNN wheel is a missing library's install, a thread's
+        // "companion").
+        "install-companion" | "prebuilt-wheel" | "install-pip" => {
+            matches!(
+                f.kind,
+                FixKind::AlignCompanion | FixKind::PrebuiltWheel | FixKind::InstallMissing
+            ) && !c.confirmed_packages.is_empty()
                 && touches(&c.confirmed_packages)
         }
         "change-torch" => {
@@ -133,7 +139,6 @@ fn fix_agrees(c: &Case, d: &Diagnostic) -> bool {
                 || f.steps.iter().any(|s| matches!(s, Step::PipInstall { requirements, .. } if requirements.iter().any(|r| r.name().as_str() == "torch")))
         }
         "rebuild-source" => matches!(f.kind, FixKind::SourceBuild | FixKind::PrebuiltWheel),
-        "install-pip" => f.kind == FixKind::InstallMissing && touches(&c.confirmed_packages),
         "set-env" => c.env.iter().any(|e| sets_env(e)),
         "install-system" => matches!(
             f.kind,
