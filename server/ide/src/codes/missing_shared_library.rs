@@ -275,10 +275,13 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
                             FixKind::InstallMissing,
                             format!("Install {} of CUDA {major} from PyPI ({shown})", c.what),
                             format!(
-                                "The package was built for CUDA {major}; {shown} provides {lib} without root. Alternatively install the package's build for the CUDA you have."
+                                "The package was built for CUDA {major}; {shown} provides {lib} without root, in site-packages/nvidia/…/lib. The loader searches that directory only for libraries whose RUNPATH names it (torch's do, and torch loads the runtime of its own CUDA first), so a package built for another CUDA than torch's also needs it on LD_LIBRARY_PATH. Alternatively install the package's build for the CUDA you have."
                             ),
                         )
                         .step(recipes::pip_install(cx, Vec::new(), vec![req]))
+                        .step(Step::Manual(format!(
+                            "if the import still fails: export LD_LIBRARY_PATH=<site-packages>/nvidia/<the library's directory>/lib (the one holding {lib}):$LD_LIBRARY_PATH"
+                        )))
                         .cost(crate::fix::Cost {
                             downloads: true,
                             ..Default::default()
