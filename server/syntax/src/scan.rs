@@ -130,6 +130,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cannot import name ", NOTORCH),
     ("Ninja is required", NOTORCH),
     ("invalid command 'bdist_wheel'", NOTORCH),
+    ("Cannot find a working triton installation", NOTORCH),
     ("from 'pkg_resources", NOTORCH),
     ("CUDA_HOME", CUDAHOME),
     ("cuda.h: No such file", CUDAHOME),
@@ -143,6 +144,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("does not match the version torch was compiled with", CUDAMM),
     ("version used to compile Pytorch binaries", CUDAMM),
     ("Unsupported gpu architecture", CUDAMM),
+    ("unsupported gpu architecture", CUDAMM),
     ("is not defined for option 'gpu-", CUDAMM),
     ("is not defined for option 'std'", CUDAMM),
     ("cuDNN version", CUDAMM),
@@ -194,6 +196,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("too old to be supported by the triton", GPUARCH),
     ("Unknown CUDA arch", GPUARCH),
     ("Unknown CUDA Architecture", GPUARCH),
+    (" kernel is not available", GPUARCH),
     ("NoKernelImage", GPUARCH),
     ("NO_BINARY_FOR_GPU", GPUARCH),
     ("not compatible with the current PyTorch", GPUARCH),
@@ -1118,6 +1121,17 @@ impl<'a> Scanner<'a> {
             );
             return;
         }
+        // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
+        if let Some(p) = s.find("Cannot find a working triton installation") {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::BuildDependencyMissing {
+                    module: "triton".into(),
+                    too_new: false,
+                },
+            );
+            return;
+        }
         // `setup.py bdist_wheel` without the `wheel` package (setuptools before 70.1 needs it).
         if let Some(p) = s.find("invalid command 'bdist_wheel'") {
             out.push(
@@ -1288,11 +1302,16 @@ impl<'a> Scanner<'a> {
         // Unsupported gpu architecture 'compute_86'` (without `nvcc fatal` before it, in an issue
         // title, the quoted architecture still says whose message it is), and nvcc's or ptxas'
         // `Value 'sm_121a' is not defined for option 'gpu-name'`.
+        // Titles retell it in any case (`unsupported gpu architecture 'compute_86'`); ASCII
+        // lowering keeps every byte offset.
+        let lower = s.to_ascii_lowercase();
         for (phrase, arch_before) in [
-            ("Unsupported gpu architecture", false),
+            ("unsupported gpu architecture", false),
             ("is not defined for option 'gpu-", true),
         ] {
-            let Some(p) = s.find(phrase) else { continue };
+            let Some(p) = lower.find(phrase) else {
+                continue;
+            };
             let quoted = if arch_before {
                 s[..p].trim_end().rsplit_once("Value").map(|(_, a)| a)
             } else {
@@ -1490,6 +1509,19 @@ impl<'a> Scanner<'a> {
                 .and_then(|i| capability_token(&s[i + 14..]))
                 .map(|lo| (lo, None));
             hit = true;
+        }
+        // A package's own guard for kernels its build left out (SageAttention: `SM89 kernel is
+        // not available. Make sure you GPUs with compute capability 8.9.`).
+        if let Some(p) = s.find(" kernel is not available") {
+            let word = s[..p].rsplit([' ', '"', '\'', '(']).next().unwrap_or("");
+            if let Some(digits) = word
+                .strip_prefix("SM")
+                .or_else(|| word.strip_prefix("sm"))
+                .filter(|d| (2..=3).contains(&d.len()) && d.bytes().all(|c| c.is_ascii_digit()))
+            {
+                capability = Some(format!("sm_{digits}"));
+                hit = true;
+            }
         }
         // cpp_extension refusing an entry of TORCH_CUDA_ARCH_LIST this torch does not know:
         // `ValueError: Unknown CUDA arch (9.0+PTX) or GPU not supported`.

@@ -37,6 +37,19 @@ pub(crate) fn diagnose(
         || "a build of a C++/CUDA extension".to_owned(),
         |p| format!("the build of {p}"),
     );
+    // Triton is torch.compile's GPU code generator, not a build tool; PyPI's `triton` has no
+    // Windows wheels, its Windows port is `triton-windows`.
+    if module == "triton" {
+        d.package = Some("triton".into());
+        d.message = "torch.compile's Inductor backend needs Triton to generate GPU kernels, and no working Triton is installed".into();
+        let module = if cx.scene.mentions_windows {
+            "triton-windows"
+        } else {
+            "triton"
+        };
+        d.fixes = fixes(cx, module, false, None);
+        return d;
+    }
     d.message = if too_new {
         format!(
             "{what} imports pkg_resources.packaging, which setuptools 70 and later no longer have: it needs an older setuptools"
@@ -84,6 +97,8 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
         },
         if too_new {
             "setuptools 70 removed pkg_resources.packaging; an older setuptools lets the build script run unchanged.".to_owned()
+        } else if module.starts_with("triton") {
+            "Inductor imports Triton from this environment; pip installs it without root (on Windows, the triton-windows port; pick the release its page pairs with your torch).".to_owned()
         } else {
             format!("The build runs `{module}` from this environment; pip installs it without root.")
         },
