@@ -159,6 +159,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("libcuda.so", LIBCUDA),
     ("ompiler", NOCC),
     ("Visual C++ 14.0", NOCC),
+    ("unsupported GNU version", NOCC),
+    ("unsupported clang version", NOCC),
+    ("Python.h: No such file", NOTORCH),
     ("vcvarsall", NOCC),
     (": not found", NOCC),
     ("No such file or directory", NOCC | CUDAHOME),
@@ -197,6 +200,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Unknown CUDA arch", GPUARCH),
     ("Unknown CUDA Architecture", GPUARCH),
     (" kernel is not available", GPUARCH),
+    ("only supports Ampere", GPUARCH),
     ("NoKernelImage", GPUARCH),
     ("NO_BINARY_FOR_GPU", GPUARCH),
     ("not compatible with the current PyTorch", GPUARCH),
@@ -210,6 +214,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("driver version is insufficient", DRIVER),
     ("InsufficientDriver", DRIVER),
     ("forward compatibility was attempted", DRIVER),
+    ("unsupported display driver", DRIVER),
     ("INSUFFICIENT_DRIVER", DRIVER),
     ("with an unsupported toolchain", DRIVER),
     ("UNSUPPORTED_PTX_VERSION", DRIVER),
@@ -1121,6 +1126,17 @@ impl<'a> Scanner<'a> {
             );
             return;
         }
+        // The interpreter's C headers, which a pip build of a C extension includes.
+        if let Some(p) = s.find("Python.h: No such file or directory") {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::BuildDependencyMissing {
+                    module: "Python.h".into(),
+                    too_new: false,
+                },
+            );
+            return;
+        }
         // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
         if let Some(p) = s.find("Cannot find a working triton installation") {
             out.push(
@@ -1481,8 +1497,11 @@ impl<'a> Scanner<'a> {
         let mut capability = None;
         let mut supported = Vec::new();
         let mut range = None;
-        // `invalid device function` is the same failure as CUDA printed it before 9.0.
+        // `invalid device function` is the same failure as CUDA printed it before 9.0;
+        // FlashAttention 2's own check (`FlashAttention only supports Ampere GPUs or newer.`)
+        // says its kernels exist for sm_80 and newer only.
         let mut hit = s.contains("no kernel image is available")
+            || s.contains("only supports Ampere GPUs or newer")
             || s.contains("invalid device function")
             || s.contains("cudaErrorNoKernelImageForDevice")
             || s.contains("CUDA_ERROR_NO_BINARY_FOR_GPU")
@@ -2959,6 +2978,12 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // (`Error checking compiler version for cl: [WinError 2] …`, in any language).
         || s.contains("Microsoft Visual C++ 14.0 or greater is required")
         || s.contains("Unable to find vcvarsall.bat")
+        // A compiler the build refuses: nvcc's host_config.h (`unsupported GNU version! gcc
+        // versions later than 11 are not supported!`) and torch's headers (`C++17 or later
+        // compatible compiler is required to use PyTorch`).
+        || s.contains("unsupported GNU version")
+        || s.contains("unsupported clang version")
+        || s.contains("C++17 or later compatible compiler is required")
         || s.find("Error checking compiler version for ").is_some_and(|p| {
             let r = &s[p + 36..];
             r.contains("WinError 2]") || r.contains("No such file or directory")
@@ -3187,7 +3212,10 @@ fn driver_too_old(l: &Line<'_>, out: &mut Out) {
         || s.contains("CUDA_ERROR_UNSUPPORTED_PTX_VERSION")
         // Error 804: a CUDA forward-compatibility libcuda (a container's `compat` directory)
         // on a GPU or driver it does not support — the driver is older than the CUDA in use.
-        || s.contains("forward compatibility was attempted on non supported HW");
+        || s.contains("forward compatibility was attempted on non supported HW")
+        // Error 803: the CUDA user-space driver (libcuda) and the kernel module disagree (a
+        // container's libcuda newer than the host's driver).
+        || s.contains("unsupported display driver / cuda driver combination");
     if !hit {
         return;
     }

@@ -10,12 +10,12 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Version};
+use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step, SystemManager, Version};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or setuptools too new (`cannot import name 'packaging' from 'pkg_resources'`).",
+    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or setuptools too new (`cannot import name 'packaging' from 'pkg_resources'`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers); Inductor's `Cannot find a working triton installation`.",
     meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import.",
-    fixes: "1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources` error `pip install \"setuptools<70\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch.",
+    fixes: "1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources` error `pip install \"setuptools<70\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
 };
 
 pub(crate) fn diagnose(
@@ -37,6 +37,13 @@ pub(crate) fn diagnose(
         || "a build of a C++/CUDA extension".to_owned(),
         |p| format!("the build of {p}"),
     );
+    if module == "Python.h" {
+        d.message = format!(
+            "{what} needs the Python development headers (Python.h), which this interpreter's installation lacks"
+        );
+        d.fixes = python_headers(cx);
+        return d;
+    }
     // Triton is torch.compile's GPU code generator, not a build tool; PyPI's `triton` has no
     // Windows wheels, its Windows port is `triton-windows`.
     if module == "triton" {
@@ -116,4 +123,53 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
         ));
     }
     crate::fix::rank(vec![f])
+}
+
+/// The interpreter's C headers come with the interpreter, not from pip: the distribution's
+/// `-dev`/`-devel` package for a system Python (root; the manager from `/etc/os-release`), a
+/// conda or uv-managed Python (which ship them) otherwise.
+fn python_headers(cx: &Cx<'_>) -> Vec<Fix> {
+    let code = Code::BuildDepsMissing;
+    let why = "pip builds C extensions against the interpreter's headers (Python.h); distributions ship them in a separate package, conda's and uv's Pythons include them.";
+    let system = |manager: SystemManager, pkg: &str| {
+        Fix::new(
+            code,
+            "python-headers",
+            FixKind::NeedsRoot,
+            format!("Install the Python headers ({pkg}; needs root)"),
+            why,
+        )
+        .step(Step::SystemInstall {
+            manager,
+            packages: Name::new(pkg).into_iter().collect(),
+        })
+    };
+    let mut fixes = Vec::new();
+    match cx.world.system_package_manager() {
+        Some(SystemManager::Apt) => fixes.push(system(SystemManager::Apt, "python3-dev")),
+        Some(SystemManager::Dnf) => fixes.push(system(SystemManager::Dnf, "python3-devel")),
+        None => fixes.push(
+            Fix::new(
+                code,
+                "python-headers",
+                FixKind::Advice,
+                "Install the Python development headers for this interpreter (needs root)",
+                why,
+            )
+            .step(Step::Manual(
+                "apt-get install python3-dev (Debian/Ubuntu; python3.X-dev for a deadsnakes Python) or dnf install python3-devel (Fedora/RHEL)".into(),
+            )),
+        ),
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "python-with-headers",
+            FixKind::Advice,
+            "Or build in a conda or uv-managed Python, which ships its headers",
+            "No root needed: the environment's own interpreter carries include/python3.X/Python.h.",
+        )
+        .step(Step::Manual("create the environment with conda or `uv venv --python 3.X`, then build there".into())),
+    );
+    crate::fix::rank(fixes)
 }

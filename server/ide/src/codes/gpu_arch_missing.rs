@@ -144,6 +144,9 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
     if seen.detail.contains("supported by the triton GPU compiler") {
         return triton_too_old(source, seen);
     }
+    if seen.detail.contains("only supports Ampere GPUs or newer") {
+        return flash_attn_too_old(source, seen);
+    }
     let mut d = blank(Code::GpuArchMissing, source);
     // The GPU: as the text names it, else as the driver's files name it (never by running
     // anything): `/proc/driver/nvidia/gpus/*/information`'s model, by the model table.
@@ -701,5 +704,38 @@ fn triton_too_old(source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
         .step(Step::Manual("pass backend=\"aot_eager\" where the code calls torch.compile".into())),
     );
     d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// FlashAttention 2's kernels exist for Ampere (sm_80) and newer only: on an older GPU no build
+/// of it runs, so the model attends without it (PyTorch's scaled_dot_product_attention), or,
+/// on a Turing GPU, with FlashAttention 1.x, which still compiled for sm_75.
+fn flash_attn_too_old(source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
+    let code = Code::GpuArchMissing;
+    let mut d = blank(code, source);
+    d.package = Some("flash-attn".into());
+    d.message = "FlashAttention 2 has kernels only for Ampere (sm_80) and newer GPUs; this GPU is older, so no flash-attn 2 build runs on it".into();
+    d.evidence.push(format!("the text says: {}", seen.detail.trim()));
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(
+            code,
+            "sdpa",
+            FixKind::Advice,
+            "Run the model with PyTorch's own attention instead of FlashAttention 2",
+            "torch.nn.functional.scaled_dot_product_attention picks a memory-efficient kernel that runs on older GPUs; transformers takes attn_implementation=\"sdpa\" (or \"eager\") where it took \"flash_attention_2\".",
+        )
+        .step(Step::Manual(
+            "load the model with attn_implementation=\"sdpa\" (or drop use_flash_attention_2=True)".into(),
+        )),
+        Fix::new(
+            code,
+            "flash-attn-1",
+            FixKind::Advice,
+            "On a Turing GPU (sm_75: T4, RTX 20xx), FlashAttention 1.x still runs",
+            "flash-attn 1.x compiled kernels for Turing and Ampere; its API differs from 2.x, so only code written for 1.x uses it.",
+        )
+        .step(Step::Manual("pip install \"flash-attn<2\" --no-build-isolation (compiles; needs nvcc)".into()))
+        .unverified(),
+    ]);
     d
 }

@@ -12,12 +12,18 @@ use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{CondaChannel, Fix, FixKind, Name, Step, SystemManager};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A JIT compile step found no C/C++ compiler.",
+    summary: "A JIT compile step or a build found no C/C++ compiler, or none it accepts (a gcc newer than nvcc supports, one without C++17).",
     meaning: "Triton and torch.compile build small launchers with the system's C compiler at run time, and C++ extensions compile on first import. Slim containers and fresh machines often have none, so the first compiled call fails.",
-    fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both. On Windows: Visual Studio Build Tools' C++ workload, run from a prompt with cl.exe on PATH.",
+    fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both. On Windows: Visual Studio Build Tools' C++ workload, run from a prompt with cl.exe on PATH. A compiler the build refuses: a gcc nvcc supports (`CC`/`CXX`/`NVCC_CCBIN` at an older one, e.g. gcc-11 for CUDA 11.x/12.0) or a newer CUDA toolkit; a compiler with C++17 (gcc 9 or later) for torch 2.x headers.",
 };
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    if detail.contains("unsupported GNU version")
+        || detail.contains("unsupported clang version")
+        || detail.contains("C++17 or later compatible compiler is required")
+    {
+        return refused(source, detail);
+    }
     let mut d = blank(Code::NoCCompiler, source);
     d.message =
         "a JIT compile step (Triton / torch.compile / a C++ extension) found no C compiler".into();
@@ -127,4 +133,65 @@ fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
         .unverified(),
     );
     crate::fix::rank(fixes)
+}
+
+/// A compiler the build refuses: nvcc's host_config.h rejects a gcc (or clang) newer than its
+/// CUDA release supports; torch's headers reject a compiler without C++17.
+fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    let code = Code::NoCCompiler;
+    let mut d = blank(code, source);
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    // nvcc names the newest gcc it accepts: `gcc versions later than 11 are not supported`.
+    let newest = detail
+        .split("versions later than ")
+        .nth(1)
+        .map(|r| r.chars().take_while(char::is_ascii_digit).collect::<String>())
+        .filter(|v| !v.is_empty() && v.len() <= 2);
+    if detail.contains("C++17 or later") {
+        d.message = "the C++ compiler is too old for torch's headers, which need C++17".into();
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "newer-gcc",
+                FixKind::Advice,
+                "Build with a compiler that supports C++17 (gcc 9 or later)",
+                "torch 2.x's headers refuse older compilers; a conda environment's compilers (conda-forge cxx-compiler) or the distribution's newer gcc (devtoolset/gcc-toolset on RHEL) are C++17 compilers.",
+            )
+            .step(Step::Manual(
+                "install gcc 9 or later (conda install -c conda-forge cxx-compiler, or the distribution's newer gcc), export CC and CXX to it, then build again".into(),
+            )),
+        ]);
+        return d;
+    }
+    let gcc = newest.as_deref().unwrap_or("<the newest it supports>");
+    d.message = format!(
+        "nvcc refuses the host compiler: it is newer than this CUDA toolkit supports{}",
+        newest
+            .as_deref()
+            .map_or(String::new(), |v| format!(" (gcc {v} at most)"))
+    );
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(
+            code,
+            "older-host-compiler",
+            FixKind::Advice,
+            format!("Build with gcc {gcc}, a host compiler this nvcc supports"),
+            "nvcc compiles host code with the gcc it finds; an older gcc installed beside the newer one, named by CC/CXX and NVCC_CCBIN, satisfies its check without touching the system default.",
+        )
+        .step(Step::Manual(format!(
+            "install gcc-{gcc} and g++-{gcc} (or conda-forge gxx={gcc}), then export CC=gcc-{gcc} CXX=g++-{gcc} NVCC_CCBIN=g++-{gcc} and build again"
+        ))),
+        Fix::new(
+            code,
+            "newer-toolkit",
+            FixKind::Advice,
+            "Or build with a newer CUDA toolkit, which supports this gcc",
+            "Each CUDA release raises the newest host compiler it accepts; the toolkit must still match torch's CUDA major.",
+        )
+        .step(Step::Manual(
+            "install a newer CUDA toolkit of torch's CUDA major and export CUDA_HOME=<its directory>".into(),
+        ))
+        .unverified(),
+    ]);
+    d
 }
