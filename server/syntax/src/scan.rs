@@ -157,6 +157,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("but JAX was built against", CUDAMM),
     ("cannot find -l", LD),
     ("libcuda.so", LIBCUDA),
+    ("Found no NVIDIA driver", LIBCUDA),
+    ("CUDA driver initialization failed", LIBCUDA),
     ("ompiler", NOCC),
     ("Visual C++ 14.0", NOCC),
     ("unsupported GNU version", NOCC),
@@ -201,6 +203,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Unknown CUDA Architecture", GPUARCH),
     (" kernel is not available", GPUARCH),
     ("only supports Ampere", GPUARCH),
+    ("Bfloat16 is only supported on GPUs", GPUARCH),
     ("NoKernelImage", GPUARCH),
     ("NO_BINARY_FOR_GPU", GPUARCH),
     ("not compatible with the current PyTorch", GPUARCH),
@@ -1527,6 +1530,18 @@ impl<'a> Scanner<'a> {
                 .find("Capability >= ")
                 .and_then(|i| capability_token(&s[i + 14..]))
                 .map(|lo| (lo, None));
+            hit = true;
+        }
+        // vLLM's dtype check: `Bfloat16 is only supported on GPUs with compute capability of at
+        // least 8.0. Your Tesla T4 GPU has compute capability 7.5.`
+        if s.contains("Bfloat16 is only supported on GPUs") {
+            if let Some(i) = s.find("GPU has compute capability ") {
+                capability = capability_token(&s[i + 27..]);
+                gpu = s[..i]
+                    .rfind("Your ")
+                    .map(|y| s[y + 5..i].trim().to_owned())
+                    .filter(|g| !g.is_empty() && g.len() <= 80);
+            }
             hit = true;
         }
         // A package's own guard for kernels its build left out (SageAttention: `SM89 kernel is
@@ -2940,7 +2955,11 @@ fn libcuda(l: &Line<'_>, out: &mut Out) {
         || s.contains("cannot find libcuda")
         || s.contains("Could not find libcuda")
         // cuda-python and other ctypes loaders: `Failed to dlopen libcuda.so`.
-        || s.contains("dlopen libcuda");
+        || s.contains("dlopen libcuda")
+        // torch's lazy CUDA init when libcuda.so.1 does not load: no driver, or a container
+        // started without the GPU.
+        || s.contains("Found no NVIDIA driver on your system")
+        || s.contains("CUDA driver initialization failed, you might not have a CUDA gpu");
     if hit {
         out.push(
             l.content_span(),

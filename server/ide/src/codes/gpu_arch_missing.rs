@@ -147,6 +147,9 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
     if seen.detail.contains("only supports Ampere GPUs or newer") {
         return flash_attn_too_old(source, seen);
     }
+    if seen.detail.contains("Bfloat16 is only supported on GPUs") {
+        return bf16_unsupported(cx, source, seen);
+    }
     let mut d = blank(Code::GpuArchMissing, source);
     // The GPU: as the text names it, else as the driver's files name it (never by running
     // anything): `/proc/driver/nvidia/gpus/*/information`'s model, by the model table.
@@ -736,6 +739,40 @@ fn flash_attn_too_old(source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic 
         )
         .step(Step::Manual("pip install \"flash-attn<2\" --no-build-isolation (compiles; needs nvcc)".into()))
         .unverified(),
+    ]);
+    d
+}
+
+/// bfloat16 needs compute capability 8.0 (Ampere): on a Volta or Turing GPU (V100, T4) the
+/// model runs in float16 (or float32) instead. Nothing to install.
+fn bf16_unsupported(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
+    let code = Code::GpuArchMissing;
+    let mut d = blank(code, source);
+    d.package = cx
+        .near
+        .filter(|n| *n != "torch")
+        .map(str::to_owned)
+        .or_else(|| Some("vllm".into()));
+    let gpu = seen.gpu.unwrap_or("this GPU");
+    let cap = seen
+        .capability
+        .map(|c| format!(" (compute capability {c})"))
+        .unwrap_or_default();
+    d.message = format!(
+        "{gpu}{cap} has no bfloat16 arithmetic, which needs compute capability 8.0 (Ampere): the model must run in float16 or float32 on it"
+    );
+    d.evidence.push(format!("the text says: {}", seen.detail.trim()));
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(
+            code,
+            "dtype-half",
+            FixKind::Advice,
+            "Run the model in float16 on this GPU (--dtype half)",
+            "vLLM takes --dtype half on its command line (LLM(model=..., dtype=\"half\") in Python); transformers takes torch_dtype=torch.float16. float32 (--dtype float) keeps full precision at twice the memory.",
+        )
+        .step(Step::Manual(
+            "pass --dtype half (or dtype=\"half\" / torch_dtype=torch.float16) where the model is loaded".into(),
+        )),
     ]);
     d
 }

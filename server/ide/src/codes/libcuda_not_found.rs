@@ -11,7 +11,7 @@ use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{Fix, FixKind, SafePath, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "`cannot find -lcuda`, `libcuda.so cannot found`: the JIT compiler (Triton) cannot link the driver library.",
+    summary: "`cannot find -lcuda`, `libcuda.so cannot found`: the JIT compiler (Triton) cannot link the driver library; `Failed to dlopen libcuda.so`, torch's `Found no NVIDIA driver on your system`: the driver library cannot be loaded at all.",
     meaning: "`-lcuda` needs a file named exactly `libcuda.so`. The driver installs `libcuda.so.1` (and `libcuda.so.<driver version>`); the unversioned link normally comes from a -dev package, which containers and many machines lack. Triton honours `TRITON_LIBCUDA_PATH`. Loaders that open the driver by name at run time (cuda-python: `Failed to dlopen libcuda.so`) need its directory on the loader's path (WSL: `/usr/lib/wsl/lib`); a launcher Triton or Inductor cached without libcuda (`__triton_launcher.so: undefined symbol: cuLaunchKernel`) keeps failing until its cache is cleared.",
     fixes: "1. A `libcuda.so` link to the driver's library in a directory of the user's (`~/.local/lib/abidoc/libcuda`), given to Triton through `TRITON_LIBCUDA_PATH` and to other linkers through `LIBRARY_PATH`: no root. 2. The system link next to the driver library, then `ldconfig` (needs root). With no driver library found on disk, the same steps are advice with the usual path. For a run-time `dlopen`, the driver directory on `LD_LIBRARY_PATH`; for a cached launcher, clearing that cache once the link works (advice).",
 };

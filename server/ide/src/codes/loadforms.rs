@@ -551,6 +551,8 @@ pub(crate) fn compiled_module_missing(
 /// `/usr/lib/wsl/lib`).
 pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
     detail.contains("dlopen libcuda")
+        || detail.contains("Found no NVIDIA driver")
+        || detail.contains("CUDA driver initialization failed")
 }
 
 pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
@@ -567,6 +569,7 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
         .find_map(|p| SafePath::new(&p))
         .and_then(|p| p.parent());
     let mut fixes = Vec::new();
+    let found = dir.is_some();
     match dir {
         Some(dir) => fixes.push(
             Fix::new(
@@ -591,6 +594,28 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
             ))
             .unverified(),
         ),
+    }
+    // torch found no driver at all (no driver library anywhere it looked): a machine or a
+    // container without the driver, which comes before any path (unless the library was found).
+    let no_driver = detail.contains("Found no NVIDIA driver")
+        || detail.contains("CUDA driver initialization failed");
+    if no_driver {
+        d.message = "torch found no NVIDIA driver: the driver's libcuda.so.1 is not on this machine or not visible to it (no driver installed, a container started without the GPU, WSL without its driver directory)".into();
+        let driver = Fix::new(
+            code,
+            "install-driver",
+            FixKind::Advice,
+            "Install the NVIDIA driver, or start the container with GPU access",
+            "libcuda comes with the NVIDIA driver, not with CUDA wheels or the toolkit; in a container it is mounted by the NVIDIA Container Toolkit when the container starts with --gpus all (docker) or a GPU resource (Kubernetes).",
+        )
+        .step(Step::Manual(
+            "on the host: install the NVIDIA driver (nvidia-smi then lists the GPU); in Docker: run with --gpus all after installing nvidia-container-toolkit".into(),
+        ));
+        if !found {
+            fixes.insert(0, driver);
+        } else {
+            fixes.push(driver);
+        }
     }
     d.fixes = crate::fix::rank(fixes);
     d
