@@ -709,11 +709,18 @@ impl Collector {
                 },
                 span,
             ),
-            EventKind::TorchOperatorMissing { operator } => {
+            EventKind::TorchOperatorMissing {
+                operator,
+                cuda_backend,
+            } => {
                 let package = operator.split("::").next().map(str::to_owned);
                 self.push(
                     Failure::TorchOps {
-                        what: format!("operator {operator} does not exist"),
+                        what: if *cuda_backend {
+                            format!("operator {operator} has no CUDA kernel (a CPU build of its package next to a CUDA torch)")
+                        } else {
+                            format!("operator {operator} does not exist")
+                        },
                         package,
                         libraries: Vec::new(),
                     },

@@ -132,7 +132,12 @@ pub enum EventKind {
     /// `FlashAttention2 has been toggled on, but it cannot be used due to the following error: R`.
     FlashAttnUnavailable { reason: String },
     /// `operator torchvision::nms does not exist`.
-    TorchOperatorMissing { operator: String },
+    TorchOperatorMissing {
+        operator: String,
+        /// The dispatcher's `Could not run 'x::op' with arguments from the 'CUDA' backend`: the
+        /// operator is registered without a CUDA kernel (a CPU build of its package).
+        cuda_backend: bool,
+    },
     /// A package skipping its own compiled extensions because of the torch it finds:
     /// torchao's `Skipping import of cpp extensions due to incompatible torch version 2.7.1+cu128
     /// for torchao version 0.15.0` / `… Please upgrade to torch >= 2.11.0 (found 2.9.1+cu128)`.

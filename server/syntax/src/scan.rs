@@ -90,6 +90,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("C++ library", LOADFORM),
     ("No such operator", OPMISS),
     ("Unknown builtin op", OPMISS),
+    ("from the 'CUDA' backend", OPMISS),
     ("version `", VERNF),
     // Markdown and chat clients eat backticks: `version GLIBCXX_3.4.29 not found`.
     ("version GLIBC", VERNF),
@@ -3101,6 +3102,7 @@ fn operator_missing(l: &Line<'_>, out: &mut Out) {
             l.span(o, p + 15),
             EventKind::TorchOperatorMissing {
                 operator: op.to_owned(),
+                cuda_backend: false,
             },
         );
     }

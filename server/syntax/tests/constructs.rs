@@ -321,7 +321,7 @@ SuggestedCommand { command: "python setup.py build develop" } @ "python setup.py
 Exception { name: "ValueError", message: "FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed." } @ "ValueError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed."
 FlashAttnUnavailable { reason: "the package flash_attn seems to be not installed." } @ "FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed."
 Exception { name: "RuntimeError", message: "operator torchvision::nms does not exist" } @ "RuntimeError: operator torchvision::nms does not exist"
-TorchOperatorMissing { operator: "torchvision::nms" } @ "operator torchvision::nms does not exist"
+TorchOperatorMissing { operator: "torchvision::nms", cuda_backend: false } @ "operator torchvision::nms does not exist"
 Exception { name: "RuntimeError", message: "Couldn't load custom C++ ops. This can happen if your PyTorch and torchvision versions are incompatible" } @ "RuntimeError: Couldn't load custom C++ ops. This can happen if your PyTorch and torchvision versions are incompatible"
 CustomOpsNotLoadable { package: Some("torchvision") } @ "Couldn't load custom C++ ops. This can happen if your PyTorch and torchvision versions are incompatible"
 "#,

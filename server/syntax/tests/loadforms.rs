@@ -248,7 +248,7 @@ fn no_such_operator() {
     let ops: Vec<String> = kinds("RuntimeError: No such operator torchvision::nms\n")
         .into_iter()
         .filter_map(|k| match k {
-            EventKind::TorchOperatorMissing { operator } => Some(operator),
+            EventKind::TorchOperatorMissing { operator, .. } => Some(operator),
             _ => None,
         })
         .collect();

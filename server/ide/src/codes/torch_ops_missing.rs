@@ -68,9 +68,15 @@ pub(crate) fn diagnose(
             })
     });
     let pkg = d.package.clone().unwrap_or_else(|| "the extension".into());
-    d.message = format!(
-        "{what}: {pkg}'s compiled library failed to load silently, almost always because it was built for another torch version"
-    );
+    d.message = if what.contains("no CUDA kernel") {
+        format!(
+            "{what}: {pkg} and torch come from different builds (a CPU-only {pkg}, or one built for another torch or CUDA); they must come from the same index"
+        )
+    } else {
+        format!(
+            "{what}: {pkg}'s compiled library failed to load silently, almost always because it was built for another torch version"
+        )
+    };
     if let Some((lib, f)) = mismatched {
         let torch = cx.torch().unwrap_or_else(|| "installed".into());
         d.message = format!(

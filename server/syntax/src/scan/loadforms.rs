@@ -370,7 +370,18 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
 /// TorchScript's `Unknown builtin op: torchvision::nms`.
 pub(super) fn no_such_operator(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    for intro in ["No such operator ", "Unknown builtin op: "] {
+    // The dispatcher's `Could not run 'torchvision::nms' with arguments from the 'CUDA'
+    // backend`: the operator exists without a kernel for CUDA — a CPU build of the package under
+    // a CUDA torch.
+    let cuda_backend = s.contains("from the 'CUDA' backend");
+    for intro in [
+        "No such operator ",
+        "Unknown builtin op: ",
+        "Could not run '",
+    ] {
+        if intro == "Could not run '" && !cuda_backend {
+            continue;
+        }
         let Some(p) = s.find(intro) else { continue };
         let r = s.get(p + intro.len()..).unwrap_or("");
         let n = r
@@ -388,6 +399,7 @@ pub(super) fn no_such_operator(l: &Line<'_>, out: &mut Out) {
             l.span(p, p + intro.len() + op.len()),
             EventKind::TorchOperatorMissing {
                 operator: op.to_owned(),
+                cuda_backend: intro == "Could not run '",
             },
         );
         return;
