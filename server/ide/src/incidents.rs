@@ -191,10 +191,14 @@ const TEXT_PHRASES: &[&str] = &[
     "uv pip ",
     "uv sync",
     "uv add ",
-    // Windows: its paths, its compiler.
+    // Windows: its paths, its compiler, its loader and its files.
     "\\site-packages\\",
     "cl.exe",
     "MSVC",
+    "\\Users\\",
+    "WinError",
+    ".dll",
+    ".pyd",
 ];
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
@@ -241,7 +245,7 @@ impl Scene {
         self.mentions_wsl |= f.has(1);
         self.mentions_fallback |= f.has(2) || f.has(3) || f.has(4) && f.has(5);
         self.used_uv |= f.has(6) || f.has(7) || f.has(8);
-        self.mentions_windows |= f.has(9) || f.has(10) || f.has(11);
+        self.mentions_windows |= (9..=15).any(|i| f.has(i));
     }
 }
 

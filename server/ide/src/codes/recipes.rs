@@ -573,6 +573,35 @@ pub(crate) fn resolve_with_torch(
             "may move torch to its newest release".to_owned(),
         ),
     };
+    // PyPI's Windows torch and companions are the CPU builds: on Windows the pair comes from
+    // PyTorch's index of torch's CUDA (the newest line's default when unknown).
+    let mut flags = vec![PipFlag::Upgrade, PipFlag::NoCacheDir];
+    let mut note = String::new();
+    if cx.scene.mentions_windows && matches!(pkg.as_str(), "torchvision" | "torchaudio") {
+        let variant = cx
+            .torch()
+            .as_deref()
+            .and_then(abidoc_knowledge::version::Version::parse)
+            .and_then(|v| match v.local_cuda() {
+                Some((a, b)) => Some(format!("cu{a}{b}")),
+                None => default_cuda_variant(v.public()),
+            })
+            .or_else(|| {
+                abidoc_knowledge::gpu::tables()
+                    .torch_builds
+                    .last()
+                    .and_then(|row| default_cuda_variant(&row.torch))
+            });
+        if let Some((var, index)) = variant
+            .as_deref()
+            .and_then(|v| crate::fix::IndexUrl::pytorch(v).map(|i| (v.to_owned(), i)))
+        {
+            flags.push(PipFlag::IndexUrl(index));
+            note = format!(
+                " On Windows PyPI serves the CPU builds: both come from PyTorch's {var} index (pick your CUDA's index if it is another)."
+            );
+        }
+    }
     Some(
         Fix::new(
             code,
@@ -580,12 +609,12 @@ pub(crate) fn resolve_with_torch(
             kind,
             title,
             format!(
-                "Each {pkg} release is built for one torch release and says so in its requirements; resolved together with torch, pip installs a pair that matches. --no-cache-dir keeps pip from reusing the stale wheel."
+                "Each {pkg} release is built for one torch release and says so in its requirements; resolved together with torch, pip installs a pair that matches. --no-cache-dir keeps pip from reusing the stale wheel.{note}"
             ),
         )
         .step(pip_install(
             cx,
-            vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+            flags,
             vec![req, Requirement::Any(pkg.clone())],
         ))
         .cost(Cost {
