@@ -12,7 +12,7 @@
 use super::symbols::Case;
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, Severity, SourceRef, SymbolStatus};
-use crate::fix::Name;
+use crate::fix::{Fix, FixKind, Name, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled extension needs symbols the installed torch (or another library it links) does not export: it was built against a different version.",
@@ -119,4 +119,25 @@ pub(crate) fn version_gate(
     }
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// A TensorFlow custom op built against another TensorFlow release, which lacks the function
+/// it calls: rebuilt against the installed TensorFlow, or the release it was built for.
+pub(crate) fn tensorflow_op(d: &mut Diagnostic, lib: &str, name: &str) {
+    let code = Code::AbiMismatch;
+    d.message = format!(
+        "{lib} calls TensorFlow's `{name}`, which the installed TensorFlow does not export: the op was built against another TensorFlow release"
+    );
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(
+            code,
+            "tf-rebuild",
+            FixKind::Advice,
+            "Rebuild the op against the installed TensorFlow (its headers and flags)",
+            "Custom ops link TensorFlow's C++ library by exact symbol; tf.sysconfig.get_compile_flags() and get_link_flags() give the headers, ABI flag and library of the TensorFlow in use.",
+        )
+        .step(Step::Manual(
+            "rebuild with the flags from tf.sysconfig.get_compile_flags() and tf.sysconfig.get_link_flags(), or install the TensorFlow release the op was built for".into(),
+        )),
+    ]);
 }

@@ -41,6 +41,34 @@ pub(crate) fn diagnose(
     }
     let owner = symbols::owner(symbol);
     let abi = symbols::string_abi(symbol);
+    // A TensorFlow custom op (`tf.load_op_library`) calls into TensorFlow's C++ library the way
+    // an extension calls into torch's: the same two failures, with TensorFlow's build flags.
+    if symbols::outermost_name(symbol) == Some("tensorflow") {
+        let mut d = blank(
+            if abi.is_some() {
+                Code::Cxx11AbiMismatch
+            } else {
+                Code::AbiMismatch
+            },
+            source,
+        );
+        d.library = library.map(str::to_owned);
+        d.package = cx.package_of(library, false).filter(|p| p != "tensorflow");
+        let demangled = crate::kb::demangle(symbol);
+        d.symbols.push(SymbolReport {
+            mangled: symbol.to_owned(),
+            demangled: demangled.clone(),
+            status: SymbolStatus::Missing,
+            nearest: None,
+        });
+        let name = demangled.as_deref().unwrap_or(symbol);
+        let lib = library.map_or("the custom op", crate::incidents::basename);
+        match abi {
+            Some(abi) => cxx11_abi_mismatch::tensorflow_op(&mut d, lib, name, abi),
+            None => abi_mismatch::tensorflow_op(&mut d, lib, name),
+        }
+        return d;
+    }
     // What the text alone says; disk evidence refines it below.
     let mut code = match owner {
         Owner::Libstdcxx => Code::LibstdcxxMismatch,
