@@ -118,6 +118,14 @@ pub struct SymbolProvider {
     /// Where pip's wheel puts the library, relative to site-packages (`nvidia/nccl/lib`).
     #[serde(default)]
     pub pip_dir: Option<String>,
+    /// The provider's release that removed these symbols (`2024.1` for MKL's `iJIT_*`): a
+    /// provider newer than the binary's, not an older copy, is then the cause.
+    #[serde(default)]
+    pub removed_in: Option<String>,
+    /// The requirement that keeps a provider with the symbols, as conda and pip spell it
+    /// (`mkl<2024.1`).
+    #[serde(default)]
+    pub keep: Option<String>,
     pub source: String,
 }
 

@@ -76,6 +76,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("DLL load failed", WINDLL),
     ("WinError 12", WINDLL),
     ("WinError 1114", WINDLL),
+    ("LoadLibrary failed with error", WINDLL),
     ("Could not find module '", WINDLL),
     ("cannot load library '", WINDLL),
     ("Unable to load any of", LOADFORM),

@@ -249,6 +249,30 @@ pub(crate) fn windows(
     if torch_own {
         d.explanation = Some("torch's own DLLs need the Microsoft Visual C++ runtime and, in a CUDA build, the CUDA DLLs torch ships beside them; a torch installed over another build, or a release whose Windows wheel lacked a dependency (2.4.0 needed libomp140, fixed in later releases), fails here.".into());
         fixes.push(windows_torch_build(cx, code));
+    } else if product.is_none()
+        && (module.is_some()
+            || file.is_some_and(is_pyd)
+            || dll.is_some_and(|p| kb::package_for_library(p).is_some()))
+        && let Some(pkg) = d
+            .package
+            .as_deref()
+            .filter(|p| kb::links_torch(p) == Some(false))
+    {
+        // A module that does not link torch (onnxruntime, TensorRT, OpenCV): no build against
+        // torch helps; the DLLs it loads but does not ship (CUDA's, TensorRT's, the runtime's)
+        // must be found.
+        fixes.push(
+            Fix::new(
+                code,
+                "dll-dependencies",
+                FixKind::Advice,
+                format!("Make the DLLs {pkg} loads findable: install what provides them, or add their directory to PATH"),
+                format!("{pkg}'s module does not link torch; it loads DLLs its wheel does not ship (a CUDA or TensorRT runtime of the version it was built for, the Visual C++ runtime). Since Python 3.8 Windows searches only the module's directory, the system directories and those added with os.add_dll_directory, not every PATH entry."),
+            )
+            .step(Step::Manual(format!(
+                "install the runtime {pkg}'s release notes name (its CUDA/cuDNN/TensorRT version), then add its bin directory with os.add_dll_directory(...) before the import, or to PATH"
+            ))),
+        );
     } else if product.is_none() && (module.is_some() || file.is_some_and(is_pyd)) {
         // A Python extension module: its DLLs are torch's and CUDA's of the build it was made
         // for.

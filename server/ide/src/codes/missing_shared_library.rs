@@ -94,6 +94,26 @@ pub(crate) fn older_copy(
     d.evidence.push(format!(
         "`{symbol}` is {what}'s, not torch's: no torch release is involved"
     ));
+    // The provider dropped the symbols in a release newer than the one the binary was built
+    // with: the loader finds a copy too new, and the fix keeps the provider below that release.
+    if let (Some(removed), Some(keep)) = (&prov.removed_in, &prov.keep) {
+        d.message = format!(
+            "{who} needs `{symbol}` from {what}, which its release {removed} removed: the environment has that release or a newer one"
+        );
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "keep-provider",
+                FixKind::Advice,
+                format!("Pin {keep}: the releases before {removed} still have `{symbol}`"),
+                format!("{who} was built against a release that still had `{symbol}`; pinning the provider below {removed} brings it back (in a conda environment the solver installs it; PyPI's torch bundles what it needs instead)."),
+            )
+            .step(Step::Manual(format!(
+                "conda install \"{keep}\" in the environment (or add {keep} to its environment.yml), then start Python again"
+            ))),
+        ]);
+        return d;
+    }
     let mut fixes = Vec::new();
     let site = needer.and_then(|n| {
         let n = n.replace('\\', "/");

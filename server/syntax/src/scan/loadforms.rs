@@ -78,14 +78,25 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
     let cffi = s
         .find("cannot load library '")
         .filter(|_| s.contains("error 0x7e") || s.contains("error 0x7f"));
-    let Some(start) = [dll_load, win, ctypes, cffi].into_iter().flatten().min() else {
+    // onnxruntime's provider bridge: `LoadLibrary failed with error 126 "" when trying to load
+    // "C:\…\onnxruntime_providers_cuda.dll"`.
+    let loadlib = s
+        .find("LoadLibrary failed with error 126")
+        .or_else(|| s.find("LoadLibrary failed with error 127"));
+    let Some(start) = [dll_load, win, ctypes, cffi, loadlib]
+        .into_iter()
+        .flatten()
+        .min()
+    else {
         return;
     };
     let procedure = s.contains("WinError 127")
+        || s.contains("LoadLibrary failed with error 127")
         || s.contains("error 0x7f")
         || PROCEDURE_NOT_FOUND.iter().any(|p| s.contains(p));
     let init_failed = s.contains("WinError 1114") || INIT_FAILED.iter().any(|p| s.contains(p));
     let module_missing = s.contains("WinError 126")
+        || s.contains("LoadLibrary failed with error 126")
         || s.contains("error 0x7e")
         || ctypes.is_some()
         || MODULE_NOT_FOUND.iter().any(|p| s.contains(p));
@@ -120,6 +131,7 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
         non_empty(r.get(..n)?.trim_end_matches('.'))
     });
     let dll = quoted_after(s, "Error loading ")
+        .or_else(|| quoted_after(s, "when trying to load "))
         .or_else(|| quoted_after(s, "Could not find module "))
         .or_else(|| quoted_after(s, "cannot load library "));
     // `[WinError 126]`: the span takes the bracket too.
