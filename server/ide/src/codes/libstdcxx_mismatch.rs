@@ -56,11 +56,33 @@ fn fixes(
         .and_then(|o| o.rsplit_once('/'))
         .map(|(dir, _)| dir.to_owned());
     let mut fixes = Vec::new();
-    if let Some(lib_dir) = needer
+    let env_lib = needer
         .and_then(conda_prefix)
         .and_then(|p| p.join("lib"))
-        .filter(|dir| old_dir.as_deref() != Some(dir.as_str()))
+        .filter(|dir| old_dir.as_deref() != Some(dir.as_str()));
+    // From the text alone nothing says the environment's own libstdc++ is new enough: the
+    // upgrade and loading it first go together, one fix.
+    if cx.world.env().is_none()
+        && let (Some(lib_dir), Some(pkg)) = (&env_lib, Name::new("libstdcxx-ng"))
     {
+        let mut f = Fix::new(
+            code,
+            "conda-libstdcxx",
+            FixKind::InstallMissing,
+            format!("Upgrade the conda environment's libstdc++ (conda-forge libstdcxx-ng) and load it first ({lib_dir})"),
+            format!(
+                "The library lacking {what} is not this environment's; conda-forge's libstdcxx-ng provides it in {lib_dir}, and LD_LIBRARY_PATH makes the loader take it before the system's."
+            ),
+        )
+        .step(Step::CondaInstall {
+            channel: CondaChannel::CondaForge,
+            packages: vec![pkg],
+        });
+        f = f.steps(recipes::set_env("LD_LIBRARY_PATH", lib_dir.as_str()));
+        fixes.push(f);
+        return crate::fix::rank(fixes);
+    }
+    if let Some(lib_dir) = env_lib {
         let mut f = Fix::new(
             code,
             "conda-lib-first",
