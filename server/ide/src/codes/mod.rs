@@ -129,22 +129,38 @@ impl Cx<'_> {
             .or_else(|| library.and_then(|l| self.world.package_of_module_file(l)))
     }
 
-    /// The installed torch, else the one the text states.
     /// The distribution name the text uses for `package` when it spells an alias of it
-    /// (`mmcv-full`, what pip installed and must uninstall), else `package`.
+    /// (`mmcv-full`, what pip installed and must uninstall), else the name its torch 1.x era
+    /// used when the torch in use is a 1.x (mmcv's compiled ops were `mmcv-full` then), else
+    /// `package`.
     pub fn as_named(&self, package: String) -> String {
-        let Some(canonical) = crate::kb::package(&package).map(|f| f.name) else {
+        let Some(facts) = crate::kb::package(&package) else {
             return package;
         };
-        self.scene
-            .mentions
-            .iter()
-            .map(|(_, n)| n)
-            .find(|n| **n != package && crate::kb::package(n).is_some_and(|f| f.name == canonical))
-            .cloned()
-            .unwrap_or(package)
+        let canonical = facts.name.clone();
+        if let Some(named) =
+            self.scene.mentions.iter().map(|(_, n)| n).find(|n| {
+                **n != package && crate::kb::package(n).is_some_and(|f| f.name == canonical)
+            })
+        {
+            return named.clone();
+        }
+        let torch1 = self
+            .torch()
+            .as_deref()
+            .and_then(abidoc_knowledge::Version::parse)
+            .is_some_and(|v| v.major() < 2);
+        match facts
+            .wheel_index
+            .as_ref()
+            .and_then(|w| w.distribution_torch1.clone())
+        {
+            Some(old) if torch1 && package == canonical => old,
+            _ => package,
+        }
     }
 
+    /// The installed torch, else the one the text states.
     pub fn torch(&self) -> Option<String> {
         self.world
             .torch_version()
