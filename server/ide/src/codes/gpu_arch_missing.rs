@@ -166,7 +166,9 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
         .and_then(gpu::parse_capability)
         .or(from_driver.as_ref().map(|(_, c)| *c));
     // torch printed its own list (or its range): the binary is torch.
-    let torch_says = !seen.supported.is_empty() || seen.range.is_some();
+    let torch_says = !seen.supported.is_empty()
+        || seen.range.is_some()
+        || seen.detail.contains("current PyTorch installation");
     // Else the extension the text is about (built, installed, or shown around the failure):
     // known before the fixes are made, which compile it for this GPU.
     d.package = if torch_says {
