@@ -1212,6 +1212,9 @@ impl<'a> Scanner<'a> {
             "build_meta",
             "build backend",
             "Failed to build",
+            // pip's own report of a failed build step.
+            "metadata-generation-failed",
+            "originates from a subprocess",
         ];
         let in_build = CONTEXT
             .iter()
