@@ -581,6 +581,25 @@ impl Collector {
                     span,
                 ),
             },
+            // The driver library's unversioned name (opened by cuDNN and ctypes loaders), which
+            // only a driver -dev package installs: the driver may well be there as
+            // libcuda.so.1. (A missing libcuda.so.1 is the driver itself missing.)
+            EventKind::MissingSharedLibrary { name, required_by }
+                if basename(name) == "libcuda.so" =>
+            {
+                self.push(
+                    Failure::Libcuda {
+                        detail: format!(
+                            "{name}: cannot open shared object file{}",
+                            required_by
+                                .as_deref()
+                                .map(|r| format!(" (needed by {r})"))
+                                .unwrap_or_default()
+                        ),
+                    },
+                    span,
+                );
+            }
             EventKind::MissingSharedLibrary { name, required_by } => {
                 self.push(
                     Failure::MissingLibrary {

@@ -589,6 +589,7 @@ pub(crate) fn compiled_module_missing(
 /// `/usr/lib/wsl/lib`).
 pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
     detail.contains("dlopen libcuda")
+        || detail.contains(": cannot open shared object file")
         || detail.contains("Found no NVIDIA driver")
         || detail.contains("CUDA driver initialization failed")
 }
@@ -632,6 +633,25 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
             ))
             .unverified(),
         ),
+    }
+    // The unversioned name (`libcuda.so`, which cuDNN and some loaders open) comes from a
+    // driver -dev package; the driver itself installs libcuda.so.1. A link of the unversioned
+    // name in a directory of the user's, on LD_LIBRARY_PATH, is the user-level fix.
+    if !found && detail.starts_with("libcuda.so:") {
+        fixes.insert(
+            0,
+            Fix::new(
+                code,
+                "user-link",
+                FixKind::Advice,
+                "Link libcuda.so to the driver's libcuda.so.1 in a directory of yours, and put it on LD_LIBRARY_PATH",
+                "The driver installs libcuda.so.1; the unversioned libcuda.so that is opened here normally comes from a -dev package. A link in your own directory needs no root.",
+            )
+            .step(Step::Manual(
+                "mkdir -p ~/.local/lib/libcuda && ln -s \"$(ldconfig -p | grep -m1 'libcuda.so.1 ' | awk '{print $NF}')\" ~/.local/lib/libcuda/libcuda.so && export LD_LIBRARY_PATH=~/.local/lib/libcuda:$LD_LIBRARY_PATH".into(),
+            ))
+            .unverified(),
+        );
     }
     // torch found no driver at all (no driver library anywhere it looked): a machine or a
     // container without the driver, which comes before any path (unless the library was found).
