@@ -77,6 +77,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("WinError 12", WINDLL),
     ("WinError 1114", WINDLL),
     ("LoadLibrary failed with error", WINDLL),
+    ("rror loading ", WINDLL),
+    ("rro loading ", WINDLL),
     ("Could not find module '", WINDLL),
     ("cannot load library '", WINDLL),
     ("Unable to load any of", LOADFORM),

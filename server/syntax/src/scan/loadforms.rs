@@ -83,7 +83,20 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
     let loadlib = s
         .find("LoadLibrary failed with error 126")
         .or_else(|| s.find("LoadLibrary failed with error 127"));
-    let Some(start) = [dll_load, win, ctypes, cffi, loadlib]
+    // torch's own wording retold without the WinError (a title, a translation, a typo):
+    // `error loading fbgemm.dll`, `Erro loading “…\torch\lib\fbgemm.dll” or one of its
+    // dependencies` — a DLL named right after it.
+    let lower = s.to_ascii_lowercase();
+    let retold = ["error loading ", "erro loading "]
+        .iter()
+        .find_map(|w| lower.find(w).map(|p| (p, w.len())))
+        .filter(|&(p, n)| {
+            let r = lower.get(p + n..).unwrap_or("");
+            let end = r.find(" or one of").unwrap_or(r.len()).min(300);
+            r.get(..end).is_some_and(|x| x.contains(".dll"))
+        })
+        .map(|(p, _)| p);
+    let Some(start) = [dll_load, win, ctypes, cffi, loadlib, retold]
         .into_iter()
         .flatten()
         .min()
@@ -95,7 +108,8 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
         || s.contains("error 0x7f")
         || PROCEDURE_NOT_FOUND.iter().any(|p| s.contains(p));
     let init_failed = s.contains("WinError 1114") || INIT_FAILED.iter().any(|p| s.contains(p));
-    let module_missing = s.contains("WinError 126")
+    let module_missing = (retold.is_some() && !s.contains("WinError 1"))
+        || s.contains("WinError 126")
         || s.contains("LoadLibrary failed with error 126")
         || s.contains("error 0x7e")
         || ctypes.is_some()
@@ -131,6 +145,8 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
         non_empty(r.get(..n)?.trim_end_matches('.'))
     });
     let dll = quoted_after(s, "Error loading ")
+        .or_else(|| quoted_after(s, "error loading "))
+        .or_else(|| quoted_after(s, "Erro loading "))
         .or_else(|| quoted_after(s, "when trying to load "))
         .or_else(|| quoted_after(s, "Could not find module "))
         .or_else(|| quoted_after(s, "cannot load library "));
@@ -161,7 +177,11 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
 fn quoted_after(s: &str, intro: &str) -> Option<String> {
     let p = s.find(intro)? + intro.len();
     let r = s.get(p..)?;
-    let Some(q) = r.chars().next().filter(|c| matches!(c, '"' | '\'')) else {
+    let Some(q) = r
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '"' | '\'' | '“' | '‘'))
+    else {
         // Unquoted (retold in a title): up to Windows' own ending, else the first space.
         let e = r
             .find(" or one of its dependencies")
@@ -171,7 +191,13 @@ fn quoted_after(s: &str, intro: &str) -> Option<String> {
         return is_library_name(v).then(|| cap(v).to_owned());
     };
     let r = r.get(q.len_utf8()..)?;
-    let e = r.find(q).unwrap_or(r.len());
+    // Typographic quotes close with their pair (`“…”`).
+    let close = match q {
+        '“' => '”',
+        '‘' => '’',
+        _ => q,
+    };
+    let e = r.find(close).unwrap_or(r.len());
     // A repr-quoted path doubles its backslashes: one is what the file system has.
     let v = r.get(..e)?.replace("\\\\", "\\");
     non_empty(cap(&v))
