@@ -83,6 +83,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cannot load library '", WINDLL),
     ("Unable to load any of", LOADFORM),
     ("Could not load library", LOADFORM),
+    (" is not initialized", LOADFORM),
     ("Could not load this library", LOADFORM),
     ("Could not locate ", LOADFORM),
     ("or cannot be loaded", LOADFORM),

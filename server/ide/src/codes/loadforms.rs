@@ -118,7 +118,7 @@ pub(crate) fn unversioned_hint(lib: &str) -> Option<String> {
         _ => return None,
     };
     Some(format!(
-        "{what} is loaded by its unversioned name, which no directory on the loader's path holds: the {what} the package was built for is not installed, or only as a versioned file (conda's package or a -dev package provides the unversioned name)"
+        "{what} is loaded by its unversioned name, which no directory on the loader's path holds: it is not installed, or only as a versioned file (conda's package or a -dev package provides the unversioned name)"
     ))
 }
 

@@ -236,6 +236,21 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             );
         }
     };
+    // cpm_kernels (ChatGLM's int4 kernels) opening CUDA's libraries itself: `Library cudart is
+    // not initialized` when no libcudart could be opened.
+    if let Some(p) = s.find(" is not initialized") {
+        let before = s.get(..p).unwrap_or("");
+        if let Some(i) = before.rfind("Library ") {
+            let name = &before[i + 8..];
+            if !name.is_empty()
+                && name.len() <= 32
+                && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+            {
+                push(i, &format!("lib{name}.so"), None);
+                return;
+            }
+        }
+    }
     // CTranslate2 / cuDNN's loader: `Unable to load any of {libcudnn_ops.so.9.1.0, …}`: the
     // first name is the most specific; all name one library.
     if let Some(p) = s.find("Unable to load any of") {
