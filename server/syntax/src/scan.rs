@@ -1796,6 +1796,8 @@ fn content_start(s: &str) -> usize {
             i += n;
         } else if let Some(n) = level_prefix_len(r) {
             i += n;
+        } else if let Some(n) = logger_location_len(r) {
+            i += n;
         } else if r.starts_with("- ") {
             i += 2;
         }
@@ -1806,6 +1808,30 @@ fn content_start(s: &str) -> usize {
     i.min(s.len())
 }
 
+/// A logger's source location before its message: `worker.py:42 - `, `engine.py:366] `,
+/// `model_runner.py:1691: ` — a bare file name with its line number (a path with directories
+/// is a Python warning's location, which names the package that warns, and stays).
+fn logger_location_len(r: &str) -> Option<usize> {
+    let token_end = r.find(' ')?;
+    let token = &r[..token_end];
+    let token = token
+        .strip_suffix(']')
+        .or_else(|| token.strip_suffix(':'))
+        .unwrap_or(token);
+    let (file, line) = token.rsplit_once(':')?;
+    let file_ok = file.len() >= 4
+        && file.ends_with(".py")
+        && file
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"_.-".contains(&c));
+    if !file_ok || line.is_empty() || line.len() > 6 || !line.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let rest = &r[token_end..];
+    let sep = if rest.starts_with(" - ") { 3 } else { 1 };
+    Some(token_end + sep)
+}
+
 /// `2024-05-01 12:00:00,123 - ` / `2024-05-01T12:00:00.123Z ` / `12:00:00 `.
 fn timestamp_len(r: &str) -> Option<usize> {
     let b = r.as_bytes();
@@ -1813,7 +1839,14 @@ fn timestamp_len(r: &str) -> Option<usize> {
         b.len() >= 10 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[7] == b'-';
     let time =
         b.len() >= 8 && b[..2].iter().all(u8::is_ascii_digit) && b[2] == b':' && b[5] == b':';
-    if !date && !time {
+    // vLLM's `01-11 13:09:40` (month-day, then the time).
+    let month_day = b.len() >= 14
+        && b[..2].iter().all(u8::is_ascii_digit)
+        && b[2] == b'-'
+        && b[3..5].iter().all(u8::is_ascii_digit)
+        && b[5] == b' '
+        && b[8] == b':';
+    if !date && !time && !month_day {
         return None;
     }
     let n = b
@@ -3630,7 +3663,28 @@ fn after_char(s: &str, i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{first_word, rfind_space_or};
+    use super::{content_start, first_word, rfind_space_or};
+
+    #[test]
+    fn a_loggers_prefix_and_source_location_are_not_content() {
+        for (line, content) in [
+            (
+                "2024-05-01 12:00:00,123 ERROR worker.py:42 - CUDA versions. PyTorch has",
+                "CUDA versions. PyTorch has",
+            ),
+            (
+                "ERROR 01-11 13:09:40 engine.py:366] RuntimeError: x",
+                "RuntimeError: x",
+            ),
+            // A warning's location names the package that warns: it stays.
+            (
+                "/env/site-packages/torch/cuda/__init__.py:174: UserWarning: x",
+                "/env/site-packages/torch/cuda/__init__.py:174: UserWarning: x",
+            ),
+        ] {
+            assert_eq!(&line[content_start(line)..], content, "{line}");
+        }
+    }
 
     #[test]
     fn bytewise_searches_agree_with_the_standard_library() {
