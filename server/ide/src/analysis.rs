@@ -36,7 +36,11 @@ pub(crate) fn diagnose_text(text: &str, ctx: &Context, envs: &Environments) -> V
     // too, and keep that reading only when it finds more.
     if let Some(joined) = abidoc_syntax::clean::unwrap_once(text) {
         let other = diagnose_derived(&joined, ctx, envs);
-        if other.len() > diags.len() {
+        // A cut at a terminal's usual width is a wrap more likely than not: the joined reading
+        // wins a tie there.
+        let width = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        let terminal = matches!(width, 80 | 100 | 120 | 132 | 160);
+        if other.len() > diags.len() || (terminal && other.len() == diags.len()) {
             return other;
         }
     }

@@ -153,7 +153,11 @@ pub fn unwrap_once(text: &str) -> Option<Cleaned> {
     };
     let line = content(lines.get(i)?);
     let next = content(lines.get(i + 1)?);
-    let cut_in_word = line.chars().last().is_some_and(|c| !c.is_whitespace())
+    // Inside a word or a path: a sentence's end (`…path!` then `Invalid …`) is no cut.
+    let cut_in_word = line
+        .chars()
+        .last()
+        .is_some_and(|c| !c.is_whitespace() && !matches!(c, '!' | '?' | ';' | ',' | ')' | '"'))
         && next.chars().next().is_some_and(|c| !c.is_whitespace());
     if w < MIN_WRAP || !cut_in_word || line.starts_with(['|', '+']) || line.ends_with('|') {
         return None;
@@ -262,6 +266,8 @@ mod tests {
         let text = "ImportError: /usr/local/lib/python3.10/dist-packages/vllm/_C.cpython-310-x86_64\n-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n";
         let u = unwrap_once(text).expect("the only long line is cut inside a word");
         assert!(u.text.contains("x86_64-linux-gnu.so"));
+        // A sentence that ends at the width, the next one below: not a cut.
+        assert!(unwrap_once("Could not locate cudnn_ops64_9.dll. Please make sure it is in your library path!\nInvalid handle. Cannot load symbol cudnnCreateTensorDescriptor\n").is_none());
         // Cut at a space: a line that merely ends, not a wrap.
         assert!(unwrap_once("ImportError: libcudart.so.12: cannot open shared object file: No such file or\n directory\n").is_none());
     }
