@@ -97,6 +97,11 @@ pub enum Failure {
         range: Option<(String, Option<String>)>,
         detail: String,
     },
+    /// An extension's source uses C++ API (a name, a header) a torch release removed.
+    TorchApiRemoved {
+        name: String,
+        detail: String,
+    },
     /// A package's own CUDA library did not load; it runs without CUDA.
     CudaSetupFailed {
         package: String,
@@ -363,6 +368,10 @@ fn key_of(f: &Failure) -> Failure {
         },
         Failure::DriverTooOld { .. } => Failure::DriverTooOld {
             found: None,
+            detail: String::new(),
+        },
+        Failure::TorchApiRemoved { .. } => Failure::TorchApiRemoved {
+            name: String::new(),
             detail: String::new(),
         },
         Failure::CudaSetupFailed { package, .. } => Failure::CudaSetupFailed {
@@ -812,6 +821,17 @@ impl Collector {
                 },
                 span,
             ),
+            EventKind::CompileNameMissing { name, detail }
+                if abidoc_knowledge::compat::torch_api_removed(name).is_some() =>
+            {
+                self.push(
+                    Failure::TorchApiRemoved {
+                        name: name.clone(),
+                        detail: detail.clone(),
+                    },
+                    span,
+                );
+            }
             EventKind::CudaSetupFailed { package, detail } => self.push(
                 Failure::CudaSetupFailed {
                     package: package.clone(),

@@ -66,6 +66,34 @@ pub struct Tables {
     pub wheel_cuda: Vec<WheelCuda>,
     #[serde(default)]
     pub numpy_removed: Vec<NumpyRemoved>,
+    #[serde(default)]
+    pub torch_api_removed: Vec<TorchApiRemoved>,
+}
+
+/// C++ names and headers a torch release removed from the API extensions compile against:
+/// an extension's source written for the releases before fails to build with
+/// `'AT_CHECK' was not declared in this scope` or `THC/THC.h: No such file or directory`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TorchApiRemoved {
+    /// The release that removed them (`1.11`); `torch<` it still has them.
+    pub removed_in: String,
+    /// Identifiers (`AT_CHECK`) and header paths (`THC/THC.h`); a header entry ending in `/`
+    /// stands for every header under it.
+    pub names: Vec<String>,
+    /// What the source uses instead, in a sentence.
+    pub instead: String,
+    pub source: String,
+}
+
+/// The torch release that removed `name` (an identifier or an included header) from the C++
+/// API, if one did.
+pub fn torch_api_removed(name: &str) -> Option<&'static TorchApiRemoved> {
+    tables().torch_api_removed.iter().find(|r| {
+        r.names
+            .iter()
+            .any(|n| n == name || (n.ends_with('/') && name.starts_with(n.as_str())))
+    })
 }
 
 /// Names a NumPy release removed from its main namespace: code (or a package) written for the

@@ -193,6 +193,11 @@ pub enum EventKind {
     /// of bitsandbytes was compiled without GPU support`, `Could not find the bitsandbytes CUDA
     /// binary at …`, `Could not load bitsandbytes native library`.
     CudaSetupFailed { package: String, detail: String },
+    /// A compiler that does not find a name or a header the source uses: gcc's `'AT_CHECK' was
+    /// not declared in this scope`, nvcc's `identifier "THCState" is undefined`, `fatal error:
+    /// THC/THC.h: No such file or directory`. Which names matter (torch API a release removed)
+    /// the knowledge decides.
+    CompileNameMissing { name: String, detail: String },
     /// The cuDNN loaded at run time is not the one the framework was compiled with: torch's
     /// `cuDNN version mismatch: PyTorch was compiled against 7102 but linked against 7605` and
     /// `cuDNN version incompatibility: PyTorch was compiled against (8, 5, 0) but found runtime

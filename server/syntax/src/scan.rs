@@ -153,6 +153,11 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("is not defined for option 'gpu-", CUDAMM),
     ("is not defined for option 'std'", CUDAMM),
     ("cuDNN version", CUDAMM),
+    ("was not declared in this scope", CUDAMM),
+    ("has not been declared", CUDAMM),
+    ("\" is undefined", CUDAMM),
+    ("THC/", CUDAMM),
+    ("TH/TH.h", CUDAMM),
     ("CUDA Setup failed", CUDAMM),
     ("compiled without GPU support", CUDAMM),
     ("bitsandbytes CUDA binary", CUDAMM),
@@ -1308,6 +1313,7 @@ impl<'a> Scanner<'a> {
             );
         }
         cudnn_mismatch(l, out);
+        compile_name_missing(l, out);
         cuda_setup_failed(l, out);
         // An nvcc without C++17 (`nvcc fatal : Value 'c++17' is not defined for option 'std'`):
         // a toolkit older than the torch the build compiles against.
@@ -1998,6 +2004,62 @@ fn library_before(s: &str, at: usize) -> Option<(String, usize)> {
 }
 
 /// The version inside the parentheses after `word`: `version (12.1)` → `12.1`.
+/// A name or header a compile step does not find (see `EventKind::CompileNameMissing`).
+fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let quoted_before = |p: usize| -> Option<String> {
+        let before = s.get(..p)?.trim_end();
+        let close = before.chars().last()?;
+        let open = match close {
+            '\'' => '\'',
+            '’' => '‘',
+            '"' => '"',
+            '`' => '`',
+            _ => return None,
+        };
+        let inner = &before[..before.len() - close.len_utf8()];
+        let start = inner.rfind(open)? + open.len_utf8();
+        non_empty(cap(&inner[start..]))
+    };
+    let mut found = None;
+    for phrase in [
+        "was not declared in this scope",
+        "has not been declared",
+        "is undefined",
+    ] {
+        if let Some(p) = s.find(phrase) {
+            found = quoted_before(p).map(|n| (p, n));
+            if found.is_some() {
+                break;
+            }
+        }
+    }
+    if found.is_none()
+        && let Some(p) = s.find(": No such file or directory")
+    {
+        let before = &s[..p];
+        let start = before.rfind([' ', '<', '"']).map_or(0, |i| i + 1);
+        let header = &before[start..];
+        if header.ends_with(".h") || header.ends_with(".cuh") || header.ends_with(".hpp") {
+            found = Some((start, cap(header).to_owned()));
+        }
+    }
+    let Some((p, name)) = found else { return };
+    if !name
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || b"_/.:".contains(&c))
+    {
+        return;
+    }
+    out.push(
+        l.span(p.min(s.len()), s.trim_end().len()),
+        EventKind::CompileNameMissing {
+            name,
+            detail: cap(s.trim()).to_owned(),
+        },
+    );
+}
+
 /// bitsandbytes' own CUDA library not loading (see `EventKind::CudaSetupFailed`).
 fn cuda_setup_failed(l: &Line<'_>, out: &mut Out) {
     let s = l.s();

@@ -16,7 +16,7 @@ use crate::fix::{Fix, FixKind, Name, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled extension needs symbols the installed torch (or another library it links) does not export: it was built against a different version.",
-    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports.",
+    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`).",
     fixes: "1. Uninstall the package when the model in use does not need it (instant, nothing downloaded; offered first only when abidoc knows the model). 2. The companion release built for the installed torch, pinned exactly, with `--no-cache-dir --no-deps`. 3. The torch the binary was built for, saying what else moves. 4. The project's prebuilt wheel for this torch/CUDA/ABI/Python (unverified URL). 5. A source build that really compiles (force-build switch or `--no-binary`, `--no-build-isolation`), with its time and needs. Every command needs the user's confirmation; none needs root.",
 };
 
@@ -140,4 +140,58 @@ pub(crate) fn tensorflow_op(d: &mut Diagnostic, lib: &str, name: &str) {
             "rebuild with the flags from tf.sysconfig.get_compile_flags() and tf.sysconfig.get_link_flags(), or install the TensorFlow release the op was built for".into(),
         )),
     ]);
+}
+
+/// An extension's source written for a torch older than the installed one: it uses C++ API
+/// (`AT_CHECK`, THC's headers) a release removed, and the build stops before anything links.
+/// Its patch comes first (the names instead, which is how projects updated), then a torch
+/// before the removal for code that cannot be changed.
+pub(crate) fn removed_api(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    name: &str,
+    detail: &str,
+) -> Diagnostic {
+    let code = Code::AbiMismatch;
+    let mut d = blank(code, source);
+    d.package = cx
+        .scene
+        .packages_built
+        .first()
+        .map(|p| crate::kb::normalize(p))
+        .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned));
+    let Some(row) = abidoc_knowledge::compat::torch_api_removed(name) else {
+        return d;
+    };
+    let removed = &row.removed_in;
+    let who = d.package.as_deref().unwrap_or("the extension");
+    d.message = format!(
+        "{who}'s source uses `{name}`, which torch {removed} removed from the C++ API: it was written for an older torch than the one it is built against"
+    );
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(
+            code,
+            "port-source",
+            FixKind::Advice,
+            format!("Update the extension's source for torch {removed} and later"),
+            format!("{} The project's newer releases often carry this change already.", row.instead),
+        )
+        .step(Step::Manual(format!(
+            "in the extension's .cpp/.cu files: {}; then build again",
+            row.instead
+        ))),
+        Fix::new(
+            code,
+            "older-torch",
+            FixKind::Advice,
+            format!("Or build against a torch before {removed}, the API the source was written for"),
+            format!("torch<{removed} still has `{name}`; torchvision and the other companions must move with it, and old releases have no wheels for new Python versions or GPUs."),
+        )
+        .step(Step::Manual(format!(
+            "in an environment of its era: pip install \"torch<{removed}\" (with its companions), then build again"
+        )))
+        .unverified(),
+    ]);
+    d
 }

@@ -321,6 +321,9 @@ pub(crate) fn diagnose(
                 detail,
             },
         ),
+        Failure::TorchApiRemoved { name, detail } => {
+            abi_mismatch::removed_api(&cx, source, name, detail)
+        }
         Failure::CudaSetupFailed { package, detail } => {
             missing_shared_library::cuda_setup_failed(&cx, source, package, detail)
         }
