@@ -152,6 +152,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("unsupported gpu architecture", CUDAMM),
     ("is not defined for option 'gpu-", CUDAMM),
     ("is not defined for option 'std'", CUDAMM),
+    ("Unknown option", CUDAMM),
     ("cuDNN version", CUDAMM),
     ("was not declared in this scope", CUDAMM),
     ("has not been declared", CUDAMM),
@@ -1317,7 +1318,12 @@ impl<'a> Scanner<'a> {
         cuda_setup_failed(l, out);
         // An nvcc without C++17 (`nvcc fatal : Value 'c++17' is not defined for option 'std'`):
         // a toolkit older than the torch the build compiles against.
-        if let Some(p) = s.find("is not defined for option 'std'") {
+        // An nvcc older than the flags torch's cpp_extension passes it (`nvcc fatal : Unknown
+        // option '-generate-dependencies-with-compile'`, CUDA before 10.2) is the same story.
+        let unknown_option = s
+            .find("Unknown option")
+            .filter(|&p| s[..p].contains("nvcc"));
+        if let Some(p) = s.find("is not defined for option 'std'").or(unknown_option) {
             let start = s[..p]
                 .rfind("nvcc")
                 .or_else(|| s[..p].rfind("Value"))

@@ -33,7 +33,7 @@ pub(crate) fn diagnose(
         .map(|p| crate::kb::normalize(p));
     // nvcc refusing the C++ standard the build asks for is a toolkit older than the build (and
     // than the torch it builds against), whatever the versions.
-    if detail.contains("is not defined for option 'std'") {
+    if detail.contains("is not defined for option 'std'") || detail.contains("Unknown option") {
         d.package = d.package.or_else(|| cx.near.map(str::to_owned));
         d.message = format!(
             "the CUDA toolkit's nvcc is older than this build needs: {}",
@@ -45,7 +45,7 @@ pub(crate) fn diagnose(
                 "newer-toolkit",
                 FixKind::Advice,
                 "Install a CUDA toolkit at least as new as torch's CUDA and set CUDA_HOME to it",
-                "An nvcc that does not know C++17 is older than the torch being built against (C++17 needs CUDA 11); the build uses the nvcc on CUDA_HOME or PATH.",
+                "An nvcc that does not know C++17 (CUDA 11 and later do) or the flags torch's cpp_extension passes (-generate-dependencies-with-compile needs CUDA 10.2) is older than the torch being built against; the build uses the nvcc on CUDA_HOME or PATH.",
             )
             .step(Step::Manual(
                 "install the CUDA toolkit of torch.version.cuda (NVIDIA's installer or conda's cuda-nvcc), then export CUDA_HOME=<its directory>".into(),
