@@ -3002,7 +3002,12 @@ fn find_build_package(text: &str, near: Span) -> Option<String> {
 fn cuda_home(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     let hit = (s.contains("CUDA_HOME")
-        && (s.contains("not set") || s.contains("is None") || s.contains("could not be found")))
+        && (s.contains("not set")
+            || s.contains("is None")
+            || s.contains("could not be found")
+            // DeepSpeed's op builder: `MissingCUDAException: CUDA_HOME does not exist, unable to
+            // compile CUDA op(s)`.
+            || s.contains("does not exist")))
         || (s.contains("nvcc")
             && (s.contains("No such file or directory")
                 || s.contains("not found")
