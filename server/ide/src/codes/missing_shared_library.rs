@@ -165,6 +165,18 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
     if l.starts_with("libcuda.so.") || l.starts_with("libnvidia-ml.so.") {
         return "it comes with the NVIDIA driver, which is not installed or not visible here (a CPU-only machine, or a container started without GPU access)".into();
     }
+    if torch_core_library(lib) {
+        let cuda = lib.contains("_cuda");
+        return format!(
+            "it is torch's own library (torch/lib), which every {}torch release ships: the extension was loaded before `import torch` put torch's libraries in the process, or {}",
+            if cuda { "CUDA build of a " } else { "" },
+            if cuda {
+                "the torch installed is a CPU-only build (it has no CUDA libraries) or not the one this Python imports"
+            } else {
+                "torch is not installed where this Python looks"
+            }
+        );
+    }
     if kb::is_torch_library(lib) {
         return "it was part of another torch version: the package was built for a torch that shipped this library".into();
     }
@@ -453,11 +465,29 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
     // library is not a system one (rebuilding nvidia-cufile does not bring libmlx5).
     // A package seen only near the failure (no `required by`) is not known to need the
     // library: its own JIT product that failed to build is not fixed by rebuilding it.
+    // torch's own core libraries are in every release: missing, they were not loaded, and no
+    // rebuild changes that.
     if provider.is_none()
+        && !torch_core_library(lib)
         && let Some(p) = &pkg
         && (torch_lib || d.library.is_some() && calls_into_torch(cx, d, p.as_str()))
     {
         fixes.extend(recipes::source_build(code, cx, p, &[]));
+    }
+    if torch_core_library(lib) {
+        fixes.insert(
+            0,
+            Fix::new(
+                code,
+                "import-torch-first",
+                FixKind::Advice,
+                "Import torch before the extension (and check that this Python has torch)",
+                format!("{lib} sits in torch/lib, which the loader searches only once `import torch` has loaded it; an extension imported first (or run by a Python without torch) cannot find it. Extensions whose package imports torch itself never hit this."),
+            )
+            .step(Step::Manual(
+                "put `import torch` before the import that fails; `python -c \"import torch; print(torch.__file__)\"` shows whether this Python has torch".into(),
+            )),
+        );
     }
     if fixes.is_empty() && torch_lib {
         fixes.push(
@@ -876,4 +906,17 @@ pub(crate) fn cuda_setup_failed(
     );
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// torch's libraries that every release since 1.x ships in torch/lib (unlike libtorch_cuda_cu,
+/// libtorch_cuda_cpp or libcaffe2, which only some releases had): missing, they were not loaded,
+/// not renamed.
+fn torch_core_library(lib: &str) -> bool {
+    let file = crate::incidents::basename(lib);
+    let stem = file.split(".so").next().unwrap_or(file);
+    matches!(
+        stem,
+        "libc10" | "libc10_cuda" | "libtorch" | "libtorch_cpu" | "libtorch_cuda" | "libtorch_python"
+            | "libshm" | "libtorch_global_deps"
+    )
 }
