@@ -97,6 +97,10 @@ pub enum Failure {
         range: Option<(String, Option<String>)>,
         detail: String,
     },
+    /// A package calls Python API of a newer torch than the installed one.
+    TorchApiNewer {
+        api: String,
+    },
     /// An extension's source uses C++ API (a name, a header) a torch release removed.
     TorchApiRemoved {
         name: String,
@@ -370,6 +374,7 @@ fn key_of(f: &Failure) -> Failure {
             found: None,
             detail: String::new(),
         },
+        Failure::TorchApiNewer { .. } => Failure::TorchApiNewer { api: String::new() },
         Failure::TorchApiRemoved { .. } => Failure::TorchApiRemoved {
             name: String::new(),
             detail: String::new(),
@@ -821,6 +826,17 @@ impl Collector {
                 },
                 span,
             ),
+            EventKind::ModuleAttributeMissing { module, attribute }
+                if abidoc_knowledge::compat::torch_api_added(&format!("{module}.{attribute}"))
+                    .is_some() =>
+            {
+                self.push(
+                    Failure::TorchApiNewer {
+                        api: format!("{module}.{attribute}"),
+                    },
+                    span,
+                );
+            }
             EventKind::CompileNameMissing { name, detail }
                 if abidoc_knowledge::compat::torch_api_removed(name).is_some() =>
             {

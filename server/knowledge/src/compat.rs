@@ -68,6 +68,29 @@ pub struct Tables {
     pub numpy_removed: Vec<NumpyRemoved>,
     #[serde(default)]
     pub torch_api_removed: Vec<TorchApiRemoved>,
+    #[serde(default)]
+    pub torch_api_added: Vec<TorchApiAdded>,
+}
+
+/// Python API a torch release added: a package written for it (a companion, transformers)
+/// under an older torch fails with `module 'torch.library' has no attribute 'register_fake'`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TorchApiAdded {
+    /// The release that added them (`2.4`); `torch>=` it has them.
+    pub added_in: String,
+    /// Dotted names as the error prints them: module, then attribute
+    /// (`torch.library.register_fake`).
+    pub names: Vec<String>,
+    pub source: String,
+}
+
+/// The torch release that added `module.attribute`, if the table knows one did.
+pub fn torch_api_added(name: &str) -> Option<&'static TorchApiAdded> {
+    tables()
+        .torch_api_added
+        .iter()
+        .find(|r| r.names.iter().any(|n| n == name))
 }
 
 /// C++ names and headers a torch release removed from the API extensions compile against:

@@ -193,6 +193,9 @@ pub enum EventKind {
     /// of bitsandbytes was compiled without GPU support`, `Could not find the bitsandbytes CUDA
     /// binary at …`, `Could not load bitsandbytes native library`.
     CudaSetupFailed { package: String, detail: String },
+    /// `AttributeError: module 'torch.library' has no attribute 'register_fake'`: a module lacks
+    /// a name (which modules and names matter the knowledge decides).
+    ModuleAttributeMissing { module: String, attribute: String },
     /// A compiler that does not find a name or a header the source uses: gcc's `'AT_CHECK' was
     /// not declared in this scope`, nvcc's `identifier "THCState" is undefined`, `fatal error:
     /// THC/THC.h: No such file or directory`. Which names matter (torch API a release removed)

@@ -202,6 +202,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("multiarray failed to import", NUMPY),
     ("from 'numpy'", NUMPY),
     ("module 'numpy'", NUMPY),
+    ("' has no attribute '", NUMPY),
     ("in the NumPy 2.0 release", NUMPY),
     ("out of memory", OOM),
     ("memory in use", GPUPROC),
@@ -3277,6 +3278,30 @@ fn numpy(l: &Line<'_>, out: &mut Out) {
                 name: name.to_owned(),
             },
         );
+    }
+    // Any other module: `module 'torch.library' has no attribute 'register_fake'`.
+    if let Some(p) = s.find("module '")
+        && let Some(e) = s[p + 8..].find("' has no attribute '")
+    {
+        let module = &s[p + 8..p + 8 + e];
+        let r = &s[p + 8 + e + 20..];
+        let n = r
+            .bytes()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            .count();
+        let attribute = &r[..n];
+        let dotted = module
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.');
+        if module != "numpy" && dotted && !module.is_empty() && n > 0 && module.len() <= 64 {
+            out.push(
+                l.span(p, p + 8 + e + 20 + n),
+                EventKind::ModuleAttributeMissing {
+                    module: module.to_owned(),
+                    attribute: attribute.to_owned(),
+                },
+            );
+        }
     }
 }
 

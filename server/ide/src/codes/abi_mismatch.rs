@@ -195,3 +195,51 @@ pub(crate) fn removed_api(
     ]);
     d
 }
+
+/// A package (a torch companion, transformers, a kernel library) calls Python API that a newer
+/// torch added (`torch.library.register_fake`, 2.4): it was released for a newer torch than the
+/// installed one. The release of it made for this torch (where the release data pairs it), or a
+/// torch at least that new.
+pub(crate) fn newer_api(cx: &Cx<'_>, source: Option<SourceRef>, api: &str) -> Diagnostic {
+    let code = Code::AbiMismatch;
+    let mut d = blank(code, source);
+    d.package = cx.near.filter(|n| *n != "torch").map(str::to_owned);
+    let Some(row) = abidoc_knowledge::compat::torch_api_added(api) else {
+        return d;
+    };
+    let added = &row.added_in;
+    let who = d.package.clone().unwrap_or_else(|| "a package".into());
+    let torch = cx.torch();
+    d.message = format!(
+        "{who} calls `{api}`, which torch {added} added: it was released for a newer torch than the one installed{}",
+        torch
+            .as_deref()
+            .map(|t| format!(" ({t})"))
+            .unwrap_or_default()
+    );
+    let mut fixes = Vec::new();
+    if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
+        fixes.extend(recipes::align_with_torch(
+            code,
+            cx,
+            &pkg,
+            crate::kb::package(pkg.as_str()).as_ref(),
+            false,
+        ));
+    }
+    let or = if fixes.is_empty() { "U" } else { "Or u" };
+    fixes.push(
+        Fix::new(
+            code,
+            "torch-at-least",
+            FixKind::Advice,
+            format!("{or}pgrade torch to {added} or later (with the companions built for it)"),
+            format!("`{api}` exists from torch {added} on; torchvision, torchaudio and the other compiled companions must move with torch."),
+        )
+        .step(Step::Manual(format!(
+            "pip install --upgrade \"torch>={added}\" together with the torchvision/torchaudio releases made for it"
+        ))),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}

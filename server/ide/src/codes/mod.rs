@@ -321,6 +321,7 @@ pub(crate) fn diagnose(
                 detail,
             },
         ),
+        Failure::TorchApiNewer { api } => abi_mismatch::newer_api(&cx, source, api),
         Failure::TorchApiRemoved { name, detail } => {
             abi_mismatch::removed_api(&cx, source, name, detail)
         }
@@ -381,9 +382,11 @@ pub(crate) fn diagnose(
                 | Code::BuildIsolation
                 | Code::NoCCompiler
         );
+        // torch lacking a newer torch's API is the installed torch, not the failing package.
+        let newer_api = matches!(inc.failure, Failure::TorchApiNewer { .. });
         d.package = cx
             .near
-            .filter(|n| !(build && *n == "torch"))
+            .filter(|n| !((build || newer_api) && *n == "torch"))
             .map(str::to_owned);
     }
     // The model in use decides between removing and rebuilding: say what it is.
