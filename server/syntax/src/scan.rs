@@ -169,6 +169,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cannot find -l", LD),
     ("libcuda.so", LIBCUDA),
     ("Found no NVIDIA driver", LIBCUDA),
+    ("no CUDA-capable device", LIBCUDA),
     ("CUDA driver initialization failed", LIBCUDA),
     ("ompiler", NOCC),
     ("Visual C++ 14.0", NOCC),
@@ -3074,7 +3075,10 @@ fn libcuda(l: &Line<'_>, out: &mut Out) {
         // torch's lazy CUDA init when libcuda.so.1 does not load: no driver, or a container
         // started without the GPU.
         || s.contains("Found no NVIDIA driver on your system")
-        || s.contains("CUDA driver initialization failed, you might not have a CUDA gpu");
+        || s.contains("CUDA driver initialization failed, you might not have a CUDA gpu")
+        // The driver loaded and shows no GPU: hidden by CUDA_VISIBLE_DEVICES, or a container
+        // without GPU access.
+        || s.contains("no CUDA-capable device is detected");
     if hit {
         out.push(
             l.content_span(),

@@ -589,6 +589,7 @@ pub(crate) fn compiled_module_missing(
 /// `/usr/lib/wsl/lib`).
 pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
     detail.contains("dlopen libcuda")
+        || detail.contains("no CUDA-capable device")
         || detail.contains(": cannot open shared object file")
         || detail.contains("Found no NVIDIA driver")
         || detail.contains("CUDA driver initialization failed")
@@ -597,6 +598,24 @@ pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
 pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let code = Code::LibcudaNotFound;
     let mut d = blank(code, source);
+    // The driver answered and sees no GPU: nothing is missing from the loader's path.
+    if detail.contains("no CUDA-capable device") {
+        d.message = "CUDA sees no GPU: the driver answered, but no device is visible to this process (CUDA_VISIBLE_DEVICES hides them, a container started without GPU access, or the driver does not see the card)".into();
+        d.evidence.push(format!("the text says: {}", detail.trim()));
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "visible-devices",
+                FixKind::Advice,
+                "Make the GPU visible: check CUDA_VISIBLE_DEVICES, and start the container with GPU access",
+                "An empty or wrong CUDA_VISIBLE_DEVICES (set by a launcher, a scheduler, or a script before torch starts) hides every GPU; in Docker the GPU appears only with --gpus all and the NVIDIA Container Toolkit.",
+            )
+            .step(Step::Manual(
+                "echo $CUDA_VISIBLE_DEVICES (unset it, or set it to the GPU's index); in Docker: run with --gpus all; nvidia-smi on the host shows whether the driver sees the card".into(),
+            )),
+        ]);
+        return d;
+    }
     d.message = "the NVIDIA driver library libcuda.so could not be loaded by name at run time: no directory on the loader's search path holds it (WSL keeps it in /usr/lib/wsl/lib; a container needs GPU access)".into();
     d.evidence.push(format!("the text says: {}", detail.trim()));
     d.evidence.extend(cx.world.libcuda_evidence());
