@@ -1,6 +1,6 @@
-//! `libstdcxx-mismatch`: the libstdc++ the process loads first is older than the one the
-//! extension was built with (`GLIBCXX_3.4.x` / `CXXABI_1.3.x` not found, or libstdc++ symbols
-//! undefined).
+//! `libstdcxx-mismatch`: the libstdc++ (or another GCC runtime library: libgomp, libgfortran,
+//! libgcc_s) the process loads first is older than the one the extension was built with
+//! (`GLIBCXX_3.4.x` / `CXXABI_1.3.x` / `GOMP_4.0` not found, or libstdc++ symbols undefined).
 //!
 //! Produced by a version-not-found line naming a `GLIBCXX_`/`CXXABI_` version, and by an
 //! undefined symbol that libstdc++ owns. Fixes load a newer libstdc++ first, user-level: the
@@ -26,12 +26,36 @@ pub(crate) fn diagnose_version(
     required_by: Option<&str>,
 ) -> Diagnostic {
     let (mut d, needer) = version_needer(cx, Code::LibstdcxxMismatch, source, required_by);
+    let rt = runtime(library);
     d.message = format!(
-        "{needer} needs {version}, but the libstdc++ that gets loaded ({library}) is older than the one it was built with"
+        "{needer} needs {version}, but the {} that gets loaded ({library}) is older than the one it was built with",
+        rt.what
     );
     d.evidence.extend(cx.world.libstdcxx_evidence(version));
-    d.fixes = fixes(cx, d.library.as_deref(), Some(library), Some(version));
+    d.fixes = fixes(cx, d.library.as_deref(), Some(library), Some(version), rt);
     d
+}
+
+/// Which of GCC's runtime libraries lacks the version: libstdc++ itself, or its siblings that
+/// version their symbols the same way (`GOMP_4.0` in libgomp, `GFORTRAN_10` in libgfortran),
+/// with conda-forge's package of each.
+#[derive(Clone, Copy)]
+struct Runtime {
+    what: &'static str,
+    conda: &'static str,
+}
+
+fn runtime(library: &str) -> Runtime {
+    let file = crate::incidents::basename(library);
+    if file.starts_with("libgomp") {
+        Runtime { what: "GCC OpenMP runtime (libgomp)", conda: "libgomp" }
+    } else if file.starts_with("libgfortran") {
+        Runtime { what: "GCC Fortran runtime (libgfortran)", conda: "libgfortran-ng" }
+    } else if file.starts_with("libgcc_s") {
+        Runtime { what: "GCC runtime (libgcc_s)", conda: "libgcc-ng" }
+    } else {
+        Runtime { what: "libstdc++", conda: "libstdcxx-ng" }
+    }
 }
 
 pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
@@ -40,7 +64,7 @@ pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
         c.who, c.name, c.cut
     );
     d.explanation = Some("The extension was compiled with a newer GCC than the libstdc++ that the process loads first. A newer libstdc++ (from the environment or conda's libstdcxx-ng) must be loaded instead.".into());
-    d.fixes = fixes(cx, d.library.as_deref(), None, None);
+    d.fixes = fixes(cx, d.library.as_deref(), None, None, runtime("libstdc++.so.6"));
 }
 
 /// `old` is the libstdc++ that lacks the version: no fix points the loader back at it.
@@ -49,7 +73,9 @@ fn fixes(
     needer: Option<&str>,
     old: Option<&str>,
     version: Option<&str>,
+    rt: Runtime,
 ) -> Vec<Fix> {
+    let lib_name = rt.what;
     let code = Code::LibstdcxxMismatch;
     let what = version.unwrap_or("the newer symbols");
     let old_dir = old
@@ -63,15 +89,16 @@ fn fixes(
     // From the text alone nothing says the environment's own libstdc++ is new enough: the
     // upgrade and loading it first go together, one fix.
     if cx.world.env().is_none()
-        && let (Some(lib_dir), Some(pkg)) = (&env_lib, Name::new("libstdcxx-ng"))
+        && let (Some(lib_dir), Some(pkg)) = (&env_lib, Name::new(rt.conda))
     {
         let mut f = Fix::new(
             code,
             "conda-libstdcxx",
             FixKind::InstallMissing,
-            format!("Upgrade the conda environment's libstdc++ (conda-forge libstdcxx-ng) and load it first ({lib_dir})"),
+            format!("Upgrade the conda environment's {lib_name} (conda-forge {}) and load it first ({lib_dir})", rt.conda),
             format!(
-                "The library lacking {what} is not this environment's; conda-forge's libstdcxx-ng provides it in {lib_dir}, and LD_LIBRARY_PATH makes the loader take it before the system's."
+                "The library lacking {what} is not this environment's; conda-forge's {} provides it in {lib_dir}, and LD_LIBRARY_PATH makes the loader take it before the system's.",
+                rt.conda
             ),
         )
         .step(Step::CondaInstall {
@@ -87,9 +114,10 @@ fn fixes(
             code,
             "conda-lib-first",
             FixKind::Configure,
-            format!("Load the conda environment's own libstdc++ first (LD_LIBRARY_PATH={lib_dir})"),
+            format!("Load the conda environment's own {lib_name} first (LD_LIBRARY_PATH={lib_dir})"),
             format!(
-                "The library lacking {what} is not this environment's; its lib/ normally has a newer libstdc++ (conda's libstdcxx-ng)."
+                "The library lacking {what} is not this environment's; its lib/ normally has a newer {lib_name} (conda's {}).",
+                rt.conda
             ),
         )
         .steps(recipes::set_env("LD_LIBRARY_PATH", lib_dir.as_str()));
@@ -119,15 +147,15 @@ fn fixes(
     let conda = cx.world.in_conda()
         || cx.scene.mentions_conda
         || old.is_some_and(|l| l.contains("conda"));
-    match Name::new("libstdcxx-ng") {
+    match Name::new(rt.conda) {
         Some(pkg) if conda => fixes.push(
             Fix::new(
                 code,
                 "conda-libstdcxx",
                 FixKind::InstallMissing,
-                "Upgrade the conda environment's libstdc++ (conda-forge libstdcxx-ng)",
+                format!("Upgrade the conda environment's {lib_name} (conda-forge {})", rt.conda),
                 format!(
-                    "A newer libstdc++ in the environment provides {what} without touching the system."
+                    "A newer {lib_name} in the environment provides {what} without touching the system."
                 ),
             )
             .step(Step::CondaInstall {
@@ -140,14 +168,14 @@ fn fixes(
                 code,
                 "newer-runtime",
                 FixKind::Advice,
-                "Put a newer libstdc++ first on the library path (for example a conda environment's lib/)",
+                format!("Put a newer {lib_name} first on the library path (for example a conda environment's lib/)"),
                 format!(
-                    "The libstdc++ loaded now{} lacks {what}; a newer GCC runtime provides it.",
+                    "The {lib_name} loaded now{} lacks {what}; a newer GCC runtime provides it.",
                     old.map(|o| format!(" ({o})")).unwrap_or_default()
                 ),
             )
             .step(Step::Manual(
-                "install a newer GCC runtime (conda-forge libstdcxx-ng) and load it first".into(),
+                format!("install a newer GCC runtime (conda-forge {}) and load it first", rt.conda),
             ))
             .unverified(),
         ),
