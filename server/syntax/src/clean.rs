@@ -20,7 +20,7 @@ const BEL: u8 = 0x07;
 /// pasted; a Windows path's backslash is followed by a name, never by a quote it closes).
 pub fn clean(text: &str) -> Cleaned {
     let bytes = text.as_bytes();
-    if memchr::memchr3(ESC, b'<', b'\\', bytes).is_none() {
+    if !needs_cleaning(text) {
         return Cleaned {
             text: text.to_owned(),
             map: SourceMap::identity(),
@@ -172,6 +172,15 @@ pub fn unwrap_once(text: &str) -> Option<Cleaned> {
         raw += l.len();
     }
     Some(Cleaned { text: out, map })
+}
+
+/// Whether [`clean`] would remove anything: an escape, a tag's `<`, or an escaped quote (a
+/// Windows path's backslashes alone cost nothing).
+pub fn needs_cleaning(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr2(ESC, b'<', bytes).is_some()
+        || memchr::memmem::find(bytes, b"\\'").is_some()
+        || memchr::memmem::find(bytes, b"\\\"").is_some()
 }
 
 /// Length of the escape sequence starting at `b[0] == ESC`, or 0 when it is not one we remove.

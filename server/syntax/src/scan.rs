@@ -737,7 +737,7 @@ fn make_line(text: &str, start: usize, end: usize, window: bool) -> Line<'_> {
         line_end -= 1;
     }
     let raw = text.get(start..line_end).unwrap_or("");
-    let (clean, map) = if memchr::memchr3(0x1b, b'<', b'\\', raw.as_bytes()).is_some() {
+    let (clean, map) = if clean::needs_cleaning(raw) {
         let c = clean::clean(raw);
         (Cow::Owned(c.text), c.map)
     } else {
@@ -1130,61 +1130,36 @@ impl<'a> Scanner<'a> {
 
     fn no_torch(&self, l: &Line<'_>, out: &mut Out) {
         let s = l.s();
-        // torch.utils.cpp_extension's JIT builds (DeepSpeed ops, nvdiffrast, apex …) need ninja.
-        // "extension" in torch 1.x's wording and in most issue titles, "extensions" since.
-        if let Some(p) = s.find("Ninja is required to load C++ extension") {
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::BuildDependencyMissing {
-                    module: "ninja".into(),
-                    too_new: false,
-                },
-            );
-            return;
-        }
-        // The interpreter's C headers, which a pip build of a C extension includes.
-        if let Some(p) = s.find("Python.h: No such file or directory") {
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::BuildDependencyMissing {
-                    module: "Python.h".into(),
-                    too_new: false,
-                },
-            );
-            return;
-        }
-        // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
-        if let Some(p) = s.find("Cannot find a working triton installation") {
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::BuildDependencyMissing {
-                    module: "triton".into(),
-                    too_new: false,
-                },
-            );
-            return;
-        }
-        // `setup.py bdist_wheel` without the `wheel` package (setuptools before 70.1 needs it).
-        if let Some(p) = s.find("invalid command 'bdist_wheel'") {
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::BuildDependencyMissing {
-                    module: "wheel".into(),
-                    too_new: false,
-                },
-            );
-            return;
-        }
-        // setuptools 70 dropped `pkg_resources.packaging`, which older setup.py files import.
-        if let Some(p) = s.find("cannot import name 'packaging' from 'pkg_resources") {
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::BuildDependencyMissing {
-                    module: "setuptools".into(),
-                    too_new: true,
-                },
-            );
-            return;
+        // Messages that name the missing build requirement themselves: (their words, the
+        // requirement, whether it is one too new rather than missing).
+        const NAMED: &[(&str, &str, bool)] = &[
+            // torch.utils.cpp_extension's JIT builds (DeepSpeed ops, nvdiffrast, apex …) need
+            // ninja; "extension" in torch 1.x's wording and in most issue titles.
+            ("Ninja is required to load C++ extension", "ninja", false),
+            // The interpreter's C headers, which a pip build of a C extension includes.
+            ("Python.h: No such file or directory", "Python.h", false),
+            // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
+            ("Cannot find a working triton installation", "triton", false),
+            // `setup.py bdist_wheel` without `wheel` (setuptools before 70.1 needs it).
+            ("invalid command 'bdist_wheel'", "wheel", false),
+            // setuptools 70 dropped `pkg_resources.packaging`, which older setup.py files import.
+            (
+                "cannot import name 'packaging' from 'pkg_resources",
+                "setuptools",
+                true,
+            ),
+        ];
+        for &(words, module, too_new) in NAMED {
+            if let Some(p) = s.find(words) {
+                out.push(
+                    l.span(p, s.trim_end().len()),
+                    EventKind::BuildDependencyMissing {
+                        module: module.into(),
+                        too_new,
+                    },
+                );
+                return;
+            }
         }
         let Some(p) = s.find("No module named") else {
             return;

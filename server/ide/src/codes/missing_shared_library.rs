@@ -643,24 +643,33 @@ fn newer_release(cx: &Cx<'_>, lib: &str, pkg: Option<&Name>, torch_lib: bool) ->
         ),
         _ => return None,
     };
-    Some(
-        Fix::new(
-            Code::MissingSharedLibrary,
-            "newer-release",
-            FixKind::AlignCompanion,
-            format!("Install the newest {pkg}, built for the CUDA this machine has"),
-            why,
-        )
-        .step(recipes::pip_install(
-            cx,
-            vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
-            vec![Requirement::Any(pkg.clone())],
-        ))
-        .cost(crate::fix::Cost {
-            downloads: true,
-            ..Default::default()
-        }),
+    Some(newest_release(
+        cx,
+        pkg,
+        format!("Install the newest {pkg}, built for the CUDA this machine has"),
+        why,
+    ))
+}
+
+/// The package's newest release from PyPI, never a cached build: the fix when an older release
+/// lacks the library for this machine's CUDA.
+fn newest_release(cx: &Cx<'_>, pkg: &Name, title: String, why: String) -> Fix {
+    Fix::new(
+        Code::MissingSharedLibrary,
+        "newer-release",
+        FixKind::AlignCompanion,
+        title,
+        why,
     )
+    .step(recipes::pip_install(
+        cx,
+        vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+        vec![Requirement::Any(pkg.clone())],
+    ))
+    .cost(crate::fix::Cost {
+        downloads: true,
+        ..Default::default()
+    })
 }
 
 /// Whether `pkg` (owner of the failing library) is compiled against torch: known packages say so;
@@ -873,24 +882,12 @@ pub(crate) fn cuda_setup_failed(
     d.evidence.push(format!("the text says: {}", detail.trim()));
     let mut fixes = Vec::new();
     if let Some(pkg) = Name::new(package) {
-        fixes.push(
-            Fix::new(
-                code,
-                "newer-release",
-                FixKind::AlignCompanion,
-                format!("Install the newest {pkg}, which ships its library for each CUDA torch uses"),
-                format!("Since 0.43, {pkg}'s wheels carry a library per supported CUDA (Linux and Windows) and load the CUDA runtime torch brings; older releases compiled for fewer CUDA versions and searched the system for the runtime."),
-            )
-            .step(recipes::pip_install(
-                cx,
-                vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
-                vec![Requirement::Any(pkg)],
-            ))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
-        );
+        fixes.push(newest_release(
+            cx,
+            &pkg,
+            format!("Install the newest {pkg}, which ships its library for each CUDA torch uses"),
+            format!("Since 0.43, {pkg}'s wheels carry a library per supported CUDA (Linux and Windows) and load the CUDA runtime torch brings; older releases compiled for fewer CUDA versions and searched the system for the runtime."),
+        ));
     }
     fixes.push(
         Fix::new(
