@@ -12,6 +12,8 @@ pub enum Failure {
         library: Option<String>,
         symbol: String,
         truncated: bool,
+        /// The provider the message names (`version libcudart.so.12`).
+        version_of: Option<String>,
     },
     MissingLibrary {
         name: String,
@@ -314,6 +316,7 @@ fn key_of(f: &Failure) -> Failure {
             library: library.as_deref().map(basename).map(str::to_owned),
             symbol: symbol.clone(),
             truncated: false,
+            version_of: None,
         },
         Failure::MissingLibrary { name, .. } => Failure::MissingLibrary {
             name: name.clone(),
@@ -582,6 +585,7 @@ impl Collector {
                 library,
                 symbol,
                 truncated,
+                version_of,
             } => match cached_launcher(library.as_deref(), symbol) {
                 // A driver function missing from a launcher Triton cached: libcuda was not
                 // linked when it was built, not a torch ABI break.
@@ -591,6 +595,7 @@ impl Collector {
                         library: library.clone(),
                         symbol: symbol.clone(),
                         truncated: *truncated,
+                        version_of: version_of.clone(),
                     },
                     span,
                 ),
@@ -1184,16 +1189,21 @@ fn merge_details(into: &mut Failure, from: Failure) {
                 library,
                 truncated,
                 symbol,
+                version_of,
             },
             Failure::UndefinedSymbol {
                 library: l2,
                 truncated: t2,
                 symbol: s2,
+                version_of: v2,
             },
         ) => {
             // Prefer the fullest library path and an untruncated symbol.
             if library.as_ref().map_or(0, String::len) < l2.as_ref().map_or(0, String::len) {
                 *library = l2;
+            }
+            if version_of.is_none() {
+                *version_of = v2;
             }
             if *truncated && !t2 {
                 *truncated = false;

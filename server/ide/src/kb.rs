@@ -4,7 +4,7 @@
 use abidoc_knowledge as k;
 pub use k::prebuilt::{Answer as PrebuiltAnswer, Fetch, Listing, Origin};
 
-use crate::diagnostic::SymbolReport;
+use crate::diagnostic::{SymbolReport, SymbolStatus};
 
 pub fn normalize(name: &str) -> String {
     k::names::normalize_name(name)
@@ -267,6 +267,35 @@ pub fn built_for_range(symbols: &[SymbolReport]) -> Option<String> {
         return None;
     }
     Some(bf.summary())
+}
+
+/// When every torch symbol among `symbols` is exported by every indexed torch release (a name
+/// torch never changed, such as `THPVariableClass`), the torch libraries that define them:
+/// another torch cannot be the cause, torch's libraries were simply not in the process.
+pub fn exported_by_every_release(symbols: &[SymbolReport]) -> Option<Vec<&'static str>> {
+    let names: Vec<&str> = symbols
+        .iter()
+        .filter(|s| s.status != SymbolStatus::Resolved)
+        .filter(|s| crate::symbols::owner(&s.mangled) == crate::symbols::Owner::Torch)
+        .map(|s| s.mangled.as_str())
+        .collect();
+    let bf = k::torch_index::built_for(&names)?;
+    if !bf.unknown.is_empty() || !bf.truncated.is_empty() || bf.known == 0 {
+        return None;
+    }
+    let all = k::torch_index::releases().len();
+    if bf.releases.len() != all {
+        return None;
+    }
+    let mut libs: Vec<&'static str> = names
+        .iter()
+        .filter_map(|n| k::torch_index::lookup(n))
+        .map(|h| h.library)
+        .filter(|l| !l.is_empty())
+        .collect();
+    libs.sort_unstable();
+    libs.dedup();
+    Some(libs)
 }
 
 /// The torch release a binary was built for, from the offline index alone: the newest release

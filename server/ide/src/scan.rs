@@ -251,6 +251,7 @@ pub(crate) fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagn
                 library: lib.clone(),
                 symbol: first.mangled.clone(),
                 truncated: false,
+                version_of: None,
             }
         }
         FindingFacts::MissingLibrary {

@@ -74,7 +74,24 @@ pub fn owner(symbol: &str) -> Owner {
         return Owner::Own;
     }
     if !s.starts_with("_Z") {
-        return Owner::Unknown;
+        // A demangled name (`c10::cuda::c10_cuda_check_implementation(int, …)`, `vtable for
+        // torch::jit::Method`): its outermost namespace, as for a mangled one.
+        let name = [
+            "vtable for ",
+            "typeinfo for ",
+            "typeinfo name for ",
+            "VTT for ",
+        ]
+        .iter()
+        .find_map(|p| s.strip_prefix(p))
+        .unwrap_or(s);
+        return match name.split_once("::").map(|(ns, _)| ns.trim()) {
+            Some("std" | "__gnu_cxx" | "__cxxabiv1") => Owner::Libstdcxx,
+            Some(ns) if TORCH_NAMESPACES.contains(&ns) => Owner::Torch,
+            Some("pybind11") => Owner::Python,
+            Some(ns) if !ns.is_empty() && !ns.contains([' ', '(']) => Owner::Own,
+            _ => Owner::Unknown,
+        };
     }
     match outermost_name(s) {
         Some("std") | Some("__gnu_cxx") | Some("__cxxabiv1") => Owner::Libstdcxx,

@@ -232,12 +232,39 @@ pub fn first_torch_for_capability(cc: (u32, u32)) -> Option<(String, String)> {
     })
 }
 
-/// The newest build of `torch` whose CUDA a driver supporting `driver_cuda` runs.
+/// Whether a driver supporting CUDA `driver_cuda` runs a runtime built for `build`: natively
+/// (an older or equal CUDA), or, from CUDA 11 on, any release of the driver's own major through
+/// minor version compatibility (PTX JIT excepted; torch's wheels carry SASS for their arches).
+pub fn driver_runs(driver_cuda: (u64, u64), build: (u64, u64)) -> bool {
+    build <= driver_cuda || (build.0 == driver_cuda.0 && build.0 >= 11)
+}
+
+/// The newest build of `torch` a driver supporting `driver_cuda` runs: natively first, through
+/// minor version compatibility when no build is old enough for that.
 pub fn variant_for_driver(torch: &str, driver_cuda: (u64, u64)) -> Option<String> {
-    torch_variants(torch)
-        .into_iter()
+    let variants = torch_variants(torch);
+    let native = variants
+        .iter()
         .rev()
-        .find(|v| variant_cuda(v).is_some_and(|c| c <= driver_cuda))
+        .find(|v| variant_cuda(v).is_some_and(|c| c <= driver_cuda));
+    native
+        .or_else(|| {
+            variants
+                .iter()
+                .rev()
+                .find(|v| variant_cuda(v).is_some_and(|c| driver_runs(driver_cuda, c)))
+        })
+        .cloned()
+}
+
+/// The newest torch release line with a build a driver supporting `driver_cuda` runs, and that
+/// build (`("2.7", "cu118")` for a CUDA 11.4 driver, through minor version compatibility).
+pub fn newest_torch_for_driver(driver_cuda: (u64, u64)) -> Option<(String, String)> {
+    tables()
+        .torch_builds
+        .iter()
+        .rev()
+        .find_map(|r| variant_for_driver(&r.torch, driver_cuda).map(|v| (r.torch.clone(), v)))
 }
 
 /// The CUDA release whose driver first has a driver API function (`(12, 4)` for
@@ -329,6 +356,20 @@ mod tests {
         assert_eq!(
             variant_for_driver("2.7.0", (12, 6)).as_deref(),
             Some("cu126")
+        );
+        // A CUDA 11.4 driver runs 11.8 through minor version compatibility, not 12.x.
+        assert_eq!(
+            variant_for_driver("2.7.0", (11, 4)).as_deref(),
+            Some("cu118")
+        );
+        assert_eq!(variant_for_driver("2.8.0", (11, 4)), None);
+        assert_eq!(
+            newest_torch_for_driver((11, 4)),
+            Some(("2.7".into(), "cu118".into()))
+        );
+        assert_eq!(
+            variant_for_driver("1.8.0", (10, 1)).as_deref(),
+            Some("cu101")
         );
         assert_eq!(variant_for_capability("2.9.0", (3, 7)), None);
         assert_eq!(index_url("cu128"), "https://download.pytorch.org/whl/cu128");

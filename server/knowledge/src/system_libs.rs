@@ -146,6 +146,14 @@ pub fn symbol_provider(symbol: &str) -> Option<&'static SymbolProvider> {
         .map(|(_, p)| p)
 }
 
+/// The provider whose library has this stem (`libcudart` for `libcudart.so.12`).
+pub fn provider_of_library(stem: &str) -> Option<&'static SymbolProvider> {
+    table()
+        .symbol_provider
+        .iter()
+        .find(|p| p.library.split(".so").next() == Some(stem))
+}
+
 /// A build tool a fix installs (a C compiler), with its package in each manager.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]

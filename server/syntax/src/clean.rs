@@ -154,11 +154,12 @@ pub fn unwrap_once(text: &str) -> Option<Cleaned> {
     let line = content(lines.get(i)?);
     let next = content(lines.get(i + 1)?);
     // Inside a word or a path: a sentence's end (`…path!` then `Invalid …`) is no cut.
-    let cut_in_word = line
-        .chars()
-        .last()
-        .is_some_and(|c| !c.is_whitespace() && !matches!(c, '!' | '?' | ';' | ',' | ')' | '"'))
-        && next.chars().next().is_some_and(|c| !c.is_whitespace());
+    // A cut right after a space keeps that space at the line's end (`libcudart.so.12: ` then
+    // `cannot open …`), which a line ended by hand seldom has: a cut between words.
+    let cut_in_word = line.chars().last().is_some_and(|c| {
+        c == ' ' && !line.ends_with("  ")
+            || !c.is_whitespace() && !matches!(c, '!' | '?' | ';' | ',' | ')' | '"')
+    }) && next.chars().next().is_some_and(|c| !c.is_whitespace());
     if w < MIN_WRAP || !cut_in_word || line.starts_with(['|', '+']) || line.ends_with('|') {
         return None;
     }
@@ -279,6 +280,10 @@ mod tests {
         assert!(unwrap_once("Could not locate cudnn_ops64_9.dll. Please make sure it is in your library path!\nInvalid handle. Cannot load symbol cudnnCreateTensorDescriptor\n").is_none());
         // Cut at a space: a line that merely ends, not a wrap.
         assert!(unwrap_once("ImportError: libcudart.so.12: cannot open shared object file: No such file or\n directory\n").is_none());
+        // Cut right after a space, which the line keeps at its end: a wrap between words.
+        let spaced = "RuntimeError: Failed to load shared library '.../libllama.so': libcudart.so.12: \ncannot open shared object file: No such file or directory\n";
+        let u = unwrap_once(spaced).expect("a trailing space at the cut");
+        assert!(u.text.contains("libcudart.so.12: cannot open"));
     }
 
     #[test]

@@ -23,6 +23,9 @@ pub enum EventKind {
         library: Option<String>,
         symbol: String,
         truncated: bool,
+        /// The library whose symbol version the loader asked for (`…, version libcudart.so.12`):
+        /// the symbol's provider, named by the message itself.
+        version_of: Option<String>,
     },
     /// `libX.so.N: cannot open shared object file: No such file or directory`.
     MissingSharedLibrary {

@@ -1001,6 +1001,7 @@ impl<'a> Scanner<'a> {
             // Symbol on this line, or alone on the next one.
             let (mut symbol, mut sym_end_span, sym_ran_to_eol) = {
                 let sym_len = s[q..].bytes().take_while(|&c| is_sym_byte(c)).count();
+                let sym_len = sym_len + demangled_tail(&s[q + sym_len..]);
                 let sym = s[q..q + sym_len].trim_end_matches('.');
                 let eol = s[q + sym_len..].trim().is_empty();
                 (sym.to_owned(), l.span(q, q + sym.len()).end, eol)
@@ -1015,6 +1016,7 @@ impl<'a> Scanner<'a> {
                         .bytes()
                         .take_while(|&c| is_sym_byte(c))
                         .count();
+                    let len = len + demangled_tail(&n.s()[start + len..]);
                     if len > 0 {
                         symbol = n.s()[start..start + len].trim_end_matches('.').to_owned();
                         sym_end_span = n.span(start, start + symbol.len()).end;
@@ -1072,6 +1074,7 @@ impl<'a> Scanner<'a> {
                     library,
                     symbol: cap(&symbol).to_owned(),
                     truncated,
+                    version_of: version_of(after),
                 },
             );
         }
@@ -1122,6 +1125,7 @@ impl<'a> Scanner<'a> {
                 library,
                 symbol: cap(symbol).to_owned(),
                 truncated: symbol.starts_with("_Z") && !demangles(symbol),
+                version_of: version_of(&ns[q + len..]),
             },
         );
     }
@@ -1936,6 +1940,17 @@ fn rfind_space_or(s: &str, seps: &[u8]) -> Option<usize> {
     None
 }
 
+/// A symbol printed demangled (`c10::cuda::c10_cuda_check_implementation(int, char const*)`):
+/// after its first name, `::` continues it to the end of the line (spaces and punctuation
+/// included), up to a closing quote or backtick. Returns the bytes to add.
+fn demangled_tail(rest: &str) -> usize {
+    if !rest.starts_with("::") {
+        return 0;
+    }
+    let end = rest.find(['`', '\'', '"']).unwrap_or(rest.len());
+    rest[..end].trim_end().trim_end_matches(['.', ',']).len()
+}
+
 fn is_sym_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'.' || c == b'@'
 }
@@ -2222,8 +2237,25 @@ fn mac_symbol_not_found(l: &Line<'_>, out: &mut Out) {
             library,
             symbol: cap(symbol).to_owned(),
             truncated,
+            version_of: None,
         },
     );
+}
+
+/// glibc's `undefined symbol: NAME, version libcudart.so.12`: what follows the symbol names the
+/// library whose versioned symbol the loader looked for (a soname, or a version node such as
+/// `GLIBCXX_3.4.30`, which other events report).
+fn version_of(after: &str) -> Option<String> {
+    let r = after
+        .trim_start_matches(['.', '\'', '`', '"'])
+        .strip_prefix(',')?;
+    let r = r.trim_start().strip_prefix("version")?.trim_start();
+    let len = r
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b'+'))
+        .count();
+    let v = r[..len].trim_end_matches('.');
+    (v.contains(".so") && v.len() <= 128).then(|| v.to_owned())
 }
 
 fn missing_shared_library(l: &Line<'_>, out: &mut Out) {

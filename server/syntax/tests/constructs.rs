@@ -34,7 +34,7 @@ fn glibc_undefined_symbol() {
         "ImportError: /x/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
         r#"
 Exception { name: "ImportError", message: "/x/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi" } @ "ImportError: /x/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
-UndefinedSymbol { library: Some("/x/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false } @ "/x/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
+UndefinedSymbol { library: Some("/x/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false, version_of: None } @ "/x/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
 "#,
     );
 }
@@ -46,7 +46,7 @@ fn library_on_previous_line() {
         r#"
 Exception { name: "ImportError", message: "Failed to import dependencies for Unsloth backend:" } @ "ImportError: Failed to import dependencies for Unsloth backend:"
 WrappedImportError { what: "dependencies for Unsloth backend" } @ "Failed to import dependencies for Unsloth backend:"
-UndefinedSymbol { library: Some("/opt/lib/selective_scan_cuda.cpython-312-x86_64-linux-gnu.so"), symbol: "_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib", truncated: false } @ "/opt/lib/selective_scan_cuda.cpython-312-x86_64-linux-gnu.so:\nundefined symbol: _ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib"
+UndefinedSymbol { library: Some("/opt/lib/selective_scan_cuda.cpython-312-x86_64-linux-gnu.so"), symbol: "_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib", truncated: false, version_of: None } @ "/opt/lib/selective_scan_cuda.cpython-312-x86_64-linux-gnu.so:\nundefined symbol: _ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib"
 "#,
     );
 }
@@ -57,7 +57,7 @@ fn symbol_on_next_line() {
         "OSError: /x/libtorchaudio.so: undefined symbol:\n    _ZN3c104cuda9SetDeviceEi\n",
         r#"
 Exception { name: "OSError", message: "/x/libtorchaudio.so: undefined symbol:" } @ "OSError: /x/libtorchaudio.so: undefined symbol:"
-UndefinedSymbol { library: Some("/x/libtorchaudio.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false } @ "/x/libtorchaudio.so: undefined symbol:\n    _ZN3c104cuda9SetDeviceEi"
+UndefinedSymbol { library: Some("/x/libtorchaudio.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false, version_of: None } @ "/x/libtorchaudio.so: undefined symbol:\n    _ZN3c104cuda9SetDeviceEi"
 "#,
     );
 }
@@ -68,7 +68,7 @@ fn mangled_name_wrapped() {
         "ImportError: /x/_C.so: undefined symbol: _ZN3c104cuda29c10_cuda_check_impl\nementationEiPKcS2_ib\nNext line\n",
         r#"
 Exception { name: "ImportError", message: "/x/_C.so: undefined symbol: _ZN3c104cuda29c10_cuda_check_impl" } @ "ImportError: /x/_C.so: undefined symbol: _ZN3c104cuda29c10_cuda_check_impl"
-UndefinedSymbol { library: Some("/x/_C.so"), symbol: "_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib", truncated: false } @ "/x/_C.so: undefined symbol: _ZN3c104cuda29c10_cuda_check_impl\nementationEiPKcS2_ib"
+UndefinedSymbol { library: Some("/x/_C.so"), symbol: "_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib", truncated: false, version_of: None } @ "/x/_C.so: undefined symbol: _ZN3c104cuda29c10_cuda_check_impl\nementationEiPKcS2_ib"
 "#,
     );
 }
@@ -79,7 +79,7 @@ fn truncated_symbol() {
         "ImportError: undefined symbol: _ZN2at4_ops10zeros_like4callERKNS_6TensorE...\n",
         r#"
 Exception { name: "ImportError", message: "undefined symbol: _ZN2at4_ops10zeros_like4callERKNS_6TensorE..." } @ "ImportError: undefined symbol: _ZN2at4_ops10zeros_like4callERKNS_6TensorE..."
-UndefinedSymbol { library: None, symbol: "_ZN2at4_ops10zeros_like4callERKNS_6TensorE", truncated: true } @ "undefined symbol: _ZN2at4_ops10zeros_like4callERKNS_6TensorE"
+UndefinedSymbol { library: None, symbol: "_ZN2at4_ops10zeros_like4callERKNS_6TensorE", truncated: true, version_of: None } @ "undefined symbol: _ZN2at4_ops10zeros_like4callERKNS_6TensorE"
 "#,
     );
 }
@@ -90,7 +90,7 @@ fn no_colon_form() {
         "ImportError: vllm/_C.abi3.so: undefined symbol _ZN5torch3jit17parseSchemaOrNameERKSsb\n",
         r#"
 Exception { name: "ImportError", message: "vllm/_C.abi3.so: undefined symbol _ZN5torch3jit17parseSchemaOrNameERKSsb" } @ "ImportError: vllm/_C.abi3.so: undefined symbol _ZN5torch3jit17parseSchemaOrNameERKSsb"
-UndefinedSymbol { library: Some("vllm/_C.abi3.so"), symbol: "_ZN5torch3jit17parseSchemaOrNameERKSsb", truncated: false } @ "vllm/_C.abi3.so: undefined symbol _ZN5torch3jit17parseSchemaOrNameERKSsb"
+UndefinedSymbol { library: Some("vllm/_C.abi3.so"), symbol: "_ZN5torch3jit17parseSchemaOrNameERKSsb", truncated: false, version_of: None } @ "vllm/_C.abi3.so: undefined symbol _ZN5torch3jit17parseSchemaOrNameERKSsb"
 "#,
     );
 }
@@ -110,7 +110,7 @@ fn macos_symbol_not_found() {
         "ImportError: dlopen(/u/_torch_sox.cpython-37m-darwin.so, 2): Symbol not found: __ZN3c1011CPUTensorIdEv\n  Referenced from: /u/_torch_sox.cpython-37m-darwin.so\n",
         r#"
 Exception { name: "ImportError", message: "dlopen(/u/_torch_sox.cpython-37m-darwin.so, 2): Symbol not found: __ZN3c1011CPUTensorIdEv" } @ "ImportError: dlopen(/u/_torch_sox.cpython-37m-darwin.so, 2): Symbol not found: __ZN3c1011CPUTensorIdEv"
-UndefinedSymbol { library: Some("/u/_torch_sox.cpython-37m-darwin.so"), symbol: "_ZN3c1011CPUTensorIdEv", truncated: false } @ "/u/_torch_sox.cpython-37m-darwin.so, 2): Symbol not found: __ZN3c1011CPUTensorIdEv"
+UndefinedSymbol { library: Some("/u/_torch_sox.cpython-37m-darwin.so"), symbol: "_ZN3c1011CPUTensorIdEv", truncated: false, version_of: None } @ "/u/_torch_sox.cpython-37m-darwin.so, 2): Symbol not found: __ZN3c1011CPUTensorIdEv"
 "#,
     );
 }
@@ -121,7 +121,7 @@ fn repr_quoted_with_escaped_newline() {
         "2024-05-01 12:00:00,123 - WARNING - import failed: ImportError('/x/selective_scan_cuda.so:\\nundefined symbol: _ZN3c104cuda14ExchangeDeviceEa')\n",
         r#"
 Exception { name: "ImportError", message: "/x/selective_scan_cuda.so:\nundefined symbol: _ZN3c104cuda14ExchangeDeviceEa" } @ "ImportError('/x/selective_scan_cuda.so:\\nundefined symbol: _ZN3c104cuda14ExchangeDeviceEa')"
-UndefinedSymbol { library: Some("/x/selective_scan_cuda.so"), symbol: "_ZN3c104cuda14ExchangeDeviceEa", truncated: false } @ "/x/selective_scan_cuda.so:\\nundefined symbol: _ZN3c104cuda14ExchangeDeviceEa"
+UndefinedSymbol { library: Some("/x/selective_scan_cuda.so"), symbol: "_ZN3c104cuda14ExchangeDeviceEa", truncated: false, version_of: None } @ "/x/selective_scan_cuda.so:\\nundefined symbol: _ZN3c104cuda14ExchangeDeviceEa"
 "#,
     );
 }
@@ -132,7 +132,7 @@ fn ansi_coloured_exception() {
         "\x1b[0;31mImportError\x1b[0m: /x/a.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
         r#"
 Exception { name: "ImportError", message: "/x/a.so: undefined symbol: _ZN3c104cuda9SetDeviceEi" } @ "ImportError\u{1b}[0m: /x/a.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
-UndefinedSymbol { library: Some("/x/a.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false } @ "/x/a.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
+UndefinedSymbol { library: Some("/x/a.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false, version_of: None } @ "/x/a.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
 "#,
     );
 }
@@ -191,7 +191,7 @@ Exception { name: "OSError", message: "libnccl.so.2: cannot open shared object f
 MissingSharedLibrary { name: "libnccl.so.2", required_by: None } @ "libnccl.so.2: cannot open shared object file: No such file or directory"
 Exception { name: "ImportError", message: "/lib64/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /x/_C.so)" } @ "ImportError: /lib64/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /x/_C.so)"
 VersionNotFound { library: "/lib64/libstdc++.so.6", version: "GLIBCXX_3.4.30", required_by: Some("/x/_C.so") } @ "/lib64/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /x/_C.so)"
-UndefinedSymbol { library: Some("/x/xformers/_C.so"), symbol: "_ZNK3c104impl13OperatorEntry20reportSignatureErrorENS0_12CppSignatureE", truncated: false } @ "/x/xformers/_C.so: undefined symbol: _ZNK3c104impl13OperatorEntry20reportSignatureErrorENS0_12CppSignatureE"
+UndefinedSymbol { library: Some("/x/xformers/_C.so"), symbol: "_ZNK3c104impl13OperatorEntry20reportSignatureErrorENS0_12CppSignatureE", truncated: false, version_of: None } @ "/x/xformers/_C.so: undefined symbol: _ZNK3c104impl13OperatorEntry20reportSignatureErrorENS0_12CppSignatureE"
 "#,
     );
 }
@@ -203,7 +203,7 @@ fn transformers_wrapped() {
         r#"
 Exception { name: "RuntimeError", message: "Failed to import transformers.models.mamba.modeling_mamba because of the following error (look up to see its traceback):" } @ "RuntimeError: Failed to import transformers.models.mamba.modeling_mamba because of the following error (look up to see its traceback):"
 WrappedImportError { what: "transformers.models.mamba.modeling_mamba" } @ "Failed to import transformers.models.mamba.modeling_mamba because of the following error (look up to see its traceback):"
-UndefinedSymbol { library: Some("/x/selective_scan_cuda.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false } @ "/x/selective_scan_cuda.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
+UndefinedSymbol { library: Some("/x/selective_scan_cuda.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false, version_of: None } @ "/x/selective_scan_cuda.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
 "#,
     );
 }
@@ -431,9 +431,9 @@ fn repeated_lines_each_count() {
     check(
         "x.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\nx.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\nx.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
         r#"
-UndefinedSymbol { library: Some("x.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false } @ "x.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
-UndefinedSymbol { library: Some("x.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false } @ "x.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
-UndefinedSymbol { library: Some("x.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false } @ "x.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
+UndefinedSymbol { library: Some("x.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false, version_of: None } @ "x.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
+UndefinedSymbol { library: Some("x.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false, version_of: None } @ "x.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
+UndefinedSymbol { library: Some("x.so"), symbol: "_ZN3c104cuda9SetDeviceEi", truncated: false, version_of: None } @ "x.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
 "#,
     );
 }
@@ -459,6 +459,28 @@ PipBuildFailed { package: Some("flash-attn") } @ "Failed to build `flash-attn==2
 Version { subject: "flash-attn", version: "2.8.3" } @ "flash-attn==2.8.3"
 Exception { name: "ModuleNotFoundError", message: "No module named 'torch'" } @ "ModuleNotFoundError: No module named 'torch'"
 BuildIsolationNoTorch { package: Some("flash-attn") } @ "No module named 'torch'"
+"#,
+    );
+}
+
+#[test]
+fn versioned_symbol_names_its_provider() {
+    check(
+        "ImportError: /x/site-packages/vllm/_C.abi3.so: undefined symbol: cudaGetDriverEntryPointByVersion, version libcudart.so.12\n",
+        r#"
+Exception { name: "ImportError", message: "/x/site-packages/vllm/_C.abi3.so: undefined symbol: cudaGetDriverEntryPointByVersion, version libcudart.so.12" } @ "ImportError: /x/site-packages/vllm/_C.abi3.so: undefined symbol: cudaGetDriverEntryPointByVersion, version libcudart.so.12"
+UndefinedSymbol { library: Some("/x/site-packages/vllm/_C.abi3.so"), symbol: "cudaGetDriverEntryPointByVersion", truncated: false, version_of: Some("libcudart.so.12") } @ "/x/site-packages/vllm/_C.abi3.so: undefined symbol: cudaGetDriverEntryPointByVersion"
+"#,
+    );
+}
+
+#[test]
+fn demangled_symbol_is_read_whole() {
+    check(
+        "OSError: /x/site-packages/ext/_C.so: undefined symbol: c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)\n",
+        r#"
+Exception { name: "OSError", message: "/x/site-packages/ext/_C.so: undefined symbol: c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)" } @ "OSError: /x/site-packages/ext/_C.so: undefined symbol: c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)"
+UndefinedSymbol { library: Some("/x/site-packages/ext/_C.so"), symbol: "c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)", truncated: false, version_of: None } @ "/x/site-packages/ext/_C.so: undefined symbol: c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)"
 "#,
     );
 }

@@ -12,7 +12,7 @@
 use super::symbols::Case;
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, Severity, SourceRef, SymbolStatus};
-use crate::fix::{Fix, FixKind, Name, Step};
+use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled extension needs symbols the installed torch (or another library it links) does not export: it was built against a different version.",
@@ -21,6 +21,20 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 };
 
 pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
+    if c.python {
+        return python_symbol(cx, d, c);
+    }
+    // Only a torch the index covers is sure to export them: a torch 1.x may predate them.
+    let indexed_torch = cx.torch().is_some_and(|t| {
+        let first = abidoc_knowledge::torch_index::releases().first();
+        match (abidoc_knowledge::Version::parse(&t), first.and_then(|r| abidoc_knowledge::Version::parse(&r.version))) {
+            (Some(t), Some(f)) => abidoc_knowledge::Version::parse(t.public()).is_some_and(|p| p >= f),
+            _ => false,
+        }
+    });
+    if indexed_torch && let Some(libs) = crate::kb::exported_by_every_release(&d.symbols) {
+        return import_order(d, c, &libs);
+    }
     let missing = d
         .symbols
         .iter()
@@ -52,6 +66,134 @@ pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
         d.library.as_deref(),
         &d.symbols,
     ));
+}
+
+/// Torch symbols every indexed release exports (`THPVariableClass`): no torch release lacks
+/// them, so the binary was not built for another torch — torch's libraries were not in the
+/// process when it loaded (imported before `import torch`, or by a Python without torch), or,
+/// for symbols of torch's CUDA libraries, the torch installed is a CPU-only build.
+fn import_order(d: &mut Diagnostic, c: &Case<'_>, libs: &[&str]) {
+    let cuda_lib = libs.iter().find(|l| l.contains("cuda"));
+    let span = abidoc_knowledge::torch_index::releases();
+    let range = match (span.first(), span.last()) {
+        (Some(a), Some(b)) => format!(" ({}–{})", a.version, b.version),
+        _ => String::new(),
+    };
+    d.message = format!(
+        "{} needs `{}`, which every torch release exports{range}: torch's libraries were not loaded when it was (import torch first){}, not a build for another torch{}",
+        c.who,
+        c.name,
+        cuda_lib.map_or_else(String::new, |l| format!(
+            ", or the torch installed is a CPU-only build without {l}"
+        )),
+        c.cut
+    );
+    d.evidence.push(format!(
+        "offline torch symbol index: every indexed release{range} exports `{}`{}",
+        c.name,
+        if libs.is_empty() {
+            String::new()
+        } else {
+            format!(" (from {})", libs.join(", "))
+        }
+    ));
+    d.explanation = Some(format!("{} does not link torch's libraries by path: it expects `import torch` to have loaded them into the process. Imported first (or from a Python where torch is not installed), its torch symbols have no definition yet, whatever the torch version.", c.module));
+    let mut fixes = vec![
+        Fix::new(
+            Code::AbiMismatch,
+            "import-torch-first",
+            FixKind::Advice,
+            format!("Import torch before {}", c.module),
+            "`import torch` loads torch's libraries (libtorch_python, libc10, …) that the extension's symbols resolve against; the extension's import must come after it, in the same Python that has torch.",
+        )
+        .step(Step::Manual(format!(
+            "add `import torch` before the import of {} (and run it with the Python whose site-packages hold torch)",
+            c.module
+        ))),
+    ];
+    if let Some(l) = cuda_lib {
+        fixes.push(
+            Fix::new(
+                Code::AbiMismatch,
+                "cpu-only-torch",
+                FixKind::Advice,
+                format!("Check that torch is a CUDA build ({l} comes only with CUDA builds)"),
+                "A CPU-only torch (`+cpu`, or PyPI's default on Windows and macOS) has no CUDA libraries; the extension needs its CUDA build.",
+            )
+            .step(Step::Manual(
+                "python -c \"import torch; print(torch.__version__, torch.version.cuda)\"   # None: a CPU-only build".into(),
+            )),
+        );
+    }
+    d.fixes = crate::fix::rank(fixes);
+}
+
+/// A CPython C-API function the running interpreter does not export (`PyUnicodeUCS2_*` from a
+/// Python 2 narrow build, `_PyThreadState_*` private API of another minor): the module was
+/// built for another Python, not another torch. Fixed by the package's build for this Python.
+fn python_symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
+    let ucs2 = c.name.starts_with("PyUnicodeUCS2_") || c.name.starts_with("PyUnicodeUCS4_");
+    d.message = format!(
+        "{} calls the CPython function `{}`, which the Python running it does not export: it was built for another Python{}, not against another torch{}",
+        c.who,
+        c.name,
+        if ucs2 {
+            " (a Python 2 build with the other Unicode width)"
+        } else {
+            " (another version or build of the interpreter)"
+        },
+        c.cut
+    );
+    d.evidence.push(format!(
+        "`{}` is CPython's (libpython or the interpreter), not torch's: no torch release is involved",
+        c.name
+    ));
+    d.explanation = Some(format!("A compiled module calls into the interpreter by name. {} was compiled against another Python's headers — a module left from another interpreter (a copied virtual environment, a PYTHONPATH or user site-packages shared between Python versions, an in-place build made with another Python), or a package whose build picked the wrong Python. Its build for the Python in use fixes it.", c.module));
+    let mut fixes = Vec::new();
+    // Compiled with this interpreter's headers: a wheel reinstall would not prove that (pip may
+    // take the same file back from a shared directory), a build does.
+    if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
+        fixes.push(
+            Fix::new(
+                Code::AbiMismatch,
+                "build-for-python",
+                FixKind::SourceBuild,
+                format!("Build {pkg} for the Python that imports it"),
+                "Compiles the package with this interpreter's headers (`--no-binary`, nothing cached); run it with the same `python` that failed, after taking any other Python's site-packages off PYTHONPATH.",
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![
+                    PipFlag::NoCacheDir,
+                    PipFlag::ForceReinstall,
+                    PipFlag::NoDeps,
+                    PipFlag::NoBinary(pkg.clone()),
+                ],
+                vec![Requirement::Any(pkg.clone())],
+            ))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                compiles: Some(crate::fix::Compile {
+                    minutes: 2,
+                    needs: vec!["a C compiler", "the Python headers (python3-dev)"],
+                }),
+                also: Vec::new(),
+            }),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            Code::AbiMismatch,
+            "other-python-path",
+            FixKind::Advice,
+            "Check that the module comes from this Python's own site-packages",
+            "A path of another Python version in the traceback (python2.7/, python3.8/ under a python3.10 run) means PYTHONPATH, a user site or a copied environment mixes interpreters.",
+        )
+        .step(Step::Manual(
+            "python -c \"import sys; print(sys.version); print(sys.path)\"   # then unset PYTHONPATH or remove the other version's directory from it".into(),
+        )),
+    );
+    d.fixes = crate::fix::rank(fixes);
 }
 
 /// The scan's finding that a package pins another torch than the installed one.

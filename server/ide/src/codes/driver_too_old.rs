@@ -207,13 +207,7 @@ fn fixes(
     );
     if fixes.len() == 1
         && let Some(dc) = driver_cuda
-        && let Some((line, variant)) = gpu::tables().torch_builds.iter().rev().find_map(|r| {
-            r.variants
-                .iter()
-                .rev()
-                .find(|v| gpu::variant_cuda(v).is_some_and(|c| c <= dc))
-                .map(|v| (r.torch.clone(), v.clone()))
-        })
+        && let Some((line, variant)) = gpu::newest_torch_for_driver(dc)
     {
         fixes.push(
             Fix::new(

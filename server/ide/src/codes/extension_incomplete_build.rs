@@ -18,11 +18,23 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 };
 
 pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
-    d.message = format!(
-        "{} references `{}`, which its own package should define: the build is incomplete (a kernel was not compiled for this configuration), not a torch mismatch{}",
-        c.who, c.name, c.cut
-    );
-    d.explanation = Some(format!("The missing function belongs to {}'s own sources: a partial or misconfigured build left it out (for example a kernel for one GPU architecture). Rebuild the package with its full configuration or install a complete wheel.", c.module));
+    if c.c_function {
+        d.message = format!(
+            "{} references the C function `{}`, which no torch release defines: its own core library (not loaded, or built without it) or a library it should have been linked with is missing, not a torch mismatch{}",
+            c.who, c.name, c.cut
+        );
+        d.evidence.push(format!(
+            "`{}` is a plain C name outside torch's API (`THP*`, `aoti_torch_*`, `torch_*`) and outside the libraries abidoc knows by their prefixes",
+            c.name
+        ));
+        d.explanation = Some(format!("{} calls a C function that nothing loaded in the process defines. `nm -D --defined-only` on the package's other libraries shows whether one of them has it (then it must be loaded first, or the build left it out); otherwise the build did not link the library that has it. A complete build or wheel of the package fixes both.", c.module));
+    } else {
+        d.message = format!(
+            "{} references `{}`, which its own package should define: the build is incomplete (a kernel was not compiled for this configuration), not a torch mismatch{}",
+            c.who, c.name, c.cut
+        );
+        d.explanation = Some(format!("The missing function belongs to {}'s own sources: a partial or misconfigured build left it out (for example a kernel for one GPU architecture). Rebuild the package with its full configuration or install a complete wheel.", c.module));
+    }
     d.fixes = crate::fix::rank(recipes::extension_mismatch(
         Code::ExtensionIncompleteBuild,
         cx,

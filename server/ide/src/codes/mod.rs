@@ -222,7 +222,15 @@ pub(crate) fn diagnose(
             library,
             symbol,
             truncated,
-        } => symbols::diagnose(&cx, source, library.as_deref(), symbol, *truncated),
+            version_of,
+        } => symbols::diagnose(
+            &cx,
+            source,
+            library.as_deref(),
+            symbol,
+            *truncated,
+            version_of.as_deref(),
+        ),
         Failure::MissingLibrary { name, required_by } => {
             missing_shared_library::diagnose(&cx, source, name, required_by.as_deref())
         }

@@ -17,6 +17,10 @@ pub(crate) struct Case<'a> {
     pub who: String,
     /// The demangled symbol, else the mangled one.
     pub name: &'a str,
+    /// A plain C function no torch release has (`curandCreateGenerator` with no provider known).
+    pub c_function: bool,
+    /// A CPython C-API function (`PyUnicodeUCS2_FromString`): built for another Python.
+    pub python: bool,
     /// `" (the symbol is cut off in the text)"` or empty.
     pub cut: &'static str,
     /// `the installed 2.10.0`, or `the torch it runs with`.
@@ -33,6 +37,7 @@ pub(crate) fn diagnose(
     library: Option<&str>,
     symbol: &str,
     truncated: bool,
+    version_of: Option<&str>,
 ) -> Diagnostic {
     let symbol = symbols::normalize(symbol);
     // A CUDA driver API function (`cuGreenCtxCreate`) is the driver's, not torch's.
@@ -70,9 +75,13 @@ pub(crate) fn diagnose(
         return d;
     }
     // What the text alone says; disk evidence refines it below.
+    let plain_c = c_function_name(owner, symbol);
     let mut code = match owner {
         Owner::Libstdcxx => Code::LibstdcxxMismatch,
         Owner::Own => Code::ExtensionIncompleteBuild,
+        // A C function no provider table names: the package's own core library (not loaded, or
+        // built without it) or a library it should have linked — never torch's ABI.
+        Owner::Unknown if plain_c => Code::ExtensionIncompleteBuild,
         _ if abi.is_some()
             && !signature_changed(owner, symbol, truncated, cx.torch().as_deref()) =>
         {
@@ -90,10 +99,11 @@ pub(crate) fn diagnose(
         // (`import torch` before an unnamed extension): the extension stays unnamed.
         .or_else(|| cx.package_of(library, owner != Owner::Torch));
     d.package = pkg.clone();
-    // A plain C symbol is not torch's: its provider says what failed to load.
-    if owner == Owner::Unknown
-        && let Some(prov) = crate::kb::symbol_provider(symbol)
-    {
+    // A plain C symbol is not torch's (torch's C API is `THP*`, `aoti_torch_*`, `torch_*`): its
+    // provider — by name, or the library the loader's message names — says what failed to load.
+    let named_provider = version_of.filter(|_| plain_c).map(named_provider);
+    let provider = crate::kb::symbol_provider(symbol).or(named_provider.as_ref());
+    if plain_c && let Some(prov) = provider {
         match &prov.package {
             // The extension's own core library, which its package loads before this module.
             Some(own) if pkg.as_deref() == Some(own.as_str()) => {
@@ -173,6 +183,8 @@ pub(crate) fn diagnose(
     let case = Case {
         who,
         name: &name_owned,
+        c_function: plain_c && provider.is_none(),
+        python: owner == Owner::Python && !symbol.starts_with("_Z"),
         cut: if truncated {
             " (the symbol is cut off in the text)"
         } else {
@@ -192,6 +204,40 @@ pub(crate) fn diagnose(
     }
     common_evidence(cx, &mut d, &case, owner);
     d
+}
+
+/// A plain C function name that is not torch's (torch's C API is `THP*`, `aoti_torch_*`,
+/// `torch_*`). A lone lower-case word (`on`, `in`) is prose the scanner read after "undefined
+/// symbol", not a name: C functions carry an underscore, a capital or a digit.
+fn c_function_name(owner: Owner, symbol: &str) -> bool {
+    owner == Owner::Unknown
+        && symbol.len() >= 3
+        && symbol
+            .bytes()
+            .any(|c| c == b'_' || c.is_ascii_uppercase() || c.is_ascii_digit())
+        && symbol
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'@' | b'$'))
+        && !abidoc_knowledge::torch_index::is_torch_symbol(symbol)
+}
+
+/// The provider a loader message names (`undefined symbol: X, version libcudart.so.12`): the
+/// table's entry for that library when there is one, else the library by its name.
+fn named_provider(lib: &str) -> abidoc_knowledge::system_libs::SymbolProvider {
+    let stem = lib.split(".so").next().unwrap_or(lib);
+    if let Some(p) = abidoc_knowledge::system_libs::provider_of_library(stem) {
+        return p.clone();
+    }
+    abidoc_knowledge::system_libs::SymbolProvider {
+        prefixes: Vec::new(),
+        what: crate::kb::system_library(lib).map_or_else(|| stem.to_owned(), |s| s.what.clone()),
+        library: lib.to_owned(),
+        package: None,
+        pip_dir: None,
+        removed_in: None,
+        keep: None,
+        source: String::new(),
+    }
 }
 
 /// A torch symbol that names a `std::string` ABI, but whose signature (in either ABI) the torch
