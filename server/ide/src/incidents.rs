@@ -266,11 +266,15 @@ const MAX_MENTIONS: usize = 65_536;
 impl Scene {
     /// Notes the packages `piece` (starting at `offset` in the text) names.
     pub fn read_mentions(&mut self, piece: &str, offset: usize) {
-        for m in abidoc_knowledge::packages::mentions(piece) {
-            if m.package.name == "torch" && !torch_in_code(piece, m.at) {
-                continue;
-            }
-            self.mention(offset + m.at, m.distribution);
+        let mut found: Vec<(usize, String)> = abidoc_knowledge::packages::mentions(piece)
+            .into_iter()
+            .filter(|m| m.package.name != "torch" || torch_in_code(piece, m.at))
+            .map(|m| (m.at, m.distribution.to_owned()))
+            .collect();
+        found.extend(compiled_imports(piece));
+        found.sort_by_key(|(at, _)| *at);
+        for (at, p) in found {
+            self.mention(offset + at, &p);
         }
     }
 
@@ -1090,6 +1094,50 @@ fn torch_in_code(text: &str, at: usize) -> bool {
 }
 
 /// The first extension among `list`, else torch.
+/// A traceback's source line importing a compiled module (`from frnn import _C`, `import
+/// pointnet2._ext`): its top-level package is the one whose build the failure below concerns,
+/// whether or not the knowledge knows it (a research extension, a source checkout).
+fn compiled_imports(piece: &str) -> Vec<(usize, String)> {
+    fn compiled(part: &str) -> bool {
+        matches!(part, "_C" | "_ext" | "_cuda" | "_kernels" | "csrc")
+            || part.starts_with("_C_")
+            || ["_ext", "_cuda", "_C", "_cpp", "_kernels"]
+                .iter()
+                .any(|s| part.len() > s.len() + 1 && part.ends_with(s))
+    }
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in piece.split_inclusive('\n') {
+        let t = line.trim();
+        let lead = line.len() - line.trim_start().len();
+        let (module, names) = if let Some(r) = t.strip_prefix("from ") {
+            match r.split_once(" import ") {
+                Some((m, n)) => (m.trim(), n),
+                None => ("", ""),
+            }
+        } else if let Some(r) = t.strip_prefix("import ") {
+            (r.split([' ', ',']).next().unwrap_or(""), "")
+        } else {
+            ("", "")
+        };
+        let top = module.split('.').next().unwrap_or("");
+        let valid = !top.is_empty()
+            && top.len() <= 64
+            && top.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+            && !top.starts_with(|c: char| c.is_ascii_digit());
+        let is_compiled = module.split('.').skip(1).any(compiled)
+            || names
+                .split([',', ' ', '(', ')'])
+                .map(str::trim)
+                .any(compiled);
+        if valid && is_compiled && !matches!(top, "torch" | "torchvision" | "torchaudio") {
+            out.push((at + lead, crate::kb::normalize(&top.replace('_', "-"))));
+        }
+        at += line.len();
+    }
+    out
+}
+
 fn pick<'a>(list: impl Iterator<Item = &'a (usize, String)>) -> Option<&'a str> {
     let mut torch = None;
     for (_, p) in list {
