@@ -1037,11 +1037,17 @@ impl<'a> Scanner<'a> {
                     }
                 }
             }
-            if symbol.is_empty() {
+            // A message cut right after `undefined symbol:` (an issue's title) still says which
+            // library failed; the symbol is then empty and reported as cut off.
+            let named_library_before = library_before(s, p).is_some();
+            if symbol.is_empty()
+                && !(sym_ran_to_eol && named_library_before && self.next_line(l).is_none())
+            {
                 continue;
             }
             let after = &s[(q + symbol.len()).min(s.len())..];
-            let mut truncated = after.starts_with("...") || after.starts_with('…');
+            let mut truncated =
+                symbol.is_empty() || after.starts_with("...") || after.starts_with('…');
             if consumed_next.is_none() && (symbol.starts_with("_Z") && !demangles(&symbol)) {
                 truncated = true;
             }
@@ -2107,7 +2113,14 @@ fn cudnn_mismatch(l: &Line<'_>, out: &mut Out) {
         let compiled = r
             .find("compiled with")
             .and_then(|i| cudnn_version(&r[i + 13..]));
-        (p, "tensorflow", compiled, runtime)
+        // jaxlib builds TensorFlow's stream executor in as a Bazel external repository: its
+        // logger names the file `external/org_tensorflow/…`, TensorFlow's own `tensorflow/…`.
+        let framework = if s[..p].contains("external/org_tensorflow/") {
+            "jax"
+        } else {
+            "tensorflow"
+        };
+        (p, framework, compiled, runtime)
     } else if let Some(p) = s.find("but JAX was built against version") {
         // JAX: `Found cuBLAS version 120205, but JAX was built against version 120304, which is
         // newer` (also cuDNN, cuSPARSE, cuFFT, cuSOLVER).
@@ -2142,7 +2155,20 @@ fn cudnn_mismatch(l: &Line<'_>, out: &mut Out) {
 /// patch) → `7.1.2`, `90100` (cuDNN 9: major·10000 + minor·100 + patch) → `9.1.0`, `(8, 5, 0)`
 /// → `8.5.0`.
 fn cudnn_version(s: &str) -> Option<String> {
-    let s = s.trim_start();
+    let s = s.trim_start_matches([' ', ':']);
+    // Dotted already (TensorFlow 2.4+: `Loaded runtime CuDNN library: 8.0.5 but source was
+    // compiled with: 8.1.0`).
+    let dotted: Vec<u32> = s
+        .split(|c: char| !c.is_ascii_digit() && c != '.')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('.')
+        .split('.')
+        .map_while(|p| p.parse().ok())
+        .collect();
+    if dotted.len() == 3 && dotted[0] < 100 {
+        return Some(format!("{}.{}.{}", dotted[0], dotted[1], dotted[2]));
+    }
     if let Some(r) = s.strip_prefix('(') {
         let inner = &r[..r.find(')')?];
         let parts: Vec<u32> = inner
@@ -3239,6 +3265,7 @@ fn numpy(l: &Line<'_>, out: &mut Out) {
         "compiled using NumPy 1.x cannot be run in",
         "numpy.dtype size changed",
         "numpy.ndarray size changed",
+        "numpy.ufunc size changed",
         "_ARRAY_API not found",
         "compiled against API version",
         "compiled against ABI version",

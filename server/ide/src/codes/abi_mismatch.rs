@@ -54,10 +54,17 @@ pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
         .as_deref()
         .map(|r| format!(" ({r})"))
         .unwrap_or_default();
-    d.message = format!(
-        "{} was built against a different torch than {}: {missing}{of} {plural} missing{bf}{}",
-        c.who, c.torch_txt, c.cut
-    );
+    d.message = if c.name.is_empty() {
+        format!(
+            "{} has an undefined symbol the text cuts off: most often a torch symbol, when it was built against a different torch than {}",
+            c.who, c.torch_txt
+        )
+    } else {
+        format!(
+            "{} was built against a different torch than {}: {missing}{of} {plural} missing{bf}{}",
+            c.who, c.torch_txt, c.cut
+        )
+    };
     d.explanation = Some(format!("{} is compiled C++ that calls into torch's libraries by exact function signature. It was built against another torch release, in which that function had another signature or existed at all. `pip install` again reuses the same stale wheel; the fix is a build made for the installed torch, or removing the package if nothing needs it.", c.module));
     d.fixes = crate::fix::rank(recipes::extension_mismatch(
         Code::AbiMismatch,
@@ -301,7 +308,8 @@ pub(crate) fn removed_api(
         .packages_built
         .first()
         .map(|p| crate::kb::normalize(p))
-        .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned));
+        .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned))
+        .or_else(|| crate::evidence::source_project(detail));
     let Some(row) = abidoc_knowledge::compat::torch_api_removed(name) else {
         return d;
     };

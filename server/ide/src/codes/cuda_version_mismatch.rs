@@ -414,10 +414,19 @@ pub(crate) fn cudnn_runtime(
             );
         }
         "jax" => {
+            // cuBLAS and the other CUDA libraries share CUDA's major; cuDNN numbers its own
+            // (8, 9), so for it the extra is the current one, after the cuDNN it was built with.
+            let is_cudnn = library == "cuDNN";
             let major = compiled
                 .and_then(|c| c.split('.').next())
-                .filter(|m| m.len() <= 2 && m.bytes().all(|b| b.is_ascii_digit()))
+                .filter(|m| !is_cudnn && m.len() <= 2 && m.bytes().all(|b| b.is_ascii_digit()))
                 .unwrap_or("12");
+            if is_cudnn {
+                fixes.push(install(
+                    format!("Install {library} {want} or newer where the loader finds it"),
+                    "JAX needs a cuDNN at least as new as the one it was built against, of the same major.",
+                ));
+            }
             fixes.push(
                 Fix::new(
                     code,
@@ -430,10 +439,12 @@ pub(crate) fn cudnn_runtime(
                     "pip install --upgrade \"jax[cuda{major}]\" (and unset LD_LIBRARY_PATH entries that point at an older CUDA)"
                 ))),
             );
-            fixes.push(install(
-                format!("Or install {library} {want} or newer where the loader finds it"),
-                "JAX needs a CUDA library at least as new as the one it was built against.",
-            ));
+            if !is_cudnn {
+                fixes.push(install(
+                    format!("Or install {library} {want} or newer where the loader finds it"),
+                    "JAX needs a CUDA library at least as new as the one it was built against.",
+                ));
+            }
         }
         _ => {
             fixes.push(

@@ -158,7 +158,10 @@ pub(crate) fn diagnose(
         }
     }
     d.code = code;
-    d.symbols.insert(0, report);
+    // A symbol the text cut off before its first character has nothing to show.
+    if !symbol.is_empty() {
+        d.symbols.insert(0, report);
+    }
 
     let module = library
         .map(module_name)
