@@ -108,6 +108,12 @@ pub enum Failure {
         name: String,
         detail: String,
     },
+    /// A build's compile step does not find a C/C++ library's header (`cblas.h`): its
+    /// development package is not installed.
+    HeaderMissing {
+        header: String,
+        detail: String,
+    },
     /// A package's own CUDA library did not load; it runs without CUDA.
     CudaSetupFailed {
         package: String,
@@ -384,6 +390,10 @@ fn key_of(f: &Failure) -> Failure {
         Failure::TorchApiNewer { .. } => Failure::TorchApiNewer { api: String::new() },
         Failure::TorchApiRemoved { .. } => Failure::TorchApiRemoved {
             name: String::new(),
+            detail: String::new(),
+        },
+        Failure::HeaderMissing { header, .. } => Failure::HeaderMissing {
+            header: header.clone(),
             detail: String::new(),
         },
         Failure::CudaSetupFailed { package, .. } => Failure::CudaSetupFailed {
@@ -852,6 +862,17 @@ impl Collector {
                 self.push(
                     Failure::TorchApiRemoved {
                         name: name.clone(),
+                        detail: detail.clone(),
+                    },
+                    span,
+                );
+            }
+            EventKind::CompileNameMissing { name, detail }
+                if abidoc_knowledge::system_libs::header(name).is_some() =>
+            {
+                self.push(
+                    Failure::HeaderMissing {
+                        header: name.clone(),
                         detail: detail.clone(),
                     },
                     span,

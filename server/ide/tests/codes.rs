@@ -251,6 +251,28 @@ fn generated_docs_are_current() {
             stale.push("README.md (code list)".into());
         }
     }
+    // The JSON contract lists the same codes, linked from docs/.
+    let contract_path = repo().join("docs/contract.md");
+    let contract = std::fs::read_to_string(&contract_path).unwrap();
+    let a = contract
+        .find("<!-- codes:begin")
+        .expect("contract codes marker");
+    let b = contract.find(end).expect("contract codes end marker");
+    let head = &contract[..a + contract[a..].find(begin).unwrap() + begin.len()];
+    let list = readme_list();
+    let table = &list[list.find("| code |").unwrap_or(0)..];
+    let want = format!(
+        "{head}{}{}",
+        table.replace("](docs/codes/", "](codes/"),
+        &contract[b..]
+    );
+    if want != contract {
+        if bless {
+            std::fs::write(&contract_path, want).unwrap();
+        } else {
+            stale.push("docs/contract.md (code table)".into());
+        }
+    }
     assert!(
         stale.is_empty(),
         "stale generated docs (run ABIDOC_BLESS=1 cargo test -p abidoc-ide --test codes): {stale:?}"

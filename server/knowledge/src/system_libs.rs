@@ -65,6 +65,8 @@ pub struct Table {
     #[serde(default)]
     pub tool: Vec<Tool>,
     #[serde(default)]
+    pub header: Vec<Header>,
+    #[serde(default)]
     pub symbol_provider: Vec<SymbolProvider>,
     #[serde(default)]
     pub cudnn: Vec<CudnnMajor>,
@@ -167,6 +169,32 @@ pub struct Tool {
     #[serde(default)]
     pub conda: Vec<String>,
     pub source: String,
+}
+
+/// A C/C++ library whose headers a build includes (`cblas.h`, `glm/glm.hpp`), with the
+/// development package that installs them in each manager.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    /// The names as `#include` spells them (`cblas.h`, `google/dense_hash_map`).
+    pub headers: Vec<String>,
+    pub what: String,
+    #[serde(default)]
+    pub apt: Vec<String>,
+    #[serde(default)]
+    pub dnf: Vec<String>,
+    #[serde(default)]
+    pub conda: Vec<String>,
+    pub source: String,
+}
+
+/// The library whose development package installs the header `name` (as included).
+pub fn header(name: &str) -> Option<&'static Header> {
+    let name = name.trim_matches(['<', '>', '"', '\'']);
+    table()
+        .header
+        .iter()
+        .find(|h| h.headers.iter().any(|x| x == name))
 }
 
 /// The build tool called `name` (`c-compiler`).

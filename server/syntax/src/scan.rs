@@ -178,7 +178,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Python.h: No such file", NOTORCH),
     ("vcvarsall", NOCC),
     (": not found", NOCC),
-    ("No such file or directory", NOCC | CUDAHOME),
+    ("No such file or directory", NOCC | CUDAHOME | CUDAMM),
     ("unable to execute", NOCC),
     ("FAILED: ", COMPFAIL),
     ("' failed", COMPFAIL | NOCC),
@@ -2041,10 +2041,19 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
     if found.is_none()
         && let Some(p) = s.find(": No such file or directory")
     {
-        let before = &s[..p];
-        let start = before.rfind([' ', '<', '"']).map_or(0, |i| i + 1);
+        // gcc/nvcc: `fatal error: cblas.h: No such file or directory`; MSVC: `fatal error C1083:
+        // Cannot open include file: 'cblas.h': No such file or directory`.
+        let before = s[..p].trim_end_matches(['\'', '"', '>']);
+        let start = before.rfind([' ', '<', '"', '\'']).map_or(0, |i| i + 1);
         let header = &before[start..];
-        if header.ends_with(".h") || header.ends_with(".cuh") || header.ends_with(".hpp") {
+        let compile = s[..start].contains("fatal error") || s[..start].contains("include file");
+        let header_like = [".h", ".cuh", ".hpp", ".hh", ".hxx", ".inl"]
+            .iter()
+            .any(|e| header.ends_with(e))
+            // `Eigen/Dense`, `google/dense_hash_map`: headers without an extension, in a
+            // compiler's own words only.
+            || compile && header.contains('/') && !header.starts_with('/');
+        if header_like && !header.is_empty() {
             found = Some((start, cap(header).to_owned()));
         }
     }

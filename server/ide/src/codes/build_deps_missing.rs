@@ -1,7 +1,8 @@
 //! `build-deps-missing`: a build, or a JIT build of a torch extension, lacks one of its own build
 //! tools (`No module named 'packaging'`, `'wheel'`, `'setuptools'`, `'ninja'`, `Ninja is required
 //! to load C++ extensions`) or has one too new for its build script (`cannot import name
-//! 'packaging' from 'pkg_resources'`: setuptools 70 removed it).
+//! 'packaging' from 'pkg_resources'`: setuptools 70 removed it), or a C/C++ library's headers
+//! (`fatal error: cblas.h: No such file or directory`: its development package).
 //!
 //! Produced by those messages in a build log (the scanner asks for a build around them; ninja is
 //! always a build tool). Fixes install the tool at user level (pip), then, when the text shows
@@ -10,10 +11,12 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step, SystemManager, Version};
+use crate::fix::{
+    CondaChannel, Cost, Fix, FixKind, Name, PipFlag, Requirement, Step, SystemManager, Version,
+};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or setuptools too new (`cannot import name 'packaging' from 'pkg_resources'`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers); Inductor's `Cannot find a working triton installation`.",
+    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or setuptools too new (`cannot import name 'packaging' from 'pkg_resources'`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package); Inductor's `Cannot find a working triton installation`.",
     meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import.",
     fixes: "1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources` error `pip install \"setuptools<70\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
 };
@@ -123,6 +126,112 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
         ));
     }
     crate::fix::rank(vec![f])
+}
+
+/// A compile step that does not find a C/C++ library's header (`fatal error: cblas.h: No such
+/// file or directory`): the library's development package, from the system's manager (root) or
+/// conda-forge into a conda environment; the headers and packages are data
+/// (`system_libs.toml [[header]]`).
+pub(crate) fn header(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    header: &str,
+    detail: &str,
+) -> Diagnostic {
+    let code = Code::BuildDepsMissing;
+    let mut d = blank(code, source);
+    d.package = cx
+        .scene
+        .packages_built
+        .first()
+        .map(|p| crate::kb::normalize(p))
+        .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned))
+        .or_else(|| crate::evidence::source_project(detail));
+    let Some(lib) = abidoc_knowledge::system_libs::header(header) else {
+        return d;
+    };
+    let what = d.package.as_deref().map_or_else(
+        || "a build of a C++/CUDA extension".to_owned(),
+        |p| format!("the build of {p}"),
+    );
+    d.message = format!(
+        "{what} includes `{header}` of {}, whose development files are not installed where the compiler looks",
+        lib.what
+    );
+    d.evidence.push(format!("the compiler says: {}", detail.trim()));
+    d.explanation = Some(format!("A C/C++ library's headers come with its development package (`-dev`/`-devel`), not with the library itself or with pip; once it is installed, the build finds `{header}` in the compiler's standard include path."));
+    let names = |v: &[String]| v.iter().filter_map(|n| Name::new(n)).collect::<Vec<_>>();
+    let mut fixes = Vec::new();
+    let system = |manager: SystemManager, packages: &[String]| {
+        Fix::new(
+            code,
+            "dev-package",
+            FixKind::NeedsRoot,
+            format!("Install the development files of {} ({}; needs root), then build again", lib.what, packages.join(" ")),
+            "The distribution's development package puts the headers where every compiler looks.",
+        )
+        .step(Step::SystemInstall {
+            manager,
+            packages: names(packages),
+        })
+    };
+    // Windows has no system manager for C libraries: conda-forge's packages (or vcpkg) there.
+    let windows = cx.scene.mentions_windows || detail.contains("C1083");
+    match cx.world.system_package_manager() {
+        _ if windows => {}
+        Some(SystemManager::Apt) if !lib.apt.is_empty() => {
+            fixes.push(system(SystemManager::Apt, &lib.apt));
+        }
+        Some(SystemManager::Dnf) if !lib.dnf.is_empty() => {
+            fixes.push(system(SystemManager::Dnf, &lib.dnf));
+        }
+        _ => {
+            let apt = format!("apt-get install {}", lib.apt.join(" "));
+            let dnf = format!("dnf install {}", lib.dnf.join(" "));
+            fixes.push(
+                Fix::new(
+                    code,
+                    "dev-package",
+                    FixKind::Advice,
+                    format!("Install the development files of {} (needs root), then build again", lib.what),
+                    format!("The distribution is not known here: Debian/Ubuntu `{apt}`; Fedora/RHEL `{dnf}`."),
+                )
+                .step(Step::Manual(format!("{apt} (Debian/Ubuntu) or {dnf} (Fedora/RHEL)"))),
+            );
+        }
+    }
+    if !lib.conda.is_empty() && (windows || cx.world.in_conda() || cx.scene.mentions_conda) {
+        fixes.push(
+            Fix::new(
+                code,
+                "conda-dev-package",
+                FixKind::InstallMissing,
+                format!("Install {} into the conda environment (conda-forge {})", lib.what, lib.conda.join(", ")),
+                "No root needed; a build with the environment's compiler finds the headers in its include directory (on Windows, Library\\include; elsewhere add CPATH=$CONDA_PREFIX/include for another compiler).",
+            )
+            .step(Step::CondaInstall {
+                channel: CondaChannel::CondaForge,
+                packages: names(&lib.conda),
+            }),
+        );
+    }
+    if windows && fixes.is_empty() {
+        fixes.push(
+            Fix::new(
+                code,
+                "windows-headers",
+                FixKind::Advice,
+                format!("Install {}'s headers and add their directory to INCLUDE, then build again", lib.what),
+                "MSVC looks for headers in the directories of the INCLUDE variable (set by the Native Tools prompt) and those the build passes with /I; vcpkg or the library's SDK installs them.",
+            )
+            .step(Step::Manual(format!(
+                "install {} (vcpkg, or its SDK), then `set INCLUDE=<its include directory>;%INCLUDE%` in the prompt that builds",
+                lib.what
+            ))),
+        );
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
 }
 
 /// The interpreter's C headers come with the interpreter, not from pip: the distribution's

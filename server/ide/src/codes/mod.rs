@@ -333,6 +333,9 @@ pub(crate) fn diagnose(
         Failure::TorchApiRemoved { name, detail } => {
             abi_mismatch::removed_api(&cx, source, name, detail)
         }
+        Failure::HeaderMissing { header, detail } => {
+            build_deps_missing::header(&cx, source, header, detail)
+        }
         Failure::CudaSetupFailed { package, detail } => {
             missing_shared_library::cuda_setup_failed(&cx, source, package, detail)
         }
