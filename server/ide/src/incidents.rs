@@ -195,6 +195,9 @@ pub struct Scene {
     /// build), with the byte offset of each, in text order; a run naming one package is kept
     /// once. They name the package of a failure whose own line does not.
     pub mentions: Vec<(usize, String)>,
+    /// The Python the text's paths show (`…/python3.7/site-packages/…`,
+    /// `_ext.cpython-37m-x86_64-linux-gnu.so`): the first one seen, as (major, minor).
+    pub python_in_paths: Option<(u32, u32)>,
 }
 
 /// Phrases that only a look at the whole text gives, in the bit order of [`TextFacts`].
@@ -278,6 +281,9 @@ impl Scene {
             .map(|m| (m.at, m.distribution.to_owned()))
             .collect();
         found.extend(compiled_imports(piece));
+        if self.python_in_paths.is_none() {
+            self.python_in_paths = python_in_paths(piece);
+        }
         found.sort_by_key(|(at, _)| *at);
         for (at, p) in found {
             self.mention(offset + at, &p);
@@ -486,13 +492,14 @@ pub fn collect_text(text: &str) -> (Vec<Incident>, Scene) {
         |piece, offset| {
             let mut named = Scene::default();
             named.read_mentions(piece, offset);
-            (TextFacts::of(piece), named.mentions)
+            (TextFacts::of(piece), named.mentions, named.python_in_paths)
         },
-        |events, (f, named)| {
+        |events, (f, named, python)| {
             facts = facts.or(f);
             for (at, p) in named {
                 mentions.mention(at, &p);
             }
+            mentions.python_in_paths = mentions.python_in_paths.or(python);
             warm_torch_index(events);
             c.add(events);
         },
@@ -500,6 +507,7 @@ pub fn collect_text(text: &str) -> (Vec<Incident>, Scene) {
     let (incidents, mut scene) = c.finish();
     scene.read_facts(facts);
     scene.mentions.extend(mentions.mentions);
+    scene.python_in_paths = mentions.python_in_paths;
     scene.order_mentions();
     (incidents, scene)
 }
@@ -1115,6 +1123,44 @@ fn torch_in_code(text: &str, at: usize) -> bool {
 }
 
 /// The first extension among `list`, else torch.
+/// The first Python version a path in `piece` shows: a `pythonX.Y` directory followed by a
+/// separator, or a CPython extension tag (`cpython-37m`, `cpython-312`).
+fn python_in_paths(piece: &str) -> Option<(u32, u32)> {
+    let version = |digits: &str, dotted: bool| -> Option<(u32, u32)> {
+        if dotted {
+            let (a, b) = digits.split_once('.')?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        } else {
+            let (a, b) = digits.split_at(1);
+            Some((a.parse().ok()?, b.parse().ok()?))
+        }
+    };
+    let mut best: Option<(usize, (u32, u32))> = None;
+    for (needle, dotted) in [("/python3.", true), ("\\python3.", true), ("cpython-3", false)] {
+        let Some(i) = piece.find(needle) else { continue };
+        let start = i + needle.len() - if dotted { 2 } else { 1 };
+        let r = &piece[start..];
+        let n = r
+            .bytes()
+            .take_while(|c| c.is_ascii_digit() || (dotted && *c == b'.'))
+            .count()
+            .min(5);
+        let after = r.as_bytes().get(n).copied();
+        let ends_right = if dotted {
+            matches!(after, Some(b'/' | b'\\'))
+        } else {
+            matches!(after, Some(b'm' | b'-' | b'd'))
+        };
+        if let Some(v) = ends_right.then(|| version(&r[..n], dotted)).flatten()
+            && v.0 == 3
+            && best.is_none_or(|(j, _)| i < j)
+        {
+            best = Some((i, v));
+        }
+    }
+    best.map(|(_, v)| v)
+}
+
 /// A traceback's source line importing a compiled module (`from frnn import _C`, `import
 /// pointnet2._ext`): its top-level package is the one whose build the failure below concerns,
 /// whether or not the knowledge knows it (a research extension, a source checkout).

@@ -53,7 +53,9 @@ pub(crate) fn module_missing(
     package: &str,
 ) -> Diagnostic {
     let mut d = blank(Code::ExtensionIncompleteBuild, source);
-    d.package = Some(package.to_owned());
+    let named = cx.as_named(package.to_owned());
+    let package = named.as_str();
+    d.package = Some(named.clone());
     d.message = format!(
         "{package} is installed without its compiled module {module}: its C++/CUDA extensions were not built (or their build failed and was skipped)"
     );

@@ -555,7 +555,7 @@ pub(crate) fn compiled_module_missing(
 ) -> Diagnostic {
     let code = Code::ExtensionIncompleteBuild;
     let mut d = blank(code, source);
-    d.package = package(Some(module), None);
+    d.package = package(Some(module), None).map(|p| cx.as_named(p));
     let who = d.package.clone().unwrap_or_else(|| "its package".into());
     d.message = format!(
         "the compiled module {module} is not installed: {who} was installed or checked out without its compiled part (the build skipped it, or a source checkout shadows the installed wheel)"

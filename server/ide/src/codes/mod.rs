@@ -145,11 +145,7 @@ impl Cx<'_> {
         {
             return named.clone();
         }
-        let torch1 = self
-            .torch()
-            .as_deref()
-            .and_then(abidoc_knowledge::Version::parse)
-            .is_some_and(|v| v.major() < 2);
+        let torch1 = self.torch_1x();
         match facts
             .wheel_index
             .as_ref()
@@ -157,6 +153,19 @@ impl Cx<'_> {
         {
             Some(old) if torch1 && package == canonical => old,
             _ => package,
+        }
+    }
+
+    /// Whether the torch in use is a 1.x: the installed or stated torch says so, or, with no
+    /// torch known, the Python the text's paths show is 3.7 or older (torch 2.0 needs 3.8).
+    pub fn torch_1x(&self) -> bool {
+        match self
+            .torch()
+            .as_deref()
+            .and_then(abidoc_knowledge::Version::parse)
+        {
+            Some(v) => v.major() < 2,
+            None => self.scene.python_in_paths.is_some_and(|p| p <= (3, 7)),
         }
     }
 
