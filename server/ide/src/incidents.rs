@@ -1136,8 +1136,14 @@ fn python_in_paths(piece: &str) -> Option<(u32, u32)> {
         }
     };
     let mut best: Option<(usize, (u32, u32))> = None;
-    for (needle, dotted) in [("/python3.", true), ("\\python3.", true), ("cpython-3", false)] {
-        let Some(i) = piece.find(needle) else { continue };
+    for (needle, dotted) in [
+        ("/python3.", true),
+        ("\\python3.", true),
+        ("cpython-3", false),
+    ] {
+        let Some(i) = piece.find(needle) else {
+            continue;
+        };
         let start = i + needle.len() - if dotted { 2 } else { 1 };
         let r = &piece[start..];
         let n = r

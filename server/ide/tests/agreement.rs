@@ -316,9 +316,9 @@ fn agreement_with_confirmed_fixes() {
 
 /// Tuning-set cases agreeing when the floors were last raised (code 377 of 398, package 243 of 398,
 /// fix 194 of 355).
-const FLOOR_CODE: usize = 451;
-const FLOOR_PACKAGE: usize = 287;
-const FLOOR_FIX: usize = 230;
+const FLOOR_CODE: usize = 473;
+const FLOOR_PACKAGE: usize = 305;
+const FLOOR_FIX: usize = 237;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;

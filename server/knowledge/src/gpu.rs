@@ -66,6 +66,32 @@ pub struct Tables {
     pub torch_builds: Vec<TorchBuilds>,
     #[serde(default)]
     pub model: Vec<ModelRow>,
+    #[serde(default)]
+    pub rocm_override: Vec<RocmOverride>,
+}
+
+/// AMD GPUs that ROCm's builds do not ship code objects for, and the architecture whose code
+/// objects run on them when the runtime is told to present them as it
+/// (`HSA_OVERRIDE_GFX_VERSION`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RocmOverride {
+    /// The GPUs' LLVM targets (`gfx1031`).
+    pub gfx: Vec<String>,
+    /// The value to set (`10.3.0`: present the GPU as gfx1030).
+    pub version: String,
+    /// The family, for messages (`RDNA2: Radeon RX 6000`).
+    pub family: String,
+    pub source: String,
+}
+
+/// The override that lets ROCm's builds run on an AMD GPU (`gfx1031` → `10.3.0`).
+pub fn rocm_override(gfx: &str) -> Option<&'static RocmOverride> {
+    let g = gfx.to_ascii_lowercase();
+    tables()
+        .rocm_override
+        .iter()
+        .find(|r| r.gfx.contains(&g))
 }
 
 /// GPU model names (as the driver reports them: `NVIDIA H100 80GB HBM3`) to their compute

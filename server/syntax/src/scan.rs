@@ -211,6 +211,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("incompatible function arguments", PYBIND),
     ("no kernel image", GPUARCH),
     ("invalid device function", GPUARCH),
+    ("hipErrorNoBinaryForGpu", GPUARCH),
     ("too old to be supported by the triton", GPUARCH),
     ("Unknown CUDA arch", GPUARCH),
     ("Unknown CUDA Architecture", GPUARCH),
@@ -1515,6 +1516,9 @@ impl<'a> Scanner<'a> {
             || s.contains("invalid device function")
             || s.contains("cudaErrorNoKernelImageForDevice")
             || s.contains("CUDA_ERROR_NO_BINARY_FOR_GPU")
+            // ROCm: `hipErrorNoBinaryForGpu: Unable to find code object for all current devices!`
+            // (HIP's `invalid device function` is read above).
+            || s.contains("hipErrorNoBinaryForGpu")
             || s.contains("does not include kernels for this GPU");
         for marker in [" with CUDA capability ", " with cuda capability "] {
             if let Some(p) = s.find(marker)

@@ -11,7 +11,9 @@
 //! major with the same or a newer minor: a warning whose list holds such a cubin is harmless and
 //! said so (PTX, which the driver compiles at first use, is evidence, not enough). Fixes: the torch build for a CUDA that compiles for the GPU
 //! (`--index-url` of PyTorch's index for that build; the facts in `gpu.toml`), or a source build
-//! of the extension with the GPU's architecture in `TORCH_CUDA_ARCH_LIST`.
+//! of the extension with the GPU's architecture in `TORCH_CUDA_ARCH_LIST`. ROCm's forms
+//! (`hipErrorNoBinaryForGpu`, HIP's `invalid device function`) are the same failure on AMD GPUs:
+//! `HSA_OVERRIDE_GFX_VERSION` runs a family's shipped target (`gpu.toml [[rocm_override]]`).
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, Severity, SourceRef};
@@ -19,7 +21,7 @@ use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name, PipFlag, Requirement, Step,
 use abidoc_knowledge::gpu;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`: torch or an extension has no code for this GPU's architecture.",
+    summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`, ROCm's `hipErrorNoBinaryForGpu`: torch or an extension has no code for this GPU's architecture.",
     meaning: "CUDA binaries carry machine code (cubins) for chosen SM architectures and optionally PTX that the driver compiles at load. A cubin runs on GPUs of its major with the same or a newer minor (sm_80 code runs on an 8.6 GPU); PTX runs on any newer GPU. A GPU newer than every cubin and PTX in the binary (an RTX 50xx, sm_120, under a torch built for CUDA 12.6), or older than the oldest (a Kepler or Maxwell card under a recent build), has no code to run. abidoc reads the list the text prints and, with the environment, the GPU model the driver's files name (`/proc/driver/nvidia/gpus/*/information`, never `nvidia-smi`) and the `.nv_fatbin` section of the installed torch (`abidoc explain LIB` lists any library's architectures).",
     fixes: "1. The torch build for a CUDA that compiles for this GPU, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu128` for sm_120/Blackwell, which needs CUDA ≥ 12.8; a cu126 build for GPUs CUDA 13 dropped); extensions built for the old torch must then match it. 2. For an extension: a source build with the GPU's capability in `TORCH_CUDA_ARCH_LIST` (compiles; needs nvcc of torch's CUDA). 3. Advice when the GPU is older than every current build (a source build for its architecture), or when the text does not say which binary lacks it (most likely a compiled extension). A warning whose list holds a cubin of the GPU's major with an equal or lower minor is information: no fix is needed. PTX alone is not counted as enough: the driver compiles it at first use, and the CUDA libraries the build ships may have no code for the GPU.",
 };
@@ -149,6 +151,9 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
     }
     if seen.detail.contains("Bfloat16 is only supported on GPUs") {
         return bf16_unsupported(cx, source, seen);
+    }
+    if seen.detail.contains("hipError") || seen.detail.contains("HIP error") {
+        return rocm(source, seen);
     }
     let mut d = blank(Code::GpuArchMissing, source);
     // The GPU: as the text names it, else as the driver's files name it (never by running
@@ -674,6 +679,71 @@ pub(crate) fn toolkit_refuses(
 /// torch.compile's GPU backend (Inductor generating Triton kernels) on a GPU older than Triton
 /// supports (`Triton only supports devices of CUDA Capability >= 7.0`): torch itself runs on it,
 /// so the model runs without compiling, or compiles with a backend that does not use Triton.
+/// ROCm: the AMD GPU's LLVM target (`gfx1032`) has no code object in torch's ROCm build
+/// (`hipErrorNoBinaryForGpu`, `HIP error: invalid device function`). ROCm's builds carry a few
+/// targets per family; a GPU of the family runs them when the runtime presents it as that
+/// target (`HSA_OVERRIDE_GFX_VERSION`, per family in `gpu.toml`), else a build for its target.
+fn rocm(source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
+    let code = Code::GpuArchMissing;
+    let mut d = blank(code, source);
+    d.package = Some("torch".into());
+    let gfx = seen.detail.find("gfx").and_then(|i| {
+        let r = &seen.detail[i..];
+        let n = r.bytes().take_while(u8::is_ascii_alphanumeric).count();
+        (n > 3).then(|| r[..n].to_ascii_lowercase())
+    });
+    let over = gfx.as_deref().and_then(gpu::rocm_override);
+    d.message = format!(
+        "the AMD GPU{} has no code object in torch's ROCm build (or an extension's): ROCm builds carry a few GPU targets per family",
+        gfx.as_deref().map(|g| format!(" ({g})")).unwrap_or_default()
+    );
+    d.evidence.push(format!("the text says: {}", seen.detail.trim()));
+    let mut fixes = Vec::new();
+    match over {
+        Some(o) => {
+            if let Some(step) = recipes::set_env("HSA_OVERRIDE_GFX_VERSION", &o.version) {
+                fixes.push(
+                    Fix::new(
+                        code,
+                        "hsa-override",
+                        FixKind::Configure,
+                        format!("Run it as the {} target the build has (HSA_OVERRIDE_GFX_VERSION={})", o.family, o.version),
+                        format!("ROCm's builds ship one code object per {} family target; this GPU runs that target's code when the runtime presents it so. Nothing is installed; set it before Python starts.", o.family),
+                    )
+                    .step(step),
+                );
+            }
+        }
+        None => fixes.push(
+            Fix::new(
+                code,
+                "hsa-override",
+                FixKind::Advice,
+                "Present the GPU as the target of its family that the build has (HSA_OVERRIDE_GFX_VERSION)",
+                "`rocminfo | grep gfx` names the GPU's target. Radeon RX 6000 (gfx1031–gfx1036) run gfx1030's code, RX 7600–7800 (gfx1101, gfx1102) gfx1100's; older or unlisted targets need a build for them.",
+            )
+            .step(Step::Manual(
+                "export HSA_OVERRIDE_GFX_VERSION=10.3.0   # RX 6000 (RDNA2); 11.0.0 for RX 7600–7800 (RDNA3)".into(),
+            )),
+        ),
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "rocm-build-for-target",
+            FixKind::Advice,
+            "Or install a torch ROCm build that lists this GPU's target",
+            "PyTorch's ROCm wheels (https://download.pytorch.org/whl/rocmX.Y) and AMD's own list the targets they carry; a newer ROCm often adds consumer GPUs. A build from source with PYTORCH_ROCM_ARCH=<target> covers any.",
+        )
+        .step(Step::Manual(
+            "pick the newest ROCm build of torch whose release notes list your gfx target, install it from its index, and unset HSA_OVERRIDE_GFX_VERSION".into(),
+        ))
+        .unverified(),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
 fn triton_too_old(source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
     let code = Code::GpuArchMissing;
     let mut d = blank(code, source);
