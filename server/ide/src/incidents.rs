@@ -3,7 +3,7 @@
 //! Logs repeat themselves (a warning printed per rank, per import attempt, quoted again in a
 //! wrapper). Users need one diagnosis per failure that still points at every line.
 
-use abidoc_syntax::{DllFailure, Event, EventKind, Span};
+use abidoc_syntax::{DllFailure, Event, EventKind, GpuArchForm, Span};
 
 /// What went wrong, before evidence and knowledge are brought in.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -93,6 +93,7 @@ pub enum Failure {
     },
     /// The GPU has no code in a binary; every field is what some line of the text showed.
     GpuArch {
+        form: GpuArchForm,
         gpu: Option<String>,
         capability: Option<String>,
         supported: Vec<String>,
@@ -382,7 +383,9 @@ fn key_of(f: &Failure) -> Failure {
             libraries: Vec::new(),
         },
         // One GPU, one driver, one torch: every line about them is the same failure.
-        Failure::GpuArch { .. } => Failure::GpuArch {
+        // One failure per form: a Triton refusal and a missing kernel are two findings.
+        Failure::GpuArch { form, .. } => Failure::GpuArch {
+            form: *form,
             gpu: None,
             capability: None,
             supported: Vec::new(),
@@ -838,6 +841,7 @@ impl Collector {
                 );
             }
             EventKind::GpuArchMissing {
+                form,
                 gpu,
                 capability,
                 supported,
@@ -845,6 +849,7 @@ impl Collector {
                 detail,
             } => self.push(
                 Failure::GpuArch {
+                    form: *form,
                     gpu: gpu.clone(),
                     capability: capability.clone(),
                     supported: supported.clone(),

@@ -88,10 +88,7 @@ pub struct RocmOverride {
 /// The override that lets ROCm's builds run on an AMD GPU (`gfx1031` → `10.3.0`).
 pub fn rocm_override(gfx: &str) -> Option<&'static RocmOverride> {
     let g = gfx.to_ascii_lowercase();
-    tables()
-        .rocm_override
-        .iter()
-        .find(|r| r.gfx.contains(&g))
+    tables().rocm_override.iter().find(|r| r.gfx.contains(&g))
 }
 
 /// GPU model names (as the driver reports them: `NVIDIA H100 80GB HBM3`) to their compute

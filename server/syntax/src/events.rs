@@ -182,6 +182,8 @@ pub enum EventKind {
     /// list, `Found GPU0 X which is of cuda capability 3.5` with the minimum (or the `(8.0) -
     /// (12.0)` range) it supports. Each line gives what it shows; the incident merges them.
     GpuArchMissing {
+        /// Which message said it: they differ in who lacks the code and what fixes it.
+        form: GpuArchForm,
         gpu: Option<String>,
         /// As printed: `sm_120`, `8.6`.
         capability: Option<String>,
@@ -253,6 +255,22 @@ pub enum EventKind {
     /// A model identifier the text uses: `from_pretrained("ibm-granite/granite-3.2-8b-instruct")`,
     /// `model_name = "…"`, `--model …`.
     Model { id: String },
+}
+
+/// Which message says a GPU has no code to run (see `EventKind::GpuArchMissing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GpuArchForm {
+    /// `no kernel image is available`, torch's capability warnings, CUDA's `invalid device
+    /// function`, a package's own kernel guard (`SM89 kernel is not available`).
+    NoKernel,
+    /// Triton (torch.compile's GPU compiler) refuses a GPU below its minimum capability.
+    TritonTooOld,
+    /// FlashAttention 2's own check: its kernels exist for Ampere and newer only.
+    FlashAttnAmpere,
+    /// vLLM's bfloat16 check on a GPU without bfloat16.
+    Bf16Unsupported,
+    /// ROCm: `hipErrorNoBinaryForGpu`, HIP's `invalid device function` (an AMD GPU).
+    Rocm,
 }
 
 /// Why Windows' loader refused a DLL, as its error code (in any language) says.

@@ -10,7 +10,7 @@ pub mod notebook;
 pub mod scan;
 pub mod span;
 
-pub use events::{DllFailure, Event, EventKind};
+pub use events::{DllFailure, Event, EventKind, GpuArchForm};
 pub use line_index::LineIndex;
 pub use scan::scan;
 pub use span::{SourceMap, Span};

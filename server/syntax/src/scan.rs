@@ -14,7 +14,7 @@ use memchr::memmem;
 
 use crate::clean;
 use crate::span::SourceMap;
-use crate::{Event, EventKind, Parse, Problem, Span};
+use crate::{Event, EventKind, GpuArchForm, Parse, Problem, Span};
 
 mod loadforms;
 
@@ -1512,14 +1512,21 @@ impl<'a> Scanner<'a> {
         // FlashAttention 2's own check (`FlashAttention only supports Ampere GPUs or newer.`)
         // says its kernels exist for sm_80 and newer only.
         let mut hit = s.contains("no kernel image is available")
-            || s.contains("only supports Ampere GPUs or newer")
             || s.contains("invalid device function")
             || s.contains("cudaErrorNoKernelImageForDevice")
             || s.contains("CUDA_ERROR_NO_BINARY_FOR_GPU")
-            // ROCm: `hipErrorNoBinaryForGpu: Unable to find code object for all current devices!`
-            // (HIP's `invalid device function` is read above).
-            || s.contains("hipErrorNoBinaryForGpu")
             || s.contains("does not include kernels for this GPU");
+        let mut form = GpuArchForm::NoKernel;
+        if s.contains("only supports Ampere GPUs or newer") {
+            form = GpuArchForm::FlashAttnAmpere;
+            hit = true;
+        }
+        // ROCm: `hipErrorNoBinaryForGpu: Unable to find code object for all current devices!`,
+        // `HIP error: invalid device function`.
+        if s.contains("hipErrorNoBinaryForGpu") || s.contains("HIP error") && hit {
+            form = GpuArchForm::Rocm;
+            hit = true;
+        }
         for marker in [" with CUDA capability ", " with cuda capability "] {
             if let Some(p) = s.find(marker)
                 && s[p..].contains("is not compatible with the current PyTorch")
@@ -1533,6 +1540,7 @@ impl<'a> Scanner<'a> {
         // to be supported by the triton GPU compiler … Triton only supports devices of CUDA
         // Capability >= 7.0, but your device is of CUDA capability 6.1`.
         if let Some(p) = s.find(" which is too old to be supported by the triton") {
+            form = GpuArchForm::TritonTooOld;
             gpu = gpu_name_before(s, p);
             capability = s
                 .find("your device is of CUDA capability ")
@@ -1546,6 +1554,7 @@ impl<'a> Scanner<'a> {
         // vLLM's dtype check: `Bfloat16 is only supported on GPUs with compute capability of at
         // least 8.0. Your Tesla T4 GPU has compute capability 7.5.`
         if s.contains("Bfloat16 is only supported on GPUs") {
+            form = GpuArchForm::Bf16Unsupported;
             if let Some(i) = s.find("GPU has compute capability ") {
                 capability = capability_token(&s[i + 27..]);
                 gpu = s[..i]
@@ -1649,6 +1658,7 @@ impl<'a> Scanner<'a> {
             out.push(
                 l.content_span(),
                 EventKind::GpuArchMissing {
+                    form,
                     gpu,
                     capability,
                     supported,

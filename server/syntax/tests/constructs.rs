@@ -484,3 +484,24 @@ UndefinedSymbol { library: Some("/x/site-packages/ext/_C.so"), symbol: "c10::cud
 "#,
     );
 }
+
+#[test]
+fn rocm_missing_code_object_is_its_own_form() {
+    check(
+        "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"\n",
+        r#"
+GpuArchMissing { form: Rocm, gpu: None, capability: None, supported: [], range: None, detail: "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"" } @ "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\""
+"#,
+    );
+}
+
+#[test]
+fn triton_refusal_is_its_own_form() {
+    check(
+        "RuntimeError: Found NVIDIA GeForce GTX 1080 Ti which is too old to be supported by the triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1\n",
+        r#"
+Exception { name: "RuntimeError", message: "Found NVIDIA GeForce GTX 1080 Ti which is too old to be supported by the triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1" } @ "RuntimeError: Found NVIDIA GeForce GTX 1080 Ti which is too old to be supported by the triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1"
+GpuArchMissing { form: TritonTooOld, gpu: Some("NVIDIA GeForce GTX 1080 Ti"), capability: Some("6.1"), supported: [], range: Some(("7.0", None)), detail: "RuntimeError: Found NVIDIA GeForce GTX 1080 Ti which is too old to be supported by the triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1" } @ "RuntimeError: Found NVIDIA GeForce GTX 1080 Ti which is too old to be supported by the triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1"
+"#,
+    );
+}

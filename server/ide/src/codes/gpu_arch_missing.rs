@@ -19,6 +19,7 @@ use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, Severity, SourceRef};
 use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name, PipFlag, Requirement, Step, Version};
 use abidoc_knowledge::gpu;
+use abidoc_syntax::GpuArchForm;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`, ROCm's `hipErrorNoBinaryForGpu`: torch or an extension has no code for this GPU's architecture.",
@@ -28,6 +29,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 
 /// What the text showed about the GPU and the binary.
 pub(crate) struct Seen<'a> {
+    pub form: GpuArchForm,
     pub gpu: Option<&'a str>,
     pub capability: Option<&'a str>,
     pub supported: &'a [String],
@@ -143,17 +145,12 @@ pub(crate) fn from_env(
 }
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
-    if seen.detail.contains("supported by the triton GPU compiler") {
-        return triton_too_old(source, seen);
-    }
-    if seen.detail.contains("only supports Ampere GPUs or newer") {
-        return flash_attn_too_old(source, seen);
-    }
-    if seen.detail.contains("Bfloat16 is only supported on GPUs") {
-        return bf16_unsupported(cx, source, seen);
-    }
-    if seen.detail.contains("hipError") || seen.detail.contains("HIP error") {
-        return rocm(source, seen);
+    match seen.form {
+        GpuArchForm::TritonTooOld => return triton_too_old(source, seen),
+        GpuArchForm::FlashAttnAmpere => return flash_attn_too_old(source, seen),
+        GpuArchForm::Bf16Unsupported => return bf16_unsupported(cx, source, seen),
+        GpuArchForm::Rocm => return rocm(source, seen),
+        GpuArchForm::NoKernel => {}
     }
     let mut d = blank(Code::GpuArchMissing, source);
     // The GPU: as the text names it, else as the driver's files name it (never by running

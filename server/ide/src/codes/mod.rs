@@ -322,6 +322,7 @@ pub(crate) fn diagnose(
         }
         Failure::StaleWheelCache { file } => stale_wheel_cache::diagnose(&cx, source, file)?,
         Failure::GpuArch {
+            form,
             gpu,
             capability,
             supported,
@@ -331,6 +332,7 @@ pub(crate) fn diagnose(
             &cx,
             source,
             &gpu_arch_missing::Seen {
+                form: *form,
                 gpu: gpu.as_deref(),
                 capability: capability.as_deref(),
                 supported,
