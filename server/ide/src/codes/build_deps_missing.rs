@@ -19,6 +19,8 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or setuptools too new (`cannot import name 'packaging' from 'pkg_resources'`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package); Inductor's `Cannot find a working triton installation`.",
     meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import.",
     fixes: "1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources` error `pip install \"setuptools<70\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
+    near_package: super::NearPackage::NotTorch,
+    ..CodeDoc::BASE
 };
 
 pub(crate) fn diagnose(

@@ -13,6 +13,8 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A source build of a torch extension cannot see torch (`No module named 'torch'` inside pip's isolated build), or would build against a different torch than the installed one.",
     meaning: "pip and uv build sdists in a fresh, isolated environment holding only the declared build requirements. Extensions whose setup.py imports torch fail there, or, when torch is declared, build against whatever torch the resolver picks rather than the one installed.",
     fixes: "1. Build against the installed torch: `pip install --no-build-isolation PKG` (torch first when it is missing). 2. With uv: `uv pip install --no-build-isolation`, or `match-runtime` in `[tool.uv.extra-build-dependencies]`. 3. In requirements files, install torch in a step before the extensions.",
+    near_package: super::NearPackage::NotTorch,
+    ..CodeDoc::BASE
 };
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&str>) -> Diagnostic {

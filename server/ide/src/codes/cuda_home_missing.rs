@@ -17,6 +17,8 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "Building a CUDA extension without `nvcc` / `CUDA_HOME`.",
     meaning: "torch's cpp_extension compiles CUDA sources with `$CUDA_HOME/bin/nvcc`. pip's nvidia-* runtime wheels carry no compiler, and conda's `cudatoolkit` has none either, so a source build finds no nvcc unless a toolkit is installed and named.",
     fixes: "1. `CUDA_HOME` to one directory when the text shows it set to a `:`-joined list (`:/usr/local/cuda/bin/nvcc`), or to a toolkit abidoc found on disk (safe). 2. Without one found: `find` the nvcc installed in /usr/local, /opt or /usr/lib, then `CUDA_HOME` to its directory (look first, safe). 3. For packages that publish prebuilt wheels (flash-attn, mamba-ssm, causal-conv1d): install, letting setup.py fetch the wheel matching torch, no nvcc needed. 4. nvcc from conda (`cuda-nvcc`, matching torch's CUDA), then `CUDA_HOME`, in a conda environment; elsewhere NVIDIA's toolkit of torch's CUDA (advice: an installer or root).",
+    near_package: super::NearPackage::NotTorch,
+    ..CodeDoc::BASE
 };
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {

@@ -15,6 +15,8 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "CUDA out of memory, with the processes that hold the memory when the text names them.",
     meaning: "The caching allocator could not get a block of GPU memory. Often earlier runs of the same script (a crashed notebook kernel, a background job) still hold memory; otherwise the batch is too large or memory is fragmented.",
     fixes: "1. End the stale processes by PID: only older copies of a repeated command that the text shows holding GPU memory, shown first with `nvidia-smi`; needs confirmation, never PIDs 0/1, this process or its parent. 2. List the processes holding GPU memory. 3. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` against fragmentation (safe).",
+    near_package: super::NearPackage::Never,
+    ..CodeDoc::BASE
 };
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, tried: Option<&str>) -> Diagnostic {

@@ -16,6 +16,8 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "CUDA toolkit vs torch CUDA mismatch at build time, or two packages compiled with different CUDA versions.",
     meaning: "Extensions must be compiled with the CUDA major.minor torch was built with (cpp_extension refuses otherwise), and packages that share CUDA objects at run time must agree on the CUDA major.",
     fixes: "At build time: 1. `CUDA_HOME` to the toolkit of torch's CUDA found on disk (safe). 2. A torch built for the toolkit you have, from PyTorch's index (user-level, downloads several GB; torchvision/torchaudio move with it in their releases for that build). 3. A prebuilt wheel of the package, no local nvcc involved (advice). 4. Install torch's CUDA toolkit and set `CUDA_HOME` (advice: an installer, conda or root). Between two installed packages: the companion release built for the installed torch (and so its CUDA), else that package's build for torch's CUDA.",
+    near_package: super::NearPackage::NotTorch,
+    ..CodeDoc::BASE
 };
 
 pub(crate) fn diagnose(

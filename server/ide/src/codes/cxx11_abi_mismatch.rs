@@ -16,6 +16,8 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "The missing symbols differ from exported ones only by the C++11 `std::string` ABI (`Ss` vs `St7__cxx11`, `B5cxx11` tags).",
     meaning: "C++ libraries mangle `std::string` differently depending on `_GLIBCXX_USE_CXX11_ABI`. PyPI's torch wheels switched to the C++11 ABI with torch 2.7; an extension compiled with the other setting asks for names torch does not export, and every function taking a `std::string` fails to resolve.",
     fixes: "1. The companion release built for the installed torch. 2. The torch the binary was built for. 3. The project's prebuilt wheel whose label names torch's ABI (`cxx11abiTRUE`/`FALSE`; unverified URL). 4. A source build against the installed torch, which picks torch's ABI. All need confirmation; none needs root.",
+    model_decides: true,
+    ..CodeDoc::BASE
 };
 
 pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {

@@ -18,6 +18,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`The NVIDIA driver on your system is too old`, `CUDA driver version is insufficient for CUDA runtime version`, undefined driver API symbols (`cuGreenCtxCreate`): the driver is older than the CUDA a binary needs.",
     meaning: "Each CUDA release needs a minimum NVIDIA driver (CUDA 12.8 needs 570.26 on Linux; from CUDA 11 on, any release of a major also runs on its first driver, 525.60.13 for 12.x, through minor version compatibility, except PTX JIT). torch wheels bundle their CUDA runtime, so a torch built for a newer CUDA than the driver supports fails at its first CUDA call; a library calling a driver API function newer than the driver fails to load (`undefined symbol: cu…`). The driver's CUDA is read from the text (`found version 11040` is CUDA 11.4) or from `/proc/driver/nvidia/version`.",
     fixes: "1. The same torch release built for a CUDA this driver runs, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu118`): user level, no root. 2. A newer NVIDIA driver, at least the minimum of torch's CUDA (needs root; advice, since driver installs depend on the system). With the text alone and no driver version, the general form.",
+    ..CodeDoc::BASE
 };
 
 fn cuda_str(c: (u64, u64)) -> String {

@@ -15,6 +15,8 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "The undefined symbol belongs to the extension's own package: a partial build, not a torch mismatch.",
     meaning: "The library references a function its own sources should define, and nothing defines it: the build left a kernel out (a GPU architecture or a feature switch was not compiled), or files of two builds were mixed. Torch is not involved, so aligning torch does not help. The same holds when the package's compiled module is absent altogether (`No module named 'exllamav2_ext'`, `'mmcv._ext'`): a wheel or build without it, or a source checkout that shadows the installed package.",
     fixes: "1. The companion release built for the installed torch (a complete wheel). 2. The project's prebuilt wheel. 3. A complete source build that really compiles. Uninstalling is offered only when nothing needs the package. All need confirmation.",
+    model_decides: true,
+    ..CodeDoc::BASE
 };
 
 pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {

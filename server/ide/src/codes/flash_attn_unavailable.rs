@@ -14,6 +14,8 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "FlashAttention requested but unusable (import fails, wrong GPU, not installed).",
     meaning: "transformers checks that flash-attn imports, that its version is recent enough and that the model sits on a CUDA device before it uses FlashAttention 2. Each check has its own fix; torch's built-in SDPA attention needs no extension at all.",
     fixes: "1. On a CPU device: load the model on the GPU, or use `attn_implementation=\"sdpa\"` (advice). 2. Not installed: `pip install --no-build-isolation flash-attn` (its setup fetches the wheel for the installed torch/CUDA/ABI). 3. `attn_implementation=\"sdpa\"`. 4. A source build that really compiles (about an hour).",
+    model_decides: true,
+    ..CodeDoc::BASE
 };
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, reason: &str) -> Diagnostic {

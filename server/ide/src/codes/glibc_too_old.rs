@@ -14,6 +14,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`GLIBC_*` version not found.",
     meaning: "Every Linux binary records the newest glibc symbol versions it uses. A wheel or library built on a newer distribution than this one asks for a `GLIBC_2.x` the system's C library does not have. Unlike libstdc++, the C library cannot be swapped per process.",
     fixes: "1. Uninstall the package when it is optional (its importers fall back cleanly without it; needs confirmation). 2. Install a build of the package made for an older glibc (a manylinux2014 wheel, or an older release of it). 3. Run on a newer OS or container image. 2 and 3 are advice: abidoc cannot know which release was built on an older system.",
+    ..CodeDoc::BASE
 };
 
 pub(crate) fn diagnose(

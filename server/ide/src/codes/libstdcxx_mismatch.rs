@@ -16,6 +16,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`GLIBCXX_*`/`CXXABI_*` version not found, or libstdc++ symbols undefined: an older libstdc++ is loaded than the one the extension was built with.",
     meaning: "An extension compiled with a newer GCC needs symbol versions of libstdc++ (`GLIBCXX_3.4.30`) that an older libstdc++ lacks. Which libstdc++ a process gets is decided by who loads one first: often the system's, found before a conda environment's newer one, or an old one bundled by another package.",
     fixes: "1. Load the conda environment's own libstdc++ first (`LD_LIBRARY_PATH` to its lib/, never to the directory whose libstdc++ is too old). 2. `LD_PRELOAD` a newer libstdc++ abidoc found on disk. 3. Upgrade the environment's libstdc++ (`conda install -c conda-forge libstdcxx-ng`). Setting variables is safe; installs need confirmation; nothing needs root.",
+    ..CodeDoc::BASE
 };
 
 pub(crate) fn diagnose_version(

@@ -13,6 +13,8 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "Mamba/hybrid model runs its slow path because `mamba-ssm`/`causal-conv1d` kernels are missing or broken.",
     meaning: "transformers runs Mamba layers with the fused kernels of mamba-ssm and causal-conv1d when both import; otherwise it falls back to a slow reference implementation, with a warning. Training on the fallback is slower and not numerically the same.",
     fixes: "1. The mamba-ssm and causal-conv1d releases built for the installed torch (their setup fetches the matching prebuilt wheels; `--no-build-isolation --no-cache-dir`). 2. Without a known release: install them with `--no-build-isolation`, letting setup pick the wheel or compile (needs nvcc). Removal is never offered: the model needs them.",
+    model_decides: true,
+    ..CodeDoc::BASE
 };
 
 pub(crate) fn diagnose(

@@ -89,6 +89,37 @@ pub struct CodeDoc {
     pub meaning: &'static str,
     /// Its fixes, best first, and how safe each is.
     pub fixes: &'static str,
+    /// Whether the package the text shows around a failure may be taken as its package when
+    /// the code's module names none.
+    pub near_package: NearPackage,
+    /// The model in use decides between removing the package and rebuilding it: the diagnosis
+    /// says which model that is.
+    pub model_decides: bool,
+}
+
+/// How a code's diagnosis takes the package the text shows near its failure (see
+/// [`Scene::package_near`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NearPackage {
+    /// The package shown nearest is the failing one.
+    Any,
+    /// Any but torch: in a build, torch's frames are cpp_extension's machinery, not the package
+    /// being built.
+    NotTorch,
+    /// Never: a missing library weighs the package near it itself; memory held by processes is
+    /// no package's failure.
+    Never,
+}
+
+impl CodeDoc {
+    /// What a code's doc holds unless it says otherwise.
+    pub const BASE: CodeDoc = CodeDoc {
+        summary: "",
+        meaning: "",
+        fixes: "",
+        near_package: NearPackage::Any,
+        model_decides: false,
+    };
 }
 
 /// What every code module reads: the text's scene, the environment and the model in use.
@@ -392,35 +423,17 @@ pub(crate) fn diagnose(
         }
     };
     d.related = inc.related.iter().map(|s| to_source(*s)).collect();
-    // Memory held by processes is no package's failure; a missing library weighs the package
-    // near it itself (torch never needs another torch's library).
-    if d.package.is_none() && !matches!(d.code, Code::CudaOom | Code::MissingSharedLibrary) {
-        // In a build, torch's frames are cpp_extension's machinery, not the package being built.
-        let build = matches!(
-            d.code,
-            Code::CudaHomeMissing
-                | Code::CudaVersionMismatch
-                | Code::BuildDepsMissing
-                | Code::BuildIsolation
-                | Code::NoCCompiler
-        );
+    let traits = doc(d.code);
+    if d.package.is_none() && traits.near_package != NearPackage::Never {
         // torch lacking a newer torch's API is the installed torch, not the failing package.
-        let newer_api = matches!(inc.failure, Failure::TorchApiNewer { .. });
+        let not_torch = traits.near_package == NearPackage::NotTorch
+            || matches!(inc.failure, Failure::TorchApiNewer { .. });
         d.package = cx
             .near
-            .filter(|n| !((build || newer_api) && *n == "torch"))
+            .filter(|n| !(not_torch && *n == "torch"))
             .map(str::to_owned);
     }
-    // The model in use decides between removing and rebuilding: say what it is.
-    let about_model = matches!(
-        d.code,
-        Code::AbiMismatch
-            | Code::Cxx11AbiMismatch
-            | Code::ExtensionIncompleteBuild
-            | Code::MambaFastPath
-            | Code::FlashAttnUnavailable
-    );
-    if let (Some(m), true) = (cx.model, about_model) {
+    if let (Some(m), true) = (cx.model, traits.model_decides) {
         d.evidence.insert(0, m.describe());
     }
     Some(d)

@@ -15,6 +15,8 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A JIT compile step or a build found no C/C++ compiler, or none it accepts (a gcc newer than nvcc supports, one without C++17).",
     meaning: "Triton and torch.compile build small launchers with the system's C compiler at run time, and C++ extensions compile on first import. Slim containers and fresh machines often have none, so the first compiled call fails.",
     fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both. On Windows: Visual Studio Build Tools' C++ workload, run from a prompt with cl.exe on PATH. A compiler the build refuses: a gcc nvcc supports (`CC`/`CXX`/`NVCC_CCBIN` at an older one, e.g. gcc-11 for CUDA 11.x/12.0) or a newer CUDA toolkit; a compiler with C++17 (gcc 9 or later) for torch 2.x headers.",
+    near_package: super::NearPackage::NotTorch,
+    ..CodeDoc::BASE
 };
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {

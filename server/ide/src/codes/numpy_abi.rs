@@ -14,6 +14,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A module compiled against NumPy 1.x running under NumPy 2.x, or the reverse.",
     meaning: "NumPy 2 changed the C ABI. Extensions compiled against NumPy 1.x (torch ≤ 2.2, older OpenCV and many others) fail to import under NumPy 2, and modules built for 2.x need a NumPy that new. NumPy 2.0 (and 1.24 before it) also removed names from its Python namespace, so code written for older releases fails with `module 'numpy' has no attribute 'float_'` or `cannot import name 'BUFSIZE' from 'numpy'`.",
     fixes: "1. For a module built for NumPy 1.x: `pip install \"numpy<2\"`. 2. Or upgrade the failing module to a release built for NumPy 2 (advice). For a module built for a newer NumPy: upgrade NumPy. For a name a NumPy release removed (`np.float_` in 2.0, `np.float` in 1.24): the NumPy before that release, or the package or code moved to the new names (advice).",
+    ..CodeDoc::BASE
 };
 
 /// Code (a package's, or the user's) written for a NumPy that still had `name`, run under the

@@ -14,6 +14,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "pip reused a locally built wheel (`Using cached ...`) that was built against another torch.",
     meaning: "pip caches the wheels it builds from sdists, keyed by the package's name and version only. After a torch upgrade, installing the same version again takes the cached wheel, compiled against the old torch, and the import fails as before.",
     fixes: "1. Remove the package's wheels from pip's cache (`pip cache remove`), then build against the installed torch with `--no-build-isolation --no-cache-dir` and the package's force-build switch or `--no-binary`. Needs confirmation.",
+    ..CodeDoc::BASE
 };
 
 /// Only a wheel pip built here is stale: its platform tag is a plain `linux_*` (PyPI refuses

@@ -13,6 +13,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "xFormers was built for another torch/Python/CUDA than the one running.",
     meaning: "Each xformers release ships binaries for exactly one torch release. Installed next to another torch, its compiled library fails to load and xformers silently falls back: memory-efficient attention and other kernels are off.",
     fixes: "1. The xformers release built for the installed torch (`--no-deps` so torch stays). 2. Uninstall xformers when nothing needs it: torch's `scaled_dot_product_attention` covers memory-efficient attention for most uses. Both need confirmation.",
+    ..CodeDoc::BASE
 };
 
 pub(crate) struct Build<'a> {
