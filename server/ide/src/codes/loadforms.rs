@@ -187,10 +187,12 @@ pub(crate) fn windows(
     let mut d = blank(code, source);
     let file = dll.map(basename);
     d.library = dll.map(str::to_owned);
-    // Neither module nor DLL named (`from torch._C import * (ImportError: DLL load failed)`):
-    // the import the text shows around it is the one that failed.
+    // Neither module nor DLL named (`from torch._C import * (ImportError: DLL load failed)`),
+    // or only a submodule's own name (`while importing _C`): the import the text shows around
+    // it is the one that failed.
+    let bare = module.is_none_or(|m| !m.contains('.') && m.starts_with('_'));
     d.package = package(module, dll).or_else(|| {
-        (module.is_none() && dll.is_none())
+        (bare && dll.is_none())
             .then(|| cx.near.map(str::to_owned))
             .flatten()
     });
@@ -254,15 +256,13 @@ pub(crate) fn windows(
     }
     if torch_own {
         d.explanation = Some("torch's own DLLs need the Microsoft Visual C++ runtime and, in a CUDA build, the CUDA DLLs torch ships beside them; a torch installed over another build, or a release whose Windows wheel lacked a dependency (2.4.0 needed libomp140, fixed in later releases), fails here.".into());
-        let mut build = windows_torch_build(cx, code);
         // With no DLL named (`from torch._C import * … DLL load failed`), the Visual C++
         // runtime torch's DLLs all need comes first (PyTorch's Windows FAQ), the clean
         // reinstall after it.
         if dll.is_none() {
-            fixes.push(vc_redist(code));
-            build.kind = FixKind::Advice;
+            fixes.push(vc_redist(code).leading());
         }
-        fixes.push(build);
+        fixes.push(windows_torch_build(cx, code));
     } else if product.is_none()
         && (module.is_some()
             || file.is_some_and(is_pyd)

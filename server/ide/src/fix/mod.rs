@@ -139,6 +139,9 @@ pub struct Fix {
     /// False when the fix names something that cannot be checked offline (a wheel URL, a path
     /// guessed without the environment).
     pub verified: bool,
+    /// Ranked ahead of the kinds' order, because the evidence points at it first (the Visual
+    /// C++ runtime for a Windows DLL failure that names no DLL); its kind still says what it is.
+    pub lead: bool,
 }
 
 impl Fix {
@@ -157,6 +160,12 @@ impl Fix {
             verified: true,
             ..Fix::default()
         }
+    }
+
+    /// Ranks this fix first whatever its kind (see [`Fix::lead`]).
+    pub fn leading(mut self) -> Fix {
+        self.lead = true;
+        self
     }
 
     pub fn step(mut self, s: Step) -> Fix {
@@ -235,7 +244,7 @@ impl Fix {
 /// Orders fixes by kind (stable among equals), drops repeats, keeps ids unique and marks the
 /// first preferred.
 pub fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
-    fixes.sort_by_key(|f| f.kind);
+    fixes.sort_by_key(|f| (!f.lead, f.kind));
     let mut out: Vec<Fix> = Vec::with_capacity(fixes.len());
     for f in fixes {
         if out.iter().any(|g| g.title == f.title && g.steps == f.steps) {
