@@ -213,7 +213,7 @@ pub(crate) fn header(
             )
             .step(Step::CondaInstall {
                 channel: CondaChannel::CondaForge,
-                packages: names(&lib.conda),
+                packages: names(&lib.conda).into_iter().map(Requirement::Any).collect(),
             }),
         );
     }

@@ -170,7 +170,7 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>, listed: bool) -> Vec<Fix> {
             )
             .step(Step::CondaInstall {
                 channel: CondaChannel::Nvidia,
-                packages: vec![nvcc],
+                packages: vec![Requirement::Any(nvcc)],
             })
             .unverified(),
         );

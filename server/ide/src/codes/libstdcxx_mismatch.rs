@@ -10,7 +10,7 @@
 use super::symbols::Case;
 use super::{Code, CodeDoc, Cx, recipes, version_needer};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{CondaChannel, Fix, FixKind, Name, SafePath, Step};
+use crate::fix::{CondaChannel, Fix, FixKind, Name, Requirement, SafePath, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`GLIBCXX_*`/`CXXABI_*` version not found, or libstdc++ symbols undefined: an older libstdc++ is loaded than the one the extension was built with.",
@@ -104,7 +104,7 @@ fn fixes(
         )
         .step(Step::CondaInstall {
             channel: CondaChannel::CondaForge,
-            packages: vec![pkg],
+            packages: vec![Requirement::Any(pkg)],
         });
         f = f.steps(recipes::set_env("LD_LIBRARY_PATH", lib_dir.as_str()));
         fixes.push(f);
@@ -161,7 +161,7 @@ fn fixes(
             )
             .step(Step::CondaInstall {
                 channel: CondaChannel::CondaForge,
-                packages: vec![pkg],
+                packages: vec![Requirement::Any(pkg)],
             }),
         ),
         _ => fixes.push(

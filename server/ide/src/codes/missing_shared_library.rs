@@ -12,6 +12,7 @@ use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{
     CondaChannel, Fix, FixKind, Name, PipFlag, Query, Requirement, SafePath, Step, SystemManager,
+    Version,
 };
 use crate::incidents::basename;
 use crate::kb;
@@ -102,18 +103,35 @@ pub(crate) fn older_copy(
         d.message = format!(
             "{who} needs `{symbol}` from {what}, which its release {removed} removed: the environment has that release or a newer one"
         );
-        d.fixes = crate::fix::rank(vec![
-            Fix::new(
+        let why = format!("{who} was built against a release that still had `{symbol}`; pinning the provider below {removed} brings it back (a conda environment's torch links the environment's provider; PyPI's torch bundles what it needs instead).");
+        // `keep` is data (`mkl<2024.1`): the pin as a conda match spec in the environment's
+        // own channels, where the provider came from.
+        let pin = keep.split_once('<').and_then(|(n, v)| {
+            Some(Requirement::Below(Name::new(n.trim())?, Version::new(v.trim())?))
+        });
+        d.fixes = crate::fix::rank(vec![match pin {
+            Some(req) => Fix::new(
+                code,
+                "keep-provider",
+                FixKind::AlignCompanion,
+                format!("Pin {keep} in the conda environment: the releases before {removed} still have `{symbol}`"),
+                why,
+            )
+            .step(Step::CondaInstall {
+                channel: CondaChannel::Configured,
+                packages: vec![req],
+            }),
+            None => Fix::new(
                 code,
                 "keep-provider",
                 FixKind::Advice,
                 format!("Pin {keep}: the releases before {removed} still have `{symbol}`"),
-                format!("{who} was built against a release that still had `{symbol}`; pinning the provider below {removed} brings it back (in a conda environment the solver installs it; PyPI's torch bundles what it needs instead)."),
+                why,
             )
             .step(Step::Manual(format!(
                 "conda install \"{keep}\" in the environment (or add {keep} to its environment.yml), then start Python again"
             ))),
-        ]);
+        }]);
         return d;
     }
     let mut fixes = Vec::new();
@@ -800,7 +818,7 @@ pub(crate) fn system_library(
             Fix::new(code, "system-library-conda", FixKind::InstallMissing, title, reason)
                 .step(Step::CondaInstall {
                     channel: CondaChannel::CondaForge,
-                    packages: pkgs,
+                    packages: pkgs.into_iter().map(Requirement::Any).collect(),
                 }),
         ];
     }

@@ -9,7 +9,7 @@
 
 use super::{Code, CodeDoc, Cx, blank};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{CondaChannel, Fix, FixKind, Name, Step, SystemManager};
+use crate::fix::{CondaChannel, Fix, FixKind, Name, Requirement, Step, SystemManager};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A JIT compile step or a build found no C/C++ compiler, or none it accepts (a gcc newer than nvcc supports, one without C++17).",
@@ -80,7 +80,7 @@ fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
             )
             .step(Step::CondaInstall {
                 channel: CondaChannel::CondaForge,
-                packages: names(&tool.conda),
+                packages: names(&tool.conda).into_iter().map(Requirement::Any).collect(),
             }),
         );
     }

@@ -5,7 +5,7 @@
 //! `!` lines before a shell sees them, so they are quoted for IPython on top of POSIX sh. Every
 //! value is already validated; the quoting and the control-character refusal are a second wall.
 
-use super::step::{PipFlag, Python, Query, Requirement, Step};
+use super::step::{CondaChannel, PipFlag, Python, Query, Requirement, Step};
 
 /// The argument vector of a step; `None` for steps that are not commands (environment, advice).
 pub fn argv(step: &Step) -> Option<Vec<String>> {
@@ -34,14 +34,11 @@ pub fn argv(step: &Step) -> Option<Vec<String>> {
             v
         }
         Step::CondaInstall { channel, packages } => {
-            let mut v = vec![
-                s("conda"),
-                s("install"),
-                s("-y"),
-                s("-c"),
-                s(channel.as_str()),
-            ];
-            v.extend(packages.iter().map(ToString::to_string));
+            let mut v = vec![s("conda"), s("install"), s("-y")];
+            if *channel != CondaChannel::Configured {
+                v.extend([s("-c"), s(channel.as_str())]);
+            }
+            v.extend(packages.iter().map(requirement));
             v
         }
         Step::SystemInstall { manager, packages } => {

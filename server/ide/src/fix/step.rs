@@ -76,6 +76,9 @@ pub enum PipFlag {
 pub enum CondaChannel {
     CondaForge,
     Nvidia,
+    /// The environment's own channels (no `-c`): a package the environment already has from
+    /// them (MKL beside conda's torch), pinned in place.
+    Configured,
 }
 
 impl CondaChannel {
@@ -83,6 +86,7 @@ impl CondaChannel {
         match self {
             CondaChannel::CondaForge => "conda-forge",
             CondaChannel::Nvidia => "nvidia",
+            CondaChannel::Configured => "",
         }
     }
 }
@@ -131,9 +135,11 @@ pub enum Step {
         python: Python,
         package: Name,
     },
+    /// Conda match specs as pip spells them (`mkl<2024.1`, `libstdcxx-ng`), which conda reads
+    /// alike.
     CondaInstall {
         channel: CondaChannel,
-        packages: Vec<Name>,
+        packages: Vec<Requirement>,
     },
     /// Needs root.
     SystemInstall {

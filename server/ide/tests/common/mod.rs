@@ -59,8 +59,13 @@ pub fn render(text: &str, diags: &[Diagnostic]) -> String {
             if let Some(c) = f.cost.describe() {
                 s.push_str(&format!("    cost: {c}\n"));
             }
+            // As a shell reads them: `numpy<2` unquoted would be a redirection.
             for c in &f.commands() {
-                s.push_str(&format!("    $ {}\n", c.join(" ")));
+                let quoted: Vec<String> = c
+                    .iter()
+                    .map(|a| abidoc_ide::fix::render::sh(a).unwrap_or_else(|| "<refused>".into()))
+                    .collect();
+                s.push_str(&format!("    $ {}\n", quoted.join(" ")));
             }
             for (k, v) in &f.env() {
                 s.push_str(&format!("    env {k}={v}\n"));
