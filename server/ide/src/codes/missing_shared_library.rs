@@ -168,6 +168,9 @@ pub(crate) fn older_copy(
             "`ldd` on the failing library shows which copy is found; a CUDA toolkit's lib64 in LD_LIBRARY_PATH is the usual one.",
         )
         .step(Step::Manual(format!("ldd {} | grep {}", needer.unwrap_or("<the failing library>"), lib.split(".so").next().unwrap_or(lib))))
+        .step(Step::Manual(
+            "export LD_LIBRARY_PATH=<the same list without that directory> (often a CUDA toolkit's /usr/local/cuda*/lib64), then start Python again".into(),
+        ))
         .unverified(),
     );
     d.fixes = crate::fix::rank(fixes);
