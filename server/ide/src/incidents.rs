@@ -77,6 +77,8 @@ pub enum Failure {
     StaleGpuProcesses,
     MambaFastPath {
         model_class: Option<String>,
+        /// The kernel called on a module that did not import: the run stopped.
+        kernel: Option<String>,
     },
     StaleWheelCache {
         file: String,
@@ -361,7 +363,10 @@ fn key_of(f: &Failure) -> Failure {
         Failure::NoCompiler { .. } => Failure::NoCompiler {
             detail: String::new(),
         },
-        Failure::MambaFastPath { .. } => Failure::MambaFastPath { model_class: None },
+        Failure::MambaFastPath { kernel, .. } => Failure::MambaFastPath {
+            model_class: None,
+            kernel: kernel.clone(),
+        },
         Failure::XformersBuiltFor { .. } => Failure::XformersBuiltFor {
             built_torch: None,
             have_torch: None,
@@ -832,10 +837,14 @@ impl Collector {
                 },
                 span,
             ),
-            EventKind::MambaFastPathUnavailable { model_class } => {
+            EventKind::MambaFastPathUnavailable {
+                model_class,
+                kernel,
+            } => {
                 self.push(
                     Failure::MambaFastPath {
                         model_class: model_class.clone(),
+                        kernel: kernel.clone(),
                     },
                     span,
                 );

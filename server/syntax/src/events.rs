@@ -119,8 +119,13 @@ pub enum EventKind {
     CompileFailed { detail: String },
 
     // ---- runtime warnings that mean a degraded run ----
-    /// Mamba/hybrid `The fast path is not available because one of (...) is None`.
-    MambaFastPathUnavailable { model_class: Option<String> },
+    /// Mamba/hybrid `The fast path is not available because one of (...) is None`, or a kernel
+    /// called on the compiled module that did not import (`'NoneType' object has no attribute
+    /// 'causal_conv1d_fwd'`: `kernel` names the function, and the run stops there).
+    MambaFastPathUnavailable {
+        model_class: Option<String>,
+        kernel: Option<String>,
+    },
     /// xFormers `can't load C++/CUDA extensions. xFormers was built for: PyTorch A with CUDA N
     /// (you have B)`, `Python X (you have Y)`.
     XformersBuiltFor {

@@ -185,6 +185,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CalledProcessError", COMPFAIL | EXC),
     ("build stopped", COMPFAIL),
     ("fast path is not available", MAMBA),
+    ("has no attribute 'causal_conv1d_", MAMBA),
+    ("has no attribute 'selective_scan_", MAMBA),
     ("can't load C++/CUDA", XF),
     ("Need to compile C++", XF),
     ("wasn't build with CUDA support", XF),
@@ -3226,6 +3228,23 @@ fn compile_failed(l: &Line<'_>, out: &mut Out) {
 
 fn mamba(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    // The kernels' compiled modules are imported in a try (`causal_conv1d_cuda = None` on
+    // failure): a call on one that failed names the kernel function.
+    if let Some(p) = s.find("'NoneType' object has no attribute '") {
+        let r = &s[p + 36..];
+        let n = r.bytes().take_while(|&c| is_ident_byte(c)).count();
+        let f = &r[..n];
+        if f.starts_with("causal_conv1d_") || f.starts_with("selective_scan_") {
+            out.push(
+                l.span(p, (p + 36 + n).min(s.len())),
+                EventKind::MambaFastPathUnavailable {
+                    model_class: None,
+                    kernel: Some(f.to_owned()),
+                },
+            );
+        }
+        return;
+    }
     let Some(p) = s.find("fast path is not available") else {
         return;
     };
@@ -3237,7 +3256,10 @@ fn mamba(l: &Line<'_>, out: &mut Out) {
     });
     out.push(
         l.span(st, s.trim_end().len()),
-        EventKind::MambaFastPathUnavailable { model_class },
+        EventKind::MambaFastPathUnavailable {
+            model_class,
+            kernel: None,
+        },
     );
 }
 

@@ -21,6 +21,7 @@ pub(crate) fn diagnose(
     cx: &Cx<'_>,
     source: Option<SourceRef>,
     model_class: Option<&str>,
+    kernel: Option<&str>,
 ) -> Diagnostic {
     let mut d = blank(Code::MambaFastPath, source);
     d.severity = Severity::Warning;
@@ -32,6 +33,22 @@ pub(crate) fn diagnose(
     d.message = format!(
         "{who} runs its Mamba layers on the slow reference path: the mamba-ssm / causal-conv1d kernels are missing or failed to load"
     );
+    // The kernel was called on the module that failed to import: no fallback, the run stops.
+    if let Some(k) = kernel {
+        d.severity = Severity::Error;
+        let (pkg, module) = if k.starts_with("causal_conv1d_") {
+            ("causal-conv1d", "causal_conv1d_cuda")
+        } else {
+            ("mamba-ssm", "selective_scan_cuda")
+        };
+        d.package = Some(pkg.into());
+        d.message = format!(
+            "`{k}` was called on {pkg}'s compiled module {module}, which did not import (it is None): {pkg}'s kernels are missing or failed to load, and this code has no slow path"
+        );
+        d.evidence.push(format!(
+            "`import {module}` failed quietly (the package sets it to None); importing it alone shows why"
+        ));
+    }
     d.evidence
         .extend(cx.world.installed_versions(&["mamba-ssm", "causal-conv1d"]));
     d.fixes = fixes(cx);

@@ -348,9 +348,10 @@ pub(crate) fn diagnose(
         Failure::NumpyRemoved { name } => numpy_abi::removed_name(&cx, source, name),
         Failure::CudaOom { tried, .. } => cuda_oom::diagnose(&cx, source, tried.as_deref()),
         Failure::StaleGpuProcesses => cuda_oom::diagnose_stale(&cx, source),
-        Failure::MambaFastPath { model_class } => {
-            mamba_fast_path::diagnose(&cx, source, model_class.as_deref())
-        }
+        Failure::MambaFastPath {
+            model_class,
+            kernel,
+        } => mamba_fast_path::diagnose(&cx, source, model_class.as_deref(), kernel.as_deref()),
         Failure::StaleWheelCache { file } => stale_wheel_cache::diagnose(&cx, source, file)?,
         Failure::GpuArch {
             form,
