@@ -109,7 +109,11 @@ pub fn cudnn(soname: &str) -> Option<&'static CudnnMajor> {
 #[serde(deny_unknown_fields)]
 pub struct SymbolProvider {
     /// Symbol-name prefixes (`nccl`, `nvte_`); the longest matching prefix wins.
+    #[serde(default)]
     pub prefixes: Vec<String>,
+    /// C++ namespaces of the demangled names it defines (`cv::`, `google::protobuf::`).
+    #[serde(default)]
+    pub namespaces: Vec<String>,
     /// What it is, for a message: "NCCL".
     pub what: String,
     /// The library file that defines them (`libnccl.so.2`).
@@ -140,6 +144,33 @@ pub fn symbol_provider(symbol: &str) -> Option<&'static SymbolProvider> {
             p.prefixes
                 .iter()
                 .filter(|x| symbol.starts_with(x.as_str()))
+                .map(String::len)
+                .max()
+                .map(|n| (n, p))
+        })
+        .max_by_key(|(n, _)| *n)
+        .map(|(_, p)| p)
+}
+
+/// The provider of a C++ symbol, by its demangled name's namespace (`cv::Mat::Mat()` is
+/// OpenCV's); the longest matching namespace wins.
+pub fn namespace_provider(demangled: &str) -> Option<&'static SymbolProvider> {
+    let name = [
+        "vtable for ",
+        "typeinfo for ",
+        "typeinfo name for ",
+        "VTT for ",
+    ]
+    .iter()
+    .find_map(|p| demangled.strip_prefix(p))
+    .unwrap_or(demangled);
+    table()
+        .symbol_provider
+        .iter()
+        .filter_map(|p| {
+            p.namespaces
+                .iter()
+                .filter(|x| name.starts_with(x.as_str()))
                 .map(String::len)
                 .max()
                 .map(|n| (n, p))

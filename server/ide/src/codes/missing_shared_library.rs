@@ -85,15 +85,18 @@ pub(crate) fn older_copy(
     d.package = cx.package_of(needer, true);
     let who = needer.map_or("a library", basename);
     let (what, lib) = (&prov.what, &prov.library);
-    d.message = format!(
-        "{who} needs `{symbol}` from {what} ({lib}), but the {lib} the loader finds first does not define it: an older copy shadows the one it was built with"
-    );
+    // C++ names are shown as people write them.
+    let demangled = crate::kb::demangle(symbol);
     d.symbols.push(crate::diagnostic::SymbolReport {
         mangled: symbol.to_owned(),
-        demangled: None,
+        demangled: demangled.clone(),
         status: crate::diagnostic::SymbolStatus::Missing,
         nearest: None,
     });
+    let symbol = demangled.as_deref().unwrap_or(symbol);
+    d.message = format!(
+        "{who} needs `{symbol}` from {what} ({lib}), but the {lib} the loader finds first does not define it: an older copy shadows the one it was built with, or none is loaded"
+    );
     d.evidence.push(format!(
         "`{symbol}` is {what}'s, not torch's: no torch release is involved"
     ));

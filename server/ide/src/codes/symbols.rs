@@ -102,8 +102,18 @@ pub(crate) fn diagnose(
     // A plain C symbol is not torch's (torch's C API is `THP*`, `aoti_torch_*`, `torch_*`): its
     // provider — by name, or the library the loader's message names — says what failed to load.
     let named_provider = version_of.filter(|_| plain_c).map(named_provider);
-    let provider = crate::kb::symbol_provider(symbol).or(named_provider.as_ref());
-    if plain_c && let Some(prov) = provider {
+    let provider = if plain_c {
+        crate::kb::symbol_provider(symbol).or(named_provider.as_ref())
+    } else if owner == Owner::Own {
+        // A C++ symbol of a library the extension links (`cv::`, `google::protobuf::`).
+        crate::kb::demangle(symbol)
+            .as_deref()
+            .or_else(|| symbol.contains("::").then_some(symbol))
+            .and_then(abidoc_knowledge::system_libs::namespace_provider)
+    } else {
+        None
+    };
+    if let Some(prov) = provider {
         match &prov.package {
             // The extension's own core library, which its package loads before this module.
             Some(own) if pkg.as_deref() == Some(own.as_str()) => {
@@ -233,6 +243,7 @@ fn named_provider(lib: &str) -> abidoc_knowledge::system_libs::SymbolProvider {
     }
     abidoc_knowledge::system_libs::SymbolProvider {
         prefixes: Vec::new(),
+        namespaces: Vec::new(),
         what: crate::kb::system_library(lib).map_or_else(|| stem.to_owned(), |s| s.what.clone()),
         library: lib.to_owned(),
         package: None,
