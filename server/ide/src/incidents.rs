@@ -284,6 +284,7 @@ impl Scene {
             .map(|m| (m.at, m.distribution.to_owned()))
             .collect();
         found.extend(compiled_imports(piece));
+        found.extend(ci_checkouts(piece));
         if self.python_in_paths.is_none() {
             self.python_in_paths = python_in_paths(piece);
         }
@@ -1137,6 +1138,37 @@ fn torch_in_code(text: &str, at: usize) -> bool {
 }
 
 /// The first extension among `list`, else torch.
+/// A compiled package built on GitHub's runners keeps its sources' paths in its messages
+/// (`CUDA error 35 at /home/runner/work/ctransformers/ctransformers/models/ggml/ggml-cuda.cu`,
+/// Windows' `D:\a\bitsandbytes\bitsandbytes\csrc\ops.cu`): the checkout is the repository,
+/// named twice, and the repository is the package.
+fn ci_checkouts(piece: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (marker, sep) in [("/home/runner/work/", '/'), (":\\a\\", '\\')] {
+        let mut from = 0;
+        while let Some(i) = piece[from..].find(marker) {
+            let at = from + i;
+            let rest = &piece[at + marker.len()..];
+            let mut parts = rest.splitn(3, sep);
+            if let (Some(a), Some(b)) = (parts.next(), parts.next())
+                && a == b
+                && !a.is_empty()
+                && a.len() <= 64
+                && a.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+                && !matches!(a, "pytorch" | "torch")
+            {
+                out.push((at, crate::kb::normalize(a)));
+            }
+            from = at + marker.len();
+            if out.len() >= 16 {
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// The first Python version a path in `piece` shows: a `pythonX.Y` directory followed by a
 /// separator, or a CPython extension tag (`cpython-37m`, `cpython-312`).
 fn python_in_paths(piece: &str) -> Option<(u32, u32)> {

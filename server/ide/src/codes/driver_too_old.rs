@@ -65,7 +65,14 @@ pub(crate) fn diagnose(
     detail: &str,
 ) -> Diagnostic {
     let mut d = blank(Code::DriverTooOld, source);
-    d.package = Some("torch".into());
+    // torch's own check says so; the CUDA runtime's `driver version is insufficient` comes from
+    // whichever binary called it: the package the text shows there, torch when it shows none.
+    let torch_says = detail.contains("NVIDIA driver on your system is too old");
+    d.package = cx
+        .near
+        .filter(|n| !torch_says && *n != "torch")
+        .map(str::to_owned)
+        .or_else(|| Some("torch".into()));
     d.evidence.push(format!("the text says: {}", detail.trim()));
     let driver_cuda = driver_facts(cx, found, &mut d);
     let torch = cx.torch();
