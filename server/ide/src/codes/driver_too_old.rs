@@ -75,7 +75,9 @@ pub(crate) fn diagnose(
         .or_else(|| Some("torch".into()));
     d.evidence.push(format!("the text says: {}", detail.trim()));
     let driver_cuda = driver_facts(cx, found, &mut d);
-    let torch = cx.torch();
+    // Another package's own CUDA binary: torch's builds are beside the point.
+    let other = d.package.clone().filter(|p| p != "torch");
+    let torch = cx.torch().filter(|_| other.is_none());
     let needs = torch.as_deref().and_then(torch_cuda);
     d.message = match (driver_cuda, needs, &torch) {
         (Some(dc), Some(n), Some(t)) => format!(
@@ -87,13 +89,37 @@ pub(crate) fn diagnose(
             "the NVIDIA driver supports CUDA up to {}, older than the CUDA torch was built with",
             cuda_str(dc)
         ),
-        _ => "the NVIDIA driver is older than the CUDA torch (or the library that failed) was built with".into(),
+        _ => match &other {
+            Some(p) => format!("the NVIDIA driver is older than the CUDA {p} was built with"),
+            None => "the NVIDIA driver is older than the CUDA torch (or the library that failed) was built with".into(),
+        },
     };
     if let Some(n) = needs {
         push_minimum(&mut d, n, true);
     }
     d.explanation = Some("torch wheels carry their own CUDA runtime, but the driver is the system's: a runtime newer than the driver supports refuses to start. Either the driver is updated, or torch is replaced by its build for a CUDA the driver runs.".into());
-    d.fixes = fixes(cx, driver_cuda, needs, torch.as_deref());
+    d.fixes = match &other {
+        // Its build for an older CUDA, or a newer driver; PyTorch's indexes are no answer.
+        Some(p) => crate::fix::rank(
+            fixes(cx, driver_cuda, needs, None)
+                .into_iter()
+                .filter(|f| !f.id.ends_with("torch-for-driver"))
+                .chain(std::iter::once(
+                    Fix::new(
+                        Code::DriverTooOld,
+                        "package-for-driver",
+                        FixKind::Advice,
+                        format!("Or install {p}'s build for a CUDA this driver runs"),
+                        format!("{p} was built for a newer CUDA than the driver supports; its releases or build variants for an older CUDA (or a build from source with the local toolkit) run on this driver."),
+                    )
+                    .step(Step::Manual(format!(
+                        "pick the {p} release or variant built for CUDA at most the driver's (`nvidia-smi` prints it), or build it from source with that toolkit"
+                    ))),
+                ))
+                .collect(),
+        ),
+        None => fixes(cx, driver_cuda, needs, torch.as_deref()),
+    };
     d
 }
 
