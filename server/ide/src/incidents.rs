@@ -1217,13 +1217,6 @@ fn python_in_paths(piece: &str) -> Option<(u32, u32)> {
 /// pointnet2._ext`): its top-level package is the one whose build the failure below concerns,
 /// whether or not the knowledge knows it (a research extension, a source checkout).
 fn compiled_imports(piece: &str) -> Vec<(usize, String)> {
-    fn compiled(part: &str) -> bool {
-        matches!(part, "_C" | "_ext" | "_cuda" | "_kernels" | "csrc")
-            || part.starts_with("_C_")
-            || ["_ext", "_cuda", "_C", "_cpp", "_kernels"]
-                .iter()
-                .any(|s| part.len() > s.len() + 1 && part.ends_with(s))
-    }
     let mut out = Vec::new();
     let mut at = 0;
     for line in piece.split_inclusive('\n') {
@@ -1244,6 +1237,7 @@ fn compiled_imports(piece: &str) -> Vec<(usize, String)> {
             && top.len() <= 64
             && top.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
             && !top.starts_with(|c: char| c.is_ascii_digit());
+        let compiled = abidoc_syntax::scan::is_compiled_name;
         let is_compiled = module.split('.').skip(1).any(compiled)
             || names
                 .split([',', ' ', '(', ')'])

@@ -76,15 +76,7 @@ pub fn owner(symbol: &str) -> Owner {
     if !s.starts_with("_Z") {
         // A demangled name (`c10::cuda::c10_cuda_check_implementation(int, …)`, `vtable for
         // torch::jit::Method`): its outermost namespace, as for a mangled one.
-        let name = [
-            "vtable for ",
-            "typeinfo for ",
-            "typeinfo name for ",
-            "VTT for ",
-        ]
-        .iter()
-        .find_map(|p| s.strip_prefix(p))
-        .unwrap_or(s);
+        let name = abidoc_knowledge::demangled_entity(s);
         return match name.split_once("::").map(|(ns, _)| ns.trim()) {
             Some("std" | "__gnu_cxx" | "__cxxabiv1") => Owner::Libstdcxx,
             Some(ns) if TORCH_NAMESPACES.contains(&ns) => Owner::Torch,

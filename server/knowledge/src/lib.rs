@@ -59,6 +59,20 @@ pub use packages::{
 pub use releases::WheelName;
 pub use version::Version;
 
+/// What a demangled name is about: `tvm::Node` for `typeinfo for tvm::Node`, `vtable for X` and
+/// the like; the name itself otherwise.
+pub fn demangled_entity(demangled: &str) -> &str {
+    [
+        "vtable for ",
+        "typeinfo for ",
+        "typeinfo name for ",
+        "VTT for ",
+    ]
+    .iter()
+    .find_map(|p| demangled.strip_prefix(p))
+    .unwrap_or(demangled)
+}
+
 /// Parse errors of the compiled-in tables; empty unless a data file is malformed.
 /// Forces every table to load first.
 pub fn load_errors() -> Vec<String> {

@@ -137,38 +137,25 @@ pub struct SymbolProvider {
 
 /// The provider of a plain C symbol, by the longest matching prefix.
 pub fn symbol_provider(symbol: &str) -> Option<&'static SymbolProvider> {
-    table()
-        .symbol_provider
-        .iter()
-        .filter_map(|p| {
-            p.prefixes
-                .iter()
-                .filter(|x| symbol.starts_with(x.as_str()))
-                .map(String::len)
-                .max()
-                .map(|n| (n, p))
-        })
-        .max_by_key(|(n, _)| *n)
-        .map(|(_, p)| p)
+    longest_match(symbol, |p| &p.prefixes)
 }
 
 /// The provider of a C++ symbol, by its demangled name's namespace (`cv::Mat::Mat()` is
 /// OpenCV's); the longest matching namespace wins.
 pub fn namespace_provider(demangled: &str) -> Option<&'static SymbolProvider> {
-    let name = [
-        "vtable for ",
-        "typeinfo for ",
-        "typeinfo name for ",
-        "VTT for ",
-    ]
-    .iter()
-    .find_map(|p| demangled.strip_prefix(p))
-    .unwrap_or(demangled);
+    longest_match(crate::demangled_entity(demangled), |p| &p.namespaces)
+}
+
+/// The provider one of whose `starts` (prefixes or namespaces) begins `name`, the longest first.
+fn longest_match(
+    name: &str,
+    starts: impl Fn(&SymbolProvider) -> &[String],
+) -> Option<&'static SymbolProvider> {
     table()
         .symbol_provider
         .iter()
         .filter_map(|p| {
-            p.namespaces
+            starts(p)
                 .iter()
                 .filter(|x| name.starts_with(x.as_str()))
                 .map(String::len)

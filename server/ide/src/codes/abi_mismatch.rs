@@ -305,13 +305,7 @@ pub(crate) fn removed_api(
 ) -> Diagnostic {
     let code = Code::AbiMismatch;
     let mut d = blank(code, source);
-    d.package = cx
-        .scene
-        .packages_built
-        .first()
-        .map(|p| crate::kb::normalize(p))
-        .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned))
-        .or_else(|| crate::evidence::source_project(detail));
+    d.package = cx.package_being_built(Some(detail));
     let Some(row) = abidoc_knowledge::compat::torch_api_removed(name) else {
         return d;
     };

@@ -142,13 +142,7 @@ pub(crate) fn header(
 ) -> Diagnostic {
     let code = Code::BuildDepsMissing;
     let mut d = blank(code, source);
-    d.package = cx
-        .scene
-        .packages_built
-        .first()
-        .map(|p| crate::kb::normalize(p))
-        .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned))
-        .or_else(|| crate::evidence::source_project(detail));
+    d.package = cx.package_being_built(Some(detail));
     let Some(lib) = abidoc_knowledge::system_libs::header(header) else {
         return d;
     };

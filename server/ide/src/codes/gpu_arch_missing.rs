@@ -494,12 +494,7 @@ pub(crate) fn toolkit_refuses(
     d.package = if triton {
         Some("triton".into())
     } else {
-        cx.scene
-            .packages_built
-            .first()
-            .map(|p| crate::kb::normalize(p))
-            // In a build, torch's files are the build's machinery, not the package being built.
-            .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned))
+        cx.package_being_built(None)
     };
     let compiler = tool
         .map(crate::incidents::basename)

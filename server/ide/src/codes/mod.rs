@@ -187,6 +187,18 @@ impl Cx<'_> {
         }
     }
 
+    /// The package a build is compiling: pip's line for it, else the package the text shows
+    /// around the failure (never torch: in a build its files are cpp_extension's machinery),
+    /// else the checkout a compiler's source path names (`detail`).
+    pub fn package_being_built(&self, detail: Option<&str>) -> Option<String> {
+        self.scene
+            .packages_built
+            .first()
+            .map(|p| crate::kb::normalize(p))
+            .or_else(|| self.near.filter(|n| *n != "torch").map(str::to_owned))
+            .or_else(|| detail.and_then(crate::evidence::source_project))
+    }
+
     /// Whether the torch in use is a 1.x: the installed or stated torch says so, or, with no
     /// torch known, the Python the text's paths show is 3.7 or older (torch 2.0 needs 3.8).
     pub fn torch_1x(&self) -> bool {

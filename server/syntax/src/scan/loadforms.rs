@@ -519,7 +519,7 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
 /// The names build systems give compiled modules: `_C`, `_C_flashattention`, `_ext`, `core_cc`,
 /// `iou3d_cuda`, `deform_conv_ext`, `_kernels`, gsplat's `csrc` (its extension is named after
 /// the sources' folder).
-fn is_compiled_name(part: &str) -> bool {
+pub fn is_compiled_name(part: &str) -> bool {
     const SUFFIXES: &[&str] = &[
         "_ext", "_cuda", "_kernels", "_kernel", "_C", "_cpp", "_cc", "_cext",
     ];
