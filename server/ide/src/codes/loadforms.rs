@@ -191,15 +191,23 @@ pub(crate) fn windows(
     // or only a submodule's own name (`while importing _C`): the import the text shows around
     // it is the one that failed.
     let bare = module.is_none_or(|m| !m.contains('.') && m.starts_with('_'));
+    let product = file.and_then(product_soname);
+    // A CUDA or cuDNN DLL that failed is no package's own: the one whose load needed it is
+    // the package the text shows (`CuPy failed to load nvrtc64_120_0.dll`), torch aside (its
+    // frames surround every import).
     d.package = package(module, dll).or_else(|| {
-        (bare && dll.is_none())
-            .then(|| cx.near.map(str::to_owned))
-            .flatten()
+        let near = cx.near.map(str::to_owned);
+        if bare && dll.is_none() {
+            near
+        } else if product.is_some() {
+            near.filter(|n| n != "torch")
+        } else {
+            None
+        }
     });
     let importing = module
         .map(|m| format!(" while importing {m}"))
         .unwrap_or_default();
-    let product = file.and_then(product_soname);
     if procedure && d.package.as_deref() == Some("torch") {
         let f = file.unwrap_or("one of torch's DLLs");
         d.message = format!(
@@ -540,7 +548,42 @@ fn stem_package(top: &str) -> Option<String> {
         "_cc",
         "_C",
     ];
-    let stem = SUFFIXES.iter().find_map(|s| top.strip_suffix(s))?;
+    // CPython's own extension modules: their DLL failures are the interpreter's, no package's.
+    const CPYTHON: &[&str] = &[
+        "_ctypes",
+        "_ssl",
+        "_sqlite3",
+        "_socket",
+        "_hashlib",
+        "_bz2",
+        "_lzma",
+        "_decimal",
+        "_elementtree",
+        "_tkinter",
+        "_multiprocessing",
+        "_uuid",
+        "_asyncio",
+        "_queue",
+        "_overlapped",
+        "_zoneinfo",
+        "_curses",
+        "_ctypes_test",
+        "_testcapi",
+        "_msi",
+    ];
+    // `_kaldifst`: a top-level extension module named after its distribution, underscored.
+    let stem = SUFFIXES
+        .iter()
+        .find_map(|s| top.strip_suffix(s))
+        .or_else(|| {
+            top.strip_prefix('_')
+                .filter(|s| {
+                    s.len() >= 4
+                        && s.bytes()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+                })
+                .filter(|_| !CPYTHON.contains(&top))
+        })?;
     if stem.len() < 3 || !stem.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
         return None;
     }

@@ -155,15 +155,13 @@ impl Cx<'_> {
             .or_else(|| {
                 self.near
                     .filter(|n| torch_owns || *n != "torch")
-                    .map(str::to_owned)
+                    .map(|n| self.era_name(n.to_owned()))
             })
             .or_else(|| library.and_then(|l| self.world.package_of_module_file(l)))
     }
 
     /// The distribution name the text uses for `package` when it spells an alias of it
-    /// (`mmcv-full`, what pip installed and must uninstall), else the name its torch 1.x era
-    /// used when the torch in use is a 1.x (mmcv's compiled ops were `mmcv-full` then), else
-    /// `package`.
+    /// (`mmcv-full`, what pip installed and must uninstall), else its [`Cx::era_name`].
     pub fn as_named(&self, package: String) -> String {
         let Some(facts) = crate::kb::package(&package) else {
             return package;
@@ -176,13 +174,21 @@ impl Cx<'_> {
         {
             return named.clone();
         }
-        let torch1 = self.torch_1x();
+        self.era_name(package)
+    }
+
+    /// The name a package's torch 1.x era used when the torch in use is a 1.x (mmcv's compiled
+    /// ops were `mmcv-full` then), else `package` as given.
+    pub fn era_name(&self, package: String) -> String {
+        let Some(facts) = crate::kb::package(&package) else {
+            return package;
+        };
         match facts
             .wheel_index
             .as_ref()
             .and_then(|w| w.distribution_torch1.clone())
         {
-            Some(old) if torch1 && package == canonical => old,
+            Some(old) if package == facts.name && self.torch_1x() => old,
             _ => package,
         }
     }
