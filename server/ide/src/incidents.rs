@@ -285,6 +285,7 @@ impl Scene {
             .collect();
         found.extend(compiled_imports(piece));
         found.extend(ci_checkouts(piece));
+        found.extend(setup_py_checkouts(piece));
         if self.python_in_paths.is_none() {
             self.python_in_paths = python_in_paths(piece);
         }
@@ -1164,6 +1165,66 @@ fn ci_checkouts(piece: &str) -> Vec<(usize, String)> {
             if out.len() >= 16 {
                 break;
             }
+        }
+    }
+    out
+}
+
+/// A traceback frame in a checkout's own `setup.py` (`File "morphologicalpool/setup.py"`,
+/// `File "/home/me/DCNv2/setup.py"`): the directory holding it is the project being built.
+/// pip's temporary build directories and generic folders name nothing.
+fn setup_py_checkouts(piece: &str) -> Vec<(usize, String)> {
+    const GENERIC: &[&str] = &[
+        "src",
+        "build",
+        "tmp",
+        "home",
+        "root",
+        "content",
+        "workspace",
+        "app",
+        "code",
+        "repo",
+        "project",
+        "projects",
+        "python",
+        "setup",
+        "source",
+        "sources",
+        "work",
+        "opt",
+        "usr",
+    ];
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = piece[from..].find("setup.py\"") {
+        let end = from + i;
+        from = end + "setup.py".len();
+        let Some(open) = piece[..end].rfind("File \"") else {
+            continue;
+        };
+        let path = piece[open + 6..end].replace('\\', "/");
+        let Some(dir) = path
+            .strip_suffix('/')
+            .map(|d| d.rsplit('/').next().unwrap_or(d))
+        else {
+            continue;
+        };
+        let ok = dir.len() > 1
+            && dir.len() <= 64
+            && dir
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+            && !dir.starts_with("pip-")
+            && !dir.starts_with('.')
+            && !GENERIC.contains(&dir.to_ascii_lowercase().as_str())
+            && !path.contains("site-packages/")
+            && !path.contains("dist-packages/");
+        if ok {
+            out.push((open, crate::kb::normalize(dir)));
+        }
+        if out.len() >= 16 {
+            break;
         }
     }
     out
