@@ -336,6 +336,12 @@ fn package_from_path(path: &str) -> Option<String> {
     if first.is_empty() || first.ends_with(".so") || first.contains(".cpython-") {
         return None;
     }
+    // NVIDIA's wheels share the `nvidia/` namespace (`nvidia/cublas/lib/libcublas.so.11`):
+    // the library names its wheel, of the CUDA major its so-number gives.
+    if first == "nvidia" {
+        let file = norm.rsplit('/').next()?;
+        return kb::pip_distribution_of(file);
+    }
     // An egg (`setup.py install`) is a directory `Name-Version-pyX.Y-platform.egg`, whose
     // project name has any `-` written as `_`: the name is what comes before the first `-`.
     let first = match first.strip_suffix(".egg") {

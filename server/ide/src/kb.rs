@@ -39,6 +39,20 @@ pub fn cuda_library(soname: &str) -> Option<(&'static k::system_libs::CudaLibrar
     k::system_libs::cuda_library(soname)
 }
 
+/// The PyPI distribution that ships a CUDA library file (`libcublas.so.11` →
+/// `nvidia-cublas-cu11`, `libcudnn_ops_infer.so.8` → cuDNN 8's wheel): the CUDA table's package
+/// of that major, else the first wheel the provider table names.
+pub fn pip_distribution_of(file: &str) -> Option<String> {
+    if let Some((lib, major)) = cuda_library(file) {
+        return lib
+            .packages
+            .iter()
+            .find(|p| p.major == major)
+            .map(|p| p.name.clone());
+    }
+    system_library(file).and_then(|s| s.pip.first().cloned())
+}
+
 /// Whether a known package's compiled code calls into torch (so a rebuild against torch helps).
 pub fn links_torch(package: &str) -> Option<bool> {
     k::packages::package(package).map(|p| p.links_torch)

@@ -73,6 +73,7 @@ const CPUTORCH: u64 = 1 << 35;
 const TRIGGERS: &[(&str, u64)] = &[
     ("undefined symbol", SYM),
     ("Symbol not found", SYM),
+    ("not defined in file ", SYM),
     ("cannot open shared object", SHLIB),
     ("DLL load failed", WINDLL),
     ("WinError 12", WINDLL),
@@ -84,6 +85,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cannot load library '", WINDLL),
     ("Unable to load any of", LOADFORM),
     ("Could not load library", LOADFORM),
+    ("Shared library with base name '", LOADFORM),
     (" is not initialized", LOADFORM),
     ("Could not load this library", LOADFORM),
     ("Could not locate ", LOADFORM),
@@ -853,6 +855,7 @@ impl<'a> Scanner<'a> {
             self.undefined_symbols(l, out);
             self.wrapped_undefined_symbol(l, out);
             mac_symbol_not_found(l, out);
+            link_time_reference(l, out);
         }
         if has(SHLIB) {
             missing_shared_library(l, out);
@@ -2261,6 +2264,53 @@ fn normalize_subject(s: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // Recognizers that need only their line
 
+/// glibc's loader on a versioned symbol the library it found lacks:
+/// `X.so: symbol NAME, version VER not defined in file LIB with link time reference`. LIB was
+/// found but is another (older) copy than the one X was linked against; the event names LIB as
+/// the library the symbol was looked for in.
+fn link_time_reference(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let needle = "not defined in file ";
+    let Some(p) = s.find(needle) else { return };
+    // A title keeps only the end (`version libcudnn_ops_infer.so.8 not defined in file …`):
+    // the symbol is then cut off.
+    let (k, name) = match s[..p].rfind("symbol ") {
+        Some(k) => {
+            let head = s[k + 7..p].trim();
+            (k, head.split([',', ' ']).next().unwrap_or(""))
+        }
+        None => match s[..p].rfind("version ") {
+            Some(k) => (k, ""),
+            None => return,
+        },
+    };
+    if !name.bytes().all(is_sym_byte) {
+        return;
+    }
+    let rest = &s[p + needle.len()..];
+    let len = rest
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b'+'))
+        .count();
+    let file = rest[..len].trim_end_matches('.');
+    if !file.contains(".so") || file.len() > 128 {
+        return;
+    }
+    let (library, start) = match library_before(s, k) {
+        Some((lib, at)) => (Some(lib), at),
+        None => (None, k),
+    };
+    out.push(
+        l.span(start, p + needle.len() + file.len()),
+        EventKind::UndefinedSymbol {
+            library,
+            symbol: cap(name).to_owned(),
+            truncated: name.is_empty(),
+            version_of: Some(file.to_owned()),
+        },
+    );
+}
+
 fn mac_symbol_not_found(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     let Some(p) = s.find("Symbol not found:") else {
@@ -3129,6 +3179,9 @@ fn libcuda(l: &Line<'_>, out: &mut Out) {
         || s.contains("libcuda.so not found")
         || s.contains("cannot find libcuda")
         || s.contains("Could not find libcuda")
+        // TensorFlow's stream executor: `was unable to find libcuda.so DSO loaded into this
+        // program`.
+        || s.contains("unable to find libcuda.so DSO")
         // cuda-python and other ctypes loaders: `Failed to dlopen libcuda.so`.
         || s.contains("dlopen libcuda")
         // torch's lazy CUDA init when libcuda.so.1 does not load: no driver, or a container

@@ -198,7 +198,7 @@ pub(crate) fn windows(
     d.package = package(module, dll).or_else(|| {
         let near = cx.near.map(str::to_owned);
         if bare && dll.is_none() {
-            near
+            near.or_else(|| module.and_then(underscored_package))
         } else if product.is_some() {
             near.filter(|n| n != "torch")
         } else {
@@ -548,7 +548,17 @@ fn stem_package(top: &str) -> Option<String> {
         "_cc",
         "_C",
     ];
-    // CPython's own extension modules: their DLL failures are the interpreter's, no package's.
+    let stem = SUFFIXES.iter().find_map(|s| top.strip_suffix(s))?;
+    if stem.len() < 3 || !stem.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+        return None;
+    }
+    Some(kb::normalize(stem))
+}
+
+/// `_kaldifst`: a top-level extension module named after its distribution, underscored; the
+/// last guess, after the tables and the package the text shows around it (kiwisolver's
+/// `_cext` is its package's, not a `cext`'s). CPython's own modules name no package.
+fn underscored_package(module: &str) -> Option<String> {
     const CPYTHON: &[&str] = &[
         "_ctypes",
         "_ssl",
@@ -571,23 +581,13 @@ fn stem_package(top: &str) -> Option<String> {
         "_testcapi",
         "_msi",
     ];
-    // `_kaldifst`: a top-level extension module named after its distribution, underscored.
-    let stem = SUFFIXES
-        .iter()
-        .find_map(|s| top.strip_suffix(s))
-        .or_else(|| {
-            top.strip_prefix('_')
-                .filter(|s| {
-                    s.len() >= 4
-                        && s.bytes()
-                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
-                })
-                .filter(|_| !CPYTHON.contains(&top))
-        })?;
-    if stem.len() < 3 || !stem.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
-        return None;
-    }
-    Some(kb::normalize(stem))
+    let stem = module.strip_prefix('_')?;
+    let ok = stem.len() >= 4
+        && stem
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+        && !CPYTHON.contains(&module);
+    ok.then(|| kb::normalize(stem))
 }
 
 /// `No module named 'exllamav2_ext'`: the package's own compiled module is absent.
@@ -598,7 +598,16 @@ pub(crate) fn compiled_module_missing(
 ) -> Diagnostic {
     let code = Code::ExtensionIncompleteBuild;
     let mut d = blank(code, source);
-    d.package = package(Some(module), None).map(|p| cx.as_named(p));
+    // A library a package loads with ctypes (`libllama`) is named by no module path: the
+    // package whose frames load it is its owner.
+    let ctypes_lib = module.starts_with("lib") && !module.contains('.');
+    d.package = package(Some(module), None)
+        .map(|p| cx.as_named(p))
+        .or_else(|| {
+            ctypes_lib
+                .then(|| cx.near.filter(|n| *n != "torch").map(str::to_owned))
+                .flatten()
+        });
     let who = d.package.clone().unwrap_or_else(|| "its package".into());
     d.message = format!(
         "the compiled module {module} is not installed: {who} was installed or checked out without its compiled part (the build skipped it, or a source checkout shadows the installed wheel)"
@@ -635,6 +644,7 @@ pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
         || detail.contains("no CUDA-capable device")
         || detail.contains(": cannot open shared object file")
         || detail.contains("Found no NVIDIA driver")
+        || detail.contains("unable to find libcuda.so DSO")
         || detail.contains("CUDA driver initialization failed")
 }
 

@@ -94,11 +94,16 @@ pub(crate) fn older_copy(
         nearest: None,
     });
     let symbol = demangled.as_deref().unwrap_or(symbol);
+    let shown = if symbol.is_empty() {
+        "a symbol (cut off in the text)".to_owned()
+    } else {
+        format!("`{symbol}`")
+    };
     d.message = format!(
-        "{who} needs `{symbol}` from {what} ({lib}), but the {lib} the loader finds first does not define it: an older copy shadows the one it was built with, or none is loaded"
+        "{who} needs {shown} from {what} ({lib}), but the {lib} the loader finds first does not define it: an older copy shadows the one it was built with, or none is loaded"
     );
     d.evidence.push(format!(
-        "`{symbol}` is {what}'s, not torch's: no torch release is involved"
+        "{shown} is {what}'s, not torch's: no torch release is involved"
     ));
     // The provider dropped the symbols in a release newer than the one the binary was built
     // with: the loader finds a copy too new, and the fix keeps the provider below that release.

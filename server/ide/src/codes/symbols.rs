@@ -101,8 +101,13 @@ pub(crate) fn diagnose(
     d.package = pkg.clone();
     // A plain C symbol is not torch's (torch's C API is `THP*`, `aoti_torch_*`, `torch_*`): its
     // provider — by name, or the library the loader's message names — says what failed to load.
-    let named_provider = version_of.filter(|_| plain_c).map(named_provider);
-    let provider = if plain_c {
+    // A cut message that keeps its `version libX.so.N` (a title) still names the provider:
+    // torch's libraries version no symbols.
+    let versioned_cut = symbol.is_empty() && version_of.is_some();
+    let named_provider = version_of
+        .filter(|_| plain_c || versioned_cut)
+        .map(named_provider);
+    let provider = if plain_c || versioned_cut {
         crate::kb::symbol_provider(symbol).or(named_provider.as_ref())
     } else if owner == Owner::Own {
         // A C++ symbol of a library the extension links (`cv::`, `google::protobuf::`).

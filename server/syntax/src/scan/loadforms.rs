@@ -223,6 +223,24 @@ fn file_name(p: &str) -> &str {
 /// same, so nothing is pushed twice.
 pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    // llama-cpp-python's loader: `Shared library with base name 'llama' not found` — its own
+    // library was never built (a source tree run in place, or a build that produced none).
+    if let Some(p) = s.find("Shared library with base name '") {
+        let r = &s[p + 31..];
+        let n = r
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+            .count();
+        if n > 0 && r[n..].starts_with("' not found") {
+            out.push(
+                l.span(p, p + 31 + n + 11),
+                EventKind::CompiledModuleMissing {
+                    module: format!("lib{}", &r[..n]),
+                },
+            );
+        }
+        return;
+    }
     let end = s.trim_end().len();
     let mut push = |at: usize, name: &str, required_by: Option<String>| {
         let name = name.trim_end_matches(['.', ',', ':', ';']);
@@ -521,7 +539,15 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
 /// the sources' folder).
 pub fn is_compiled_name(part: &str) -> bool {
     const SUFFIXES: &[&str] = &[
-        "_ext", "_cuda", "_kernels", "_kernel", "_C", "_cpp", "_cc", "_cext",
+        "_ext",
+        "_cuda",
+        "_kernels",
+        "_kernel",
+        "_C",
+        "_cpp",
+        "_cc",
+        "_cext",
+        "_bindings",
     ];
     matches!(part, "_C" | "_ext" | "_cuda" | "_kernels" | "csrc")
         || part.starts_with("_C_")
