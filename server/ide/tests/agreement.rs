@@ -327,9 +327,9 @@ fn agreement_with_confirmed_fixes() {
 
 /// Tuning-set cases agreeing when the floors were last raised (code 377 of 398, package 243 of 398,
 /// fix 194 of 355).
-const FLOOR_CODE: usize = 508;
-const FLOOR_PACKAGE: usize = 330;
-const FLOOR_FIX: usize = 258;
+const FLOOR_CODE: usize = 510;
+const FLOOR_PACKAGE: usize = 332;
+const FLOOR_FIX: usize = 260;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;

@@ -79,6 +79,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("WinError 12", WINDLL),
     ("WinError 1114", WINDLL),
     ("LoadLibrary failed with error", WINDLL),
+    ("CUDA_PATH is set but CUDA wasn", WINDLL),
     ("rror loading ", WINDLL),
     ("rro loading ", WINDLL),
     ("Could not find module '", WINDLL),

@@ -66,6 +66,23 @@ const INIT_FAILED: &[&str] = &[
 /// line (`ImportError: DLL load failed … [WinError 126] …`).
 pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    // onnxruntime's Windows provider bridge when onnxruntime_providers_cuda.dll did not load
+    // (the CUDA or cuDNN DLLs it needs are not found): `CUDA_PATH is set but CUDA wasn't able to
+    // be loaded. Please install the correct version of CUDA and cuDNN …`.
+    if let Some(p) = s
+        .find("CUDA_PATH is set but CUDA wasn")
+        .filter(|_| !s.contains("LoadLibrary failed with error"))
+    {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::DllLoadFailed {
+                module: None,
+                dll: Some("onnxruntime_providers_cuda.dll".into()),
+                why: DllFailure::Missing,
+            },
+        );
+        return;
+    }
     let dll_load = s.find("DLL load failed");
     // `[WinError 126]` as Python prints it, `WinError 127` as titles retell it.
     let win = s
