@@ -286,6 +286,24 @@ impl Scene {
         found.extend(compiled_imports(piece));
         found.extend(ci_checkouts(piece));
         found.extend(setup_py_checkouts(piece));
+        // onnxruntime tags every error it raises (`[ONNXRuntimeError] : 1 : FAIL : …`), a CUDA
+        // error inside a session included: the tag names the package, its GPU build when the
+        // line is about CUDA.
+        let mut from = 0;
+        while let Some(i) = piece[from..].find("ONNXRuntimeError") {
+            let at = from + i;
+            let line_end = piece[at..].find('\n').map_or(piece.len(), |e| at + e);
+            let name = if piece[at..line_end].contains("CUDA") {
+                "onnxruntime-gpu"
+            } else {
+                "onnxruntime"
+            };
+            found.push((at, name.to_owned()));
+            from += i + 16;
+            if found.len() >= 64 {
+                break;
+            }
+        }
         if self.python_in_paths.is_none() {
             self.python_in_paths = python_in_paths(piece);
         }

@@ -104,9 +104,12 @@ fn fix_agrees(c: &Case, d: &Diagnostic) -> bool {
         f.steps
             .iter()
             .any(|s| matches!(s, Step::SetEnv { name: n, .. } if n.as_str() == name))
-            || f.advice()
-                .iter()
-                .any(|a| a.contains(&format!("export {name}=")))
+            || f.advice().iter().any(|a| {
+                // `export NAME=…`, or `NAME=… command` (the variable set for that command).
+                a.contains(&format!("export {name}="))
+                    || a.split("; ")
+                        .any(|part| part.trim_start().starts_with(&format!("{name}=")))
+            })
     };
     let touches = |pkgs: &[String]| {
         pkgs.is_empty()
@@ -327,9 +330,9 @@ fn agreement_with_confirmed_fixes() {
 
 /// Tuning-set cases agreeing when the floors were last raised (code 377 of 398, package 243 of 398,
 /// fix 194 of 355).
-const FLOOR_CODE: usize = 510;
-const FLOOR_PACKAGE: usize = 332;
-const FLOOR_FIX: usize = 260;
+const FLOOR_CODE: usize = 517;
+const FLOOR_PACKAGE: usize = 337;
+const FLOOR_FIX: usize = 264;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;

@@ -241,6 +241,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("INSUFFICIENT_DRIVER", DRIVER),
     ("with an unsupported toolchain", DRIVER),
     ("UNSUPPORTED_PTX_VERSION", DRIVER),
+    ("UnsupportedPtxVersion", DRIVER),
     ("not compiled with CUDA enabled", CPUTORCH),
     ("cuda.is_available()", CPUTORCH),
     ("Is CUDA available: False", CPUTORCH),
@@ -3507,6 +3508,8 @@ fn driver_too_old(l: &Line<'_>, out: &mut Out) {
         || s.contains("CUDA_ERROR_INSUFFICIENT_DRIVER")
         || s.contains("PTX was compiled with an unsupported toolchain")
         || s.contains("CUDA_ERROR_UNSUPPORTED_PTX_VERSION")
+        // The runtime API's name for it: `code=222(cudaErrorUnsupportedPtxVersion)`.
+        || s.contains("cudaErrorUnsupportedPtxVersion")
         // Error 804: a CUDA forward-compatibility libcuda (a container's `compat` directory)
         // on a GPU or driver it does not support — the driver is older than the CUDA in use.
         || s.contains("forward compatibility was attempted on non supported HW")
