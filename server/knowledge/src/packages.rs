@@ -134,6 +134,35 @@ fn index() -> &'static Index {
         let mut by_module = HashMap::new();
         let mut by_import = HashMap::new();
         let mut patterns = Vec::new();
+        // A compiled module's own name, as Windows' `DLL load failed while importing X` and
+        // `No module named 'X'` print it (`onnx_cpp2py_export`, `_turbomind`): indexed when one
+        // package alone has it and it is not a generic build name. A package published under
+        // several distributions (onnxruntime and onnxruntime-gpu) is left to the names the text
+        // shows: its module does not say which one is installed.
+        let mut leaves: HashMap<String, Option<usize>> = HashMap::new();
+        for (i, p) in packages.iter().enumerate() {
+            if !p.aliases.is_empty() {
+                continue;
+            }
+            for m in &p.modules {
+                let Some((_, leaf)) = m.rsplit_once('.') else {
+                    continue;
+                };
+                let generic =
+                    matches!(leaf, "_C" | "_ext" | "_cuda" | "_kernels" | "csrc" | "core")
+                        || leaf.trim_start_matches('_').len() < 5;
+                if !generic {
+                    leaves
+                        .entry(leaf.to_owned())
+                        .and_modify(|o| {
+                            if *o != Some(i) {
+                                *o = None;
+                            }
+                        })
+                        .or_insert(Some(i));
+                }
+            }
+        }
         for (i, p) in packages.iter().enumerate() {
             for n in std::iter::once(&p.name).chain(&p.aliases) {
                 by_name.entry(normalize_name(n)).or_insert(i);
@@ -147,6 +176,11 @@ fn index() -> &'static Index {
             }
             for n in &p.import_names {
                 by_import.entry(n.clone()).or_insert(i);
+            }
+        }
+        for (leaf, owner) in leaves {
+            if let Some(i) = owner {
+                by_module.entry(leaf).or_insert(i);
             }
         }
         Index {

@@ -86,6 +86,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cannot load library '", WINDLL),
     ("Unable to load any of", LOADFORM),
     ("Could not load library", LOADFORM),
+    ("The third-party dynamic library (", LOADFORM),
     ("Shared library with base name '", LOADFORM),
     (" is not initialized", LOADFORM),
     ("Could not load this library", LOADFORM),
@@ -179,7 +180,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Visual C++ 14.0", NOCC),
     ("unsupported GNU version", NOCC),
     ("unsupported clang version", NOCC),
+    ("parameter packs not expanded", NOCC),
     ("Python.h: No such file", NOTORCH),
+    // Markdown's bold around the header (`fatal error: **Python.h**: No such file`).
+    ("Python.h**: No such file", NOTORCH),
     ("vcvarsall", NOCC),
     (": not found", NOCC),
     ("No such file or directory", NOCC | CUDAHOME | CUDAMM),
@@ -933,6 +937,7 @@ impl<'a> Scanner<'a> {
         }
         if has(NOCC) {
             no_compiler(l, out);
+            cython_source_missing(l, out);
         }
         if has(COMPFAIL) {
             compile_failed(l, out);
@@ -1157,6 +1162,7 @@ impl<'a> Scanner<'a> {
             ("Ninja is required to load C++ extension", "ninja", false),
             // The interpreter's C headers, which a pip build of a C extension includes.
             ("Python.h: No such file or directory", "Python.h", false),
+            ("Python.h**: No such file or directory", "Python.h", false),
             // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
             ("Cannot find a working triton installation", "triton", false),
             // `setup.py bdist_wheel` without `wheel` (setuptools before 70.1 needs it).
@@ -3236,6 +3242,9 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         || s.contains("unsupported GNU version")
         || s.contains("unsupported clang version")
         || s.contains("C++17 or later compatible compiler is required")
+        // nvcc of CUDA 11.x before 11.6 cannot parse gcc 11's <functional>
+        // (`std_function.h:435:145: error: parameter packs not expanded with '...'`).
+        || s.contains("parameter packs not expanded with") && s.contains("std_function.h")
         || s.find("Error checking compiler version for ").is_some_and(|p| {
             let r = &s[p + 36..];
             r.contains("WinError 2]") || r.contains("No such file or directory")
@@ -3258,6 +3267,38 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
             l.content_span(),
             EventKind::NoCompiler {
                 detail: l.content_text(),
+            },
+        );
+    }
+}
+
+/// `gcc: error: pycocotools/_mask.c: No such file or directory`: the C source a build compiles
+/// is generated from its `.pyx` by Cython, which the build environment lacks.
+fn cython_source_missing(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find(": error: ") else { return };
+    let head = s[..p].trim_end();
+    let compiler = &head[head.rfind([' ', '\t']).map_or(0, |i| i + 1)..];
+    if !is_compiler(compiler) {
+        return;
+    }
+    let r = &s[p + 9..];
+    let Some(e) = r.find(": No such file or directory") else {
+        return;
+    };
+    let file = r[..e].trim();
+    // A project's own source (a relative path) that is not there was never generated: the
+    // sources a repository ships exist.
+    let generated = (file.ends_with(".c") || file.ends_with(".cpp"))
+        && !file.contains(' ')
+        && !file.starts_with('/')
+        && !file.contains(":\\");
+    if generated {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::BuildDependencyMissing {
+                module: "Cython".into(),
+                too_new: false,
             },
         );
     }

@@ -260,7 +260,24 @@ pub(crate) fn windows(
     if let Some(key) = &product
         && !torch_own
     {
-        fixes.extend(cuda_wheel(cx, file.unwrap_or(key), key));
+        let f = file.unwrap_or(key);
+        match cuda_wheel(cx, f, key) {
+            Some(fix) => fixes.push(fix),
+            // No PyPI wheel carries this major (cuDNN 7, CUDA 10's runtime): NVIDIA's installer
+            // or archive of it, its bin directory found by Windows.
+            None => fixes.push(
+                Fix::new(
+                    code,
+                    "cuda-runtime-path",
+                    FixKind::Advice,
+                    format!("Install the NVIDIA library that ships {f} (the version the failing package was built for) and add its bin directory to PATH"),
+                    format!("{f} is NVIDIA's (CUDA or cuDNN), of a version no PyPI wheel ships for Windows; the package that failed loads it from PATH. The CUDA toolkit's bin, and cuDNN's bin copied into it or added to PATH, are where it looks."),
+                )
+                .step(Step::Manual(format!(
+                    "install the CUDA/cuDNN release that provides {f}, then add the directory holding it to PATH and open a new terminal"
+                ))),
+            ),
+        }
     }
     if torch_own {
         d.explanation = Some("torch's own DLLs need the Microsoft Visual C++ runtime and, in a CUDA build, the CUDA DLLs torch ships beside them; a torch installed over another build, or a release whose Windows wheel lacked a dependency (2.4.0 needed libomp140, fixed in later releases), fails here.".into());
@@ -336,7 +353,15 @@ fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &
         "Windows found {what}{importing} but its initialization routine failed (error 1114): a DLL it needs at start-up, usually the Visual C++ runtime, is older than the one it was built with"
     );
     d.explanation = Some("Windows loads one copy of each runtime DLL per process: an older msvcp140.dll or vcruntime140.dll found first (beside the program, in an embedded Python, on PATH, or loaded earlier by another package) makes a DLL built with a newer Visual C++ fail in its start-up code. Releases of a package built with an older toolchain, or an up-to-date runtime, load.".into());
-    let mut fixes = vec![vc_redist(code)];
+    // Another package's earlier release is a user-level step and what threads confirm (onnx
+    // 1.16.2, onnxruntime): it comes before the runtime's installer, which needs an
+    // administrator. torch's own DLLs are the runtime's first (PyTorch's Windows notes; torch
+    // 2.9's c10.dll needs the newest runtime).
+    let torch_own = d.package.as_deref() == Some("torch");
+    let mut fixes = Vec::new();
+    if torch_own {
+        fixes.push(vc_redist(code));
+    }
     let pkg = d.package.as_deref().filter(|p| *p != "torch");
     let installed = pkg.and_then(|p| {
         cx.world
@@ -363,7 +388,7 @@ fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &
                 code,
                 "release-before",
                 FixKind::Advice,
-                format!("Or install the {n} release before the one installed"),
+                format!("Install the {n} release before the one installed"),
                 "A release built with an older Visual C++ starts with the runtime at hand; the text does not say which release is installed (pip show tells).",
             )
             .step(Step::Manual(format!(
@@ -386,6 +411,9 @@ fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &
             ))
             .unverified(),
         );
+    }
+    if !torch_own {
+        fixes.push(vc_redist(code));
     }
     d.fixes = crate::fix::rank(fixes);
 }

@@ -21,6 +21,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     if detail.contains("unsupported GNU version")
+        || detail.contains("parameter packs not expanded")
         || detail.contains("unsupported clang version")
         || detail.contains("C++17 or later compatible compiler is required")
     {
@@ -144,11 +145,15 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let mut d = blank(code, source);
     d.evidence.push(format!("the text says: {}", detail.trim()));
     // nvcc names the newest gcc it accepts: `gcc versions later than 11 are not supported`.
+    // gcc 11's <functional> defeats nvcc before CUDA 11.6 without any version check: gcc 10
+    // is the newest that builds.
+    let gcc11_headers = detail.contains("parameter packs not expanded");
     let newest = detail
         .split("versions later than ")
         .nth(1)
         .map(|r| r.chars().take_while(char::is_ascii_digit).collect::<String>())
-        .filter(|v| !v.is_empty() && v.len() <= 2);
+        .filter(|v| !v.is_empty() && v.len() <= 2)
+        .or_else(|| gcc11_headers.then(|| "10".to_owned()));
     if detail.contains("C++17 or later") {
         d.message = "the C++ compiler is too old for torch's headers, which need C++17".into();
         d.fixes = crate::fix::rank(vec![
@@ -166,12 +171,16 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
         return d;
     }
     let gcc = newest.as_deref().unwrap_or("<the newest it supports>");
-    d.message = format!(
-        "nvcc refuses the host compiler: it is newer than this CUDA toolkit supports{}",
-        newest
-            .as_deref()
-            .map_or(String::new(), |v| format!(" (gcc {v} at most)"))
-    );
+    d.message = if gcc11_headers {
+        "nvcc cannot parse gcc 11's C++ standard headers (std_function.h: parameter packs not expanded): CUDA toolkits before 11.6 need gcc 10 or older as the host compiler".to_owned()
+    } else {
+        format!(
+            "nvcc refuses the host compiler: it is newer than this CUDA toolkit supports{}",
+            newest
+                .as_deref()
+                .map_or(String::new(), |v| format!(" (gcc {v} at most)"))
+        )
+    };
     d.fixes = crate::fix::rank(vec![
         Fix::new(
             code,

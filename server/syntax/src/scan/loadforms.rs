@@ -146,7 +146,15 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
                     && m.bytes()
                         .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
             }
-            None => rest.is_empty() || rest == ":",
+            // Windows' reason in the console's code page, unreadable here
+            // (`DLL load failed: ▒Ҳ▒▒▒ָ▒▒▒▒ģ▒顣`): a DLL did not load, the reason unknown.
+            None => {
+                rest.is_empty()
+                    || rest == ":"
+                    || rest.strip_prefix(':').is_some_and(|r| {
+                        !r.trim().is_empty() && !r.bytes().any(|c| c.is_ascii_alphabetic())
+                    })
+            }
         }
     });
     if !(procedure || module_missing || init_failed || reason_cut) {
@@ -273,6 +281,17 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     };
     // cpm_kernels (ChatGLM's int4 kernels) opening CUDA's libraries itself: `Library cudart is
     // not initialized` when no libcudart could be opened.
+    // PaddlePaddle's loader: `The third-party dynamic library (cudnn64_7.dll) that Paddle
+    // depends on is not configured correctly.`
+    if let Some(p) = s.find("The third-party dynamic library (") {
+        let r = &s[p + 33..];
+        if let Some(e) = r.find(')')
+            && is_library_name(&r[..e])
+        {
+            push(p, &r[..e], None);
+            return;
+        }
+    }
     if let Some(p) = s.find(" is not initialized") {
         let before = s.get(..p).unwrap_or("");
         if let Some(i) = before.rfind("Library ") {
