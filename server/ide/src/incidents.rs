@@ -286,6 +286,7 @@ impl Scene {
         found.extend(compiled_imports(piece));
         found.extend(ci_checkouts(piece));
         found.extend(setup_py_checkouts(piece));
+        found.extend(pip_build_dirs(piece));
         // onnxruntime tags every error it raises (`[ONNXRuntimeError] : 1 : FAIL : …`), a CUDA
         // error inside a session included: the tag names the package, its GPU build when the
         // line is about CUDA.
@@ -330,6 +331,15 @@ impl Scene {
         let split = self.mentions.partition_point(|(at, _)| *at < span.end);
         let (before, after) = self.mentions.split_at(split);
         pick(before.iter().rev()).or_else(|| pick(after.iter()))
+    }
+
+    /// The first package other than torch the text names after `span`.
+    pub fn package_after(&self, span: Span) -> Option<&str> {
+        let split = self.mentions.partition_point(|(at, _)| *at < span.end);
+        self.mentions[split..]
+            .iter()
+            .map(|(_, p)| p.as_str())
+            .find(|p| *p != "torch")
     }
 
     /// Puts the mentions gathered from several sources (frames, pip lines, the text's names) in
@@ -1240,6 +1250,43 @@ fn setup_py_checkouts(piece: &str) -> Vec<(usize, String)> {
             && !path.contains("dist-packages/");
         if ok {
             out.push((open, crate::kb::normalize(dir)));
+        }
+        if out.len() >= 16 {
+            break;
+        }
+    }
+    out
+}
+
+/// pip's temporary build directory of a source distribution (`/tmp/pip-install-n4exwr7n/fcos/`,
+/// `…\pip-install-…\flash-attn_5c2e…\`) is named after the project it builds.
+fn pip_build_dirs(piece: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = piece[from..].find("pip-install-") {
+        let at = from + i;
+        from = at + 12;
+        let rest = &piece[from..];
+        let Some(sep) = rest.find(['/', '\\']) else {
+            continue;
+        };
+        let dir = rest[sep + 1..]
+            .split(['/', '\\', '\'', '"', ' '])
+            .next()
+            .unwrap_or("");
+        // pip 20.1+ adds `_<32 hex>` to the name.
+        let name = match dir.rsplit_once('_') {
+            Some((n, h)) if h.len() >= 8 && h.bytes().all(|c| c.is_ascii_hexdigit()) => n,
+            _ => dir,
+        };
+        let ok = name.len() > 1
+            && name.len() <= 64
+            && name
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+            && !matches!(name, "torch" | "build" | "src");
+        if ok {
+            out.push((at, crate::kb::normalize(name)));
         }
         if out.len() >= 16 {
             break;

@@ -392,5 +392,6 @@ fn cx<'a>(world: &'a World<'a>) -> crate::codes::Cx<'a> {
         world,
         model: None,
         near: None,
+        after: None,
     }
 }

@@ -30,13 +30,7 @@ pub(crate) fn diagnose(
     too_new: bool,
 ) -> Diagnostic {
     let mut d = blank(Code::BuildDepsMissing, source);
-    let built = cx
-        .scene
-        .packages_built
-        .first()
-        .map(|p| crate::kb::normalize(p))
-        .or_else(|| cx.near.map(str::to_owned))
-        .filter(|p| p != module);
+    let built = cx.package_being_built(None).filter(|p| p != module);
     d.package.clone_from(&built);
     let what = built.as_deref().map_or_else(
         || "a build of a C++/CUDA extension".to_owned(),

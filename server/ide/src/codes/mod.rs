@@ -130,6 +130,9 @@ pub(crate) struct Cx<'a> {
     /// The package the text shows around this failure when its own line names none
     /// ([`Scene::package_near`]).
     pub near: Option<&'a str>,
+    /// The first package other than torch the text names after the failure: what a build log
+    /// names below a compiler error (pip's `ERROR: Command … pip-install-…/fcos/setup.py`).
+    pub after: Option<&'a str>,
 }
 
 impl Cx<'_> {
@@ -203,6 +206,7 @@ impl Cx<'_> {
             .map(|p| crate::kb::normalize(p))
             .or_else(|| self.near.filter(|n| *n != "torch").map(str::to_owned))
             .or_else(|| detail.and_then(crate::evidence::source_project))
+            .or_else(|| self.after.map(str::to_owned))
     }
 
     /// Whether the torch in use is a 1.x: the installed or stated torch says so, or, with no
@@ -273,6 +277,7 @@ pub(crate) fn diagnose(
         world,
         model: model.as_ref(),
         near: scene.package_near(inc.primary),
+        after: scene.package_after(inc.primary),
     };
     let source = Some(to_source(inc.primary));
     let mut d = match &inc.failure {
