@@ -338,15 +338,38 @@ const FLOOR_FIX: usize = 279;
 type Paste = fn(&str) -> String;
 
 /// The same reports as pasted elsewhere: quoted in a reply (`> `), wrapped by a terminal or a
-/// chat client at 80 columns, behind a logger's prefix. Each form must keep the code the plain
-/// text gets; prints how many do.
+/// chat client at 60, 80 or 120 columns, with Windows line ends, behind a logger's prefix. Each
+/// form must keep the code the plain text gets in 95% of the cases; prints how many do.
 #[test]
 fn agreement_survives_pasting() {
     let ctx = Context {
         use_env: false,
         ..Context::default()
     };
-    let forms: [(&str, Paste); 3] = [
+    let forms: [(&str, Paste); 6] = [
+        ("wrapped at 60", |t| {
+            let mut out = String::new();
+            for l in t.lines() {
+                let chars: Vec<char> = l.chars().collect();
+                for chunk in chars.chunks(60) {
+                    out.extend(chunk);
+                    out.push('\n');
+                }
+            }
+            out
+        }),
+        ("wrapped at 120", |t| {
+            let mut out = String::new();
+            for l in t.lines() {
+                let chars: Vec<char> = l.chars().collect();
+                for chunk in chars.chunks(120) {
+                    out.extend(chunk);
+                    out.push('\n');
+                }
+            }
+            out
+        }),
+        ("crlf", |t| t.lines().map(|l| format!("{l}\r\n")).collect()),
         ("quoted", |t| {
             t.lines().map(|l| format!("> {l}\n")).collect()
         }),
