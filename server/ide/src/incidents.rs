@@ -287,6 +287,7 @@ impl Scene {
         found.extend(ci_checkouts(piece));
         found.extend(setup_py_checkouts(piece));
         found.extend(pip_build_dirs(piece));
+        found.extend(compiler_sources(piece));
         // onnxruntime tags every error it raises (`[ONNXRuntimeError] : 1 : FAIL : …`), a CUDA
         // error inside a session included: the tag names the package, its GPU build when the
         // line is about CUDA.
@@ -1291,6 +1292,28 @@ fn pip_build_dirs(piece: &str) -> Vec<(usize, String)> {
         if out.len() >= 16 {
             break;
         }
+    }
+    out
+}
+
+/// A compiler's message about a project's own source (`pycocotools/_mask.c:4:20: fatal error:
+/// …`, `gcc: error: DCNv2/src/dcn.c: No such file`): the project the path names.
+fn compiler_sources(piece: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in piece.split_inclusive('\n') {
+        if (line.contains(": fatal error")
+            || line.contains(": error: ")
+            || line.contains(": error C"))
+            && let Some(p) = crate::evidence::source_project(line)
+            && p != "torch"
+        {
+            out.push((at, p));
+            if out.len() >= 16 {
+                break;
+            }
+        }
+        at += line.len();
     }
     out
 }

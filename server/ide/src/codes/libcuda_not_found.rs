@@ -19,19 +19,31 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let mut d = blank(Code::LibcudaNotFound, source);
-    d.package = Some("triton".into());
-    d.message = "Triton's JIT compiler cannot link the NVIDIA driver library: the linker looks for `libcuda.so` (no version suffix), which driver packages do not always install".into();
+    // A pip build that links the driver (`cannot find -lcuda` under `Building wheel for
+    // tinycudann`) is that package's link step, not Triton's JIT.
+    let built = cx
+        .scene
+        .packages_built
+        .first()
+        .map(|p| crate::kb::normalize(p))
+        .filter(|p| p != "triton" && p != "torch");
+    d.package = Some(built.clone().unwrap_or_else(|| "triton".into()));
+    d.message = match &built {
+        Some(p) => format!("the build of {p} links the NVIDIA driver library (`-lcuda`), and the linker finds no `libcuda.so` (no version suffix), which driver packages do not always install"),
+        None => "Triton's JIT compiler cannot link the NVIDIA driver library: the linker looks for `libcuda.so` (no version suffix), which driver packages do not always install".into(),
+    };
     d.evidence.push(format!("the text says: {}", detail.trim()));
     d.evidence.extend(cx.world.libcuda_evidence());
     d.explanation = Some("`-lcuda` needs a file named exactly libcuda.so. The driver installs libcuda.so.1 (and libcuda.so.<driver version>); the unversioned link normally comes from a -dev package. Triton honours TRITON_LIBCUDA_PATH, so pointing it at a directory of yours that holds a libcuda.so link fixes this without root.".into());
-    let mut fixes = fixes(cx);
+    let mut fixes = fixes(cx, built.as_deref());
     // A launcher cached without libcuda is reused until its cache goes.
     fixes.extend(super::loadforms::launcher_cache_fix(detail));
     d.fixes = crate::fix::rank(fixes);
     d
 }
 
-fn fixes(cx: &Cx<'_>) -> Vec<Fix> {
+/// `built`: the package whose build links `-lcuda`, when it is a build and not Triton's JIT.
+fn fixes(cx: &Cx<'_>, built: Option<&str>) -> Vec<Fix> {
     let code = Code::LibcudaNotFound;
     let found = cx
         .world
@@ -64,6 +76,19 @@ fn fixes(cx: &Cx<'_>) -> Vec<Fix> {
                 );
             }
         }
+        _ if built.is_some() => fixes.push(
+            Fix::new(
+                code,
+                "user-link",
+                FixKind::Configure,
+                "Give the build's linker a libcuda.so: the CUDA toolkit's stub, or a link in a directory of yours (no sudo)",
+                "The CUDA toolkit ships a stub libcuda.so for linking (lib64/stubs); a link named libcuda.so to the driver's libcuda.so.1 works too. LIBRARY_PATH is where the linker looks for -l libraries; the program loads the driver's own libcuda.so.1 at run time.",
+            )
+            .step(Step::Manual(
+                "export LIBRARY_PATH=<CUDA toolkit>/lib64/stubs (or a directory holding a libcuda.so link to the driver's libcuda.so.1), then build again".into(),
+            ))
+            .unverified(),
+        ),
         _ => fixes.push(
             Fix::new(
                 code,
