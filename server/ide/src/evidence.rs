@@ -434,9 +434,14 @@ pub(crate) fn source_project(text: &str) -> Option<String> {
         EXT.iter().any(|e| p.ends_with(e)).then_some(p)
     })?;
     let norm = path.replace('\\', "/");
+    // The system's, the toolkit's and installed packages' headers are nobody's project.
     if norm.starts_with("/tmp/")
+        || norm.starts_with("/usr/")
+        || norm.starts_with("/opt/")
+        || norm.contains("/include/")
         || norm.contains("torch/include")
-        || norm.contains("site-packages/torch/")
+        || norm.contains("site-packages/")
+        || norm.contains("dist-packages/")
     {
         return None;
     }
