@@ -1305,7 +1305,7 @@ fn compiler_sources(piece: &str) -> Vec<(usize, String)> {
         if (line.contains(": fatal error")
             || line.contains(": error: ")
             || line.contains(": error C"))
-            && let Some(p) = crate::evidence::source_project(line)
+            && let Some(p) = crate::sources::source_project(line)
             && p != "torch"
         {
             out.push((at, p));

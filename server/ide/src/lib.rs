@@ -20,6 +20,7 @@ mod kb;
 mod machine;
 mod memo;
 mod scan;
+mod sources;
 mod symbols;
 mod verify;
 

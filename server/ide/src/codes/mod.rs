@@ -205,7 +205,7 @@ impl Cx<'_> {
             .first()
             .map(|p| crate::kb::normalize(p))
             .or_else(|| self.near.filter(|n| *n != "torch").map(str::to_owned))
-            .or_else(|| detail.and_then(crate::evidence::source_project))
+            .or_else(|| detail.and_then(crate::sources::source_project))
             .or_else(|| self.after.map(str::to_owned))
     }
 

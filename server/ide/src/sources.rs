@@ -1,0 +1,76 @@
+//! Which project a source file's path names: a compiler's message about `DCNv2/src/dcn.c` or
+//! `…/maskrcnn_benchmark/csrc/…` is about that checkout's build.
+
+use crate::kb;
+
+/// The project a compiler's message is about, from the source file it names
+/// (`DCNv2/src/cpu/dcn_v2_im2col_cpu.cpp:9:10: fatal error: …`, `…/maskrcnn_benchmark/csrc/cuda/
+/// deform_pool_cuda.cu(42): error: …`): a relative path starts at the checkout's root, so its
+/// first directory names it; an absolute one names the package directory above the sources'
+/// folders (`csrc`, `src`, `cuda`, …), as for a compiled module in a checkout.
+pub(crate) fn source_project(text: &str) -> Option<String> {
+    const EXT: &[&str] = &[".cpp", ".cu", ".cc", ".cxx", ".c", ".cuh", ".hpp", ".h"];
+    let path = text.split_whitespace().find_map(|tok| {
+        let tok = tok.trim_matches(['"', '\'', '`']);
+        let end = tok.find([':', '('])?;
+        let p = &tok[..end];
+        EXT.iter().any(|e| p.ends_with(e)).then_some(p)
+    })?;
+    let norm = path.replace('\\', "/");
+    // The system's, the toolkit's and installed packages' headers are nobody's project.
+    if norm.starts_with("/tmp/")
+        || norm.starts_with("/usr/")
+        || norm.starts_with("/opt/")
+        || norm.contains("/include/")
+        || norm.contains("torch/include")
+        || norm.contains("site-packages/")
+        || norm.contains("dist-packages/")
+    {
+        return None;
+    }
+    const SOURCES: &[&str] = &[
+        "csrc",
+        "src",
+        "cuda",
+        "cpu",
+        "ops",
+        "_ext",
+        "ext",
+        "extensions",
+        "kernels",
+        "layers",
+        "include",
+    ];
+    const GENERIC: &[&str] = &[
+        "lib",
+        "lib64",
+        "build",
+        "bin",
+        "tmp",
+        "dist",
+        "home",
+        "usr",
+        "opt",
+        "root",
+        "workspace",
+        "content",
+    ];
+    let dirs: Vec<&str> = norm.split('/').collect();
+    let dirs = &dirs[..dirs.len().saturating_sub(1)];
+    let relative = !norm.starts_with('/') && !norm.starts_with('~') && !norm.contains(":/");
+    let name = if relative {
+        dirs.iter()
+            .find(|d| !d.is_empty() && **d != "." && **d != "..")?
+    } else {
+        let tail = &dirs[dirs.len().saturating_sub(4)..];
+        let g = tail.iter().position(|c| SOURCES.contains(c))?;
+        tail.get(g.checked_sub(1)?)?
+    };
+    let ok = name.len() > 1
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        && !SOURCES.contains(name)
+        && !GENERIC.contains(name);
+    ok.then(|| kb::normalize(name))
+}
