@@ -898,9 +898,13 @@ impl Collector {
                 },
                 span,
             ),
+            // torch's own Python API another package asks for: in the table (added in a
+            // release), or any name of a torch module, of another release either way.
             EventKind::ModuleAttributeMissing { module, attribute }
                 if abidoc_knowledge::compat::torch_api_added(&format!("{module}.{attribute}"))
-                    .is_some() =>
+                    .is_some()
+                    || (module == "torch" || module.starts_with("torch."))
+                        && !attribute.starts_with("_C") =>
             {
                 self.push(
                     Failure::TorchApiNewer {

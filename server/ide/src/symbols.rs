@@ -36,11 +36,14 @@ pub fn is_mangled(symbol: &str) -> bool {
 pub fn outermost_name(symbol: &str) -> Option<&str> {
     let s = normalize(symbol);
     let rest = s.strip_prefix("_Z")?;
-    // Special names: vtables, typeinfo, guard variables, thunks: look at what they refer to.
-    let rest = ["TV", "TI", "TS", "GV", "Th", "Tv", "Tc"]
-        .iter()
-        .find_map(|p| rest.strip_prefix(p))
-        .unwrap_or(rest);
+    // Special names: vtables, VTTs, typeinfo, thread-local wrappers, guard variables, thunks:
+    // look at what they refer to.
+    let rest = [
+        "TV", "TT", "TI", "TS", "TW", "TH", "GV", "GR", "Th", "Tv", "Tc",
+    ]
+    .iter()
+    .find_map(|p| rest.strip_prefix(p))
+    .unwrap_or(rest);
     let rest = rest
         .strip_prefix('N')
         .map_or(rest, |r| r.trim_start_matches(['K', 'V', 'r']));

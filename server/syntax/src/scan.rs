@@ -87,6 +87,11 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Unable to load any of", LOADFORM),
     ("Could not load library", LOADFORM),
     ("The third-party dynamic library (", LOADFORM),
+    // TensorFlow's loader, its `; dlerror: …` cut off (an issue's title).
+    ("Could not load dynamic library '", LOADFORM),
+    // torchaudio's optional backends: `load requires sox extension which is not available`.
+    ("sox extension which is not available", LOADFORM),
+    ("was not found in the pkg-config search path", CUDAMM),
     ("Shared library with base name '", LOADFORM),
     (" is not initialized", LOADFORM),
     ("Could not load this library", LOADFORM),
@@ -181,6 +186,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("unsupported GNU version", NOCC),
     ("unsupported clang version", NOCC),
     ("parameter packs not expanded", NOCC),
+    ("STL1002", NOCC),
     ("Python.h: No such file", NOTORCH),
     // Markdown's bold around the header (`fatal error: **Python.h**: No such file`).
     ("Python.h**: No such file", NOTORCH),
@@ -2066,6 +2072,17 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
             }
         }
     }
+    // A title retelling it: `"<THC/THC.h> no such file or directory"` — the header in angle
+    // brackets right before the words, in any case.
+    if found.is_none()
+        && let Some(p) = s.to_ascii_lowercase().find("> no such file or directory")
+        && let Some(open) = s[..p].rfind('<')
+    {
+        let header = &s[open + 1..p];
+        if header.ends_with(".h") || header.ends_with(".hpp") || header.ends_with(".cuh") {
+            found = Some((open, cap(header).to_owned()));
+        }
+    }
     if found.is_none()
         && let Some(p) = s.find(": No such file or directory")
     {
@@ -2085,10 +2102,21 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
             found = Some((start, cap(header).to_owned()));
         }
     }
+    // pkg-config on a build's dependency: `Package libavformat was not found in the pkg-config
+    // search path.` — its `.pc` file, the development package's as a header is.
+    if found.is_none()
+        && let Some(p) = s.find(" was not found in the pkg-config search path")
+        && let Some(k) = s[..p].rfind("Package ")
+    {
+        let name = s[k + 8..p].trim();
+        if !name.is_empty() && !name.contains(' ') {
+            found = Some((k, format!("{name}.pc")));
+        }
+    }
     let Some((p, name)) = found else { return };
     if !name
         .bytes()
-        .all(|c| c.is_ascii_alphanumeric() || b"_/.:".contains(&c))
+        .all(|c| c.is_ascii_alphanumeric() || b"_/.:+-".contains(&c))
     {
         return;
     }
@@ -3245,6 +3273,9 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // nvcc of CUDA 11.x before 11.6 cannot parse gcc 11's <functional>
         // (`std_function.h:435:145: error: parameter packs not expanded with '...'`).
         || s.contains("parameter packs not expanded with") && s.contains("std_function.h")
+        // MSVC's STL refusing an older nvcc: `error STL1002: Unexpected compiler version,
+        // expected CUDA 12.4 or newer.`
+        || s.contains("STL1002")
         || s.find("Error checking compiler version for ").is_some_and(|p| {
             let r = &s[p + 36..];
             r.contains("WinError 2]") || r.contains("No such file or directory")

@@ -398,6 +398,8 @@ Version { subject: "cuda", version: "10.2" } @ "cudatoolkit=10.2"
     );
 }
 
+/// NumPy's removed names are NumPy's; a torch name another package imports is torch's Python API
+/// of another release.
 #[test]
 fn numpy_names_missing() {
     check(
@@ -411,6 +413,7 @@ Exception { name: "AttributeError", message: "`np.float_` was removed in the Num
 NumpyNameMissing { name: "float_" } @ "float_"
 Version { subject: "numpy", version: "2.0" } @ "NumPy 2.0"
 Exception { name: "ImportError", message: "cannot import name 'x' from 'torch'" } @ "ImportError: cannot import name 'x' from 'torch'"
+ModuleAttributeMissing { module: "torch", attribute: "x" } @ "cannot import name 'x' from 'torch'"
 "#,
     );
 }

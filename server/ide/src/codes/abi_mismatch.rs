@@ -342,6 +342,50 @@ pub(crate) fn removed_api(
     d
 }
 
+/// A torch name the tables do not date (`torch.utils._python_dispatch.return_and_correct_aliasing`):
+/// the package asking for it was released for another torch — newer, where the name was added
+/// since, or older, where it was removed since. The package's release for this torch comes
+/// first where the tables know it; the direction stays the person's to check.
+fn other_release_api(cx: &Cx<'_>, mut d: Diagnostic, api: &str) -> Diagnostic {
+    let code = d.code;
+    let who = d.package.clone().unwrap_or_else(|| "a package".into());
+    let torch = cx
+        .torch()
+        .map(|t| format!(" ({t})"))
+        .unwrap_or_default();
+    d.message = format!(
+        "{who} uses `{api}`, which the installed torch{torch} does not have: it was released for another torch (a newer one that added the name, or an older one before it was removed)"
+    );
+    d.explanation = Some("torch's Python API changes between releases; a package made for one release imports names the others lack. torch and the packages built around it (torchvision, torchaudio, torchao, the frameworks that pin them) must come from releases made for each other.".into());
+    let mut fixes = Vec::new();
+    if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
+        fixes.extend(recipes::align_with_torch(
+            code,
+            cx,
+            &pkg,
+            crate::kb::package(pkg.as_str()).as_ref(),
+            false,
+        ));
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "torch-for-package",
+            FixKind::Advice,
+            match d.package.as_deref() {
+                Some(p) => format!("Install the torch release {p} was made for, or the release of {p} made for the installed torch"),
+                None => "Install the torch release the importing package was made for, or that package's release for the installed torch".to_owned(),
+            },
+            format!("`{api}` is in some torch releases and not in the installed one; the package's requirements (pip show, its release notes) name the torch it expects."),
+        )
+        .step(Step::Manual(
+            "pip show the package for its torch requirement, then install that torch with its companions, or pin the package to its release for the installed torch".into(),
+        )),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
 /// A package (a torch companion, transformers, a kernel library) calls Python API that a newer
 /// torch added (`torch.library.register_fake`, 2.4): it was released for a newer torch than the
 /// installed one. The release of it made for this torch (where the release data pairs it), or a
@@ -351,7 +395,7 @@ pub(crate) fn newer_api(cx: &Cx<'_>, source: Option<SourceRef>, api: &str) -> Di
     let mut d = blank(code, source);
     d.package = cx.near.filter(|n| *n != "torch").map(str::to_owned);
     let Some(row) = abidoc_knowledge::compat::torch_api_added(api) else {
-        return d;
+        return other_release_api(cx, d, api);
     };
     let added = &row.added_in;
     let who = d.package.clone().unwrap_or_else(|| "a package".into());

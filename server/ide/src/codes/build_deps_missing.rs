@@ -144,10 +144,16 @@ pub(crate) fn header(
         || "a build of a C++/CUDA extension".to_owned(),
         |p| format!("the build of {p}"),
     );
-    d.message = format!(
-        "{what} includes `{header}` of {}, whose development files are not installed where the compiler looks",
-        lib.what
-    );
+    d.message = match header.strip_suffix(".pc") {
+        Some(pc) => format!(
+            "{what} asks pkg-config for `{pc}` of {}, whose development files are not installed where pkg-config looks",
+            lib.what
+        ),
+        None => format!(
+            "{what} includes `{header}` of {}, whose development files are not installed where the compiler looks",
+            lib.what
+        ),
+    };
     d.evidence.push(format!("the compiler says: {}", detail.trim()));
     d.explanation = Some(format!("A C/C++ library's headers come with its development package (`-dev`/`-devel`), not with the library itself or with pip; once it is installed, the build finds `{header}` in the compiler's standard include path."));
     let names = |v: &[String]| v.iter().filter_map(|n| Name::new(n)).collect::<Vec<_>>();

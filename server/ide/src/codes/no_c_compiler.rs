@@ -22,6 +22,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     if detail.contains("unsupported GNU version")
         || detail.contains("parameter packs not expanded")
+        || detail.contains("STL1002")
         || detail.contains("unsupported clang version")
         || detail.contains("C++17 or later compatible compiler is required")
     {
@@ -154,6 +155,36 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
         .map(|r| r.chars().take_while(char::is_ascii_digit).collect::<String>())
         .filter(|v| !v.is_empty() && v.len() <= 2)
         .or_else(|| gcc11_headers.then(|| "10".to_owned()));
+    if detail.contains("STL1002") {
+        // `expected CUDA 12.4 or newer`: the CUDA the installed Visual Studio's STL accepts.
+        let cuda = detail
+            .split("expected CUDA ")
+            .nth(1)
+            .map(|r| {
+                r.chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.')
+                    .collect::<String>()
+            })
+            .map(|v| v.trim_end_matches('.').to_owned())
+            .filter(|v| !v.is_empty() && v.len() <= 5);
+        let want = cuda.as_deref().unwrap_or("<the version it names>");
+        d.message = format!(
+            "Visual Studio's C++ standard library refuses this nvcc: it expects CUDA {want} or newer, and the CUDA toolkit building the extension is older"
+        );
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "newer-toolkit",
+                FixKind::Advice,
+                format!("Build with CUDA {want} or newer (of torch's CUDA major), or with an older MSVC toolset"),
+                "Each Visual Studio 2022 update raises the oldest CUDA its STL accepts; a newer CUDA toolkit satisfies it, and so does the older MSVC toolset (installable beside the newer one in the Visual Studio Installer's individual components) selected for the build.",
+            )
+            .step(Step::Manual(format!(
+                "install CUDA {want} or newer and set CUDA_HOME to it, or install an older MSVC v143 toolset (Visual Studio Installer, individual components) and build from its developer prompt"
+            ))),
+        ]);
+        return d;
+    }
     if detail.contains("C++17 or later") {
         d.message = "the C++ compiler is too old for torch's headers, which need C++17".into();
         d.fixes = crate::fix::rank(vec![

@@ -281,6 +281,26 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     };
     // cpm_kernels (ChatGLM's int4 kernels) opening CUDA's libraries itself: `Library cudart is
     // not initialized` when no libcudart could be opened.
+    // TensorFlow's dso_loader cut before its `; dlerror: …` (an issue's title): whole, it is a
+    // warning TensorFlow follows with its CPU fallback, which the loader's own words (when they
+    // are there) let the other readers weigh.
+    if let Some(p) = s.find("Could not load dynamic library '")
+        && !s.contains("dlerror")
+    {
+        let r = &s[p + 32..];
+        if let Some(e) = r.find('\'')
+            && is_library_name(&r[..e])
+        {
+            push(p, &r[..e], None);
+            return;
+        }
+    }
+    // torchaudio when libsox is not found: `load requires sox extension which is not
+    // available.`
+    if let Some(p) = s.find("sox extension which is not available") {
+        push(p, "libsox.so", None);
+        return;
+    }
     // PaddlePaddle's loader: `The third-party dynamic library (cudnn64_7.dll) that Paddle
     // depends on is not configured correctly.`
     if let Some(p) = s.find("The third-party dynamic library (") {
@@ -554,8 +574,30 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
         Some(f) => format!("{f}.{name}"),
         None => name.to_owned(),
     };
-    // Any part of the dotted name may be the compiled one (`modules._ext.__ext`).
-    let compiled = module.split('.').any(is_compiled_name);
+    // Any part of the dotted name may be the compiled one (`modules._ext.__ext`); a `lib…`
+    // name imported from a package is its C++ library module (fairseq's `libnat`, `libbleu`).
+    let lib_module = s[p..].starts_with("cannot import name ")
+        && name.len() > 4
+        && name.starts_with("lib")
+        && !name.contains('.');
+    let compiled = lib_module || module.split('.').any(is_compiled_name);
+    // A torch name another package imports (`cannot import name 'return_and_correct_aliasing'
+    // from 'torch.utils._python_dispatch'`): Python API of another torch release, not a build.
+    if let Some(f) = from.as_deref()
+        && (f == "torch" || f.starts_with("torch."))
+        && !name.is_empty()
+        && !name.starts_with("_C")
+        && !compiled
+    {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::ModuleAttributeMissing {
+                module: f.to_owned(),
+                attribute: name.to_owned(),
+            },
+        );
+        return;
+    }
     // `torch._C` missing is a broken or shadowed torch, not an extension's build.
     if !compiled || module.starts_with("torch.") || module == "torch" || name.is_empty() {
         return;
