@@ -903,7 +903,7 @@ impl Collector {
             EventKind::ModuleAttributeMissing { module, attribute }
                 if abidoc_knowledge::compat::torch_api_added(&format!("{module}.{attribute}"))
                     .is_some()
-                    || (module == "torch" || module.starts_with("torch."))
+                    || abidoc_syntax::scan::is_torch_family(module)
                         && !attribute.starts_with("_C") =>
             {
                 self.push(

@@ -17,7 +17,7 @@ use crate::span::SourceMap;
 use crate::{Event, EventKind, GpuArchForm, Parse, Problem, Span};
 
 mod loadforms;
-pub use loadforms::is_compiled_name;
+pub use loadforms::{is_compiled_name, is_torch_family};
 
 /// Lines longer than this are only analysed in windows around their triggers.
 const MAX_LINE: usize = 16 * 1024;

@@ -16,7 +16,7 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled extension needs symbols the installed torch (or another library it links) does not export: it was built against a different version.",
-    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`).",
+    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it.",
     fixes: "1. Uninstall the package when the model in use does not need it (instant, nothing downloaded; offered first only when abidoc knows the model). 2. The companion release built for the installed torch, pinned exactly, with `--no-cache-dir --no-deps`. 3. The torch the binary was built for, saying what else moves. 4. The project's prebuilt wheel for this torch/CUDA/ABI/Python (unverified URL). 5. A source build that really compiles (force-build switch or `--no-binary`, `--no-build-isolation`), with its time and needs. Every command needs the user's confirmation; none needs root.",
     model_decides: true,
     ..CodeDoc::BASE
@@ -348,17 +348,29 @@ pub(crate) fn removed_api(
 /// first where the tables know it; the direction stays the person's to check.
 fn other_release_api(cx: &Cx<'_>, mut d: Diagnostic, api: &str) -> Diagnostic {
     let code = d.code;
-    let who = d.package.clone().unwrap_or_else(|| "a package".into());
-    let torch = cx
-        .torch()
-        .map(|t| format!(" ({t})"))
-        .unwrap_or_default();
+    // The framework whose API it is: torch, or a companion released with it (torchvision's
+    // `transforms.functional_tensor`, torchao's `quantization.int4_weight_only`).
+    let framework = match api.split('.').next() {
+        Some(top @ ("torchvision" | "torchaudio" | "torchao" | "torchtext")) => top,
+        _ => "torch",
+    };
+    // The importing package is who is out of step; the framework itself is not "who".
+    let importer = d.package.clone().filter(|p| p != framework);
+    let who = importer.clone().unwrap_or_else(|| "a package".into());
+    let stated = if framework == "torch" {
+        cx.torch()
+    } else {
+        cx.world
+            .installed_version(framework)
+            .or_else(|| cx.scene.version_of(framework).map(str::to_owned))
+    };
+    let version = stated.map(|t| format!(" ({t})")).unwrap_or_default();
     d.message = format!(
-        "{who} uses `{api}`, which the installed torch{torch} does not have: it was released for another torch (a newer one that added the name, or an older one before it was removed)"
+        "{who} uses `{api}`, which the installed {framework}{version} does not have: it was released for another {framework} (a newer one that added the name, or an older one before it was removed)"
     );
     d.explanation = Some("torch's Python API changes between releases; a package made for one release imports names the others lack. torch and the packages built around it (torchvision, torchaudio, torchao, the frameworks that pin them) must come from releases made for each other.".into());
     let mut fixes = Vec::new();
-    if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
+    if let Some(pkg) = importer.as_deref().and_then(Name::new) {
         fixes.extend(recipes::align_with_torch(
             code,
             cx,
@@ -372,14 +384,14 @@ fn other_release_api(cx: &Cx<'_>, mut d: Diagnostic, api: &str) -> Diagnostic {
             code,
             "torch-for-package",
             FixKind::Advice,
-            match d.package.as_deref() {
-                Some(p) => format!("Install the torch release {p} was made for, or the release of {p} made for the installed torch"),
-                None => "Install the torch release the importing package was made for, or that package's release for the installed torch".to_owned(),
+            match importer.as_deref() {
+                Some(p) => format!("Install the {framework} release {p} was made for, or the release of {p} made for the installed {framework}"),
+                None => format!("Install the {framework} release the importing package was made for, or that package's release for the installed {framework}"),
             },
-            format!("`{api}` is in some torch releases and not in the installed one; the package's requirements (pip show, its release notes) name the torch it expects."),
+            format!("`{api}` is in some {framework} releases and not in the installed one; the package's requirements (pip show, its release notes) name the {framework} it expects."),
         )
         .step(Step::Manual(
-            "pip show the package for its torch requirement, then install that torch with its companions, or pin the package to its release for the installed torch".into(),
+            format!("pip show the package for its {framework} requirement, then install that {framework} (torch and its companions together), or pin the package to its release for the installed {framework}"),
         )),
     );
     d.fixes = crate::fix::rank(fixes);

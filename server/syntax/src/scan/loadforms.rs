@@ -581,19 +581,27 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
         && name.starts_with("lib")
         && !name.contains('.');
     let compiled = lib_module || module.split('.').any(is_compiled_name);
-    // A torch name another package imports (`cannot import name 'return_and_correct_aliasing'
-    // from 'torch.utils._python_dispatch'`): Python API of another torch release, not a build.
-    if let Some(f) = from.as_deref()
-        && (f == "torch" || f.starts_with("torch."))
-        && !name.is_empty()
-        && !name.starts_with("_C")
+    // A name of torch or a companion another package imports (`cannot import name
+    // 'return_and_correct_aliasing' from 'torch.utils._python_dispatch'`, `No module named
+    // 'torchvision.transforms.functional_tensor'`): Python API of another release, not a build.
+    let api = match from.as_deref() {
+        Some(f) => Some((f.to_owned(), name.to_owned())),
+        None if s[p..].starts_with("No module named") => module
+            .rsplit_once('.')
+            .map(|(m, a)| (m.to_owned(), a.to_owned())),
+        None => None,
+    };
+    if let Some((m, a)) = api
+        && is_torch_family(&m)
+        && !a.is_empty()
+        && !a.starts_with("_C")
         && !compiled
     {
         out.push(
             l.span(p, s.trim_end().len()),
             EventKind::ModuleAttributeMissing {
-                module: f.to_owned(),
-                attribute: name.to_owned(),
+                module: m,
+                attribute: a,
             },
         );
         return;
@@ -610,6 +618,15 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
         end
     };
     out.push(l.span(p, end), EventKind::CompiledModuleMissing { module });
+}
+
+/// torch and the companions released with it, whose Python API moves between releases.
+pub fn is_torch_family(module: &str) -> bool {
+    let top = module.split('.').next().unwrap_or(module);
+    matches!(
+        top,
+        "torch" | "torchvision" | "torchaudio" | "torchao" | "torchtext"
+    )
 }
 
 /// The names build systems give compiled modules: `_C`, `_C_flashattention`, `_ext`, `core_cc`,
