@@ -331,7 +331,7 @@ fn agreement_with_confirmed_fixes() {
 /// Tuning-set cases agreeing when the floors were last raised (code 377 of 398, package 243 of 398,
 /// fix 194 of 355).
 const FLOOR_CODE: usize = 580;
-const FLOOR_PACKAGE: usize = 382;
+const FLOOR_PACKAGE: usize = 383;
 const FLOOR_FIX: usize = 292;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
