@@ -395,7 +395,16 @@ fn checkout_package(path: &str) -> Option<String> {
     }
     // Directories a package keeps its compiled ops in (the package is above them), and layout
     // directories above or around packages (never a package's name).
-    const OPS: &[&str] = &["csrc", "ops", "_ext", "ext", "extensions", "kernels", "cuda", "cpu"];
+    const OPS: &[&str] = &[
+        "csrc",
+        "ops",
+        "_ext",
+        "ext",
+        "extensions",
+        "kernels",
+        "cuda",
+        "cpu",
+    ];
     const GENERIC: &[&str] = &["lib", "lib64", "build", "src", "bin", "tmp", "dist"];
     let dirs: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
     // Only the last few directories are the package's; a user's `~/src/` says nothing.

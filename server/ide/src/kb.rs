@@ -235,7 +235,7 @@ pub fn release_for_torch(package: &str, torch: &str) -> Option<String> {
 /// xformers and the extension releases the tables list): aligning versions can fix it.
 pub fn pairs_with_torch(package: &str) -> bool {
     match normalize(package).as_str() {
-        "torchvision" | "torchaudio" | "xformers" => true,
+        "torchvision" | "torchaudio" | "torchtext" | "xformers" => true,
         other => !k::compat::releases(other).is_empty(),
     }
 }
@@ -335,7 +335,10 @@ pub fn built_for_release(symbols: &[SymbolReport]) -> Option<String> {
 /// torch installed: for it, moving torch to the release it was built for is the usual fix.
 pub fn pins_torch(package: &str) -> bool {
     let name = normalize(package);
-    if matches!(name.as_str(), "torchvision" | "torchaudio" | "xformers") {
+    if matches!(
+        name.as_str(),
+        "torchvision" | "torchaudio" | "torchtext" | "xformers"
+    ) {
         return false;
     }
     let rs = k::releases::releases(&name);
