@@ -413,6 +413,19 @@ fn checkout_package(path: &str) -> Option<String> {
     if !tail.last().is_some_and(|p| is_identifier(p)) {
         return None;
     }
+    // A checkout named as its package (`AlphaPose/alphapose/models/layers/dcn/…`): the package
+    // is the inner directory, however deep the module sits in it.
+    let same = |a: &str, b: &str| {
+        a.len() > 1
+            && a.replace('-', "_")
+                .eq_ignore_ascii_case(&b.replace('-', "_"))
+    };
+    if let Some(w) = dirs.windows(2).rev().find(|w| same(w[0], w[1]))
+        && is_identifier(w[1])
+        && !GENERIC.contains(&w[1])
+    {
+        return Some(kb::normalize(w[1]));
+    }
     let name = match tail.iter().rposition(|c| OPS.contains(c)) {
         Some(mut g) => {
             while g > 0 && OPS.contains(&tail[g - 1]) {

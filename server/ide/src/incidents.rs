@@ -288,6 +288,7 @@ impl Scene {
         found.extend(setup_py_checkouts(piece));
         found.extend(pip_build_dirs(piece));
         found.extend(compiler_sources(piece));
+        found.extend(setuptools_extensions(piece));
         // onnxruntime tags every error it raises (`[ONNXRuntimeError] : 1 : FAIL : …`), a CUDA
         // error inside a session included: the tag names the package, its GPU build when the
         // line is about CUDA.
@@ -1318,6 +1319,34 @@ fn compiler_sources(piece: &str) -> Vec<(usize, String)> {
             }
         }
         at += line.len();
+    }
+    out
+}
+
+/// setuptools' `building 'TTS.tts.utils.monotonic_align.core' extension`: the top-level
+/// package of the extension being compiled.
+fn setuptools_extensions(piece: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = piece[from..].find("building '") {
+        let at = from + i;
+        from = at + 10;
+        let rest = &piece[from..];
+        let Some(e) = rest.find("' extension") else {
+            continue;
+        };
+        let top = rest[..e].split('.').next().unwrap_or("");
+        let ok = top.len() > 1
+            && top.len() <= 64
+            && top.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+            && !top.starts_with('_')
+            && !matches!(top, "torch" | "src" | "lib" | "csrc");
+        if ok {
+            out.push((at, crate::kb::normalize(&top.replace('_', "-"))));
+        }
+        if out.len() >= 16 {
+            break;
+        }
     }
     out
 }

@@ -190,6 +190,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Python.h: No such file", NOTORCH),
     // Markdown's bold around the header (`fatal error: **Python.h**: No such file`).
     ("Python.h**: No such file", NOTORCH),
+    // MSVC's C1083: `Cannot open include file: 'Python.h': No such file or directory`.
+    ("Python.h': No such file", NOTORCH),
     ("vcvarsall", NOCC),
     (": not found", NOCC),
     ("No such file or directory", NOCC | CUDAHOME | CUDAMM),
@@ -1169,6 +1171,7 @@ impl<'a> Scanner<'a> {
             // The interpreter's C headers, which a pip build of a C extension includes.
             ("Python.h: No such file or directory", "Python.h", false),
             ("Python.h**: No such file or directory", "Python.h", false),
+            ("'Python.h': No such file or directory", "Python.h", false),
             // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
             ("Cannot find a working triton installation", "triton", false),
             // `setup.py bdist_wheel` without `wheel` (setuptools before 70.1 needs it).

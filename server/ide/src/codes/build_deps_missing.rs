@@ -250,6 +250,23 @@ fn python_headers(cx: &Cx<'_>) -> Vec<Fix> {
         })
     };
     let mut fixes = Vec::new();
+    // Windows' python.org installer ships the headers; the embeddable Python that portable
+    // apps bundle (ComfyUI's python_embeded) has none, and no package manager adds them.
+    if cx.scene.mentions_windows {
+        fixes.push(
+            Fix::new(
+                code,
+                "prebuilt-for-embedded",
+                FixKind::Advice,
+                "Install the package's prebuilt wheel for this Python instead of building it, or give the embedded Python the headers of the same version",
+                "A Windows Python without Python.h is the embeddable distribution (portable apps' python_embeded); a wheel built for its version needs no compiler, or the include and libs folders of a full python.org install of exactly that version can be copied next to its python.exe.",
+            )
+            .step(Step::Manual(
+                "pip install the package's wheel for this Python's version (cpXY, win_amd64), or copy include\\ and libs\\ from the python.org install of the same version into the folder holding python.exe".into(),
+            )),
+        );
+        return crate::fix::rank(fixes);
+    }
     match cx.world.system_package_manager() {
         Some(SystemManager::Apt) => fixes.push(system(SystemManager::Apt, "python3-dev")),
         Some(SystemManager::Dnf) => fixes.push(system(SystemManager::Dnf, "python3-devel")),

@@ -230,6 +230,40 @@ pub(crate) fn windows(
         ]);
         return d;
     }
+    // A module that does not link torch (onnxruntime, OpenCV): no torch release is involved; a
+    // DLL of another version of its own (an older onnxruntime.dll in System32, a second copy on
+    // PATH) is loaded first.
+    if procedure
+        && let Some(pkg) = d
+            .package
+            .clone()
+            .filter(|p| kb::links_torch(p) == Some(false))
+    {
+        d.code = Code::MissingSharedLibrary;
+        d.message = format!(
+            "Windows loaded {pkg}'s module{importing}, but a DLL it calls lacks a function it needs (\"the specified procedure could not be found\"): another version of that DLL is loaded first (an older copy in System32, beside the program or earlier on PATH)"
+        );
+        d.explanation = Some(format!(
+            "{pkg} does not link torch; its .pyd calls its own and its runtime's DLLs by name, and Windows takes the first copy of each name it finds. A different release of {pkg} built against the DLL version found, or taking the other copy off the search path, loads."
+        ));
+        let n = Name::new(&pkg);
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                Code::MissingSharedLibrary,
+                "other-release",
+                FixKind::Advice,
+                format!("Install another release of {pkg}, or take the other copy of its DLLs off the search path"),
+                "`where <name>.dll` (or Process Monitor) shows which copies Windows finds first; a release of the package built against that DLL's version loads beside it.",
+            )
+            .step(Step::Manual(format!(
+                "pip show {} for its version, then pip install \"{}<that version>\"; or find the other copies with `where` and remove them from PATH",
+                n.as_ref().map_or(pkg.as_str(), Name::as_str),
+                n.as_ref().map_or(pkg.as_str(), Name::as_str)
+            ))),
+            vc_redist(Code::MissingSharedLibrary),
+        ]);
+        return d;
+    }
     if procedure {
         d.message = format!(
             "Windows loaded a DLL{importing} but it lacks a function the module calls (\"the specified procedure could not be found\", Windows' undefined symbol): the module was built against another torch, CUDA or Python than the one installed"

@@ -29,8 +29,20 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         return refused(source, detail);
     }
     let mut d = blank(Code::NoCCompiler, source);
-    d.message =
-        "a JIT compile step (Triton / torch.compile / a C++ extension) found no C compiler".into();
+    // A pip build names its package (`building 'TTS…' extension`, `Building wheel for X`); a
+    // JIT step (Triton, Inductor, cpp_extension.load) names none.
+    d.package = cx
+        .scene
+        .packages_built
+        .first()
+        .map(|p| crate::kb::normalize(p))
+        .or_else(|| cx.near.filter(|n| *n != "torch" && *n != "triton").map(str::to_owned));
+    d.message = match d.package.as_deref() {
+        Some(p) if !cx.scene.packages_built.is_empty() || detail.contains("Visual C++ 14.0") => {
+            format!("the build of {p} found no C/C++ compiler")
+        }
+        _ => "a JIT compile step (Triton / torch.compile / a C++ extension) found no C compiler".into(),
+    };
     d.evidence.push(format!("the text says: {}", detail.trim()));
     d.fixes = fixes(cx, detail);
     d
@@ -52,7 +64,9 @@ fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
     // installer, and Inductor looks for `cl` on PATH.
     let windows = cx.scene.mentions_windows
         || detail.contains("cl.exe")
-        || detail.contains("Compiler: cl ");
+        || detail.contains("Compiler: cl ")
+        || detail.contains("Microsoft Visual C++")
+        || detail.contains("vcvarsall");
     if windows {
         fixes.push(
             Fix::new(
