@@ -350,10 +350,11 @@ fn other_release_api(cx: &Cx<'_>, mut d: Diagnostic, api: &str) -> Diagnostic {
     let code = d.code;
     // The framework whose API it is: torch, or a companion released with it (torchvision's
     // `transforms.functional_tensor`, torchao's `quantization.int4_weight_only`).
-    let framework = match api.split('.').next() {
-        Some(top @ ("torchvision" | "torchaudio" | "torchao" | "torchtext")) => top,
-        _ => "torch",
-    };
+    let framework = api
+        .split('.')
+        .next()
+        .filter(|top| matches!(*top, "torchvision" | "torchaudio" | "torchao" | "torchtext"))
+        .unwrap_or("torch");
     // The importing package is who is out of step; the framework itself is not "who".
     let importer = d.package.clone().filter(|p| p != framework);
     let who = importer.clone().unwrap_or_else(|| "a package".into());
