@@ -1187,10 +1187,7 @@ fn ci_checkouts(piece: &str) -> Vec<(usize, String)> {
             let mut parts = rest.splitn(3, sep);
             if let (Some(a), Some(b)) = (parts.next(), parts.next())
                 && a == b
-                && !a.is_empty()
-                && a.len() <= 64
-                && a.bytes()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+                && is_project_dir(a)
                 && !matches!(a, "pytorch" | "torch")
             {
                 out.push((at, crate::kb::normalize(a)));
@@ -1244,11 +1241,7 @@ fn setup_py_checkouts(piece: &str) -> Vec<(usize, String)> {
         else {
             continue;
         };
-        let ok = dir.len() > 1
-            && dir.len() <= 64
-            && dir
-                .bytes()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        let ok = is_project_dir(dir)
             && !dir.starts_with("pip-")
             && !dir.starts_with('.')
             && !GENERIC.contains(&dir.to_ascii_lowercase().as_str())
@@ -1262,6 +1255,16 @@ fn setup_py_checkouts(piece: &str) -> Vec<(usize, String)> {
         }
     }
     out
+}
+
+/// A directory name that can be a project's (a checkout, pip's build directory): a short plain
+/// name, no path or quoting characters.
+fn is_project_dir(name: &str) -> bool {
+    name.len() > 1
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
 }
 
 /// pip's temporary build directory of a source distribution (`/tmp/pip-install-n4exwr7n/fcos/`,
@@ -1285,12 +1288,7 @@ fn pip_build_dirs(piece: &str) -> Vec<(usize, String)> {
             Some((n, h)) if h.len() >= 8 && h.bytes().all(|c| c.is_ascii_hexdigit()) => n,
             _ => dir,
         };
-        let ok = name.len() > 1
-            && name.len() <= 64
-            && name
-                .bytes()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
-            && !matches!(name, "torch" | "build" | "src");
+        let ok = is_project_dir(name) && !matches!(name, "torch" | "build" | "src");
         if ok {
             out.push((at, crate::kb::normalize(name)));
         }

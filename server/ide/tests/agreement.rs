@@ -337,6 +337,19 @@ const FLOOR_FIX: usize = 301;
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;
 
+/// The text as a terminal or chat client hard-wraps it at `W` columns.
+fn wrapped<const W: usize>(t: &str) -> String {
+    let mut out = String::new();
+    for l in t.lines() {
+        let chars: Vec<char> = l.chars().collect();
+        for chunk in chars.chunks(W) {
+            out.extend(chunk);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// The same reports as pasted elsewhere: quoted in a reply (`> `), wrapped by a terminal or a
 /// chat client at 60, 80 or 120 columns, with Windows line ends, behind a logger's prefix. Each
 /// form must keep the code the plain text gets in 95% of the cases; prints how many do.
@@ -347,43 +360,13 @@ fn agreement_survives_pasting() {
         ..Context::default()
     };
     let forms: [(&str, Paste); 6] = [
-        ("wrapped at 60", |t| {
-            let mut out = String::new();
-            for l in t.lines() {
-                let chars: Vec<char> = l.chars().collect();
-                for chunk in chars.chunks(60) {
-                    out.extend(chunk);
-                    out.push('\n');
-                }
-            }
-            out
-        }),
-        ("wrapped at 120", |t| {
-            let mut out = String::new();
-            for l in t.lines() {
-                let chars: Vec<char> = l.chars().collect();
-                for chunk in chars.chunks(120) {
-                    out.extend(chunk);
-                    out.push('\n');
-                }
-            }
-            out
-        }),
+        ("wrapped at 60", wrapped::<60>),
+        ("wrapped at 120", wrapped::<120>),
         ("crlf", |t| t.lines().map(|l| format!("{l}\r\n")).collect()),
         ("quoted", |t| {
             t.lines().map(|l| format!("> {l}\n")).collect()
         }),
-        ("wrapped at 80", |t| {
-            let mut out = String::new();
-            for l in t.lines() {
-                let chars: Vec<char> = l.chars().collect();
-                for chunk in chars.chunks(80) {
-                    out.extend(chunk);
-                    out.push('\n');
-                }
-            }
-            out
-        }),
+        ("wrapped at 80", wrapped::<80>),
         ("logged", |t| {
             t.lines()
                 .map(|l| format!("2024-05-01 12:00:00,123 ERROR worker.py:42 - {l}\n"))
