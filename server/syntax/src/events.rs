@@ -276,6 +276,9 @@ pub enum GpuArchForm {
     Bf16Unsupported,
     /// ROCm: `hipErrorNoBinaryForGpu`, HIP's `invalid device function` (an AMD GPU).
     Rocm,
+    /// torch's runtime compiler (NVRTC, of the CUDA torch was built with) does not know the
+    /// GPU's architecture: `nvrtc: error: invalid value for --gpu-architecture (-arch)`.
+    NvrtcArch,
 }
 
 /// Why Windows' loader refused a DLL, as its error code (in any language) says.

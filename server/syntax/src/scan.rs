@@ -228,6 +228,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("MiB |", GPUPROC),
     ("incompatible function arguments", PYBIND),
     ("no kernel image", GPUARCH),
+    ("invalid value for --gpu-architecture", GPUARCH),
     ("invalid device function", GPUARCH),
     ("hipErrorNoBinaryForGpu", GPUARCH),
     ("too old to be supported by the triton", GPUARCH),
@@ -1540,6 +1541,10 @@ impl<'a> Scanner<'a> {
             || s.contains("CUDA_ERROR_NO_BINARY_FOR_GPU")
             || s.contains("does not include kernels for this GPU");
         let mut form = GpuArchForm::NoKernel;
+        if s.contains("invalid value for --gpu-architecture") {
+            form = GpuArchForm::NvrtcArch;
+            hit = true;
+        }
         if s.contains("only supports Ampere GPUs or newer") {
             form = GpuArchForm::FlashAttnAmpere;
             hit = true;
@@ -3149,6 +3154,21 @@ fn find_build_package(text: &str, near: Span) -> Option<String> {
     best.map(|(_, n)| n)
 }
 
+/// Headers of the CUDA toolkit's libraries (not cuDNN's: another product, `system_libs.toml`).
+const CUDA_HEADERS: &[&str] = &[
+    "cusolverDn.h",
+    "cublas_v2.h",
+    "cublasLt.h",
+    "cusparse.h",
+    "curand.h",
+    "curand_kernel.h",
+    "cufft.h",
+    "cuda_fp16.h",
+    "cuda_bf16.h",
+    "nvrtc.h",
+    "cuda_runtime_api.h",
+];
+
 fn cuda_home(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     let hit = (s.contains("CUDA_HOME")
@@ -3161,6 +3181,9 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
         || (s.contains("nvcc")
             && (s.contains("No such file or directory")
                 || s.contains("not found")
+                // setup scripts' locate_cuda(): `The nvcc binary could not be located in your
+                // $PATH. Either add it to your path, or set $CUDAHOME`.
+                || s.contains("could not be located")
                 || s.contains("command not found")
                 || s.contains("cannot find")
                 || s.contains("not recognized")))
@@ -3168,7 +3191,12 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
         // The toolkit's headers are not where the build looks: no CUDA_HOME (or a runtime-only
         // image): `fatal error: cuda.h: No such file or directory`.
         || s.contains("cuda.h: No such file or directory")
-        || s.contains("cuda_runtime.h: No such file or directory");
+        || s.contains("cuda_runtime.h: No such file or directory")
+        // The CUDA libraries' headers torch's own headers include (`ATen/cuda/CUDAContext.h`
+        // includes cusolverDn.h): a runtime-only CUDA (conda's cudatoolkit, a runtime image).
+        || CUDA_HEADERS
+            .iter()
+            .any(|h| s.contains(&format!("{h}: No such file or directory")));
     if hit {
         out.push(
             l.content_span(),

@@ -22,7 +22,7 @@ use abidoc_knowledge::gpu;
 use abidoc_syntax::GpuArchForm;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`, ROCm's `hipErrorNoBinaryForGpu`: torch or an extension has no code for this GPU's architecture.",
+    summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`, ROCm's `hipErrorNoBinaryForGpu`, torch's NVRTC refusing `--gpu-architecture`: torch or an extension has no code for this GPU's architecture.",
     meaning: "CUDA binaries carry machine code (cubins) for chosen SM architectures and optionally PTX that the driver compiles at load. A cubin runs on GPUs of its major with the same or a newer minor (sm_80 code runs on an 8.6 GPU); PTX runs on any newer GPU. A GPU newer than every cubin and PTX in the binary (an RTX 50xx, sm_120, under a torch built for CUDA 12.6), or older than the oldest (a Kepler or Maxwell card under a recent build), has no code to run. abidoc reads the list the text prints and, with the environment, the GPU model the driver's files name (`/proc/driver/nvidia/gpus/*/information`, never `nvidia-smi`) and the `.nv_fatbin` section of the installed torch (`abidoc explain LIB` lists any library's architectures).",
     fixes: "1. The torch build for a CUDA that compiles for this GPU, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu128` for sm_120/Blackwell, which needs CUDA ≥ 12.8; a cu126 build for GPUs CUDA 13 dropped); extensions built for the old torch must then match it. 2. For an extension: a source build with the GPU's capability in `TORCH_CUDA_ARCH_LIST` (compiles; needs nvcc of torch's CUDA). 3. Advice when the GPU is older than every current build (a source build for its architecture), or when the text does not say which binary lacks it (most likely a compiled extension). A warning whose list holds a cubin of the GPU's major with an equal or lower minor is information: no fix is needed. PTX alone is not counted as enough: the driver compiles it at first use, and the CUDA libraries the build ships may have no code for the GPU.",
     ..CodeDoc::BASE
@@ -151,6 +151,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
         GpuArchForm::FlashAttnAmpere => return flash_attn_too_old(source, seen),
         GpuArchForm::Bf16Unsupported => return bf16_unsupported(cx, source, seen),
         GpuArchForm::Rocm => return rocm(source, seen),
+        GpuArchForm::NvrtcArch => return nvrtc_arch(cx, source, seen),
         GpuArchForm::NoKernel => {}
     }
     let mut d = blank(Code::GpuArchMissing, source);
@@ -676,6 +677,58 @@ pub(crate) fn toolkit_refuses(
 /// (`hipErrorNoBinaryForGpu`, `HIP error: invalid device function`). ROCm's builds carry a few
 /// targets per family; a GPU of the family runs them when the runtime presents it as that
 /// target (`HSA_OVERRIDE_GFX_VERSION`, per family in `gpu.toml`), else a build for its target.
+/// torch's NVRTC (the runtime compiler of the CUDA torch was built with) refuses the GPU's
+/// architecture: the GPU is newer than that CUDA (an RTX 40xx on a CUDA 11.3 torch). A torch
+/// built for a CUDA that knows it: the GPU's own minimum when the text names its capability,
+/// else the newest release line's newest CUDA build.
+fn nvrtc_arch(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
+    let code = Code::GpuArchMissing;
+    let mut d = blank(code, source);
+    d.package = Some("torch".into());
+    d.evidence.push(format!("the text says: {}", seen.detail.trim()));
+    let torch = cx.torch();
+    d.message = format!(
+        "torch's runtime compiler (NVRTC, of the CUDA torch{} was built with) does not know this GPU's architecture: the GPU is newer than that CUDA",
+        torch.as_deref().map(|t| format!(" {t}")).unwrap_or_default()
+    );
+    d.explanation = Some("torch compiles some kernels at run time with NVRTC from its own CUDA (fused kernels, TorchScript fusers, torch.compile's helpers); a CUDA older than the GPU has no architecture name for it. Ada (RTX 40xx, sm_89) needs CUDA 11.8, Hopper 11.8, Blackwell (RTX 50xx, sm_120) 12.8: a torch built for such a CUDA knows it.".into());
+    let cc = seen.capability.and_then(gpu::parse_capability);
+    let mut fixes: Vec<Fix> = cc
+        .and_then(|c| torch_build_fix(cx, Some(c), torch.as_deref(), seen))
+        .into_iter()
+        .collect();
+    if fixes.is_empty()
+        && let Some(row) = gpu::tables().torch_builds.last()
+        && let Some(var) = row
+            .variants
+            .iter()
+            .max_by_key(|v| gpu::variant_cuda(v).unwrap_or((0, 0)))
+        && let Some(step) = recipes::torch_build_step(cx, None, var)
+    {
+        let cuda = gpu::variant_cuda(var).map(cuda_str).unwrap_or_default();
+        fixes.push(
+            Fix::new(
+                code,
+                "torch-build",
+                FixKind::AlignTorch,
+                format!("Install torch built for CUDA {cuda} ({var}), whose NVRTC knows current GPUs"),
+                format!("PyTorch's {var} index serves torch {} built with CUDA {cuda}; torchvision and torchaudio, where installed, come from the same index.", row.torch),
+            )
+            .step(step)
+            .cost(Cost {
+                downloads: true,
+                compiles: None,
+                also: vec![
+                    format!("torch's CUDA {cuda} libraries (several GB)"),
+                    "compiled extensions must match the new torch build".into(),
+                ],
+            }),
+        );
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
 fn rocm(source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
     let code = Code::GpuArchMissing;
     let mut d = blank(code, source);
