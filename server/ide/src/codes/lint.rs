@@ -82,7 +82,7 @@ pub fn contradictions(d: &Diagnostic) -> Vec<String> {
                     let same_pkg = d.package.as_deref() == Some(r.name().as_str());
                     // A repository has no binary: pip builds it.
                     let compiles = forced
-                        || matches!(r, Requirement::Vcs(..))
+                        || matches!(r, Requirement::Vcs(..) | Requirement::Editable(..))
                         || flags
                             .iter()
                             .any(|fl| matches!(fl, PipFlag::NoBinary(n) if n == r.name()));

@@ -14,7 +14,7 @@
 
 use super::{Code, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Fix, FixKind, Name, Requirement, SafePath, Step, Version};
+use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, SafePath, Step, Version};
 use crate::incidents::basename;
 use crate::kb;
 use abidoc_syntax::DllFailure;
@@ -617,6 +617,68 @@ fn stem_package(top: &str) -> Option<String> {
     Some(kb::normalize(stem))
 }
 
+/// An editable build of the checkout the traceback runs `module`'s package from: the directory
+/// above the package's own in a frame's path outside site-packages. `None` when no frame shows it.
+fn build_in_place(cx: &Cx<'_>, module: &str, package: Option<&str>) -> Option<Fix> {
+    // The package's directory names: the module's top (`mmdet3d.ops…`), else the package's
+    // import names (`_C` alone, from `NameError: name '_C'`, says nothing of where it lives).
+    let mut tops: Vec<String> = module
+        .split('.')
+        .next()
+        .filter(|t| !t.is_empty() && !t.starts_with('_') && *t != "torch")
+        .map(str::to_owned)
+        .into_iter()
+        .collect();
+    if let Some(p) = package {
+        match abidoc_knowledge::packages::package(p) {
+            Some(facts) => tops.extend(facts.import_names.iter().cloned()),
+            None => tops.push(p.replace('-', "_")),
+        }
+    }
+    let (top, root) = tops.iter().find_map(|top| {
+        let marker = format!("/{top}/");
+        cx.scene.checkout_files.iter().find_map(|f| {
+            let i = f.find(&marker)?;
+            Some((top.clone(), SafePath::new(&f[..i])?))
+        })
+    })?;
+    let name = Name::new(package.unwrap_or(&top))?;
+    let code = Code::ExtensionIncompleteBuild;
+    // A package that compiles against torch builds against this one, not a fresh copy in an
+    // isolated build environment; one that does not keeps pip's isolation (its build tools).
+    let against_torch = kb::links_torch(name.as_str()) != Some(false);
+    let (flags, how) = if against_torch {
+        (
+            vec![PipFlag::NoBuildIsolation],
+            "an editable install against the installed torch (hence no build isolation)",
+        )
+    } else {
+        (Vec::new(), "an editable install")
+    };
+    Some(
+        Fix::new(
+            code,
+            "build-in-place",
+            FixKind::SourceBuild,
+            format!("Build the checkout at {root} in place, so {module} is compiled beside its sources"),
+            format!("The traceback imports {top} from {root}, a source tree: its compiled module is built there by {how}, or by the project's own build command (`python setup.py build_ext --inplace` where it has a setup.py)."),
+        )
+        .step(recipes::pip_install(
+            cx,
+            flags,
+            vec![Requirement::Editable(name, root)],
+        ))
+        .cost(crate::fix::Cost {
+            downloads: false,
+            compiles: Some(crate::fix::Compile {
+                minutes: 10,
+                needs: vec!["a C++ compiler", "nvcc for CUDA ops"],
+            }),
+            also: Vec::new(),
+        }),
+    )
+}
+
 /// `_kaldifst`: a top-level extension module named after its distribution, underscored; the
 /// last guess, after the tables and the package the text shows around it (kiwisolver's
 /// `_cext` is its package's, not a `cext`'s). CPython's own modules name no package.
@@ -678,6 +740,12 @@ pub(crate) fn compiled_module_missing(
         "{module} is the part of {who} compiled from C++/CUDA. A wheel without it, a build that skipped it (no CUDA toolkit, a build switch off), or running from the project's source tree, where the module was never built, all end here; a complete build or the prebuilt wheel for the installed torch puts it back."
     ));
     let mut fixes = recipes::extension_mismatch(code, cx, d.package.as_deref(), None, &[]);
+    // The traceback runs the package from a checkout (`/home/me/GroundingDINO/groundingdino/…`):
+    // an editable build there puts the compiled module beside its sources, which is where this
+    // run imports it from.
+    if let Some(fix) = build_in_place(cx, module, d.package.as_deref()) {
+        fixes.insert(0, fix);
+    }
     // A module no installed package's name explains (`from core.nn import _C`) is most often a
     // project's own op, run from its checkout: building it in place comes first then.
     let at = if d.package.is_none() { 0 } else { fixes.len() };

@@ -125,6 +125,8 @@ pub fn requirement(r: &Requirement) -> String {
         Requirement::Major(n, m) => format!("{n}=={m}.*"),
         Requirement::Wheel(_, url) => url.to_string(),
         Requirement::Vcs(n, url) => format!("{n} @ {}", url.as_str()),
+        // One argument (`--editable=PATH`): a requirement is one word of the command.
+        Requirement::Editable(_, path) => format!("--editable={}", path.as_str()),
     }
 }
 

@@ -35,6 +35,9 @@ pub enum Requirement {
     /// A build from the project's source repository (`name @ git+https://…`): for packages whose
     /// PyPI name is another project's, or that publish no sdist.
     Vcs(Name, VcsUrl),
+    /// An editable build of a checkout on disk (`--editable=/path`): its compiled modules land
+    /// next to its sources, where a run from the checkout imports them.
+    Editable(Name, SafePath),
 }
 
 impl Requirement {
@@ -45,7 +48,8 @@ impl Requirement {
             | Requirement::Below(n, _)
             | Requirement::Major(n, _)
             | Requirement::Wheel(n, _)
-            | Requirement::Vcs(n, _) => n,
+            | Requirement::Vcs(n, _)
+            | Requirement::Editable(n, _) => n,
         }
     }
 }
