@@ -156,10 +156,18 @@ pub fn unwrap_once(text: &str) -> Option<Cleaned> {
     // Inside a word or a path: a sentence's end (`…path!` then `Invalid …`) is no cut.
     // A cut right after a space keeps that space at the line's end (`libcudart.so.12: ` then
     // `cannot open …`), which a line ended by hand seldom has: a cut between words.
+    // A cut right before a space moves that one space to the next line (` an unsupported
+    // toolchain`), which an indented line (two spaces and more) does not start with.
+    let space_moved = next.starts_with(' ')
+        && next[1..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase());
     let cut_in_word = line.chars().last().is_some_and(|c| {
         c == ' ' && !line.ends_with("  ")
             || !c.is_whitespace() && !matches!(c, '!' | '?' | ';' | ',' | ')' | '"')
-    }) && next.chars().next().is_some_and(|c| !c.is_whitespace());
+    }) && (space_moved
+        || next.chars().next().is_some_and(|c| !c.is_whitespace()));
     if w < MIN_WRAP || !cut_in_word || line.starts_with(['|', '+']) || line.ends_with('|') {
         return None;
     }
@@ -278,8 +286,12 @@ mod tests {
         assert!(u.text.contains("x86_64-linux-gnu.so"));
         // A sentence that ends at the width, the next one below: not a cut.
         assert!(unwrap_once("Could not locate cudnn_ops64_9.dll. Please make sure it is in your library path!\nInvalid handle. Cannot load symbol cudnnCreateTensorDescriptor\n").is_none());
-        // Cut at a space: a line that merely ends, not a wrap.
-        assert!(unwrap_once("ImportError: libcudart.so.12: cannot open shared object file: No such file or\n directory\n").is_none());
+        // Cut right before a space, which the next line starts with (one space, then a word):
+        // a terminal's wrap between words.
+        let moved = unwrap_once("ImportError: libcudart.so.12: cannot open shared object file: No such file or\n directory\n").expect("one space moved to the next line");
+        assert!(moved.text.contains("No such file or directory"));
+        // An indented next line (a traceback's `  File …`) is a line of its own.
+        assert!(unwrap_once("ImportError: libcudart.so.12: cannot open shared object file: No such file or\n  File \"x.py\", line 1\n").is_none());
         // Cut right after a space, which the line keeps at its end: a wrap between words.
         let spaced = "RuntimeError: Failed to load shared library '.../libllama.so': libcudart.so.12: \ncannot open shared object file: No such file or directory\n";
         let u = unwrap_once(spaced).expect("a trailing space at the cut");

@@ -879,7 +879,8 @@ impl<'a> Scanner<'a> {
             loadforms::library_sentences(l, out);
         }
         if has(WINDLL) {
-            loadforms::windows_dll(l, out);
+            let next = self.next_line(l);
+            loadforms::windows_dll(l, next.as_ref().map(Line::c), out);
         }
         if has(VERNF) {
             version_not_found(l, out);

@@ -64,8 +64,22 @@ const INIT_FAILED: &[&str] = &[
 
 /// Windows' loader failures. One event per line: the forms repeat each other when they share a
 /// line (`ImportError: DLL load failed … [WinError 126] …`).
-pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
+pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
     let s = l.s();
+    // Windows' reason wrapped onto the next line (`…while importing exllamav2_ext:` then `The
+    // specified procedure could not be found.`): read with the line it explains.
+    let wrapped_reason = next
+        .filter(|_| s.trim_end().ends_with(':') && s.contains("DLL load failed"))
+        .map(str::trim)
+        .filter(|n| {
+            PROCEDURE_NOT_FOUND
+                .iter()
+                .chain(INIT_FAILED)
+                .chain(MODULE_NOT_FOUND)
+                .any(|p| n.contains(p))
+        })
+        .unwrap_or("");
+    let has = |p: &str| s.contains(p) || wrapped_reason.contains(p);
     // onnxruntime's Windows provider bridge when onnxruntime_providers_cuda.dll did not load
     // (the CUDA or cuDNN DLLs it needs are not found): `CUDA_PATH is set but CUDA wasn't able to
     // be loaded. Please install the correct version of CUDA and cuDNN …`.
@@ -123,14 +137,14 @@ pub(super) fn windows_dll(l: &Line<'_>, out: &mut Out) {
     let procedure = s.contains("WinError 127")
         || s.contains("LoadLibrary failed with error 127")
         || s.contains("error 0x7f")
-        || PROCEDURE_NOT_FOUND.iter().any(|p| s.contains(p));
-    let init_failed = s.contains("WinError 1114") || INIT_FAILED.iter().any(|p| s.contains(p));
+        || PROCEDURE_NOT_FOUND.iter().any(|p| has(p));
+    let init_failed = s.contains("WinError 1114") || INIT_FAILED.iter().any(|p| has(p));
     let module_missing = (retold.is_some() && !s.contains("WinError 1"))
         || s.contains("WinError 126")
         || s.contains("LoadLibrary failed with error 126")
         || s.contains("error 0x7e")
         || ctypes.is_some()
-        || MODULE_NOT_FOUND.iter().any(|p| s.contains(p));
+        || MODULE_NOT_FOUND.iter().any(|p| has(p));
     // `DLL load failed while importing X:` cut off before Windows' reason still says a DLL did
     // not load; any other reason (an initialization routine failed, not a valid Win32
     // application) is another failure.
