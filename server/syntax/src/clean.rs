@@ -31,11 +31,16 @@ pub fn clean(text: &str) -> Cleaned {
     let mut keep_from = 0;
     let mut i = 0;
     let mut removed_any = false;
+    let markdown = markdown_escaped(text);
     while let Some(off) = memchr::memchr3(ESC, b'<', b'\\', &bytes[i..]) {
         let at = i + off;
         let skip = match bytes[at] {
             ESC => escape_len(&bytes[at..]),
-            b'\\' => usize::from(matches!(bytes.get(at + 1), Some(b'\'' | b'"'))),
+            b'\\' => usize::from(match bytes.get(at + 1) {
+                Some(b'\'' | b'"') => true,
+                Some(b'_' | b'*') => markdown,
+                _ => false,
+            }),
             _ => anchor_tag_len(&bytes[at..]),
         };
         if skip == 0 {
@@ -190,6 +195,21 @@ pub fn needs_cleaning(text: &str) -> bool {
     memchr::memchr2(ESC, b'<', bytes).is_some()
         || memchr::memmem::find(bytes, b"\\'").is_some()
         || memchr::memmem::find(bytes, b"\\\"").is_some()
+        || markdown_escaped(text)
+}
+
+/// Markdown's escapes of `_` and `*` (`undefined symbol: \_ZN3c10…`, `flash\_attn`), as text
+/// copied from a Markdown source arrives; never on a line with a Windows path (`D:\a\_work\`),
+/// whose backslashes are separators.
+fn markdown_escaped(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    (memchr::memmem::find(bytes, b"\\_").is_some() || memchr::memmem::find(bytes, b"\\*").is_some())
+        && !bytes
+            .windows(3)
+            .any(|w| w[0].is_ascii_alphabetic() && w[1] == b':' && w[2] == b'\\')
+        && memchr::memmem::find(bytes, b"\\\\").is_none()
+        && memchr::memmem::find(bytes, b"\\site-packages").is_none()
+        && memchr::memmem::find(bytes, b"\\Lib\\").is_none()
 }
 
 /// Length of the escape sequence starting at `b[0] == ESC`, or 0 when it is not one we remove.
@@ -277,6 +297,20 @@ mod tests {
         let sym = u.text.find("_ZN5torch").unwrap_or(0);
         let raw = u.map.span_to_raw(Span::new(sym, u.text.trim_end().len()));
         assert_eq!(raw.slice(&wrapped).replace('\n', ""), &line[sym..]);
+    }
+
+    #[test]
+    fn markdown_escapes_are_removed_outside_windows_paths() {
+        let md = "ImportError: /x/flash\\_attn\\_2\\_cuda.so: undefined symbol: \\_ZN3c104cuda9SetDeviceEi";
+        assert_eq!(
+            clean(md).text,
+            "ImportError: /x/flash_attn_2_cuda.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
+        );
+        // A Windows path's backslash before an underscore is a separator.
+        let win = r"D:\a\_work\1\s\onnxruntime\core\session\provider_bridge_ort.cc:1209";
+        assert!(!needs_cleaning(win));
+        let rel = r"venv\Lib\site-packages\_cffi_backend.pyd";
+        assert!(!needs_cleaning(rel));
     }
 
     #[test]

@@ -374,6 +374,15 @@ fn triggers(text: &str, lo: usize, hi: usize) -> Option<impl Iterator<Item = (us
     }))
 }
 
+/// The groups of every trigger phrase in `text` (one cleaned line).
+fn trigger_bits(text: &str) -> u64 {
+    triggers(text, 0, text.len()).map_or(0, |m| {
+        m.fold(0, |acc, (_, pid)| {
+            acc | TRIGGERS.get(pid as usize).map_or(0, |t| t.1)
+        })
+    })
+}
+
 /// Texts are scanned in pieces of about this size, split just after a line break: pieces are
 /// scanned in parallel, and a streamed scan ([`scan_pieces`]) holds one batch of pieces' events at
 /// a time, so a gigabyte log costs what its diagnoses cost. Texts smaller than this are one piece.
@@ -851,6 +860,12 @@ impl<'a> Scanner<'a> {
 
     fn analyse(&mut self, start: usize, end: usize, window: bool, bits: u64, facts: &[u16]) {
         let line = make_line(self.text, start, end, window);
+        // A line cleaned of escapes may spell a trigger its raw bytes did not (`CUDA\_HOME`
+        // copied from Markdown is `CUDA_HOME`): its phrases are looked for again, cleaned.
+        let bits = match &line.clean {
+            Cow::Owned(c) => bits | trigger_bits(c),
+            Cow::Borrowed(_) => bits,
+        };
         let mut out = Out { events: Vec::new() };
         self.recognize(&line, bits, facts, &mut out);
         if out.events.len() > MAX_EVENTS_PER_LINE {
