@@ -351,7 +351,8 @@ fn wrapped<const W: usize>(t: &str) -> String {
 }
 
 /// The same reports as pasted elsewhere: quoted in a reply (`> `), wrapped by a terminal or a
-/// chat client at 60, 80 or 120 columns, with Windows line ends, with Markdown's `\_` escapes,
+/// chat client at 60, 80 or 120 columns, with Windows line ends, with Markdown's `\_` escapes or
+/// HTML entities,
 /// behind a logger's prefix. Each
 /// form must keep the code the plain text gets in 95% of the cases; prints how many do.
 #[test]
@@ -360,10 +361,19 @@ fn agreement_survives_pasting() {
         use_env: false,
         ..Context::default()
     };
-    let forms: [(&str, Paste); 7] = [
+    let forms: [(&str, Paste); 8] = [
         ("wrapped at 60", wrapped::<60>),
         ("wrapped at 120", wrapped::<120>),
         ("crlf", |t| t.lines().map(|l| format!("{l}\r\n")).collect()),
+        // Copied from a web page's or an HTML export's source, its characters as entities.
+        ("html-escaped", |t| {
+            t.replace('&', "&amp;")
+                .replace('"', "&quot;")
+                .replace('\'', "&#39;")
+                .replace('`', "&#96;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+        }),
         // Copied from a Markdown source, where `_` and `*` are escaped.
         ("markdown-escaped", |t| {
             t.replace('_', "\\_").replace('*', "\\*")

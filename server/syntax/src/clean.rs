@@ -32,26 +32,43 @@ pub fn clean(text: &str) -> Cleaned {
     let mut i = 0;
     let mut removed_any = false;
     let markdown = markdown_escaped(text);
-    while let Some(off) = memchr::memchr3(ESC, b'<', b'\\', &bytes[i..]) {
+    let entities = has_entity(bytes);
+    while let Some(off) = bytes[i..]
+        .iter()
+        .position(|&b| matches!(b, ESC | b'<' | b'\\') || b == b'&' && entities)
+    {
         let at = i + off;
-        let skip = match bytes[at] {
-            ESC => escape_len(&bytes[at..]),
-            b'\\' => usize::from(match bytes.get(at + 1) {
+        // An HTML entity stands for one character (`&quot;` is `"`): removed, and the character
+        // put in its place, mapped to the entity.
+        let entity = if bytes[at] == b'&' {
+            entity_at(&bytes[at..])
+        } else {
+            None
+        };
+        let skip = match (bytes[at], entity) {
+            (_, Some((len, _))) => len,
+            (ESC, _) => escape_len(&bytes[at..]),
+            (b'\\', _) => usize::from(match bytes.get(at + 1) {
                 Some(b'\'' | b'"') => true,
                 Some(b'_' | b'*') => markdown,
                 _ => false,
             }),
-            _ => anchor_tag_len(&bytes[at..]),
+            (b'<', _) => anchor_tag_len(&bytes[at..]),
+            _ => 0,
         };
         if skip == 0 {
             i = at + 1;
             continue;
         }
-        // Escapes and tags are ASCII from their first byte to their last, so `at` and `at + skip`
-        // are char boundaries; `get` keeps this panic-free should that ever be wrong.
+        // Escapes, entities and tags are ASCII from their first byte to their last, so `at` and
+        // `at + skip` are char boundaries; `get` keeps this panic-free should that ever be wrong.
         if let Some(kept) = text.get(keep_from..at) {
             map.push_verbatim(out.len(), keep_from, kept.len());
             out.push_str(kept);
+        }
+        if let Some((len, ch)) = entity {
+            map.push_escape(out.len(), at, len);
+            out.push(ch);
         }
         removed_any = true;
         i = at + skip;
@@ -196,6 +213,31 @@ pub fn needs_cleaning(text: &str) -> bool {
         || memchr::memmem::find(bytes, b"\\'").is_some()
         || memchr::memmem::find(bytes, b"\\\"").is_some()
         || markdown_escaped(text)
+        || has_entity(bytes)
+}
+
+/// The HTML entities a traceback copied from a web page or an HTML notebook export carries.
+const ENTITIES: &[(&[u8], char)] = &[
+    (b"&quot;", '"'),
+    (b"&#39;", '\''),
+    (b"&#x27;", '\''),
+    (b"&apos;", '\''),
+    (b"&#96;", '`'),
+    (b"&lt;", '<'),
+    (b"&gt;", '>'),
+    (b"&amp;", '&'),
+];
+
+fn has_entity(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'&', bytes).any(|i| entity_at(&bytes[i..]).is_some())
+}
+
+/// The entity `b` starts with: its length and the character it stands for.
+fn entity_at(b: &[u8]) -> Option<(usize, char)> {
+    ENTITIES
+        .iter()
+        .find(|(e, _)| b.starts_with(e))
+        .map(|(e, c)| (e.len(), *c))
 }
 
 /// Markdown's escapes of `_` and `*` (`undefined symbol: \_ZN3c10…`, `flash\_attn`), as text
@@ -297,6 +339,23 @@ mod tests {
         let sym = u.text.find("_ZN5torch").unwrap_or(0);
         let raw = u.map.span_to_raw(Span::new(sym, u.text.trim_end().len()));
         assert_eq!(raw.slice(&wrapped).replace('\n', ""), &line[sym..]);
+    }
+
+    #[test]
+    fn html_entities_become_their_characters() {
+        let html = "version &#96;GLIBCXX_3.4.29&#39; not found, Error loading &quot;c10.dll&quot; &lt;x&gt; &amp;";
+        let c = clean(html);
+        assert_eq!(
+            c.text,
+            "version `GLIBCXX_3.4.29' not found, Error loading \"c10.dll\" <x> &"
+        );
+        let at = c.text.find("GLIBCXX").unwrap_or(0);
+        assert_eq!(
+            c.map.span_to_raw(Span::new(at, at + 7)).slice(html),
+            "GLIBCXX"
+        );
+        // A bare ampersand is text.
+        assert!(!needs_cleaning("cmake && make"));
     }
 
     #[test]
