@@ -1,6 +1,8 @@
 //! Stripping of terminal colour codes, the HTML anchors VS Code's Jupyter view puts in
-//! tracebacks and the backslashes of quotes escaped by a repr or a JSON copy (`version \'GLIBC_2.27\'`), and re-joining text a terminal or chat client hard-wrapped at a fixed column,
-//! keeping a [`SourceMap`] back to the original text.
+//! tracebacks, the backslashes of quotes escaped by a repr or a JSON copy (`version
+//! \'GLIBC_2.27\'`) and of Markdown's `\_`/`\*`, HTML entities read as their characters, and
+//! re-joining text a terminal or chat client hard-wrapped at a fixed column, keeping a
+//! [`SourceMap`] back to the original text.
 
 use crate::span::SourceMap;
 
@@ -15,9 +17,10 @@ const ESC: u8 = 0x1b;
 const BEL: u8 = 0x07;
 
 /// Returns the text without ANSI escape sequences (CSI, OSC, two-byte escapes), without the
-/// `<a href=…>`/`</a>` tags of HTML anchors (their inner text is kept) and without the backslash
+/// `<a href=…>`/`</a>` tags of HTML anchors (their inner text is kept), without the backslash
 /// of an escaped quote (`\'`, `\"`: the error went through a repr or a JSON string before it was
-/// pasted; a Windows path's backslash is followed by a name, never by a quote it closes).
+/// pasted; a Windows path's backslash is followed by a name, never by a quote it closes) or of
+/// Markdown's `\_` and `\*` (off a Windows path), and with HTML entities as their characters.
 pub fn clean(text: &str) -> Cleaned {
     let bytes = text.as_bytes();
     if !needs_cleaning(text) {
