@@ -17,6 +17,24 @@ pub struct Hover {
 
 /// Diagnoses a log, traceback or terminal capture. Spans are byte offsets into `text`.
 pub(crate) fn diagnose_text(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic> {
+    // Text whose characters came through a web page, a Markdown source or a word processor
+    // (`&#39;`, `\_`, `‘…’`) is read decoded, so that every phrase is found; spans map back.
+    // Decoded once: entities that spell entities (`&amp;quot;`) stay as the first pass leaves
+    // them, so a crafted text cannot make this loop.
+    if let Some(decoded) = abidoc_syntax::clean::decode(text) {
+        let mut diags = diagnose_plain(&decoded.text, ctx, envs);
+        for d in &mut diags {
+            for r in d.source.iter_mut().chain(d.related.iter_mut()) {
+                r.span = decoded.map.span_to_raw(r.span);
+            }
+        }
+        return diags;
+    }
+    diagnose_plain(text, ctx, envs)
+}
+
+/// [`diagnose_text`] of a text whose characters need no decoding.
+fn diagnose_plain(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic> {
     // Text a terminal or chat client hard-wrapped is read re-joined; spans map back.
     if let Some(joined) = abidoc_syntax::clean::unwrap(text) {
         return diagnose_derived(&joined, ctx, envs);

@@ -351,8 +351,8 @@ fn wrapped<const W: usize>(t: &str) -> String {
 }
 
 /// The same reports as pasted elsewhere: quoted in a reply (`> `), wrapped by a terminal or a
-/// chat client at 60, 80 or 120 columns, with Windows line ends, with Markdown's `\_` escapes or
-/// HTML entities,
+/// chat client at 60, 80 or 120 columns, with Windows line ends, with Markdown's `\_` escapes,
+/// HTML entities or typographic quotes,
 /// behind a logger's prefix. Each
 /// form must keep the code the plain text gets in 95% of the cases; prints how many do.
 #[test]
@@ -361,7 +361,7 @@ fn agreement_survives_pasting() {
         use_env: false,
         ..Context::default()
     };
-    let forms: [(&str, Paste); 8] = [
+    let forms: [(&str, Paste); 9] = [
         ("wrapped at 60", wrapped::<60>),
         ("wrapped at 120", wrapped::<120>),
         ("crlf", |t| t.lines().map(|l| format!("{l}\r\n")).collect()),
@@ -373,6 +373,10 @@ fn agreement_survives_pasting() {
                 .replace('`', "&#96;")
                 .replace('<', "&lt;")
                 .replace('>', "&gt;")
+        }),
+        // Through a word processor or chat client that types quotes.
+        ("typographic quotes", |t| {
+            t.replace('\'', "\u{2019}").replace('"', "\u{201D}")
         }),
         // Copied from a Markdown source, where `_` and `*` are escaped.
         ("markdown-escaped", |t| {

@@ -38,12 +38,12 @@ pub fn clean(text: &str) -> Cleaned {
     let entities = has_entity(bytes);
     while let Some(off) = bytes[i..]
         .iter()
-        .position(|&b| matches!(b, ESC | b'<' | b'\\') || b == b'&' && entities)
+        .position(|&b| matches!(b, ESC | b'<' | b'\\') || matches!(b, b'&' | 0xE2) && entities)
     {
         let at = i + off;
         // An HTML entity stands for one character (`&quot;` is `"`): removed, and the character
         // put in its place, mapped to the entity.
-        let entity = if bytes[at] == b'&' {
+        let entity = if matches!(bytes[at], b'&' | 0xE2) {
             entity_at(&bytes[at..])
         } else {
             None
@@ -92,6 +92,17 @@ pub fn clean(text: &str) -> Cleaned {
         map.push_escape(0, text.len(), 0);
     }
     Cleaned { text: out, map }
+}
+
+/// The text with HTML entities, typographic quotes and Markdown's escapes decoded (and whatever
+/// else [`clean`] removes), when it has any of those three: they hide phrases from a scan of the
+/// raw text. `None` when there is nothing of them, or the text is too long to copy whole.
+pub fn decode(text: &str) -> Option<Cleaned> {
+    if text.len() > MAX_UNWRAP || !(has_entity(text.as_bytes()) || markdown_escaped(text)) {
+        return None;
+    }
+    let c = clean(text);
+    (c.text != text).then_some(c)
 }
 
 /// Texts longer than this are never treated as hard-wrapped (captures that size are logs,
@@ -221,6 +232,12 @@ pub fn needs_cleaning(text: &str) -> bool {
 
 /// The HTML entities a traceback copied from a web page or an HTML notebook export carries.
 const ENTITIES: &[(&[u8], char)] = &[
+    // Typographic quotes a word processor or chat client put for the program's own
+    // (`version ‘GLIBCXX_3.4.29’ not found`, `No module named “x”`).
+    ("\u{2018}".as_bytes(), '\''),
+    ("\u{2019}".as_bytes(), '\''),
+    ("\u{201C}".as_bytes(), '"'),
+    ("\u{201D}".as_bytes(), '"'),
     (b"&quot;", '"'),
     (b"&#39;", '\''),
     (b"&#x27;", '\''),
@@ -232,7 +249,7 @@ const ENTITIES: &[(&[u8], char)] = &[
 ];
 
 fn has_entity(bytes: &[u8]) -> bool {
-    memchr::memchr_iter(b'&', bytes).any(|i| entity_at(&bytes[i..]).is_some())
+    memchr::memchr2_iter(b'&', 0xE2, bytes).any(|i| entity_at(&bytes[i..]).is_some())
 }
 
 /// The entity `b` starts with: its length and the character it stands for.
@@ -359,6 +376,11 @@ mod tests {
         );
         // A bare ampersand is text.
         assert!(!needs_cleaning("cmake && make"));
+        let typo = "version ‘GLIBCXX_3.4.29’ not found, No module named “x”";
+        assert_eq!(
+            clean(typo).text,
+            "version 'GLIBCXX_3.4.29' not found, No module named \"x\""
+        );
     }
 
     #[test]
