@@ -36,14 +36,13 @@ pub fn clean(text: &str) -> Cleaned {
     let mut removed_any = false;
     let markdown = markdown_escaped(text);
     let entities = has_entity(bytes);
-    while let Some(off) = bytes[i..]
-        .iter()
-        .position(|&b| matches!(b, ESC | b'<' | b'\\') || matches!(b, b'&' | 0xE2) && entities)
-    {
+    while let Some(off) = bytes[i..].iter().position(|&b| {
+        matches!(b, ESC | b'<' | b'\\') || matches!(b, b'&' | 0xE2 | 0xEF) && entities
+    }) {
         let at = i + off;
         // An HTML entity stands for one character (`&quot;` is `"`): removed, and the character
         // put in its place, mapped to the entity.
-        let entity = if matches!(bytes[at], b'&' | 0xE2) {
+        let entity = if matches!(bytes[at], b'&' | 0xE2 | 0xEF) {
             entity_at(&bytes[at..])
         } else {
             None
@@ -69,9 +68,9 @@ pub fn clean(text: &str) -> Cleaned {
             map.push_verbatim(out.len(), keep_from, kept.len());
             out.push_str(kept);
         }
-        if let Some((len, ch)) = entity {
+        if let Some((len, with)) = entity {
             map.push_escape(out.len(), at, len);
-            out.push(ch);
+            out.push_str(with);
         }
         removed_any = true;
         i = at + skip;
@@ -231,29 +230,31 @@ pub fn needs_cleaning(text: &str) -> bool {
 }
 
 /// The HTML entities a traceback copied from a web page or an HTML notebook export carries.
-const ENTITIES: &[(&[u8], char)] = &[
+const ENTITIES: &[(&[u8], &str)] = &[
     // Typographic quotes a word processor or chat client put for the program's own
     // (`version ‘GLIBCXX_3.4.29’ not found`, `No module named “x”`).
-    ("\u{2018}".as_bytes(), '\''),
-    ("\u{2019}".as_bytes(), '\''),
-    ("\u{201C}".as_bytes(), '"'),
-    ("\u{201D}".as_bytes(), '"'),
-    (b"&quot;", '"'),
-    (b"&#39;", '\''),
-    (b"&#x27;", '\''),
-    (b"&apos;", '\''),
-    (b"&#96;", '`'),
-    (b"&lt;", '<'),
-    (b"&gt;", '>'),
-    (b"&amp;", '&'),
+    ("\u{2018}".as_bytes(), "'"),
+    ("\u{2019}".as_bytes(), "'"),
+    ("\u{201C}".as_bytes(), "\""),
+    ("\u{201D}".as_bytes(), "\""),
+    // A Chinese input method's full-width colon after an exception's name (`OSError：…`).
+    ("\u{FF1A}".as_bytes(), ": "),
+    (b"&quot;", "\""),
+    (b"&#39;", "'"),
+    (b"&#x27;", "'"),
+    (b"&apos;", "'"),
+    (b"&#96;", "`"),
+    (b"&lt;", "<"),
+    (b"&gt;", ">"),
+    (b"&amp;", "&"),
 ];
 
 fn has_entity(bytes: &[u8]) -> bool {
-    memchr::memchr2_iter(b'&', 0xE2, bytes).any(|i| entity_at(&bytes[i..]).is_some())
+    memchr::memchr3_iter(b'&', 0xE2, 0xEF, bytes).any(|i| entity_at(&bytes[i..]).is_some())
 }
 
-/// The entity `b` starts with: its length and the character it stands for.
-fn entity_at(b: &[u8]) -> Option<(usize, char)> {
+/// The entity `b` starts with: its length and the text it stands for.
+fn entity_at(b: &[u8]) -> Option<(usize, &'static str)> {
     ENTITIES
         .iter()
         .find(|(e, _)| b.starts_with(e))
