@@ -917,8 +917,14 @@ impl Collector {
                     span,
                 );
             }
+            // A name of torch's C++ API the headers do not declare, in a table of removals or
+            // not (`c10::cuda::CUDACachingAllocator has not been declared`): the source was
+            // written for another torch.
             EventKind::CompileNameMissing { name, detail }
-                if abidoc_knowledge::compat::torch_api_removed(name).is_some() =>
+                if abidoc_knowledge::compat::torch_api_removed(name).is_some()
+                    || ["c10::", "at::", "torch::"]
+                        .iter()
+                        .any(|p| name.starts_with(p)) =>
             {
                 self.push(
                     Failure::TorchApiRemoved {
@@ -929,7 +935,8 @@ impl Collector {
                 );
             }
             EventKind::CompileNameMissing { name, detail }
-                if abidoc_knowledge::system_libs::header(name).is_some() =>
+                if abidoc_knowledge::system_libs::header(name).is_some()
+                    || name.ends_with(".pc") =>
             {
                 self.push(
                     Failure::HeaderMissing {

@@ -307,7 +307,7 @@ pub(crate) fn removed_api(
     let mut d = blank(code, source);
     d.package = cx.package_being_built(Some(detail));
     let Some(row) = abidoc_knowledge::compat::torch_api_removed(name) else {
-        return d;
+        return other_torch_headers(d, name, detail);
     };
     let removed = &row.removed_in;
     let who = d.package.as_deref().unwrap_or("the extension");
@@ -337,6 +337,42 @@ pub(crate) fn removed_api(
         .step(Step::Manual(format!(
             "in an environment of its era: pip install \"torch<{removed}\" (with its companions), then build again"
         )))
+        .unverified(),
+    ]);
+    d
+}
+
+/// A torch C++ name the installed headers do not declare and no table dates
+/// (`c10::cuda::CUDACachingAllocator` no longer included by the headers that used to bring it):
+/// the source was written against another torch's headers; its port, or that torch.
+fn other_torch_headers(mut d: Diagnostic, name: &str, detail: &str) -> Diagnostic {
+    let code = d.code;
+    let who = d.package.as_deref().unwrap_or("the extension");
+    d.message = format!(
+        "{who}'s source uses `{name}`, which the installed torch's headers do not declare (or no longer include for it): it was written for another torch release"
+    );
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(
+            code,
+            "port-source",
+            FixKind::Advice,
+            "Update the extension's source for the installed torch's C++ API",
+            "torch moves and renames C++ API between releases, and its headers stop including others' headers; the project's newer release often carries the change, or the header that declares the name can be included directly.",
+        )
+        .step(Step::Manual(format!(
+            "find where the installed torch declares {name} (torch/include/…) and include that header, or use the project's release for this torch; then build again"
+        ))),
+        Fix::new(
+            code,
+            "older-torch",
+            FixKind::Advice,
+            "Or build against the torch release the source was written for",
+            "The project's requirements (or its release date) name the torch its sources expect; torchvision and the other companions must move with it.",
+        )
+        .step(Step::Manual(
+            "install the torch the project names (with its companions), then build again".into(),
+        ))
         .unverified(),
     ]);
     d

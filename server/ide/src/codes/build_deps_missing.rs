@@ -138,7 +138,7 @@ pub(crate) fn header(
     let mut d = blank(code, source);
     d.package = cx.package_being_built(Some(detail));
     let Some(lib) = abidoc_knowledge::system_libs::header(header) else {
-        return d;
+        return unknown_pkg_config(d, header, detail);
     };
     let what = d.package.as_deref().map_or_else(
         || "a build of a C++/CUDA extension".to_owned(),
@@ -233,6 +233,36 @@ pub(crate) fn header(
 /// The interpreter's C headers come with the interpreter, not from pip: the distribution's
 /// `-dev`/`-devel` package for a system Python (root; the manager from `/etc/os-release`), a
 /// conda or uv-managed Python (which ship them) otherwise.
+/// pkg-config on a library no table knows (`Package sentencepiece was not found`): its
+/// development files by their pkg-config name, or a release of the package built as a wheel.
+fn unknown_pkg_config(mut d: Diagnostic, header: &str, detail: &str) -> Diagnostic {
+    let Some(pc) = header.strip_suffix(".pc") else {
+        return d;
+    };
+    let code = d.code;
+    let what = d.package.as_deref().map_or_else(
+        || "a build".to_owned(),
+        |p| format!("the build of {p}"),
+    );
+    d.message = format!(
+        "{what} asks pkg-config for `{pc}`, whose development files are not installed where pkg-config looks"
+    );
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(
+            code,
+            "dev-package",
+            FixKind::Advice,
+            format!("Install the development files that provide {pc}.pc, or a release of the package with a wheel for this Python"),
+            "pkg-config finds a library's build files through its .pc file, which the library's -dev/-devel package (or conda-forge's package) installs; a wheel for this Python and platform needs no build at all.",
+        )
+        .step(Step::Manual(format!(
+            "install the package that ships {pc}.pc (apt-cache search / dnf provides '*/{pc}.pc', or conda-forge), or pip install a release of the failing package that has a wheel for this Python"
+        ))),
+    ]);
+    d
+}
+
 fn python_headers(cx: &Cx<'_>) -> Vec<Fix> {
     let code = Code::BuildDepsMissing;
     let why = "pip builds C extensions against the interpreter's headers (Python.h); distributions ship them in a separate package, conda's and uv's Pythons include them.";
