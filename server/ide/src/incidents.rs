@@ -198,8 +198,9 @@ pub struct Scene {
     /// build), with the byte offset of each, in text order; a run naming one package is kept
     /// once. They name the package of a failure whose own line does not.
     pub mentions: Vec<(usize, String)>,
-    /// Traceback frames' files outside any site-packages (a checkout run in place), absolute
-    /// POSIX paths only, the first few: where a package's sources sit when a build is needed.
+    /// Traceback frames' files outside any site-packages (a checkout run in place), POSIX paths
+    /// (absolute, or relative to where the program ran), the first few: where a package's sources
+    /// sit when a build is needed.
     pub checkout_files: Vec<String>,
     /// The Python the text's paths show (`…/python3.7/site-packages/…`,
     /// `_ext.cpython-37m-x86_64-linux-gnu.so`): the first one seen, as (major, minor).
@@ -1022,7 +1023,7 @@ impl Collector {
             EventKind::Frame { file, .. } => {
                 if let Some(p) = site_package_of(file) {
                     self.scene.mention(span.start, &p);
-                } else if file.starts_with('/')
+                } else if (file.starts_with('/') || file.contains('/') && !file.starts_with('<'))
                     && !file.contains("/site-packages/")
                     && !file.contains("/dist-packages/")
                     && self.scene.checkout_files.len() < 32

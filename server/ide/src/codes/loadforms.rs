@@ -617,6 +617,17 @@ fn stem_package(top: &str) -> Option<String> {
     Some(kb::normalize(stem))
 }
 
+/// The directory above package directory `top` in a traceback frame outside site-packages
+/// (`/home/me/GroundingDINO` of `/home/me/GroundingDINO/groundingdino/models/…`, or a path
+/// relative to where the program ran).
+fn checkout_root(cx: &Cx<'_>, top: &str) -> Option<String> {
+    cx.scene.checkout_files.iter().find_map(|f| {
+        let i = f.find(&format!("/{top}/"))?;
+        let root = &f[..i];
+        (!root.is_empty()).then(|| root.to_owned())
+    })
+}
+
 /// An editable build of the checkout the traceback runs `module`'s package from: the directory
 /// above the package's own in a frame's path outside site-packages. `None` when no frame shows it.
 fn build_in_place(cx: &Cx<'_>, module: &str, package: Option<&str>) -> Option<Fix> {
@@ -636,11 +647,7 @@ fn build_in_place(cx: &Cx<'_>, module: &str, package: Option<&str>) -> Option<Fi
         }
     }
     let (top, root) = tops.iter().find_map(|top| {
-        let marker = format!("/{top}/");
-        cx.scene.checkout_files.iter().find_map(|f| {
-            let i = f.find(&marker)?;
-            Some((top.clone(), SafePath::new(&f[..i])?))
-        })
+        checkout_root(cx, top).and_then(|r| Some((top.clone(), SafePath::new(&r)?)))
     })?;
     let name = Name::new(package.unwrap_or(&top))?;
     let code = Code::ExtensionIncompleteBuild;
@@ -724,11 +731,14 @@ pub(crate) fn compiled_module_missing(
     let mut d = blank(code, source);
     // A library a package loads with ctypes (`libllama`) is named by no module path: the
     // package whose frames load it is its owner.
+    // So is a bare private module (`NameError: name '_C' is not defined`): its package is the
+    // one whose frames show it.
     let ctypes_lib = module.starts_with("lib") && !module.contains('.');
+    let bare = module.starts_with('_') && !module.contains('.');
     d.package = package(Some(module), None)
         .map(|p| cx.as_named(p))
         .or_else(|| {
-            ctypes_lib
+            (ctypes_lib || bare)
                 .then(|| cx.near.filter(|n| *n != "torch").map(str::to_owned))
                 .flatten()
         });
@@ -743,25 +753,45 @@ pub(crate) fn compiled_module_missing(
     // The traceback runs the package from a checkout (`/home/me/GroundingDINO/groundingdino/…`):
     // an editable build there puts the compiled module beside its sources, which is where this
     // run imports it from.
-    if let Some(fix) = build_in_place(cx, module, d.package.as_deref()) {
+    let in_place = build_in_place(cx, module, d.package.as_deref());
+    let typed_in_place = in_place.is_some();
+    if let Some(fix) = in_place {
         fixes.insert(0, fix);
     }
     // A module no installed package's name explains (`from core.nn import _C`) is most often a
     // project's own op, run from its checkout: building it in place comes first then.
     let at = if d.package.is_none() { 0 } else { fixes.len() };
-    fixes.insert(
-        at,
-        Fix::new(
-            code,
-            "source-checkout",
-            FixKind::Advice,
-            "If you run from the project's source directory, build it in place or run from elsewhere",
-            "Python imports the package from the current directory first; a checkout whose compiled module was never built shadows the installed wheel.",
-        )
-        .step(Step::Manual(
-            "pip install -e . in the checkout (compiles it), or run from another directory".into(),
-        )),
-    );
+    // The checkout a (relative) frame shows, named in words: no typed path is made of it.
+    let shown = module
+        .split('.')
+        .next()
+        .filter(|t| !t.starts_with('_'))
+        .or(d.package.as_deref())
+        .map(|t| t.replace('-', "_"))
+        .and_then(|t| checkout_root(cx, &t));
+    let step = match &shown {
+        Some(dir) => format!(
+            "pip install --no-build-isolation -e {dir} (the checkout the traceback runs; it compiles the module there), or run from another directory"
+        ),
+        None => {
+            "pip install -e . in the checkout (compiles it), or run from another directory".into()
+        }
+    };
+    // A checkout the traceback runs from comes first: a build installed into site-packages
+    // stays shadowed by it.
+    let advice = Fix::new(
+        code,
+        "source-checkout",
+        FixKind::Advice,
+        "If you run from the project's source directory, build it in place or run from elsewhere",
+        "Python imports the package from the current directory first; a checkout whose compiled module was never built shadows the installed wheel.",
+    )
+    .step(Step::Manual(step));
+    if shown.is_some() && !typed_in_place {
+        fixes.insert(0, advice.leading());
+    } else {
+        fixes.insert(at, advice);
+    }
     d.fixes = crate::fix::rank(fixes);
     d
 }
