@@ -293,10 +293,11 @@ pub(crate) fn tensorflow_op(d: &mut Diagnostic, lib: &str, name: &str) {
     ]);
 }
 
-/// An extension's source written for a torch older than the installed one: it uses C++ API
-/// (`AT_CHECK`, THC's headers) a release removed, and the build stops before anything links.
-/// Its patch comes first (the names instead, which is how projects updated), then a torch
-/// before the removal for code that cannot be changed.
+/// An extension's source written for another torch than the installed one: it uses C++ API
+/// (`AT_CHECK`, THC's headers) a release removed, or a torch name the installed headers do not
+/// declare, and the build stops before anything links. Its patch comes first (the names
+/// instead, which is how projects updated), then the torch the source was written for, for code
+/// that cannot be changed.
 pub(crate) fn removed_api(
     cx: &Cx<'_>,
     source: Option<SourceRef>,
@@ -306,74 +307,42 @@ pub(crate) fn removed_api(
     let code = Code::AbiMismatch;
     let mut d = blank(code, source);
     d.package = cx.package_being_built(Some(detail));
-    let Some(row) = abidoc_knowledge::compat::torch_api_removed(name) else {
-        return other_torch_headers(d, name, detail);
+    let who = d.package.as_deref().unwrap_or("the extension");
+    // Dated by the removals table, or a name the installed headers do not declare that no table
+    // dates (`c10::cuda::CUDACachingAllocator`, which torch's headers stopped including): the
+    // same two ways out, worded by what is known.
+    let row = abidoc_knowledge::compat::torch_api_removed(name);
+    let (message, port_title, port_why, port_step, older_title, older_why, older_step) = match row {
+        Some(row) => {
+            let removed = &row.removed_in;
+            (
+                format!("{who}'s source uses `{name}`, which torch {removed} removed from the C++ API: it was written for an older torch than the one it is built against"),
+                format!("Update the extension's source for torch {removed} and later"),
+                format!("{} The project's newer releases often carry this change already.", row.instead),
+                format!("in the extension's .cpp/.cu files: {}; then build again", row.instead),
+                format!("Or build against a torch before {removed}, the API the source was written for"),
+                format!("torch<{removed} still has `{name}`; torchvision and the other companions must move with it, and old releases have no wheels for new Python versions or GPUs."),
+                format!("in an environment of its era: pip install \"torch<{removed}\" (with its companions), then build again"),
+            )
+        }
+        None => (
+            format!("{who}'s source uses `{name}`, which the installed torch's headers do not declare (or no longer include for it): it was written for another torch release"),
+            "Update the extension's source for the installed torch's C++ API".to_owned(),
+            "torch moves and renames C++ API between releases, and its headers stop including others' headers; the project's newer release often carries the change, or the header that declares the name can be included directly.".to_owned(),
+            format!("find where the installed torch declares {name} (torch/include/…) and include that header, or use the project's release for this torch; then build again"),
+            "Or build against the torch release the source was written for".to_owned(),
+            "The project's requirements (or its release date) name the torch its sources expect; torchvision and the other companions must move with it.".to_owned(),
+            "install the torch the project names (with its companions), then build again".to_owned(),
+        ),
     };
-    let removed = &row.removed_in;
-    let who = d.package.as_deref().unwrap_or("the extension");
-    d.message = format!(
-        "{who}'s source uses `{name}`, which torch {removed} removed from the C++ API: it was written for an older torch than the one it is built against"
-    );
+    d.message = message;
     d.evidence.push(format!("the text says: {}", detail.trim()));
     d.fixes = crate::fix::rank(vec![
-        Fix::new(
-            code,
-            "port-source",
-            FixKind::Advice,
-            format!("Update the extension's source for torch {removed} and later"),
-            format!("{} The project's newer releases often carry this change already.", row.instead),
-        )
-        .step(Step::Manual(format!(
-            "in the extension's .cpp/.cu files: {}; then build again",
-            row.instead
-        ))),
-        Fix::new(
-            code,
-            "older-torch",
-            FixKind::Advice,
-            format!("Or build against a torch before {removed}, the API the source was written for"),
-            format!("torch<{removed} still has `{name}`; torchvision and the other companions must move with it, and old releases have no wheels for new Python versions or GPUs."),
-        )
-        .step(Step::Manual(format!(
-            "in an environment of its era: pip install \"torch<{removed}\" (with its companions), then build again"
-        )))
-        .unverified(),
-    ]);
-    d
-}
-
-/// A torch C++ name the installed headers do not declare and no table dates
-/// (`c10::cuda::CUDACachingAllocator` no longer included by the headers that used to bring it):
-/// the source was written against another torch's headers; its port, or that torch.
-fn other_torch_headers(mut d: Diagnostic, name: &str, detail: &str) -> Diagnostic {
-    let code = d.code;
-    let who = d.package.as_deref().unwrap_or("the extension");
-    d.message = format!(
-        "{who}'s source uses `{name}`, which the installed torch's headers do not declare (or no longer include for it): it was written for another torch release"
-    );
-    d.evidence.push(format!("the text says: {}", detail.trim()));
-    d.fixes = crate::fix::rank(vec![
-        Fix::new(
-            code,
-            "port-source",
-            FixKind::Advice,
-            "Update the extension's source for the installed torch's C++ API",
-            "torch moves and renames C++ API between releases, and its headers stop including others' headers; the project's newer release often carries the change, or the header that declares the name can be included directly.",
-        )
-        .step(Step::Manual(format!(
-            "find where the installed torch declares {name} (torch/include/…) and include that header, or use the project's release for this torch; then build again"
-        ))),
-        Fix::new(
-            code,
-            "older-torch",
-            FixKind::Advice,
-            "Or build against the torch release the source was written for",
-            "The project's requirements (or its release date) name the torch its sources expect; torchvision and the other companions must move with it.",
-        )
-        .step(Step::Manual(
-            "install the torch the project names (with its companions), then build again".into(),
-        ))
-        .unverified(),
+        Fix::new(code, "port-source", FixKind::Advice, port_title, port_why)
+            .step(Step::Manual(port_step)),
+        Fix::new(code, "older-torch", FixKind::Advice, older_title, older_why)
+            .step(Step::Manual(older_step))
+            .unverified(),
     ]);
     d
 }
