@@ -1416,22 +1416,9 @@ fn python_in_paths(piece: &str) -> Option<(u32, u32)> {
 fn compiled_imports(piece: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut at = 0;
-    let mut frame_package: Option<String> = None;
     for line in piece.split_inclusive('\n') {
         let t = line.trim();
         let lead = line.len() - line.trim_start().len();
-        // A package's own relative import of a private module (`from ._cext import` under
-        // `File "…site-packages/kiwisolver/__init__.py"`): the frame's package imports it.
-        if let Some(r) = t.strip_prefix("from ._")
-            && r.contains(" import")
-            && let Some(p) = frame_package.take()
-        {
-            out.push((at + lead, p));
-        }
-        frame_package = t
-            .strip_prefix("File \"")
-            .and_then(site_packages_top)
-            .map(|top| crate::kb::normalize(&top.replace('_', "-")));
         let (module, names) = if let Some(r) = t.strip_prefix("from ") {
             match r.split_once(" import ") {
                 Some((m, n)) => (m.trim(), n),
@@ -1459,22 +1446,6 @@ fn compiled_imports(piece: &str) -> Vec<(usize, String)> {
         at += line.len();
     }
     out
-}
-
-/// The top-level directory under site-packages (or dist-packages) of a frame's path:
-/// `c:\py\Lib\site-packages\kiwisolver\__init__.py"` → `kiwisolver`.
-fn site_packages_top(path: &str) -> Option<&str> {
-    let i = ["site-packages", "dist-packages"]
-        .iter()
-        .find_map(|m| path.rfind(m).map(|i| i + m.len()))?;
-    let rest = path.get(i + 1..)?;
-    let top = rest.split(['/', '\\']).next()?;
-    let ok = !top.is_empty()
-        && top.len() <= 64
-        && rest.len() > top.len()
-        && top.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-        && !matches!(top, "torch" | "torchvision" | "torchaudio");
-    ok.then_some(top)
 }
 
 fn pick<'a>(list: impl Iterator<Item = &'a (usize, String)>) -> Option<&'a str> {
