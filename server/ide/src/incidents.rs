@@ -289,7 +289,6 @@ impl Scene {
             .collect();
         found.extend(compiled_imports(piece));
         found.extend(ci_checkouts(piece));
-        found.extend(setup_py_checkouts(piece));
         found.extend(pip_build_dirs(piece));
         found.extend(compiler_sources(piece));
         found.extend(setuptools_extensions(piece));
@@ -1023,6 +1022,8 @@ impl Collector {
             EventKind::Frame { file, .. } => {
                 if let Some(p) = site_package_of(file) {
                     self.scene.mention(span.start, &p);
+                } else if let Some(p) = setup_py_checkout(file) {
+                    self.scene.mention(span.start, &p);
                 } else if (file.starts_with('/') || file.contains('/') && !file.starts_with('<'))
                     && !file.contains("/site-packages/")
                     && !file.contains("/dist-packages/")
@@ -1218,10 +1219,10 @@ fn ci_checkouts(piece: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// A traceback frame in a checkout's own `setup.py` (`File "morphologicalpool/setup.py"`,
-/// `File "/home/me/DCNv2/setup.py"`): the directory holding it is the project being built.
-/// pip's temporary build directories and generic folders name nothing.
-fn setup_py_checkouts(piece: &str) -> Vec<(usize, String)> {
+/// A traceback frame in a checkout's own `setup.py` (`morphologicalpool/setup.py`,
+/// `/home/me/DCNv2/setup.py`): the directory holding it is the project being built. pip's
+/// temporary build directories and generic folders name nothing.
+fn setup_py_checkout(file: &str) -> Option<String> {
     const GENERIC: &[&str] = &[
         "src",
         "build",
@@ -1243,35 +1244,14 @@ fn setup_py_checkouts(piece: &str) -> Vec<(usize, String)> {
         "opt",
         "usr",
     ];
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(i) = piece[from..].find("setup.py\"") {
-        let end = from + i;
-        from = end + "setup.py".len();
-        let Some(open) = piece[..end].rfind("File \"") else {
-            continue;
-        };
-        let path = piece[open + 6..end].replace('\\', "/");
-        let Some(dir) = path
-            .strip_suffix('/')
-            .map(|d| d.rsplit('/').next().unwrap_or(d))
-        else {
-            continue;
-        };
-        let ok = is_project_dir(dir)
-            && !dir.starts_with("pip-")
-            && !dir.starts_with('.')
-            && !GENERIC.contains(&dir.to_ascii_lowercase().as_str())
-            && !path.contains("site-packages/")
-            && !path.contains("dist-packages/");
-        if ok {
-            out.push((open, crate::kb::normalize(dir)));
-        }
-        if out.len() >= 16 {
-            break;
-        }
-    }
-    out
+    let path = file.replace('\\', "/");
+    let dir = path.strip_suffix("/setup.py")?;
+    let dir = dir.rsplit('/').next().unwrap_or(dir);
+    let ok = is_project_dir(dir)
+        && !dir.starts_with("pip-")
+        && !dir.starts_with('.')
+        && !GENERIC.contains(&dir.to_ascii_lowercase().as_str());
+    ok.then(|| crate::kb::normalize(dir))
 }
 
 /// A directory name that can be a project's (a checkout, pip's build directory): a short plain
