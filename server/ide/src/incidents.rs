@@ -292,24 +292,7 @@ impl Scene {
         found.extend(pip_build_dirs(piece));
         found.extend(compiler_sources(piece));
         found.extend(setuptools_extensions(piece));
-        // onnxruntime tags every error it raises (`[ONNXRuntimeError] : 1 : FAIL : …`), a CUDA
-        // error inside a session included: the tag names the package, its GPU build when the
-        // line is about CUDA.
-        let mut from = 0;
-        while let Some(i) = piece[from..].find("ONNXRuntimeError") {
-            let at = from + i;
-            let line_end = piece[at..].find('\n').map_or(piece.len(), |e| at + e);
-            let name = if piece[at..line_end].contains("CUDA") {
-                "onnxruntime-gpu"
-            } else {
-                "onnxruntime"
-            };
-            found.push((at, name.to_owned()));
-            from += i + 16;
-            if found.len() >= 64 {
-                break;
-            }
-        }
+        found.extend(onnxruntime_tags(piece));
         if self.python_in_paths.is_none() {
             self.python_in_paths = python_in_paths(piece);
         }
@@ -1252,6 +1235,29 @@ fn setup_py_checkout(file: &str) -> Option<String> {
         && !dir.starts_with('.')
         && !GENERIC.contains(&dir.to_ascii_lowercase().as_str());
     ok.then(|| crate::kb::normalize(dir))
+}
+
+/// onnxruntime tags every error it raises (`[ONNXRuntimeError] : 1 : FAIL : …`), a CUDA error
+/// inside a session included: the tag names the package, its GPU build when the line is about
+/// CUDA.
+fn onnxruntime_tags(piece: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = piece[from..].find("ONNXRuntimeError") {
+        let at = from + i;
+        from = at + "ONNXRuntimeError".len();
+        let line_end = piece[at..].find('\n').map_or(piece.len(), |e| at + e);
+        let name = if piece[at..line_end].contains("CUDA") {
+            "onnxruntime-gpu"
+        } else {
+            "onnxruntime"
+        };
+        out.push((at, name.to_owned()));
+        if out.len() >= 16 {
+            break;
+        }
+    }
+    out
 }
 
 /// A directory name that can be a project's (a checkout, pip's build directory): a short plain
