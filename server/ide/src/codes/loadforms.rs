@@ -617,22 +617,12 @@ fn stem_package(top: &str) -> Option<String> {
     Some(kb::normalize(stem))
 }
 
-/// The directory above package directory `top` in a traceback frame outside site-packages
-/// (`/home/me/GroundingDINO` of `/home/me/GroundingDINO/groundingdino/models/…`, or a path
-/// relative to where the program ran).
-fn checkout_root(cx: &Cx<'_>, top: &str) -> Option<String> {
-    cx.scene.checkout_files.iter().find_map(|f| {
-        let i = f.find(&format!("/{top}/"))?;
-        let root = &f[..i];
-        (!root.is_empty()).then(|| root.to_owned())
-    })
-}
-
-/// An editable build of the checkout the traceback runs `module`'s package from: the directory
-/// above the package's own in a frame's path outside site-packages. `None` when no frame shows it.
-fn build_in_place(cx: &Cx<'_>, module: &str, package: Option<&str>) -> Option<Fix> {
-    // The package's directory names: the module's top (`mmdet3d.ops…`), else the package's
-    // import names (`_C` alone, from `NameError: name '_C'`, says nothing of where it lives).
+/// The checkout the traceback runs `module`'s package from: the package directory's name and
+/// the directory above it in a frame outside site-packages (`/home/me/GroundingDINO` of
+/// `/home/me/GroundingDINO/groundingdino/models/…`, or a path relative to where the program
+/// ran). The directory names tried: the module's top (`mmdet3d.ops…`), else the package's
+/// import names (`_C` alone, from `NameError: name '_C'`, says nothing of where it lives).
+fn checkout_of(cx: &Cx<'_>, module: &str, package: Option<&str>) -> Option<(String, String)> {
     let mut tops: Vec<String> = module
         .split('.')
         .next()
@@ -646,15 +636,35 @@ fn build_in_place(cx: &Cx<'_>, module: &str, package: Option<&str>) -> Option<Fi
             None => tops.push(p.replace('-', "_")),
         }
     }
-    let (top, root) = tops.iter().find_map(|top| {
-        checkout_root(cx, top).and_then(|r| Some((top.clone(), SafePath::new(&r)?)))
-    })?;
-    let name = Name::new(package.unwrap_or(&top))?;
+    tops.into_iter().find_map(|top| {
+        let root = cx.scene.checkout_files.iter().find_map(|f| {
+            let i = f.find(&format!("/{top}/"))?;
+            let root = &f[..i];
+            (!root.is_empty()).then(|| root.to_owned())
+        })?;
+        Some((top, root))
+    })
+}
+
+/// Whether a build of `package` compiles against torch, so it must see this one, not a fresh
+/// copy in pip's isolated build environment (unknown packages are assumed to).
+fn builds_against_torch(package: Option<&str>) -> bool {
+    package.is_none_or(|p| kb::links_torch(p) != Some(false))
+}
+
+/// An editable build of the checkout `root` (absolute: a typed path) the traceback runs the
+/// package from, its directory `top`. `None` for a relative path, which stays in words.
+fn build_in_place(
+    cx: &Cx<'_>,
+    module: &str,
+    package: Option<&str>,
+    top: &str,
+    root: &str,
+) -> Option<Fix> {
+    let root = SafePath::new(root)?;
+    let name = Name::new(package.unwrap_or(top))?;
     let code = Code::ExtensionIncompleteBuild;
-    // A package that compiles against torch builds against this one, not a fresh copy in an
-    // isolated build environment; one that does not keeps pip's isolation (its build tools).
-    let against_torch = kb::links_torch(name.as_str()) != Some(false);
-    let (flags, how) = if against_torch {
+    let (flags, how) = if builds_against_torch(Some(name.as_str())) {
         (
             vec![PipFlag::NoBuildIsolation],
             "an editable install against the installed torch (hence no build isolation)",
@@ -753,7 +763,10 @@ pub(crate) fn compiled_module_missing(
     // The traceback runs the package from a checkout (`/home/me/GroundingDINO/groundingdino/…`):
     // an editable build there puts the compiled module beside its sources, which is where this
     // run imports it from.
-    let in_place = build_in_place(cx, module, d.package.as_deref());
+    let checkout = checkout_of(cx, module, d.package.as_deref());
+    let in_place = checkout
+        .as_ref()
+        .and_then(|(top, root)| build_in_place(cx, module, d.package.as_deref(), top, root));
     let typed_in_place = in_place.is_some();
     if let Some(fix) = in_place {
         fixes.insert(0, fix);
@@ -761,17 +774,15 @@ pub(crate) fn compiled_module_missing(
     // A module no installed package's name explains (`from core.nn import _C`) is most often a
     // project's own op, run from its checkout: building it in place comes first then.
     let at = if d.package.is_none() { 0 } else { fixes.len() };
-    // The checkout a (relative) frame shows, named in words: no typed path is made of it.
-    let shown = module
-        .split('.')
-        .next()
-        .filter(|t| !t.starts_with('_'))
-        .or(d.package.as_deref())
-        .map(|t| t.replace('-', "_"))
-        .and_then(|t| checkout_root(cx, &t));
-    let step = match &shown {
-        Some(dir) => format!(
-            "pip install --no-build-isolation -e {dir} (the checkout the traceback runs; it compiles the module there), or run from another directory"
+    // The checkout a (relative) frame shows is named in words: no typed path is made of it.
+    let step = match &checkout {
+        Some((_, dir)) => format!(
+            "pip install {}-e {dir} (the checkout the traceback runs; it compiles the module there), or run from another directory",
+            if builds_against_torch(d.package.as_deref()) {
+                "--no-build-isolation "
+            } else {
+                ""
+            }
         ),
         None => {
             "pip install -e . in the checkout (compiles it), or run from another directory".into()
@@ -787,7 +798,7 @@ pub(crate) fn compiled_module_missing(
         "Python imports the package from the current directory first; a checkout whose compiled module was never built shadows the installed wheel.",
     )
     .step(Step::Manual(step));
-    if shown.is_some() && !typed_in_place {
+    if checkout.is_some() && !typed_in_place {
         fixes.insert(0, advice.leading());
     } else {
         fixes.insert(at, advice);
