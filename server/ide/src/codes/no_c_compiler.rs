@@ -32,11 +32,8 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     // A pip build names its package (`building 'TTS…' extension`, `Building wheel for X`); a
     // JIT step (Triton, Inductor, cpp_extension.load) names none.
     d.package = cx
-        .scene
-        .packages_built
-        .first()
-        .map(|p| crate::kb::normalize(p))
-        .or_else(|| cx.near.filter(|n| *n != "torch" && *n != "triton").map(str::to_owned));
+        .package_being_built(Some(detail))
+        .filter(|p| p != "triton");
     d.message = match d.package.as_deref() {
         Some(p) if !cx.scene.packages_built.is_empty() || detail.contains("Visual C++ 14.0") => {
             format!("the build of {p} found no C/C++ compiler")
