@@ -3210,9 +3210,9 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
         || s.contains("cuda_runtime.h: No such file or directory")
         // The CUDA libraries' headers torch's own headers include (`ATen/cuda/CUDAContext.h`
         // includes cusolverDn.h): a runtime-only CUDA (conda's cudatoolkit, a runtime image).
-        || CUDA_HEADERS
-            .iter()
-            .any(|h| s.contains(&format!("{h}: No such file or directory")));
+        || s.find(": No such file or directory").is_some_and(|p| {
+            CUDA_HEADERS.iter().any(|h| s[..p].ends_with(h))
+        });
     if hit {
         out.push(
             l.content_span(),
