@@ -43,14 +43,24 @@ pub fn cuda_library(soname: &str) -> Option<(&'static k::system_libs::CudaLibrar
 /// `nvidia-cublas-cu11`, `libcudnn_ops_infer.so.8` → cuDNN 8's wheel): the CUDA table's package
 /// of that major, else the first wheel the provider table names.
 pub fn pip_distribution_of(file: &str) -> Option<String> {
-    if let Some((lib, major)) = cuda_library(file) {
-        return lib
-            .packages
-            .iter()
-            .find(|p| p.major == major)
-            .map(|p| p.name.clone());
+    if cuda_library(file).is_some() {
+        return cuda_package(file).map(|(_, p, _)| p.name.clone());
     }
     system_library(file).and_then(|s| s.pip.first().cloned())
+}
+
+/// A CUDA library (`libcublasLt.so.12`) with the PyPI package of the CUDA major its so-number
+/// names, and that major.
+pub fn cuda_package(
+    soname: &str,
+) -> Option<(
+    &'static k::system_libs::CudaLibrary,
+    &'static k::system_libs::CudaPackage,
+    u32,
+)> {
+    let (lib, major) = cuda_library(soname)?;
+    let p = lib.packages.iter().find(|p| p.major == major)?;
+    Some((lib, p, major))
 }
 
 /// Whether a known package's compiled code calls into torch (so a rebuild against torch helps).

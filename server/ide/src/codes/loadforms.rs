@@ -544,8 +544,8 @@ fn vc_redist(code: Code) -> Fix {
 /// The PyPI package of the CUDA major a Windows CUDA DLL names.
 fn cuda_wheel(cx: &Cx<'_>, file: &str, key: &str) -> Option<Fix> {
     let code = Code::MissingSharedLibrary;
-    let (what, req) = if let Some((c, major)) = kb::cuda_library(key) {
-        let p = c.packages.iter().find(|p| p.major == major)?;
+    let (what, req) = if kb::cuda_library(key).is_some() {
+        let (c, p, major) = kb::cuda_package(key)?;
         let n = Name::new(&p.name)?;
         let req = if p.pin_major {
             Requirement::Major(n, major)
