@@ -4,7 +4,9 @@
 # sm_90 cubin, sm_80 PTX only), each launched for real (ctypes) and each judged by abidoc without
 # running anything: `explain` (its fat binary), `verify` of a wheel holding it (for the GPU the
 # driver's files name, and for `--gpu` with the capability nvidia-smi reports). Then `scan` and
-# `explain` of the machine's own torch environment. Writes $OUT/report.txt, $OUT/scan.txt,
+# `explain` of the machine's own torch environment, and every distribution with a shared object
+# imported for real (lab/import_referee.py) against what the scan put at error. Writes
+# $OUT/report.txt, $OUT/scan.txt, $OUT/imports.txt/json,
 # $OUT/scan.json.
 #   ABIDOC=target/devbin/abidoc OUT=/tmp/out lab/gpu-device.sh
 set -u
@@ -69,11 +71,11 @@ $PY -c 'import torch; print("torch", torch.__version__, "arch list", torch.cuda.
 TL=$($PY -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2>/dev/null)
 echo -n "abidoc explain libtorch_cuda.so: "; "$A" explain --no-env --color never "$TL/libtorch_cuda.so" 2>&1 | grep -i "GPU code"
 start=$(date +%s%N)
-"$A" scan --python "$TP" --no-cache --color never > "$OUT/scan.txt" 2>&1; rc=$?
+timeout 300 "$A" scan --python "$TP" --no-cache --color never > "$OUT/scan.txt" 2>&1; rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 echo "abidoc scan --python $TP: exit $rc, $(wc -l < "$OUT/scan.txt") lines, ${ms} ms"
 head -60 "$OUT/scan.txt"
-"$A" scan --python "$TP" --no-cache --format json > "$OUT/scan.json" 2>/dev/null
+timeout 300 "$A" scan --python "$TP" --no-cache --format json > "$OUT/scan.json" 2>/dev/null
 $PY - "$OUT/scan.json" <<'EOF'
 import json, sys, collections
 d = json.load(open(sys.argv[1]))
@@ -81,3 +83,5 @@ c = collections.Counter((x["severity"], x["code"]) for x in d.get("diagnostics",
 for (s, code), n in sorted(c.items()):
     print(f"  {s:12} {code:28} {n}")
 EOF
+echo; echo "## the real import as referee (lab/import_referee.py)"
+timeout 600 $PY "$(dirname "$0")/import_referee.py" "$OUT/scan.json" "$OUT/imports"

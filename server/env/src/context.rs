@@ -109,10 +109,27 @@ fn reverdict(r: &mut LibraryReport) {
     }
 }
 
-/// `libbitsandbytes_cuda124.so` → `libbitsandbytes_cuda124`.
+/// Lowers every open error of `r` to information with no fix: its package's import never meets
+/// it, for the reason `why`.
+fn lower(r: &mut LibraryReport, why: &str) {
+    let mut changed = false;
+    for f in &mut r.findings {
+        if f.severity == Severity::Error && f.downgraded.is_none() {
+            f.severity = Severity::Information;
+            f.downgraded = Some(why.to_owned());
+            f.moot = true;
+            changed = true;
+        }
+    }
+    if changed {
+        reverdict(r);
+    }
+}
+
+/// `libbitsandbytes_cuda124.so` → `libbitsandbytes_cuda124`, `MPI.mpich.cpython-312-….so` →
+/// `MPI.mpich`.
 fn stem(p: &Path) -> &str {
-    let n = file_name(p);
-    n.split('.').next().unwrap_or(n)
+    abidoc_knowledge::backends::file_stem(file_name(p))
 }
 
 /// Lowers every error of a per-backend library that the package's import does not load (see
@@ -166,6 +183,10 @@ fn judge_backends(env: &Environment, reports: &mut [LibraryReport]) -> Vec<Findi
             judge_sets(rule, import, &members, reports);
             continue;
         }
+        if rule.rule == "one-per-provider" {
+            judge_variants(rule, import, &members, reports);
+            continue;
+        }
         let stems: Vec<&str> = members
             .iter()
             .filter_map(|&i| reports.get(i))
@@ -212,20 +233,8 @@ fn judge_backends(env: &Environment, reports: &mut [LibraryReport]) -> Vec<Findi
             lowered.push((i, why));
         }
         for (i, why) in lowered {
-            let Some(r) = reports.get_mut(i) else {
-                continue;
-            };
-            let mut changed = false;
-            for f in &mut r.findings {
-                if f.severity == Severity::Error && f.downgraded.is_none() {
-                    f.severity = Severity::Information;
-                    f.downgraded = Some(why.clone());
-                    f.moot = true;
-                    changed = true;
-                }
-            }
-            if changed {
-                reverdict(r);
+            if let Some(r) = reports.get_mut(i) {
+                lower(r, &why);
             }
         }
     }
@@ -301,21 +310,41 @@ fn judge_sets(
         let Some(r) = reports.get_mut(i) else {
             continue;
         };
-        let Some(why) = set_number(stem(&r.path))
-            .and_then(|n| unneeded.iter().find(|(u, _)| *u == n))
-            .map(|(_, why)| why.clone())
-        else {
+        if let Some((_, why)) =
+            set_number(stem(&r.path)).and_then(|n| unneeded.iter().find(|(u, _)| *u == n))
+        {
+            lower(r, why);
+        }
+    }
+}
+
+/// Judges one `one-per-provider` group (mpi4py's `MPI.mpich` and `MPI.openmpi`) as its package
+/// loads it: when one variant loads, the package finds that provider and the other variants'
+/// failures are information with no fix; when none loads, every failure stands.
+fn judge_variants(
+    rule: &abidoc_knowledge::backends::Backends,
+    import: &str,
+    members: &[usize],
+    reports: &mut [LibraryReport],
+) {
+    use abidoc_knowledge::backends::unneeded_variants;
+    let who = format!("`from {import} import {}`", rule.prefix);
+    let variants: Vec<(String, bool)> = members
+        .iter()
+        .filter_map(|&i| reports.get(i))
+        .map(|r| {
+            let loads = matches!(r.verdict, Verdict::Loads | Verdict::Degraded);
+            (stem(&r.path).to_owned(), loads)
+        })
+        .collect();
+    let borrowed: Vec<(&str, bool)> = variants.iter().map(|(s, l)| (s.as_str(), *l)).collect();
+    let unneeded = unneeded_variants(rule, &who, &borrowed);
+    for &i in members {
+        let Some(r) = reports.get_mut(i) else {
             continue;
         };
-        let mut changed = false;
-        for f in r.findings.iter_mut().filter(|f| open(f)) {
-            f.severity = Severity::Information;
-            f.downgraded = Some(why.clone());
-            f.moot = true;
-            changed = true;
-        }
-        if changed {
-            reverdict(r);
+        if let Some((_, why)) = unneeded.iter().find(|(s, _)| s == stem(&r.path)) {
+            lower(r, why);
         }
     }
 }

@@ -1128,6 +1128,85 @@ fn a_missing_ffmpeg_is_an_error_only_where_the_import_needs_it() {
     insta::assert_snapshot!(out);
 }
 
+/// A site-packages with the layouts a real CUDA 13 environment showed (an H100's, read by
+/// `lab/import_referee.py`): mpi4py's one MPI module per MPI library (`MPI.mpich` needing
+/// MPICH's libmpi, `MPI.openmpi` Open MPI's), numba's threading layers (TBB's needing libtbb,
+/// the workqueue needing nothing), and CuPy's bindings of its core and optional CUDA libraries.
+/// The sonames carry numbers no real library has, so this machine's own MPI never answers.
+fn providers_env() -> (tempfile::TempDir, PathBuf, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sp = dir.path().join("site-packages");
+    let stubs = dir.path().join("stubs");
+    for d in ["mpi4py", "numba/np/ufunc", "cupy_backends/cuda/libs"] {
+        std::fs::create_dir_all(sp.join(d)).expect("mkdir");
+    }
+    std::fs::create_dir_all(&stubs).expect("mkdir");
+    copy_context_torch(&sp);
+    let lib = |file: &str, needs: Option<&str>| {
+        let mut args = vec!["-L".to_owned(), stubs.display().to_string()];
+        let body = match needs {
+            Some(soname) => {
+                cc_shared(
+                    &stubs.join(soname),
+                    "int runtime_fn(void) { return 0; }\n",
+                    &[&format!("-Wl,-soname,{soname}")],
+                );
+                args.push(format!("-l:{soname}"));
+                "int runtime_fn(void);\nint module_fn(void) { return runtime_fn(); }\n"
+            }
+            None => "int module_fn(void) { return 0; }\n",
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        cc_shared(&sp.join(file), body, &args);
+    };
+    let mpich = "mpi4py/MPI.mpich.cpython-312-x86_64-linux-gnu.so";
+    let openmpi = "mpi4py/MPI.openmpi.cpython-312-x86_64-linux-gnu.so";
+    lib(mpich, Some("libmpi.so.912"));
+    lib(openmpi, Some("libmpi.so.940"));
+    dist_info(&sp, "mpi4py", "4.1.2", &[mpich, openmpi]);
+    let tbb = "numba/np/ufunc/tbbpool.cpython-312-x86_64-linux-gnu.so";
+    let wq = "numba/np/ufunc/workqueue.cpython-312-x86_64-linux-gnu.so";
+    lib(tbb, Some("libtbb.so.912"));
+    lib(wq, None);
+    dist_info(&sp, "numba", "0.62.1", &[tbb, wq]);
+    let cutensor = "cupy_backends/cuda/libs/cutensor.cpython-312-x86_64-linux-gnu.so";
+    let cublas = "cupy_backends/cuda/libs/cublas.cpython-312-x86_64-linux-gnu.so";
+    lib(cutensor, Some("libcutensor.so.902"));
+    lib(cublas, Some("libcublas.so.913"));
+    dist_info(&sp, "cupy-cuda13x", "14.2.0", &[cutensor, cublas]);
+    // Every stub but Open MPI's and cuBLAS's leaves: those two are what this machine has.
+    let have = dir.path().join("have");
+    std::fs::create_dir_all(&have).expect("mkdir");
+    for so in ["libmpi.so.940", "libcublas.so.913"] {
+        std::fs::rename(stubs.join(so), have.join(so)).expect("move stub");
+    }
+    let have = have.display().to_string();
+    (dir, sp, have)
+}
+
+/// A package that picks one of several modules by what is installed, or loads some only when
+/// a feature is used, is judged as its import meets them: with Open MPI installed only mpi4py's
+/// Open MPI module is used (MPICH's missing library is information with no fix), and with no
+/// MPI at all both stand (either library, installed, would do); numba's TBB threading layer and
+/// CuPy's cuTENSOR binding are never loaded by their package's import, while CuPy's cuBLAS
+/// binding without cuBLAS stays an error.
+#[test]
+fn variant_and_optional_modules_are_judged_as_the_import_meets_them() {
+    let (_keep, sp, have) = providers_env();
+    let mut out = String::from("# Open MPI and cuBLAS on LD_LIBRARY_PATH\n");
+    out.push_str(&scan_verdicts(
+        &sp,
+        &EnvSpec {
+            ld_library_path: Some(have),
+            ..spec(&sp)
+        },
+        true,
+    ));
+    out.push_str("\n# nothing on LD_LIBRARY_PATH\n");
+    out.push_str(&scan_verdicts(&sp, &spec(&sp), true));
+    insta::assert_snapshot!(out);
+}
+
 /// The environment's lazy state (RECORD owners, the process model) is built on first use, which
 /// may come from inside a parallel check: built with forks there, a worker waiting on its forks
 /// could steal another check that needs the same state and block on it forever (seen as a hung

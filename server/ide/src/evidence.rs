@@ -63,6 +63,13 @@ impl<'a> World<'a> {
         kb::resolve_model(&id, self.hf_home().as_deref(), self.ctx.use_env)
     }
 
+    /// The distribution that installed `path`, by the name it was installed under
+    /// (`cupy-cuda13x`, not the tables' `cupy-cuda12x` it is an alias of), when the
+    /// environment is known.
+    pub fn installed_owner(&self, path: &str) -> Option<String> {
+        self.env.as_ref()?.owner_of(path).map(|(n, _)| n)
+    }
+
     pub fn package_of_library(&self, path: &str) -> Option<PackageFacts> {
         if let Some(name) = self
             .env

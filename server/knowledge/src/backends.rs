@@ -30,12 +30,23 @@ pub struct Backends {
     /// loads a provider when asked for it); `first-that-loads`: the libraries whose file stems
     /// end in the same number are one set (`libtorchcodec_core7`, `libtorchcodec_custom_ops7`:
     /// FFmpeg 7's), loaded together, and the package tries the sets from the highest number
-    /// down and uses the first whose libraries all load ([`unneeded_sets`]).
+    /// down and uses the first whose libraries all load ([`unneeded_sets`]);
+    /// `one-per-provider`: one module per provider library, `{prefix}.{name}` (mpi4py's
+    /// `MPI.mpich`, `MPI.openmpi`), and the import loads the one built for the provider that is
+    /// installed ([`unneeded_variants`]).
     pub rule: String,
-    /// For `first-that-loads`: what the number ending a set's file stems names (`FFmpeg`), for
-    /// messages.
+    /// For `first-that-loads`: what the number ending a set's file stems names (`FFmpeg`); for
+    /// `one-per-provider`: what each variant is built for (`MPI library`). For messages.
     #[serde(default)]
     pub variant: Option<String>,
+    /// Exact file stems that belong to the group beside the `{prefix}{tag}` ones: modules of an
+    /// `on-request` rule that share no prefix (cupy's `cutensor`, `nccl`).
+    #[serde(default)]
+    pub stems: Vec<String>,
+    /// For `on-request`: when the package loads them, for messages (numba's threading layers:
+    /// when a parallel function first runs).
+    #[serde(default)]
+    pub why: Option<String>,
     /// How the GPU libraries' versions are matched to torch's: `exact`, or `same-major` (the
     /// exact one, else the highest below it of the same major, else the lowest above it).
     #[serde(default)]
@@ -102,10 +113,70 @@ impl Backends {
     /// a `first-that-loads` rule only the stems ending in a set's number are
     /// (`libtorchcodec_image`, which every set shares, is not).
     pub fn matches(&self, stem: &str) -> bool {
-        stem.strip_prefix(self.prefix.as_str())
-            .is_some_and(|rest| !rest.is_empty())
-            && (self.rule != "first-that-loads" || set_number(stem).is_some())
+        if self.stems.iter().any(|s| s == stem) {
+            return true;
+        }
+        let Some(rest) = stem
+            .strip_prefix(self.prefix.as_str())
+            .filter(|r| !r.is_empty() && !self.prefix.is_empty())
+        else {
+            return false;
+        };
+        match self.rule.as_str() {
+            "first-that-loads" => set_number(stem).is_some(),
+            "one-per-provider" => rest.len() > 1 && rest.starts_with('.'),
+            _ => true,
+        }
     }
+}
+
+/// The file stem a rule matches: the file name before its extension-module or library suffix
+/// (`libbitsandbytes_cuda124.so` → `libbitsandbytes_cuda124`, `MPI.mpich.cpython-312-….so` →
+/// `MPI.mpich`, `libmpi.so.12` → `libmpi`).
+pub fn file_stem(file_name: &str) -> &str {
+    let mut end = 0;
+    for (i, part) in file_name.split('.').enumerate() {
+        let suffix = matches!(part, "so" | "pyd" | "dll" | "dylib" | "abi3")
+            || part.starts_with("cpython-")
+            || part.starts_with("pypy");
+        if suffix && i > 0 {
+            break;
+        }
+        end = if i == 0 {
+            part.len()
+        } else {
+            end + 1 + part.len()
+        };
+    }
+    file_name.get(..end).unwrap_or(file_name)
+}
+
+/// Of a `one-per-provider` rule's variants (`(stem, loads)`), the ones an import never loads,
+/// each with why (`who`: the module as its user imports it): when one variant loads, the
+/// package found its provider and uses that variant. When none loads, every variant's failure
+/// stands: any one provider, installed, would do.
+pub fn unneeded_variants(
+    b: &Backends,
+    who: &str,
+    variants: &[(&str, bool)],
+) -> Vec<(String, String)> {
+    let label = b.variant.as_deref().unwrap_or("provider");
+    let Some(&(chosen, _)) = variants.iter().find(|(_, loads)| *loads) else {
+        return Vec::new();
+    };
+    variants
+        .iter()
+        .filter(|(stem, _)| *stem != chosen)
+        .map(|&(stem, _)| {
+            (
+                stem.to_owned(),
+                format!(
+                    "{who} loads the one module of {} built for the {label} installed: {chosen} loads here, so {stem}, built for another {label}, is never loaded",
+                    b.prefix
+                ),
+            )
+        })
+        .collect()
 }
 
 /// The set a library of a `first-that-loads` rule belongs to: the number ending its file stem
@@ -208,7 +279,10 @@ pub fn select(
 ) -> Option<Selection> {
     match b.rule.as_str() {
         "on-request" => Some(Selection::None {
-            why: "loaded only when a session asks for that backend".into(),
+            why: b
+                .why
+                .clone()
+                .unwrap_or_else(|| "loaded only when a session asks for that backend".into()),
         }),
         "torch-build" => select_for_torch(b, stems, torch, var),
         // Decided by what loads, not by torch's build: `unneeded_sets`.
@@ -348,6 +422,74 @@ mod tests {
             cpu: Some("cpu".into()),
             ..Backends::default()
         }
+    }
+
+    #[test]
+    fn file_stems_end_before_the_suffix() {
+        for (name, stem) in [
+            ("libbitsandbytes_cuda124.so", "libbitsandbytes_cuda124"),
+            ("MPI.mpich.cpython-312-x86_64-linux-gnu.so", "MPI.mpich"),
+            ("tbbpool.cpython-312-x86_64-linux-gnu.so", "tbbpool"),
+            ("_C.abi3.so", "_C"),
+            ("libmpi.so.12", "libmpi"),
+            ("MPI.openmpi.pypy39-pp73-x86_64-linux-gnu.so", "MPI.openmpi"),
+            ("so", "so"),
+            ("", ""),
+        ] {
+            assert_eq!(file_stem(name), stem, "{name}");
+        }
+    }
+
+    fn mpi() -> Backends {
+        Backends {
+            dir: "mpi4py".into(),
+            prefix: "MPI".into(),
+            rule: "one-per-provider".into(),
+            variant: Some("MPI library".into()),
+            ..Backends::default()
+        }
+    }
+
+    #[test]
+    fn one_variant_per_provider() {
+        let b = mpi();
+        assert!(b.matches("MPI.mpich"));
+        assert!(!b.matches("MPI"));
+        assert!(!b.matches("MPIX.mpich"));
+        assert!(!b.matches("MPI."));
+        // MPICH's variant fails for want of libmpi.so.12, Open MPI's loads: only Open MPI's is used.
+        let un = unneeded_variants(
+            &b,
+            "`from mpi4py import MPI`",
+            &[("MPI.mpich", false), ("MPI.openmpi", true)],
+        );
+        assert_eq!(un.len(), 1);
+        assert_eq!(un[0].0, "MPI.mpich");
+        assert!(un[0].1.contains("MPI.openmpi loads here"), "{}", un[0].1);
+        // None loads: every failure stands.
+        assert!(
+            unneeded_variants(&b, "x", &[("MPI.mpich", false), ("MPI.openmpi", false)]).is_empty()
+        );
+    }
+
+    #[test]
+    fn exact_stems_of_an_on_request_group() {
+        let b = Backends {
+            dir: "cupy_backends/cuda/libs".into(),
+            rule: "on-request".into(),
+            stems: vec!["cutensor".into(), "nccl".into()],
+            why: Some("cupy's optional libraries".into()),
+            ..Backends::default()
+        };
+        assert!(b.matches("cutensor"));
+        assert!(!b.matches("cublas"));
+        assert!(!b.matches("cutensornet"));
+        assert_eq!(
+            select(&b, &["cutensor"], &TorchBuild::default(), &|_| None),
+            Some(Selection::None {
+                why: "cupy's optional libraries".into()
+            })
+        );
     }
 
     fn stem(s: Option<Selection>) -> String {

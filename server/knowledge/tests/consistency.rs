@@ -48,7 +48,7 @@ fn package_names_and_modules() {
             sourced(&p.name, &b.source, &mut problems);
             if !matches!(
                 b.rule.as_str(),
-                "torch-build" | "on-request" | "first-that-loads"
+                "torch-build" | "on-request" | "first-that-loads" | "one-per-provider"
             ) || b
                 .matching
                 .as_deref()

@@ -148,13 +148,18 @@ impl Cx<'_> {
     }
 
     /// The package of a library that failed (or needs what is missing), from the best source
-    /// at hand: its owner on disk or the tables (as the text spells it), then the package the
-    /// text shows around the failure (never torch for a library torch does not own: torch's
-    /// frames surround every extension's import), then a top-level module's own name.
+    /// at hand: its owner on disk (the name it was installed under), the tables (as the text
+    /// spells it), then the package the text shows around the failure (never torch for a
+    /// library torch does not own: torch's frames surround every extension's import), then a
+    /// top-level module's own name.
     pub fn package_of(&self, library: Option<&str>, torch_owns: bool) -> Option<String> {
         library
-            .and_then(|l| self.world.package_of_library(l))
-            .map(|p| self.as_named(p.name))
+            .and_then(|l| self.world.installed_owner(l))
+            .or_else(|| {
+                library
+                    .and_then(|l| self.world.package_of_library(l))
+                    .map(|p| self.as_named(p.name))
+            })
             .or_else(|| {
                 self.near
                     .filter(|n| torch_owns || *n != "torch")
