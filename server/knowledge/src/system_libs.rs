@@ -108,7 +108,9 @@ pub fn cudnn(soname: &str) -> Option<&'static CudnnMajor> {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SymbolProvider {
-    /// Symbol-name prefixes (`nccl`, `nvte_`); the longest matching prefix wins.
+    /// Symbol-name prefixes (`nccl`, `nvte_`); the longest matching prefix wins. A prefix
+    /// ending in `[A-Z]` matches only when an uppercase letter follows it (`gl[A-Z]`:
+    /// `glPushGroupMarkerEXT`, not `glob`).
     #[serde(default)]
     pub prefixes: Vec<String>,
     /// C++ namespaces of the demangled names it defines (`cv::`, `google::protobuf::`).
@@ -157,8 +159,13 @@ fn longest_match(
         .filter_map(|p| {
             starts(p)
                 .iter()
-                .filter(|x| name.starts_with(x.as_str()))
-                .map(String::len)
+                .filter_map(|x| match x.strip_suffix("[A-Z]") {
+                    Some(head) => name
+                        .strip_prefix(head)
+                        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+                        .map(|_| head.len() + 1),
+                    None => name.starts_with(x.as_str()).then_some(x.len()),
+                })
                 .max()
                 .map(|n| (n, p))
         })
@@ -320,6 +327,30 @@ mod tests {
             Some(vec!["nvidia-nccl-cu12".to_owned()])
         );
         assert!(system_library("libfoo.so.1").is_none());
+        let what = |s: &str| symbol_provider(s).map(|p| p.what.as_str());
+        assert_eq!(
+            what("glPushGroupMarkerEXT").map(|w| w.starts_with("OpenGL")),
+            Some(true)
+        );
+        assert_eq!(what("eglGetDisplay"), Some("EGL"));
+        assert_eq!(what("glewInit"), Some("GLEW"));
+        assert_eq!(what("glob"), None);
+        assert_eq!(what("gluPerspective"), Some("GLU"));
+        let ns = |s: &str| namespace_provider(s).map(|p| p.library.as_str());
+        assert_eq!(
+            ns("boost::iostreams::zlib::deflated"),
+            Some("libboost_iostreams.so")
+        );
+        assert_eq!(
+            ns(
+                "boost::re_detail_106501::cpp_regex_traits_implementation<char>::transform(char const*, char const*) const"
+            ),
+            Some("libboost_regex.so")
+        );
+        assert_eq!(
+            ns("boost::system::system_category()"),
+            Some("libboost_*.so")
+        );
         // A prefix must not match a longer, different name.
         assert!(system_library("libmpi_cxx.so.40").is_none());
     }
