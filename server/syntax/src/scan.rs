@@ -89,6 +89,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("The third-party dynamic library (", LOADFORM),
     // TensorFlow's loader, its `; dlerror: …` cut off (an issue's title).
     ("Could not load dynamic library '", LOADFORM),
+    ("=> not found", LOADFORM),
+    ("failed to open ", LOADFORM),
     // torchaudio's optional backends: `load requires sox extension which is not available`.
     ("sox extension which is not available", LOADFORM),
     ("was not found in the pkg-config search path", CUDAMM),
@@ -180,6 +182,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("libcuda.so", LIBCUDA),
     ("Found no NVIDIA driver", LIBCUDA),
     ("no CUDA-capable device", LIBCUDA),
+    ("No CUDA GPUs are available", LIBCUDA),
     ("CUDA driver initialization failed", LIBCUDA),
     ("ompiler", NOCC),
     ("Visual C++ 14.0", NOCC),
@@ -231,6 +234,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("invalid value for --gpu-architecture", GPUARCH),
     ("invalid device function", GPUARCH),
     ("hipErrorNoBinaryForGpu", GPUARCH),
+    ("HSA_STATUS_ERROR_INVALID_ISA", GPUARCH),
     ("too old to be supported by the triton", GPUARCH),
     ("Unknown CUDA arch", GPUARCH),
     ("Unknown CUDA Architecture", GPUARCH),
@@ -1567,7 +1571,12 @@ impl<'a> Scanner<'a> {
         }
         // ROCm: `hipErrorNoBinaryForGpu: Unable to find code object for all current devices!`,
         // `HIP error: invalid device function`.
-        if s.contains("hipErrorNoBinaryForGpu") || s.contains("HIP error") && hit {
+        // The HSA runtime under it: `HSA_STATUS_ERROR_INVALID_ISA: The instruction set
+        // architecture is invalid` (a gfx target no code object of the build carries).
+        if s.contains("hipErrorNoBinaryForGpu")
+            || s.contains("HSA_STATUS_ERROR_INVALID_ISA")
+            || s.contains("HIP error") && hit
+        {
             form = GpuArchForm::Rocm;
             hit = true;
         }
@@ -3273,7 +3282,9 @@ fn libcuda(l: &Line<'_>, out: &mut Out) {
         || s.contains("CUDA driver initialization failed, you might not have a CUDA gpu")
         // The driver loaded and shows no GPU: hidden by CUDA_VISIBLE_DEVICES, or a container
         // without GPU access.
-        || s.contains("no CUDA-capable device is detected");
+        || s.contains("no CUDA-capable device is detected")
+        // torch's own words for the same (`RuntimeError: No CUDA GPUs are available`).
+        || s.contains("No CUDA GPUs are available");
     if hit {
         out.push(
             l.content_span(),

@@ -190,7 +190,14 @@ pub(crate) fn windows(
     // Neither module nor DLL named (`from torch._C import * (ImportError: DLL load failed)`),
     // or only a submodule's own name (`while importing _C`): the import the text shows around
     // it is the one that failed.
-    let bare = module.is_none_or(|m| !m.contains('.') && m.starts_with('_'));
+    // A module the tables list as a compiled module of the package the text shows (mpi4py's
+    // `MPI` under `from mpi4py import MPI`) names that package too.
+    let listed = |m: &str| {
+        cx.near
+            .and_then(abidoc_knowledge::packages::package)
+            .is_some_and(|p| p.modules.iter().any(|x| x.rsplit('.').next() == Some(m)))
+    };
+    let bare = module.is_none_or(|m| !m.contains('.') && (m.starts_with('_') || listed(m)));
     let product = file.and_then(product_soname);
     // A CUDA or cuDNN DLL that failed is no package's own: the one whose load needed it is
     // the package the text shows (`CuPy failed to load nvrtc64_120_0.dll`), torch aside (its
@@ -812,18 +819,24 @@ pub(crate) fn compiled_module_missing(
 /// `/usr/lib/wsl/lib`).
 pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
     detail.contains("dlopen libcuda")
-        || detail.contains("no CUDA-capable device")
+        || sees_no_gpu(detail)
         || detail.contains(": cannot open shared object file")
         || detail.contains("Found no NVIDIA driver")
         || detail.contains("unable to find libcuda.so DSO")
         || detail.contains("CUDA driver initialization failed")
 }
 
+/// The driver answered and shows no GPU: CUDA's `no CUDA-capable device is detected`, torch's
+/// `No CUDA GPUs are available`.
+fn sees_no_gpu(detail: &str) -> bool {
+    detail.contains("no CUDA-capable device") || detail.contains("No CUDA GPUs are available")
+}
+
 pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let code = Code::LibcudaNotFound;
     let mut d = blank(code, source);
     // The driver answered and sees no GPU: nothing is missing from the loader's path.
-    if detail.contains("no CUDA-capable device") {
+    if sees_no_gpu(detail) {
         d.message = "CUDA sees no GPU: the driver answered, but no device is visible to this process (CUDA_VISIBLE_DEVICES hides them, a container started without GPU access, or the driver does not see the card)".into();
         d.evidence.push(format!("the text says: {}", detail.trim()));
         d.fixes = crate::fix::rank(vec![

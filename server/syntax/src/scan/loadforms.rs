@@ -17,6 +17,9 @@ use crate::{DllFailure, EventKind};
 /// languages reports come in: the DLL, or one it needs, is missing.
 const MODULE_NOT_FOUND: &[&str] = &[
     "specified module could not be found",
+    // Retold in other words (`The module was not found`).
+    "module was not found",
+    "module could not be found",
     "找不到指定的模块",
     "找不到指定的模組",
     "指定されたモジュールが見つかりません",
@@ -298,14 +301,44 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     // TensorFlow's dso_loader cut before its `; dlerror: …` (an issue's title): whole, it is a
     // warning TensorFlow follows with its CPU fallback, which the loader's own words (when they
     // are there) let the other readers weigh.
+    // On Windows its dlerror is `X.dll not found`, which no loader reader takes; retold (a
+    // title, a quote) it is the failure, while TensorFlow's own warning line (`W …
+    // dso_loader.cc:64] …`) is followed by its CPU fallback and weighed with what follows.
     if let Some(p) = s.find("Could not load dynamic library '")
-        && !s.contains("dlerror")
+        && s.find("dlerror").is_none_or(|d| {
+            !s.contains("dso_loader")
+                && s.get(d..)
+                    .is_some_and(|r| r.contains(".dll not found") || r.contains(".DLL not found"))
+        })
     {
         let r = &s[p + 32..];
         if let Some(e) = r.find('\'')
             && is_library_name(&r[..e])
         {
             push(p, &r[..e], None);
+            return;
+        }
+    }
+    // `ldd`'s and ntldd's listing: `libcudart.so.11.0 => not found`, `cublas64_13.dll => not
+    // found`.
+    if let Some(p) = s.find("=> not found") {
+        let before = s[..p].trim_end();
+        let at = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+        let tok = &before[at..];
+        if is_library_name(tok) {
+            push(at, file_name(tok), None);
+            return;
+        }
+    }
+    // NVRTC opening its builtins (`nvrtc: error: failed to open nvrtc-builtins64_129.dll.`,
+    // `failed to open libnvrtc-builtins.so.12.1`) and other loaders saying it so.
+    if let Some(p) = s.find("failed to open ") {
+        let tok = s[p + 15..].split_whitespace().next().unwrap_or("");
+        let tok = tok
+            .trim_matches(['\'', '"', '`'])
+            .trim_end_matches(['.', ',', ':']);
+        if is_library_name(tok) {
+            push(p, file_name(tok), None);
             return;
         }
     }
