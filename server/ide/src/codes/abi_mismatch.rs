@@ -337,10 +337,13 @@ pub(crate) fn removed_api(
     };
     d.message = message;
     d.evidence.push(format!("the text says: {}", detail.trim()));
+    // Kinds say what each does (a source build of the patched source; another torch), in
+    // words where nothing is typed; the patch leads.
     d.fixes = crate::fix::rank(vec![
-        Fix::new(code, "port-source", FixKind::Advice, port_title, port_why)
-            .step(Step::Manual(port_step)),
-        Fix::new(code, "older-torch", FixKind::Advice, older_title, older_why)
+        Fix::new(code, "port-source", FixKind::SourceBuild, port_title, port_why)
+            .step(Step::Manual(port_step))
+            .leading(),
+        Fix::new(code, "older-torch", FixKind::AlignTorch, older_title, older_why)
             .step(Step::Manual(older_step))
             .unverified(),
     ]);

@@ -796,11 +796,11 @@ pub(crate) fn compiled_module_missing(
         }
     };
     // A checkout the traceback runs from comes first: a build installed into site-packages
-    // stays shadowed by it.
+    // stays shadowed by it. It is a source build, written in words where no path is typed.
     let advice = Fix::new(
         code,
         "source-checkout",
-        FixKind::Advice,
+        FixKind::SourceBuild,
         "If you run from the project's source directory, build it in place or run from elsewhere",
         "Python imports the package from the current directory first; a checkout whose compiled module was never built shadows the installed wheel.",
     )
