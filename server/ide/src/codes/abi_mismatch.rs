@@ -283,7 +283,7 @@ pub(crate) fn tensorflow_op(d: &mut Diagnostic, lib: &str, name: &str) {
         Fix::new(
             code,
             "tf-rebuild",
-            FixKind::Advice,
+            FixKind::SourceBuild,
             "Rebuild the op against the installed TensorFlow (its headers and flags)",
             "Custom ops link TensorFlow's C++ library by exact symbol; tf.sysconfig.get_compile_flags() and get_link_flags() give the headers, ABI flag and library of the TensorFlow in use.",
         )
@@ -392,7 +392,7 @@ fn other_release_api(cx: &Cx<'_>, mut d: Diagnostic, api: &str) -> Diagnostic {
         Fix::new(
             code,
             "torch-for-package",
-            FixKind::Advice,
+            FixKind::AlignTorch,
             match importer.as_deref() {
                 Some(p) => format!("Install the {framework} release {p} was made for, or the release of {p} made for the installed {framework}"),
                 None => format!("Install the {framework} release the importing package was made for, or that package's release for the installed {framework}"),
@@ -443,7 +443,7 @@ pub(crate) fn newer_api(cx: &Cx<'_>, source: Option<SourceRef>, api: &str) -> Di
         Fix::new(
             code,
             "torch-at-least",
-            FixKind::Advice,
+            FixKind::AlignTorch,
             format!("{or}pgrade torch to {added} or later (with the companions built for it)"),
             format!("`{api}` exists from torch {added} on; torchvision, torchaudio and the other compiled companions must move with torch."),
         )

@@ -287,7 +287,7 @@ fn python_headers(cx: &Cx<'_>) -> Vec<Fix> {
             Fix::new(
                 code,
                 "prebuilt-for-embedded",
-                FixKind::Advice,
+                FixKind::PrebuiltWheel,
                 "Install the package's prebuilt wheel for this Python instead of building it, or give the embedded Python the headers of the same version",
                 "A Windows Python without Python.h is the embeddable distribution (portable apps' python_embeded); a wheel built for its version needs no compiler, or the include and libs folders of a full python.org install of exactly that version can be copied next to its python.exe.",
             )

@@ -173,7 +173,7 @@ fn build_fixes(
             Fix::new(
                 code,
                 "prebuilt-wheel",
-                FixKind::Advice,
+                FixKind::PrebuiltWheel,
                 format!("Or install a prebuilt {p} wheel for your torch and skip compiling"),
                 "No local nvcc is involved then.",
             )
@@ -185,7 +185,7 @@ fn build_fixes(
             Fix::new(
                 code,
                 "torch-for-toolkit",
-                FixKind::Advice,
+                FixKind::AlignTorch,
                 format!("Or install a torch built for CUDA {fv}"),
                 "Then the toolkit you have matches torch; PyTorch publishes no build for it in abidoc's tables, so pick the nearest one from https://pytorch.org/get-started/previous-versions/.",
             )
@@ -406,7 +406,7 @@ pub(crate) fn cudnn_runtime(
                 Fix::new(
                     code,
                     "framework-for-cudnn",
-                    FixKind::Advice,
+                    FixKind::AlignCompanion,
                     format!("Or install the TensorFlow release built for {loaded}"),
                     "TensorFlow's tested build configurations name the cuDNN and CUDA of each release.",
                 )

@@ -108,7 +108,7 @@ pub(crate) fn diagnose(
                     Fix::new(
                         Code::DriverTooOld,
                         "package-for-driver",
-                        FixKind::Advice,
+                        FixKind::AlignCompanion,
                         format!("Or install {p}'s build for a CUDA this driver runs"),
                         format!("{p} was built for a newer CUDA than the driver supports; its releases or build variants for an older CUDA (or a build from source with the local toolkit) run on this driver."),
                     )
@@ -247,7 +247,7 @@ fn fixes(
             Fix::new(
                 code,
                 "torch-for-driver",
-                FixKind::Advice,
+                FixKind::AlignTorch,
                 format!("Or use torch {line} ({variant}), the newest release line with a build this driver runs"),
                 format!("The driver supports CUDA up to {}; PyTorch's builds for it stop at torch {line}, so a newer driver is the better fix unless that torch suffices.", cuda_str(dc)),
             )
@@ -261,7 +261,7 @@ fn fixes(
             Fix::new(
                 code,
                 "torch-for-driver",
-                FixKind::Advice,
+                FixKind::AlignTorch,
                 "Or install the torch build for the CUDA your driver supports",
                 "`nvidia-smi` prints the highest CUDA the driver supports (`CUDA Version: 12.2`); PyTorch publishes each CUDA build on its own index.",
             )

@@ -126,7 +126,7 @@ pub(crate) fn from_env(
         Fix::new(
             code,
             "build-for-gpu",
-            FixKind::Advice,
+            FixKind::SourceBuild,
             format!("Install a build of {pkg} that carries code for {}", sm(c)),
             format!(
                 "A release or build whose architecture list includes {} (or PTX of an older architecture, which the driver compiles at first use); `abidoc explain LIB` lists what a library carries, `abidoc verify WHEEL --gpu {}.{}` judges a wheel before installing it.",
@@ -363,7 +363,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
             Fix::new(
                 code,
                 "source-build-old-gpu",
-                FixKind::Advice,
+                FixKind::SourceBuild,
                 format!("Build torch from source for {}, or run on the CPU", sm(c)),
                 format!("PyTorch's published builds no longer carry code for this GPU; a source build with TORCH_CUDA_ARCH_LIST={}.{} does.{dropped}", c.0, c.1),
             )
@@ -573,7 +573,7 @@ pub(crate) fn toolkit_refuses(
             Fix::new(
                 code,
                 "newer-torch",
-                FixKind::Advice,
+                FixKind::AlignTorch,
                 format!("Or build against a torch release that knows {arch}"),
                 "Newer torch releases add each GPU generation to cpp_extension's table (9.0 since torch 1.13+, 10.0/12.0 with CUDA 12.8 builds).",
             )
@@ -777,7 +777,7 @@ fn rocm(source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
         Fix::new(
             code,
             "rocm-build-for-target",
-            FixKind::Advice,
+            FixKind::SourceBuild,
             "Or install a torch ROCm build that lists this GPU's target",
             "PyTorch's ROCm wheels (https://download.pytorch.org/whl/rocmX.Y) and AMD's own list the targets they carry; a newer ROCm often adds consumer GPUs. A build from source with PYTORCH_ROCM_ARCH=<target> covers any.",
         )

@@ -54,19 +54,15 @@ pub fn contradictions(d: &Diagnostic) -> Vec<String> {
         if i == 0 && f.applicability() == Applicability::NeedsRoot && user_level_exists {
             out.push(format!("{id}: prefers sudo while a user-level fix exists"));
         }
-        let changes_packages = matches!(
-            f.kind,
-            FixKind::RemoveUnneeded
-                | FixKind::AlignCompanion
-                | FixKind::AlignTorch
-                | FixKind::RemoveOptional
-                | FixKind::PrebuiltWheel
-                | FixKind::InstallMissing
-                | FixKind::SourceBuild
-                | FixKind::RemoveIfUnneeded
-        );
-        if changes_packages && f.commands().is_empty() {
-            out.push(format!("{id}: ranked as an action but has no command"));
+        // An action written in words ranks with the advice (`Fix::ranks_as`); one with typed
+        // steps must run something.
+        if f.kind.changes_packages()
+            && f.commands().is_empty()
+            && f.applicability() != Applicability::Advice
+        {
+            out.push(format!(
+                "{id}: changes packages by its kind, but its steps run nothing"
+            ));
         }
         let forced = f.steps.iter().any(|s| {
             matches!(s, Step::SetEnv { name, value } if name.as_str().ends_with("FORCE_BUILD") && value.as_str() == "TRUE")

@@ -149,7 +149,7 @@ pub(crate) fn dgl_fixes(lib: &str) -> Vec<Fix> {
         Fix::new(
             code,
             "dgl-build-for-torch",
-            FixKind::Advice,
+            FixKind::AlignCompanion,
             format!("Install the DGL build made for {which} and your CUDA"),
             "DGL publishes one build per torch and CUDA release on its own index (https://data.dgl.ai/wheels/); the page for your torch and CUDA lists the build that ships this library.",
         )
@@ -159,7 +159,7 @@ pub(crate) fn dgl_fixes(lib: &str) -> Vec<Fix> {
         Fix::new(
             code,
             "dgl-supported-torch",
-            FixKind::Advice,
+            FixKind::AlignTorch,
             "Or install a torch release the installed DGL was built for",
             "DGL's release notes list the torch releases each DGL build supports; the library it could not find exists for those.",
         )
@@ -258,7 +258,7 @@ pub(crate) fn windows(
             Fix::new(
                 Code::MissingSharedLibrary,
                 "other-release",
-                FixKind::Advice,
+                FixKind::AlignCompanion,
                 format!("Install another release of {pkg}, or take the other copy of its DLLs off the search path"),
                 "`where <name>.dll` (or Process Monitor) shows which copies Windows finds first; a release of the package built against that DLL's version loads beside it.",
             )
@@ -428,7 +428,7 @@ fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &
             Fix::new(
                 code,
                 "release-before",
-                FixKind::Advice,
+                FixKind::AlignCompanion,
                 format!("Install the {n} release before the one installed"),
                 "A release built with an older Visual C++ starts with the runtime at hand; the text does not say which release is installed (pip show tells).",
             )

@@ -525,7 +525,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
             Fix::new(
                 code,
                 "companion-release",
-                FixKind::Advice,
+                FixKind::AlignCompanion,
                 format!("Install the release of the failing package built for the installed torch ({lib} belongs to another torch)"),
                 "torch libraries are renamed and split between releases; torchaudio, torchvision and other extensions must come from the release matching torch. `abidoc scan` names every package built for another torch.",
             )

@@ -506,7 +506,7 @@ pub(crate) fn find_links_advice(
         Fix::new(
             code,
             "find-links-page",
-            FixKind::Advice,
+            FixKind::PrebuiltWheel,
             format!("Install {dist} from its wheel page for the installed torch and CUDA"),
             format!(
                 "The project publishes its wheels per torch and CUDA at {shown}, outside PyPI, where pip would compile the sdist; the text names no torch version to choose the page. `python -c \"import torch; print(torch.__version__)\"` shows it (its `+cuXYZ` label is the CUDA)."

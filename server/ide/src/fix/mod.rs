@@ -45,6 +45,21 @@ pub enum FixKind {
 }
 
 impl FixKind {
+    /// Installs, removes or builds packages (as opposed to configuring, inspecting or advising).
+    pub const fn changes_packages(self) -> bool {
+        matches!(
+            self,
+            FixKind::RemoveUnneeded
+                | FixKind::AlignCompanion
+                | FixKind::AlignTorch
+                | FixKind::RemoveOptional
+                | FixKind::PrebuiltWheel
+                | FixKind::InstallMissing
+                | FixKind::SourceBuild
+                | FixKind::RemoveIfUnneeded
+        )
+    }
+
     pub const fn as_str(self) -> &'static str {
         match self {
             FixKind::RemoveUnneeded => "remove-unneeded",
@@ -204,6 +219,18 @@ impl Fix {
         }
     }
 
+    /// The kind it ranks as: its own, except that an action written only in words (a source
+    /// build of a checkout whose path the text gives relative, another torch named without a
+    /// version) ranks with the advice, after every action with a command. Its kind still says
+    /// what it is.
+    pub fn ranks_as(&self) -> FixKind {
+        if self.kind.changes_packages() && self.commands().is_empty() {
+            FixKind::Advice
+        } else {
+            self.kind
+        }
+    }
+
     /// Argument vectors, never shell strings.
     pub fn commands(&self) -> Vec<Vec<String>> {
         render::commands(&self.steps)
@@ -244,7 +271,7 @@ impl Fix {
 /// Orders fixes by kind (stable among equals), drops repeats, keeps ids unique and marks the
 /// first preferred.
 pub fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
-    fixes.sort_by_key(|f| (!f.lead, f.kind));
+    fixes.sort_by_key(|f| (!f.lead, f.ranks_as()));
     let mut out: Vec<Fix> = Vec::with_capacity(fixes.len());
     for f in fixes {
         if out.iter().any(|g| g.title == f.title && g.steps == f.steps) {
@@ -267,4 +294,39 @@ pub fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
         f.preferred = i == 0;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An action written only in words says what it is by its kind and ranks with the advice,
+    /// after every action that has a command; a lead one still comes first.
+    #[test]
+    fn actions_in_words_rank_with_the_advice() {
+        let code = Code::ExtensionIncompleteBuild;
+        let words = Fix::new(
+            code,
+            "in-words",
+            FixKind::SourceBuild,
+            "Build it in place",
+            "",
+        )
+        .step(Step::Manual("pip install -e . in the checkout".into()));
+        let advice =
+            Fix::new(code, "advice", FixKind::Advice, "Look", "").step(Step::Manual("look".into()));
+        let typed =
+            Fix::new(code, "typed", FixKind::SourceBuild, "Build", "").step(Step::PipInstall {
+                python: Python::OnPath,
+                flags: vec![PipFlag::NoBuildIsolation],
+                requirements: vec![Requirement::Any(Name::new("pkg").expect("a name"))],
+            });
+        assert_eq!(words.ranks_as(), FixKind::Advice);
+        assert_eq!(words.kind, FixKind::SourceBuild);
+        let ids = |v: Vec<Fix>| v.into_iter().map(|f| f.id).collect::<Vec<_>>();
+        let ranked = rank(vec![words.clone(), advice.clone(), typed.clone()]);
+        assert_eq!(ids(ranked)[0], "extension-incomplete-build/typed");
+        let ranked = rank(vec![advice, typed, words.leading()]);
+        assert_eq!(ids(ranked)[0], "extension-incomplete-build/in-words");
+    }
 }
