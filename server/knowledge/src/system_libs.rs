@@ -24,6 +24,9 @@ pub struct SystemLibrary {
     /// Fedora/RHEL packages.
     #[serde(default)]
     pub dnf: Vec<String>,
+    /// Homebrew formulae (macOS).
+    #[serde(default)]
+    pub brew: Vec<String>,
     #[serde(default)]
     pub note: Option<String>,
     /// Packages with a variant that does not need the library at all (opencv-python's

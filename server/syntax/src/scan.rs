@@ -73,6 +73,9 @@ const CPUTORCH: u64 = 1 << 35;
 const TRIGGERS: &[(&str, u64)] = &[
     ("undefined symbol", SYM),
     ("Symbol not found", SYM),
+    // Windows' loader dialog and its console form: `The procedure entry point X could not be
+    // located in the dynamic link library Y.dll`.
+    ("procedure entry point ", SYM),
     ("not defined in file ", SYM),
     ("cannot open shared object", SHLIB),
     ("DLL load failed", WINDLL),
@@ -90,6 +93,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     // TensorFlow's loader, its `; dlerror: …` cut off (an issue's title).
     ("Could not load dynamic library '", LOADFORM),
     ("=> not found", LOADFORM),
+    ("XGBoost Library (", LOADFORM),
     ("failed to open ", LOADFORM),
     // torchaudio's optional backends: `load requires sox extension which is not available`.
     ("sox extension which is not available", LOADFORM),
@@ -890,6 +894,7 @@ impl<'a> Scanner<'a> {
             self.wrapped_undefined_symbol(l, out);
             mac_symbol_not_found(l, out);
             link_time_reference(l, out);
+            windows_entry_point(l, out);
         }
         if has(SHLIB) {
             missing_shared_library(l, out);
@@ -2408,6 +2413,40 @@ fn mac_symbol_not_found(l: &Line<'_>, out: &mut Out) {
             library,
             symbol: cap(symbol).to_owned(),
             truncated,
+            version_of: None,
+        },
+    );
+}
+
+/// Windows' `The procedure entry point X could not be located in the dynamic link library
+/// Y.dll`: the undefined symbol X of Y (a DLL of another version is loaded in its place).
+fn windows_entry_point(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("procedure entry point ") else {
+        return;
+    };
+    let q = p + "procedure entry point ".len();
+    let r = &s[q..];
+    let n = r
+        .bytes()
+        .take_while(|&c| is_sym_byte(c) || c == b'@')
+        .count();
+    const IN: &str = " could not be located in the dynamic link library ";
+    if n == 0 || !r[n..].starts_with(IN) {
+        return;
+    }
+    let after = r[n + IN.len()..].trim();
+    let dll = after
+        .trim_matches(['"', '\'', '.'])
+        .split_whitespace()
+        .next()
+        .unwrap_or("");
+    out.push(
+        l.span(p, s.trim_end().len()),
+        EventKind::UndefinedSymbol {
+            library: non_empty(cap(dll)),
+            symbol: cap(&r[..n]).to_owned(),
+            truncated: false,
             version_of: None,
         },
     );

@@ -534,7 +534,7 @@ fn is_pyd(f: &str) -> bool {
 }
 
 /// The Microsoft Visual C++ Redistributable: every torch and extension DLL needs its runtime.
-fn vc_redist(code: Code) -> Fix {
+pub(crate) fn vc_redist(code: Code) -> Fix {
     Fix::new(
         code,
         "vc-redist",

@@ -142,6 +142,32 @@ pub(crate) fn older_copy(
         }]);
         return d;
     }
+    // A Windows DLL: the copy loaded first is found beside the program, in System32 or on PATH,
+    // and the provider's file is a DLL of its own name, not the Linux soname.
+    let windows = needer.is_some_and(|n| {
+        let l = n.to_ascii_lowercase();
+        l.ends_with(".dll") || l.ends_with(".pyd") || n.contains('\\')
+    });
+    if windows {
+        d.message = format!(
+            "{who} needs {shown} from {what}, but the copy of {what}'s DLL Windows loads first does not define it: another version of that DLL (beside the program, in System32 or earlier on PATH) is loaded in place of the one it was built with"
+        );
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "find-older-copy",
+                FixKind::Advice,
+                format!("Find the other copy of {what}'s DLL Windows loads first, and take it off the search path (or update the package that ships it)"),
+                "Windows takes the first DLL of a name it finds; `where` (or Process Monitor) shows the copies, and the package that installed the older one (another app's runtime, an older wheel) is the one to update or remove.",
+            )
+            .step(Step::Manual(format!(
+                "find the copies of {what}'s DLL beside the program and on PATH (`where <its name>.dll`), update or remove the package that ships the older one, then start Python again"
+            )))
+            .unverified(),
+            super::loadforms::vc_redist(code),
+        ]);
+        return d;
+    }
     let mut fixes = Vec::new();
     let site = needer.and_then(|n| {
         let n = n.replace('\\', "/");
@@ -824,6 +850,19 @@ pub(crate) fn system_library(
         ));
     }
     let title = format!("Install {}, which provides {lib}", sys.what);
+    // A macOS library (`.dylib`) with a Homebrew formula: Homebrew is how macOS users get it
+    // (no root), and no Linux package manager applies.
+    if lib.ends_with(".dylib") && !sys.brew.is_empty() && !cx.world.in_conda() {
+        let brew = format!("brew install {}", sys.brew.join(" "));
+        let mut rest = vec![brew.clone()];
+        if !sys.conda.is_empty() {
+            rest.push(format!("in a conda environment: conda install -c conda-forge {}", sys.conda.join(" ")));
+        }
+        return vec![
+            Fix::new(code, "system-library-brew", FixKind::Advice, title, format!("{reason} On macOS, Homebrew installs it (no root)."))
+                .step(Step::Manual(format!("{}, then start Python again", rest.join("; or ")))),
+        ];
+    }
     if let Some(pkgs) = names(&sys.conda).filter(|_| cx.world.in_conda()) {
         return vec![
             Fix::new(code, "system-library-conda", FixKind::InstallMissing, title, reason)

@@ -342,6 +342,28 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             return;
         }
     }
+    // XGBoost's loader: `XGBoost Library (libxgboost.dylib) could not be loaded.` — its own
+    // message names the OpenMP runtime as the likely cause, per platform (libomp on macOS,
+    // libgomp on Linux, vcomp140 on Windows).
+    if let Some(p) = s.find("XGBoost Library (") {
+        let r = &s[p + 17..];
+        if let Some(e) = r.find(')')
+            && r[e..].starts_with(") could not be loaded")
+            && is_library_name(&r[..e])
+        {
+            let own = file_name(&r[..e]);
+            let l = own.to_ascii_lowercase();
+            let openmp = if l.ends_with(".dylib") {
+                "libomp.dylib"
+            } else if l.ends_with(".dll") {
+                "vcomp140.dll"
+            } else {
+                "libgomp.so.1"
+            };
+            push(p, openmp, Some(cap(own).to_owned()));
+            return;
+        }
+    }
     // torchaudio when libsox is not found: `load requires sox extension which is not
     // available.`
     if let Some(p) = s.find("sox extension which is not available") {
