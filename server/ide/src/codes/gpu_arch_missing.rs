@@ -514,8 +514,9 @@ pub(crate) fn toolkit_refuses(
     let dropped = match (stated, removed, min) {
         (Some(s), Some(r), _) => s >= r,
         // Without the toolkit's version, an architecture the newest toolkits dropped and that
-        // every toolkit of the last decade knows is the dropped case.
-        (None, Some(_), Some(m)) => m <= (8, 0) && cc.is_some_and(|c| c.0 < 5),
+        // every toolkit since CUDA 10 (2018) knows is the dropped case: Kepler under CUDA 12,
+        // Maxwell, Pascal and Volta under CUDA 13 (`compute_70` refused by an NGC 25.08 image).
+        (None, Some(_), Some(m)) => m <= (10, 0),
         _ => false,
     };
     d.evidence.push(format!("the text says: {}", detail.trim()));
