@@ -206,7 +206,8 @@ pub(crate) fn windows(
         let near = cx.near.map(str::to_owned);
         if bare && dll.is_none() {
             near.or_else(|| module.and_then(underscored_package))
-        } else if product.is_some() {
+        } else if product.is_some() || (module.is_some() && dll.is_none()) {
+            // A submodule no table names (h5py's `defs`) is the package around it, torch aside.
             near.filter(|n| n != "torch")
         } else {
             None
@@ -215,6 +216,13 @@ pub(crate) fn windows(
     let importing = module
         .map(|m| format!(" while importing {m}"))
         .unwrap_or_default();
+    // A package that does not link torch: the tables say so, or no table knows it and torch is
+    // nowhere in the text (h5py's `defs` under a traceback of h5py alone).
+    let torch_in_text = cx.scene.mentions.iter().any(|(_, n)| n == "torch");
+    let not_torch = |p: &str| match kb::links_torch(p) {
+        Some(links) => !links,
+        None => !torch_in_text && p != "torch",
+    };
     if procedure && d.package.as_deref() == Some("torch") {
         let f = file.unwrap_or("one of torch's DLLs");
         d.message = format!(
@@ -244,7 +252,7 @@ pub(crate) fn windows(
         && let Some(pkg) = d
             .package
             .clone()
-            .filter(|p| kb::links_torch(p) == Some(false))
+            .filter(|p| not_torch(p.as_ref()))
     {
         d.code = Code::MissingSharedLibrary;
         d.message = format!(
@@ -336,7 +344,7 @@ pub(crate) fn windows(
         && let Some(pkg) = d
             .package
             .as_deref()
-            .filter(|p| kb::links_torch(p) == Some(false))
+            .filter(|p| not_torch(p.as_ref()))
     {
         // A module that does not link torch (onnxruntime, TensorRT, OpenCV): no build against
         // torch helps; the DLLs it loads but does not ship (CUDA's, TensorRT's, the runtime's)
