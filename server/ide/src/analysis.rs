@@ -33,8 +33,20 @@ pub(crate) fn diagnose_text(text: &str, ctx: &Context, envs: &Environments) -> V
     diagnose_plain(text, ctx, envs)
 }
 
-/// [`diagnose_text`] of a text whose characters need no decoding.
+/// [`diagnose_text`] of a text whose characters need no decoding. A text in which nothing is
+/// found is read once more with the failure phrases of its lowercased lines (a title typed or
+/// shown in lowercase) in their programs' case: same length, same spans.
 fn diagnose_plain(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic> {
+    let diags = read_plain(text, ctx, envs);
+    if diags.is_empty()
+        && let Some(recased) = abidoc_syntax::clean::recase(text)
+    {
+        return read_plain(&recased, ctx, envs);
+    }
+    diags
+}
+
+fn read_plain(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic> {
     // Text a terminal or chat client hard-wrapped is read re-joined; spans map back.
     if let Some(joined) = abidoc_syntax::clean::unwrap(text) {
         return diagnose_derived(&joined, ctx, envs);

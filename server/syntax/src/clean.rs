@@ -104,6 +104,62 @@ pub fn decode(text: &str) -> Option<Cleaned> {
     (c.text != text).then_some(c)
 }
 
+/// Phrases of the failures users meet, as their programs write them, for lines a title or a
+/// chat client lowercased whole (`importerror dll load failed while importing lib`,
+/// `the detected cuda version (11.8) mismatches …`).
+const CANONICAL: &[&str] = &[
+    "DLL load failed",
+    "ModuleNotFoundError",
+    "ImportError",
+    "OSError",
+    "RuntimeError",
+    "The detected CUDA version",
+    "the version that was used to compile PyTorch",
+    "CUDA_HOME environment variable is not set",
+    "Torch not compiled with CUDA enabled",
+    "No CUDA GPUs are available",
+    "The NVIDIA driver on your system is too old",
+    "CUDA driver version is insufficient for CUDA runtime version",
+    "Symbol not found",
+    "GLIBCXX_",
+    "GLIBC_",
+    "CXXABI_",
+    "WinError",
+];
+
+/// The text with the failure phrases of [`CANONICAL`] written in their programs' case on lines
+/// that have no uppercase letter at all, or `None` when no such line holds one. Only ASCII
+/// letters change case, so every offset stays where it was.
+pub fn recase(text: &str) -> Option<String> {
+    if text.len() > MAX_UNWRAP {
+        return None;
+    }
+    let mut out = text.as_bytes().to_vec();
+    let mut changed = false;
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        if !line.bytes().any(|b| b.is_ascii_uppercase()) {
+            for phrase in CANONICAL {
+                let lower = phrase.to_ascii_lowercase();
+                let mut from = 0;
+                while let Some(at) = line.get(from..).and_then(|r| r.find(&lower)) {
+                    let abs = start + from + at;
+                    if let Some(dst) = out.get_mut(abs..abs + phrase.len()) {
+                        dst.copy_from_slice(phrase.as_bytes());
+                        changed = true;
+                    }
+                    from += at + lower.len();
+                }
+            }
+        }
+        start += line.len();
+    }
+    if !changed {
+        return None;
+    }
+    String::from_utf8(out).ok()
+}
+
 /// Texts longer than this are never treated as hard-wrapped (captures that size are logs,
 /// written by programs, not pasted through a terminal's width).
 const MAX_UNWRAP: usize = 4 << 20;
@@ -453,5 +509,23 @@ mod tests {
         check("plain", "plain");
         check("\x1b[0m", "");
         check("\x1b(Bx", "x");
+    }
+}
+
+#[cfg(test)]
+mod recase_tests {
+    use super::recase;
+
+    #[test]
+    fn lowercased_lines_get_their_phrases_back_at_the_same_offsets() {
+        let t = "Title\nimporterror dll load failed while importing lib\nthe detected cuda version (11.8) mismatches the version that was used to compile pytorch (12.6).\n";
+        let r = recase(t).expect("recased");
+        assert_eq!(r.len(), t.len());
+        assert!(r.contains("ImportError DLL load failed while importing lib"));
+        assert!(r.contains("The detected CUDA version (11.8) mismatches the version that was used to compile PyTorch (12.6)"));
+        assert!(r.starts_with("Title\n"));
+        // A line with any uppercase letter is as its program wrote it.
+        assert_eq!(recase("ImportError: dll load failed\n"), None);
+        assert_eq!(recase("nothing here\n"), None);
     }
 }

@@ -248,12 +248,7 @@ pub(crate) fn windows(
     // A module that does not link torch (onnxruntime, OpenCV): no torch release is involved; a
     // DLL of another version of its own (an older onnxruntime.dll in System32, a second copy on
     // PATH) is loaded first.
-    if procedure
-        && let Some(pkg) = d
-            .package
-            .clone()
-            .filter(|p| not_torch(p.as_ref()))
-    {
+    if procedure && let Some(pkg) = d.package.clone().filter(|p| not_torch(p.as_ref())) {
         d.code = Code::MissingSharedLibrary;
         d.message = format!(
             "Windows loaded {pkg}'s module{importing}, but a DLL it calls lacks a function it needs (\"the specified procedure could not be found\"): another version of that DLL is loaded first (an older copy in System32, beside the program or earlier on PATH)"
@@ -341,10 +336,7 @@ pub(crate) fn windows(
         && (module.is_some()
             || file.is_some_and(is_pyd)
             || dll.is_some_and(|p| kb::package_for_library(p).is_some()))
-        && let Some(pkg) = d
-            .package
-            .as_deref()
-            .filter(|p| not_torch(p.as_ref()))
+        && let Some(pkg) = d.package.as_deref().filter(|p| not_torch(p.as_ref()))
     {
         // A module that does not link torch (onnxruntime, TensorRT, OpenCV): no build against
         // torch helps; the DLLs it loads but does not ship (CUDA's, TensorRT's, the runtime's)
