@@ -117,14 +117,28 @@ pub(crate) fn extension_mismatch(
     symbols: &[crate::diagnostic::SymbolReport],
 ) -> Vec<Fix> {
     let Some(pkg) = package.and_then(Name::new) else {
-        return vec![Fix::new(
-            code,
-            "find-package",
-            FixKind::Advice,
-            "Reinstall the failing package built for the installed torch (no cached wheel)",
-            "The package could not be named from the text; `abidoc scan` or the library's path names it, then install its release built for the installed torch.",
-        )
-        .step(Step::Manual("abidoc scan names the package that owns the library".into()))];
+        // Where neither the text nor the environment shows torch, nothing says the package
+        // links it: its release for this environment, not "for the installed torch".
+        // (A torch symbol or a torch build's code says torch on its own.)
+        let torch_seen = code != Code::MissingSharedLibrary
+            || cx.torch().is_some()
+            || cx.scene.mentions.iter().any(|(_, n)| n == "torch");
+        let (title, why) = if torch_seen {
+            (
+                "Reinstall the failing package built for the installed torch (no cached wheel)",
+                "The package could not be named from the text; `abidoc scan` or the library's path names it, then install its release built for the installed torch.",
+            )
+        } else {
+            (
+                "Reinstall the failing package, a release built for this Python and platform (no cached wheel)",
+                "The package could not be named from the text; `abidoc scan` or the library's path names it, then reinstall it (or another release of it) so its compiled files and the libraries they need come from one build.",
+            )
+        };
+        return vec![
+            Fix::new(code, "find-package", FixKind::Advice, title, why).step(Step::Manual(
+                "abidoc scan names the package that owns the library".into(),
+            )),
+        ];
     };
     let facts = kb::package(pkg.as_str());
     let partners: Vec<Name> = facts
