@@ -1453,10 +1453,12 @@ fn site_package_of(file: &str) -> Option<String> {
     let (_, after) = ["site-packages/", "dist-packages/"]
         .iter()
         .find_map(|m| norm.rsplit_once(m))?;
-    let (top, rest) = after.split_once('/')?;
-    if rest.is_empty() {
-        return None;
-    }
+    // A package's directory, or a single-module distribution's file (`site-packages/pyaudio.py`).
+    let top = match after.split_once('/') {
+        Some((top, rest)) if !rest.is_empty() => top,
+        Some(_) => return None,
+        None => after.strip_suffix(".py")?,
+    };
     let top = top.trim_start_matches('_');
     const MACHINERY: &[&str] = &[
         "pip",
@@ -1470,6 +1472,8 @@ fn site_package_of(file: &str) -> Option<String> {
         "ipykernel",
         "click",
         "runpy",
+        "six",
+        "decorator",
     ];
     if top.is_empty() || top.contains('.') || MACHINERY.contains(&top) {
         return None;

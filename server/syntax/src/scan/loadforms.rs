@@ -482,13 +482,30 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             .next()
             .unwrap_or("");
         if is_library_name(tok) {
-            let required_by = s.find("Referenced from: ").and_then(|i| {
-                let rr = s.get(i + 17..)?;
-                non_empty(
-                    rr.split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | ')'))
-                        .next()?,
-                )
-            });
+            // `Referenced from:` on the same line, else the library Python was opening
+            // (`dlopen(/…/site-packages/lightgbm/lib_lightgbm.so, 6): Library not loaded`): the
+            // one whose load failed, and whose package it is.
+            let required_by = s
+                .find("Referenced from: ")
+                .and_then(|i| {
+                    let rr = s.get(i + 17..)?;
+                    non_empty(
+                        rr.split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | ')'))
+                            .next()?,
+                    )
+                })
+                .or_else(|| {
+                    let i = s.get(..p)?.rfind("dlopen(")?;
+                    let rr = s.get(i + 7..p)?;
+                    let path = rr
+                        .split([',', ')'])
+                        .next()?
+                        .trim()
+                        .trim_matches(['\'', '"']);
+                    (is_library_name(path) || is_library_name(file_name(path)))
+                        .then(|| non_empty(path))
+                        .flatten()
+                });
             push(p, file_name(tok), required_by);
             return;
         }
