@@ -24,7 +24,7 @@ use abidoc_syntax::GpuArchForm;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`, ROCm's `hipErrorNoBinaryForGpu`, torch's NVRTC refusing `--gpu-architecture`: torch or an extension has no code for this GPU's architecture.",
     meaning: "CUDA binaries carry machine code (cubins) for chosen SM architectures and optionally PTX that the driver compiles at load. A cubin runs on GPUs of its major with the same or a newer minor (sm_80 code runs on an 8.6 GPU); PTX runs on any newer GPU. A GPU newer than every cubin and PTX in the binary (an RTX 50xx, sm_120, under a torch built for CUDA 12.6), or older than the oldest (a Kepler or Maxwell card under a recent build), has no code to run. abidoc reads the list the text prints and, with the environment, the GPU model the driver's files name (`/proc/driver/nvidia/gpus/*/information`, never `nvidia-smi`) and the `.nv_fatbin` section of the installed torch (`abidoc explain LIB` lists any library's architectures).",
-    fixes: "1. The torch build for a CUDA that compiles for this GPU, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu128` for sm_120/Blackwell, which needs CUDA ≥ 12.8; a cu126 build for GPUs CUDA 13 dropped); extensions built for the old torch must then match it. 2. For an extension: a source build with the GPU's capability in `TORCH_CUDA_ARCH_LIST` (compiles; needs nvcc of torch's CUDA). 3. Advice when the GPU is older than every current build (a source build for its architecture), or when the text does not say which binary lacks it (most likely a compiled extension). A warning whose list holds a cubin of the GPU's major with an equal or lower minor is information: no fix is needed. PTX alone is not counted as enough: the driver compiles it at first use, and the CUDA libraries the build ships may have no code for the GPU.",
+    fixes: "1. The torch build for a CUDA that compiles for this GPU, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu128` for sm_120/Blackwell, which needs CUDA ≥ 12.8; a cu126 build for GPUs CUDA 13 dropped); extensions built for the old torch must then match it. 2. For an extension: a source build with the GPU's capability in `TORCH_CUDA_ARCH_LIST` (compiles; needs nvcc of torch's CUDA). 3. Advice when the GPU is older than every current build (a source build for its architecture), or when the text does not say which binary lacks it: first check torch's own list and, if the GPU is missing there (a GPU newer than the torch build, what threads most often confirm), torch's build for the newest CUDA; then the extension that launched the kernel, rebuilt for the GPU. A warning whose list holds a cubin of the GPU's major with an equal or lower minor is information: no fix is needed. PTX alone is not counted as enough: the driver compiles it at first use, and the CUDA libraries the build ships may have no code for the GPU.",
     ..CodeDoc::BASE
 };
 
@@ -388,6 +388,35 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
                 "`python -c \"import torch; print(torch.cuda.get_arch_list(), torch.cuda.get_device_capability())\"` shows torch's side; `abidoc explain LIB` lists any library's architectures. An extension is rebuilt with the GPU's capability in TORCH_CUDA_ARCH_LIST.",
             )
         };
+        // Nothing says which binary: torch without this GPU (a new GPU under an older torch,
+        // the most common case threads confirm) is checked and fixed first, then an extension.
+        if bare
+            && cc.is_none()
+            && let Some(newest) = gpu::tables().torch_builds.last()
+            && let Some(variant) = newest
+                .variants
+                .iter()
+                .filter(|v| gpu::variant_cuda(v).is_some())
+                .max_by_key(|v| gpu::variant_cuda(v))
+        {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "torch-for-gpu",
+                    FixKind::AlignTorch,
+                    format!("If torch itself lacks this GPU, install torch's build for the newest CUDA ({variant})"),
+                    "A GPU newer than the installed torch's build is the usual cause: torch.cuda.get_arch_list() then lacks the GPU's sm_XY (torch.cuda.get_device_capability()). PyTorch's index for the newest CUDA serves builds for the newest GPUs; torchvision and torchaudio move with torch.",
+                )
+                .step(Step::Manual(
+                    "python -c \"import torch; print(torch.__version__, torch.cuda.get_arch_list(), torch.cuda.get_device_capability())\"".into(),
+                ))
+                .step(Step::Manual(format!(
+                    "if the capability is missing from the list: pip install --force-reinstall torch torchvision torchaudio --index-url {}",
+                    gpu::index_url(variant)
+                )))
+                .unverified(),
+            );
+        }
         fixes.push(
             Fix::new(code, "arch-list", FixKind::Advice, title, reason)
                 .step(Step::Manual(
