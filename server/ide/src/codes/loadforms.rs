@@ -336,7 +336,7 @@ pub(crate) fn windows(
         && (module.is_some()
             || file.is_some_and(is_pyd)
             || dll.is_some_and(|p| kb::package_for_library(p).is_some()))
-        && let Some(pkg) = d.package.as_deref().filter(|p| not_torch(p.as_ref()))
+        && let Some(pkg) = d.package.as_deref().filter(|p| not_torch(p))
     {
         // A module that does not link torch (onnxruntime, TensorRT, OpenCV): no build against
         // torch helps; the DLLs it loads but does not ship (CUDA's, TensorRT's, the runtime's)
