@@ -301,6 +301,55 @@ fn hostile_lines_cost_nothing_and_never_panic() {
     let _ = kinds("[WinError 126]Error loading '");
     let _ = kinds("Cannot find DGL C++ library at ");
     let _ = kinds("No such operator ::");
+    // The forms read around a multi-byte character where an ASCII one is usual.
+    let _ = kinds("\u{3000}libcudart.so.11.0\u{3000}=> not found\n");
+    let _ = kinds("=> not found");
+    let _ = kinds(
+        "The procedure entry point \u{3000} could not be located in the dynamic link library ",
+    );
+    let _ = kinds("procedure entry point ");
+    let _ = kinds("XGBoost Library (\u{3000}");
+    let _ = kinds("XGBoost Library (libx.so) could not be loaded");
+    let _ = kinds("nvrtc: error: failed to open \u{3000}");
+    let _ = kinds("dlopen(\u{3000}: Library not loaded: libomp.dylib");
+}
+
+/// ldd's listing, Windows' entry point and XGBoost's loader each name the missing library.
+#[test]
+fn listing_and_loader_sentences_name_the_library() {
+    let missing = |input: &str| -> Vec<String> {
+        kinds(input)
+            .into_iter()
+            .filter_map(|k| match k {
+                EventKind::MissingSharedLibrary { name, .. } => Some(name),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        missing("\tlibcudart.so.11.0 => not found\n"),
+        vec!["libcudart.so.11.0"]
+    );
+    assert_eq!(
+        missing("\u{3000}cublas64_13.dll => not found\n"),
+        vec!["cublas64_13.dll"]
+    );
+    assert_eq!(
+        missing("\tlibm.so.6 => /lib64/libm.so.6 (0x1)\n"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        missing("XGBoost Library (libxgboost.dylib) could not be loaded.\n"),
+        vec!["libomp.dylib"]
+    );
+    assert_eq!(
+        missing("nvrtc: error: failed to open libnvrtc-builtins.so.12.1.\n"),
+        vec!["libnvrtc-builtins.so.12.1"]
+    );
+    assert_eq!(
+        missing("I failed to open the door.\n"),
+        Vec::<String>::new()
+    );
 }
 
 /// torch.ops.load_library's sentence (torchcodec prints one per FFmpeg major it tried): the

@@ -323,8 +323,13 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     // found`.
     if let Some(p) = s.find("=> not found") {
         let before = s[..p].trim_end();
-        let at = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
-        let tok = &before[at..];
+        // After the last whitespace character, whatever its width (a full-width space too).
+        let at = before
+            .char_indices()
+            .rev()
+            .find(|(_, c)| c.is_whitespace())
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let tok = before.get(at..).unwrap_or("");
         if is_library_name(tok) {
             push(at, file_name(tok), None);
             return;
