@@ -218,7 +218,12 @@ pub(crate) fn windows(
         .unwrap_or_default();
     // A package that does not link torch: the tables say so, or no table knows it and torch is
     // nowhere in the text (h5py's `defs` under a traceback of h5py alone).
-    let torch_in_text = cx.scene.mentions.iter().any(|(_, n)| n == "torch");
+    // A module named as torch extensions name theirs (`_C`, `_ext`, `*_cuda`) says torch too.
+    let torch_in_text = cx.scene.mentions.iter().any(|(_, n)| n == "torch")
+        || module.is_some_and(|m| {
+            let leaf = m.rsplit('.').next().unwrap_or(m);
+            matches!(leaf, "_C" | "_ext") || leaf.ends_with("_cuda") || leaf.ends_with("_cuda_ext")
+        });
     let not_torch = |p: &str| match kb::links_torch(p) {
         Some(links) => !links,
         None => !torch_in_text && p != "torch",
