@@ -187,6 +187,9 @@ pub struct Scene {
     pub used_uv: bool,
     pub compile_failed: bool,
     pub precompiled_wheel_missing: bool,
+    /// Where pip's build environment failed getting the build's requirements (the package's
+    /// setup ran and failed before compiling).
+    pub requirements_step_failed: Option<Span>,
     pub mentions_conda: bool,
     /// The text blames or mentions WSL2 (a frequent wrong explanation of symbol errors).
     pub mentions_wsl: bool,
@@ -1029,6 +1032,9 @@ impl Collector {
             }
             EventKind::CompileFailed { .. } => self.scene.compile_failed = true,
             EventKind::PrecompiledWheelNotFound => self.scene.precompiled_wheel_missing = true,
+            EventKind::BuildRequirementsFailed => {
+                self.scene.requirements_step_failed.get_or_insert(span);
+            }
             EventKind::Exception { message, .. } if message.starts_with("No module named") => {
                 let module = message
                     .trim_start_matches("No module named")
@@ -1117,6 +1123,24 @@ impl Collector {
             }
         }
         out.retain(|i| !matches!(i.failure, Failure::CudaUnavailable { .. }));
+        // pip's build environment failed getting the requirements of a package that builds
+        // against torch, and the text (cut there, as pasted) says nothing more: its setup
+        // imports torch, which an isolated build does not have.
+        if out.is_empty()
+            && let Some(at) = scene.requirements_step_failed
+            && let Some(pkg) = scene
+                .packages_built
+                .iter()
+                .find(|p| abidoc_knowledge::packages::package(p).is_some_and(|f| f.links_torch))
+        {
+            out.push(Incident {
+                failure: Failure::BuildIsolation {
+                    package: Some(pkg.clone()),
+                },
+                primary: at,
+                related: Vec::new(),
+            });
+        }
         (out, scene)
     }
 }

@@ -76,6 +76,10 @@ pub enum EventKind {
     GuessingWheelUrl { url: String },
     /// `Precompiled wheel not found. Building from source...`.
     PrecompiledWheelNotFound,
+    /// pip's `Getting requirements to build wheel did not run successfully` (its `... error`
+    /// status line too): the package's setup ran in pip's build environment and failed before
+    /// compiling anything.
+    BuildRequirementsFailed,
     /// `No module named 'torch'` while pip or uv builds in isolation (`get_requires_for_build_wheel`,
     /// `egg_info`, `setup.py`, uv's "doesn't declare it as a build dependency" hint).
     BuildIsolationNoTorch { package: Option<String> },

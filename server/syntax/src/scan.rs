@@ -3085,6 +3085,17 @@ fn dist_file_name(tok: &str) -> Option<(String, String)> {
 
 fn build_failed(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    for needle in [
+        "Getting requirements to build wheel did not run successfully",
+        "Getting requirements to build wheel ... error",
+    ] {
+        if let Some(p) = s.find(needle) {
+            out.push(
+                l.span(p, p + needle.len()),
+                EventKind::BuildRequirementsFailed,
+            );
+        }
+    }
     for needle in ["subprocess-exited-with-error", "metadata-generation-failed"] {
         if let Some(p) = s.find(needle) {
             out.push(

@@ -243,6 +243,7 @@ fn build_isolation_pip() {
     check(
         "  × Getting requirements to build wheel did not run successfully.\n  │ exit code: 1\n  ╰─> [17 lines of output]\n      File \"/tmp/pip-build-env-x/overlay/lib/python3.11/site-packages/setuptools/build_meta.py\", line 325, in get_requires_for_build_wheel\n      File \"/tmp/pip-install-abc/mamba-ssm_0123456789abcdef0123456789abcdef/setup.py\", line 20, in <module>\n      ModuleNotFoundError: No module named 'torch'\n",
         r#"
+BuildRequirementsFailed @ "Getting requirements to build wheel did not run successfully"
 PipBuildFailed { package: Some("mamba-ssm") } @ "Getting requirements to build wheel did not run successfully"
 Frame { file: "/tmp/pip-build-env-x/overlay/lib/python3.11/site-packages/setuptools/build_meta.py", line: Some(325), function: Some("get_requires_for_build_wheel") } @ "File \"/tmp/pip-build-env-x/overlay/lib/python3.11/site-packages/setuptools/build_meta.py\", line 325, in get_requires_for_build_wheel"
 Frame { file: "/tmp/pip-install-abc/mamba-ssm_0123456789abcdef0123456789abcdef/setup.py", line: Some(20), function: Some("<module>") } @ "File \"/tmp/pip-install-abc/mamba-ssm_0123456789abcdef0123456789abcdef/setup.py\", line 20, in <module>"
