@@ -102,6 +102,13 @@ pub enum Failure {
         range: Option<(String, Option<String>)>,
         detail: String,
     },
+    /// A package's own check says it was built for another release of its framework.
+    FrameworkVersion {
+        package: String,
+        framework: String,
+        needs: String,
+        installed: String,
+    },
     /// A package calls Python API of a newer torch than the installed one.
     TorchApiNewer {
         api: String,
@@ -423,6 +430,12 @@ fn key_of(f: &Failure) -> Failure {
             detail: String::new(),
         },
         Failure::TorchApiNewer { .. } => Failure::TorchApiNewer { api: String::new() },
+        Failure::FrameworkVersion { package, .. } => Failure::FrameworkVersion {
+            package: package.clone(),
+            framework: String::new(),
+            needs: String::new(),
+            installed: String::new(),
+        },
         Failure::TorchApiRemoved { .. } => Failure::TorchApiRemoved {
             name: String::new(),
             detail: String::new(),
@@ -885,6 +898,20 @@ impl Collector {
                     supported: supported.clone(),
                     range: range.clone(),
                     detail: detail.clone(),
+                },
+                span,
+            ),
+            EventKind::FrameworkVersionRequired {
+                package,
+                framework,
+                needs,
+                installed,
+            } => self.push(
+                Failure::FrameworkVersion {
+                    package: package.clone(),
+                    framework: framework.clone(),
+                    needs: needs.clone(),
+                    installed: installed.clone(),
                 },
                 span,
             ),

@@ -76,6 +76,14 @@ pub enum EventKind {
     GuessingWheelUrl { url: String },
     /// `Precompiled wheel not found. Building from source...`.
     PrecompiledWheelNotFound,
+    /// A package's own check of the framework it was built for: Open3D's `Version mismatch:
+    /// Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`.
+    FrameworkVersionRequired {
+        package: String,
+        framework: String,
+        needs: String,
+        installed: String,
+    },
     /// pip's `Getting requirements to build wheel did not run successfully` (its `... error`
     /// status line too): the package's setup ran in pip's build environment and failed before
     /// compiling anything.

@@ -73,6 +73,7 @@ const CPUTORCH: u64 = 1 << 35;
 const TRIGGERS: &[(&str, u64)] = &[
     ("undefined symbol", SYM),
     ("Symbol not found", SYM),
+    ("Version mismatch: ", VERSION),
     // Windows' loader dialog and its console form: `The procedure entry point X could not be
     // located in the dynamic link library Y.dll`.
     ("procedure entry point ", SYM),
@@ -1013,6 +1014,9 @@ impl<'a> Scanner<'a> {
         if has(CPUTORCH) {
             cpu_only_torch(l, out);
             self.cuda_unavailable(l, out);
+        }
+        if has(VERSION) {
+            framework_version(l, out);
         }
         if has(VERSION) && l.start >= self.no_version_until {
             versions(l, facts, out);
@@ -2414,6 +2418,56 @@ fn mac_symbol_not_found(l: &Line<'_>, out: &mut Out) {
             symbol: cap(symbol).to_owned(),
             truncated,
             version_of: None,
+        },
+    );
+}
+
+/// A package's check of its framework's version: `Version mismatch: Open3D needs PyTorch version
+/// 1.7.*, but version 1.8.2 is installed!` (the framework PyTorch or TensorFlow, by name).
+fn framework_version(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("Version mismatch: ") else {
+        return;
+    };
+    let r = &s[p + 18..];
+    let Some((package, rest)) = r.split_once(" needs ") else {
+        return;
+    };
+    let Some((framework, rest)) = rest.split_once(" version ") else {
+        return;
+    };
+    let Some((needs, rest)) = rest.split_once(", but version ") else {
+        return;
+    };
+    let Some((installed, _)) = rest.split_once(" is installed") else {
+        return;
+    };
+    let word = |w: &str| {
+        !w.is_empty()
+            && w.len() <= 40
+            && w.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
+    };
+    let version = |v: &str| {
+        !v.is_empty()
+            && v.len() <= 40
+            && v.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b".*+".contains(&c))
+    };
+    if !matches!(framework, "PyTorch" | "TensorFlow")
+        || !word(package)
+        || !version(needs)
+        || !version(installed)
+    {
+        return;
+    }
+    out.push(
+        l.span(p, s.trim_end().len()),
+        EventKind::FrameworkVersionRequired {
+            package: package.to_owned(),
+            framework: framework.to_owned(),
+            needs: needs.to_owned(),
+            installed: installed.to_owned(),
         },
     );
 }

@@ -386,3 +386,47 @@ fn torch_load_library_names_the_library() {
     assert!(not_loaded("Could not load this library: see the docs\n").is_empty());
     assert!(not_loaded("Could not load this library:\n").is_empty());
 }
+
+/// A package's check of its framework's version names both releases; its source line (with
+/// `{}` for the versions) and prose name nothing.
+#[test]
+fn framework_version_checks_are_read() {
+    let found = |input: &str| -> Vec<(String, String, String, String)> {
+        kinds(input)
+            .into_iter()
+            .filter_map(|k| match k {
+                EventKind::FrameworkVersionRequired {
+                    package,
+                    framework,
+                    needs,
+                    installed,
+                } => Some((package, framework, needs, installed)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        found(
+            "Exception: Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!\n"
+        ),
+        vec![(
+            "Open3D".into(),
+            "PyTorch".into(),
+            "1.7.*".into(),
+            "1.8.2".into()
+        )]
+    );
+    assert!(
+        found("    raise Exception('Version mismatch: Open3D needs TensorFlow version {}, but'\n")
+            .is_empty()
+    );
+    assert!(
+        found("Version mismatch: my code needs PyTorch version 2, but version 1 is installed\n")
+            .is_empty()
+    );
+    let long = format!(
+        "Version mismatch: {} needs PyTorch version 1.7.*, but version 1.8 is installed\n",
+        "x".repeat(100_000)
+    );
+    assert!(found(&long).is_empty());
+}

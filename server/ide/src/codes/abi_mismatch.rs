@@ -16,7 +16,7 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled extension needs symbols the installed torch (or another library it links) does not export: it was built against a different version.",
-    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it.",
+    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it. A package may check it itself (Open3D's `Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`, TensorFlow alike): the framework release it names, or its release for the installed one.",
     fixes: "1. Uninstall the package when the model in use does not need it (instant, nothing downloaded; offered first only when abidoc knows the model). 2. The companion release built for the installed torch, pinned exactly, with `--no-cache-dir --no-deps`. 3. The torch the binary was built for, saying what else moves. 4. The project's prebuilt wheel for this torch/CUDA/ABI/Python (unverified URL). 5. A source build that really compiles (force-build switch or `--no-binary`, `--no-build-isolation`), with its time and needs. Every command needs the user's confirmation; none needs root.",
     model_decides: true,
     ..CodeDoc::BASE
@@ -402,6 +402,82 @@ fn other_release_api(cx: &Cx<'_>, mut d: Diagnostic, api: &str) -> Diagnostic {
         .step(Step::Manual(
             format!("pip show the package for its {framework} requirement, then install that {framework} (torch and its companions together), or pin the package to its release for the installed {framework}"),
         )),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// A package's own check of the framework release it was built for (Open3D's `needs PyTorch
+/// version 1.7.*, but version 1.8.2 is installed`): that framework release, in one install with
+/// what moves with it, or the package's release built for the installed framework.
+pub(crate) fn framework_version(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    package: &str,
+    framework: &str,
+    needs: &str,
+    installed: &str,
+) -> Diagnostic {
+    let code = Code::AbiMismatch;
+    let mut d = blank(code, source);
+    let dist = crate::kb::normalize(package);
+    d.package = Some(dist.clone());
+    d.message = format!(
+        "{package} was built for {framework} {needs}, and {framework} {installed} is installed: its compiled parts load only with the release they were built for"
+    );
+    d.evidence.push(format!(
+        "{package}'s own check: it needs {framework} {needs}, {installed} is installed"
+    ));
+    let pip_name = if framework == "PyTorch" {
+        "torch"
+    } else {
+        "tensorflow"
+    };
+    // `1.7.*` is a release line: the newest patch of it; `2.4.1` is that release.
+    let series = needs
+        .strip_suffix(".*")
+        .and_then(|mm| mm.split_once('.'))
+        .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)));
+    let req = match series {
+        Some((a, b)) => Name::new(pip_name).map(|n| Requirement::Series(n, a, b)),
+        None => Name::new(pip_name)
+            .zip(crate::fix::Version::new(needs))
+            .map(|(n, v)| Requirement::Exact(n, v)),
+    };
+    let mut fixes = Vec::new();
+    if let Some(req) = req {
+        let moves = if pip_name == "torch" {
+            "torchvision, torchaudio and other compiled extensions must come from releases made for it"
+        } else {
+            "packages pinned to the installed TensorFlow move with it"
+        };
+        fixes.push(
+            Fix::new(
+                code,
+                "framework-it-needs",
+                FixKind::AlignTorch,
+                format!("Install {framework} {needs}, the release {package} was built for"),
+                format!("{package} checks the {framework} it runs with against the one its compiled parts were built for; that release loads them. {moves}."),
+            )
+            .step(recipes::pip_install(cx, Vec::new(), vec![req]))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                also: vec![moves.to_owned()],
+                ..Default::default()
+            }),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "package-for-framework",
+            FixKind::AlignCompanion,
+            format!("Or install the {package} release built for {framework} {installed}"),
+            format!("{package}'s release notes (or its requirements files at that release's tag) name the {framework} each release was built for."),
+        )
+        .step(Step::Manual(format!(
+            "find the {package} release built for {framework} {installed}, then pip install {dist}==<that release>"
+        ))),
     );
     d.fixes = crate::fix::rank(fixes);
     d

@@ -401,6 +401,12 @@ pub(crate) fn diagnose(
             },
         ),
         Failure::TorchApiNewer { api } => abi_mismatch::newer_api(&cx, source, api),
+        Failure::FrameworkVersion {
+            package,
+            framework,
+            needs,
+            installed,
+        } => abi_mismatch::framework_version(&cx, source, package, framework, needs, installed),
         Failure::TorchApiRemoved { name, detail } => {
             abi_mismatch::removed_api(&cx, source, name, detail)
         }

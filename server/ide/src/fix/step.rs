@@ -30,6 +30,8 @@ pub enum Requirement {
     Below(Name, Version),
     /// Any release of a major (`nvidia-cuda-runtime==13.*`).
     Major(Name, u32),
+    /// Any release of a major.minor line (`torch==1.7.*`).
+    Series(Name, u32, u32),
     /// A wheel file named by URL (a project's own release page).
     Wheel(Name, WheelUrl),
     /// A build from the project's source repository (`name @ git+https://…`): for packages whose
@@ -47,6 +49,7 @@ impl Requirement {
             | Requirement::Exact(n, _)
             | Requirement::Below(n, _)
             | Requirement::Major(n, _)
+            | Requirement::Series(n, _, _)
             | Requirement::Wheel(n, _)
             | Requirement::Vcs(n, _)
             | Requirement::Editable(n, _) => n,
