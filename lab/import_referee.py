@@ -23,7 +23,8 @@ import sys
 # other failure (a missing pure-Python dependency, no display, a licence prompt) is not.
 LOADER_REASONS = re.compile(
     r"undefined symbol|cannot open shared object|version `[^']+' not found|DLL load failed"
-    r"|symbol not found|wrong ELF class|invalid ELF header|file too short"
+    r"|symbol not found|library not loaded|wrong ELF class|invalid ELF header|file too short",
+    re.IGNORECASE,
 )
 
 

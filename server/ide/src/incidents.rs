@@ -1525,6 +1525,8 @@ fn site_package_of(file: &str) -> Option<String> {
         "runpy",
         "six",
         "decorator",
+        // Loads other packages' OpenMP and BLAS libraries to inspect them.
+        "threadpoolctl",
     ];
     if top.is_empty() || top.contains('.') || MACHINERY.contains(&top) {
         return None;

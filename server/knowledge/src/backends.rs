@@ -1,11 +1,13 @@
 //! Per-backend libraries as data (`backends` of a package in `data/packages.toml`): a package
 //! that installs one library per CUDA/ROCm/XPU/CPU build (bitsandbytes'
-//! `libbitsandbytes_cuda124.so`, `_rocm72.so`, `_cpu.so`), optional providers loaded only on
-//! request, or one set of libraries per version of a system library it tries in turn
-//! (torchcodec's `libtorchcodec_core7.so` and `libtorchcodec_custom_ops7.so` for FFmpeg 7), and
-//! the rule its import follows to load one of them. [`select`] applies that rule to the files
-//! installed and the installed torch, [`unneeded_sets`] to what a check found of each set, so a
-//! scan judges at error only what an import would load.
+//! `libbitsandbytes_cuda124.so`, `_rocm72.so`, `_cpu.so`), optional providers or modules loaded
+//! only on request (onnxruntime's providers, numba's threading layers, CuPy's optional-library
+//! bindings), one set of libraries per version of a system library it tries in turn
+//! (torchcodec's `libtorchcodec_core7.so` and `libtorchcodec_custom_ops7.so` for FFmpeg 7), or one
+//! module per provider library it finds installed (mpi4py's `MPI.mpich`, `MPI.openmpi`), and the
+//! rule its import follows to load one of them. [`select`] applies that rule to the files
+//! installed and the installed torch, [`unneeded_sets`] and [`unneeded_variants`] to what a check
+//! found of each set or variant, so a scan judges at error only what an import would load.
 
 use crate::version::Version;
 use serde::{Deserialize, Serialize};
@@ -22,8 +24,8 @@ pub struct Backends {
     pub until: Option<String>,
     /// The directory holding them, `/`-separated, relative to site-packages (`bitsandbytes`).
     pub dir: String,
-    /// The file name stem shared by every backend library, before the backend's tag
-    /// (`libbitsandbytes_`): `{prefix}{tag}{version}.so`.
+    /// The file stem shared by every backend library, before what tells them apart
+    /// (`libbitsandbytes_` + `cuda124`, `MPI` + `.mpich`); empty where `stems` names them.
     pub prefix: String,
     /// `torch-build`: the import loads the library for the GPU runtime torch was built with
     /// (`gpu`), else the `cpu` one; `on-request`: the import loads none of them (a session
@@ -109,9 +111,10 @@ impl Backends {
         after(&self.from).is_none_or(|f| v >= f) && after(&self.until).is_none_or(|u| v < u)
     }
 
-    /// Whether a library's file stem (`libbitsandbytes_cuda124`) is one of these backends. Of
-    /// a `first-that-loads` rule only the stems ending in a set's number are
-    /// (`libtorchcodec_image`, which every set shares, is not).
+    /// Whether a library's file stem (`libbitsandbytes_cuda124`) is one of these backends: one
+    /// of `stems` exactly, or the prefix and more; of a `first-that-loads` rule only the stems
+    /// ending in a set's number (`libtorchcodec_image`, which every set shares, is not), of a
+    /// `one-per-provider` rule only `{prefix}.{name}`.
     pub fn matches(&self, stem: &str) -> bool {
         if self.stems.iter().any(|s| s == stem) {
             return true;

@@ -134,15 +134,22 @@ pub fn recase(text: &str) -> Option<String> {
     if text.len() > MAX_UNWRAP {
         return None;
     }
+    static LOWER: std::sync::OnceLock<Vec<(String, &'static str)>> = std::sync::OnceLock::new();
+    let table = LOWER.get_or_init(|| {
+        CANONICAL
+            .iter()
+            .map(|p| (p.to_ascii_lowercase(), *p))
+            .collect()
+    });
     let mut out = text.as_bytes().to_vec();
     let mut changed = false;
     let mut start = 0;
     for line in text.split_inclusive('\n') {
-        if !line.bytes().any(|b| b.is_ascii_uppercase()) {
-            for phrase in CANONICAL {
-                let lower = phrase.to_ascii_lowercase();
+        // The shortest phrase is 6 bytes; a line shorter than that holds none.
+        if line.len() >= 6 && !line.bytes().any(|b| b.is_ascii_uppercase()) {
+            for (lower, phrase) in table {
                 let mut from = 0;
-                while let Some(at) = line.get(from..).and_then(|r| r.find(&lower)) {
+                while let Some(at) = line.get(from..).and_then(|r| r.find(lower.as_str())) {
                     let abs = start + from + at;
                     if let Some(dst) = out.get_mut(abs..abs + phrase.len()) {
                         dst.copy_from_slice(phrase.as_bytes());

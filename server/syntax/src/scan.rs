@@ -144,6 +144,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Guessing wheel URL", PIP),
     ("Precompiled wheel", PIP),
     ("subprocess-exited-with-error", BFAIL),
+    ("Getting requirements to build wheel ... error", BFAIL),
     ("Failed to build", BFAIL),
     ("Failed building wheel", BFAIL),
     ("metadata-generation-failed", BFAIL),
@@ -2479,27 +2480,35 @@ fn windows_entry_point(l: &Line<'_>, out: &mut Out) {
     let Some(p) = s.find("procedure entry point ") else {
         return;
     };
-    let q = p + "procedure entry point ".len();
-    let r = &s[q..];
-    let n = r
-        .bytes()
-        .take_while(|&c| is_sym_byte(c) || c == b'@')
-        .count();
     const IN: &str = " could not be located in the dynamic link library ";
-    if n == 0 || !r[n..].starts_with(IN) {
+    let q = p + "procedure entry point ".len();
+    let Some(e) = s[q..].find(IN) else {
+        return;
+    };
+    // The symbol as Windows prints it, MSVC's decorated names too (`?dtype@Tensor@at@@QEBA…`).
+    let symbol = s[q..q + e].trim();
+    // The DLL is the rest of the line up to its suffix: a path may hold spaces
+    // (`C:\Program Files\App\foo.dll`). A message cut before it names no library: no event,
+    // since nothing then says this is Windows.
+    let after = &s[q + e + IN.len()..];
+    let lower = after.to_ascii_lowercase();
+    let dll = [".dll", ".pyd", ".exe"]
+        .iter()
+        .filter_map(|x| lower.find(x).map(|i| i + x.len()))
+        .min()
+        .and_then(|end| after.get(..end))
+        .map(|d| d.trim().trim_start_matches(['"', '\'']));
+    let Some(dll) = dll.filter(|d| !d.is_empty()) else {
+        return;
+    };
+    if symbol.is_empty() || symbol.contains(char::is_whitespace) {
         return;
     }
-    let after = r[n + IN.len()..].trim();
-    let dll = after
-        .trim_matches(['"', '\'', '.'])
-        .split_whitespace()
-        .next()
-        .unwrap_or("");
     out.push(
         l.span(p, s.trim_end().len()),
         EventKind::UndefinedSymbol {
             library: non_empty(cap(dll)),
-            symbol: cap(&r[..n]).to_owned(),
+            symbol: cap(symbol).to_owned(),
             truncated: false,
             version_of: None,
         },

@@ -430,3 +430,31 @@ fn framework_version_checks_are_read() {
     );
     assert!(found(&long).is_empty());
 }
+
+/// Windows' entry-point message: the symbol as Windows prints it (MSVC's decorated names too),
+/// the DLL as the rest of the line up to its suffix (a path with spaces); cut before the DLL, it
+/// says nothing a reader could place.
+#[test]
+fn windows_entry_points_name_symbol_and_dll() {
+    let undefined = |input: &str| -> Vec<(Option<String>, String)> {
+        kinds(input)
+            .into_iter()
+            .filter_map(|k| match k {
+                EventKind::UndefinedSymbol {
+                    library, symbol, ..
+                } => Some((library, symbol)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        undefined(
+            "The procedure entry point ?dtype@Tensor@at@@QEBA?AVTypeMeta@caffe2@@XZ could not be located in the dynamic link library C:\\Program Files\\App\\torch_ext.pyd.\n"
+        ),
+        vec![(
+            Some("C:\\Program Files\\App\\torch_ext.pyd".to_owned()),
+            "?dtype@Tensor@at@@QEBA?AVTypeMeta@caffe2@@XZ".to_owned()
+        )]
+    );
+    assert!(undefined("The procedure entry point omp_get_num_threads could not be located in the dynamic link library\n").is_empty());
+}

@@ -374,13 +374,12 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
         );
     }
     if fixes.is_empty() || ext.is_none() && d.package.is_none() {
-        // torch warns at CUDA start-up when it lacks the GPU; without that warning the binary
-        // with no code for it is most likely a compiled extension.
+        // With no package named, torch itself is checked first (below); this is the other case.
         let bare = d.package.is_none();
         let (title, reason) = if bare {
             (
-                "Rebuild the compiled extension that launched the kernel for this GPU",
-                "The text shows no torch warning that it lacks this GPU (torch warns at CUDA start-up when it does), so the binary without code for it is most likely a compiled extension (a wheel built for other GPUs, or a setup.py that lists fixed architectures). Rebuild it from source with TORCH_CUDA_ARCH_LIST set to the GPU's capability (`torch.cuda.get_device_capability()`); `abidoc explain LIB` lists the architectures any library carries.",
+                "Otherwise, rebuild the compiled extension that launched the kernel for this GPU",
+                "When torch's own list has the GPU, the binary without code for it is a compiled extension (a wheel built for other GPUs, or a setup.py that lists fixed architectures). Rebuild it from source with TORCH_CUDA_ARCH_LIST set to the GPU's capability (`torch.cuda.get_device_capability()`); `abidoc explain LIB` lists the architectures any library carries.",
             )
         } else {
             (

@@ -218,15 +218,10 @@ pub(crate) fn windows(
         .unwrap_or_default();
     // A package that does not link torch: the tables say so, or no table knows it and torch is
     // nowhere in the text (h5py's `defs` under a traceback of h5py alone).
-    // A module named as torch extensions name theirs (`_C`, `_ext`, `*_cuda`) says torch too.
-    let torch_in_text = cx.scene.mentions.iter().any(|(_, n)| n == "torch")
-        || module.is_some_and(|m| {
-            let leaf = m.rsplit('.').next().unwrap_or(m);
-            matches!(leaf, "_C" | "_ext") || leaf.ends_with("_cuda") || leaf.ends_with("_cuda_ext")
-        });
+    let torch_shown = cx.torch_shown(module);
     let not_torch = |p: &str| match kb::links_torch(p) {
         Some(links) => !links,
-        None => !torch_in_text && p != "torch",
+        None => !torch_shown && p != "torch",
     };
     if procedure && d.package.as_deref() == Some("torch") {
         let f = file.unwrap_or("one of torch's DLLs");

@@ -149,19 +149,30 @@ pub(crate) fn older_copy(
         l.ends_with(".dll") || l.ends_with(".pyd") || n.contains('\\')
     });
     if windows {
+        // Windows' OpenMP runtimes are MSVC's vcomp140.dll, Intel's libiomp5md.dll and LLVM's
+        // libomp140.x86_64.dll, whichever a package was built with: not GNU's or Intel's Linux one.
+        let (what, dll) = if what.contains("OpenMP") {
+            (
+                "an OpenMP runtime".to_owned(),
+                "the OpenMP runtime's DLL (vcomp140.dll, libiomp5md.dll or libomp140.x86_64.dll)"
+                    .to_owned(),
+            )
+        } else {
+            (what.clone(), format!("{what}'s DLL"))
+        };
         d.message = format!(
-            "{who} needs {shown} from {what}, but the copy of {what}'s DLL Windows loads first does not define it: another version of that DLL (beside the program, in System32 or earlier on PATH) is loaded in place of the one it was built with"
+            "{who} needs {shown} from {what}, but the copy of {dll} Windows loads first does not define it: another version of that DLL (beside the program, in System32 or earlier on PATH) is loaded in place of the one it was built with"
         );
         d.fixes = crate::fix::rank(vec![
             Fix::new(
                 code,
                 "find-older-copy",
                 FixKind::Advice,
-                format!("Find the other copy of {what}'s DLL Windows loads first, and take it off the search path (or update the package that ships it)"),
+                format!("Find the other copy of {dll} Windows loads first, and take it off the search path (or update the package that ships it)"),
                 "Windows takes the first DLL of a name it finds; `where` (or Process Monitor) shows the copies, and the package that installed the older one (another app's runtime, an older wheel) is the one to update or remove.",
             )
             .step(Step::Manual(format!(
-                "find the copies of {what}'s DLL beside the program and on PATH (`where <its name>.dll`), update or remove the package that ships the older one, then start Python again"
+                "find the copies of {dll} beside the program and on PATH (`where <its name>.dll`), update or remove the package that ships the older one, then start Python again"
             )))
             .unverified(),
             super::loadforms::vc_redist(code),

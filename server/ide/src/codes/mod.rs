@@ -168,6 +168,22 @@ impl Cx<'_> {
             .or_else(|| library.and_then(|l| self.world.package_of_module_file(l)))
     }
 
+    /// Whether the text shows torch in the failure's picture: torch named or its version stated,
+    /// or a failing module named as torch extensions name theirs (`_C`, `_ext`, `*_cuda`). A
+    /// package no table knows, where none of these holds, is not assumed to link torch (an
+    /// environment's torch says nothing about that package).
+    pub fn torch_shown(&self, module: Option<&str>) -> bool {
+        self.scene.version_of("torch").is_some()
+            || self.scene.mentions.iter().any(|(_, n)| n == "torch")
+            || module.is_some_and(|m| {
+                let leaf = m.rsplit(['.', '/', '\\']).next().unwrap_or(m);
+                let leaf = leaf.split('.').next().unwrap_or(leaf);
+                matches!(leaf, "_C" | "_ext")
+                    || leaf.ends_with("_cuda")
+                    || leaf.ends_with("_cuda_ext")
+            })
+    }
+
     /// The distribution name the text uses for `package` when it spells an alias of it
     /// (`mmcv-full`, what pip installed and must uninstall), else its [`Cx::era_name`].
     pub fn as_named(&self, package: String) -> String {

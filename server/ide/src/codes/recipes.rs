@@ -120,9 +120,7 @@ pub(crate) fn extension_mismatch(
         // Where neither the text nor the environment shows torch, nothing says the package
         // links it: its release for this environment, not "for the installed torch".
         // (A torch symbol or a torch build's code says torch on its own.)
-        let torch_seen = code != Code::MissingSharedLibrary
-            || cx.torch().is_some()
-            || cx.scene.mentions.iter().any(|(_, n)| n == "torch");
+        let torch_seen = code != Code::MissingSharedLibrary || cx.torch_shown(None);
         let (title, why) = if torch_seen {
             (
                 "Reinstall the failing package built for the installed torch (no cached wheel)",

@@ -16,10 +16,9 @@ use crate::{DllFailure, EventKind};
 /// What Windows prints for "the specified module could not be found" (error 126), in the
 /// languages reports come in: the DLL, or one it needs, is missing.
 const MODULE_NOT_FOUND: &[&str] = &[
-    "specified module could not be found",
-    // Retold in other words (`The module was not found`).
-    "module was not found",
+    // Windows' words, and retold (`The module was not found`).
     "module could not be found",
+    "module was not found",
     "找不到指定的模块",
     "找不到指定的模組",
     "指定されたモジュールが見つかりません",
@@ -319,56 +318,6 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             return;
         }
     }
-    // `ldd`'s and ntldd's listing: `libcudart.so.11.0 => not found`, `cublas64_13.dll => not
-    // found`.
-    if let Some(p) = s.find("=> not found") {
-        let before = s[..p].trim_end();
-        // After the last whitespace character, whatever its width (a full-width space too).
-        let at = before
-            .char_indices()
-            .rev()
-            .find(|(_, c)| c.is_whitespace())
-            .map_or(0, |(i, c)| i + c.len_utf8());
-        let tok = before.get(at..).unwrap_or("");
-        if is_library_name(tok) {
-            push(at, file_name(tok), None);
-            return;
-        }
-    }
-    // NVRTC opening its builtins (`nvrtc: error: failed to open nvrtc-builtins64_129.dll.`,
-    // `failed to open libnvrtc-builtins.so.12.1`) and other loaders saying it so.
-    if let Some(p) = s.find("failed to open ") {
-        let tok = s[p + 15..].split_whitespace().next().unwrap_or("");
-        let tok = tok
-            .trim_matches(['\'', '"', '`'])
-            .trim_end_matches(['.', ',', ':']);
-        if is_library_name(tok) {
-            push(p, file_name(tok), None);
-            return;
-        }
-    }
-    // XGBoost's loader: `XGBoost Library (libxgboost.dylib) could not be loaded.` — its own
-    // message names the OpenMP runtime as the likely cause, per platform (libomp on macOS,
-    // libgomp on Linux, vcomp140 on Windows).
-    if let Some(p) = s.find("XGBoost Library (") {
-        let r = &s[p + 17..];
-        if let Some(e) = r.find(')')
-            && r[e..].starts_with(") could not be loaded")
-            && is_library_name(&r[..e])
-        {
-            let own = file_name(&r[..e]);
-            let l = own.to_ascii_lowercase();
-            let openmp = if l.ends_with(".dylib") {
-                "libomp.dylib"
-            } else if l.ends_with(".dll") {
-                "vcomp140.dll"
-            } else {
-                "libgomp.so.1"
-            };
-            push(p, openmp, Some(cap(own).to_owned()));
-            return;
-        }
-    }
     // torchaudio when libsox is not found: `load requires sox extension which is not
     // available.`
     if let Some(p) = s.find("sox extension which is not available") {
@@ -413,6 +362,52 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     }
     if s.contains("cannot open shared object file") {
         return;
+    }
+    // `ldd`'s and ntldd's listing: `libcudart.so.11.0 => not found`, `cublas64_13.dll => not
+    // found`.
+    if let Some(p) = s.find("=> not found") {
+        let before = s[..p].trim_end();
+        // After the last whitespace character, whatever its width (a full-width space too).
+        let at = before
+            .char_indices()
+            .rev()
+            .find(|(_, c)| c.is_whitespace())
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let tok = before.get(at..).unwrap_or("");
+        if is_library_name(tok) {
+            push(at, file_name(tok), None);
+            return;
+        }
+    }
+    // NVRTC opening its builtins (`nvrtc: error: failed to open nvrtc-builtins64_129.dll.`,
+    // `failed to open libnvrtc-builtins.so.12.1`) and other loaders saying it so.
+    if let Some(p) = s.find("failed to open ") {
+        let tok = s[p + 15..].split_whitespace().next().unwrap_or("");
+        let tok = tok
+            .trim_matches(['\'', '"', '`'])
+            .trim_end_matches(['.', ',', ':']);
+        if is_library_name(tok) {
+            push(p, file_name(tok), None);
+            return;
+        }
+    }
+    // XGBoost's loader: `XGBoost Library (libxgboost.dylib) could not be loaded.` — its own
+    // message names the OpenMP runtime as the likely cause.
+    if let Some(p) = s.find("XGBoost Library (") {
+        let r = &s[p + 17..];
+        if let Some(e) = r.find(')')
+            && r[e..].starts_with(") could not be loaded")
+            && is_library_name(&r[..e])
+        {
+            // Only macOS' guess holds whatever follows: no libomp comes with the system. On
+            // Linux and Windows the runtime is usually there, and the loader's own reason (its
+            // `Error message(s)` line) is what the other readers take.
+            let own = file_name(&r[..e]);
+            if own.to_ascii_lowercase().ends_with(".dylib") {
+                push(p, "libomp.dylib", Some(cap(own).to_owned()));
+                return;
+            }
+        }
     }
     // torch.ops.load_library: `OSError: Could not load this library: /…/libtorchcodec7.so`. The
     // path is the whole rest of the line (it may hold spaces), up to the library's own suffix.
