@@ -317,15 +317,6 @@ fn hostile_lines_cost_nothing_and_never_panic() {
 /// ldd's listing, Windows' entry point and XGBoost's loader each name the missing library.
 #[test]
 fn listing_and_loader_sentences_name_the_library() {
-    let missing = |input: &str| -> Vec<String> {
-        kinds(input)
-            .into_iter()
-            .filter_map(|k| match k {
-                EventKind::MissingSharedLibrary { name, .. } => Some(name),
-                _ => None,
-            })
-            .collect()
-    };
     assert_eq!(
         missing("\tlibcudart.so.11.0 => not found\n"),
         vec!["libcudart.so.11.0"]
