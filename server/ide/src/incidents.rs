@@ -202,6 +202,8 @@ pub struct Scene {
     pub mentions_wsl: bool,
     /// The text shows Windows (its site-packages paths, MSVC's `cl.exe`).
     pub mentions_windows: bool,
+    /// The text shows ZLUDA (`ComfyUI-Zluda`): torch's CUDA DLLs run on AMD's HIP runtime.
+    pub mentions_zluda: bool,
     /// The text mentions a silent fallback (Conv1d instead of Mamba, naive implementation).
     pub mentions_fallback: bool,
     /// Packages the text names (by name, module, library file, site-packages directory, pip
@@ -236,6 +238,10 @@ const TEXT_PHRASES: &[&str] = &[
     "WinError",
     ".dll",
     ".pyd",
+    // ZLUDA (torch's CUDA DLLs run on AMD's HIP runtime), in its projects' paths and names.
+    "ZLUDA",
+    "Zluda",
+    "zluda",
 ];
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
@@ -283,6 +289,7 @@ impl Scene {
         self.mentions_fallback |= f.has(2) || f.has(3) || f.has(4) && f.has(5);
         self.used_uv |= f.has(6) || f.has(7) || f.has(8);
         self.mentions_windows |= (9..=15).any(|i| f.has(i));
+        self.mentions_zluda |= (16..=18).any(|i| f.has(i));
     }
 }
 

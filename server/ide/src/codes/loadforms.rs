@@ -331,7 +331,26 @@ pub(crate) fn windows(
         if dll.is_none() {
             fixes.push(vc_redist(code).leading());
         }
-        fixes.push(windows_torch_build(cx, code));
+        // Under ZLUDA torch's CUDA DLLs load AMD's HIP runtime, which the HIP SDK installs
+        // outside every directory Windows searches until its bin is on PATH; reinstalling torch
+        // would replace the DLLs ZLUDA patched.
+        if cx.scene.mentions_zluda {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "zluda-hip-path",
+                    FixKind::Advice,
+                    "Put the AMD HIP SDK's bin directory on PATH (ZLUDA runs torch's CUDA DLLs on it)",
+                    "ZLUDA's torch loads AMD's HIP runtime DLLs (amdhip64, hiprtc) from the HIP SDK; Windows finds them only when the SDK's bin is on PATH (and HIP_PATH names the SDK). Install the HIP SDK version the ZLUDA setup names if it is missing.",
+                )
+                .step(Step::Manual(
+                    "add C:\\Program Files\\AMD\\ROCm\\<version>\\bin to the system PATH and set HIP_PATH to C:\\Program Files\\AMD\\ROCm\\<version>\\, then open a new terminal".into(),
+                ))
+                .leading(),
+            );
+        } else {
+            fixes.push(windows_torch_build(cx, code));
+        }
     } else if product.is_none()
         && (module.is_some()
             || file.is_some_and(is_pyd)
