@@ -140,6 +140,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Collecting ", PIP),
     ("Downloading ", PIP | WHEEL),
     ("Building wheel for", PIP),
+    ("Running setup.py install for", PIP),
+    ("Running setup.py develop for", PIP),
     ("Using cached", PIP),
     ("Guessing wheel URL", PIP),
     ("Precompiled wheel", PIP),
@@ -3095,8 +3097,16 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
                 },
             );
         }
-    } else if let Some(i) = c.find("Building wheel for ") {
-        let name = c[i + 19..].split_whitespace().next().unwrap_or("");
+    } else if let Some((i, n)) = [
+        "Building wheel for ",
+        "Running setup.py install for ",
+        "Running setup.py develop for ",
+    ]
+    .iter()
+    .find_map(|w| c.find(w).map(|i| (i, w.len())))
+    {
+        // Older pips say `Running setup.py install for X ... error` where newer build a wheel.
+        let name = c[i + n..].split_whitespace().next().unwrap_or("");
         if !name.is_empty() {
             out.push(
                 l.span(cs + i, ce),
@@ -3263,6 +3273,7 @@ fn find_build_package(text: &str, near: Span) -> Option<String> {
     }
     for needle in [
         "Building wheel for ",
+        "Running setup.py install for ",
         "Failed building wheel for ",
         "Collecting ",
         "Failed to build ",

@@ -449,3 +449,17 @@ fn windows_entry_points_name_symbol_and_dll() {
     );
     assert!(undefined("The procedure entry point omp_get_num_threads could not be located in the dynamic link library\n").is_empty());
 }
+
+/// Older pips' `Running setup.py install for X ... error` names the package being built, as
+/// `Building wheel for X` does.
+#[test]
+fn setup_py_install_names_the_package_built() {
+    let built: Vec<String> = kinds("    Running setup.py install for pointnet2 ... error\n")
+        .into_iter()
+        .filter_map(|k| match k {
+            EventKind::PipBuildingWheel { package } => Some(package),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(built, vec!["pointnet2".to_owned()]);
+}
