@@ -188,6 +188,8 @@ pub struct Scene {
     pub versions: Vec<(String, String)>,
     pub models: Vec<String>,
     pub suggested_commands: Vec<String>,
+    /// The `pip install` commands the text shows the user running.
+    pub user_commands: Vec<String>,
     pub wrapped_imports: Vec<String>,
     pub gpu_processes: Vec<(u32, Option<String>, Option<String>)>,
     pub packages_built: Vec<String>,
@@ -1060,6 +1062,26 @@ impl Collector {
             EventKind::Model { id } => push_distinct(&mut self.scene.models, id),
             EventKind::SuggestedCommand { command } => {
                 push_distinct(&mut self.scene.suggested_commands, command);
+            }
+            EventKind::UserPipInstall { command } => {
+                push_distinct(&mut self.scene.user_commands, command);
+                // A repository pip builds (`git+https://…/lietorch.git`) names the package.
+                if let Some(name) = command
+                    .split_whitespace()
+                    .find_map(|w| w.trim_matches(['\'', '"']).strip_prefix("git+"))
+                    .and_then(|url| url.split(['@', '#']).next())
+                    .and_then(|url| url.trim_end_matches('/').rsplit('/').next())
+                    .map(|n| n.trim_end_matches(".git"))
+                    .filter(|n| {
+                        !n.is_empty()
+                            && n.bytes()
+                                .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
+                    })
+                {
+                    let name = crate::kb::normalize(name);
+                    push_distinct(&mut self.scene.packages_built, &name);
+                    self.scene.mention(span.start, &name);
+                }
             }
             EventKind::WrappedImportError { what } => {
                 push_distinct(&mut self.scene.wrapped_imports, what);

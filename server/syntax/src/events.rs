@@ -76,6 +76,9 @@ pub enum EventKind {
     GuessingWheelUrl { url: String },
     /// `Precompiled wheel not found. Building from source...`.
     PrecompiledWheelNotFound,
+    /// A pip install the user ran, as its line shows it after a shell or notebook prompt
+    /// (`(venv) $ pip install git+https://github.com/princeton-vl/lietorch.git`).
+    UserPipInstall { command: String },
     /// A package's own check of the framework it was built for: Open3D's `Version mismatch:
     /// Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`.
     FrameworkVersionRequired {

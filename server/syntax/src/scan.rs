@@ -950,6 +950,7 @@ impl<'a> Scanner<'a> {
         }
         if has(SUGG) {
             suggested_command(l, out);
+            user_pip_install(l, out);
         }
         if has(PIP) {
             pip_line(l, out);
@@ -3049,6 +3050,43 @@ fn suggested_command(l: &Line<'_>, out: &mut Out) {
         l.span(p, p + cmd.len()),
         EventKind::SuggestedCommand {
             command: cap(cmd).to_owned(),
+        },
+    );
+}
+
+/// A `pip install` the line runs: nothing before it but a prompt (`$`, `#`, `>`, a Windows or
+/// PowerShell prompt, a `(venv)`), `python -m`, `uv` or a notebook's `!`/`%`. Advice that names a
+/// command (`try pip install …`) is [`suggested_command`]'s.
+fn user_pip_install(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("pip install ").or_else(|| s.find("pip3 install ")) else {
+        return;
+    };
+    let before = s[..p].trim_end();
+    let before = ["python -m", "python3 -m", "py -m", "uv"]
+        .iter()
+        .find_map(|w| before.strip_suffix(w))
+        .unwrap_or(before)
+        .trim_end();
+    let prompt = before.is_empty()
+        || before.ends_with(['$', '#', '>', '!', '%'])
+        || (before.starts_with('(') && before.ends_with(')'));
+    if !prompt || before.len() > 200 {
+        return;
+    }
+    let cmd = s[p..].trim_end();
+    // Prose that starts like one (`pip install requirements error:`) is not a command.
+    if cmd.len() > 400
+        || cmd
+            .split_whitespace()
+            .any(|w| w.ends_with(':') && !w.contains('/'))
+    {
+        return;
+    }
+    out.push(
+        l.span(p, p + cmd.len()),
+        EventKind::UserPipInstall {
+            command: cmd.to_owned(),
         },
     );
 }

@@ -214,6 +214,7 @@ fn suggested_command() {
         "Install LoRA dependencies with: pip install 'training-hub[lora]'\n$ pip install flash-attn\n",
         r#"
 SuggestedCommand { command: "pip install 'training-hub[lora]'" } @ "pip install 'training-hub[lora]'"
+UserPipInstall { command: "pip install flash-attn" } @ "pip install flash-attn"
 "#,
     );
 }

@@ -463,3 +463,31 @@ fn setup_py_install_names_the_package_built() {
         .collect();
     assert_eq!(built, vec!["pointnet2".to_owned()]);
 }
+
+/// A pip install the user ran is read after a prompt; advice naming a command is not one.
+#[test]
+fn user_pip_installs_are_read_after_a_prompt() {
+    let ran = |input: &str| -> Vec<String> {
+        kinds(input)
+            .into_iter()
+            .filter_map(|k| match k {
+                EventKind::UserPipInstall { command } => Some(command),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        ran("pip install git+https://github.com/x/y.git\n"),
+        vec!["pip install git+https://github.com/x/y.git"]
+    );
+    assert_eq!(
+        ran("(venv) C:\\Users\\me>pip install -U xformers\n"),
+        vec!["pip install -U xformers"]
+    );
+    assert_eq!(
+        ran("$ python -m pip install flash-attn --no-build-isolation\n"),
+        vec!["pip install flash-attn --no-build-isolation"]
+    );
+    assert!(ran("Please try pip install torch==2.1\n").is_empty());
+    assert!(ran("I ran the pip install command yesterday\n").is_empty());
+}

@@ -180,6 +180,29 @@ fn build_fixes(
             .step(Step::Manual(format!("pip install {p} without FORCE_BUILD so its setup fetches the prebuilt wheel"))),
         );
     }
+    // The user's own `pip install` builds in pip's isolated environment, into which pip puts
+    // the newest torch from PyPI: the torch the check compares with may be that one.
+    if let Some(cmd) = cx
+        .scene
+        .user_commands
+        .iter()
+        .find(|c| !c.contains("--no-build-isolation") && !c.contains(" -r "))
+    {
+        let theirs = expected.map(|e| format!(" (CUDA {e})")).unwrap_or_default();
+        fixes.push(
+            Fix::new(
+                code,
+                "isolated-build",
+                FixKind::Advice,
+                "If your installed torch is built for the toolkit's CUDA, build with --no-build-isolation",
+                format!("`{}` builds in pip's isolated environment, into which pip installs the newest torch from PyPI{theirs}; the check then compares the toolkit with that torch, not the installed one. With --no-build-isolation the build uses the installed torch (install the package's other build requirements first).", cap(cmd)),
+            )
+            .step(Step::Manual(format!(
+                "python -c \"import torch; print(torch.version.cuda)\" — if it prints the toolkit's CUDA, run `{} --no-build-isolation`",
+                cap(cmd)
+            ))),
+        );
+    }
     if let Some(fv) = found {
         fixes.push(torch_for_toolkit(cx, fv).unwrap_or_else(|| {
             Fix::new(
@@ -194,6 +217,15 @@ fn build_fixes(
         }));
     }
     crate::fix::rank(fixes)
+}
+
+/// A command as shown in a message: its first 200 characters.
+fn cap(cmd: &str) -> &str {
+    let end = cmd
+        .char_indices()
+        .nth(200)
+        .map_or(cmd.len(), |(i, _)| i);
+    &cmd[..end]
 }
 
 /// torchvision or torchaudio from another CUDA build than torch's: its release for the torch in
