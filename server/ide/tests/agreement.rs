@@ -331,7 +331,7 @@ fn agreement_with_confirmed_fixes() {
 /// Tuning-set cases agreeing when the floors were last raised (code 377 of 398, package 243 of 398,
 /// fix 194 of 355).
 const FLOOR_CODE: usize = 734;
-const FLOOR_PACKAGE: usize = 471;
+const FLOOR_PACKAGE: usize = 472;
 const FLOOR_FIX: usize = 373;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
