@@ -380,13 +380,7 @@ fn other_release_api(cx: &Cx<'_>, mut d: Diagnostic, api: &str) -> Diagnostic {
     d.explanation = Some("torch's Python API changes between releases; a package made for one release imports names the others lack. torch and the packages built around it (torchvision, torchaudio, torchao, the frameworks that pin them) must come from releases made for each other.".into());
     let mut fixes = Vec::new();
     if let Some(pkg) = importer.as_deref().and_then(Name::new) {
-        fixes.extend(recipes::align_with_torch(
-            code,
-            cx,
-            &pkg,
-            crate::kb::package(pkg.as_str()).as_ref(),
-            false,
-        ));
+        fixes.extend(recipes::align_with_torch(code, cx, &pkg, false));
     }
     fixes.push(
         Fix::new(
@@ -506,13 +500,7 @@ pub(crate) fn newer_api(cx: &Cx<'_>, source: Option<SourceRef>, api: &str) -> Di
     );
     let mut fixes = Vec::new();
     if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
-        fixes.extend(recipes::align_with_torch(
-            code,
-            cx,
-            &pkg,
-            crate::kb::package(pkg.as_str()).as_ref(),
-            false,
-        ));
+        fixes.extend(recipes::align_with_torch(code, cx, &pkg, false));
     }
     let or = if fixes.is_empty() { "U" } else { "Or u" };
     fixes.push(

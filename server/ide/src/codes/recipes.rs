@@ -176,7 +176,7 @@ pub(crate) fn extension_mismatch(
     });
     let pinned = pinned_torch.is_some() && torch.is_none();
     fixes.extend(pinned_torch);
-    fixes.extend(align_with_torch(code, cx, &pkg, facts.as_ref(), pinned));
+    fixes.extend(align_with_torch(code, cx, &pkg, pinned));
     if let Some(torch) = &torch
         && (code == Code::Cxx11AbiMismatch || code == Code::AbiMismatch)
     {
@@ -218,13 +218,9 @@ pub(crate) fn extension_mismatch(
 /// the tables), else its wheel from the project's find-links page for that torch and CUDA, else
 /// the general form (refetch a prebuilt wheel, or resolve it together with torch) unless
 /// `pinned` (the caller already pins the torch it was built for).
-pub(crate) fn align_with_torch(
-    code: Code,
-    cx: &Cx<'_>,
-    pkg: &Name,
-    facts: Option<&PackageFacts>,
-    pinned: bool,
-) -> Vec<Fix> {
+pub(crate) fn align_with_torch(code: Code, cx: &Cx<'_>, pkg: &Name, pinned: bool) -> Vec<Fix> {
+    let facts = kb::package(pkg.as_str());
+    let facts = facts.as_ref();
     let torch = cx.torch();
     let companion = torch
         .as_deref()

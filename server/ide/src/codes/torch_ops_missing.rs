@@ -155,13 +155,7 @@ fn fixes(
     let Some(pkg) = Name::new(pkg) else {
         return fixes;
     };
-    fixes.extend(recipes::align_with_torch(
-        code,
-        cx,
-        &pkg,
-        crate::kb::package(pkg.as_str()).as_ref(),
-        false,
-    ));
+    fixes.extend(recipes::align_with_torch(code, cx, &pkg, false));
     if fixes.is_empty() {
         // No release data and no pairing: what any extension built for another torch gets.
         fixes = recipes::extension_mismatch(code, cx, Some(pkg.as_str()), None, &[]);
