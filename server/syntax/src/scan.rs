@@ -3075,8 +3075,9 @@ fn user_pip_install(l: &Line<'_>, out: &mut Out) {
         return;
     }
     let cmd = s[p..].trim_end();
-    // Prose that starts like one (`pip install requirements error:`) is not a command.
-    if cmd.len() > 400
+    // Prose that starts like one (`pip install requirements error:`) is not a command, and a
+    // command is kept whole or not at all (it is shown to be run again).
+    if cmd.len() > MAX_FIELD
         || cmd
             .split_whitespace()
             .any(|w| w.ends_with(':') && !w.contains('/'))

@@ -195,11 +195,10 @@ fn build_fixes(
                 "isolated-build",
                 FixKind::Advice,
                 "If your installed torch is built for the toolkit's CUDA, build with --no-build-isolation",
-                format!("`{}` builds in pip's isolated environment, into which pip installs the newest torch from PyPI{theirs}; the check then compares the toolkit with that torch, not the installed one. With --no-build-isolation the build uses the installed torch (install the package's other build requirements first).", cap(cmd)),
+                format!("`{cmd}` builds in pip's isolated environment, into which pip installs the newest torch from PyPI{theirs}; the check then compares the toolkit with that torch, not the installed one. With --no-build-isolation the build uses the installed torch (install the package's other build requirements first)."),
             )
             .step(Step::Manual(format!(
-                "python -c \"import torch; print(torch.version.cuda)\" — if it prints the toolkit's CUDA, run `{} --no-build-isolation`",
-                cap(cmd)
+                "python -c \"import torch; print(torch.version.cuda)\" — if it prints the toolkit's CUDA, run `{cmd} --no-build-isolation`"
             ))),
         );
     }
@@ -217,15 +216,6 @@ fn build_fixes(
         }));
     }
     crate::fix::rank(fixes)
-}
-
-/// A command as shown in a message: its first 200 characters.
-fn cap(cmd: &str) -> &str {
-    let end = cmd
-        .char_indices()
-        .nth(200)
-        .map_or(cmd.len(), |(i, _)| i);
-    &cmd[..end]
 }
 
 /// torchvision or torchaudio from another CUDA build than torch's: its release for the torch in
