@@ -271,7 +271,8 @@ impl Fix {
 /// Orders fixes by kind (stable among equals), drops repeats, keeps ids unique and marks the
 /// first preferred.
 pub fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
-    fixes.sort_by_key(|f| (!f.lead, f.ranks_as()));
+    // `ranks_as` renders the commands: once per fix.
+    fixes.sort_by_cached_key(|f| (!f.lead, f.ranks_as()));
     let mut out: Vec<Fix> = Vec::with_capacity(fixes.len());
     for f in fixes {
         if out.iter().any(|g| g.title == f.title && g.steps == f.steps) {
