@@ -404,6 +404,9 @@ pub fn human(reports: &[Report<'_>], color: bool) -> String {
                 for a in f.advice() {
                     let _ = writeln!(out, "     {}", st.dim(&format!("to do: {a}")));
                 }
+                if let Some(what) = &f.fill_in {
+                    let _ = writeln!(out, "     {}", st.dim(&format!("fill in {what}")));
+                }
                 if let Some(cell) = &f.notebook_cell() {
                     let _ = writeln!(out, "     in a notebook: {}", cell.replace('\n', " ⏎ "));
                 }

@@ -173,6 +173,14 @@ pub fn render(
                             let _ = writeln!(out, "     {a}");
                         }
                     }
+                    // A command complete but for one value is the action itself: shown with
+                    // what to fill in.
+                    if let Some(what) = &f.fill_in {
+                        for a in f.advice() {
+                            let _ = writeln!(out, "     {a}");
+                        }
+                        let _ = writeln!(out, "     {}", st.dim(&format!("fill in {what}")));
+                    }
                 }
             }
         }

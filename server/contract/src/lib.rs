@@ -35,6 +35,9 @@ pub fn fix(f: &Fix) -> Value {
     if !advice.is_empty() {
         v["advice"] = json!(advice);
     }
+    if let Some(what) = &f.fill_in {
+        v["fill_in"] = json!(what);
+    }
     v
 }
 

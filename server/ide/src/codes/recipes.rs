@@ -527,6 +527,7 @@ pub(crate) fn find_links_advice(
                 _ => pkg.to_string(),
             }
         )))
+        .filled_in_with("the installed torch's major.minor and CUDA label (`+cuXYZ`, or `cpu`)")
         .unverified(),
     )
 }

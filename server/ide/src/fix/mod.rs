@@ -157,6 +157,10 @@ pub struct Fix {
     /// Ranked ahead of the kinds' order, because the evidence points at it first (the Visual
     /// C++ runtime for a Windows DLL failure that names no DLL); its kind still says what it is.
     pub lead: bool,
+    /// The value a person fills into the command written in words before running it (the
+    /// installed torch's version, which the text does not state): such a command is ranked with
+    /// its kind, not with the advice, because it is complete but for that value.
+    pub fill_in: Option<String>,
 }
 
 impl Fix {
@@ -180,6 +184,13 @@ impl Fix {
     /// Ranks this fix first whatever its kind (see [`Fix::lead`]).
     pub fn leading(mut self) -> Fix {
         self.lead = true;
+        self
+    }
+
+    /// A command in words that is complete but for `what`, which the person reads off their
+    /// environment (see [`Fix::fill_in`]).
+    pub fn filled_in_with(mut self, what: impl Into<String>) -> Fix {
+        self.fill_in = Some(what.into());
         self
     }
 
@@ -224,7 +235,7 @@ impl Fix {
     /// version) ranks with the advice, after every action with a command. Its kind still says
     /// what it is.
     pub fn ranks_as(&self) -> FixKind {
-        if self.kind.changes_packages() && self.commands().is_empty() {
+        if self.kind.changes_packages() && self.fill_in.is_none() && self.commands().is_empty() {
             FixKind::Advice
         } else {
             self.kind
@@ -327,7 +338,28 @@ mod tests {
         let ids = |v: Vec<Fix>| v.into_iter().map(|f| f.id).collect::<Vec<_>>();
         let ranked = rank(vec![words.clone(), advice.clone(), typed.clone()]);
         assert_eq!(ids(ranked)[0], "extension-incomplete-build/typed");
-        let ranked = rank(vec![advice, typed, words.leading()]);
+        let ranked = rank(vec![advice.clone(), typed.clone(), words.clone().leading()]);
         assert_eq!(ids(ranked)[0], "extension-incomplete-build/in-words");
+        // Complete but for a value the person reads off their machine: ranked with its kind,
+        // ahead of a compile, behind a typed action of an earlier kind.
+        let page = Fix::new(code, "page", FixKind::PrebuiltWheel, "Wheel page", "")
+            .step(Step::Manual("pip install -f <page> pkg".into()))
+            .filled_in_with("the torch version");
+        assert_eq!(page.ranks_as(), FixKind::PrebuiltWheel);
+        let align =
+            Fix::new(code, "align", FixKind::AlignCompanion, "Pin", "").step(Step::PipInstall {
+                python: Python::OnPath,
+                flags: vec![],
+                requirements: vec![Requirement::Any(Name::new("pkg").expect("a name"))],
+            });
+        let ranked = rank(vec![typed, advice, page, align, words]);
+        assert_eq!(
+            ids(ranked)[..3],
+            [
+                "extension-incomplete-build/align",
+                "extension-incomplete-build/page",
+                "extension-incomplete-build/typed"
+            ]
+        );
     }
 }

@@ -73,6 +73,9 @@ pub fn render(text: &str, diags: &[Diagnostic]) -> String {
             for a in f.advice() {
                 s.push_str(&format!("    advice: {a}\n"));
             }
+            if let Some(w) = &f.fill_in {
+                s.push_str(&format!("    fill in: {w}\n"));
+            }
             if let Some(c) = &f.notebook_cell() {
                 s.push_str(&format!("    cell: {}\n", c.replace('\n', " ⏎ ")));
             }
