@@ -407,6 +407,9 @@ pub fn human(reports: &[Report<'_>], color: bool) -> String {
                 if let Some(what) = &f.fill_in {
                     let _ = writeln!(out, "     {}", st.dim(&format!("fill in {what}")));
                 }
+                if let Some(what) = &f.blocker {
+                    let _ = writeln!(out, "     {}", st.dim(&format!("in the way here: {what}")));
+                }
                 if let Some(cell) = &f.notebook_cell() {
                     let _ = writeln!(out, "     in a notebook: {}", cell.replace('\n', " ⏎ "));
                 }

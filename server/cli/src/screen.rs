@@ -139,7 +139,9 @@ pub fn render(
             let commands = f.commands();
             match f.shell_line() {
                 // One command says it all; one that leaves a step in words shows both.
-                Some(cmd) if commands.len() <= 1 && f.advice().is_empty() => {
+                Some(cmd)
+                    if commands.len() <= 1 && f.advice().is_empty() && f.blocker.is_none() =>
+                {
                     let _ = writeln!(out, "  {} {cmd}", st.green("fix:"));
                 }
                 _ => {
@@ -180,6 +182,10 @@ pub fn render(
                             let _ = writeln!(out, "     {a}");
                         }
                         let _ = writeln!(out, "     {}", st.dim(&format!("fill in {what}")));
+                    }
+                    if let Some(what) = &f.blocker {
+                        let _ =
+                            writeln!(out, "     {}", st.dim(&format!("in the way here: {what}")));
                     }
                 }
             }

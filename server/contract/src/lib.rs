@@ -38,6 +38,9 @@ pub fn fix(f: &Fix) -> Value {
     if let Some(what) = &f.fill_in {
         v["fill_in"] = json!(what);
     }
+    if let Some(what) = &f.blocker {
+        v["blocker"] = json!(what);
+    }
     v
 }
 

@@ -229,6 +229,19 @@ impl EnvView {
         })
     }
 
+    /// Where this environment itself may hold `nvcc`: its prefix's `bin` (conda's `cuda-nvcc`)
+    /// and the CUDA compiler wheels' directories in site-packages (`nvidia/cuda_nvcc/bin`,
+    /// CUDA 13's `nvidia/cu13/bin`).
+    pub fn nvcc_dirs(&self) -> Vec<PathBuf> {
+        let layout = &self.env.layout;
+        let mut out: Vec<PathBuf> = layout.prefix.iter().map(|p| p.join("bin")).collect();
+        for sp in &layout.site_packages {
+            out.push(sp.join("nvidia/cuda_nvcc/bin"));
+            out.push(sp.join("nvidia/cu13/bin"));
+        }
+        out
+    }
+
     /// The installed torch's own library directories (`site-packages/torch/lib`).
     pub fn torch_lib_dirs(&self) -> Vec<PathBuf> {
         self.env

@@ -220,6 +220,29 @@ impl<'a> World<'a> {
         out
     }
 
+    /// Whether a CUDA compiler is on this machine where a build would look for one
+    /// (`CUDA_HOME`/`CUDA_PATH`, `PATH`, `/usr/local/cuda*`, `/opt/cuda`, the environment's own
+    /// `bin` and CUDA compiler wheels); `None` without an environment to judge.
+    pub fn cuda_compiler_found(&self) -> Option<bool> {
+        let env = self.env.as_ref().filter(|_| self.ctx.use_env)?;
+        let m = self.envs.machine();
+        let mut dirs: Vec<PathBuf> = ["CUDA_HOME", "CUDA_PATH"]
+            .iter()
+            .filter_map(|v| m.var(v))
+            .map(|h| PathBuf::from(h).join("bin"))
+            .collect();
+        if let Some(path) = m.var("PATH") {
+            // A PATH is bounded like any input: a few hundred entries at most are looked at.
+            dirs.extend(std::env::split_paths(&path).take(256));
+        }
+        dirs.push(PathBuf::from("/opt/cuda/bin"));
+        dirs.extend(env.nvcc_dirs());
+        let found = dirs.iter().any(|d| m.is_file(&d.join("nvcc")))
+            || !self.cuda_toolkits().is_empty()
+            || m.is_file(Path::new("/usr/local/cuda/bin/nvcc"));
+        Some(found)
+    }
+
     /// The system package manager of this machine (`apt` or `dnf`), from `/etc/os-release`;
     /// `None` with `--no-env` (the text may come from another machine) or when unknown.
     pub fn system_package_manager(&self) -> Option<SystemManager> {

@@ -1042,7 +1042,11 @@ impl Collector {
                 }
             }
             EventKind::Frame { file, .. } => {
-                if let Some(p) = site_package_of(file) {
+                if let Some(p) = pip_build_dir(file) {
+                    // pip runs this package's own setup: it is the one being built.
+                    self.scene.mention(span.start, &p);
+                    push_distinct(&mut self.scene.packages_built, &p);
+                } else if let Some(p) = site_package_of(file) {
                     self.scene.mention(span.start, &p);
                 } else if let Some(p) = setup_py_checkout(file) {
                     self.scene.mention(span.start, &p);
@@ -1285,6 +1289,20 @@ fn ci_checkouts(piece: &str) -> Vec<(usize, String)> {
 /// A traceback frame in a checkout's own `setup.py` (`morphologicalpool/setup.py`,
 /// `/home/me/DCNv2/setup.py`): the directory holding it is the project being built. pip's
 /// temporary build directories and generic folders name nothing.
+/// The package whose source pip unpacked to build it: pip names that directory
+/// `pip-install-<random>/<name>_<32 hex digits>` (`mamba-ssm_fa1e7fb3…/setup.py`).
+fn pip_build_dir(file: &str) -> Option<String> {
+    let path = file.replace('\\', "/");
+    let (_, rest) = path.split_once("/pip-install-")?;
+    let dir = rest.split('/').nth(1)?;
+    let (name, id) = dir.rsplit_once('_')?;
+    let hex = id.len() == 32
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    (hex && is_project_dir(name)).then(|| crate::kb::normalize(name))
+}
+
 fn setup_py_checkout(file: &str) -> Option<String> {
     const GENERIC: &[&str] = &[
         "src",

@@ -90,6 +90,8 @@ pub struct PackageFacts {
     /// The repository a source build installs from (`git+https://…`), when PyPI's name is
     /// another project's or has no sdist.
     pub install_target: Option<String>,
+    /// See `BuildRecipe::fetch_without_nvcc`.
+    pub fetch_without_nvcc: Option<String>,
 }
 
 fn facts(p: &k::packages::Package) -> PackageFacts {
@@ -123,6 +125,7 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
         build_minutes: p.build.minutes,
         from_repository: p.build.install_target.is_some(),
         install_target: p.build.install_target.clone(),
+        fetch_without_nvcc: p.build.fetch_without_nvcc.clone(),
     }
 }
 
@@ -143,6 +146,7 @@ impl PackageFacts {
             build_minutes: None,
             from_repository: false,
             install_target: None,
+            fetch_without_nvcc: None,
         }
     }
 }

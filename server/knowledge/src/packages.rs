@@ -76,6 +76,10 @@ pub struct BuildRecipe {
     /// Roughly how long a source build takes on a workstation, in minutes (stated with the fix).
     #[serde(default)]
     pub minutes: Option<u32>,
+    /// The switch that lets setup.py reach its prebuilt-wheel download on a machine without
+    /// nvcc (set to `TRUE`): without it, setup.py stops before downloading anything.
+    #[serde(default)]
+    pub fetch_without_nvcc: Option<String>,
     #[serde(default)]
     pub notes: Vec<String>,
     #[serde(default)]

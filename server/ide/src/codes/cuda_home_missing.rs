@@ -38,7 +38,11 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     );
     d.evidence.push(format!("the text says: {}", detail.trim()));
     let listed = listed_home(detail);
-    if detail.contains(":/bin/nvcc") || detail.contains(":/") && detail.contains("nvcc") {
+    // A `:/` of a URL (`https://hub.docker.com`, in setup.py's warning) joins no directories.
+    let joined = detail
+        .match_indices(":/")
+        .any(|(i, _)| !detail[i..].starts_with("://"));
+    if detail.contains(":/bin/nvcc") || joined && detail.contains("nvcc") {
         d.evidence.push("the nvcc path contains ':': CUDA_HOME (or PATH) was set to a list instead of one directory".into());
     }
     let mut fixes = fixes(cx, d.package.as_deref(), listed.is_some());
@@ -119,8 +123,19 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>, listed: bool) -> Vec<Fix> {
         );
     }
     if let Some(p) = package.and_then(Name::new)
-        && crate::kb::package(p.as_str()).is_some_and(|f| f.has_prebuilt_wheels)
+        && let Some(facts) = crate::kb::package(p.as_str()).filter(|f| f.has_prebuilt_wheels)
     {
+        // A setup.py that reads nvcc's version before its download (mamba-ssm, causal-conv1d)
+        // reaches it without nvcc only with its skip switch.
+        let (switch, why) = match facts.fetch_without_nvcc.as_deref() {
+            Some(s) => (
+                recipes::set_env(s, "TRUE"),
+                format!(
+                    " Without nvcc its setup.py stops before the download (`name 'bare_metal_version' is not defined`) unless {s}=TRUE; with it and no wheel for this torch, it installs without its kernels."
+                ),
+            ),
+            None => (None, String::new()),
+        };
         fixes.push(
             Fix::new(
                 code,
@@ -128,9 +143,10 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>, listed: bool) -> Vec<Fix> {
                 FixKind::PrebuiltWheel,
                 format!("Install a prebuilt {p} wheel matching your torch instead of compiling"),
                 format!(
-                    "{p}'s setup fetches a prebuilt wheel for the installed torch/CUDA/ABI when one exists, so no nvcc is needed."
+                    "{p}'s setup fetches a prebuilt wheel for the installed torch/CUDA/ABI when one exists, so no nvcc is needed.{why}"
                 ),
             )
+            .steps(switch)
             .step(recipes::pip_install(
                 cx,
                 vec![PipFlag::NoBuildIsolation],

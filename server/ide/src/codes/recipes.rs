@@ -153,9 +153,10 @@ pub(crate) fn extension_mismatch(
     let removable = facts.as_ref().is_some_and(|f| f.removable_when_unneeded);
     let mut fixes = Vec::new();
 
-    if needed == Some(false)
-        || (removable && code != Code::ExtensionIncompleteBuild && needed != Some(true))
-    {
+    // An incomplete build is offered its removal too when nothing here can compile it.
+    let buildable =
+        code == Code::ExtensionIncompleteBuild && cx.world.cuda_compiler_found() != Some(false);
+    if needed == Some(false) || (removable && !buildable && needed != Some(true)) {
         fixes.extend(uninstall(code, cx, &pkg, &partners, facts.as_ref(), needed));
     }
     let torch = cx.torch();
@@ -195,6 +196,7 @@ pub(crate) fn extension_mismatch(
         fixes.extend(align_torch(code, cx, &pkg, &target, torch.as_deref()));
     }
     fixes.extend(source_build(code, cx, &pkg, &partners));
+    without_nvcc(cx, &pkg, facts.as_ref(), &mut fixes);
     if cx.scene.used_uv {
         fixes.push(
             Fix::new(
@@ -212,6 +214,34 @@ pub(crate) fn extension_mismatch(
         );
     }
     fixes
+}
+
+/// On a machine without nvcc, a package whose setup.py reads nvcc's version before it downloads
+/// its prebuilt wheel (mamba-ssm, causal-conv1d: PyPI has only their sdists) stops there unless
+/// its skip switch is set: every install of it by name that is not a compile gets the switch.
+fn without_nvcc(cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFacts>, fixes: &mut [Fix]) {
+    let Some(switch) = facts.and_then(|f| f.fetch_without_nvcc.as_deref()) else {
+        return;
+    };
+    if cx.world.cuda_compiler_found() != Some(false) {
+        return;
+    }
+    let Some(set) = set_env(switch, "TRUE") else {
+        return;
+    };
+    for f in fixes.iter_mut().filter(|f| f.kind != FixKind::SourceBuild) {
+        let by_name = f.steps.iter().any(|s| {
+            matches!(s, Step::PipInstall { requirements, .. } if requirements.iter().any(|r| {
+                r.name() == pkg && !matches!(r, Requirement::Wheel(..) | Requirement::Vcs(..) | Requirement::Editable(..))
+            }))
+        });
+        if by_name && !f.steps.contains(&set) {
+            f.steps.insert(0, set.clone());
+            f.reason.push_str(&format!(
+                " No nvcc was found here: {switch}=TRUE lets setup.py reach its download, which it otherwise never does without nvcc."
+            ));
+        }
+    }
 }
 
 /// Aligning a companion with the torch in use: its release built for that torch (exact, from
@@ -396,8 +426,8 @@ fn align_general(code: Code, cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFact
         // With the torch known, the release data may say setup.py finds no wheel for it (none
         // published for this torch and CUDA, or setup.py gives up): reinstalling then compiles,
         // which the source build says honestly.
-        if let Some(t) = cx.torch()
-            && let Some(a) = kb::prebuilt(
+        let answer = cx.torch().and_then(|t| {
+            kb::prebuilt(
                 pkg.as_str(),
                 None,
                 &t,
@@ -405,13 +435,35 @@ fn align_general(code: Code, cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFact
                 cx.world.torch_cxx11_abi(),
                 cx.world.python_tag().as_deref(),
             )
-            && (matches!(a.listing, kb::Listing::NotListed { .. })
-                || matches!(a.fetch, kb::Fetch::GivesUp { .. }))
-        {
+        });
+        if answer.as_ref().is_some_and(|a| {
+            matches!(a.listing, kb::Listing::NotListed { .. })
+                || matches!(a.fetch, kb::Fetch::GivesUp { .. })
+        }) {
             return None;
         }
-        return Some(
-            Fix::new(
+        // Without nvcc, a wheel the release data does not list is only a hope: setup.py would
+        // compile (which cannot run here) or, with its skip switch, install no kernels.
+        let blocker = (cx.world.cuda_compiler_found() == Some(false)
+            && !answer
+                .as_ref()
+                .is_some_and(|a| matches!(a.listing, kb::Listing::Listed { .. })))
+        .then(|| {
+            format!(
+                "no nvcc was found, so this works only if {pkg} published a wheel for this torch, which the release data does not list"
+            )
+        });
+        let steps = vec![pip_install(
+            cx,
+            vec![
+                PipFlag::NoBuildIsolation,
+                PipFlag::NoCacheDir,
+                PipFlag::ForceReinstall,
+                PipFlag::NoDeps,
+            ],
+            vec![Requirement::Any(pkg.clone())],
+        )];
+        let fix = Fix::new(
                 code,
                 "refetch-wheel",
                 FixKind::PrebuiltWheel,
@@ -420,21 +472,15 @@ fn align_general(code: Code, cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFact
                     "{pkg}'s setup.py picks the prebuilt wheel matching the torch, CUDA major and C++ ABI it finds; --no-build-isolation lets it see this torch and --no-cache-dir keeps pip from reusing the old build. Without such a wheel it compiles."
                 ),
             )
-            .step(pip_install(
-                cx,
-                vec![
-                    PipFlag::NoBuildIsolation,
-                    PipFlag::NoCacheDir,
-                    PipFlag::ForceReinstall,
-                    PipFlag::NoDeps,
-                ],
-                vec![Requirement::Any(pkg.clone())],
-            ))
+            .steps(steps)
             .cost(Cost {
                 downloads: true,
                 ..Cost::default()
-            }),
-        );
+            });
+        return Some(match blocker {
+            Some(b) => fix.blocked_by(b),
+            None => fix,
+        });
     }
     // Only a package whose releases each pin one torch resolves to a matching pair: for any
     // other, pip would keep the installed copy or take its newest, whatever torch it was for.
@@ -813,8 +859,7 @@ pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name
     }
     steps.push(pip_install(cx, flags, reqs));
     let list: Vec<&str> = names.iter().map(Name::as_str).collect();
-    Some(
-        Fix::new(
+    let fix = Fix::new(
             code,
             "source-build",
             FixKind::SourceBuild,
@@ -829,8 +874,14 @@ pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name
                 needs: vec!["nvcc", "ninja", "a C++ compiler"],
             }),
             also: Vec::new(),
-        }),
-    )
+        });
+    Some(if cx.world.cuda_compiler_found() == Some(false) {
+        fix.blocked_by(
+            "no CUDA compiler (nvcc) was found (CUDA_HOME, PATH, /usr/local/cuda*, this environment): install the CUDA toolkit of torch's CUDA first",
+        )
+    } else {
+        fix
+    })
 }
 
 /// torch built for one CUDA variant (`cu121`) from PyTorch's index: release `torch` when known

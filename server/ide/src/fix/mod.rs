@@ -161,6 +161,9 @@ pub struct Fix {
     /// installed torch's version, which the text does not state): such a command is ranked with
     /// its kind, not with the advice, because it is complete but for that value.
     pub fill_in: Option<String>,
+    /// What stands in the way of this fix working here as written, read from the environment
+    /// (no CUDA compiler for a compile): ranked after every fix with nothing in its way.
+    pub blocker: Option<String>,
 }
 
 impl Fix {
@@ -191,6 +194,12 @@ impl Fix {
     /// environment (see [`Fix::fill_in`]).
     pub fn filled_in_with(mut self, what: impl Into<String>) -> Fix {
         self.fill_in = Some(what.into());
+        self
+    }
+
+    /// Says what stands in the way of this fix here (see [`Fix::blocker`]).
+    pub fn blocked_by(mut self, what: impl Into<String>) -> Fix {
+        self.blocker = Some(what.into());
         self
     }
 
@@ -279,11 +288,11 @@ impl Fix {
     }
 }
 
-/// Orders fixes by kind (stable among equals), drops repeats, keeps ids unique and marks the
+/// Orders fixes by kind (stable among equals), those with a blocker after the rest, drops repeats, keeps ids unique and marks the
 /// first preferred.
 pub fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
     // `ranks_as` renders the commands: once per fix.
-    fixes.sort_by_cached_key(|f| (!f.lead, f.ranks_as()));
+    fixes.sort_by_cached_key(|f| (!f.lead, f.blocker.is_some(), f.ranks_as()));
     let mut out: Vec<Fix> = Vec::with_capacity(fixes.len());
     for f in fixes {
         if out.iter().any(|g| g.title == f.title && g.steps == f.steps) {

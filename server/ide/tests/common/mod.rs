@@ -76,6 +76,9 @@ pub fn render(text: &str, diags: &[Diagnostic]) -> String {
             if let Some(w) = &f.fill_in {
                 s.push_str(&format!("    fill in: {w}\n"));
             }
+            if let Some(w) = &f.blocker {
+                s.push_str(&format!("    in the way: {w}\n"));
+            }
             if let Some(c) = &f.notebook_cell() {
                 s.push_str(&format!("    cell: {}\n", c.replace('\n', " ⏎ ")));
             }
