@@ -968,6 +968,20 @@ impl Collector {
                     span,
                 );
             }
+            // A header no table knows, in a compiler's own words: which development package
+            // ships it is for the person to find (Python's and CUDA's have their own codes).
+            EventKind::CompileNameMissing { name, detail }
+                if unknown_header(name)
+                    && (detail.contains("fatal error") || detail.contains("include file")) =>
+            {
+                self.push(
+                    Failure::HeaderMissing {
+                        header: name.clone(),
+                        detail: detail.clone(),
+                    },
+                    span,
+                );
+            }
             EventKind::CudaSetupFailed { package, detail } => self.push(
                 Failure::CudaSetupFailed {
                     package: package.clone(),
@@ -1289,6 +1303,33 @@ fn ci_checkouts(piece: &str) -> Vec<(usize, String)> {
 /// A traceback frame in a checkout's own `setup.py` (`morphologicalpool/setup.py`,
 /// `/home/me/DCNv2/setup.py`): the directory holding it is the project being built. pip's
 /// temporary build directories and generic folders name nothing.
+/// A C/C++ header (by its extension) that neither the interpreter (Python.h: its own form),
+/// the CUDA toolkit (`cuda_home`'s forms) nor torch (`compat.toml`) ships.
+fn unknown_header(name: &str) -> bool {
+    const CUDA: &[&str] = &[
+        "cuda",
+        "cublas",
+        "cusparse",
+        "curand",
+        "cufft",
+        "cusolver",
+        "nvrtc",
+        "nvToolsExt",
+        "npp",
+    ];
+    let base = name.rsplit('/').next().unwrap_or(name);
+    [".h", ".hpp", ".cuh", ".hh", ".hxx"]
+        .iter()
+        .any(|e| name.ends_with(e))
+        && base != "Python.h"
+        && !name.starts_with("TH/")
+        && !name.starts_with("THC/")
+        && !name.starts_with("ATen/")
+        && !name.starts_with("torch/")
+        && !name.starts_with("c10/")
+        && !CUDA.iter().any(|c| base.starts_with(c))
+}
+
 /// The package whose source pip unpacked to build it: pip names that directory
 /// `pip-install-<random>/<name>_<32 hex digits>` (`mamba-ssm_fa1e7fb3…/setup.py`).
 fn pip_build_dir(file: &str) -> Option<String> {

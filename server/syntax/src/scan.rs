@@ -196,6 +196,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Visual C++ 14.0", NOCC),
     ("unsupported GNU version", NOCC),
     ("unsupported clang version", NOCC),
+    ("unsupported Microsoft Visual Studio version", NOCC),
     ("parameter packs not expanded", NOCC),
     ("STL1002", NOCC),
     ("Python.h: No such file", NOTORCH),
@@ -203,6 +204,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Python.h**: No such file", NOTORCH),
     // MSVC's C1083: `Cannot open include file: 'Python.h': No such file or directory`.
     ("Python.h': No such file", NOTORCH),
+    ("fatal error: Python.h: ", NOTORCH),
     ("vcvarsall", NOCC),
     (": not found", NOCC),
     ("No such file or directory", NOCC | CUDAHOME | CUDAMM),
@@ -1206,6 +1208,9 @@ impl<'a> Scanner<'a> {
             ("Python.h: No such file or directory", "Python.h", false),
             ("Python.h**: No such file or directory", "Python.h", false),
             ("'Python.h': No such file or directory", "Python.h", false),
+            // The same in the compiler's own language (`fatal error: Python.h: Arquivo ou
+            // diretório inexistente`).
+            ("fatal error: Python.h: ", "Python.h", false),
             // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
             ("Cannot find a working triton installation", "triton", false),
             // `setup.py bdist_wheel` without `wheel` (setuptools before 70.1 needs it).
@@ -1240,8 +1245,10 @@ impl<'a> Scanner<'a> {
             .count();
         let module = &rest[..n];
         let whole = rest[n..].is_empty() || rest[n..].starts_with(['\'', '"']);
-        const BUILD_TOOLS: &[&str] = &["packaging", "wheel", "setuptools", "ninja"];
-        let tool = whole && BUILD_TOOLS.contains(&module);
+        const BUILD_TOOLS: &[&str] = &["packaging", "wheel", "setuptools", "ninja", "pybind11"];
+        // Cython is imported by a submodule as often as whole (`No module named Cython.Build`).
+        let cython = module == "Cython" && (whole || rest[n..].starts_with('.'));
+        let tool = whole && BUILD_TOOLS.contains(&module) || cython;
         if !(whole && module == "torch" || tool) {
             return;
         }
@@ -2146,6 +2153,23 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
             || compile && header.contains('/') && !header.starts_with('/');
         if header_like && !header.is_empty() {
             found = Some((start, cap(header).to_owned()));
+        }
+    }
+    // gcc in another language: `fatal error: cblas.h: Arquivo ou diretório inexistente` — a
+    // header right after gcc's untranslated `fatal error: `, followed by its message.
+    if found.is_none()
+        && let Some(p) = s.find("fatal error: ")
+    {
+        let r = &s[p + 13..];
+        if let Some(e) = r.find(": ") {
+            let header = r[..e].trim_matches(['\'', '"', '<', '>']);
+            let header_like = [".h", ".cuh", ".hpp", ".hh", ".hxx"]
+                .iter()
+                .any(|x| header.ends_with(x))
+                && !header.contains(' ');
+            if header_like {
+                found = Some((p + 13, cap(header).to_owned()));
+            }
         }
     }
     // pkg-config on a build's dependency: `Package libavformat was not found in the pkg-config
@@ -3490,6 +3514,10 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // compatible compiler is required to use PyTorch`).
         || s.contains("unsupported GNU version")
         || s.contains("unsupported clang version")
+        // The same check on Windows: `#error: -- unsupported Microsoft Visual Studio version!`.
+        || s.contains("unsupported Microsoft Visual Studio version")
+        // nvcc could not run the host compiler it was given (`-ccbin` naming one not installed).
+        || s.contains("Failed to preprocess host compiler properties")
         || s.contains("C++17 or later compatible compiler is required")
         // nvcc of CUDA 11.x before 11.6 cannot parse gcc 11's <functional>
         // (`std_function.h:435:145: error: parameter packs not expanded with '...'`).
@@ -3513,6 +3541,20 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         || s.find("unable to execute '").is_some_and(|p| {
             let r = &s[p + 19..];
             r.find('\'').is_some_and(|e| is_compiler(&r[..e]))
+        })
+        // The compiler program itself missing, as Python (`[Errno 2] No such file or directory:
+        // 'gcc'`, distutils' `'gcc' failed: No such file or directory`) or a shell says it
+        // (`gcc-6.3.0: No such file or directory`).
+        || s.find("No such file or directory: '").is_some_and(|p| {
+            let r = &s[p + 27..];
+            r.find('\'').is_some_and(|e| is_compiler(&r[..e]))
+        })
+        || s.find("' failed: No such file or directory").is_some_and(|p| {
+            let head = &s[..p];
+            head.rfind('\'').is_some_and(|q| is_compiler(&head[q + 1..]))
+        })
+        || s.trim().strip_suffix(": No such file or directory").is_some_and(|t| {
+            !t.contains(' ') && is_compiler(t)
         });
     if hit {
         out.push(

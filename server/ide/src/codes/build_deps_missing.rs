@@ -136,7 +136,11 @@ pub(crate) fn header(
 ) -> Diagnostic {
     let code = Code::BuildDepsMissing;
     let mut d = blank(code, source);
-    d.package = cx.package_being_built(Some(detail));
+    // The header's own directory names the dependency (`pybind11/pybind11.h`), not the build.
+    let dependency = crate::kb::normalize(header.split('/').next().unwrap_or(header));
+    d.package = cx
+        .package_being_built(Some(detail))
+        .filter(|p| *p != dependency);
     let Some(lib) = abidoc_knowledge::system_libs::header(header) else {
         return unknown_pkg_config(d, header, detail);
     };
@@ -237,7 +241,7 @@ pub(crate) fn header(
 /// development files by their pkg-config name, or a release of the package built as a wheel.
 fn unknown_pkg_config(mut d: Diagnostic, header: &str, detail: &str) -> Diagnostic {
     let Some(pc) = header.strip_suffix(".pc") else {
-        return d;
+        return unknown_header(d, header, detail);
     };
     let code = d.code;
     let what = d.package.as_deref().map_or_else(
@@ -258,6 +262,35 @@ fn unknown_pkg_config(mut d: Diagnostic, header: &str, detail: &str) -> Diagnost
         )
         .step(Step::Manual(format!(
             "install the package that ships {pc}.pc (apt-cache search / dnf provides '*/{pc}.pc', or conda-forge), or pip install a release of the failing package that has a wheel for this Python"
+        ))),
+    ]);
+    d
+}
+
+/// A header no table knows: a library's development files, a project's submodule or vendored
+/// sources not checked out, or a path the build's include flags miss.
+fn unknown_header(mut d: Diagnostic, header: &str, detail: &str) -> Diagnostic {
+    let code = d.code;
+    let what = d.package.as_deref().map_or_else(
+        || "a build of a C/C++ extension".to_owned(),
+        |p| format!("the build of {p}"),
+    );
+    d.message = format!(
+        "{what} includes `{header}`, which is not where the compiler looks: the development files that provide it are not installed (or not on the include path)"
+    );
+    d.evidence.push(format!("the compiler says: {}", detail.trim()));
+    d.explanation = Some(format!("A C/C++ library's headers come with its development package (`-dev`/`-devel`, or conda-forge's package), not with the library itself; a header of the project's own (a git submodule, a vendored library) comes with a full checkout. Once `{header}` is on the compiler's include path, the build goes on."));
+    let file = header.rsplit('/').next().unwrap_or(header);
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(
+            code,
+            "dev-package",
+            FixKind::Advice,
+            format!("Install the development files that provide {header}, then build again"),
+            "The distribution's package search names the package that ships a header; conda-forge has most libraries' headers too; a header of the project's own comes with `git submodule update --init --recursive`.",
+        )
+        .step(Step::Manual(format!(
+            "find the package that ships {file} (apt-file search {file}, dnf provides '*/{file}', or conda-forge), install it, or run `git submodule update --init --recursive` in a checkout, then build again"
         ))),
     ]);
     d

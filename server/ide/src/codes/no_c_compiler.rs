@@ -7,7 +7,7 @@
 //! distribution or text alone: advice naming the choices. On Windows (its paths or `cl` in the
 //! text): Visual Studio's Build Tools, as advice.
 
-use super::{Code, CodeDoc, Cx, blank};
+use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{CondaChannel, Fix, FixKind, Name, Requirement, Step, SystemManager};
 
@@ -21,6 +21,9 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     if detail.contains("unsupported GNU version")
+        || detail.contains("unsupported Microsoft Visual Studio version")
+        || detail.contains("Failed to preprocess host compiler properties")
+        || versioned_compiler_missing(detail)
         || detail.contains("parameter packs not expanded")
         || detail.contains("STL1002")
         || detail.contains("unsupported clang version")
@@ -34,15 +37,29 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     d.package = cx
         .package_being_built(Some(detail))
         .filter(|p| p != "triton");
+    // setuptools' own words (`command 'gcc' failed`, `unable to execute 'gcc'`) are a build's.
+    let setuptools = detail.contains("' failed") || detail.contains("unable to execute '");
     d.message = match d.package.as_deref() {
         Some(p) if !cx.scene.packages_built.is_empty() || detail.contains("Visual C++ 14.0") => {
             format!("the build of {p} found no C/C++ compiler")
         }
+        _ if setuptools => "a package build found no C/C++ compiler".into(),
         _ => "a JIT compile step (Triton / torch.compile / a C++ extension) found no C compiler".into(),
     };
     d.evidence.push(format!("the text says: {}", detail.trim()));
     d.fixes = fixes(cx, detail);
     d
+}
+
+/// A compiler of one version named and missing (`gcc-6.3.0: No such file or directory`): a
+/// build asked for that compiler by name (nvcc's `-ccbin`), not for any.
+fn versioned_compiler_missing(detail: &str) -> bool {
+    detail
+        .trim()
+        .strip_suffix(": No such file or directory")
+        .and_then(|t| t.rsplit('/').next())
+        .and_then(|t| t.strip_prefix("gcc-").or_else(|| t.strip_prefix("g++-")))
+        .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 fn names(v: &[String]) -> Vec<Name> {
@@ -193,6 +210,48 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
             .step(Step::Manual(format!(
                 "install CUDA {want} or newer and set CUDA_HOME to it, or install an older MSVC v143 toolset (Visual Studio Installer, individual components) and build from its developer prompt"
             ))),
+        ]);
+        return d;
+    }
+    if detail.contains("unsupported Microsoft Visual Studio version") {
+        d.message = "nvcc refuses the host compiler: this Visual Studio's MSVC is outside the versions this CUDA toolkit supports".into();
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "supported-msvc",
+                FixKind::Advice,
+                "Build with an MSVC toolset this CUDA toolkit supports, or with a newer CUDA toolkit",
+                "CUDA's host_config.h accepts a fixed range of Visual Studio versions (each toolkit's installation guide lists them); an older MSVC toolset installed beside the newer one in the Visual Studio Installer, or a toolkit of torch's CUDA major new enough for this Visual Studio, passes its check.",
+            )
+            .step(Step::Manual(
+                "install the MSVC toolset the toolkit's installation guide lists (Visual Studio Installer, individual components) and build from its developer prompt, or install a newer CUDA toolkit of torch's CUDA major and set CUDA_HOME to it".into(),
+            )),
+            Fix::new(
+                code,
+                "allow-unsupported",
+                FixKind::Configure,
+                "Let nvcc use this Visual Studio anyway (-allow-unsupported-compiler)",
+                "nvcc's own switch skips the version check; builds usually work with a Visual Studio slightly newer than the toolkit, at the risk NVIDIA states (an untested compiler). NVCC_APPEND_FLAGS adds it to every nvcc call of the build.",
+            )
+            .steps(recipes::set_env("NVCC_APPEND_FLAGS", "-allow-unsupported-compiler")),
+        ]);
+        return d;
+    }
+    if detail.contains("Failed to preprocess host compiler properties")
+        || versioned_compiler_missing(detail)
+    {
+        d.message = "nvcc could not run its host C++ compiler: the one it was told to use (`-ccbin`, NVCC_CCBIN or the build's flags) is not installed".into();
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "host-compiler",
+                FixKind::Advice,
+                "Point nvcc at an installed host compiler",
+                "nvcc runs the host compiler first to read its properties; a `-ccbin` flag in the build's nvcc arguments (or NVCC_CCBIN) naming a compiler that is not on this machine stops it there. Drop that flag, or install that compiler.",
+            )
+            .step(Step::Manual(
+                "remove the -ccbin flag from the extension's nvcc arguments (setup.py extra_compile_args) or unset NVCC_CCBIN, so nvcc uses the installed gcc/g++, then build again".into(),
+            )),
         ]);
         return d;
     }

@@ -732,6 +732,11 @@ pub fn is_compiled_name(part: &str) -> bool {
     ];
     matches!(part, "_C" | "_ext" | "_cuda" | "_kernels" | "csrc")
         || part.starts_with("_C_")
+        // Cython modules a checkout builds in place (`utils.cython_bbox`, `nms.cpu_nms`, the
+        // Faster R-CNN family's).
+        || part.starts_with("cython_")
+        || part.ends_with("_cython")
+        || matches!(part, "cpu_nms" | "gpu_nms")
         || SUFFIXES
             .iter()
             .any(|suf| part.len() > suf.len() + 1 && part.ends_with(suf))
