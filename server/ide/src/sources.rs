@@ -58,9 +58,16 @@ pub(crate) fn source_project(text: &str) -> Option<String> {
     let dirs: Vec<&str> = norm.split('/').collect();
     let dirs = &dirs[..dirs.len().saturating_sub(1)];
     let relative = !norm.starts_with('/') && !norm.starts_with('~') && !norm.contains(":/");
+    // Words people put in place of their own directories (`path/to/…`, `xxx/…`).
+    const PLACEHOLDER: &[&str] = &["path", "to", "your", "xxx", "XXX", "..."];
     let name = if relative {
-        dirs.iter()
-            .find(|d| !d.is_empty() && **d != "." && **d != "..")?
+        dirs.iter().find(|d| {
+            !d.is_empty()
+                && **d != "."
+                && **d != ".."
+                && !PLACEHOLDER.contains(d)
+                && !GENERIC.contains(d)
+        })?
     } else {
         let tail = &dirs[dirs.len().saturating_sub(4)..];
         let g = tail.iter().position(|c| SOURCES.contains(c))?;

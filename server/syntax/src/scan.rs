@@ -178,6 +178,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("has not been declared", CUDAMM),
     ("\" is undefined", CUDAMM),
     ("THC/", CUDAMM),
+    ("DeprecatedTypeProperties", CUDAMM),
+    ("torch.utils.ffi is deprecated", CUDAMM),
     ("TH/TH.h", CUDAMM),
     ("CUDA Setup failed", CUDAMM),
     ("compiled without GPU support", CUDAMM),
@@ -2155,6 +2157,23 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
             found = Some((start, cap(header).to_owned()));
         }
     }
+    // torch's API gone in a form no "not declared" states: `.type()` handed to AT_DISPATCH
+    // (nvcc: `no suitable conversion function from "const at::DeprecatedTypeProperties" to
+    // "c10::ScalarType"`, gcc and MSVC: `cannot convert`), and torch 1.0's raise on importing
+    // the old C-extension API (`torch.utils.ffi is deprecated`).
+    if found.is_none()
+        && let Some(p) = s.find("DeprecatedTypeProperties")
+        && ["conversion", "convert", "no member named", " exists"]
+            .iter()
+            .any(|w| s.contains(w))
+    {
+        found = Some((p, "at::DeprecatedTypeProperties".to_owned()));
+    }
+    if found.is_none()
+        && let Some(p) = s.find("torch.utils.ffi is deprecated")
+    {
+        found = Some((p, "torch.utils.ffi".to_owned()));
+    }
     // gcc in another language: `fatal error: cblas.h: Arquivo ou diretório inexistente` — a
     // header right after gcc's untranslated `fatal error: `, followed by its message.
     if found.is_none()
@@ -3360,7 +3379,15 @@ fn find_build_package(text: &str, near: Span) -> Option<String> {
         // uv: `flash-attn@2.8.1` depends on `torch`
         if let Some(open) = hay[..i].rfind('`') {
             let tok = &hay[open + 1..i];
-            consider(open, tok.split('@').next().unwrap_or(""));
+            match tok.strip_prefix("git+") {
+                // `git+https://github.com/owner/pytorch_fpsample@v1` is its repository's name.
+                Some(url) => {
+                    let last = url.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+                    let repo = last.split(['@', '#']).next().unwrap_or("");
+                    consider(open, repo.trim_end_matches(".git"));
+                }
+                None => consider(open, tok.split('@').next().unwrap_or("")),
+            }
         }
     }
     best.map(|(_, n)| n)

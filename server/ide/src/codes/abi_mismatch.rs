@@ -306,7 +306,10 @@ pub(crate) fn removed_api(
 ) -> Diagnostic {
     let code = Code::AbiMismatch;
     let mut d = blank(code, source);
-    d.package = cx.package_being_built(Some(detail));
+    // torch is the side whose API moved, never the source written against it.
+    d.package = cx
+        .package_being_built(Some(detail))
+        .filter(|p| p != "torch");
     let who = d.package.as_deref().unwrap_or("the extension");
     // Dated by the removals table, or a name the installed headers do not declare that no table
     // dates (`c10::cuda::CUDACachingAllocator`, which torch's headers stopped including): the
@@ -316,7 +319,7 @@ pub(crate) fn removed_api(
         Some(row) => {
             let removed = &row.removed_in;
             (
-                format!("{who}'s source uses `{name}`, which torch {removed} removed from the C++ API: it was written for an older torch than the one it is built against"),
+                format!("{who}'s source uses `{name}`, which torch {removed} removed from its extension API: it was written for an older torch than the one it is built against"),
                 format!("Update the extension's source for torch {removed} and later"),
                 format!("{} The project's newer releases often carry this change already.", row.instead),
                 format!("in the extension's .cpp/.cu files: {}; then build again", row.instead),

@@ -478,7 +478,10 @@ pub(crate) fn diagnose(
     if d.package.is_none() && traits.near_package != NearPackage::Never {
         // torch lacking a newer torch's API is the installed torch, not the failing package.
         let not_torch = traits.near_package == NearPackage::NotTorch
-            || matches!(inc.failure, Failure::TorchApiNewer { .. });
+            || matches!(
+                inc.failure,
+                Failure::TorchApiNewer { .. } | Failure::TorchApiRemoved { .. }
+            );
         d.package = cx
             .near
             .filter(|n| !(not_torch && *n == "torch"))
