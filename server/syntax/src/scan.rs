@@ -98,6 +98,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("failed to open ", LOADFORM),
     // torchaudio's optional backends: `load requires sox extension which is not available`.
     ("sox extension which is not available", LOADFORM),
+    // numba's CUDA JIT: `NvvmSupportError: libNVVM cannot be found.`
+    ("libNVVM cannot be found", LOADFORM),
     ("was not found in the pkg-config search path", CUDAMM),
     ("Shared library with base name '", LOADFORM),
     (" is not initialized", LOADFORM),

@@ -914,7 +914,12 @@ pub(crate) fn system_library(
                     )
                 },
             )
-            .step(Step::Manual(alternatives.join("; "))),
+            // With no package to name, the table's note is what to do.
+            .step(Step::Manual(if alternatives.is_empty() {
+                sys.note.clone().unwrap_or_else(|| format!("install {}", sys.what))
+            } else {
+                alternatives.join("; ")
+            })),
         ],
     }
 }
