@@ -191,6 +191,9 @@ pub struct Scene {
     /// The `pip install` commands the text shows the user running.
     pub user_commands: Vec<String>,
     pub wrapped_imports: Vec<String>,
+    /// Dotted modules the text's import statements name (`import pyarrow.lib as _lib`, `from
+    /// h5py import defs` → `h5py.defs`): a loader that names only a module's last part means one.
+    pub imports: Vec<String>,
     pub gpu_processes: Vec<(u32, Option<String>, Option<String>)>,
     pub packages_built: Vec<String>,
     pub used_uv: bool,
@@ -307,6 +310,11 @@ impl Scene {
             .map(|m| (m.at, m.distribution.to_owned()))
             .collect();
         found.extend(compiled_imports(piece));
+        for m in dotted_imports(piece) {
+            if self.imports.len() < 64 && !self.imports.contains(&m) {
+                self.imports.push(m);
+            }
+        }
         found.extend(ci_checkouts(piece));
         found.extend(pip_build_dirs(piece));
         found.extend(compiler_sources(piece));
@@ -543,12 +551,22 @@ pub fn collect_text(text: &str) -> (Vec<Incident>, Scene) {
         |piece, offset| {
             let mut named = Scene::default();
             named.read_mentions(piece, offset);
-            (TextFacts::of(piece), named.mentions, named.python_in_paths)
+            (
+                TextFacts::of(piece),
+                named.mentions,
+                named.python_in_paths,
+                named.imports,
+            )
         },
-        |events, (f, named, python)| {
+        |events, (f, named, python, imports)| {
             facts = facts.or(f);
             for (at, p) in named {
                 mentions.mention(at, &p);
+            }
+            for m in imports {
+                if mentions.imports.len() < 64 && !mentions.imports.contains(&m) {
+                    mentions.imports.push(m);
+                }
             }
             mentions.python_in_paths = mentions.python_in_paths.or(python);
             warm_torch_index(events);
@@ -559,6 +577,7 @@ pub fn collect_text(text: &str) -> (Vec<Incident>, Scene) {
     scene.read_facts(facts);
     scene.mentions.extend(mentions.mentions);
     scene.python_in_paths = mentions.python_in_paths;
+    scene.imports = mentions.imports;
     scene.order_mentions();
     (incidents, scene)
 }
@@ -1569,6 +1588,40 @@ fn compiled_imports(piece: &str) -> Vec<(usize, String)> {
             out.push((at + lead, crate::kb::normalize(&top.replace('_', "-"))));
         }
         at += line.len();
+    }
+    out
+}
+
+/// The dotted modules of a piece's import statements (at most a few per line: `from a.b import
+/// c, d` gives `a.b.c` and `a.b.d`).
+fn dotted_imports(piece: &str) -> Vec<String> {
+    // Absolute modules only: a relative one (`from .. import _C`) names no package.
+    let ident = |t: &str| {
+        !t.is_empty()
+            && t.len() <= 128
+            && t.split('.').all(|part| {
+                !part.is_empty() && part.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+            })
+    };
+    let mut out = Vec::new();
+    for line in piece.lines() {
+        let t = line.trim();
+        if let Some(r) = t.strip_prefix("from ")
+            && let Some((m, names)) = r.split_once(" import ")
+            && ident(m.trim())
+        {
+            for n in names.split(',').take(8) {
+                let n = n.split_whitespace().next().unwrap_or("");
+                if ident(n) && !n.contains('.') {
+                    out.push(format!("{}.{n}", m.trim()));
+                }
+            }
+        } else if let Some(r) = t.strip_prefix("import ") {
+            let m = r.split([' ', ',']).next().unwrap_or("");
+            if ident(m) && m.contains('.') {
+                out.push(m.to_owned());
+            }
+        }
     }
     out
 }

@@ -184,6 +184,16 @@ pub(crate) fn windows(
     } else {
         Code::MissingSharedLibrary
     };
+    // Windows names only the module's last part (`while importing lib`): the text's import
+    // statement of that part is the module (`import pyarrow.lib`).
+    let imported = module.filter(|m| !m.contains('.')).and_then(|m| {
+        cx.scene
+            .imports
+            .iter()
+            .find(|i| i.rsplit('.').next() == Some(m))
+            .cloned()
+    });
+    let module = imported.as_deref().or(module);
     let mut d = blank(code, source);
     let file = dll.map(basename);
     d.library = dll.map(str::to_owned);
@@ -616,6 +626,32 @@ fn package(module: Option<&str>, dll: Option<&str>) -> Option<String> {
             abidoc_knowledge::packages::package_for_module(top)
                 .map(|p| p.name.clone())
                 .or_else(|| stem_package(top))
+                // A dotted module's top level is its distribution's import name, as a
+                // site-packages directory is (`pyarrow.lib` is pyarrow's).
+                .or_else(|| {
+                    // A checkout's own directories (`model.utils.cython_bbox`) are no
+                    // distribution's import name.
+                    const LOCAL: &[&str] = &[
+                        "model",
+                        "models",
+                        "modules",
+                        "module",
+                        "utils",
+                        "util",
+                        "lib",
+                        "libs",
+                        "src",
+                        "core",
+                        "ops",
+                        "layers",
+                        "common",
+                        "tools",
+                        "external",
+                        "third_party",
+                    ];
+                    (module?.contains('.') && !top.starts_with('_') && !LOCAL.contains(&top))
+                        .then(|| kb::normalize(top))
+                })
         })
 }
 
