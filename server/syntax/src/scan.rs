@@ -74,6 +74,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("undefined symbol", SYM),
     ("Symbol not found", SYM),
     ("Version mismatch: ", VERSION),
+    ("JAX plugin ", VERSION),
     // Windows' loader dialog and its console form: `The procedure entry point X could not be
     // located in the dynamic link library Y.dll`.
     ("procedure entry point ", SYM),
@@ -1026,6 +1027,8 @@ impl<'a> Scanner<'a> {
             self.cuda_unavailable(l, out);
         }
         if has(VERSION) {
+            let next = self.next_line(l);
+            jax_plugin_version(l, next.as_ref().map(Line::c), out);
             framework_version(l, out);
         }
         if has(VERSION) && l.start >= self.no_version_until {
@@ -2517,6 +2520,54 @@ fn framework_version(l: &Line<'_>, out: &mut Out) {
             framework: framework.to_owned(),
             needs: needs.to_owned(),
             installed: installed.to_owned(),
+        },
+    );
+}
+
+/// JAX's check of its CUDA plugin against jaxlib (they are released in step): `JAX plugin
+/// jax_cuda12_plugin version 0.9.2 is installed, but it is not compatible with the installed
+/// jaxlib version 0.9.0.1` (the warning's reason may wrap onto the next line).
+fn jax_plugin_version(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("JAX plugin ") else {
+        return;
+    };
+    let r = &s[p + 11..];
+    let Some((plugin, rest)) = r.split_once(" version ") else {
+        return;
+    };
+    let needs: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+        .collect();
+    let after = |t: &str| {
+        t.find("installed jaxlib version ").map(|q| {
+            t[q + 25..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+                .collect::<String>()
+        })
+    };
+    let installed = after(s).or_else(|| next.and_then(after));
+    let plugin_ok = plugin.starts_with("jax_")
+        && plugin.len() <= 40
+        && plugin
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_');
+    let installed = installed.map(|v| v.trim_end_matches('.').to_owned());
+    let needs = needs.trim_end_matches('.');
+    if !plugin_ok || needs.is_empty() || needs.len() > 40 {
+        return;
+    }
+    out.push(
+        l.span(p, s.trim_end().len()),
+        EventKind::FrameworkVersionRequired {
+            package: plugin.to_owned(),
+            framework: "jaxlib".to_owned(),
+            needs: needs.to_owned(),
+            installed: installed
+                .filter(|v| !v.is_empty() && v.len() <= 40)
+                .unwrap_or_default(),
         },
     );
 }

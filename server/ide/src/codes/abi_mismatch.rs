@@ -16,7 +16,7 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled extension needs symbols the installed torch (or another library it links) does not export: it was built against a different version.",
-    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it. A package may check it itself (Open3D's `Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`, TensorFlow alike): the framework release it names, or its release for the installed one.",
+    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it. A package may check it itself (Open3D's `Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`, TensorFlow alike): the framework release it names, or its release for the installed one. JAX checks its CUDA plugin the same way (`JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not compatible with the installed jaxlib version 0.9.0.1`): the plugin and its PJRT of the installed jaxlib's version.",
     fixes: "1. Uninstall the package when the model in use does not need it (instant, nothing downloaded; offered first only when abidoc knows the model). 2. The companion release built for the installed torch, pinned exactly, with `--no-cache-dir --no-deps`. 3. The torch the binary was built for, saying what else moves. 4. The project's prebuilt wheel for this torch/CUDA/ABI/Python (unverified URL). 5. A source build that really compiles (force-build switch or `--no-binary`, `--no-build-isolation`), with its time and needs. Every command needs the user's confirmation; none needs root.",
     model_decides: true,
     ..CodeDoc::BASE
@@ -425,6 +425,15 @@ pub(crate) fn framework_version(
     d.evidence.push(format!(
         "{package}'s own check: it needs {framework} {needs}, {installed} is installed"
     ));
+    if framework == "jaxlib" {
+        d.fixes = crate::fix::rank(jax_plugin(cx, &dist, needs, installed));
+        d.message = if installed.is_empty() {
+            format!("{dist} {needs} is installed beside another jaxlib: JAX's CUDA plugin and jaxlib are released in step, and a plugin of another release is refused")
+        } else {
+            format!("{dist} {needs} is installed beside jaxlib {installed}: JAX's CUDA plugin and jaxlib are released in step, and a plugin of another release is refused")
+        };
+        return d;
+    }
     let pip_name = if framework == "PyTorch" {
         "torch"
     } else {
@@ -478,6 +487,61 @@ pub(crate) fn framework_version(
     );
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// JAX's CUDA plugin (`jax-cuda12-plugin`, with its `jax-cuda12-pjrt`) of another release than
+/// jaxlib: the plugin release of the installed jaxlib (the same version number), else jax,
+/// jaxlib and the plugin resolved together by the `jax[cudaNN]` extra.
+fn jax_plugin(cx: &Cx<'_>, plugin: &str, needs: &str, installed: &str) -> Vec<Fix> {
+    let code = Code::AbiMismatch;
+    let mut fixes = Vec::new();
+    // `jax-cuda12-plugin` → `jax-cuda12-pjrt`, its PJRT half, of the same version.
+    let pjrt = plugin
+        .strip_suffix("-plugin")
+        .map(|stem| format!("{stem}-pjrt"));
+    let pins: Vec<Requirement> = [Some(plugin.to_owned()), pjrt.clone()]
+        .into_iter()
+        .flatten()
+        .filter_map(|n| {
+            Name::new(&n)
+                .zip(crate::fix::Version::new(installed))
+                .map(|(n, v)| Requirement::Exact(n, v))
+        })
+        .collect();
+    if !pins.is_empty() {
+        fixes.push(
+            Fix::new(
+                code,
+                "plugin-for-jaxlib",
+                FixKind::AlignCompanion,
+                format!("Install {plugin}=={installed}, the plugin release of the installed jaxlib"),
+                "JAX publishes its CUDA plugin and PJRT wheels with the same version numbers as jaxlib; the plugin of the installed jaxlib's release is accepted, --no-deps keeps jax and jaxlib where they are.",
+            )
+            .step(recipes::pip_install(cx, vec![PipFlag::NoCacheDir, PipFlag::NoDeps], pins))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        );
+    }
+    let cuda = plugin
+        .strip_prefix("jax-")
+        .and_then(|r| r.split('-').next())
+        .filter(|c| c.starts_with("cuda") && c[4..].bytes().all(|b| b.is_ascii_digit()))
+        .unwrap_or("cuda12");
+    fixes.push(
+        Fix::new(
+            code,
+            "jax-together",
+            FixKind::AlignTorch,
+            format!("Upgrade jax, jaxlib and the plugin together (jax[{cuda}])"),
+            format!("The `jax[{cuda}]` extra pins jaxlib and the CUDA plugin to the jax release it installs, so the three come from one release (the plugin {needs} asks for jaxlib {needs})."),
+        )
+        .step(Step::Manual(format!(
+            "pip install -U \"jax[{cuda}]\" (jax, jaxlib, {plugin} and its PJRT of one release)"
+        ))),
+    );
+    fixes
 }
 
 /// A package (a torch companion, transformers, a kernel library) calls Python API that a newer
