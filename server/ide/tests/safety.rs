@@ -119,7 +119,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         "ImportError: libcudart.so.{P}: cannot open shared object file: No such file or directory\n",
     ),
     (
-        "missing-shared-library (jit dir)",
+        "extension-incomplete-build (jit dir)",
         "ImportError: /root/.cache/torch_extensions/py310_cu121/{P}/fused_adam.so: cannot open shared object file: No such file or directory\n",
     ),
     (

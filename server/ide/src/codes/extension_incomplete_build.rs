@@ -3,17 +3,20 @@
 //!
 //! Produced by an undefined symbol in the package's own namespace (or defined by its own core
 //! library), by `No module named 'X'` for a compiled module the package ships (installed without
-//! its extensions: apex without `--cuda_ext`), or by the scan when the missing symbols are
+//! its extensions: apex without `--cuda_ext`), by a torch JIT op's own library missing from its
+//! build directory (`~/.cache/torch_extensions/py310_cu121/cpu_adam/cpu_adam.so`: the just-in-time
+//! build never finished), or by the scan when the missing symbols are
 //! defined nowhere but would be the package's. Removal is never offered
 //! first (something asked for these kernels); a complete build is.
 
 use super::symbols::Case;
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{Fix, FixKind, SafePath, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "The undefined symbol belongs to the extension's own package: a partial build, not a torch mismatch.",
-    meaning: "The library references a function its own sources should define, and nothing defines it: the build left a kernel out (a GPU architecture or a feature switch was not compiled), or files of two builds were mixed. Torch is not involved, so aligning torch does not help. The same holds when the package's compiled module is absent altogether (`No module named 'exllamav2_ext'`, `'mmcv._ext'`): a wheel or build without it, or a source checkout that shadows the installed package.",
+    meaning: "The library references a function its own sources should define, and nothing defines it: the build left a kernel out (a GPU architecture or a feature switch was not compiled), or files of two builds were mixed. Torch is not involved, so aligning torch does not help. The same holds when the package's compiled module is absent altogether (`No module named 'exllamav2_ext'`, `'mmcv._ext'`): a wheel or build without it, or a source checkout that shadows the installed package. An op torch builds just in time (DeepSpeed's `cpu_adam`, `fused_adam`) whose library is missing from its directory under `~/.cache/torch_extensions` never finished building: the build's own error comes earlier in the log, and its directory (a build product) goes before the next try.",
     fixes: "1. The companion release built for the installed torch (a complete wheel). 2. The project's prebuilt wheel. 3. A complete source build that really compiles. Uninstalling is offered only when nothing needs the package. All need confirmation.",
     model_decides: true,
     ..CodeDoc::BASE
@@ -69,5 +72,55 @@ pub(crate) fn module_missing(
         None,
         &[],
     ));
+    d
+}
+
+/// A torch JIT op whose own library is missing from its build directory
+/// (`…/torch_extensions/py310_cu121/cpu_adam/cpu_adam.so`): the just-in-time build did not
+/// finish (it failed, or was interrupted and left its lock), and every later run finds the same
+/// directory. The directory goes (a proven build product only), the build's first error is
+/// what to fix, and the package's install-time build of its ops is the other way.
+pub(crate) fn jit_op(cx: &Cx<'_>, source: Option<SourceRef>, library: &str, dir: SafePath) -> Diagnostic {
+    let code = Code::ExtensionIncompleteBuild;
+    let mut d = blank(code, source);
+    let op = dir.as_str().rsplit('/').next().unwrap_or("the op").to_owned();
+    d.library = Some(library.to_owned());
+    d.package = crate::kb::package_for_library(library)
+        .map(|p| p.name)
+        .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned));
+    let who = d.package.as_deref().map_or(String::new(), |p| format!("{p}'s "));
+    d.message = format!(
+        "{who}op `{op}` is built just in time into {dir}, and its library is not there: that build did not finish (its error is earlier in the log: a compiler, nvcc or ninja), or was interrupted"
+    );
+    d.evidence.push(format!("{library} is under torch's JIT build directory (torch_extensions), where torch.utils.cpp_extension.load puts what it compiles"));
+    let proven = cx.world.is_torch_extension_build_dir(dir.as_str());
+    // The compile error shown in the text is what the next build meets first.
+    let title = if cx.scene.compile_failed {
+        format!("Fix the compile error printed above, then remove the stale build directory {dir}")
+    } else {
+        format!("Remove the op's build directory {dir} and run again, so `{op}` is built anew")
+    };
+    let mut remove = Fix::new(
+        code,
+        "remove-jit-build",
+        if proven { FixKind::Configure } else { FixKind::Advice },
+        title,
+        "A failed or interrupted just-in-time build leaves its directory (and a lock) behind, and later runs reuse it; without it the next run compiles the op again and prints the compiler's error if it fails again.",
+    );
+    remove = if proven {
+        remove.step(Step::RemoveBuildDir { path: dir.clone() })
+    } else {
+        remove
+            .step(Step::Manual(format!(
+                "delete {dir} if it holds only build files (build.ninja, *.o, lock), then run again"
+            )))
+            .unverified()
+    };
+    // The directory is what every later run trips on: it leads, whatever else is offered.
+    let mut fixes = vec![remove.leading()];
+    if let Some(pkg) = d.package.as_deref().and_then(crate::fix::Name::new) {
+        fixes.extend(recipes::source_build(code, cx, &pkg, &[]));
+    }
+    d.fixes = crate::fix::rank(fixes);
     d
 }

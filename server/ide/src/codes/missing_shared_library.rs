@@ -35,6 +35,12 @@ pub(crate) fn diagnose(
     if super::loadforms::is_windows(name) && super::loadforms::dgl_hint(name).is_none() {
         return super::loadforms::windows(cx, source, None, Some(name), abidoc_syntax::DllFailure::Missing);
     }
+    // A JIT op's own library missing from its build directory: that build never finished.
+    if required_by.is_none()
+        && let Some(dir) = jit_build_dir(name)
+    {
+        return super::extension_incomplete_build::jit_op(cx, source, name, dir);
+    }
     let mut d = blank(Code::MissingSharedLibrary, source);
     let lib = basename(name);
     let who = required_by
@@ -63,7 +69,7 @@ pub(crate) fn diagnose(
     d.package = cx
         .package_of(required_by, !kb::is_torch_library(lib))
         .or_else(|| super::loadforms::dgl_hint(lib).map(|_| "dgl".to_owned()));
-    d.fixes = fixes(cx, &d, lib, name);
+    d.fixes = fixes(cx, &d, lib);
     d
 }
 
@@ -304,7 +310,7 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
     }
 }
 
-fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
+fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
     let code = Code::MissingSharedLibrary;
     let l = lib.to_ascii_lowercase();
     let mut fixes = super::loadforms::dgl_fixes(lib);
@@ -326,35 +332,6 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str, full: &str) -> Vec<Fix> {
             )
             .steps(recipes::set_env("LD_LIBRARY_PATH", dir.as_str())),
         );
-    }
-    // A torch JIT extension whose build failed left no library: its build directory goes only
-    // when the text shows the failure and the directory is provably a build product.
-    if cx.scene.compile_failed
-        && let Some(dir) = jit_build_dir(full)
-    {
-        let proven = cx.world.is_torch_extension_build_dir(dir.as_str());
-        let mut f = Fix::new(
-            code,
-            "remove-jit-build",
-            if proven {
-                FixKind::Configure
-            } else {
-                FixKind::Advice
-            },
-            format!(
-                "Fix the compile error printed above, then remove the stale build directory {dir}"
-            ),
-            "The op is built just in time by ninja; its failure (often an old gcc or a CUDA mismatch) left no library. Removing the directory makes the next run rebuild it.",
-        );
-        f = if proven {
-            f.step(Step::RemoveBuildDir { path: dir })
-        } else {
-            f.step(Step::Manual(format!(
-                "after fixing the compile error, delete {dir} if it holds only build files (build.ninja, *.o)"
-            )))
-            .unverified()
-        };
-        fixes.push(f);
     }
     if let Some((c, major)) = kb::cuda_library(key) {
         match c.packages.iter().find(|p| p.major == major) {
@@ -943,7 +920,7 @@ fn linker_name(lib: &str) -> bool {
 
 /// The build directory of a torch JIT extension (`~/.cache/torch_extensions/py310_cu117/fused_adam`):
 /// strictly inside `torch_extensions/`, and a plain path.
-fn jit_build_dir(full: &str) -> Option<SafePath> {
+pub(crate) fn jit_build_dir(full: &str) -> Option<SafePath> {
     let dir = SafePath::new(full)?.parent()?;
     let (_, rest) = dir.as_str().split_once("/torch_extensions/")?;
     (!rest.is_empty()).then_some(dir)
