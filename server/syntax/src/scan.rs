@@ -165,6 +165,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cuda_runtime.h: No such file", CUDAHOME),
     ("nvcc", CUDAHOME | NOCC),
     ("bare_metal_version", CUDAHOME),
+    ("CMAKE_CUDA_COMPILER", CUDAHOME),
+    ("CMakeDetermineCUDACompiler", CUDAHOME),
+    ("No CUDA toolset found", CUDAHOME),
     ("The detected CUDA version", CUDAMM | VERSION),
     // torchvision's and torchaudio's checks, whole or wrapped after "different".
     ("were compiled with different", CUDAMM),
@@ -3480,6 +3483,12 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
                 || s.contains("cannot find")
                 || s.contains("not recognized")))
         || s.contains("bare_metal_version")
+        // CMake's CUDA language finding no nvcc (`No CMAKE_CUDA_COMPILER could be found`, its
+        // CMakeDetermineCUDACompiler module's errors), and Visual Studio's generator finding no
+        // CUDA integration (`No CUDA toolset found.`).
+        || s.contains("No CMAKE_CUDA_COMPILER could be found")
+        || s.contains("CMakeDetermineCUDACompiler") && s.contains("Error")
+        || s.contains("No CUDA toolset found")
         // The toolkit's headers are not where the build looks: no CUDA_HOME (or a runtime-only
         // image): `fatal error: cuda.h: No such file or directory`.
         || s.contains("cuda.h: No such file or directory")

@@ -45,6 +45,24 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     if detail.contains(":/bin/nvcc") || joined && detail.contains("nvcc") {
         d.evidence.push("the nvcc path contains ':': CUDA_HOME (or PATH) was set to a list instead of one directory".into());
     }
+    // Visual Studio's CMake generator: CUDA's MSBuild integration is missing from this Visual
+    // Studio (installed before it, or never), whatever CUDA_HOME says.
+    if detail.contains("No CUDA toolset found") {
+        d.message = "CMake's Visual Studio generator finds no CUDA toolset: the CUDA toolkit's Visual Studio integration is not installed in this Visual Studio".into();
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                Code::CudaHomeMissing,
+                "vs-integration",
+                FixKind::Advice,
+                "Install the CUDA toolkit's Visual Studio integration into this Visual Studio",
+                "The CUDA installer puts its MSBuild files (CUDA X.Y.props/.targets) into the Visual Studios it finds; one installed later has none, and CMake's Visual Studio generator then finds no CUDA toolset.",
+            )
+            .step(Step::Manual(
+                "copy the files of <CUDA install>\\extras\\visual_studio_integration\\MSBuildExtensions into <Visual Studio>\\MSBuild\\Microsoft\\VC\\<version>\\BuildCustomizations (or re-run the CUDA installer with its Visual Studio Integration), then build again".into(),
+            )),
+        ]);
+        return d;
+    }
     let mut fixes = fixes(cx, d.package.as_deref(), listed.is_some());
     if let Some(home) = listed {
         let known = cx.world.cuda_toolkits().iter().any(|h| h == home.as_str());
