@@ -557,11 +557,30 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
                 ),
                 "`abidoc scan` lists every library whose needed libraries are not found, with their owners.",
             )
-            .step(Step::Manual(format!("find the package that ships {lib}")))
+            // Both ways in words: the package manager's search names the package that ships
+            // it; a copy already on the machine needs only the loader pointed at it.
+            // The name goes into commands a person may paste: only a plain file name does.
+            .step(Step::Manual(if plain_file_name(lib) {
+                format!(
+                    "find {lib}: on this machine `ldconfig -p | grep {lib}` or `find / -name '{lib}*' 2>/dev/null`; as a package, `apt-file search {lib}` or `dnf provides '*/{lib}'`; install that package, or, when the file is already on the machine, export LD_LIBRARY_PATH=<the directory holding it>:$LD_LIBRARY_PATH"
+                )
+            } else {
+                "find the package that ships the library, install it, or, when the file is already on the machine, export LD_LIBRARY_PATH=<the directory holding it>:$LD_LIBRARY_PATH".to_owned()
+            }))
             .unverified(),
         );
     }
     crate::fix::rank(fixes)
+}
+
+/// A library file name made only of the characters sonames use (`libfoo.so.1`, `libc++.so`).
+fn plain_file_name(lib: &str) -> bool {
+    !lib.is_empty()
+        && lib.len() <= 128
+        && !lib.starts_with(['-', '.'])
+        && lib
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"._+-".contains(&c))
 }
 
 /// cuDNN of the major the so-number names, from PyPI for the CUDA major the text states (torch's
