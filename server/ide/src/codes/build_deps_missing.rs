@@ -234,68 +234,47 @@ pub(crate) fn header(
     d
 }
 
+/// A header or pkg-config file no table knows (`hdf5_hl.h` once, `Package sentencepiece was not
+/// found`): a library's development files by that name, a project's submodule or vendored sources
+/// not checked out, or a release of the package built as a wheel.
+fn unknown_pkg_config(mut d: Diagnostic, header: &str, detail: &str) -> Diagnostic {
+    let code = d.code;
+    let who = d.package.as_deref().map(|p| format!("the build of {p}"));
+    let (message, title, why, step) = match header.strip_suffix(".pc") {
+        Some(pc) => (
+            format!(
+                "{} asks pkg-config for `{pc}`, whose development files are not installed where pkg-config looks",
+                who.unwrap_or_else(|| "a build".to_owned())
+            ),
+            format!("Install the development files that provide {pc}.pc, or a release of the package with a wheel for this Python"),
+            "pkg-config finds a library's build files through its .pc file, which the library's -dev/-devel package (or conda-forge's package) installs; a wheel for this Python and platform needs no build at all.",
+            format!("install the package that ships {pc}.pc (apt-cache search / dnf provides '*/{pc}.pc', or conda-forge), or pip install a release of the failing package that has a wheel for this Python"),
+        ),
+        None => {
+            let file = header.rsplit('/').next().unwrap_or(header);
+            d.explanation = Some(format!("A C/C++ library's headers come with its development package (`-dev`/`-devel`, or conda-forge's package), not with the library itself; a header of the project's own (a git submodule, a vendored library) comes with a full checkout. Once `{header}` is on the compiler's include path, the build goes on."));
+            (
+                format!(
+                    "{} includes `{header}`, which is not where the compiler looks: the development files that provide it are not installed (or not on the include path)",
+                    who.unwrap_or_else(|| "a build of a C/C++ extension".to_owned())
+                ),
+                format!("Install the development files that provide {header}, then build again"),
+                "The distribution's package search names the package that ships a header; conda-forge has most libraries' headers too; a header of the project's own comes with `git submodule update --init --recursive`.",
+                format!("find the package that ships {file} (apt-file search {file}, dnf provides '*/{file}', or conda-forge), install it, or run `git submodule update --init --recursive` in a checkout, then build again"),
+            )
+        }
+    };
+    d.message = message;
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(code, "dev-package", FixKind::Advice, title, why).step(Step::Manual(step)),
+    ]);
+    d
+}
+
 /// The interpreter's C headers come with the interpreter, not from pip: the distribution's
 /// `-dev`/`-devel` package for a system Python (root; the manager from `/etc/os-release`), a
 /// conda or uv-managed Python (which ship them) otherwise.
-/// pkg-config on a library no table knows (`Package sentencepiece was not found`): its
-/// development files by their pkg-config name, or a release of the package built as a wheel.
-fn unknown_pkg_config(mut d: Diagnostic, header: &str, detail: &str) -> Diagnostic {
-    let Some(pc) = header.strip_suffix(".pc") else {
-        return unknown_header(d, header, detail);
-    };
-    let code = d.code;
-    let what = d.package.as_deref().map_or_else(
-        || "a build".to_owned(),
-        |p| format!("the build of {p}"),
-    );
-    d.message = format!(
-        "{what} asks pkg-config for `{pc}`, whose development files are not installed where pkg-config looks"
-    );
-    d.evidence.push(format!("the text says: {}", detail.trim()));
-    d.fixes = crate::fix::rank(vec![
-        Fix::new(
-            code,
-            "dev-package",
-            FixKind::Advice,
-            format!("Install the development files that provide {pc}.pc, or a release of the package with a wheel for this Python"),
-            "pkg-config finds a library's build files through its .pc file, which the library's -dev/-devel package (or conda-forge's package) installs; a wheel for this Python and platform needs no build at all.",
-        )
-        .step(Step::Manual(format!(
-            "install the package that ships {pc}.pc (apt-cache search / dnf provides '*/{pc}.pc', or conda-forge), or pip install a release of the failing package that has a wheel for this Python"
-        ))),
-    ]);
-    d
-}
-
-/// A header no table knows: a library's development files, a project's submodule or vendored
-/// sources not checked out, or a path the build's include flags miss.
-fn unknown_header(mut d: Diagnostic, header: &str, detail: &str) -> Diagnostic {
-    let code = d.code;
-    let what = d.package.as_deref().map_or_else(
-        || "a build of a C/C++ extension".to_owned(),
-        |p| format!("the build of {p}"),
-    );
-    d.message = format!(
-        "{what} includes `{header}`, which is not where the compiler looks: the development files that provide it are not installed (or not on the include path)"
-    );
-    d.evidence.push(format!("the compiler says: {}", detail.trim()));
-    d.explanation = Some(format!("A C/C++ library's headers come with its development package (`-dev`/`-devel`, or conda-forge's package), not with the library itself; a header of the project's own (a git submodule, a vendored library) comes with a full checkout. Once `{header}` is on the compiler's include path, the build goes on."));
-    let file = header.rsplit('/').next().unwrap_or(header);
-    d.fixes = crate::fix::rank(vec![
-        Fix::new(
-            code,
-            "dev-package",
-            FixKind::Advice,
-            format!("Install the development files that provide {header}, then build again"),
-            "The distribution's package search names the package that ships a header; conda-forge has most libraries' headers too; a header of the project's own comes with `git submodule update --init --recursive`.",
-        )
-        .step(Step::Manual(format!(
-            "find the package that ships {file} (apt-file search {file}, dnf provides '*/{file}', or conda-forge), install it, or run `git submodule update --init --recursive` in a checkout, then build again"
-        ))),
-    ]);
-    d
-}
-
 fn python_headers(cx: &Cx<'_>) -> Vec<Fix> {
     let code = Code::BuildDepsMissing;
     let why = "pip builds C extensions against the interpreter's headers (Python.h); distributions ship them in a separate package, conda's and uv's Pythons include them.";
