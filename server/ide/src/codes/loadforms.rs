@@ -154,8 +154,22 @@ pub(crate) fn dgl_fixes(lib: &str) -> Vec<Fix> {
             "DGL publishes one build per torch and CUDA release on its own index (https://data.dgl.ai/wheels/); the page for your torch and CUDA lists the build that ships this library.",
         )
         .step(Step::Manual(format!(
-            "pip install dgl -f https://data.dgl.ai/wheels/torch-<torch major.minor>/<cuda label>/repo.html (the page for {which})"
-        ))),
+            "pip install dgl -f https://data.dgl.ai/wheels/torch-{}/<cuda label>/repo.html (the page for {which})",
+            torch
+                .as_deref()
+                .and_then(|t| {
+                    let mut parts = t.split('.');
+                    let (a, b) = (parts.next()?, parts.next()?);
+                    let digits = |x: &str| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit());
+                    (digits(a) && digits(b)).then(|| format!("{a}.{b}"))
+                })
+                .unwrap_or_else(|| "<torch major.minor>".to_owned())
+        )))
+        .filled_in_with(if torch.is_some() {
+            "the installed torch's CUDA label (cu121 for `+cu121`, or cpu)"
+        } else {
+            "the installed torch's major.minor and CUDA label (cu121 for `+cu121`, or cpu)"
+        }),
         Fix::new(
             code,
             "dgl-supported-torch",
