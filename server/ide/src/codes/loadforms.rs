@@ -156,7 +156,6 @@ pub(crate) fn dgl_fixes(lib: &str) -> Vec<Fix> {
         .step(Step::Manual(format!(
             "pip install dgl -f https://data.dgl.ai/wheels/torch-{}/<cuda label>/repo.html (the page for {which})",
             torch
-                .as_deref()
                 .and_then(|t| {
                     let mut parts = t.split('.');
                     let (a, b) = (parts.next()?, parts.next()?);
