@@ -101,6 +101,11 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("sox extension which is not available", LOADFORM),
     // numba's CUDA JIT: `NvvmSupportError: libNVVM cannot be found.`
     ("libNVVM cannot be found", LOADFORM),
+    // A library file retold as missing (`libcudart.so.11.0 not found`).
+    (" not found", LOADFORM),
+    ("cannot be found", LOADFORM),
+    ("could not be found", LOADFORM),
+    (" is missing", LOADFORM),
     ("was not found in the pkg-config search path", CUDAMM),
     ("Shared library with base name '", LOADFORM),
     (" is not initialized", LOADFORM),

@@ -325,6 +325,43 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
         push(p, "libnvvm.so", None);
         return;
     }
+    // A retold loader failure (an issue title): a Linux/macOS library file named right before
+    // the `not found` / `cannot be found` that ends the line (`Tensorflow GPU library
+    // Libcudart.so.11.0 not found`). Only at the end: a sentence that goes on (`libcudart.so not
+    // found in any environmental path. Searching in backup paths...`) is a loader's progress.
+    let lower = s
+        .trim_end()
+        .trim_end_matches(['.', '!'])
+        .to_ascii_lowercase();
+    let retold = [
+        " not found",
+        " cannot be found",
+        " could not be found",
+        " is missing",
+    ]
+    .iter()
+    .find_map(|w| lower.strip_suffix(w))
+    .and_then(|head| {
+        let head = head.trim_end_matches(['\'', '"', '`', ':']);
+        let start = head.rfind([' ', '\'', '"', '`', '/']).map_or(0, |i| i + 1);
+        Some((start, s.get(start..head.len())?))
+    });
+    if let Some((at, tok)) = retold {
+        let lib = tok
+            .strip_prefix("Lib")
+            .map_or(tok.to_owned(), |r| format!("lib{r}"));
+        let elf = lib.starts_with("lib") && (lib.contains(".so") || lib.ends_with(".dylib"));
+        if elf
+            && is_library_name(&lib)
+            && lib.len() <= 128
+            && lib
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"._+-".contains(&c))
+        {
+            push(at, &lib, None);
+            return;
+        }
+    }
     if let Some(p) = s.find("sox extension which is not available") {
         push(p, "libsox.so", None);
         return;
