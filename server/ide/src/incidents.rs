@@ -1075,7 +1075,7 @@ impl Collector {
                 }
             }
             EventKind::Frame { file, .. } => {
-                if let Some(p) = pip_build_dir(file) {
+                if let Some((_, p)) = pip_build_dirs(file).into_iter().next() {
                     // pip runs this package's own setup: it is the one being built.
                     self.scene.mention(span.start, &p);
                     push_distinct(&mut self.scene.packages_built, &p);
@@ -1349,20 +1349,6 @@ fn unknown_header(name: &str) -> bool {
         && !CUDA.iter().any(|c| base.starts_with(c))
 }
 
-/// The package whose source pip unpacked to build it: pip names that directory
-/// `pip-install-<random>/<name>_<32 hex digits>` (`mamba-ssm_fa1e7fb3…/setup.py`).
-fn pip_build_dir(file: &str) -> Option<String> {
-    let path = file.replace('\\', "/");
-    let (_, rest) = path.split_once("/pip-install-")?;
-    let dir = rest.split('/').nth(1)?;
-    let (name, id) = dir.rsplit_once('_')?;
-    let hex = id.len() == 32
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    (hex && is_project_dir(name)).then(|| crate::kb::normalize(name))
-}
-
 fn setup_py_checkout(file: &str) -> Option<String> {
     const GENERIC: &[&str] = &[
         "src",
@@ -1433,9 +1419,26 @@ fn is_project_dir(name: &str) -> bool {
 fn pip_build_dirs(piece: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(i) = piece[from..].find("pip-install-") {
-        let at = from + i;
-        from = at + 12;
+    // pip 10+ unpacks into `pip-install-<random>/`, older pip into `pip-build-<random>/` (not
+    // `pip-build-env-…`, the isolated build environment, whose directories are its tools').
+    while let Some((at, len)) = [piece[from..].find("pip-install-").map(|i| (i, 12)), {
+        let mut k = from;
+        let mut hit = None;
+        while let Some(i) = piece[k..].find("pip-build-") {
+            if !piece[k + i..].starts_with("pip-build-env-") {
+                hit = Some((k + i - from, 10));
+                break;
+            }
+            k += i + 10;
+        }
+        hit
+    }]
+    .into_iter()
+    .flatten()
+    .min()
+    {
+        let at = from + at;
+        from = at + len;
         let rest = &piece[from..];
         let Some(sep) = rest.find(['/', '\\']) else {
             continue;
@@ -1650,6 +1653,12 @@ fn site_package_of(file: &str) -> Option<String> {
         Some((top, rest)) if !rest.is_empty() => top,
         Some(_) => return None,
         None => after.strip_suffix(".py")?,
+    };
+    // An egg's directory (`decord-0.6.0-py3.8-linux-x86_64.egg`) is its distribution's name
+    // before the version.
+    let top = match top.strip_suffix(".egg") {
+        Some(egg) => egg.split('-').next().unwrap_or(egg),
+        None => top,
     };
     let top = top.trim_start_matches('_');
     const MACHINERY: &[&str] = &[

@@ -67,6 +67,7 @@ pub(crate) fn source_project(text: &str) -> Option<String> {
                 && **d != ".."
                 && !PLACEHOLDER.contains(d)
                 && !GENERIC.contains(d)
+                && !SOURCES.contains(d)
         })?
     } else {
         let tail = &dirs[dirs.len().saturating_sub(4)..];
