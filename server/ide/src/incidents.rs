@@ -1319,9 +1319,6 @@ fn ci_checkouts(piece: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// A traceback frame in a checkout's own `setup.py` (`morphologicalpool/setup.py`,
-/// `/home/me/DCNv2/setup.py`): the directory holding it is the project being built. pip's
-/// temporary build directories and generic folders name nothing.
 /// A C/C++ header (by its extension) that neither the interpreter (Python.h: its own form),
 /// the CUDA toolkit (`cuda_home`'s forms) nor torch (`compat.toml`) ships.
 fn unknown_header(name: &str) -> bool {
@@ -1349,6 +1346,9 @@ fn unknown_header(name: &str) -> bool {
         && !CUDA.iter().any(|c| base.starts_with(c))
 }
 
+/// A traceback frame in a checkout's own `setup.py` (`morphologicalpool/setup.py`,
+/// `/home/me/DCNv2/setup.py`): the directory holding it is the project being built. pip's
+/// temporary build directories and generic folders name nothing.
 fn setup_py_checkout(file: &str) -> Option<String> {
     const GENERIC: &[&str] = &[
         "src",
@@ -1418,33 +1418,31 @@ fn is_project_dir(name: &str) -> bool {
 /// `…\pip-install-…\flash-attn_5c2e…\`) is named after the project it builds.
 fn pip_build_dirs(piece: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    let mut from = 0;
     // pip 10+ unpacks into `pip-install-<random>/`, older pip into `pip-build-<random>/` (not
     // `pip-build-env-…`, the isolated build environment, whose directories are its tools').
-    while let Some((at, len)) = [piece[from..].find("pip-install-").map(|i| (i, 12)), {
-        let mut k = from;
-        let mut hit = None;
-        while let Some(i) = piece[k..].find("pip-build-") {
-            if !piece[k + i..].starts_with("pip-build-env-") {
-                hit = Some((k + i - from, 10));
-                break;
-            }
-            k += i + 10;
-        }
-        hit
-    }]
-    .into_iter()
-    .flatten()
-    .min()
-    {
-        let at = from + at;
-        from = at + len;
+    // One pass over the text's `pip-`s.
+    for (at, _) in piece.match_indices("pip-") {
+        let tail = &piece[at..];
+        let len = if tail.starts_with("pip-install-") {
+            12
+        } else if tail.starts_with("pip-build-") && !tail.starts_with("pip-build-env-") {
+            10
+        } else {
+            continue;
+        };
+        let from = at + len;
         let rest = &piece[from..];
-        let Some(sep) = rest.find(['/', '\\']) else {
+        // pip's random part is a few characters: a separator far away is no such directory
+        // (and a text of `pip-install-` without one stays linear).
+        let Some((sep, _)) = rest
+            .char_indices()
+            .take(64)
+            .find(|(_, c)| matches!(c, '/' | '\\'))
+        else {
             continue;
         };
         let dir = rest[sep + 1..]
-            .split(['/', '\\', '\'', '"', ' '])
+            .split(['/', '\\', '\'', '"', ' ', '\n'])
             .next()
             .unwrap_or("");
         // pip 20.1+ adds `_<32 hex>` to the name.

@@ -217,9 +217,12 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Python.h**: No such file", NOTORCH),
     // MSVC's C1083: `Cannot open include file: 'Python.h': No such file or directory`.
     ("Python.h': No such file", NOTORCH),
-    ("fatal error: Python.h: ", NOTORCH),
+    ("fatal error: Python.h: ", NOTORCH | CUDAMM),
+    // A header a compile misses, in the compiler's own language (`fatal error: cblas.h: Arquivo
+    // ou diretório inexistente`): read by the compile-name reader.
+    ("fatal error: ", CUDAMM),
     ("vcvarsall", NOCC),
-    (": not found", NOCC),
+    (": not found", NOCC | LOADFORM),
     ("No such file or directory", NOCC | CUDAHOME | CUDAMM),
     ("unable to execute", NOCC),
     ("FAILED: ", COMPFAIL),
@@ -1035,8 +1038,10 @@ impl<'a> Scanner<'a> {
             self.cuda_unavailable(l, out);
         }
         if has(VERSION) {
-            let next = self.next_line(l);
-            jax_plugin_version(l, next.as_ref().map(Line::c), out);
+            if l.s().contains("JAX plugin ") {
+                let next = self.next_line(l);
+                jax_plugin_version(l, next.as_ref().map(Line::c), out);
+            }
             framework_version(l, out);
         }
         if has(VERSION) && l.start >= self.no_version_until {
@@ -2557,7 +2562,11 @@ fn jax_plugin_version(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
         })
     };
     let installed = after(s).or_else(|| next.and_then(after));
-    let plugin_ok = plugin.starts_with("jax_")
+    // JAX's own words for the refusal, on the line or the next.
+    let refused =
+        s.contains("not compatible") || next.is_some_and(|n| n.contains("not compatible"));
+    let plugin_ok = refused
+        && plugin.starts_with("jax_")
         && plugin.len() <= 40
         && plugin
             .bytes()
@@ -3640,7 +3649,7 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // 'gcc'`, distutils' `'gcc' failed: No such file or directory`) or a shell says it
         // (`gcc-6.3.0: No such file or directory`).
         || s.find("No such file or directory: '").is_some_and(|p| {
-            let r = &s[p + 27..];
+            let r = &s[p + "No such file or directory: '".len()..];
             r.find('\'').is_some_and(|e| is_compiler(&r[..e]))
         })
         || s.find("' failed: No such file or directory").is_some_and(|p| {

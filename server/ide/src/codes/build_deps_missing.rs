@@ -142,7 +142,7 @@ pub(crate) fn header(
         .package_being_built(Some(detail))
         .filter(|p| *p != dependency);
     let Some(lib) = abidoc_knowledge::system_libs::header(header) else {
-        return unknown_pkg_config(d, header, detail);
+        return unknown_dependency(d, header, detail);
     };
     let what = d.package.as_deref().map_or_else(
         || "a build of a C++/CUDA extension".to_owned(),
@@ -237,7 +237,7 @@ pub(crate) fn header(
 /// A header or pkg-config file no table knows (`hdf5_hl.h` once, `Package sentencepiece was not
 /// found`): a library's development files by that name, a project's submodule or vendored sources
 /// not checked out, or a release of the package built as a wheel.
-fn unknown_pkg_config(mut d: Diagnostic, header: &str, detail: &str) -> Diagnostic {
+fn unknown_dependency(mut d: Diagnostic, header: &str, detail: &str) -> Diagnostic {
     let code = d.code;
     let who = d.package.as_deref().map(|p| format!("the build of {p}"));
     let (message, title, why, step) = match header.strip_suffix(".pc") {
@@ -260,7 +260,12 @@ fn unknown_pkg_config(mut d: Diagnostic, header: &str, detail: &str) -> Diagnost
                 ),
                 format!("Install the development files that provide {header}, then build again"),
                 "The distribution's package search names the package that ships a header; conda-forge has most libraries' headers too; a header of the project's own comes with `git submodule update --init --recursive`.",
-                format!("find the package that ships {file} (apt-file search {file}, dnf provides '*/{file}', or conda-forge), install it, or run `git submodule update --init --recursive` in a checkout, then build again"),
+                // The name goes into commands a person may paste: only a plain file name does.
+                if crate::fix::valid::plain_file_name(file) {
+                    format!("find the package that ships {file} (apt-file search {file}, dnf provides '*/{file}', or conda-forge), install it, or run `git submodule update --init --recursive` in a checkout, then build again")
+                } else {
+                    "find the package that ships the header (the distribution's package search, or conda-forge), install it, or run `git submodule update --init --recursive` in a checkout, then build again".to_owned()
+                },
             )
         }
     };

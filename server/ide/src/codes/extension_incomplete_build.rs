@@ -6,8 +6,10 @@
 //! its extensions: apex without `--cuda_ext`), by a torch JIT op's own library missing from its
 //! build directory (`~/.cache/torch_extensions/py310_cu121/cpu_adam/cpu_adam.so`: the just-in-time
 //! build never finished), or by the scan when the missing symbols are
-//! defined nowhere but would be the package's. Removal is never offered
-//! first (something asked for these kernels); a complete build is.
+//! defined nowhere but would be the package's. Removal is offered first only when the model in
+//! use does not need the package, or, for an optional package, when nothing on this machine can
+//! compile it (no CUDA compiler): otherwise something asked for these kernels, and a complete
+//! build comes first.
 
 use super::symbols::Case;
 use super::{Code, CodeDoc, Cx, blank, recipes};
@@ -17,7 +19,7 @@ use crate::fix::{Fix, FixKind, SafePath, Step};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "The undefined symbol belongs to the extension's own package: a partial build, not a torch mismatch.",
     meaning: "The library references a function its own sources should define, and nothing defines it: the build left a kernel out (a GPU architecture or a feature switch was not compiled), or files of two builds were mixed. Torch is not involved, so aligning torch does not help. The same holds when the package's compiled module is absent altogether (`No module named 'exllamav2_ext'`, `'mmcv._ext'`): a wheel or build without it, or a source checkout that shadows the installed package. An op torch builds just in time (DeepSpeed's `cpu_adam`, `fused_adam`) whose library is missing from its directory under `~/.cache/torch_extensions` never finished building: the build's own error comes earlier in the log, and its directory (a build product) goes before the next try.",
-    fixes: "1. The companion release built for the installed torch (a complete wheel). 2. The project's prebuilt wheel. 3. A complete source build that really compiles. Uninstalling is offered only when nothing needs the package. All need confirmation.",
+    fixes: "1. The companion release built for the installed torch (a complete wheel). 2. The project's prebuilt wheel. 3. A complete source build that really compiles (ranked after everything else when the machine has no CUDA compiler: it cannot run there). Uninstalling is offered when the model in use does not need the package, and for an optional package on a machine that cannot compile it. A JIT op's unfinished build: its build directory first (removed by a command only when the text shows the build failing and the directory holds nothing but build files), then the package's build. All need confirmation.",
     model_decides: true,
     ..CodeDoc::BASE
 };
@@ -93,7 +95,9 @@ pub(crate) fn jit_op(cx: &Cx<'_>, source: Option<SourceRef>, library: &str, dir:
         "{who}op `{op}` is built just in time into {dir}, and its library is not there: that build did not finish (its error is earlier in the log: a compiler, nvcc or ninja), or was interrupted"
     );
     d.evidence.push(format!("{library} is under torch's JIT build directory (torch_extensions), where torch.utils.cpp_extension.load puts what it compiles"));
-    let proven = cx.world.is_torch_extension_build_dir(dir.as_str());
+    // Removed by a typed step only when the text shows the build failing and the directory is
+    // proven a build product (ARCHITECTURE's rule for destruction); otherwise in words.
+    let proven = cx.scene.compile_failed && cx.world.is_torch_extension_build_dir(dir.as_str());
     // The compile error shown in the text is what the next build meets first.
     let title = if cx.scene.compile_failed {
         format!("Fix the compile error printed above, then remove the stale build directory {dir}")

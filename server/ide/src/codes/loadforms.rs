@@ -236,6 +236,12 @@ pub(crate) fn windows(
             None
         }
     });
+    // A guess names a package no table or frame confirms (it may be the text's own project):
+    // good enough to say whose DLLs must be found, never to re-code or rebuild a missing
+    // procedure.
+    if d.package.is_none() && !procedure {
+        d.package = module.and_then(dotted_top);
+    }
     let importing = module
         .map(|m| format!(" while importing {m}"))
         .unwrap_or_default();
@@ -639,33 +645,34 @@ fn package(module: Option<&str>, dll: Option<&str>) -> Option<String> {
             abidoc_knowledge::packages::package_for_module(top)
                 .map(|p| p.name.clone())
                 .or_else(|| stem_package(top))
-                // A dotted module's top level is its distribution's import name, as a
-                // site-packages directory is (`pyarrow.lib` is pyarrow's).
-                .or_else(|| {
-                    // A checkout's own directories (`model.utils.cython_bbox`) are no
-                    // distribution's import name.
-                    const LOCAL: &[&str] = &[
-                        "model",
-                        "models",
-                        "modules",
-                        "module",
-                        "utils",
-                        "util",
-                        "lib",
-                        "libs",
-                        "src",
-                        "core",
-                        "ops",
-                        "layers",
-                        "common",
-                        "tools",
-                        "external",
-                        "third_party",
-                    ];
-                    (module?.contains('.') && !top.starts_with('_') && !LOCAL.contains(&top))
-                        .then(|| kb::normalize(top))
-                })
         })
+}
+
+/// A dotted module's top level, as a distribution's import name (`pyarrow.lib` is pyarrow's),
+/// the way a site-packages directory names one: a guess no table confirms (the text's own
+/// project, `myproj.cuda_ops`, reads the same), and a checkout's own directories
+/// (`model.utils.cython_bbox`) are none.
+fn dotted_top(module: &str) -> Option<String> {
+    const LOCAL: &[&str] = &[
+        "model",
+        "models",
+        "modules",
+        "module",
+        "utils",
+        "util",
+        "lib",
+        "libs",
+        "src",
+        "core",
+        "ops",
+        "layers",
+        "common",
+        "tools",
+        "external",
+        "third_party",
+    ];
+    let (top, _) = module.split_once('.')?;
+    (!top.is_empty() && !top.starts_with('_') && !LOCAL.contains(&top)).then(|| kb::normalize(top))
 }
 
 /// A top-level compiled module named after its package with a build suffix
@@ -821,6 +828,7 @@ pub(crate) fn compiled_module_missing(
     let ctypes_lib = module.starts_with("lib") && !module.contains('.');
     let bare = module.starts_with('_') && !module.contains('.');
     d.package = package(Some(module), None)
+        .or_else(|| dotted_top(module))
         .map(|p| cx.as_named(p))
         .or_else(|| {
             (ctypes_lib || bare)

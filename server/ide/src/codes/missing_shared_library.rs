@@ -6,7 +6,8 @@
 //! search path (`LD_LIBRARY_PATH`), the PyPI package of the CUDA major the so-number names
 //! (never another major's), the companion release of a torch that shipped a renamed library, a
 //! system library's package (pip first, conda in a conda env, the distribution's manager with
-//! root), or a failed JIT build whose proven build directory is removed.
+//! root). A torch JIT op's own library missing from its build directory is handed to
+//! `extension_incomplete_build::jit_op` (an unfinished build).
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
@@ -20,7 +21,7 @@ use crate::kb;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`libX.so.N: cannot open shared object file` (CUDA runtime, cuDNN, removed torch libraries, ...).",
     meaning: "A compiled module names the libraries it needs (`DT_NEEDED`); the loader searches RPATH/RUNPATH, `LD_LIBRARY_PATH`, the ld.so cache and the default directories. The library may be on the machine but outside that path, belong to another CUDA major than the one installed, have been renamed by a later torch, or come from a system package no wheel ships. Other loaders say it in their own words, read the same way: `Unable to load any of {…}`, `Could not load library X`, `Library X is not found or cannot be loaded`, DGL's per-torch libraries, macOS' `Library not loaded`, and Windows' `DLL load failed … module could not be found` / `[WinError 126] … Error loading \"…dll\"`, which never says which dependency is missing. cuDNN's sub-libraries and Windows' CUDA DLLs (`cublas64_11.dll`) are read as their product and major.",
-    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. For a failed torch JIT build: remove its build directory only when abidoc proves it is a build product and the text shows the build failed. 7. A source build when the library is torch's and the package links torch. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
+    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. A source build when the library is torch's and the package links torch. (A torch JIT op's own library missing from its build directory is an unfinished build: extension-incomplete-build.) On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
     near_package: super::NearPackage::Never,
     ..CodeDoc::BASE
 };
@@ -560,7 +561,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
             // Both ways in words: the package manager's search names the package that ships
             // it; a copy already on the machine needs only the loader pointed at it.
             // The name goes into commands a person may paste: only a plain file name does.
-            .step(Step::Manual(if plain_file_name(lib) {
+            .step(Step::Manual(if crate::fix::valid::plain_file_name(lib) {
                 format!(
                     "find {lib}: on this machine `ldconfig -p | grep {lib}` or `find / -name '{lib}*' 2>/dev/null`; as a package, `apt-file search {lib}` or `dnf provides '*/{lib}'`; install that package, or, when the file is already on the machine, export LD_LIBRARY_PATH=<the directory holding it>:$LD_LIBRARY_PATH"
                 )
@@ -571,16 +572,6 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
         );
     }
     crate::fix::rank(fixes)
-}
-
-/// A library file name made only of the characters sonames use (`libfoo.so.1`, `libc++.so`).
-fn plain_file_name(lib: &str) -> bool {
-    !lib.is_empty()
-        && lib.len() <= 128
-        && !lib.starts_with(['-', '.'])
-        && lib
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || b"._+-".contains(&c))
 }
 
 /// cuDNN of the major the so-number names, from PyPI for the CUDA major the text states (torch's

@@ -241,8 +241,8 @@ impl Fix {
 
     /// The kind it ranks as: its own, except that an action written only in words (a source
     /// build of a checkout whose path the text gives relative, another torch named without a
-    /// version) ranks with the advice, after every action with a command. Its kind still says
-    /// what it is.
+    /// version) ranks with the advice, after every action with a command, unless it is complete
+    /// but for one value the person fills in (`fill_in`). Its kind still says what it is.
     pub fn ranks_as(&self) -> FixKind {
         if self.kind.changes_packages() && self.fill_in.is_none() && self.commands().is_empty() {
             FixKind::Advice

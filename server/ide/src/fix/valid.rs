@@ -5,6 +5,18 @@
 
 use std::fmt;
 
+/// A file name fit to appear in a command shown in words (`apt-file search libfoo.so.1`): only
+/// the characters sonames and headers use, at most 128 bytes, never an option (`-…`) or a
+/// hidden file (`.…`). Advice about a name from the text quotes it only when this holds.
+pub fn plain_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 128
+        && !name.starts_with(['-', '.'])
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"._+-".contains(&c))
+}
+
 /// A distribution name: PEP 508 valid, at most 128 bytes, stored PEP 503 normalized.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Name(String);

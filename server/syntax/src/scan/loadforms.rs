@@ -318,8 +318,6 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             return;
         }
     }
-    // torchaudio when libsox is not found: `load requires sox extension which is not
-    // available.`
     // numba's CUDA JIT without the toolkit's NVVM library: `libNVVM cannot be found.`
     if let Some(p) = s.find("libNVVM cannot be found") {
         push(p, "libnvvm.so", None);
@@ -362,6 +360,8 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             return;
         }
     }
+    // torchaudio when libsox is not found: `load requires sox extension which is not
+    // available.`
     if let Some(p) = s.find("sox extension which is not available") {
         push(p, "libsox.so", None);
         return;
