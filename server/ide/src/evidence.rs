@@ -17,6 +17,8 @@ pub(crate) struct World<'a> {
     pub ctx: &'a Context,
     envs: &'a Environments,
     env: Option<EnvView>,
+    /// `cuda_compiler_found`, read once: several fixes of one diagnosis ask.
+    compiler: std::sync::OnceLock<Option<bool>>,
 }
 
 impl<'a> World<'a> {
@@ -27,7 +29,12 @@ impl<'a> World<'a> {
         } else {
             None
         };
-        Self { ctx, envs, env }
+        Self {
+            ctx,
+            envs,
+            env,
+            compiler: std::sync::OnceLock::new(),
+        }
     }
 
     /// A world over an environment already opened (the scan).
@@ -36,6 +43,7 @@ impl<'a> World<'a> {
             ctx,
             envs,
             env: Some(env),
+            compiler: std::sync::OnceLock::new(),
         }
     }
 
@@ -224,6 +232,10 @@ impl<'a> World<'a> {
     /// (`CUDA_HOME`/`CUDA_PATH`, `PATH`, `/usr/local/cuda*`, `/opt/cuda`, the environment's own
     /// `bin` and CUDA compiler wheels); `None` without an environment to judge.
     pub fn cuda_compiler_found(&self) -> Option<bool> {
+        *self.compiler.get_or_init(|| self.read_cuda_compiler())
+    }
+
+    fn read_cuda_compiler(&self) -> Option<bool> {
         let env = self.env.as_ref().filter(|_| self.ctx.use_env)?;
         let m = self.envs.machine();
         let mut dirs: Vec<PathBuf> = ["CUDA_HOME", "CUDA_PATH"]

@@ -1334,9 +1334,7 @@ fn unknown_header(name: &str) -> bool {
         "npp",
     ];
     let base = name.rsplit('/').next().unwrap_or(name);
-    [".h", ".hpp", ".cuh", ".hh", ".hxx"]
-        .iter()
-        .any(|e| name.ends_with(e))
+    abidoc_syntax::scan::is_header_name(name)
         && base != "Python.h"
         && !name.starts_with("TH/")
         && !name.starts_with("THC/")

@@ -2114,6 +2114,13 @@ fn library_before(s: &str, at: usize) -> Option<(String, usize)> {
     (looks_like_lib && !tok.is_empty()).then(|| (tok.to_owned(), start))
 }
 
+/// A C/C++ header by its file name's extension (`cblas.h`, `glm/glm.hpp`, `kernel.cuh`).
+pub fn is_header_name(name: &str) -> bool {
+    [".h", ".cuh", ".hpp", ".hh", ".hxx", ".inl"]
+        .iter()
+        .any(|e| name.ends_with(e))
+}
+
 /// The version inside the parentheses after `word`: `version (12.1)` → `12.1`.
 /// A name or header a compile step does not find (see `EventKind::CompileNameMissing`).
 fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
@@ -2152,7 +2159,7 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
         && let Some(open) = s[..p].rfind('<')
     {
         let header = &s[open + 1..p];
-        if header.ends_with(".h") || header.ends_with(".hpp") || header.ends_with(".cuh") {
+        if is_header_name(header) {
             found = Some((open, cap(header).to_owned()));
         }
     }
@@ -2165,9 +2172,7 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
         let start = before.rfind([' ', '<', '"', '\'']).map_or(0, |i| i + 1);
         let header = &before[start..];
         let compile = s[..start].contains("fatal error") || s[..start].contains("include file");
-        let header_like = [".h", ".cuh", ".hpp", ".hh", ".hxx", ".inl"]
-            .iter()
-            .any(|e| header.ends_with(e))
+        let header_like = is_header_name(header)
             // `Eigen/Dense`, `google/dense_hash_map`: headers without an extension, in a
             // compiler's own words only.
             || compile && header.contains('/') && !header.starts_with('/');
@@ -2200,10 +2205,7 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
         let r = &s[p + 13..];
         if let Some(e) = r.find(": ") {
             let header = r[..e].trim_matches(['\'', '"', '<', '>']);
-            let header_like = [".h", ".cuh", ".hpp", ".hh", ".hxx"]
-                .iter()
-                .any(|x| header.ends_with(x))
-                && !header.contains(' ');
+            let header_like = is_header_name(header) && !header.contains(' ');
             if header_like {
                 found = Some((p + 13, cap(header).to_owned()));
             }

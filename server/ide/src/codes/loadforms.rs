@@ -145,6 +145,13 @@ pub(crate) fn dgl_fixes(lib: &str) -> Vec<Fix> {
         || "the installed torch".to_owned(),
         |t| format!("torch {t}"),
     );
+    // The page's torch part, `2.1` of `2.1.1`: only a release the library names in digits.
+    let line = torch.and_then(|t| {
+        let mut parts = t.split('.');
+        let (a, b) = (parts.next()?, parts.next()?);
+        let digits = |x: &str| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit());
+        (digits(a) && digits(b)).then(|| format!("{a}.{b}"))
+    });
     vec![
         Fix::new(
             code,
@@ -155,16 +162,9 @@ pub(crate) fn dgl_fixes(lib: &str) -> Vec<Fix> {
         )
         .step(Step::Manual(format!(
             "pip install dgl -f https://data.dgl.ai/wheels/torch-{}/<cuda label>/repo.html (the page for {which})",
-            torch
-                .and_then(|t| {
-                    let mut parts = t.split('.');
-                    let (a, b) = (parts.next()?, parts.next()?);
-                    let digits = |x: &str| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit());
-                    (digits(a) && digits(b)).then(|| format!("{a}.{b}"))
-                })
-                .unwrap_or_else(|| "<torch major.minor>".to_owned())
+            line.as_deref().unwrap_or("<torch major.minor>")
         )))
-        .filled_in_with(if torch.is_some() {
+        .filled_in_with(if line.is_some() {
             "the installed torch's CUDA label (cu121 for `+cu121`, or cpu)"
         } else {
             "the installed torch's major.minor and CUDA label (cu121 for `+cu121`, or cpu)"
