@@ -311,9 +311,7 @@ impl Scene {
             .collect();
         found.extend(compiled_imports(piece));
         for m in dotted_imports(piece) {
-            if self.imports.len() < 64 && !self.imports.contains(&m) {
-                self.imports.push(m);
-            }
+            self.add_import(m);
         }
         found.extend(ci_checkouts(piece));
         found.extend(pip_build_dirs(piece));
@@ -326,6 +324,14 @@ impl Scene {
         found.sort_by_key(|(at, _)| *at);
         for (at, p) in found {
             self.mention(offset + at, &p);
+        }
+    }
+
+    /// Keeps a dotted module of an import statement: distinct, at most 64 (a real text imports
+    /// a handful that matter).
+    fn add_import(&mut self, module: String) {
+        if self.imports.len() < 64 && !self.imports.contains(&module) {
+            self.imports.push(module);
         }
     }
 
@@ -564,9 +570,7 @@ pub fn collect_text(text: &str) -> (Vec<Incident>, Scene) {
                 mentions.mention(at, &p);
             }
             for m in imports {
-                if mentions.imports.len() < 64 && !mentions.imports.contains(&m) {
-                    mentions.imports.push(m);
-                }
+                mentions.add_import(m);
             }
             mentions.python_in_paths = mentions.python_in_paths.or(python);
             warm_torch_index(events);
@@ -1558,20 +1562,7 @@ fn python_in_paths(piece: &str) -> Option<(u32, u32)> {
 /// whether or not the knowledge knows it (a research extension, a source checkout).
 fn compiled_imports(piece: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    let mut at = 0;
-    for line in piece.split_inclusive('\n') {
-        let t = line.trim();
-        let lead = line.len() - line.trim_start().len();
-        let (module, names) = if let Some(r) = t.strip_prefix("from ") {
-            match r.split_once(" import ") {
-                Some((m, n)) => (m.trim(), n),
-                None => ("", ""),
-            }
-        } else if let Some(r) = t.strip_prefix("import ") {
-            (r.split([' ', ',']).next().unwrap_or(""), "")
-        } else {
-            ("", "")
-        };
+    for (at, module, names) in import_statements(piece) {
         let top = module.split('.').next().unwrap_or("");
         let valid = !top.is_empty()
             && top.len() <= 64
@@ -1580,11 +1571,31 @@ fn compiled_imports(piece: &str) -> Vec<(usize, String)> {
         let compiled = abidoc_syntax::scan::is_compiled_name;
         let is_compiled = module.split('.').skip(1).any(compiled)
             || names
+                .unwrap_or("")
                 .split([',', ' ', '(', ')'])
                 .map(str::trim)
                 .any(compiled);
         if valid && is_compiled && !matches!(top, "torch" | "torchvision" | "torchaudio") {
-            out.push((at + lead, crate::kb::normalize(&top.replace('_', "-"))));
+            out.push((at, crate::kb::normalize(&top.replace('_', "-"))));
+        }
+    }
+    out
+}
+
+/// A piece's import statements, one per line: (offset of the statement, module, what `from …
+/// import` names after it; `None` for `import X`).
+fn import_statements(piece: &str) -> Vec<(usize, &str, Option<&str>)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in piece.split_inclusive('\n') {
+        let t = line.trim();
+        let lead = line.len() - line.trim_start().len();
+        if let Some(r) = t.strip_prefix("from ") {
+            if let Some((m, n)) = r.split_once(" import ") {
+                out.push((at + lead, m.trim(), Some(n)));
+            }
+        } else if let Some(r) = t.strip_prefix("import ") {
+            out.push((at + lead, r.split([' ', ',']).next().unwrap_or(""), None));
         }
         at += line.len();
     }
@@ -1603,22 +1614,20 @@ fn dotted_imports(piece: &str) -> Vec<String> {
             })
     };
     let mut out = Vec::new();
-    for line in piece.lines() {
-        let t = line.trim();
-        if let Some(r) = t.strip_prefix("from ")
-            && let Some((m, names)) = r.split_once(" import ")
-            && ident(m.trim())
-        {
-            for n in names.split(',').take(8) {
-                let n = n.split_whitespace().next().unwrap_or("");
-                if ident(n) && !n.contains('.') {
-                    out.push(format!("{}.{n}", m.trim()));
-                }
+    for (_, module, names) in import_statements(piece) {
+        if !ident(module) {
+            continue;
+        }
+        let Some(names) = names else {
+            if module.contains('.') {
+                out.push(module.to_owned());
             }
-        } else if let Some(r) = t.strip_prefix("import ") {
-            let m = r.split([' ', ',']).next().unwrap_or("");
-            if ident(m) && m.contains('.') {
-                out.push(m.to_owned());
+            continue;
+        };
+        for n in names.split(',').take(8) {
+            let n = n.split_whitespace().next().unwrap_or("");
+            if ident(n) && !n.contains('.') {
+                out.push(format!("{module}.{n}"));
             }
         }
     }

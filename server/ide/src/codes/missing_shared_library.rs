@@ -930,7 +930,7 @@ fn linker_name(lib: &str) -> bool {
 
 /// The build directory of a torch JIT extension (`~/.cache/torch_extensions/py310_cu117/fused_adam`):
 /// strictly inside `torch_extensions/`, and a plain path.
-pub(crate) fn jit_build_dir(full: &str) -> Option<SafePath> {
+fn jit_build_dir(full: &str) -> Option<SafePath> {
     let dir = SafePath::new(full)?.parent()?;
     let (_, rest) = dir.as_str().split_once("/torch_extensions/")?;
     (!rest.is_empty()).then_some(dir)
