@@ -5,6 +5,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 export CARGO_TERM_COLOR=never
+# A CI tree is built once: incremental caches would only add gigabytes to its disk.
+[ "${CI:-}" = true ] && export CARGO_INCREMENTAL=0
 # insta must fail on a changed snapshot in CI instead of writing a .snap.new.
 export INSTA_UPDATE=no
 
