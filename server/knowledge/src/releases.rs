@@ -237,6 +237,23 @@ pub fn companion_in_range(package: &str, torch: &str) -> Option<&'static Release
         .find(|r| r.torch_spec.as_deref().is_some_and(|s| range_admits(s, &t)))
 }
 
+/// The lower bound of a requirement whose clauses are all `>=`/`>`/`<`/`<=` (`>=2.3.0,<3` →
+/// 2.3.0); nothing for a requirement with another operator or no lower bound.
+pub fn spec_floor(spec: &str) -> Option<Version> {
+    let mut floor = None;
+    for clause in spec.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+        if let Some(v) = clause
+            .strip_prefix(">=")
+            .or_else(|| clause.strip_prefix('>'))
+        {
+            floor = Some(Version::parse(v.trim())?);
+        } else if !clause.starts_with('<') {
+            return None;
+        }
+    }
+    floor
+}
+
 /// Whether a requirement made of `>=`, `>`, `<=`, `<` clauses (at least one lower bound)
 /// admits `torch`; any other operator admits nothing. An open range is trusted only near its
 /// lower bound (same major, at most two minors on): a claim about torch releases that did not

@@ -1020,16 +1020,24 @@ fn newest_with_torch(
     {
         Some(t) => V::parse(t)?,
         None => {
+            // A hand-written row naming one torch line, else the lower bound of the release's
+            // own torch requirement (`torch>=2.3.0`: a release is built against the torch its
+            // floor names, as torchtext 0.18.0 was against 2.3).
             let row = abidoc_knowledge::compat::releases(pkg.as_str())
                 .into_iter()
-                .find(|r| r.version == release.version)?;
-            let [line] = row.torch.as_slice() else {
-                return None;
+                .find(|r| r.version == release.version);
+            let line = match row {
+                Some(row) => match row.torch.as_slice() {
+                    [line] => line.clone(),
+                    _ => return None,
+                },
+                None => abidoc_knowledge::releases::spec_floor(release.torch_spec.as_deref()?)?
+                    .major_minor_string(),
             };
             abidoc_knowledge::torch_index::releases()
                 .iter()
                 .filter_map(|r| V::parse(&r.version))
-                .filter(|v| v.major_minor_string() == *line)
+                .filter(|v| v.major_minor_string() == line)
                 .max()?
         }
     };

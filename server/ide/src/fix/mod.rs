@@ -276,6 +276,39 @@ impl Fix {
         render::uv_commands(&self.steps)
     }
 
+    /// Whether two fixes change the same packages the same way, told apart only by pip's cache
+    /// flag (two recipes reaching one torch pin): the second says nothing new. Fixes with
+    /// advice or nothing to run are never the same.
+    fn same_changes(&self, other: &Fix) -> bool {
+        let effect = |f: &Fix| -> Option<Vec<Step>> {
+            if f.steps.is_empty() || f.steps.iter().any(|s| matches!(s, Step::Manual(_))) {
+                return None;
+            }
+            Some(
+                f.steps
+                    .iter()
+                    .map(|s| match s {
+                        Step::PipInstall {
+                            python,
+                            flags,
+                            requirements,
+                        } => Step::PipInstall {
+                            python: python.clone(),
+                            flags: flags
+                                .iter()
+                                .filter(|g| **g != PipFlag::NoCacheDir)
+                                .cloned()
+                                .collect(),
+                            requirements: requirements.clone(),
+                        },
+                        other => other.clone(),
+                    })
+                    .collect(),
+            )
+        };
+        matches!((effect(self), effect(other)), (Some(a), Some(b)) if a == b)
+    }
+
     /// Advice that goes with the steps (never a command).
     pub fn advice(&self) -> Vec<&str> {
         self.steps
@@ -295,7 +328,10 @@ pub fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
     fixes.sort_by_cached_key(|f| (!f.lead, f.blocker.is_some(), f.ranks_as()));
     let mut out: Vec<Fix> = Vec::with_capacity(fixes.len());
     for f in fixes {
-        if out.iter().any(|g| g.title == f.title && g.steps == f.steps) {
+        if out
+            .iter()
+            .any(|g| (g.title == f.title && g.steps == f.steps) || g.same_changes(&f))
+        {
             continue;
         }
         out.push(f);
