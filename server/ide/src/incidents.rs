@@ -109,6 +109,13 @@ pub enum Failure {
         needs: String,
         installed: String,
     },
+    /// A PJRT plugin built against another PJRT C API than the framework's.
+    PjrtApi {
+        plugin: String,
+        plugin_api: String,
+        framework_api: String,
+        plugin_newer: Option<bool>,
+    },
     /// A package calls Python API of a newer torch than the installed one.
     TorchApiNewer {
         api: String,
@@ -458,6 +465,12 @@ fn key_of(f: &Failure) -> Failure {
             framework: String::new(),
             needs: String::new(),
             installed: String::new(),
+        },
+        Failure::PjrtApi { plugin, .. } => Failure::PjrtApi {
+            plugin: plugin.clone(),
+            plugin_api: String::new(),
+            framework_api: String::new(),
+            plugin_newer: None,
         },
         Failure::TorchApiRemoved { .. } => Failure::TorchApiRemoved {
             name: String::new(),
@@ -930,6 +943,20 @@ impl Collector {
                     supported: supported.clone(),
                     range: range.clone(),
                     detail: detail.clone(),
+                },
+                span,
+            ),
+            EventKind::PjrtApiMismatch {
+                plugin,
+                plugin_api,
+                framework_api,
+                plugin_newer,
+            } => self.push(
+                Failure::PjrtApi {
+                    plugin: plugin.clone(),
+                    plugin_api: plugin_api.clone(),
+                    framework_api: framework_api.clone(),
+                    plugin_newer: *plugin_newer,
                 },
                 span,
             ),

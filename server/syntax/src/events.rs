@@ -87,6 +87,17 @@ pub enum EventKind {
         needs: String,
         installed: String,
     },
+    /// XLA's check of a PJRT plugin's C API against the framework's: `Mismatched PJRT plugin
+    /// PJRT API version (0.38) and framework PJRT API version 0.40)`, `Unexpected PJRT_… size:
+    /// … The plugin is likely built with a later version than the framework`. `plugin` is the
+    /// distribution of the backend being initialized (empty when the text names none); the API
+    /// versions are empty when not stated; `plugin_newer` is what the versions or the words say.
+    PjrtApiMismatch {
+        plugin: String,
+        plugin_api: String,
+        framework_api: String,
+        plugin_newer: Option<bool>,
+    },
     /// pip's `Getting requirements to build wheel did not run successfully` (its `... error`
     /// status line too): the package's setup ran in pip's build environment and failed before
     /// compiling anything.

@@ -75,6 +75,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Symbol not found", SYM),
     ("Version mismatch: ", VERSION),
     ("JAX plugin ", VERSION),
+    // XLA's check of a PJRT plugin's C API against the framework's (JAX, through any backend).
+    ("PJRT API version", VERSION),
+    ("PJRT_Api size", VERSION),
     // Windows' loader dialog and its console form: `The procedure entry point X could not be
     // located in the dynamic link library Y.dll`.
     ("procedure entry point ", SYM),
@@ -1041,6 +1044,10 @@ impl<'a> Scanner<'a> {
             if l.s().contains("JAX plugin ") {
                 let next = self.next_line(l);
                 jax_plugin_version(l, next.as_ref().map(Line::c), out);
+            }
+            if l.s().contains("PJRT") {
+                let prev = self.prev_line(l);
+                pjrt_api_version(l, prev.as_ref().map(Line::c), out);
             }
             framework_version(l, out);
         }
@@ -2587,6 +2594,95 @@ fn jax_plugin_version(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
             installed: installed
                 .filter(|v| !v.is_empty() && v.len() <= 40)
                 .unwrap_or_default(),
+        },
+    );
+}
+
+/// XLA's check of a PJRT plugin against the framework that loads it: `Mismatched PJRT plugin
+/// PJRT API version (0.38) and framework PJRT API version 0.40)`, `Unexpected PJRT_Api size:
+/// expected 2136, got 2024 … The framework PJRT API version is 0.54`, `Unexpected
+/// PJRT_Plugin_Attributes_Args size: … The plugin is likely built with a later version than the
+/// framework. This plugin is built with PJRT API version 0.75`. The backend JAX was initializing
+/// (`Unable to initialize backend 'xpu'`, on the line or the one before) names the plugin.
+fn pjrt_api_version(l: &Line<'_>, prev: Option<&str>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("Mismatched PJRT plugin").or_else(|| {
+        s.find("Unexpected PJRT_")
+            .filter(|&q| s[q..].contains(" size: expected "))
+    }) else {
+        return;
+    };
+    let version_after = |key: &str| -> String {
+        s.find(key)
+            .map(|q| {
+                s[q + key.len()..]
+                    .trim_start_matches([' ', '('])
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.')
+                    .take(16)
+                    .collect::<String>()
+                    .trim_end_matches('.')
+                    .to_owned()
+            })
+            .unwrap_or_default()
+    };
+    let first = |keys: &[&str]| {
+        keys.iter()
+            .map(|k| version_after(k))
+            .find(|v| !v.is_empty())
+            .unwrap_or_default()
+    };
+    let plugin_api = first(&[
+        "plugin PJRT API version",
+        "This plugin is built with PJRT API version",
+    ]);
+    let framework_api = first(&[
+        "framework PJRT API version is",
+        "framework PJRT API version",
+    ]);
+    let parse = |v: &str| -> Option<(u32, u32)> {
+        let (a, b) = v.split_once('.')?;
+        Some((a.parse().ok()?, b.parse().ok()?))
+    };
+    let plugin_newer = match (parse(&plugin_api), parse(&framework_api)) {
+        (Some(a), Some(b)) if a != b => Some(a > b),
+        _ if s.contains("built with a later version than the framework") => Some(true),
+        _ if s.contains("built with an earlier version than the framework")
+            || s.contains("built with an older version than the framework") =>
+        {
+            Some(false)
+        }
+        _ => None,
+    };
+    let backend = |t: &str| -> Option<String> {
+        let q = t.find("initialize backend '")? + 20;
+        let name: String = t[q..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .take(24)
+            .collect();
+        t[q + name.len()..].starts_with('\'').then_some(name)
+    };
+    // The backends' distributions: JAX's own plugins, Intel's, Apple's and Google's.
+    let plugin = backend(s)
+        .or_else(|| prev.and_then(backend))
+        .map(|b| match b.to_ascii_lowercase().as_str() {
+            "cuda" | "gpu" => "jax-cuda12-plugin",
+            "rocm" => "jax-rocm-plugin",
+            "xpu" => "intel-extension-for-openxla",
+            "metal" => "jax-metal",
+            "tpu" => "libtpu",
+            _ => "",
+        })
+        .or_else(|| (s.contains("libtpu") || s.contains("torch_xla")).then_some("libtpu"))
+        .unwrap_or_default();
+    out.push(
+        l.span(p, s.trim_end().len()),
+        EventKind::PjrtApiMismatch {
+            plugin: plugin.to_owned(),
+            plugin_api,
+            framework_api,
+            plugin_newer,
         },
     );
 }

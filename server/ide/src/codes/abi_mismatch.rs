@@ -16,7 +16,7 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled extension needs symbols the installed torch (or another library it links) does not export: it was built against a different version.",
-    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it. A package may check it itself (Open3D's `Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`, TensorFlow alike): the framework release it names, or its release for the installed one. JAX checks its CUDA plugin the same way (`JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not compatible with the installed jaxlib version 0.9.0.1`): the plugin and its PJRT of the installed jaxlib's version.",
+    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it. A package may check it itself (Open3D's `Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`, TensorFlow alike): the framework release it names, or its release for the installed one. JAX checks its CUDA plugin the same way (`JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not compatible with the installed jaxlib version 0.9.0.1`): the plugin and its PJRT of the installed jaxlib's version. XLA checks any backend plugin's C API the same way (`Mismatched PJRT plugin PJRT API version (0.38) and framework PJRT API version 0.40`, Intel's XPU plugin, Apple's Metal, libtpu): the jax release the plugin was made for, or jax and the plugin together through jax's extra.",
     fixes: "1. Uninstall the package when the model in use does not need it (instant, nothing downloaded; offered first only when abidoc knows the model). 2. The companion release built for the installed torch, pinned exactly, with `--no-cache-dir --no-deps`. 3. The torch the binary was built for, saying what else moves. 4. The project's prebuilt wheel for this torch/CUDA/ABI/Python (unverified URL). 5. A source build that really compiles (force-build switch or `--no-binary`, `--no-build-isolation`), with its time and needs. Every command needs the user's confirmation; none needs root.",
     model_decides: true,
     ..CodeDoc::BASE
@@ -489,6 +489,144 @@ pub(crate) fn framework_version(
     d
 }
 
+/// What XLA's check of a PJRT plugin said (see [`pjrt_plugin`]).
+pub(crate) struct Pjrt<'a> {
+    /// The backend's distribution, empty when the text names no backend.
+    pub plugin: &'a str,
+    pub plugin_api: &'a str,
+    pub framework_api: &'a str,
+    pub plugin_newer: Option<bool>,
+}
+
+/// A PJRT plugin (a JAX backend: JAX's own CUDA or ROCm plugin, Intel's XPU, Apple's Metal,
+/// libtpu) built against another PJRT C API than the installed jaxlib's. The older side is the
+/// one to move: a plugin older than jaxlib wants the jax release it was made for (vendors'
+/// plugins trail JAX's releases; its own newer release may not exist yet), a plugin newer than
+/// jaxlib a newer jax. JAX's own plugins and libtpu are released with jax: its extra installs
+/// the matching set.
+pub(crate) fn pjrt_plugin(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Pjrt<'_>) -> Diagnostic {
+    let code = Code::AbiMismatch;
+    let mut d = blank(code, source);
+    let name = (!seen.plugin.is_empty()).then(|| crate::kb::normalize(seen.plugin));
+    d.package = name.clone();
+    let who = name.clone().unwrap_or_else(|| "a PJRT plugin".into());
+    let (papi, fapi) = (seen.plugin_api, seen.framework_api);
+    let direction = match seen.plugin_newer {
+        Some(true) => "a newer jax than the installed one",
+        Some(false) => "an older jax than the installed one",
+        None => "another jax release",
+    };
+    d.message = match (papi.is_empty(), fapi.is_empty()) {
+        (false, false) => format!(
+            "{who} implements PJRT API {papi} and the installed jaxlib expects {fapi}: the plugin was built for {direction}"
+        ),
+        (false, true) => format!(
+            "{who} implements PJRT API {papi}, which the installed jaxlib does not: the plugin was built for {direction}"
+        ),
+        _ => format!(
+            "{who} was built against another PJRT API than the installed jaxlib's: the plugin was built for {direction}"
+        ),
+    };
+    d.evidence.push(format!(
+        "XLA's check of the plugin against the framework: plugin PJRT API {}, framework PJRT API {}",
+        if papi.is_empty() { "not stated" } else { papi },
+        if fapi.is_empty() { "not stated" } else { fapi }
+    ));
+    let extra = match name.as_deref() {
+        Some("libtpu") => Some("tpu"),
+        Some(n) if n.starts_with("jax-cuda13") => Some("cuda13"),
+        Some(n) if n.starts_with("jax-cuda") => Some("cuda12"),
+        _ => None,
+    };
+    let mut fixes = Vec::new();
+    if let Some(extra) = extra {
+        fixes.push(
+            Fix::new(
+                code,
+                "jax-together",
+                FixKind::AlignTorch,
+                format!("Install jax, jaxlib and {who} together (jax[{extra}])"),
+                format!("The `jax[{extra}]` extra pins jaxlib and {who} to the jax release it installs, so the plugin and the framework speak one PJRT API."),
+            )
+            .step(Step::Manual(format!("pip install -U \"jax[{extra}]\""))),
+        );
+    } else if name.is_none() {
+        // No backend named: JAX's or torch_xla's plugin, and the framework is not known either.
+        fixes.push(
+            Fix::new(
+                code,
+                "framework-and-plugin",
+                FixKind::AlignTorch,
+                "Install the framework and its PJRT plugin from releases made for each other",
+                "The plugin and the framework loading it (jaxlib, torch_xla) must speak one PJRT API: their releases are made in pairs.",
+            )
+            .step(Step::Manual(
+                "pip install -U \"jax[tpu]\" (or \"jax[cuda12]\"), or torch_xla with its matching libtpu (`pip install torch_xla[tpu]`) — whichever framework loads the plugin".to_owned(),
+            )),
+        );
+    } else if seen.plugin_newer == Some(true) {
+        let reqs: Vec<Requirement> = ["jax", "jaxlib"]
+            .iter()
+            .filter_map(|n| Name::new(n).map(Requirement::Any))
+            .collect();
+        fixes.push(
+            Fix::new(
+                code,
+                "newer-jax",
+                FixKind::AlignTorch,
+                format!("Upgrade jax and jaxlib to the release {who} was built for"),
+                format!("{who} speaks a newer PJRT API than the installed jaxlib; a newer jax and jaxlib accept it."),
+            )
+            .step(recipes::pip_install(cx, vec![PipFlag::Upgrade, PipFlag::NoCacheDir], reqs))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                also: vec!["moves jax and jaxlib to their newest release".to_owned()],
+                ..Default::default()
+            }),
+        );
+    } else {
+        fixes.push(
+            Fix::new(
+                code,
+                "jax-for-plugin",
+                FixKind::AlignTorch,
+                format!("Install the jax and jaxlib release {who} was built for"),
+                format!("A backend plugin is built against one jaxlib's PJRT API and its releases trail JAX's; {who}'s release notes or requirements name the jax it supports, and that jax and jaxlib accept it."),
+            )
+            .step(Step::Manual(format!(
+                "pip install \"jax==<the release {who} supports>\" \"jaxlib==<the same release>\""
+            )))
+            .filled_in_with(format!("the jax release {who}'s release notes name"))
+            // The installed plugin is often the vendor's newest: its upgrade may do nothing,
+            // where the jax it names always loads it.
+            .leading(),
+        );
+        if let Some(n) = name.as_deref().and_then(Name::new) {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "newer-plugin",
+                    FixKind::AlignCompanion,
+                    format!("Or upgrade {n} to a release built for the installed jaxlib"),
+                    format!("When {n} has published a release for the installed jax, it accepts that jaxlib's PJRT API."),
+                )
+                .step(recipes::pip_install(
+                    cx,
+                    vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+                    vec![Requirement::Any(n)],
+                ))
+                .cost(crate::fix::Cost {
+                    downloads: true,
+                    ..Default::default()
+                })
+                .unverified(),
+            );
+        }
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
 /// JAX's CUDA plugin (`jax-cuda12-plugin`, with its `jax-cuda12-pjrt`) of another release than
 /// jaxlib: the plugin release of the installed jaxlib (the same version number), else jax,
 /// jaxlib and the plugin resolved together by the `jax[cudaNN]` extra.
@@ -535,7 +673,11 @@ fn jax_plugin(cx: &Cx<'_>, plugin: &str, needs: &str, installed: &str) -> Vec<Fi
             "jax-together",
             FixKind::AlignTorch,
             format!("Upgrade jax, jaxlib and the plugin together (jax[{cuda}])"),
-            format!("The `jax[{cuda}]` extra pins jaxlib, {plugin} and its PJRT to the jax release it installs, so they come from one release (the plugin {needs} asks for jaxlib {needs})."),
+            if needs.is_empty() {
+                format!("The `jax[{cuda}]` extra pins jaxlib, {plugin} and its PJRT to the jax release it installs, so they come from one release.")
+            } else {
+                format!("The `jax[{cuda}]` extra pins jaxlib, {plugin} and its PJRT to the jax release it installs, so they come from one release (the plugin {needs} asks for jaxlib {needs}).")
+            },
         )
         .step(Step::Manual(format!("pip install -U \"jax[{cuda}]\""))),
     );

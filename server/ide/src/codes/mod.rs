@@ -423,6 +423,21 @@ pub(crate) fn diagnose(
             needs,
             installed,
         } => abi_mismatch::framework_version(&cx, source, package, framework, needs, installed),
+        Failure::PjrtApi {
+            plugin,
+            plugin_api,
+            framework_api,
+            plugin_newer,
+        } => abi_mismatch::pjrt_plugin(
+            &cx,
+            source,
+            &abi_mismatch::Pjrt {
+                plugin,
+                plugin_api,
+                framework_api,
+                plugin_newer: *plugin_newer,
+            },
+        ),
         Failure::TorchApiRemoved { name, detail } => {
             abi_mismatch::removed_api(&cx, source, name, detail)
         }
