@@ -437,17 +437,7 @@ fn checkout_package(path: &str) -> Option<String> {
     }
     // Directories a package keeps its compiled ops in (the package is above them), and layout
     // directories above or around packages (never a package's name).
-    const OPS: &[&str] = &[
-        "csrc",
-        "ops",
-        "_ext",
-        "ext",
-        "extensions",
-        "kernels",
-        "cuda",
-        "cpu",
-    ];
-    const GENERIC: &[&str] = &["lib", "lib64", "build", "src", "bin", "tmp", "dist"];
+    use crate::sources::{SOURCE_DIRS as OPS, names_no_project};
     let dirs: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
     // Only the last few directories are the package's; a user's `~/src/` says nothing.
     let tail = &dirs[dirs.len().saturating_sub(4)..];
@@ -464,7 +454,7 @@ fn checkout_package(path: &str) -> Option<String> {
     };
     if let Some(w) = dirs.windows(2).rev().find(|w| same(w[0], w[1]))
         && is_identifier(w[1])
-        && !GENERIC.contains(&w[1])
+        && !names_no_project(w[1])
     {
         return Some(kb::normalize(w[1]));
     }
@@ -481,7 +471,7 @@ fn checkout_package(path: &str) -> Option<String> {
     if OPS.contains(&name) {
         return None;
     }
-    (is_identifier(name) && !GENERIC.contains(&name)).then(|| kb::normalize(name))
+    (is_identifier(name) && !names_no_project(name)).then(|| kb::normalize(name))
 }
 
 /// `apt` or `dnf` from the `ID` and `ID_LIKE` lines of an os-release file.

@@ -1379,34 +1379,13 @@ fn unknown_header(name: &str) -> bool {
 /// `/home/me/DCNv2/setup.py`): the directory holding it is the project being built. pip's
 /// temporary build directories and generic folders name nothing.
 fn setup_py_checkout(file: &str) -> Option<String> {
-    const GENERIC: &[&str] = &[
-        "src",
-        "build",
-        "tmp",
-        "home",
-        "root",
-        "content",
-        "workspace",
-        "app",
-        "code",
-        "repo",
-        "project",
-        "projects",
-        "python",
-        "setup",
-        "source",
-        "sources",
-        "work",
-        "opt",
-        "usr",
-    ];
     let path = file.replace('\\', "/");
     let dir = path.strip_suffix("/setup.py")?;
     let dir = dir.rsplit('/').next().unwrap_or(dir);
     let ok = is_project_dir(dir)
         && !dir.starts_with("pip-")
         && !dir.starts_with('.')
-        && !GENERIC.contains(&dir.to_ascii_lowercase().as_str());
+        && !crate::sources::names_no_project(dir);
     ok.then(|| crate::kb::normalize(dir))
 }
 
@@ -1479,7 +1458,7 @@ fn pip_build_dirs(piece: &str) -> Vec<(usize, String)> {
             Some((n, h)) if h.len() >= 8 && h.bytes().all(|c| c.is_ascii_hexdigit()) => n,
             _ => dir,
         };
-        let ok = is_project_dir(name) && !matches!(name, "torch" | "build" | "src");
+        let ok = is_project_dir(name) && !crate::sources::names_no_project(name);
         if ok {
             out.push((at, crate::kb::normalize(name)));
         }
@@ -1529,7 +1508,7 @@ fn setuptools_extensions(piece: &str) -> Vec<(usize, String)> {
             && top.len() <= 64
             && top.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
             && !top.starts_with('_')
-            && !matches!(top, "torch" | "src" | "lib" | "csrc");
+            && !crate::sources::names_no_project(top);
         if ok {
             out.push((at, crate::kb::normalize(&top.replace('_', "-"))));
         }

@@ -3,6 +3,69 @@
 
 use crate::kb;
 
+/// A project's own source folders (`csrc`, `src`, `cuda`, …): the project is the directory
+/// above them, never one of them.
+pub(crate) const SOURCE_DIRS: &[&str] = &[
+    "csrc",
+    "src",
+    "cuda",
+    "cpu",
+    "ops",
+    "_ext",
+    "ext",
+    "extensions",
+    "kernels",
+    "layers",
+    "include",
+];
+
+/// Directories that name no project wherever a path or a dotted module shows them: the system's
+/// and users' folders, build outputs, the folders a checkout keeps its modules in, torch.
+const GENERIC_DIRS: &[&str] = &[
+    "lib",
+    "lib64",
+    "libs",
+    "build",
+    "bin",
+    "tmp",
+    "dist",
+    "home",
+    "usr",
+    "opt",
+    "root",
+    "workspace",
+    "content",
+    "app",
+    "code",
+    "repo",
+    "project",
+    "projects",
+    "python",
+    "setup",
+    "source",
+    "sources",
+    "work",
+    "model",
+    "models",
+    "module",
+    "modules",
+    "utils",
+    "util",
+    "core",
+    "common",
+    "tools",
+    "external",
+    "third_party",
+    "torch",
+];
+
+/// Whether a directory (or a dotted module's top level) names no project: one of the source
+/// folders or the generic directories above (case-insensitive).
+pub(crate) fn names_no_project(dir: &str) -> bool {
+    let d = dir.to_ascii_lowercase();
+    SOURCE_DIRS.contains(&d.as_str()) || GENERIC_DIRS.contains(&d.as_str())
+}
+
 /// The project a compiler's message is about, from the source file it names
 /// (`DCNv2/src/cpu/dcn_v2_im2col_cpu.cpp:9:10: fatal error: …`, `…/maskrcnn_benchmark/csrc/cuda/
 /// deform_pool_cuda.cu(42): error: …`): a relative path starts at the checkout's root, so its
@@ -28,33 +91,6 @@ pub(crate) fn source_project(text: &str) -> Option<String> {
     {
         return None;
     }
-    const SOURCES: &[&str] = &[
-        "csrc",
-        "src",
-        "cuda",
-        "cpu",
-        "ops",
-        "_ext",
-        "ext",
-        "extensions",
-        "kernels",
-        "layers",
-        "include",
-    ];
-    const GENERIC: &[&str] = &[
-        "lib",
-        "lib64",
-        "build",
-        "bin",
-        "tmp",
-        "dist",
-        "home",
-        "usr",
-        "opt",
-        "root",
-        "workspace",
-        "content",
-    ];
     let dirs: Vec<&str> = norm.split('/').collect();
     let dirs = &dirs[..dirs.len().saturating_sub(1)];
     let relative = !norm.starts_with('/') && !norm.starts_with('~') && !norm.contains(":/");
@@ -66,19 +102,17 @@ pub(crate) fn source_project(text: &str) -> Option<String> {
                 && **d != "."
                 && **d != ".."
                 && !PLACEHOLDER.contains(d)
-                && !GENERIC.contains(d)
-                && !SOURCES.contains(d)
+                && !names_no_project(d)
         })?
     } else {
         let tail = &dirs[dirs.len().saturating_sub(4)..];
-        let g = tail.iter().position(|c| SOURCES.contains(c))?;
+        let g = tail.iter().position(|c| SOURCE_DIRS.contains(c))?;
         tail.get(g.checked_sub(1)?)?
     };
     let ok = name.len() > 1
         && name
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
-        && !SOURCES.contains(name)
-        && !GENERIC.contains(name);
+        && !names_no_project(name);
     ok.then(|| kb::normalize(name))
 }

@@ -653,26 +653,9 @@ fn package(module: Option<&str>, dll: Option<&str>) -> Option<String> {
 /// project, `myproj.cuda_ops`, reads the same), and a checkout's own directories
 /// (`model.utils.cython_bbox`) are none.
 fn dotted_top(module: &str) -> Option<String> {
-    const LOCAL: &[&str] = &[
-        "model",
-        "models",
-        "modules",
-        "module",
-        "utils",
-        "util",
-        "lib",
-        "libs",
-        "src",
-        "core",
-        "ops",
-        "layers",
-        "common",
-        "tools",
-        "external",
-        "third_party",
-    ];
     let (top, _) = module.split_once('.')?;
-    (!top.is_empty() && !top.starts_with('_') && !LOCAL.contains(&top)).then(|| kb::normalize(top))
+    (!top.is_empty() && !top.starts_with('_') && !crate::sources::names_no_project(top))
+        .then(|| kb::normalize(top))
 }
 
 /// A top-level compiled module named after its package with a build suffix
