@@ -185,6 +185,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Unsupported gpu architecture", CUDAMM),
     ("unsupported gpu architecture", CUDAMM),
     ("is not defined for option 'gpu-", CUDAMM),
+    // LLVM's NVPTX backend (Triton's compiler): `'sm_120' is not a recognized processor for this
+    // target (ignoring processor)`.
+    ("is not a recognized processor for this target", CUDAMM),
     ("is not defined for option 'std'", CUDAMM),
     ("Unknown option", CUDAMM),
     ("cuDNN version", CUDAMM),
@@ -279,6 +282,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cuda capability supported by", GPUARCH),
     ("cuda capability that we support", GPUARCH),
     ("does not include kernels for this GPU", GPUARCH),
+    // A package's own guard: `FATAL: kernel built for sm80-sm100, but running on sm121`.
+    ("but running on sm", GPUARCH),
     ("driver on your system is too old", DRIVER),
     ("driver version is insufficient", DRIVER),
     ("InsufficientDriver", DRIVER),
@@ -1458,6 +1463,34 @@ impl<'a> Scanner<'a> {
                 },
             );
         }
+        // LLVM (the compiler inside Triton) older than the GPU: `'sm_120' is not a recognized
+        // processor for this target (ignoring processor)`.
+        if let Some(p) = s.find("is not a recognized processor for this target") {
+            let quoted = s[..p].trim_end().trim_end_matches(['\'', '`', '"']);
+            let arch: String = quoted
+                .rsplit(['\'', '`', '"', ' '])
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(16)
+                .collect();
+            if arch.starts_with("sm_") && arch.len() > 3 {
+                let at = s[..p].rfind(arch.as_str()).unwrap_or(p);
+                let start = if at > 0 && matches!(s.as_bytes()[at - 1], b'\'' | b'`' | b'"') {
+                    at - 1
+                } else {
+                    at
+                };
+                out.push(
+                    l.span(start, s.trim_end().len()),
+                    EventKind::ToolkitArchRefused {
+                        arch,
+                        tool: Some("LLVM (Triton's GPU compiler)".into()),
+                        detail: cap(s[start..].trim_end()).to_owned(),
+                    },
+                );
+            }
+        }
         // torchvision's check (`different CUDA versions` until 0.8, `different CUDA major
         // versions` since): "PyTorch has CUDA Version=11.7 and torchvision has CUDA
         // Version=11.8"; torchaudio's: "PyTorch has CUDA version 11.7 whereas TorchAudio has
@@ -1676,6 +1709,24 @@ impl<'a> Scanner<'a> {
                 capability = Some(format!("sm_{digits}"));
                 hit = true;
             }
+        }
+        // A package's check of the GPU against its build: `kernel built for sm80-sm100, but
+        // running on sm121` (the GPU's architecture after the range its kernels cover).
+        if let Some(p) = s.find(", but running on sm") {
+            let sm = |t: &str| -> Option<String> {
+                let d: String = t
+                    .trim_start_matches("sm_")
+                    .trim_start_matches("sm")
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .take(5)
+                    .collect();
+                (d.len() >= 2 && d.bytes().next().is_some_and(|c| c.is_ascii_digit()))
+                    .then(|| format!("sm_{d}"))
+            };
+            // The range stays in the detail: `range` is torch's own, and this is the package's.
+            capability = sm(&s[p + 17..]);
+            hit |= capability.is_some();
         }
         // cpp_extension refusing an entry of TORCH_CUDA_ARCH_LIST this torch does not know:
         // `ValueError: Unknown CUDA arch (9.0+PTX) or GPU not supported`.
@@ -2985,6 +3036,23 @@ fn exception(l: &Line<'_>, out: &mut Out) {
                     message: cap(msg).to_owned(),
                 },
             );
+            // The loader's sentence cut off after the library's name (an issue's title:
+            // `ImportError: libGL.so.1`): the library is what is missing.
+            if matches!(name, "ImportError" | "OSError")
+                && !msg.contains(char::is_whitespace)
+                && loadforms::is_library_name(msg)
+            {
+                out.push(
+                    l.span(
+                        s[..end].rfind(msg).unwrap_or(name_end + 1),
+                        end.max(name_end + 1),
+                    ),
+                    EventKind::MissingSharedLibrary {
+                        name: cap(msg.trim_end_matches([':', '.'])).to_owned(),
+                        required_by: None,
+                    },
+                );
+            }
             found += 1;
             // A message may hold another exception (`RuntimeError: ImportError: …`): keep looking.
         } else {

@@ -585,6 +585,40 @@ pub(crate) fn toolkit_refuses(
         |m| format!("CUDA {} or newer", cuda_str(m)),
     );
     let mut fixes = Vec::new();
+    // Triton's own LLVM (not a toolkit): only a Triton release made after the GPU compiles for
+    // it, and torch pins the Triton it was tested with.
+    if tool.is_some_and(|t| t.starts_with("LLVM")) {
+        d.package = Some("triton".into());
+        d.message = format!(
+            "Triton's compiler (the LLVM bundled in its wheel) predates {arch}: this Triton cannot compile kernels for this GPU"
+        );
+        fixes.push(
+            Fix::new(
+                code,
+                "triton-torch-pins",
+                FixKind::AlignCompanion,
+                "Install the Triton release the installed torch requires, and only that one",
+                "torch pins the Triton it was built and tested with (`pip show torch` lists it); a second, older Triton beside it (`pytorch-triton` from a nightly, a source build) is the one whose LLVM predates the GPU.",
+            )
+            .step(Step::Manual(
+                "pip show torch (its Requires line names triton==X), pip uninstall -y pytorch-triton if present, then pip install --force-reinstall --no-deps triton==X".into(),
+            ))
+            .filled_in_with("the triton version torch requires"),
+        );
+        fixes.push(
+            Fix::new(
+                code,
+                "newer-torch",
+                FixKind::AlignTorch,
+                format!("Or install a torch release whose Triton knows {arch}"),
+                format!("{arch} came with CUDA {}; torch builds for that CUDA pin a Triton that compiles for it.", min.map_or_else(|| "a newer release".to_owned(), cuda_str)),
+            )
+            .step(Step::Manual(format!("install a torch build for {needs} (and the companions built for it)")))
+            .unverified(),
+        );
+        d.fixes = crate::fix::rank(fixes);
+        return d;
+    }
     if cpp_extension {
         fixes.push(
             Fix::new(

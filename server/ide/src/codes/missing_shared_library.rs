@@ -42,6 +42,13 @@ pub(crate) fn diagnose(
     {
         return super::extension_incomplete_build::jit_op(cx, source, name, dir);
     }
+    // A package's own compiled module missing from its installed directory
+    // (`site-packages/knn_cuda/csrc/_ext/knn/knn.so`): its build never produced it.
+    if required_by.is_none()
+        && let Some((module, package)) = own_module(name)
+    {
+        return super::extension_incomplete_build::module_missing(cx, source, &module, &package);
+    }
     let mut d = blank(Code::MissingSharedLibrary, source);
     let lib = basename(name);
     let who = required_by
@@ -926,6 +933,28 @@ fn linker_name(lib: &str) -> bool {
         "libcusolver", "libnvrtc", "libcudnn", "libnvToolsExt", "libnvJitLink",
     ];
     lib.strip_suffix(".so").is_some_and(|stem| CUDA.contains(&stem))
+}
+
+/// A Python extension module (`knn.so`, `_C.cpython-310-x86_64-linux-gnu.so`, not a `lib*.so`
+/// library any directory may hold) given by its path inside an installed package's directory:
+/// the module's name and the package directory's name.
+fn own_module(full: &str) -> Option<(String, String)> {
+    let path = full.replace('\\', "/");
+    let (_, rest) = path
+        .split_once("/site-packages/")
+        .or_else(|| path.split_once("/dist-packages/"))?;
+    let (top, _) = rest.split_once('/')?;
+    let file = basename(&path);
+    let lower = file.to_ascii_lowercase();
+    let module = !lower.starts_with("lib") && (lower.ends_with(".so") || lower.ends_with(".pyd"));
+    let plain = |t: &str| {
+        !t.is_empty()
+            && t.len() <= 64
+            && t.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    };
+    let stem = file.split('.').next().unwrap_or("");
+    (module && plain(top) && plain(stem) && top != "torch" && top != "nvidia")
+        .then(|| (stem.to_owned(), kb::normalize(top)))
 }
 
 /// The build directory of a torch JIT extension (`~/.cache/torch_extensions/py310_cu117/fused_adam`):

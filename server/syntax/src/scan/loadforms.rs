@@ -245,7 +245,7 @@ fn quoted_after(s: &str, intro: &str) -> Option<String> {
 }
 
 /// A token that names a library file (`libcudnn_ops.so.9.1`, `cublas64_11.dll`, `libc10.dylib`).
-fn is_library_name(t: &str) -> bool {
+pub(super) fn is_library_name(t: &str) -> bool {
     let l = t.to_ascii_lowercase();
     l.ends_with(".so")
         || l.contains(".so.")
