@@ -1713,20 +1713,18 @@ impl<'a> Scanner<'a> {
         // A package's check of the GPU against its build: `kernel built for sm80-sm100, but
         // running on sm121` (the GPU's architecture after the range its kernels cover).
         if let Some(p) = s.find(", but running on sm") {
-            let sm = |t: &str| -> Option<String> {
-                let d: String = t
-                    .trim_start_matches("sm_")
-                    .trim_start_matches("sm")
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric())
-                    .take(5)
-                    .collect();
-                (d.len() >= 2 && d.bytes().next().is_some_and(|c| c.is_ascii_digit()))
-                    .then(|| format!("sm_{d}"))
-            };
             // The range stays in the detail: `range` is torch's own, and this is the package's.
-            capability = sm(&s[p + 17..]);
-            hit |= capability.is_some();
+            let d: String = s[p + 17..]
+                .trim_start_matches("sm_")
+                .trim_start_matches("sm")
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .take(5)
+                .collect();
+            if d.len() >= 2 && d.bytes().next().is_some_and(|c| c.is_ascii_digit()) {
+                capability = Some(format!("sm_{d}"));
+                hit = true;
+            }
         }
         // cpp_extension refusing an entry of TORCH_CUDA_ARCH_LIST this torch does not know:
         // `ValueError: Unknown CUDA arch (9.0+PTX) or GPU not supported`.
