@@ -1718,7 +1718,7 @@ impl<'a> Scanner<'a> {
                 .trim_start_matches("sm_")
                 .trim_start_matches("sm")
                 .chars()
-                .take_while(|c| c.is_ascii_alphanumeric())
+                .take_while(char::is_ascii_alphanumeric)
                 .take(5)
                 .collect();
             if d.len() >= 2 && d.bytes().next().is_some_and(|c| c.is_ascii_digit()) {
