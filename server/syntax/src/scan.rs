@@ -176,6 +176,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CMAKE_CUDA_COMPILER", CUDAHOME),
     ("CMakeDetermineCUDACompiler", CUDAHOME),
     ("No CUDA toolset found", CUDAHOME),
+    // setup scripts' locate_cuda() (py-faster-rcnn's and its descendants'): `The CUDA lib64 path
+    // could not be located in /usr/lib64`.
+    (" path could not be located in ", CUDAHOME),
     ("The detected CUDA version", CUDAMM | VERSION),
     // torchvision's and torchaudio's checks, whole or wrapped after "different".
     ("were compiled with different", CUDAMM),
@@ -193,6 +196,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cuDNN version", CUDAMM),
     ("was not declared in this scope", CUDAMM),
     ("has not been declared", CUDAMM),
+    ("is not a member of ", CUDAMM),
+    ("no member named ", CUDAMM),
     ("\" is undefined", CUDAMM),
     ("THC/", CUDAMM),
     ("DeprecatedTypeProperties", CUDAMM),
@@ -2208,6 +2213,41 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
             }
         }
     }
+    // gcc: `'getCurrentCUDAStream' is not a member of 'at::cuda'` (clang: `no member named 'X'
+    // in namespace 'at::cuda'`): a name of torch's namespaces, qualified by it.
+    if found.is_none() {
+        for (phrase, scope_intro) in [
+            ("is not a member of ", ""),
+            ("no member named ", " in namespace "),
+        ] {
+            let Some(p) = s.find(phrase) else { continue };
+            let (name, after) = if scope_intro.is_empty() {
+                (quoted_before(p), &s[p + phrase.len()..])
+            } else {
+                let r = &s[p + phrase.len()..];
+                let Some(k) = r.find(scope_intro) else {
+                    continue;
+                };
+                (
+                    non_empty(r[..k].trim_matches(['\'', '‘', '’', '"', '`'])),
+                    &r[k + scope_intro.len()..],
+                )
+            };
+            let scope: String = after
+                .trim_start_matches(['\'', '‘', '"', '`'])
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == ':' || *c == '_')
+                .take(64)
+                .collect();
+            let torch_scope = ["at", "c10", "torch"]
+                .iter()
+                .any(|t| scope == *t || scope.starts_with(&format!("{t}::")));
+            if let Some(n) = name.filter(|_| torch_scope) {
+                found = Some((p, format!("{scope}::{n}")));
+                break;
+            }
+        }
+    }
     // A title retelling it: `"<THC/THC.h> no such file or directory"` — the header in angle
     // brackets right before the words, in any case.
     if found.is_none()
@@ -3661,6 +3701,7 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
                 || s.contains("cannot find")
                 || s.contains("not recognized")))
         || s.contains("bare_metal_version")
+        || s.contains("The CUDA ") && s.contains(" path could not be located in ")
         // CMake's CUDA language finding no nvcc (`No CMAKE_CUDA_COMPILER could be found`, its
         // CMakeDetermineCUDACompiler module's errors), and Visual Studio's generator finding no
         // CUDA integration (`No CUDA toolset found.`).
