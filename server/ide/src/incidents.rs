@@ -634,6 +634,8 @@ pub struct Collector {
     /// subject is ever read).
     raw_subjects: std::collections::HashSet<String>,
     pids: std::collections::HashSet<u32>,
+    /// The file of the traceback frame read last: where an import that fails was written.
+    last_frame: Option<String>,
 }
 
 impl Collector {
@@ -1106,6 +1108,7 @@ impl Collector {
                 }
             }
             EventKind::Frame { file, .. } => {
+                self.last_frame = Some(file.clone());
                 if let Some((_, p)) = pip_build_dirs(file).into_iter().next() {
                     // pip runs this package's own setup: it is the one being built.
                     self.scene.mention(span.start, &p);
@@ -1166,6 +1169,13 @@ impl Collector {
                     .trim_matches(['\'', '"', '`']);
                 if let Some(f) = own_module(module) {
                     self.push(f, span);
+                } else if checkout_extension_import(module, self.last_frame.as_deref()) {
+                    self.push(
+                        Failure::CompiledModuleMissing {
+                            module: module.to_owned(),
+                        },
+                        span,
+                    );
                 }
             }
             // transformers' check for a model's remote code: `This modeling file requires the
@@ -1271,6 +1281,39 @@ impl Collector {
 
 /// `No module named 'X'` for a compiled module a known package ships: the package is installed
 /// without its compiled half.
+/// A plain module imported by a checkout's own source from the extension folder named after
+/// it (`PoinTr/extensions/chamfer_dist/__init__.py` doing `import chamfer`): the extension the
+/// checkout builds there (`python setup.py install` in that folder), never built or installed
+/// elsewhere. Installed packages' frames, dotted modules and modules the folder is not named
+/// after (a missing `numpy`) are not read this way.
+fn checkout_extension_import(module: &str, frame: Option<&str>) -> bool {
+    let Some(file) = frame else { return false };
+    let file = file.replace('\\', "/");
+    let plain = !module.is_empty()
+        && module.len() <= 64
+        && module
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_');
+    let installed = file.contains("/site-packages/") || file.contains("/dist-packages/");
+    let dirs: Vec<&str> = file.split('/').collect();
+    let in_extensions = dirs[..dirs.len().saturating_sub(1)].iter().any(|d| {
+        matches!(
+            *d,
+            "extensions" | "ext" | "_ext" | "csrc" | "cuda_ops" | "ops"
+        )
+    });
+    let folder = dirs
+        .len()
+        .checked_sub(2)
+        .and_then(|i| dirs.get(i))
+        .copied()
+        .unwrap_or("");
+    let named_after = module.len() >= 3
+        && folder.len() >= 3
+        && (folder.starts_with(module) || module.starts_with(folder));
+    plain && !installed && in_extensions && named_after
+}
+
 fn own_module(module: &str) -> Option<Failure> {
     abidoc_knowledge::packages::package_for_module(module)
         .filter(|p| p.modules.iter().any(|m| m == module))
