@@ -2,7 +2,8 @@
 //! (`CUDA_HOME` unset, or pointing at a directory without `bin/nvcc`).
 //!
 //! Produced by torch's cpp_extension "CUDA_HOME environment variable is not set" and the
-//! missing-nvcc messages of build logs. `CUDA_HOME` written as a list (its first directory) or
+//! missing-nvcc messages of build logs; the variable set is the one the failing build reads
+//! (`Reads`: torch's CUDA_HOME, old setup scripts' CUDAHOME, a script's PATH). `CUDA_HOME` written as a list (its first directory) or
 //! a toolkit found on disk comes first (a variable, safe); else a look for a toolkit installed
 //! where nothing points (a `find`, then the variable); then a prebuilt wheel that needs no
 //! compiler; then nvcc from conda where conda is in use, else the toolkit's installer (advice).
@@ -63,7 +64,13 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         ]);
         return d;
     }
-    let mut fixes = fixes(cx, d.package.as_deref(), listed.is_some());
+    let reads = Reads::of(detail);
+    if reads == Reads::CudaHomeNoUnderscore {
+        d.message = format!(
+            "{what} compiled from source, but its setup script finds no CUDA compiler (nvcc): it looks on PATH and in $CUDAHOME (its own variable, not torch's CUDA_HOME)"
+        );
+    }
+    let mut fixes = fixes(cx, d.package.as_deref(), listed.is_some(), reads);
     if let Some(home) = listed {
         let known = cx.world.cuda_toolkits().iter().any(|h| h == home.as_str());
         let mut f = Fix::new(
@@ -101,8 +108,55 @@ fn listed_home(detail: &str) -> Option<SafePath> {
         .find_map(SafePath::new)
 }
 
+/// Where the build that failed looks for nvcc, as its words say: torch's cpp_extension reads
+/// CUDA_HOME; old `setup.py` scripts' `locate_cuda()` reads `$CUDAHOME` (`Either add it to your
+/// path, or set $CUDAHOME`); a shell script or Makefile runs `nvcc` from PATH (`nvcc: not
+/// found`, `command not found`, not recognized), and `sudo` drops the user's PATH.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reads {
+    CudaHome,
+    CudaHomeNoUnderscore,
+    Path,
+}
+
+impl Reads {
+    fn of(detail: &str) -> Reads {
+        if detail.contains("$CUDAHOME") || detail.contains("set CUDAHOME") {
+            Reads::CudaHomeNoUnderscore
+        } else if detail.contains("nvcc: not found")
+            || detail.contains("nvcc: command not found")
+            || detail.contains("'nvcc' is not recognized")
+        {
+            Reads::Path
+        } else {
+            Reads::CudaHome
+        }
+    }
+
+    /// The variable to set to the toolkit's directory.
+    fn var(self) -> &'static str {
+        match self {
+            Reads::CudaHomeNoUnderscore => "CUDAHOME",
+            _ => "CUDA_HOME",
+        }
+    }
+
+    /// What else to say when the variable alone is not what the build reads.
+    fn also(self) -> &'static str {
+        match self {
+            Reads::CudaHome => "",
+            Reads::CudaHomeNoUnderscore => {
+                " and export PATH=$CUDAHOME/bin:$PATH (this setup.py's locate_cuda() reads CUDAHOME, not CUDA_HOME, and PATH)"
+            }
+            Reads::Path => {
+                " and export PATH=$CUDA_HOME/bin:$PATH (the script runs nvcc from PATH; run it as yourself, since sudo resets PATH, or with sudo env PATH=\"$PATH\")"
+            }
+        }
+    }
+}
+
 /// The fixes before ranking: `diagnose` adds its own and ranks them all once.
-fn fixes(cx: &Cx<'_>, package: Option<&str>, listed: bool) -> Vec<Fix> {
+fn fixes(cx: &Cx<'_>, package: Option<&str>, listed: bool, reads: Reads) -> Vec<Fix> {
     let code = Code::CudaHomeMissing;
     let mut fixes = Vec::new();
     let found = cx
@@ -118,13 +172,18 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>, listed: bool) -> Vec<Fix> {
                 code,
                 "find-toolkit",
                 FixKind::Inspect,
-                "Find the CUDA toolkit already installed and point CUDA_HOME at it",
-                "The build looked at $CUDA_HOME, /usr/local/cuda and the nvcc on PATH; a toolkit in /usr/local/cuda-X.Y, /opt or Debian's /usr/lib/nvidia-cuda-toolkit is not seen until CUDA_HOME names it. Pick the one whose version is torch.version.cuda.",
+                match reads {
+                    Reads::Path => "Find the CUDA toolkit already installed and put its bin directory on PATH".to_owned(),
+                    _ => format!("Find the CUDA toolkit already installed and point {} at it", reads.var()),
+                },
+                format!("The build looked at ${}, /usr/local/cuda and the nvcc on PATH; a toolkit in /usr/local/cuda-X.Y, /opt or Debian's /usr/lib/nvidia-cuda-toolkit is not seen until {} names it. Pick the one whose version is torch.version.cuda.", reads.var(), if reads == Reads::Path { "PATH" } else { reads.var() }),
             )
             .step(Step::Show(Query::CudaCompilers))
-            .step(Step::Manual(
-                "export CUDA_HOME=<the directory holding bin/nvcc that find printed, e.g. /usr/local/cuda-12.1>".into(),
-            ))
+            .step(Step::Manual(format!(
+                "export {}=<the directory holding bin/nvcc that find printed, e.g. /usr/local/cuda-12.1>{}",
+                reads.var(),
+                reads.also()
+            )))
             .unverified(),
         );
     }
@@ -134,10 +193,10 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>, listed: bool) -> Vec<Fix> {
                 code,
                 "cuda-home",
                 FixKind::Configure,
-                format!("Point CUDA_HOME at the toolkit in {home}"),
-                "nvcc exists there; the build looks for $CUDA_HOME/bin/nvcc.",
+                format!("Point {} at the toolkit in {home}", reads.var()),
+                format!("nvcc exists there; the build looks for ${}/bin/nvcc.", reads.var()),
             )
-            .steps(recipes::set_env("CUDA_HOME", home.as_str())),
+            .steps(recipes::set_env(reads.var(), home.as_str())),
         );
     }
     if let Some(p) = package.and_then(Name::new)
