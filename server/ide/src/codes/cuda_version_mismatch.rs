@@ -2,7 +2,9 @@
 //! torch was built with, or two installed packages were compiled for different CUDA versions.
 //!
 //! Produced by cpp_extension's "The detected CUDA version (X) mismatches the version that was
-//! used to compile PyTorch (Y)", DeepSpeed's and apex's own checks, an nvcc without C++17, and by the scan's CUDA finding (a package's recorded CUDA
+//! used to compile PyTorch (Y)", DeepSpeed's and apex's own checks, an nvcc without C++17, an
+//! extension calling nvcc's launch hooks the loaded runtime lacks (`__cudaPopCallConfiguration`:
+//! compiled by a newer toolkit than torch's CUDA), and by the scan's CUDA finding (a package's recorded CUDA
 //! against torch's). Fixes: the matching toolkit found on disk, a torch built for the toolkit at
 //! hand (a user-level pip command rather than another toolkit), a prebuilt wheel, the companion
 //! release built for torch's CUDA.
@@ -14,7 +16,7 @@ use abidoc_knowledge::gpu;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "CUDA toolkit vs torch CUDA mismatch at build time, or two packages compiled with different CUDA versions.",
-    meaning: "Extensions must be compiled with the CUDA major.minor torch was built with (cpp_extension refuses otherwise), and packages that share CUDA objects at run time must agree on the CUDA major.",
+    meaning: "Extensions must be compiled with the CUDA major.minor torch was built with (cpp_extension refuses otherwise), and packages that share CUDA objects at run time must agree on the CUDA major. An extension compiled by a newer nvcc than torch's CUDA fails at import with `undefined symbol: __cudaPopCallConfiguration` (a launch hook nvcc emits since CUDA 9.2, missing from the older runtime torch loads).",
     fixes: "At build time: 1. `CUDA_HOME` to the toolkit of torch's CUDA found on disk (safe). 2. A torch built for the toolkit you have, from PyTorch's index (user-level, downloads several GB; torchvision/torchaudio move with it in their releases for that build). 3. A prebuilt wheel of the package, no local nvcc involved (advice). 4. Install torch's CUDA toolkit and set `CUDA_HOME` (advice: an installer, conda or root). Between two installed packages: the companion release built for the installed torch (and so its CUDA), else that package's build for torch's CUDA.",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
@@ -83,6 +85,70 @@ pub(crate) fn diagnose(
         _ => format!("CUDA versions disagree: {}", detail.trim()),
     };
     d.fixes = build_fixes(cx, d.package.as_deref(), found, expected);
+    d
+}
+
+/// An extension whose code calls nvcc's launch hooks (`__cudaPopCallConfiguration`, emitted by
+/// CUDA 9.2 and later) that the CUDA runtime loaded with it lacks: it was compiled by a newer
+/// toolkit than the runtime torch brings (torch 0.4's CUDA 9.0 beside a 9.2 nvcc). Rebuilt with
+/// torch's CUDA, or torch of the toolkit's CUDA.
+pub(crate) fn nvcc_newer_than_runtime(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    library: Option<&str>,
+    package: Option<String>,
+    symbol: &str,
+) -> Diagnostic {
+    let mut d = blank(Code::CudaVersionMismatch, source);
+    d.library = library.map(str::to_owned);
+    d.package = package;
+    let who = library.map_or("the extension", crate::incidents::basename);
+    d.message = format!(
+        "{who} was compiled by a newer CUDA toolkit than the CUDA runtime loaded with it: its code calls `{symbol}`, which nvcc emits since CUDA 9.2 and the loaded runtime (torch's own CUDA) lacks"
+    );
+    d.evidence.push(format!(
+        "`{symbol}` is one of the launch hooks nvcc's generated code calls; a runtime older than the compiler does not have it"
+    ));
+    // The versions, where the text states them: torch's CUDA is the runtime, the toolkit's is
+    // the compiler.
+    let torch_cuda = cx.world.torch_cuda().or_else(|| {
+        cx.torch()
+            .as_deref()
+            .and_then(abidoc_knowledge::Version::parse)
+            .and_then(|v| v.local_cuda())
+            .map(|(a, b)| format!("{a}.{b}"))
+    });
+    let code = Code::CudaVersionMismatch;
+    let mut fixes = build_fixes(cx, d.package.as_deref(), None, torch_cuda.as_deref());
+    if torch_cuda.is_none() {
+        fixes.push(
+            Fix::new(
+                code,
+                "toolkit-of-torch",
+                FixKind::Advice,
+                "Rebuild the extension with the CUDA toolkit of torch's CUDA",
+                "Extensions must be compiled with the CUDA major.minor torch was built with; the build uses the nvcc on CUDA_HOME or PATH.",
+            )
+            .step(Step::Manual(
+                "python -c \"import torch; print(torch.version.cuda)\", install that CUDA toolkit, export CUDA_HOME=<its directory> and PATH=$CUDA_HOME/bin:$PATH, then rebuild the extension".into(),
+            ))
+            .unverified(),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "torch-for-toolkit",
+            FixKind::AlignTorch,
+            "Or install a torch built for the toolkit's CUDA (nvcc --version), then rebuild the extension",
+            "Then the runtime torch brings is as new as the compiler that built the extension.",
+        )
+        .step(Step::Manual(
+            "nvcc --version names the toolkit's CUDA; install the torch build for it (PyTorch's index of that CUDA), then rebuild the extension".into(),
+        ))
+        .unverified(),
+    );
+    d.fixes = crate::fix::rank(fixes);
     d
 }
 

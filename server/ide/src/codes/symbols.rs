@@ -132,6 +132,18 @@ pub(crate) fn diagnose(
                 ));
             }
             Some(_) => {}
+            // nvcc's own launch hooks (CUDA 9.2 and later emit calls to them) missing from the
+            // runtime loaded: the extension was compiled by an nvcc newer than that runtime.
+            None if matches!(
+                symbol,
+                "__cudaPopCallConfiguration" | "__cudaPushCallConfiguration"
+            ) =>
+            {
+                let source = d.source.take();
+                return super::cuda_version_mismatch::nvcc_newer_than_runtime(
+                    cx, source, library, pkg, symbol,
+                );
+            }
             None => {
                 let source = d.source.take();
                 return super::missing_shared_library::older_copy(
