@@ -92,6 +92,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("rro loading ", WINDLL),
     ("Could not find module '", WINDLL),
     ("cannot load library '", WINDLL),
+    ("unable to load shared object '", WINDLL),
     ("Unable to load any of", LOADFORM),
     ("Could not load library", LOADFORM),
     ("The third-party dynamic library (", LOADFORM),

@@ -71,7 +71,10 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
     // Windows' reason wrapped onto the next line (`…while importing exllamav2_ext:` then `The
     // specified procedure could not be found.`): read with the line it explains.
     let wrapped_reason = next
-        .filter(|_| s.trim_end().ends_with(':') && s.contains("DLL load failed"))
+        .filter(|_| {
+            s.trim_end().ends_with(':')
+                && (s.contains("DLL load failed") || s.contains("unable to load shared object '"))
+        })
         .map(str::trim)
         .filter(|n| {
             PROCEDURE_NOT_FOUND
@@ -129,7 +132,12 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
             r.get(..end).is_some_and(|x| x.contains(".dll"))
         })
         .map(|(p, _)| p);
-    let Some(start) = [dll_load, win, ctypes, cffi, loadlib, retold]
+    // R's loader (`unable to load shared object 'C:/…/torchvision.dll':` then `LoadLibrary
+    // failure:  The specified procedure could not be found.`), a DLL by its path.
+    let r_load = s.find("unable to load shared object '").filter(|_| {
+        lower.contains(".dll'") && (has("LoadLibrary failure") || !wrapped_reason.is_empty())
+    });
+    let Some(start) = [dll_load, win, ctypes, cffi, loadlib, retold, r_load]
         .into_iter()
         .flatten()
         .min()
@@ -190,7 +198,8 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
         .or_else(|| quoted_after(s, "Erro loading "))
         .or_else(|| quoted_after(s, "when trying to load "))
         .or_else(|| quoted_after(s, "Could not find module "))
-        .or_else(|| quoted_after(s, "cannot load library "));
+        .or_else(|| quoted_after(s, "cannot load library "))
+        .or_else(|| quoted_after(s, "unable to load shared object "));
     // `[WinError 126]`: the span takes the bracket too.
     let start = if start > 0 && s.as_bytes().get(start - 1) == Some(&b'[') {
         start - 1
