@@ -3818,6 +3818,8 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // (`Error checking compiler version for cl: [WinError 2] …`, in any language).
         || s.contains("Microsoft Visual C++ 14.0 or greater is required")
         || s.contains("Unable to find vcvarsall.bat")
+        // distutils' spawn when cl.exe is not on PATH: `error: command 'cl.exe' failed: None`.
+        || s.contains("cl.exe' failed: None")
         // A compiler the build refuses: nvcc's host_config.h (`unsupported GNU version! gcc
         // versions later than 11 are not supported!`) and torch's headers (`C++17 or later
         // compatible compiler is required to use PyTorch`).

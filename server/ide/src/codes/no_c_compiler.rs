@@ -38,7 +38,10 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         .package_being_built(Some(detail))
         .filter(|p| p != "triton");
     // setuptools' own words (`command 'gcc' failed`, `unable to execute 'gcc'`) are a build's.
-    let setuptools = detail.contains("' failed") || detail.contains("unable to execute '");
+    let setuptools = detail.contains("' failed")
+        || detail.contains("unable to execute '")
+        || detail.contains("Visual C++ 14.0 or greater is required")
+        || detail.contains("vcvarsall.bat");
     d.message = match d.package.as_deref() {
         Some(p) if !cx.scene.packages_built.is_empty() || detail.contains("Visual C++ 14.0") => {
             format!("the build of {p} found no C/C++ compiler")
