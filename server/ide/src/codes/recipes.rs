@@ -132,11 +132,20 @@ pub(crate) fn extension_mismatch(
                 "The package could not be named from the text; `abidoc scan` or the library's path names it, then reinstall it (or another release of it) so its compiled files and the libraries they need come from one build.",
             )
         };
-        return vec![
+        let mut fixes = vec![
             Fix::new(code, "find-package", FixKind::Advice, title, why).step(Step::Manual(
                 "abidoc scan names the package that owns the library".into(),
             )),
         ];
+        // The offline index dates the binary by its torch symbols even when nothing names its
+        // package: the torch it was built for is the one alignment that needs no name.
+        if matches!(code, Code::AbiMismatch | Code::Cxx11AbiMismatch)
+            && let Some(target) = kb::built_for_release(symbols)
+            && let Some(f) = align_torch_unnamed(code, cx, &target)
+        {
+            fixes.push(f);
+        }
+        return fixes;
     };
     let facts = kb::package(pkg.as_str());
     let partners: Vec<Name> = facts
@@ -792,6 +801,43 @@ pub(crate) fn align_torch(
             compiles: None,
             also,
         }),
+    )
+}
+
+/// [`align_torch`] for a binary no text or table names: the torch its symbols date it to,
+/// unless the torch in use is of that release line already.
+fn align_torch_unnamed(code: Code, cx: &Cx<'_>, target: &str) -> Option<Fix> {
+    if cx.torch().is_some_and(|t| same_release_line(&t, target)) {
+        return None;
+    }
+    let req = exact("torch", target)?;
+    let mut also = with_dependents(
+        cx,
+        None,
+        vec![format!("moves torch to {target}")],
+        "their matching releases",
+    );
+    let steps = move_torch_steps(
+        cx,
+        target,
+        pip_install(cx, Vec::new(), vec![req]),
+        &mut also,
+    );
+    Some(
+        Fix::new(
+            code,
+            "align-torch",
+            FixKind::AlignTorch,
+            format!("Install torch {target}, the newest release the failing binary's torch symbols fit"),
+            "The offline index of every torch release's exports dates the binary by the torch symbols it asks for; that torch loads it. Only where nothing else needs the installed torch: other extensions may then need their releases for it.",
+        )
+        .steps(steps)
+        .cost(Cost {
+            downloads: true,
+            compiles: None,
+            also,
+        })
+        .unverified(),
     )
 }
 
