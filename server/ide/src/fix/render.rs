@@ -102,6 +102,7 @@ fn pip_flag(f: &PipFlag) -> Vec<String> {
         PipFlag::NoDeps => vec!["--no-deps".into()],
         PipFlag::Upgrade => vec!["--upgrade".into()],
         PipFlag::NoBinary(n) => vec!["--no-binary".into(), n.to_string()],
+        PipFlag::OnlyBinary(n) => vec!["--only-binary".into(), n.to_string()],
         PipFlag::IndexUrl(u) => vec!["--index-url".into(), u.to_string()],
         PipFlag::NoIndex => vec!["--no-index".into()],
         PipFlag::FindLinks(u) => vec!["--find-links".into(), u.to_string()],

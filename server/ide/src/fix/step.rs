@@ -69,6 +69,9 @@ pub enum PipFlag {
     Upgrade,
     /// Refuse binary wheels for this package, so the install really compiles.
     NoBinary(Name),
+    /// Wheels only for this package: pip takes the newest release with a wheel this system
+    /// accepts (its glibc's manylinux tags) and never compiles an sdist instead.
+    OnlyBinary(Name),
     /// Install from this index instead of PyPI: PyTorch publishes each CUDA build of torch on
     /// its own index (PyPI holds only the default one).
     IndexUrl(IndexUrl),
