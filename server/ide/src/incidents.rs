@@ -317,6 +317,7 @@ impl Scene {
             .map(|m| (m.at, m.distribution.to_owned()))
             .collect();
         found.extend(compiled_imports(piece));
+        found.extend(prompt_imports(piece));
         for m in dotted_imports(piece) {
             self.add_import(m);
         }
@@ -359,6 +360,15 @@ impl Scene {
         let split = self.mentions.partition_point(|(at, _)| *at < span.end);
         let (before, after) = self.mentions.split_at(split);
         pick(before.iter().rev()).or_else(|| pick(after.iter()))
+    }
+
+    /// [`Scene::package_near`] passing over `skip`: the packages a failure's own message names
+    /// without being the failing one (NumPy in its ABI message).
+    pub fn package_near_skipping(&self, span: Span, skip: &[&str]) -> Option<&str> {
+        let split = self.mentions.partition_point(|(at, _)| *at < span.end);
+        let (before, after) = self.mentions.split_at(split);
+        let keep = |m: &&(usize, String)| !skip.contains(&m.1.as_str());
+        pick(before.iter().rev().filter(keep)).or_else(|| pick(after.iter().filter(keep)))
     }
 
     /// The first package other than torch the text names after `span`.
@@ -1107,8 +1117,25 @@ impl Collector {
                     self.scene.versions.push((subject, version.clone()));
                 }
             }
-            EventKind::Frame { file, .. } => {
+            EventKind::Frame { file, function, .. } => {
                 self.last_frame = Some(file.clone());
+                // A Cython module's initialization (`File "src/cython_bbox.pyx", line 12, in
+                // init cython_bbox`): that compiled module is the one being imported.
+                if let Some(m) = function
+                    .as_deref()
+                    .and_then(|f| f.strip_prefix("init "))
+                    .filter(|_| file.ends_with(".pyx"))
+                    .and_then(|m| m.split('.').next())
+                    .filter(|m| {
+                        !m.is_empty()
+                            && m.len() <= 64
+                            && m.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+                    })
+                {
+                    let name = abidoc_knowledge::packages::package_for_module(m)
+                        .map_or_else(|| crate::kb::normalize(m), |p| p.name.clone());
+                    self.scene.mention(span.start, &name);
+                }
                 if let Some((_, p)) = pip_build_dirs(file).into_iter().next() {
                     // pip runs this package's own setup: it is the one being built.
                     self.scene.mention(span.start, &p);
@@ -1637,14 +1664,66 @@ fn import_statements(piece: &str) -> Vec<(usize, &str, Option<&str>)> {
     let mut out = Vec::new();
     let mut at = 0;
     for line in piece.split_inclusive('\n') {
-        let t = line.trim();
         let lead = line.len() - line.trim_start().len();
+        let t = line.trim();
+        // A statement typed at a prompt (`>>> import x`, IPython's `In [3]: import x`).
+        let (t, lead) = match prompt_len(t) {
+            0 => (t, lead),
+            n => (
+                t[n..].trim_start(),
+                lead + n + (t[n..].len() - t[n..].trim_start().len()),
+            ),
+        };
         if let Some(r) = t.strip_prefix("from ") {
             if let Some((m, n)) = r.split_once(" import ") {
                 out.push((at + lead, m.trim(), Some(n)));
             }
         } else if let Some(r) = t.strip_prefix("import ") {
             out.push((at + lead, r.split([' ', ',']).next().unwrap_or(""), None));
+        }
+        at += line.len();
+    }
+    out
+}
+
+/// The length of the interactive prompt a line starts with: Python's `>>> ` and `... `,
+/// IPython's `In [3]: `; 0 for none.
+fn prompt_len(t: &str) -> usize {
+    for p in [">>> ", "... "] {
+        if t.starts_with(p) {
+            return p.len();
+        }
+    }
+    t.strip_prefix("In [")
+        .and_then(|r| {
+            let n = r.bytes().take_while(u8::is_ascii_digit).count();
+            r[n..].starts_with("]: ").then_some(4 + n + 3)
+        })
+        .unwrap_or(0)
+}
+
+/// The packages of modules imported at an interactive prompt (`>>> import bottleneck`): what the
+/// person was loading when the failure below appeared (the tables' distribution for the module,
+/// else the module's own name).
+fn prompt_imports(piece: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in piece.split_inclusive('\n') {
+        let t = line.trim_start();
+        if prompt_len(t) > 0 {
+            let off = at + (line.len() - t.len());
+            for (i, module, _) in import_statements(t) {
+                let top = module.split('.').next().unwrap_or("");
+                let valid = !top.is_empty()
+                    && top.len() <= 64
+                    && top.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+                    && !top.starts_with(|c: char| c.is_ascii_digit());
+                if valid {
+                    let name = abidoc_knowledge::packages::package_for_module(top)
+                        .map_or_else(|| crate::kb::normalize(top), |p| p.name.clone());
+                    out.push((off + i, name));
+                }
+            }
         }
         at += line.len();
     }

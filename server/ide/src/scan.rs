@@ -393,5 +393,6 @@ fn cx<'a>(world: &'a World<'a>) -> crate::codes::Cx<'a> {
         model: None,
         near: None,
         after: None,
+        span: abidoc_syntax::Span::default(),
     }
 }

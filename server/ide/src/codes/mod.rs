@@ -133,6 +133,8 @@ pub(crate) struct Cx<'a> {
     /// The first package other than torch the text names after the failure: what a build log
     /// names below a compiler error (pip's `ERROR: Command … pip-install-…/fcos/setup.py`).
     pub after: Option<&'a str>,
+    /// Where the failure's own line is, for a code that weighs the text's packages itself.
+    pub span: abidoc_syntax::Span,
 }
 
 impl Cx<'_> {
@@ -299,6 +301,7 @@ pub(crate) fn diagnose(
         model: model.as_ref(),
         near: scene.package_near(inc.primary),
         after: scene.package_after(inc.primary),
+        span: inc.primary,
     };
     let source = Some(to_source(inc.primary));
     let mut d = match &inc.failure {

@@ -22,12 +22,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 pub(crate) fn removed_name(cx: &Cx<'_>, source: Option<SourceRef>, name: &str) -> Diagnostic {
     let code = Code::NumpyAbi;
     let mut d = blank(code, source);
-    d.package = Some(
-        cx.near
-            .filter(|p| *p != "numpy")
-            .unwrap_or("numpy")
-            .to_owned(),
-    );
+    d.package = Some(culprit(cx));
     let Some(row) = abidoc_knowledge::compat::numpy_removed(name) else {
         return d;
     };
@@ -84,16 +79,20 @@ pub(crate) fn removed_name(cx: &Cx<'_>, source: Option<SourceRef>, name: &str) -
     d
 }
 
+/// The package built for another NumPy: the one the text shows nearest to the failure, passing
+/// over NumPy itself (its own message names it), else NumPy (only it is known).
+fn culprit(cx: &Cx<'_>) -> String {
+    cx.scene
+        .package_near_skipping(cx.span, &["numpy"])
+        .unwrap_or("numpy")
+        .to_owned()
+}
+
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let mut d = blank(Code::NumpyAbi, source);
     // The module built for the other NumPy is the package at fault; the text shows it near the
     // message (the import, the frames), else only NumPy is known.
-    d.package = Some(
-        cx.near
-            .filter(|p| *p != "numpy")
-            .unwrap_or("numpy")
-            .to_owned(),
-    );
+    d.package = Some(culprit(cx));
     d.message = format!(
         "a compiled module was built against another NumPy major version than the one installed: {}",
         detail.lines().next().unwrap_or("").trim()
