@@ -13,7 +13,7 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step, Version};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A module compiled against NumPy 1.x running under NumPy 2.x, or the reverse.",
     meaning: "NumPy 2 changed the C ABI. Extensions compiled against NumPy 1.x (torch ≤ 2.2, older OpenCV and many others) fail to import under NumPy 2, and modules built for 2.x need a NumPy that new. NumPy 2.0 (and 1.24 before it) also removed names from its Python namespace, so code written for older releases fails with `module 'numpy' has no attribute 'float_'` or `cannot import name 'BUFSIZE' from 'numpy'`.",
-    fixes: "1. For a module built for NumPy 1.x: `pip install \"numpy<2\"`. 2. Or upgrade the failing module to a release built for NumPy 2 (advice). For a module built for a newer NumPy: upgrade NumPy. For a name a NumPy release removed (`np.float_` in 2.0, `np.float` in 1.24): the NumPy before that release, or the package or code moved to the new names (advice).",
+    fixes: "1. For a module built for NumPy 1.x: `pip install \"numpy<2\"`. 2. Or upgrade the failing module to a release built for NumPy 2 (a command for the package the text shows near the message, else advice). For a module built for a newer NumPy: upgrade NumPy. For a name a NumPy release removed (`np.float_` in 2.0, `np.float` in 1.24): the NumPy before that release, or the package or code moved to the new names (advice).",
     ..CodeDoc::BASE
 };
 
@@ -97,11 +97,11 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         "a compiled module was built against another NumPy major version than the one installed: {}",
         detail.lines().next().unwrap_or("").trim()
     );
-    d.fixes = fixes(cx, detail);
+    d.fixes = fixes(cx, detail, d.package.as_deref());
     d
 }
 
-fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
+fn fixes(cx: &Cx<'_>, detail: &str, package: Option<&str>) -> Vec<Fix> {
     let code = Code::NumpyAbi;
     // "numpy.dtype size changed ... binary incompatibility" is a module compiled against NumPy
     // 1.x meeting NumPy 2's larger dtype struct: the same direction as the explicit message.
@@ -129,8 +129,30 @@ fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
                 vec![Requirement::Below(numpy, two)],
             )),
         );
-        fixes.push(
-            Fix::new(
+        // The package named near the message, typed: its newest release is built for NumPy 2
+        // (most released since mid-2024 are); torch's is a torch move (2.3 and later).
+        let named = package
+            .filter(|p| !matches!(*p, "numpy" | "torch"))
+            .and_then(Name::new);
+        fixes.push(match named {
+            Some(p) => Fix::new(
+                code,
+                "upgrade-module",
+                FixKind::AlignCompanion,
+                format!("Or upgrade {p} to its newest release, built for NumPy 2"),
+                format!("Most packages released since mid-2024 are built for NumPy 2; {p}'s newest release imports under it, if it has one for this Python."),
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+                vec![Requirement::Any(p)],
+            ))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            })
+            .unverified(),
+            None => Fix::new(
                 code,
                 "upgrade-module",
                 FixKind::Advice,
@@ -138,7 +160,7 @@ fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
                 "Most packages released since mid-2024 support NumPy 2.",
             )
             .step(Step::Manual("upgrade the module named in the traceback".into())),
-        );
+        });
     } else {
         fixes.push(
             Fix::new(
