@@ -219,6 +219,11 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CUDA driver initialization failed", LIBCUDA),
     ("ompiler", NOCC),
     ("Visual C++ 14.0", NOCC),
+    // A build that needs Rust (tokenizers, safetensors, orjson from their sdists): maturin's
+    // `Cargo, the Rust package manager, is not installed or is not on PATH.`, setuptools-rust's
+    // `error: can't find Rust compiler`.
+    ("Rust package manager, is not installed", NOCC),
+    ("can't find Rust compiler", NOCC),
     ("unsupported GNU version", NOCC),
     ("unsupported clang version", NOCC),
     ("unsupported Microsoft Visual Studio version", NOCC),
@@ -3820,6 +3825,8 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         || s.contains("Unable to find vcvarsall.bat")
         // distutils' spawn when cl.exe is not on PATH: `error: command 'cl.exe' failed: None`.
         || s.contains("cl.exe' failed: None")
+        || s.contains("Rust package manager, is not installed")
+        || s.contains("can't find Rust compiler")
         // A compiler the build refuses: nvcc's host_config.h (`unsupported GNU version! gcc
         // versions later than 11 are not supported!`) and torch's headers (`C++17 or later
         // compatible compiler is required to use PyTorch`).

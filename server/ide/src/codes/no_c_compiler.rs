@@ -5,16 +5,18 @@
 //! conda environment's compilers; the distribution's compiler package needs root and is chosen
 //! from `/etc/os-release` (never `apt-get` on a machine that does not use it); unknown
 //! distribution or text alone: advice naming the choices. On Windows (its paths or `cl` in the
-//! text): Visual Studio's Build Tools, as advice.
+//! text): Visual Studio's Build Tools, as advice. A Rust toolchain missing from an sdist's build
+//! (maturin's and setuptools-rust's words) is the same failure for Rust: a wheel of another
+//! release first, rustup as advice.
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{CondaChannel, Fix, FixKind, Name, Requirement, Step, SystemManager};
+use crate::fix::{CondaChannel, Fix, FixKind, Name, PipFlag, Requirement, Step, SystemManager};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A JIT compile step or a build found no C/C++ compiler, or none it accepts (a gcc newer than nvcc supports, one without C++17).",
     meaning: "Triton and torch.compile build small launchers with the system's C compiler at run time, and C++ extensions compile on first import. Slim containers and fresh machines often have none, so the first compiled call fails.",
-    fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both. On Windows: Visual Studio Build Tools' C++ workload, run from a prompt with cl.exe on PATH. A compiler the build refuses: a gcc nvcc supports (`CC`/`CXX`/`NVCC_CCBIN` at an older one, e.g. gcc-11 for CUDA 11.x/12.0) or a newer CUDA toolkit; a compiler with C++17 (gcc 9 or later) for torch 2.x headers.",
+    fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both. On Windows: Visual Studio Build Tools' C++ workload, run from a prompt with cl.exe on PATH. A compiler the build refuses: a gcc nvcc supports (`CC`/`CXX`/`NVCC_CCBIN` at an older one, e.g. gcc-11 for CUDA 11.x/12.0) or a newer CUDA toolkit; a compiler with C++17 (gcc 9 or later) for torch 2.x headers. A package whose compiled part is Rust (tokenizers, safetensors) built from its sdist without cargo: the newest release with a wheel for this Python and platform (`--only-binary`), else Rust from rustup (user-level, advice).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -30,6 +32,9 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         || detail.contains("C++17 or later compatible compiler is required")
     {
         return refused(source, detail);
+    }
+    if detail.contains("Rust package manager") || detail.contains("Rust compiler") {
+        return rust(cx, source, detail);
     }
     let mut d = blank(Code::NoCCompiler, source);
     // A pip build names its package (`building 'TTS…' extension`, `Building wheel for X`); a
@@ -172,6 +177,60 @@ fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
 
 /// A compiler the build refuses: nvcc's host_config.h rejects a gcc (or clang) newer than its
 /// CUDA release supports; torch's headers reject a compiler without C++17.
+/// A package whose compiled part is Rust (tokenizers, safetensors, orjson) built from its sdist
+/// without a Rust toolchain: pip found no wheel of it for this Python and platform. A wheel of
+/// another release comes first (`--only-binary`: the newest one built for this Python and
+/// platform); rustup, user-level, makes the build itself possible.
+fn rust(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    let code = Code::NoCCompiler;
+    let mut d = blank(code, source);
+    d.package = cx
+        .package_being_built(Some(detail))
+        .or_else(|| cx.near.filter(|p| *p != "torch").map(str::to_owned));
+    let who = d.package.clone().unwrap_or_else(|| "the package".into());
+    d.message = format!(
+        "pip is building {who} from source, and its build needs a Rust toolchain (cargo, rustc) that is not installed: no wheel of this release fits this Python and platform"
+    );
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    let mut fixes = Vec::new();
+    if let Some(p) = d.package.as_deref().and_then(Name::new) {
+        fixes.push(
+            Fix::new(
+                code,
+                "wheel-release",
+                FixKind::PrebuiltWheel,
+                format!("Install the newest release of {p} that has a wheel for this Python and platform"),
+                format!("With --only-binary pip never compiles {p}: it takes the newest release with a wheel this Python and platform accept (an upgraded pip also sees newer manylinux tags). If none exists, a Python version the project publishes wheels for is the other way."),
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::OnlyBinary(p.clone())],
+                vec![Requirement::Any(p.clone())],
+            ))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                compiles: None,
+                also: vec![format!("may install an older release of {p}, the newest with such a wheel")],
+            })
+            .unverified(),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "rustup",
+            FixKind::Advice,
+            "Install a Rust toolchain with rustup (user-level) and run the install again",
+            "rustup installs cargo and rustc into the user's home; the build finds them on PATH (a new shell, or `source $HOME/.cargo/env`).",
+        )
+        .step(Step::Manual(
+            "install Rust from https://rustup.rs (user-level, no root), open a new shell so cargo is on PATH, then run the pip install again".into(),
+        )),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
 fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let code = Code::NoCCompiler;
     let mut d = blank(code, source);
