@@ -256,7 +256,10 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
     let who = match d.package.as_deref() {
         Some("torch") => "the installed torch".to_owned(),
         Some(p) => p.to_owned(),
-        None => "a binary this run uses (torch or a compiled extension)".to_owned(),
+        None if cx.torch_shown(None) => {
+            "a binary this run uses (torch or a compiled extension)".to_owned()
+        }
+        None => "a compiled binary this run uses".to_owned(),
     };
     d.message = match (&arch_txt, cc.and_then(gpu::min_cuda_for)) {
         (Some(a), Some(min)) if too_new(cc, seen) => format!(
@@ -349,7 +352,10 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
         }
         fixes.push(f);
     }
-    if let Some(f) = torch_build_fix(cx, cc, torch.as_deref(), seen) {
+    // torch's builds are a fix only where the text shows torch at all: a kernel of a TensorFlow
+    // or Caffe op, or of a library nothing ties to torch, is that binary's own build.
+    let torch_seen = cx.torch_shown(None) || d.package.as_deref() == Some("torch");
+    if torch_seen && let Some(f) = torch_build_fix(cx, cc, torch.as_deref(), seen) {
         fixes.push(f);
     }
     if let Some(c) = cc
@@ -376,7 +382,12 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
     if fixes.is_empty() || ext.is_none() && d.package.is_none() {
         // With no package named, torch itself is checked first (below); this is the other case.
         let bare = d.package.is_none();
-        let (title, reason) = if bare {
+        let (title, reason) = if bare && !torch_seen {
+            (
+                "Rebuild the compiled extension that launched the kernel for this GPU",
+                "A binary built for other GPUs (a wheel, or a setup.py or Makefile that lists fixed architectures) has no code for this one. Rebuild it from source for the GPU's compute capability (nvidia-smi --query-gpu=compute_cap --format=csv; TORCH_CUDA_ARCH_LIST for torch extensions, the -gencode/-arch flags of its own build otherwise); `abidoc explain LIB` lists the architectures any library carries.",
+            )
+        } else if bare {
             (
                 "Otherwise, rebuild the compiled extension that launched the kernel for this GPU",
                 "When torch's own list has the GPU, the binary without code for it is a compiled extension (a wheel built for other GPUs, or a setup.py that lists fixed architectures). Rebuild it from source with TORCH_CUDA_ARCH_LIST set to the GPU's capability (`torch.cuda.get_device_capability()`); `abidoc explain LIB` lists the architectures any library carries.",
@@ -390,6 +401,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
         // Nothing says which binary: torch without this GPU (a new GPU under an older torch,
         // the most common case threads confirm) is checked and fixed first, then an extension.
         if bare
+            && torch_seen
             && cc.is_none()
             && let Some(newest) = gpu::tables().torch_builds.last()
             && let Some(variant) = newest
@@ -416,16 +428,31 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
                 .unverified(),
             );
         }
-        fixes.push(
-            Fix::new(code, "arch-list", FixKind::Advice, title, reason)
-                .step(Step::Manual(
-                    "abidoc explain path/to/the_extension.so   # lists its sm_XX cubins and PTX".into(),
-                ))
-                .step(Step::Manual(
-                    "TORCH_CUDA_ARCH_LIST=\"<major>.<minor>+PTX\" pip install --no-build-isolation --no-cache-dir --force-reinstall --no-binary <package> <package>".into(),
-                ))
-                .unverified(),
-        );
+        let rebuild = Fix::new(
+            code,
+            "arch-list",
+            if bare && !torch_seen {
+                FixKind::SourceBuild
+            } else {
+                FixKind::Advice
+            },
+            title,
+            reason,
+        )
+        .step(Step::Manual(
+            "abidoc explain path/to/the_extension.so   # lists its sm_XX cubins and PTX".into(),
+        ))
+        .step(Step::Manual(
+            "TORCH_CUDA_ARCH_LIST=\"<major>.<minor>+PTX\" pip install --no-build-isolation --no-cache-dir --force-reinstall --no-binary <package> <package>".into(),
+        ))
+        .unverified();
+        // Nothing but this rebuild applies where torch is not in the picture: a source build
+        // complete but for the package and the GPU's capability.
+        fixes.push(if bare && !torch_seen {
+            rebuild.filled_in_with("the package that owns the library and the GPU's compute capability")
+        } else {
+            rebuild
+        });
     }
     crate::fix::rank(fixes)
 }
