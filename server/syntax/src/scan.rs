@@ -260,6 +260,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("image Python extension", CUSTOMOPS),
     ("An issue occurred while importing", CUSTOMOPS),
     ("NumPy 1.x", NUMPY),
+    ("Numpy is not available", NUMPY),
     ("dtype size changed", NUMPY),
     ("ndarray size changed", NUMPY),
     ("_ARRAY_API", NUMPY),
@@ -274,6 +275,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("MiB |", GPUPROC),
     ("incompatible function arguments", PYBIND),
     ("no kernel image", GPUARCH),
+    ("kernel image is invalid", GPUARCH),
     ("invalid value for --gpu-architecture", GPUARCH),
     ("invalid device function", GPUARCH),
     ("hipErrorNoBinaryForGpu", GPUARCH),
@@ -302,6 +304,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("unsupported display driver", DRIVER),
     ("INSUFFICIENT_DRIVER", DRIVER),
     ("with an unsupported toolchain", DRIVER),
+    ("Unsupported .version ", DRIVER),
     ("UNSUPPORTED_PTX_VERSION", DRIVER),
     ("UnsupportedPtxVersion", DRIVER),
     ("not compiled with CUDA enabled", CPUTORCH),
@@ -1647,6 +1650,9 @@ impl<'a> Scanner<'a> {
         // FlashAttention 2's own check (`FlashAttention only supports Ampere GPUs or newer.`)
         // says its kernels exist for sm_80 and newer only.
         let mut hit = s.contains("no kernel image is available")
+            // TensorFlow's words for CUDA_ERROR_INVALID_IMAGE at context creation: `device
+            // kernel image is invalid`.
+            || s.contains("device kernel image is invalid")
             || s.contains("invalid device function")
             || s.contains("cudaErrorNoKernelImageForDevice")
             || s.contains("CUDA_ERROR_NO_BINARY_FOR_GPU")
@@ -4025,6 +4031,9 @@ fn numpy(l: &Line<'_>, out: &mut Out) {
         "compiled against ABI version",
         "numpy.core.multiarray failed to import",
         "numpy.core._multiarray_umath failed to import",
+        // torch's bridge to NumPy, when its import of NumPy failed (torch before 2.3, built
+        // against NumPy 1.x, under NumPy 2): `RuntimeError: Numpy is not available`.
+        "Numpy is not available",
     ];
     if NEEDLES.iter().any(|n| s.contains(n)) {
         out.push(
@@ -4168,7 +4177,11 @@ fn driver_too_old(l: &Line<'_>, out: &mut Out) {
         || s.contains("forward compatibility was attempted on non supported HW")
         // Error 803: the CUDA user-space driver (libcuda) and the kernel module disagree (a
         // container's libcuda newer than the host's driver).
-        || s.contains("unsupported display driver / cuda driver combination");
+        || s.contains("unsupported display driver / cuda driver combination")
+        // ptxas (or the driver's JIT) given PTX of a newer ISA than it knows: `ptxas fatal :
+        // Unsupported .version 6.3; current version is '6.1'` (numba's NVVM newer than the
+        // driver's CUDA).
+        || s.contains("Unsupported .version ") && s.contains("current version is");
     if !hit {
         return;
     }

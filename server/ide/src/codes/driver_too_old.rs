@@ -66,13 +66,19 @@ pub(crate) fn diagnose(
 ) -> Diagnostic {
     let mut d = blank(Code::DriverTooOld, source);
     // torch's own check says so; the CUDA runtime's `driver version is insufficient` comes from
-    // whichever binary called it: the package the text shows there, torch when it shows none.
+    // whichever binary called it: the package the text shows there, torch when it shows no
+    // other (and shows torch at all: numba's or TensorFlow's JIT is no torch's).
     let torch_says = detail.contains("NVIDIA driver on your system is too old");
     d.package = cx
         .near
         .filter(|n| !torch_says && *n != "torch")
         .map(str::to_owned)
-        .or_else(|| Some("torch".into()));
+        .or_else(|| {
+            // c10's device count (`Unexpected error from cudaGetDeviceCount() … NumCudaDevices()`)
+            // is torch's own words too.
+            (torch_says || detail.contains("NumCudaDevices()") || cx.torch_shown(None))
+                .then(|| "torch".into())
+        });
     d.evidence.push(format!("the text says: {}", detail.trim()));
     let driver_cuda = driver_facts(cx, found, &mut d);
     // Another package's own CUDA binary: torch's builds are beside the point.

@@ -109,7 +109,9 @@ fn fixes(cx: &Cx<'_>, detail: &str, package: Option<&str>) -> Vec<Fix> {
         || detail.contains("numpy 2")
         || detail.contains("_ARRAY_API")
         || detail.contains("1.x")
-        || detail.contains("dtype size changed");
+        || detail.contains("dtype size changed")
+        // torch before 2.3 (built against NumPy 1.x) under NumPy 2.
+        || detail.contains("Numpy is not available");
     let mut fixes = Vec::new();
     let (Some(numpy), Some(two)) = (Name::new("numpy"), Version::new("2")) else {
         return fixes;
