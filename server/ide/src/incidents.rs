@@ -216,6 +216,9 @@ pub struct Scene {
     pub mentions_windows: bool,
     /// The text shows ZLUDA (`ComfyUI-Zluda`): torch's CUDA DLLs run on AMD's HIP runtime.
     pub mentions_zluda: bool,
+    /// The text names PyTorch by its project name (`when use Pytorch 1.7`), where no `torch`
+    /// module or package shows.
+    pub mentions_pytorch: bool,
     /// The text mentions a silent fallback (Conv1d instead of Mamba, naive implementation).
     pub mentions_fallback: bool,
     /// Packages the text names (by name, module, library file, site-packages directory, pip
@@ -254,6 +257,10 @@ const TEXT_PHRASES: &[&str] = &[
     "ZLUDA",
     "Zluda",
     "zluda",
+    // PyTorch by its project name, as people write it in prose and titles.
+    "PyTorch",
+    "Pytorch",
+    "pytorch",
 ];
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
@@ -302,6 +309,7 @@ impl Scene {
         self.used_uv |= f.has(6) || f.has(7) || f.has(8);
         self.mentions_windows |= (9..=15).any(|i| f.has(i));
         self.mentions_zluda |= (16..=18).any(|i| f.has(i));
+        self.mentions_pytorch |= (19..=21).any(|i| f.has(i));
     }
 }
 

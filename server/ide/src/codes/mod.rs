@@ -176,6 +176,7 @@ impl Cx<'_> {
     /// environment's torch says nothing about that package).
     pub fn torch_shown(&self, module: Option<&str>) -> bool {
         self.scene.version_of("torch").is_some()
+            || self.scene.mentions_pytorch
             || self.scene.mentions.iter().any(|(_, n)| n == "torch")
             || module.is_some_and(|m| {
                 let leaf = m.rsplit(['.', '/', '\\']).next().unwrap_or(m);

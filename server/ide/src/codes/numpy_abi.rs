@@ -22,7 +22,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 pub(crate) fn removed_name(cx: &Cx<'_>, source: Option<SourceRef>, name: &str) -> Diagnostic {
     let code = Code::NumpyAbi;
     let mut d = blank(code, source);
-    d.package = Some(culprit(cx));
+    d.package = Some(culprit(cx, ""));
     let Some(row) = abidoc_knowledge::compat::numpy_removed(name) else {
         return d;
     };
@@ -81,18 +81,35 @@ pub(crate) fn removed_name(cx: &Cx<'_>, source: Option<SourceRef>, name: &str) -
 
 /// The package built for another NumPy: the one the text shows nearest to the failure, passing
 /// over NumPy itself (its own message names it), else NumPy (only it is known).
-fn culprit(cx: &Cx<'_>) -> String {
-    cx.scene
-        .package_near_skipping(cx.span, &["numpy"])
-        .unwrap_or("numpy")
-        .to_owned()
+fn culprit(cx: &Cx<'_>, detail: &str) -> String {
+    // A warning's own line may name the module's file (`…/site-packages/scipy/special/
+    // __init__.py:640: RuntimeWarning: numpy.dtype size changed`).
+    let on_line = ["site-packages/", "dist-packages/"].iter().find_map(|m| {
+        let norm = detail.replace('\\', "/");
+        let (_, rest) = norm.split_once(m)?;
+        let top = rest.split('/').next()?;
+        (!top.is_empty()
+            && top != "numpy"
+            && top.len() <= 64
+            && top.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_'))
+        .then(|| {
+            abidoc_knowledge::packages::package_for_module(top)
+                .map_or_else(|| crate::kb::normalize(top), |p| p.name.clone())
+        })
+    });
+    on_line.unwrap_or_else(|| {
+        cx.scene
+            .package_near_skipping(cx.span, &["numpy"])
+            .unwrap_or("numpy")
+            .to_owned()
+    })
 }
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let mut d = blank(Code::NumpyAbi, source);
     // The module built for the other NumPy is the package at fault; the text shows it near the
     // message (the import, the frames), else only NumPy is known.
-    d.package = Some(culprit(cx));
+    d.package = Some(culprit(cx, detail));
     d.message = format!(
         "a compiled module was built against another NumPy major version than the one installed: {}",
         detail.lines().next().unwrap_or("").trim()
