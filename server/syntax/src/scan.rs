@@ -1682,7 +1682,7 @@ impl<'a> Scanner<'a> {
                 && s[p..].contains("is not compatible with the current PyTorch")
             {
                 capability = capability_token(&s[p + marker.len()..]);
-                gpu = gpu_name_before(s, p);
+                gpu = gpu_name_before(s, l.content, p);
                 hit = true;
             }
         }
@@ -1691,7 +1691,7 @@ impl<'a> Scanner<'a> {
         // Capability >= 7.0, but your device is of CUDA capability 6.1`.
         if let Some(p) = s.find(" which is too old to be supported by the triton") {
             form = GpuArchForm::TritonTooOld;
-            gpu = gpu_name_before(s, p);
+            gpu = gpu_name_before(s, l.content, p);
             capability = s
                 .find("your device is of CUDA capability ")
                 .and_then(|i| capability_token(&s[i + 34..]));
@@ -1776,7 +1776,7 @@ impl<'a> Scanner<'a> {
         ] {
             if let Some(p) = s.find(marker) {
                 capability = capability_token(&s[p + marker.len()..]);
-                gpu = gpu_name_before(s, p);
+                gpu = gpu_name_before(s, l.content, p);
                 hit = true;
                 break;
             }
@@ -1977,6 +1977,8 @@ fn content_start(s: &str) -> usize {
             i += n;
         } else if let Some(n) = logger_location_len(r) {
             i += n;
+        } else if let Some(n) = compose_prefix_len(r) {
+            i += n;
         } else if r.starts_with("- ") {
             i += 2;
         }
@@ -1985,6 +1987,32 @@ fn content_start(s: &str) -> usize {
         }
     }
     i.min(s.len())
+}
+
+/// Docker Compose's service prefix before each line of a container's output: `vllm-1  | `
+/// (Compose v2), `web_1  | ` (v1) — a service name ending in its replica number, spaces, a bar.
+fn compose_prefix_len(r: &str) -> Option<usize> {
+    let name_len = r
+        .bytes()
+        .take(64)
+        .take_while(|c| c.is_ascii_alphanumeric() || b"_.-".contains(c))
+        .count();
+    let name = &r[..name_len];
+    let (_, replica) = name.rsplit_once(['-', '_'])?;
+    if replica.is_empty() || !replica.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let rest = &r[name_len..];
+    let spaces = rest.bytes().take_while(|&c| c == b' ').count();
+    if spaces == 0 || !rest[spaces..].starts_with('|') {
+        return None;
+    }
+    let after = name_len + spaces + 1;
+    Some(if r[after..].starts_with(' ') {
+        after + 1
+    } else {
+        after
+    })
 }
 
 /// A logger's source location before its message: `worker.py:42 - `, `engine.py:366] `,
@@ -4147,11 +4175,13 @@ fn capability_token(s: &str) -> Option<String> {
 
 /// The GPU's name before `marker` on the line (`NVIDIA GeForce RTX 5090`), without the warning
 /// or exception that precedes it.
-fn gpu_name_before(s: &str, at: usize) -> Option<String> {
+fn gpu_name_before(s: &str, content: usize, at: usize) -> Option<String> {
     let before = s.get(..at)?.trim_end();
     let start = before
         .rfind(": ")
         .map_or(0, |i| i + 2)
+        // Never inside the line's log or container prefix.
+        .max(content.min(before.len()))
         .max(before.rfind("Found GPU").map_or(0, |i| {
             // `Found GPU0 NAME`: skip the index.
             let r = &before[i + 9..];
