@@ -1856,6 +1856,12 @@ impl<'a> Scanner<'a> {
         let next = self.next_line(l);
         let answer = |t: &str| {
             let t = t.trim().trim_start_matches(['>', ' ', '\'', '"']);
+            // A title says it in words: `torch.cuda.is_available() return false`, `returns False`.
+            let t = ["returns ", "return ", "gives ", "is "]
+                .iter()
+                .find_map(|w| t.strip_prefix(w))
+                .unwrap_or(t)
+                .trim_start();
             t.starts_with("False") || t.starts_with("false")
         };
         let unavailable = if after.trim().is_empty() {
