@@ -1267,6 +1267,10 @@ impl<'a> Scanner<'a> {
                 "setuptools",
                 true,
             ),
+            // setuptools 82 ships no `pkg_resources` at all (and Python 3.12's venvs have no
+            // setuptools): a setup.py or a package importing it, in a build or at run time.
+            ("No module named 'pkg_resources'", "pkg_resources", false),
+            ("No module named \"pkg_resources\"", "pkg_resources", false),
         ];
         for &(words, module, too_new) in NAMED {
             if let Some(p) = s.find(words) {

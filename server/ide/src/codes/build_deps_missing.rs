@@ -1,7 +1,8 @@
 //! `build-deps-missing`: a build, or a JIT build of a torch extension, lacks one of its own build
 //! tools (`No module named 'packaging'`, `'wheel'`, `'setuptools'`, `'ninja'`, `Ninja is required
 //! to load C++ extensions`) or has one too new for its build script (`cannot import name
-//! 'packaging' from 'pkg_resources'`: setuptools 70 removed it), or a C/C++ library's headers
+//! 'packaging' from 'pkg_resources'`: setuptools 70 removed it; `No module named 'pkg_resources'`:
+//! setuptools 82 removed the module, in a build or at run time), or a C/C++ library's headers
 //! (`fatal error: cblas.h: No such file or directory`: its development package).
 //!
 //! Produced by those messages in a build log (the scanner asks for a build around them; ninja is
@@ -16,9 +17,9 @@ use crate::fix::{
 };
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or setuptools too new (`cannot import name 'packaging' from 'pkg_resources'`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package); Inductor's `Cannot find a working triton installation`.",
-    meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import.",
-    fixes: "1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources` error `pip install \"setuptools<70\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
+    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or setuptools too new (`cannot import name 'packaging' from 'pkg_resources'`, `No module named 'pkg_resources'`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package); Inductor's `Cannot find a working triton installation`.",
+    meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import, and setuptools 82 removed `pkg_resources` itself, which setup.py files and packages still import at run time.",
+    fixes: "1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources.packaging` error `pip install \"setuptools<70\"`, for `No module named 'pkg_resources'` `pip install \"setuptools<82\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -60,6 +61,14 @@ pub(crate) fn diagnose(
         format!(
             "{what} imports pkg_resources.packaging, which setuptools 70 and later no longer have: it needs an older setuptools"
         )
+    } else if module == "pkg_resources" {
+        let who = built
+            .as_deref()
+            .or(cx.near.filter(|p| *p != "torch"))
+            .map_or_else(|| "the code that failed".to_owned(), str::to_owned);
+        format!(
+            "{who} imports pkg_resources, which setuptools 82 and later no longer ship (and a Python 3.12+ virtual environment has no setuptools at all)"
+        )
     } else {
         format!("{what} needs the build tool `{module}`, which is not installed where it runs")
     };
@@ -75,13 +84,15 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
     let Some(tool) = Name::new(module) else {
         return Vec::new();
     };
-    let mut reqs = vec![if too_new {
-        match Version::new("70") {
-            Some(v) => Requirement::Below(tool.clone(), v),
-            None => Requirement::Any(tool.clone()),
-        }
-    } else {
-        Requirement::Any(tool.clone())
+    // `pkg_resources` comes with setuptools before 82 (read from the 81.0.0 and 82.0.0 wheels).
+    let (tool, below) = match module {
+        "pkg_resources" => (Name::new("setuptools").unwrap_or(tool), Some("82")),
+        _ if too_new => (tool, Some("70")),
+        _ => (tool, None),
+    };
+    let mut reqs = vec![match below.and_then(Version::new) {
+        Some(v) => Requirement::Below(tool.clone(), v),
+        None => Requirement::Any(tool.clone()),
     }];
     // A setup.py build with --no-build-isolation uses the environment's setuptools and wheel:
     // a missing `packaging` is usually followed by a missing `wheel`.
@@ -103,6 +114,8 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
         },
         if too_new {
             "setuptools 70 removed pkg_resources.packaging; an older setuptools lets the build script run unchanged.".to_owned()
+        } else if module == "pkg_resources" {
+            "setuptools 82 removed pkg_resources (its 81.0.0 wheel has it, 82.0.0's does not); a setuptools below 82 brings it back without changing the code that imports it (which should move to importlib.metadata and importlib.resources).".to_owned()
         } else if module.starts_with("triton") {
             "Inductor imports Triton from this environment; pip installs it without root (on Windows, the triton-windows port; pick the release its page pairs with your torch).".to_owned()
         } else {
