@@ -354,7 +354,11 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
     }
     // torch's builds are a fix only where the text shows torch at all: a kernel of a TensorFlow
     // or Caffe op, or of a library nothing ties to torch, is that binary's own build.
-    let torch_seen = cx.torch_shown(None) || d.package.as_deref() == Some("torch");
+    // c10's CUDA check words its errors `CUDA error: …` (with its CUDA_LAUNCH_BLOCKING hint):
+    // torch is the runtime there even when the text names no torch.
+    let torch_seen = cx.torch_shown(None)
+        || d.package.as_deref() == Some("torch")
+        || seen.detail.contains("CUDA error: no kernel image");
     if torch_seen && let Some(f) = torch_build_fix(cx, cc, torch.as_deref(), seen) {
         fixes.push(f);
     }
