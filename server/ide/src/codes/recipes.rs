@@ -774,10 +774,30 @@ pub(crate) fn align_torch(
     if installed.is_some_and(|t| same_release_line(t, target)) {
         return None;
     }
+    torch_move(
+        code,
+        cx,
+        Some(pkg.as_str()),
+        target,
+        format!("Install torch {target}, the version {pkg} was built for"),
+        "The smaller change only when nothing else depends on the installed torch; other extensions may then need their releases for that torch.",
+    )
+}
+
+/// Installing torch `target` (its other CUDA major's wheels out first), saying what moves with
+/// it; `pkg`, the package it is for, is left out of the dependents named.
+fn torch_move(
+    code: Code,
+    cx: &Cx<'_>,
+    pkg: Option<&str>,
+    target: &str,
+    title: String,
+    reason: &str,
+) -> Option<Fix> {
     let req = exact("torch", target)?;
     let mut also = with_dependents(
         cx,
-        Some(pkg.as_str()),
+        pkg,
         vec![format!("moves torch to {target}")],
         "their matching releases",
     );
@@ -788,19 +808,13 @@ pub(crate) fn align_torch(
         &mut also,
     );
     Some(
-        Fix::new(
-            code,
-            "align-torch",
-            FixKind::AlignTorch,
-            format!("Install torch {target}, the version {pkg} was built for"),
-            "The smaller change only when nothing else depends on the installed torch; other extensions may then need their releases for that torch.",
-        )
-        .steps(steps)
-        .cost(Cost {
-            downloads: true,
-            compiles: None,
-            also,
-        }),
+        Fix::new(code, "align-torch", FixKind::AlignTorch, title, reason)
+            .steps(steps)
+            .cost(Cost {
+                downloads: true,
+                compiles: None,
+                also,
+            }),
     )
 }
 
@@ -810,35 +824,15 @@ fn align_torch_unnamed(code: Code, cx: &Cx<'_>, target: &str) -> Option<Fix> {
     if cx.torch().is_some_and(|t| same_release_line(&t, target)) {
         return None;
     }
-    let req = exact("torch", target)?;
-    let mut also = with_dependents(
+    torch_move(
+        code,
         cx,
         None,
-        vec![format!("moves torch to {target}")],
-        "their matching releases",
-    );
-    let steps = move_torch_steps(
-        cx,
         target,
-        pip_install(cx, Vec::new(), vec![req]),
-        &mut also,
-    );
-    Some(
-        Fix::new(
-            code,
-            "align-torch",
-            FixKind::AlignTorch,
-            format!("Install torch {target}, the newest release the failing binary's torch symbols fit"),
-            "The offline index of every torch release's exports dates the binary by the torch symbols it asks for; that torch loads it. Only where nothing else needs the installed torch: other extensions may then need their releases for it.",
-        )
-        .steps(steps)
-        .cost(Cost {
-            downloads: true,
-            compiles: None,
-            also,
-        })
-        .unverified(),
+        format!("Install torch {target}, the newest release the failing binary's torch symbols fit"),
+        "The offline index of every torch release's exports dates the binary by the torch symbols it asks for; that torch loads it. Only where nothing else needs the installed torch: other extensions may then need their releases for it.",
     )
+    .map(Fix::unverified)
 }
 
 /// A source build against the installed torch that really compiles: the package's force-build
