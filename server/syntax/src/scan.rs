@@ -2066,10 +2066,22 @@ fn timestamp_len(r: &str) -> Option<usize> {
     if !date && !time && !month_day {
         return None;
     }
+    // `T` only between an ISO date and its time, `Z` only right after the time's digits: a
+    // message starting with either letter after the stamp (`… - TypeError`, `ZeroDivisionError`)
+    // is not the stamp's.
     let n = b
         .iter()
         .take(40)
-        .take_while(|c| c.is_ascii_digit() || b"-:.,T Z+/".contains(c))
+        .enumerate()
+        .take_while(|&(i, c)| {
+            c.is_ascii_digit()
+                || b"-:., +/".contains(c)
+                || *c == b'T' && date && i == 10
+                || *c == b'Z'
+                    && i > 0
+                    && b[i - 1].is_ascii_digit()
+                    && b.get(i + 1).is_none_or(|n| *n == b' ')
+        })
         .count();
     let mut n = n;
     if r[n..].starts_with("- ") {
@@ -3098,7 +3110,9 @@ fn exception(l: &Line<'_>, out: &mut Out) {
             continue;
         }
         // Where the name stands: the line's content start, or after a separator a log writes.
-        let pre = s[l.content..name_start].trim_end();
+        // A name that starts before the content (a prefix reader stopped inside a word) has
+        // nothing before it on the line.
+        let pre = s.get(l.content..name_start).unwrap_or("").trim_end();
         let ok_pre = pre.is_empty()
             || pre.ends_with(':')
             || pre.ends_with(" -")

@@ -149,3 +149,35 @@ fn parallel_chunks_find_what_a_single_pass_finds() {
             .all(|w| w[0].span.start <= w[1].span.start)
     );
 }
+
+/// Found by the CI fuzz pass (fuzz/scan, minimized by hand): an ISO timestamp's reader took the
+/// `T` of the message after `- ` for the stamp's, so the line's content began inside the
+/// exception's name and the exception reader sliced backwards.
+#[test]
+fn a_timestamp_never_swallows_the_message_after_it() {
+    for (line, name) in [
+        (
+            "2025-09-26T07:03:02.179358 - TypeError: bad operand\n",
+            "TypeError",
+        ),
+        (
+            "2025-09-26T07:03:02.179358 - TedProcessError: Command x\n",
+            "TedProcessError",
+        ),
+        (
+            "2024-05-01T12:00:00.123Z ZeroDivisionError: division by zero\n",
+            "ZeroDivisionError",
+        ),
+    ] {
+        spans_valid(line);
+        let names: Vec<String> = scan(line)
+            .value
+            .iter()
+            .filter_map(|e| match &e.kind {
+                abidoc_syntax::EventKind::Exception { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(names, vec![name.to_owned()], "{line:?}");
+    }
+}
