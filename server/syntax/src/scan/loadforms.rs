@@ -178,6 +178,7 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
                     || rest.strip_prefix(':').is_some_and(|r| {
                         !r.trim().is_empty() && !r.bytes().any(|c| c.is_ascii_alphabetic())
                     })
+                    || retold_module(rest).is_some()
             }
         }
     });
@@ -186,7 +187,10 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
     }
     let module = dll_load.and_then(|p| {
         let r = s.get(p + "DLL load failed".len()..)?;
-        let r = r.trim_start().strip_prefix("while importing")?.trim_start();
+        let Some(r) = r.trim_start().strip_prefix("while importing") else {
+            return retold_module(r.trim()).map(str::to_owned);
+        };
+        let r = r.trim_start();
         let n = r
             .bytes()
             .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
@@ -220,6 +224,19 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
             },
         },
     );
+}
+
+/// A title's retelling with the module right after the words (`DLL load failed
+/// onnxruntime_pybind11`): one module-like word — with an underscore, as compiled modules'
+/// names have, so that prose (`DLL load failed again`) is not read as one.
+fn retold_module(rest: &str) -> Option<&str> {
+    let w = rest.trim_end_matches(['"', '\'', '`', ')', '.']).trim();
+    (!w.is_empty()
+        && w.len() <= 64
+        && w.contains('_')
+        && w.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.'))
+    .then_some(w)
 }
 
 /// The quoted string after `intro` (`Error loading "C:\…\x.dll"`, `module 'x.dll'`), also when
