@@ -1134,15 +1134,9 @@ impl Collector {
                     .and_then(|f| f.strip_prefix("init "))
                     .filter(|_| file.ends_with(".pyx"))
                     .and_then(|m| m.split('.').next())
-                    .filter(|m| {
-                        !m.is_empty()
-                            && m.len() <= 64
-                            && m.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-                    })
+                    .filter(|m| plain_module(m))
                 {
-                    let name = abidoc_knowledge::packages::package_for_module(m)
-                        .map_or_else(|| crate::kb::normalize(m), |p| p.name.clone());
-                    self.scene.mention(span.start, &name);
+                    self.scene.mention(span.start, &distribution_of(m));
                 }
                 if let Some((_, p)) = pip_build_dirs(file).into_iter().next() {
                     // pip runs this package's own setup: it is the one being built.
@@ -1648,10 +1642,7 @@ fn compiled_imports(piece: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     for (at, module, names) in import_statements(piece) {
         let top = module.split('.').next().unwrap_or("");
-        let valid = !top.is_empty()
-            && top.len() <= 64
-            && top.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-            && !top.starts_with(|c: char| c.is_ascii_digit());
+        let valid = plain_module(top);
         let compiled = abidoc_syntax::scan::is_compiled_name;
         let is_compiled = module.split('.').skip(1).any(compiled)
             || names
@@ -1694,6 +1685,21 @@ fn import_statements(piece: &str) -> Vec<(usize, &str, Option<&str>)> {
     out
 }
 
+/// A top-level module name as imports and frames give it: letters, digits and `_`, not starting
+/// with a digit, at most 64 bytes.
+fn plain_module(top: &str) -> bool {
+    !top.is_empty()
+        && top.len() <= 64
+        && top.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && !top.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// The distribution of a top-level module: the tables' name for it, else its own name.
+fn distribution_of(top: &str) -> String {
+    abidoc_knowledge::packages::package_for_module(top)
+        .map_or_else(|| crate::kb::normalize(top), |p| p.name.clone())
+}
+
 /// The length of the interactive prompt a line starts with: Python's `>>> ` and `... `,
 /// IPython's `In [3]: `; 0 for none.
 fn prompt_len(t: &str) -> usize {
@@ -1722,14 +1728,8 @@ fn prompt_imports(piece: &str) -> Vec<(usize, String)> {
             let off = at + (line.len() - t.len());
             for (i, module, _) in import_statements(t) {
                 let top = module.split('.').next().unwrap_or("");
-                let valid = !top.is_empty()
-                    && top.len() <= 64
-                    && top.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-                    && !top.starts_with(|c: char| c.is_ascii_digit());
-                if valid {
-                    let name = abidoc_knowledge::packages::package_for_module(top)
-                        .map_or_else(|| crate::kb::normalize(top), |p| p.name.clone());
-                    out.push((off + i, name));
+                if plain_module(top) {
+                    out.push((off + i, distribution_of(top)));
                 }
             }
         }
@@ -1784,7 +1784,7 @@ fn pick<'a>(list: impl Iterator<Item = &'a (usize, String)>) -> Option<&'a str> 
 /// The distribution a traceback frame's file belongs to, from its directory under
 /// site-packages: a package whose code runs there, unless it is packaging machinery or a
 /// package of pure Python the knowledge names (which only passes an extension's failure on).
-fn site_package_of(file: &str) -> Option<String> {
+pub(crate) fn site_package_of(file: &str) -> Option<String> {
     let norm = file.replace('\\', "/");
     let (_, after) = ["site-packages/", "dist-packages/"]
         .iter()

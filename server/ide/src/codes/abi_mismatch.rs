@@ -673,11 +673,7 @@ fn jax_plugin(cx: &Cx<'_>, plugin: &str, needs: &str, installed: &str) -> Vec<Fi
             "jax-together",
             FixKind::AlignTorch,
             format!("Upgrade jax, jaxlib and the plugin together (jax[{cuda}])"),
-            if needs.is_empty() {
-                format!("The `jax[{cuda}]` extra pins jaxlib, {plugin} and its PJRT to the jax release it installs, so they come from one release.")
-            } else {
-                format!("The `jax[{cuda}]` extra pins jaxlib, {plugin} and its PJRT to the jax release it installs, so they come from one release (the plugin {needs} asks for jaxlib {needs}).")
-            },
+            format!("The `jax[{cuda}]` extra pins jaxlib, {plugin} and its PJRT to the jax release it installs, so they come from one release (the plugin {needs} asks for jaxlib {needs})."),
         )
         .step(Step::Manual(format!("pip install -U \"jax[{cuda}]\""))),
     );

@@ -84,19 +84,7 @@ pub(crate) fn removed_name(cx: &Cx<'_>, source: Option<SourceRef>, name: &str) -
 fn culprit(cx: &Cx<'_>, detail: &str) -> String {
     // A warning's own line may name the module's file (`…/site-packages/scipy/special/
     // __init__.py:640: RuntimeWarning: numpy.dtype size changed`).
-    let on_line = ["site-packages/", "dist-packages/"].iter().find_map(|m| {
-        let norm = detail.replace('\\', "/");
-        let (_, rest) = norm.split_once(m)?;
-        let top = rest.split('/').next()?;
-        (!top.is_empty()
-            && top != "numpy"
-            && top.len() <= 64
-            && top.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_'))
-        .then(|| {
-            abidoc_knowledge::packages::package_for_module(top)
-                .map_or_else(|| crate::kb::normalize(top), |p| p.name.clone())
-        })
-    });
+    let on_line = crate::incidents::site_package_of(detail).filter(|p| p != "numpy");
     on_line.unwrap_or_else(|| {
         cx.scene
             .package_near_skipping(cx.span, &["numpy"])
