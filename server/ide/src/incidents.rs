@@ -365,9 +365,7 @@ impl Scene {
     /// after it (an error pasted in a title, its traceback below).
     /// Needs the mentions in text order ([`Scene::order_mentions`]).
     pub fn package_near(&self, span: Span) -> Option<&str> {
-        let split = self.mentions.partition_point(|(at, _)| *at < span.end);
-        let (before, after) = self.mentions.split_at(split);
-        pick(before.iter().rev()).or_else(|| pick(after.iter()))
+        self.package_near_skipping(span, &[])
     }
 
     /// [`Scene::package_near`] passing over `skip`: the packages a failure's own message names
