@@ -92,6 +92,8 @@ pub struct PackageFacts {
     pub install_target: Option<String>,
     /// See `BuildRecipe::fetch_without_nvcc`.
     pub fetch_without_nvcc: Option<String>,
+    /// See `Package::runtimes`.
+    pub runtimes: Vec<k::packages::RuntimeMajors>,
 }
 
 fn facts(p: &k::packages::Package) -> PackageFacts {
@@ -126,6 +128,7 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
         from_repository: p.build.install_target.is_some(),
         install_target: p.build.install_target.clone(),
         fetch_without_nvcc: p.build.fetch_without_nvcc.clone(),
+        runtimes: p.runtimes.clone(),
     }
 }
 
@@ -147,6 +150,7 @@ impl PackageFacts {
             from_repository: false,
             install_target: None,
             fetch_without_nvcc: None,
+            runtimes: Vec::new(),
         }
     }
 }

@@ -52,11 +52,41 @@ pub struct Package {
     /// [`Backends`]); empty when its import loads every compiled file it installs.
     #[serde(default)]
     pub backends: Vec<Backends>,
+    /// The CUDA and cuDNN majors its releases open at run time, per release range, for a
+    /// package that loads them itself rather than through torch (CTranslate2): what says which
+    /// release loads the runtime an environment has.
+    #[serde(default)]
+    pub runtimes: Vec<RuntimeMajors>,
+    /// Phrases of its own messages no other package prints (CTranslate2's `is not found or
+    /// cannot be loaded`): a text that has one names the package, as its name would.
+    #[serde(default)]
+    pub wording: Vec<String>,
     #[serde(default)]
     pub repository: String,
     #[serde(default)]
     pub notes: Vec<String>,
     /// Where the facts come from (release page, README, setup.py, issue).
+    pub source: String,
+}
+
+/// One range of a package's releases and the CUDA runtime and cuDNN majors they open.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeMajors {
+    /// First release of the range (inclusive); absent: every release before `until`.
+    #[serde(default)]
+    pub from: Option<String>,
+    /// First release after it (exclusive); absent: every release from `from` on.
+    #[serde(default)]
+    pub until: Option<String>,
+    /// The range's last release, where the range is closed (what a pin installs).
+    #[serde(default)]
+    pub last: Option<String>,
+    /// The CUDA major of the runtime libraries it opens (cuBLAS, cudart).
+    pub cuda: u32,
+    /// The cuDNN major it opens, where it uses cuDNN.
+    #[serde(default)]
+    pub cudnn: Option<u32>,
     pub source: String,
 }
 
@@ -287,7 +317,8 @@ pub struct Mention {
 /// The known packages with compiled code that `text` names, in text order: by distribution name
 /// (`flash-attn`, also inside pip's `flash-attn_<hash>` build directory), import name
 /// (`from vllm import`, `site-packages/cv2/`, `torch_scatter has …`), compiled module
-/// (`import awq_ext`) or library file (`libonnxruntime_providers_cuda.so`); never a submodule
+/// (`import awq_ext`), library file (`libonnxruntime_providers_cuda.so`) or a phrase only its
+/// own messages use (CTranslate2's `is not found or cannot be loaded`); never a submodule
 /// of another (`xformers.flash_attn_3`, `from ...flash_attn_3 import`). Case-insensitive,
 /// whole words only (`torch` is not named by `torch_extensions` or `pytorch`). Stems that are
 /// plain words (`transformer`, `quantizer`) are not searched: prose uses them.
@@ -331,6 +362,9 @@ pub fn mentions(text: &str) -> Vec<Mention> {
             let mut add = |w: &str, tail: Tail| add_as(w, tail, None);
             for n in &p.import_names {
                 add(n, Tail::None);
+            }
+            for w in &p.wording {
+                add(w, Tail::None);
             }
             for m in &p.modules {
                 if let Some(top) = m.split('.').next().filter(|t| t.contains('_')) {

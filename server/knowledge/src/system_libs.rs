@@ -82,6 +82,10 @@ pub struct Table {
 pub struct CudnnMajor {
     pub major: u32,
     pub packages: Vec<CudnnPackage>,
+    /// The first torch release whose CUDA builds bring this major (bundled, or as their
+    /// nvidia-cudnn dependency).
+    #[serde(default)]
+    pub torch_from: Option<String>,
     pub source: String,
 }
 
@@ -104,6 +108,22 @@ pub fn cudnn(soname: &str) -> Option<&'static CudnnMajor> {
     let rest = soname.strip_prefix("libcudnn")?;
     let major: u32 = rest.split(".so.").nth(1)?.split('.').next()?.parse().ok()?;
     table().cudnn.iter().find(|c| c.major == major)
+}
+
+/// The cuDNN major the CUDA builds of a torch release bring: the highest whose `torch_from` is
+/// not after it.
+pub fn torch_cudnn_major(torch: &crate::version::Version) -> Option<u32> {
+    table()
+        .cudnn
+        .iter()
+        .filter(|c| {
+            c.torch_from
+                .as_deref()
+                .and_then(crate::version::Version::parse)
+                .is_some_and(|from| from <= *torch)
+        })
+        .map(|c| c.major)
+        .max()
 }
 
 /// Who defines a plain C symbol that is not torch's: the library (and, for an extension's own

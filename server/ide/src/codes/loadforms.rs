@@ -334,6 +334,11 @@ pub(crate) fn windows(
         && !torch_own
     {
         let f = file.unwrap_or(key);
+        if let Some(fix) =
+            super::missing_shared_library::runtime_release(cx, d.package.as_deref(), key)
+        {
+            fixes.push(fix);
+        }
         match cuda_wheel(cx, f, key) {
             Some(fix) => fixes.push(fix),
             // No PyPI wheel carries this major (cuDNN 7, CUDA 10's runtime): NVIDIA's installer

@@ -341,6 +341,12 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
             .steps(recipes::set_env("LD_LIBRARY_PATH", dir.as_str())),
         );
     }
+    // A package that opens the runtime itself has a release for the runtime at hand: the
+    // user-level step its maintainers give, before installing another runtime (its kind ranks
+    // it so), after showing the directory of a cuDNN that is there.
+    if let Some(f) = runtime_release(cx, d.package.as_deref(), key) {
+        fixes.push(f);
+    }
     if let Some((c, major)) = kb::cuda_library(key) {
         match c.packages.iter().find(|p| p.major == major) {
             Some(p) => {
@@ -416,7 +422,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
                     FixKind::Inspect,
                     format!("Put the installed cuDNN {}'s directory on the loader's path", c.major),
                     format!(
-                        "{lib} is one of the libraries libcudnn.so.{} opens by name when first used: libcudnn itself loaded, so cuDNN is installed (torch's nvidia-cudnn wheel), but the loader does not search its directory for a library loaded from another package. If the command finds no such module, install cuDNN (the next fix).",
+                        "{lib} is one of the libraries libcudnn.so.{} opens by name when first used: libcudnn itself loaded (torch's nvidia-cudnn wheel, or the copy a package vendors without the sub-libraries, as CTranslate2 4.4.0–4.6.2 do), but the loader does not search pip's cuDNN directory for a library loaded from another package. If the command finds no such module, install cuDNN (a later fix).",
                         c.major
                     ),
                 )
@@ -1017,5 +1023,106 @@ fn torch_core_library(lib: &str) -> bool {
         stem,
         "libc10" | "libc10_cuda" | "libtorch" | "libtorch_cpu" | "libtorch_cuda" | "libtorch_python"
             | "libshm" | "libtorch_global_deps"
+    )
+}
+
+/// The release of a package that opens CUDA's libraries itself (CTranslate2) whose runtime is
+/// the one this environment has, when the library it cannot find (`key`, the product's soname:
+/// `libcublas.so.11`, `libcudnn.so.8`) is of another major than that release range opens: the
+/// installed release wants what the machine lacks, and a release of another range does not.
+/// Among those ranges: the one matching torch's CUDA and cuDNN where the text or environment
+/// gives torch; else the newest that opens no cuDNN or a newer major (the machine moved on, as
+/// newer stacks do), else the newest of an older major (a newer release wants what is missing).
+pub(crate) fn runtime_release(cx: &Cx<'_>, pkg: Option<&str>, key: &str) -> Option<Fix> {
+    use abidoc_knowledge::packages::RuntimeMajors;
+    let pkg = pkg.and_then(Name::new)?;
+    let facts = kb::package(pkg.as_str())?;
+    let cudnn_major = kb::cudnn(key).map(|c| c.major);
+    let cuda_major = kb::cuda_library(key).map(|(_, m)| m);
+    let (what, wanted) = match (cudnn_major, cuda_major) {
+        (Some(m), _) => ("cuDNN", m),
+        (None, Some(m)) => ("CUDA", m),
+        (None, None) => return None,
+    };
+    let major = |r: &RuntimeMajors| if cudnn_major.is_some() { r.cudnn } else { Some(r.cuda) };
+    // Ranges that do not open the missing major; the table lists them oldest first.
+    let others: Vec<&RuntimeMajors> = facts
+        .runtimes
+        .iter()
+        .filter(|r| major(r) != Some(wanted))
+        .collect();
+    if others.is_empty() || others.len() == facts.runtimes.len() {
+        return None;
+    }
+    let torch = cx
+        .torch()
+        .and_then(|t| abidoc_knowledge::version::Version::parse(&t));
+    let torch_cuda = torch
+        .as_ref()
+        .and_then(abidoc_knowledge::version::Version::local_cuda)
+        .map(|(m, _)| m)
+        .and_then(|m| u32::try_from(m).ok());
+    let torch_cudnn = torch
+        .as_ref()
+        .and_then(abidoc_knowledge::system_libs::torch_cudnn_major);
+    let fits = |r: &&&RuntimeMajors| {
+        torch_cuda.is_none_or(|c| r.cuda == c)
+            && (cudnn_major.is_none() || r.cudnn.is_none() || r.cudnn == torch_cudnn)
+    };
+    let newer = |r: &&&RuntimeMajors| major(r).is_none_or(|m| m > wanted);
+    let chosen = if torch.is_some() {
+        others.iter().rev().find(fits)
+    } else {
+        others
+            .iter()
+            .rev()
+            .find(newer)
+            .or_else(|| others.last())
+    }?;
+    let opens = match chosen.cudnn {
+        Some(c) => format!("CUDA {}'s cuBLAS and cuDNN {c}", chosen.cuda),
+        None => format!("CUDA {}'s cuBLAS and no cuDNN", chosen.cuda),
+    };
+    let (req, flags, shown) = match (&chosen.until, &chosen.last) {
+        (Some(_), Some(last)) => (
+            Requirement::Exact(pkg.clone(), crate::fix::Version::new(last)?),
+            vec![PipFlag::NoCacheDir],
+            format!("{pkg} {last}"),
+        ),
+        (None, _) => (
+            Requirement::Any(pkg.clone()),
+            vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+            format!(
+                "the newest {pkg}{}",
+                chosen
+                    .from
+                    .as_deref()
+                    .map(|f| format!(" ({f} or later)"))
+                    .unwrap_or_default()
+            ),
+        ),
+        (Some(_), None) => return None,
+    };
+    let torch_said = match (&torch, torch_cudnn) {
+        (Some(t), Some(c)) if cudnn_major.is_some() => {
+            format!(" torch {t} brings cuDNN {c}.")
+        }
+        _ => String::new(),
+    };
+    Some(
+        Fix::new(
+            Code::MissingSharedLibrary,
+            "runtime-release",
+            FixKind::AlignCompanion,
+            format!("Install {shown}, which opens {opens}"),
+            format!(
+                "{pkg} opens CUDA's libraries itself, each release range a fixed major: the installed release wants {what} {wanted}, which this environment lacks. {shown} opens {opens}.{torch_said} Alternatively install {what} {wanted} where the loader finds it."
+            ),
+        )
+        .step(recipes::pip_install(cx, flags, vec![req]))
+        .cost(crate::fix::Cost {
+            downloads: true,
+            ..Default::default()
+        }),
     )
 }
