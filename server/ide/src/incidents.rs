@@ -1816,6 +1816,9 @@ pub(crate) fn site_package_of(file: &str) -> Option<String> {
         "decorator",
         // Loads other packages' OpenMP and BLAS libraries to inspect them.
         "threadpoolctl",
+        // Opens a library by name for the package calling it (soundfile's libsndfile), as
+        // ctypes does.
+        "cffi",
     ];
     if top.is_empty() || top.contains('.') || MACHINERY.contains(&top) {
         return None;

@@ -310,15 +310,54 @@ pub fn is_driver_library(soname: &str) -> bool {
 
 /// The provider of `soname`, if known.
 pub fn system_library(soname: &str) -> Option<&'static SystemLibrary> {
-    table()
-        .system
-        .iter()
-        .find(|s| s.sonames.iter().any(|p| soname.starts_with(p.as_str())))
+    let find = |name: &str| {
+        table()
+            .system
+            .iter()
+            .find(|s| s.sonames.iter().any(|p| name.starts_with(p.as_str())))
+    };
+    // A macOS name the tables list as such (`libomp.dylib`), else its ELF form.
+    find(soname).or_else(|| find(&elf_form(soname)?))
+}
+
+/// A macOS library's name in the ELF form the tables use (`libavdevice.58.dylib` →
+/// `libavdevice.so.58`, `libsndfile.dylib` → `libsndfile.so`): the same library, numbered
+/// before the suffix instead of after it.
+fn elf_form(name: &str) -> Option<String> {
+    let stem = name.strip_suffix(".dylib")?;
+    let numbered = stem
+        .char_indices()
+        .find(|&(i, c)| {
+            c == '.'
+                && stem[i + 1..]
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'.')
+        })
+        .map(|(i, _)| i);
+    Some(match numbered {
+        Some(i) => format!("{}.so.{}", &stem[..i], &stem[i + 1..]),
+        None => format!("{stem}.so"),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn macos_names_read_as_elf_names() {
+        assert_eq!(
+            elf_form("libavdevice.58.dylib").as_deref(),
+            Some("libavdevice.so.58")
+        );
+        assert_eq!(
+            elf_form("libsndfile.dylib").as_deref(),
+            Some("libsndfile.so")
+        );
+        assert_eq!(elf_form("libsndfile.so.1"), None);
+        assert!(system_library("libsndfile.dylib").is_some());
+        assert!(system_library("libavutil.57.dylib").is_some());
+    }
 
     #[test]
     fn torch_libraries_are_exact() {

@@ -118,6 +118,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("or cannot be loaded", LOADFORM),
     ("Cannot load ", LOADFORM),
     ("Library not loaded", LOADFORM),
+    ("cannot load library '", LOADFORM),
+    ("manage to locate a library called", LOADFORM),
     ("DGL C++", LOADFORM),
     ("c++ library", LOADFORM),
     ("C++ library", LOADFORM),

@@ -491,3 +491,54 @@ fn user_pip_installs_are_read_after_a_prompt() {
     assert!(ran("Please try pip install torch==2.1\n").is_empty());
     assert!(ran("I ran the pip install command yesterday\n").is_empty());
 }
+
+#[test]
+fn cffi_and_ctypes_searches_name_the_library() {
+    // ctypes.util.find_library by bare name: the library is `lib<name>`.
+    assert_eq!(
+        missing(
+            "OSError: ctypes.util.find_library() did not manage to locate a library called 'sndfile'\n"
+        ),
+        vec!["libsndfile.so".to_owned()]
+    );
+    // …or by path: its file.
+    assert_eq!(
+        missing(
+            "Additionally, ctypes.util.find_library() did not manage to locate a library called '/e/site-packages/_soundfile_data/libsndfile.dylib'\n"
+        ),
+        vec!["libsndfile.dylib".to_owned()]
+    );
+    // cffi's dlopen of a path that is not there.
+    assert_eq!(
+        missing(
+            "OSError: cannot load library '/v/site-packages/_soundfile_data/libsndfile.dylib': dlopen(/v/site-packages/_soundfile_data/libsndfile.dylib, 2): image not found\n"
+        ),
+        vec!["libsndfile.dylib".to_owned()]
+    );
+    // A library that is there but fails for another reason is not a missing one.
+    assert!(
+        missing("OSError: cannot load library '/v/libfoo.dylib': dlopen(/v/libfoo.dylib, 2): Symbol not found: _bar\n")
+            .is_empty()
+    );
+    // bitsandbytes' own loader.
+    assert_eq!(
+        missing(
+            "Original error: Configured CUDA binary not found at /usr/local/lib/python3.12/dist-packages/bitsandbytes/libbitsandbytes_cuda131.so\n"
+        ),
+        vec![
+            "/usr/local/lib/python3.12/dist-packages/bitsandbytes/libbitsandbytes_cuda131.so"
+                .to_owned()
+        ]
+    );
+}
+
+#[test]
+fn macos_quoted_paths_are_read() {
+    // macOS 13 and later quote the library's path.
+    assert_eq!(
+        missing(
+            "OSError: dlopen(/u/site-packages/torchaudio/lib/libtorchaudio_ffmpeg.so, 0x0006): Library not loaded: '/Users/ec2-user/ffmpeg/lib/libavdevice.58.dylib'\n"
+        ),
+        vec!["libavdevice.58.dylib".to_owned()]
+    );
+}

@@ -527,6 +527,57 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             return;
         }
     }
+    // cffi's `dlopen` of a path that is not there: `cannot load library '/…/libsndfile.dylib':
+    // dlopen(…): image not found` (or `(no such file)`); a library that is there but fails for
+    // another reason (a symbol, an architecture) is not this.
+    if let Some(p) = s.find("cannot load library '") {
+        let r = s.get(p + 21..).unwrap_or("");
+        if let Some(e) = r.find('\'') {
+            let path = &r[..e];
+            let why = &r[e..];
+            if (is_library_name(path) || is_library_name(file_name(path)))
+                && ["image not found", "no such file", "No such file"]
+                    .iter()
+                    .any(|w| why.contains(w))
+            {
+                push(p, file_name(path), None);
+                return;
+            }
+        }
+    }
+    // ctypes' and cffi's search by name (`ctypes.util.find_library() did not manage to locate
+    // a library called 'sndfile'`): the bare name is `lib<name>`, a path its file.
+    const CALLED: &str = "did not manage to locate a library called '";
+    if let Some(p) = s.find(CALLED) {
+        let r = s.get(p + CALLED.len()..).unwrap_or("");
+        let name = &r[..r.find('\'').unwrap_or(r.len())];
+        let file = file_name(name);
+        if is_library_name(file) {
+            push(p, file, None);
+            return;
+        }
+        if !file.is_empty()
+            && file.len() <= 64
+            && file
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'+'))
+        {
+            push(p, &format!("lib{file}.so"), None);
+            return;
+        }
+    }
+    // bitsandbytes 0.46+: `Configured CUDA binary not found at /…/libbitsandbytes_cuda131.so`.
+    if let Some(p) = s.find("binary not found at ") {
+        let r = s.get(p + 20..).unwrap_or("");
+        let tok = r.split_whitespace().next().unwrap_or("");
+        let tok = tok
+            .trim_matches(['\'', '"', '`'])
+            .trim_end_matches(['.', ',', ':']);
+        if is_library_name(file_name(tok)) {
+            push(p, tok, None);
+            return;
+        }
+    }
     // Paddle: `Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion.`
     if let Some(p) = s.find("Cannot load ") {
         let r = s.get(p + 12..).unwrap_or("");
@@ -544,7 +595,11 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     }
     // macOS dyld: `Library not loaded: @rpath/libc10.dylib … Referenced from: /…/x.so`.
     if let Some(p) = s.find("Library not loaded: ") {
-        let r = s.get(p + 20..).unwrap_or("");
+        // macOS 13 and later quote the path (`Library not loaded: '/…/libavdevice.58.dylib'`).
+        let r = s
+            .get(p + 20..)
+            .unwrap_or("")
+            .trim_start_matches(['\'', '"']);
         let tok = r
             .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | ')'))
             .next()
