@@ -94,6 +94,8 @@ pub struct PackageFacts {
     pub fetch_without_nvcc: Option<String>,
     /// See `Package::runtimes`.
     pub runtimes: Vec<k::packages::RuntimeMajors>,
+    /// See `Package::newer_msvc`.
+    pub newer_msvc: Option<k::packages::NewerMsvc>,
 }
 
 fn facts(p: &k::packages::Package) -> PackageFacts {
@@ -129,6 +131,7 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
         install_target: p.build.install_target.clone(),
         fetch_without_nvcc: p.build.fetch_without_nvcc.clone(),
         runtimes: p.runtimes.clone(),
+        newer_msvc: p.newer_msvc.clone(),
     }
 }
 
@@ -151,6 +154,7 @@ impl PackageFacts {
             install_target: None,
             fetch_without_nvcc: None,
             runtimes: Vec::new(),
+            newer_msvc: None,
         }
     }
 }

@@ -61,6 +61,10 @@ pub struct Package {
     /// cannot be loaded`): a text that has one names the package, as its name would.
     #[serde(default)]
     pub wording: Vec<String>,
+    /// Where its Windows wheels moved to a newer Visual C++ than many machines' runtime (their
+    /// extension then fails to initialize, error 1114).
+    #[serde(default)]
+    pub newer_msvc: Option<NewerMsvc>,
     #[serde(default)]
     pub repository: String,
     #[serde(default)]
@@ -87,6 +91,16 @@ pub struct RuntimeMajors {
     /// The cuDNN major it opens, where it uses cuDNN.
     #[serde(default)]
     pub cudnn: Option<u32>,
+    pub source: String,
+}
+
+/// The first release whose Windows wheels need a newer Visual C++ runtime than the ones before,
+/// and the last release before it (what loads with the older runtime).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewerMsvc {
+    pub from: String,
+    pub last_before: String,
     pub source: String,
 }
 

@@ -462,7 +462,37 @@ fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &
             .installed_version(p)
             .or_else(|| cx.scene.version_of(p).map(str::to_owned))
     });
-    match (pkg.and_then(Name::new), installed.as_deref().and_then(Version::new)) {
+    // A release the tables know moved to a newer Visual C++ (onnx 1.16.2): the release before
+    // that move, exact, unless the installed one is older still.
+    let known = pkg
+        .and_then(kb::package)
+        .and_then(|f| f.newer_msvc)
+        .filter(|m| {
+            let parse = abidoc_knowledge::version::Version::parse;
+            match (installed.as_deref().and_then(parse), parse(&m.from)) {
+                (Some(i), Some(from)) => i >= from,
+                _ => true,
+            }
+        });
+    if let (Some(n), Some(m)) = (pkg.and_then(Name::new), known)
+        && let Some(last) = Version::new(&m.last_before)
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "release-before",
+                FixKind::AlignCompanion,
+                format!("Install {n} {last}, the last release before {n}'s Windows wheels needed a newer Visual C++ runtime"),
+                format!("{n}'s Windows wheels from {} on are built with a newer Visual C++ than the runtime many machines (and Python 3.8's) load, and fail in their start-up code; {n} {last} starts with the runtime at hand (user-level, no installer). The latest Visual C++ Redistributable lets the newer releases load too.", m.from),
+            )
+            .step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Exact(n, last)]))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        );
+    } else {
+        match (pkg.and_then(Name::new), installed.as_deref().and_then(Version::new)) {
         (Some(n), Some(v)) => fixes.push(
             Fix::new(
                 code,
@@ -490,6 +520,7 @@ fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &
             ))),
         ),
         _ => {}
+    }
     }
     if d.package.as_deref() == Some("torch") {
         fixes.push(
