@@ -269,6 +269,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("compiled against A", NUMPY),
     ("multiarray failed to import", NUMPY),
     ("from 'numpy'", NUMPY),
+    ("from 'numpy.", NUMPY),
     ("module 'numpy'", NUMPY),
     ("' has no attribute '", NUMPY),
     ("in the NumPy 2.0 release", NUMPY),
@@ -4073,6 +4074,28 @@ fn operator_missing(l: &Line<'_>, out: &mut Out) {
     }
 }
 
+/// NumPy's own private modules missing a name another of them imports (`cannot import name
+/// '_center' from 'numpy._core.umath'`, `module 'numpy.linalg._umath_linalg' has no attribute
+/// '_ilp64'`): files of two NumPy releases are mixed, the Python of one with the compiled
+/// modules of the other (pip changed NumPy under a running kernel, or two installs overlap).
+fn numpy_internals_disagree(s: &str) -> bool {
+    let private = |m: &str| {
+        m.starts_with("numpy.")
+            && m.len() <= 64
+            && m.split('.').any(|c| c.starts_with('_'))
+            && m.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+    };
+    let quoted_after = |needle: &str| {
+        s.find(needle).map(|p| {
+            let r = &s[p + needle.len()..];
+            &r[..r.find('\'').unwrap_or(r.len())]
+        })
+    };
+    (s.contains("cannot import name '") && quoted_after(" from '").is_some_and(private))
+        || (s.contains("' has no attribute '") && quoted_after("module '").is_some_and(private))
+}
+
 fn numpy(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     const NEEDLES: &[&str] = &[
@@ -4089,7 +4112,7 @@ fn numpy(l: &Line<'_>, out: &mut Out) {
         // against NumPy 1.x, under NumPy 2): `RuntimeError: Numpy is not available`.
         "Numpy is not available",
     ];
-    if NEEDLES.iter().any(|n| s.contains(n)) {
+    if NEEDLES.iter().any(|n| s.contains(n)) || numpy_internals_disagree(s) {
         out.push(
             l.content_span(),
             EventKind::NumpyAbi {

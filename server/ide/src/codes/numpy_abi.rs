@@ -94,6 +94,9 @@ fn culprit(cx: &Cx<'_>, detail: &str) -> String {
 }
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    if mixed_releases(detail) {
+        return mixed(cx, source, detail);
+    }
     let mut d = blank(Code::NumpyAbi, source);
     // The module built for the other NumPy is the package at fault; the text shows it near the
     // message (the import, the frames), else only NumPy is known.
@@ -185,4 +188,65 @@ fn fixes(cx: &Cx<'_>, detail: &str, package: Option<&str>) -> Vec<Fix> {
         );
     }
     crate::fix::rank(fixes)
+}
+
+/// Whether the message is NumPy's own modules disagreeing (the scanner's
+/// `numpy_internals_disagree`): a name one private module imports from another is missing.
+fn mixed_releases(detail: &str) -> bool {
+    let first = detail.lines().next().unwrap_or("");
+    (first.contains("from 'numpy.") || first.contains("module 'numpy."))
+        && !first.contains("compiled using NumPy")
+        && !first.contains("size changed")
+}
+
+/// Files of two NumPy releases mixed in one install, or one release's modules still loaded in a
+/// process after pip installed another: NumPy itself, reinstalled as one release, in a fresh
+/// process.
+fn mixed(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    let code = Code::NumpyAbi;
+    let mut d = blank(code, source);
+    d.package = Some("numpy".to_owned());
+    d.message = format!(
+        "NumPy's own modules disagree: files of two NumPy releases are mixed (pip changed NumPy while a kernel still had the old one loaded, or two installs overlap): {}",
+        detail.lines().next().unwrap_or("").trim()
+    );
+    let Some(numpy) = Name::new("numpy") else {
+        return d;
+    };
+    // The release the text states, else the one pip resolves: either way one release's files.
+    let known = cx
+        .world
+        .installed_version("numpy")
+        .or_else(|| cx.scene.version_of("numpy").map(str::to_owned));
+    let req = known
+        .as_deref()
+        .and_then(Version::new)
+        .map_or_else(|| Requirement::Any(numpy.clone()), |v| Requirement::Exact(numpy.clone(), v));
+    let keep = if known.is_none() {
+        " The text does not say which NumPy is installed: without a pin pip takes its newest; pin the release other packages need (numpy==<the version `pip show numpy` prints>) to keep it."
+    } else {
+        ""
+    };
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(
+            code,
+            "reinstall-numpy",
+            FixKind::AlignCompanion,
+            "Reinstall NumPy as one release, then restart Python (a notebook's kernel or runtime)",
+            format!("A private NumPy module lacks a name another one imports: the Python files of one release sit beside the compiled modules of another, or the process still holds the release loaded before pip replaced it. A forced reinstall writes one release's files; a fresh process loads them.{keep}"),
+        )
+        .step(recipes::pip_install(
+            cx,
+            vec![PipFlag::ForceReinstall, PipFlag::NoDeps, PipFlag::NoCacheDir],
+            vec![req],
+        ))
+        .step(Step::Manual(
+            "restart the Python process (Jupyter: Kernel → Restart; Colab: Runtime → Restart session) before importing again".into(),
+        ))
+        .cost(crate::fix::Cost {
+            downloads: true,
+            ..Default::default()
+        }),
+    ]);
+    d
 }
