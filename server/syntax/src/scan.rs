@@ -1522,6 +1522,12 @@ impl<'a> Scanner<'a> {
             .or_else(|| wrapped.then(|| s.find("compiled with different")).flatten())
         {
             let start = s[..p].rfind("Detected").unwrap_or(p);
+            // The check's own source, quoted by a notebook's traceback (`193   "Detected that
+            // …"`): a string literal, not the message (which follows, with its versions).
+            let lead = s[..start].trim_end();
+            if lead.ends_with(['"', '\'']) && source_excerpt_lead(&lead[..lead.len() - 1]) {
+                return;
+            }
             let mut detail = s[start..].trim_end().to_owned();
             let mut end = l.span(start, s.trim_end().len()).end;
             // A terminal may have wrapped the message: its next lines carry the versions.
@@ -4072,6 +4078,14 @@ fn operator_missing(l: &Line<'_>, out: &mut Out) {
             },
         );
     }
+}
+
+/// Whether the text before a string literal on a line is what a traceback's source excerpt puts
+/// there: nothing, a line number, an arrow (`--> 192`, `  194  `) or an `f` prefix.
+fn source_excerpt_lead(lead: &str) -> bool {
+    lead.trim_end_matches('f')
+        .bytes()
+        .all(|c| c.is_ascii_digit() || c.is_ascii_whitespace() || matches!(c, b'-' | b'>'))
 }
 
 /// NumPy's own private modules missing a name another of them imports (`cannot import name
