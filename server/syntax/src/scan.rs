@@ -162,6 +162,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("subprocess-exited-with-error", BFAIL),
     ("Getting requirements to build wheel ... error", BFAIL),
     ("Failed to build", BFAIL),
+    ("Build backend failed", BFAIL),
+    ("Failed to fetch wheel", BFAIL),
+    ("Failed to download and build", BFAIL),
     ("Failed building wheel", BFAIL),
     ("metadata-generation-failed", BFAIL),
     ("did not run successfully", BFAIL),
@@ -241,6 +244,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     // ou diretório inexistente`): read by the compile-name reader.
     ("fatal error: ", CUDAMM),
     ("vcvarsall", NOCC),
+    ("'where', 'cl']", NOCC),
     (": not found", NOCC | LOADFORM),
     ("No such file or directory", NOCC | CUDAHOME | CUDAMM),
     ("unable to execute", NOCC),
@@ -3598,6 +3602,14 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
             );
         }
     }
+    // uv's form of the same step: `Build backend failed to determine extra requires with
+    // `build_wheel()`` (or `requirements`).
+    if let Some(p) = s.find("Build backend failed to determine") {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::BuildRequirementsFailed,
+        );
+    }
     for needle in ["subprocess-exited-with-error", "metadata-generation-failed"] {
         if let Some(p) = s.find(needle) {
             out.push(
@@ -3614,7 +3626,14 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
             EventKind::PipBuildFailed { package: None },
         );
     }
-    for needle in ["Failed to build ", "Failed building wheel for "] {
+    // uv names the distribution it was building: `Failed to fetch wheel: flash-attn==2.6.1`,
+    // `Failed to download and build `flash-attn==2.6.1``.
+    for needle in [
+        "Failed to build ",
+        "Failed building wheel for ",
+        "Failed to fetch wheel: ",
+        "Failed to download and build ",
+    ] {
         if let Some(p) = s.find(needle) {
             let r = &s[p + needle.len()..];
             let mut tok = r
@@ -3643,6 +3662,14 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
             );
         }
     }
+}
+
+/// The repository a VCS URL names (`https://github.com/o/detectron2.git@v0.6` → `detectron2`).
+fn repository_name(url: &str) -> &str {
+    let url = url.split(['#']).next().unwrap_or(url);
+    let last = url.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let repo = last.split('@').next().unwrap_or("");
+    repo.trim_end_matches(".git")
 }
 
 /// Fills in the package of build failures that did not name it on their own line.
@@ -3713,6 +3740,12 @@ fn find_build_package(text: &str, near: Span) -> Option<String> {
                 .next()
                 .unwrap_or("");
             let tok = tok.trim_matches('`');
+            // `Collecting git+https://github.com/facebookresearch/detectron2.git`: the
+            // repository's name.
+            if let Some(url) = tok.strip_prefix("git+") {
+                consider(i, repository_name(url));
+                continue;
+            }
             let name = tok
                 .split(['=', '@', '<', '>', '[', '('])
                 .next()
@@ -3728,11 +3761,7 @@ fn find_build_package(text: &str, near: Span) -> Option<String> {
             let tok = &hay[open + 1..i];
             match tok.strip_prefix("git+") {
                 // `git+https://github.com/owner/pytorch_fpsample@v1` is its repository's name.
-                Some(url) => {
-                    let last = url.trim_end_matches('/').rsplit('/').next().unwrap_or("");
-                    let repo = last.split(['@', '#']).next().unwrap_or("");
-                    consider(open, repo.trim_end_matches(".git"));
-                }
+                Some(url) => consider(open, repository_name(url)),
                 None => consider(open, tok.split('@').next().unwrap_or("")),
             }
         }
@@ -3892,6 +3921,9 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         || s.contains("Unable to find vcvarsall.bat")
         // distutils' spawn when cl.exe is not on PATH: `error: command 'cl.exe' failed: None`.
         || s.contains("cl.exe' failed: None")
+        // torch's cpp_extension on Windows looking for MSVC: `Command '['where', 'cl']' returned
+        // non-zero exit status 1`.
+        || s.contains("'where', 'cl']") && s.contains("non-zero exit status")
         || s.contains("Rust package manager, is not installed")
         || s.contains("can't find Rust compiler")
         // A compiler the build refuses: nvcc's host_config.h (`unsupported GNU version! gcc

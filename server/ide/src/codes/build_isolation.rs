@@ -37,11 +37,15 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
         return Vec::new();
     };
     let mut fixes = Vec::new();
-    let build = recipes::pip_install(
-        cx,
-        vec![PipFlag::NoBuildIsolation],
-        vec![Requirement::Any(pkg.clone())],
-    );
+    // From its repository where the knowledge says so (detectron2 is not on PyPI).
+    let target = crate::kb::package(pkg.as_str())
+        .and_then(|f| f.install_target)
+        .and_then(|t| crate::fix::VcsUrl::new(&t))
+        .map_or_else(
+            || Requirement::Any(pkg.clone()),
+            |url| Requirement::Vcs(pkg.clone(), url),
+        );
+    let build = recipes::pip_install(cx, vec![PipFlag::NoBuildIsolation], vec![target]);
     let cost = Cost {
         downloads: true,
         compiles: crate::kb::package(pkg.as_str()).map(|f| crate::fix::Compile {

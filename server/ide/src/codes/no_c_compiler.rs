@@ -87,6 +87,7 @@ fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
     let windows = cx.scene.mentions_windows
         || detail.contains("cl.exe")
         || detail.contains("Compiler: cl ")
+        || detail.contains("'where', 'cl']")
         || detail.contains("Microsoft Visual C++")
         || detail.contains("vcvarsall");
     if windows {
