@@ -560,6 +560,29 @@ pub(crate) fn toolkit_refuses(
         .map(crate::incidents::basename)
         .filter(|t| !t.is_empty())
         .unwrap_or(if detail.contains("ptxas") { "ptxas" } else { "nvcc" });
+    // `Unsupported gpu architecture 'compute_'`: the build passed an empty architecture (its
+    // list came out empty: no GPU detected at build time, a CMake variable unset); no toolkit
+    // knows that, and naming the architecture fixes the build.
+    if arch.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == '_').is_empty() {
+        d.message = format!(
+            "the build asked {compiler} for an empty GPU architecture ({arch}): its architecture list came out empty (no GPU seen while building, or a CMake variable unset)"
+        );
+        d.evidence.push(format!("the text says: {}", detail.trim()));
+        d.fixes = vec![
+            Fix::new(
+                code,
+                "name-the-arch",
+                FixKind::SourceBuild,
+                "Name this GPU's architecture for the build, then build again",
+                "torch's cpp_extension reads TORCH_CUDA_ARCH_LIST, CMake builds CMAKE_CUDA_ARCHITECTURES; set, they replace the detection that came out empty.",
+            )
+            .step(Step::Manual(
+                "export TORCH_CUDA_ARCH_LIST=\"<compute capability, e.g. 8.6>\" (a CMake build: CMAKE_CUDA_ARCHITECTURES=86), then run the build again".into(),
+            ))
+            .filled_in_with("this GPU's compute capability (nvidia-smi --query-gpu=compute_cap --format=csv)"),
+        ];
+        return d;
+    }
     let cc = gpu::parse_capability(arch.trim_end_matches("+PTX"));
     // torch's cpp_extension turns TORCH_CUDA_ARCH_LIST into nvcc flags from a table fixed in
     // each torch release: an entry newer than the torch is refused before nvcc runs.
