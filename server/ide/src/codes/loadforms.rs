@@ -418,6 +418,12 @@ pub(crate) fn windows(
         ));
     } else if product.is_none()
         && let Some(f) = file
+        && let Some(sys) = kb::system_library(f)
+    {
+        // A DLL the provider table knows (zlibwapi.dll, which cuDNN 8 opens on Windows).
+        fixes.extend(super::missing_shared_library::system_library(cx, f, sys));
+    } else if product.is_none()
+        && let Some(f) = file
     {
         fixes.push(
             Fix::new(
