@@ -405,7 +405,12 @@ fn system_libraries_are_sourced_and_installable() {
     };
     for s in &t.system {
         sourced(&s.what, &s.source, &mut problems);
-        if s.sonames.is_empty() || s.sonames.iter().any(|n| !n.starts_with("lib")) {
+        // ELF and macOS names start with `lib`; a Windows DLL's need not (`zlibwapi.dll`).
+        if s.sonames.is_empty()
+            || s.sonames
+                .iter()
+                .any(|n| !n.starts_with("lib") && !n.ends_with(".dll"))
+        {
             problems.push(format!("{}: sonames {:?}", s.what, s.sonames));
         }
         if s.pip.is_empty() && s.conda.is_empty() && s.apt.is_empty() && s.dnf.is_empty() {
