@@ -278,3 +278,36 @@ fn generated_docs_are_current() {
         "stale generated docs (run ABIDOC_BLESS=1 cargo test -p abidoc-ide --test codes): {stale:?}"
     );
 }
+
+/// A torch release whose Windows wheel lacked a DLL its own needs (2.4.0's fbgemm.dll and
+/// libomp140) is never reinstalled as the fix: the release that ships it is. The error line is
+/// pytorch/pytorch#133076's; the install line is pip's own, as reports paste it.
+#[test]
+fn a_torch_release_whose_wheel_lacked_a_dll_is_not_reinstalled() {
+    let text = "Successfully installed torch-2.4.0+cu121\n\
+OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\Users\\DELL\\Downloads\\SPORTS\\anaconda\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.\n";
+    let ctx = Context {
+        use_env: false,
+        ..Context::default()
+    };
+    let diags = host().diagnose_text(text, &ctx);
+    let d = diags
+        .iter()
+        .find(|d| d.code == Code::MissingSharedLibrary)
+        .expect("a missing-library diagnosis");
+    let fix = d.fixes.first().expect("a fix");
+    let commands = fix.commands().concat().join(" ");
+    assert!(commands.contains("torch==2.4.1"), "{commands}");
+    assert!(!commands.contains("torch==2.4.0"), "{commands}");
+    // Any other torch DLL keeps the release the text names.
+    let other = text.replace("fbgemm.dll", "c10.dll");
+    let diags = host().diagnose_text(&other, &ctx);
+    let commands = diags
+        .iter()
+        .flat_map(|d| d.fixes.iter())
+        .flat_map(abidoc_ide::Fix::commands)
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(!commands.contains("torch==2.4.1"), "{commands}");
+}

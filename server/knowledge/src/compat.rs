@@ -28,6 +28,20 @@ pub struct TorchRow {
     /// Local labels (`cu126`) whose wheels use the other ABI than the default.
     #[serde(default)]
     pub cxx11_abi_variants: Vec<String>,
+    /// A DLL of this release's Windows wheels that needs a DLL the wheel did not ship.
+    #[serde(default)]
+    pub windows_dll_gap: Option<DllGap>,
+    pub source: String,
+}
+
+/// A Windows DLL of a torch release that needs another its wheel lacked (2.4.0's `fbgemm.dll`
+/// and `libomp140.x86_64.dll`), and the release that ships it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DllGap {
+    pub dll: String,
+    pub needs: String,
+    pub fixed_in: String,
     pub source: String,
 }
 

@@ -152,6 +152,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("pip install", SUGG),
     ("lease run", SUGG),
     ("Collecting ", PIP),
+    ("Successfully installed ", PIP),
     ("Downloading ", PIP | WHEEL),
     ("Building wheel for", PIP),
     ("Running setup.py install for", PIP),
@@ -3503,6 +3504,32 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
     let c = l.c().trim_start();
     let cs = l.content + (l.c().len() - c.len());
     let ce = cs + c.trim_end().len();
+    // `Successfully installed numpy-1.26.4 torch-2.4.0+cu121`: the versions pip just put in
+    // place, of the subjects the version reader knows.
+    if let Some(i) = c.find("Successfully installed ") {
+        let mut at = i + 23;
+        for tok in c[at..].split(' ') {
+            let start = at;
+            at += tok.len() + 1;
+            if out.full() {
+                return;
+            }
+            let Some((name, version)) = tok.rsplit_once('-') else {
+                continue;
+            };
+            let subject = normalize_subject(name);
+            if is_version(version) && SUBJECTS.iter().any(|s| normalize_subject(s) == subject) {
+                out.push(
+                    l.span(cs + start, cs + start + tok.len()),
+                    EventKind::Version {
+                        subject,
+                        version: version.to_owned(),
+                    },
+                );
+            }
+        }
+        return;
+    }
     if let Some(r) = c.strip_prefix("Collecting ") {
         let tok = first_word(r);
         let (name, version) = match tok.find("==") {

@@ -383,7 +383,7 @@ pub(crate) fn windows(
                 .leading(),
             );
         } else {
-            fixes.push(windows_torch_build(cx, code));
+            fixes.push(windows_torch_build(cx, code, file));
         }
     } else if product.is_none()
         && (module.is_some()
@@ -553,11 +553,20 @@ fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &
 /// from PyTorch's index for one CUDA build (PyPI's Windows torch is the CPU build). The torch the
 /// text or the environment names keeps its release, from its own CUDA build's index; else the
 /// newest torch of the newest line's default CUDA, said to be a guess at the CUDA.
-fn windows_torch_build(cx: &Cx<'_>, code: Code) -> Fix {
+fn windows_torch_build(cx: &Cx<'_>, code: Code, dll: Option<&str>) -> Fix {
     let torch = cx.torch();
     let parsed = torch
         .as_deref()
         .and_then(abidoc_knowledge::version::Version::parse);
+    // A release whose wheel lacked a DLL the failing one needs (2.4.0's fbgemm.dll and
+    // libomp140): the release that ships it, not the same wheel again.
+    let gap = parsed.as_ref().and_then(|v| {
+        let row = abidoc_knowledge::compat::torch_row(v.public())?;
+        (row.torch == v.public())
+            .then_some(row.windows_dll_gap.as_ref())
+            .flatten()
+            .filter(|g| dll.is_some_and(|d| d.eq_ignore_ascii_case(&g.dll)))
+    });
     let variant = parsed
         .as_ref()
         .and_then(|v| match v.local_cuda() {
@@ -570,10 +579,13 @@ fn windows_torch_build(cx: &Cx<'_>, code: Code) -> Fix {
                 .last()
                 .and_then(|row| recipes::default_cuda_variant(&row.torch))
         });
-    let release = parsed
-        .as_ref()
-        .filter(|v| v.local_label() != Some("cpu"))
-        .map(|v| v.public().to_owned());
+    let release = match gap {
+        Some(g) => Some(g.fixed_in.clone()),
+        None => parsed
+            .as_ref()
+            .filter(|v| v.local_label() != Some("cpu"))
+            .map(|v| v.public().to_owned()),
+    };
     let step = variant
         .as_deref()
         .and_then(|var| recipes::torch_build_step(cx, release.as_deref(), var));
@@ -593,26 +605,43 @@ fn windows_torch_build(cx: &Cx<'_>, code: Code) -> Fix {
     let what = release
         .as_deref()
         .map_or_else(|| "torch".to_owned(), |t| format!("torch {t}"));
-    let mut f = Fix::new(
-        code,
-        "windows-torch-build",
-        FixKind::AlignTorch,
-        format!("Reinstall {what} from PyTorch's {var} index, as one CUDA build"),
-        format!(
-            "torch's DLLs load with the DLLs of the build they came with; a clean install of one CUDA build (torchvision and torchaudio, where installed, from the same index) replaces files left by another build or a broken wheel. PyPI's Windows torch is the CPU build.{}",
-            if release.is_none() {
-                " The text names no torch: this is the newest torch of that index; pick the index of your CUDA (https://pytorch.org/get-started/locally/)."
-            } else {
-                ""
-            }
+    let (title, why) = match (gap, parsed.as_ref()) {
+        (Some(g), Some(v)) => (
+            format!(
+                "Install {what} from PyTorch's {var} index: {}'s {} needs {}, which its wheel lacked",
+                v.public(),
+                g.dll,
+                g.needs
+            ),
+            format!(
+                "torch {}'s Windows {} links {}, which that release's wheel did not ship; {} ships it. torchvision and torchaudio, where installed, come from the same index in their releases for it. (Copying {} into torch\\lib, or the Visual C++ build tools that bring it, also lets {} load.)",
+                v.public(),
+                g.dll,
+                g.needs,
+                g.fixed_in,
+                g.needs,
+                v.public()
+            ),
         ),
-    )
-    .step(step)
-    .cost(crate::fix::Cost {
-        downloads: true,
-        compiles: None,
-        also: vec!["torch's CUDA DLLs (several GB)".into()],
-    });
+        _ => (
+            format!("Reinstall {what} from PyTorch's {var} index, as one CUDA build"),
+            format!(
+                "torch's DLLs load with the DLLs of the build they came with; a clean install of one CUDA build (torchvision and torchaudio, where installed, from the same index) replaces files left by another build or a broken wheel. PyPI's Windows torch is the CPU build.{}",
+                if release.is_none() {
+                    " The text names no torch: this is the newest torch of that index; pick the index of your CUDA (https://pytorch.org/get-started/locally/)."
+                } else {
+                    ""
+                }
+            ),
+        ),
+    };
+    let mut f = Fix::new(code, "windows-torch-build", FixKind::AlignTorch, title, why)
+        .step(step)
+        .cost(crate::fix::Cost {
+            downloads: true,
+            compiles: None,
+            also: vec!["torch's CUDA DLLs (several GB)".into()],
+        });
     if release.is_none() {
         f = f.unverified();
     }
