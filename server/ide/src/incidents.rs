@@ -326,6 +326,7 @@ impl Scene {
             .collect();
         found.extend(compiled_imports(piece));
         found.extend(prompt_imports(piece));
+        found.extend(failing_imports(piece));
         for m in dotted_imports(piece) {
             self.add_import(m);
         }
@@ -1732,6 +1733,69 @@ fn prompt_imports(piece: &str) -> Vec<(usize, String)> {
             }
         }
         at += line.len();
+    }
+    out
+}
+
+/// The import a traceback shows failing to load a library: an absolute import statement as the
+/// innermost frame's source line (IPython's `----> 3 import x` marker too), followed by the
+/// loader's error (`ImportError: libnvcuvid.so.1: cannot open shared object file`, `DLL load
+/// failed`, `undefined symbol`). Its module is the package whose load failed: one the tables
+/// know, or any plain name (`import PyNvCodec`) where the frame is not inside an installed
+/// package (whose directory names it better: `torch_scatter/__init__.py` importing
+/// `scatter_cpu`).
+fn failing_imports(piece: &str) -> Vec<(usize, String)> {
+    const LOADER: &[&str] = &[
+        "cannot open shared object file",
+        "DLL load failed",
+        "undefined symbol",
+        "Library not loaded",
+        "Symbol not found",
+        "specified module could not be found",
+    ];
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut pending: Option<(usize, String)> = None;
+    let mut in_package = false;
+    for line in piece.split_inclusive('\n') {
+        let t = line.trim();
+        if let Some(r) = t.strip_prefix("File \"") {
+            in_package = site_package_of(r.split('"').next().unwrap_or("")).is_some();
+        }
+        if !t.is_empty() {
+            if let Some(p) = pending.take()
+                && (t.starts_with("ImportError") || t.starts_with("OSError"))
+                && LOADER.iter().any(|w| t.contains(w))
+            {
+                out.push(p);
+            }
+            // IPython marks the failing line `----> 3 import x`.
+            let code = t.strip_prefix("---->").map_or(t, |r| {
+                r.trim_start()
+                    .trim_start_matches(|c: char| c.is_ascii_digit())
+                    .trim_start()
+            });
+            let lead = line.len() - line.trim_start().len() + (t.len() - code.len());
+            pending = import_statements(code)
+                .into_iter()
+                .next()
+                .and_then(|(i, module, _)| {
+                    let top = module.split('.').next().unwrap_or("");
+                    let known = abidoc_knowledge::packages::package_for_module(top);
+                    let name = match known {
+                        Some(p) => p.name.clone(),
+                        None if plain_module(top) && !top.starts_with('_') && !in_package => {
+                            crate::kb::normalize(top)
+                        }
+                        None => return None,
+                    };
+                    Some((at + lead + i, name))
+                });
+        }
+        at += line.len();
+        if out.len() >= 16 {
+            break;
+        }
     }
     out
 }

@@ -96,6 +96,8 @@ pub struct PackageFacts {
     pub runtimes: Vec<k::packages::RuntimeMajors>,
     /// See `Package::newer_msvc`.
     pub newer_msvc: Option<k::packages::NewerMsvc>,
+    /// See `Package::follows_torch`.
+    pub follows_torch: bool,
 }
 
 fn facts(p: &k::packages::Package) -> PackageFacts {
@@ -132,6 +134,7 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
         fetch_without_nvcc: p.build.fetch_without_nvcc.clone(),
         runtimes: p.runtimes.clone(),
         newer_msvc: p.newer_msvc.clone(),
+        follows_torch: p.follows_torch,
     }
 }
 
@@ -155,6 +158,7 @@ impl PackageFacts {
             fetch_without_nvcc: None,
             runtimes: Vec::new(),
             newer_msvc: None,
+            follows_torch: false,
         }
     }
 }

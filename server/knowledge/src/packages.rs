@@ -65,6 +65,11 @@ pub struct Package {
     /// extension then fails to initialize, error 1114).
     #[serde(default)]
     pub newer_msvc: Option<NewerMsvc>,
+    /// Its releases carry the version of the torch they are built for (torch-xla 2.7.0 is torch
+    /// 2.7.0's) without pinning it in their metadata: the release for a torch is found by
+    /// number, and no source build is the way to one.
+    #[serde(default)]
+    pub follows_torch: bool,
     #[serde(default)]
     pub repository: String,
     #[serde(default)]

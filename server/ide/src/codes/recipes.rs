@@ -179,6 +179,18 @@ pub(crate) fn extension_mismatch(
         .is_none()
         .then(|| kb::built_for_release(symbols))
         .flatten();
+    // A package whose releases are numbered as the torch they are built for: its release for
+    // this torch, or torch and it of one release; never a build of it.
+    if facts.as_ref().is_some_and(|f| f.follows_torch) {
+        fixes.extend(follow_torch(
+            code,
+            cx,
+            &pkg,
+            torch.as_deref(),
+            index_target.as_deref(),
+        ));
+        return fixes;
+    }
     let pinned_torch = index_target.and_then(|target| match torch.as_deref() {
         None if kb::pins_torch(pkg.as_str()) => align_torch(code, cx, &pkg, &target, None),
         None => None,
@@ -816,6 +828,87 @@ fn torch_move(
                 also,
             }),
     )
+}
+
+/// A package released as the torch it is built for (torch-xla): with torch known, its release
+/// of torch's major.minor; else, with the binary dated by its torch symbols, torch and it of that
+/// release in one install; else the same in words.
+fn follow_torch(
+    code: Code,
+    cx: &Cx<'_>,
+    pkg: &Name,
+    torch: Option<&str>,
+    target: Option<&str>,
+) -> Vec<Fix> {
+    let series = |v: &str| {
+        let v = abidoc_knowledge::version::Version::parse(v)?;
+        let major = u32::try_from(*v.release.first()?).ok()?;
+        let minor = u32::try_from(*v.release.get(1)?).ok()?;
+        Some((major, minor))
+    };
+    let mut fixes = Vec::new();
+    if let Some(t) = torch
+        && let Some((major, minor)) = series(t)
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "companion-release",
+                FixKind::AlignCompanion,
+                format!("Install {pkg} {major}.{minor}, the release for torch {t}"),
+                format!("{pkg}'s releases are numbered as the torch they are built for; its {major}.{minor} release loads with torch {major}.{minor}."),
+            )
+            .step(pip_install(
+                cx,
+                vec![PipFlag::NoCacheDir],
+                vec![Requirement::Series(pkg.clone(), major, minor)],
+            ))
+            .cost(Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        );
+    }
+    if let Some(target) = target.filter(|tg| torch.is_none_or(|t| !same_release_line(t, tg)))
+        && let (Some(req), Some((major, minor))) = (exact("torch", target), series(target))
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "align-torch",
+                FixKind::AlignTorch,
+                format!("Install torch {target} with {pkg} {major}.{minor}, the release its torch symbols fit"),
+                format!("The offline index of torch's exports dates {pkg}'s binary to torch {target}; {pkg}'s releases are numbered as the torch they are built for, so both are installed at that release."),
+            )
+            .step(pip_install(
+                cx,
+                vec![PipFlag::NoCacheDir],
+                vec![req, Requirement::Series(pkg.clone(), major, minor)],
+            ))
+            .cost(Cost {
+                downloads: true,
+                compiles: None,
+                also: vec![format!("moves torch to {target}")],
+            })
+            .unverified(),
+        );
+    }
+    if fixes.is_empty() {
+        fixes.push(
+            Fix::new(
+                code,
+                "same-release",
+                FixKind::Advice,
+                format!("Install torch and {pkg} of the same release"),
+                format!("{pkg}'s releases are numbered as the torch they are built for (its 2.7 release for torch 2.7)."),
+            )
+            .step(Step::Manual(format!(
+                "pip show torch for its version X.Y, then pip install \"{pkg}==X.Y.*\""
+            )))
+            .filled_in_with("the installed torch's major.minor"),
+        );
+    }
+    fixes
 }
 
 /// [`align_torch`] for a binary no text or table names: the torch its symbols date it to,
