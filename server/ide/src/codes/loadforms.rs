@@ -225,7 +225,15 @@ pub(crate) fn windows(
     // A CUDA or cuDNN DLL that failed is no package's own: the one whose load needed it is
     // the package the text shows (`CuPy failed to load nvrtc64_120_0.dll`), torch aside (its
     // frames surround every import).
-    d.package = package(module, dll).or_else(|| {
+    // A DLL inside an installed package's directory is that package's
+    // (`site-packages\atari_py\ale_interface\ale_c.dll`); NVIDIA's product DLLs under
+    // `site-packages\nvidia` are the products' own, read above.
+    let installed_in = || {
+        dll.filter(|_| product.is_none())
+            .and_then(crate::incidents::site_package_of)
+            .filter(|p| p != "nvidia")
+    };
+    d.package = package(module, dll).or_else(installed_in).or_else(|| {
         let near = cx.near.map(str::to_owned);
         if bare && dll.is_none() {
             near.or_else(|| module.and_then(underscored_package))
