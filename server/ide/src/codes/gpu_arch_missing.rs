@@ -349,6 +349,15 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
         {
             f.steps.insert(0, s);
             f.title = format!("{} for compute capability {}.{}", f.title, c.0, c.1);
+        } else if cc.is_none() {
+            // Without the list, a build detects the GPUs it sees: none in a container build or
+            // on another node, the very way a binary comes to lack this GPU.
+            f.steps.insert(
+                0,
+                Step::Manual(
+                    "before the commands: export TORCH_CUDA_ARCH_LIST=\"<this GPU's compute capability, e.g. 8.6>+PTX\" (nvidia-smi --query-gpu=compute_cap --format=csv), so the build compiles for this GPU whatever GPUs it sees".into(),
+                ),
+            );
         }
         fixes.push(f);
     }
