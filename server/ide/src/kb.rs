@@ -98,6 +98,8 @@ pub struct PackageFacts {
     pub newer_msvc: Option<k::packages::NewerMsvc>,
     /// See `Package::follows_torch`.
     pub follows_torch: bool,
+    /// See `Package::framework`.
+    pub framework: bool,
 }
 
 fn facts(p: &k::packages::Package) -> PackageFacts {
@@ -135,6 +137,7 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
         runtimes: p.runtimes.clone(),
         newer_msvc: p.newer_msvc.clone(),
         follows_torch: p.follows_torch,
+        framework: p.framework,
     }
 }
 
@@ -159,6 +162,7 @@ impl PackageFacts {
             runtimes: Vec::new(),
             newer_msvc: None,
             follows_torch: false,
+            framework: false,
         }
     }
 }

@@ -70,6 +70,10 @@ pub struct Package {
     /// number, and no source build is the way to one.
     #[serde(default)]
     pub follows_torch: bool,
+    /// A framework (TensorFlow): code is written against its release, so another release is an
+    /// upgrade of the program, never the fix for a library it misses.
+    #[serde(default)]
+    pub framework: bool,
     #[serde(default)]
     pub repository: String,
     #[serde(default)]

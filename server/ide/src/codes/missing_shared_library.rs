@@ -679,7 +679,12 @@ fn cudnn_fix(
 fn newer_release(cx: &Cx<'_>, lib: &str, pkg: Option<&Name>, torch_lib: bool) -> Option<Fix> {
     let pkg = pkg?;
     let facts = kb::package(pkg.as_str());
-    if torch_lib || pkg.as_str() == "torch" || facts.as_ref().is_some_and(|f| f.from_repository) {
+    if torch_lib
+        || pkg.as_str() == "torch"
+        || facts
+            .as_ref()
+            .is_some_and(|f| f.from_repository || f.framework)
+    {
         return None;
     }
     // Only a package PyPI serves as wheels: one published on its own wheel page, or as an
