@@ -75,6 +75,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Symbol not found", SYM),
     ("Version mismatch: ", VERSION),
     ("JAX plugin ", VERSION),
+    ("but this version of jax requires", VERSION),
     // XLA's check of a PJRT plugin's C API against the framework's (JAX, through any backend).
     ("PJRT API version", VERSION),
     ("PJRT_Api size", VERSION),
@@ -1077,6 +1078,7 @@ impl<'a> Scanner<'a> {
                 pjrt_api_version(l, prev.as_ref().map(Line::c), out);
             }
             framework_version(l, out);
+            jax_requires_jaxlib(l, out);
         }
         if has(VERSION) && l.start >= self.no_version_until {
             versions(l, facts, out);
@@ -2705,6 +2707,42 @@ fn framework_version(l: &Line<'_>, out: &mut Out) {
         EventKind::FrameworkVersionRequired {
             package: package.to_owned(),
             framework: framework.to_owned(),
+            needs: needs.to_owned(),
+            installed: installed.to_owned(),
+        },
+    );
+}
+
+/// JAX's check of jaxlib at import: `jaxlib is version 0.1.69, but this version of jax requires
+/// version 0.1.74` (`>= 0.4.14` in later releases).
+fn jax_requires_jaxlib(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("jaxlib is version ") else {
+        return;
+    };
+    let r = &s[p + 18..];
+    let Some((installed, rest)) = r.split_once(", but this version of jax requires version ")
+    else {
+        return;
+    };
+    let needs: String = rest
+        .trim_start_matches(['>', '=', ' '])
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+        .take(40)
+        .collect();
+    let needs = needs.trim_end_matches('.');
+    let ok = |v: &str| {
+        !v.is_empty() && v.len() <= 40 && v.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'.')
+    };
+    if !ok(installed) || !ok(needs) {
+        return;
+    }
+    out.push(
+        l.span(p, s.trim_end().len()),
+        EventKind::FrameworkVersionRequired {
+            package: "jax".to_owned(),
+            framework: "jaxlib".to_owned(),
             needs: needs.to_owned(),
             installed: installed.to_owned(),
         },

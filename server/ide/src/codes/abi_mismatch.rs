@@ -16,7 +16,7 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled extension needs symbols the installed torch (or another library it links) does not export: it was built against a different version.",
-    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it. A package may check it itself (Open3D's `Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`, TensorFlow alike): the framework release it names, or its release for the installed one. JAX checks its CUDA plugin the same way (`JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not compatible with the installed jaxlib version 0.9.0.1`): the plugin and its PJRT of the installed jaxlib's version. XLA checks any backend plugin's C API the same way (`Mismatched PJRT plugin PJRT API version (0.38) and framework PJRT API version 0.40`, Intel's XPU plugin, Apple's Metal, libtpu): the jax release the plugin was made for, or jax and the plugin together through jax's extra.",
+    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it. A package may check it itself (Open3D's `Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`, TensorFlow alike): the framework release it names, or its release for the installed one. JAX checks its CUDA plugin the same way (`JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not compatible with the installed jaxlib version 0.9.0.1`): the plugin and its PJRT of the installed jaxlib's version; jax checks jaxlib (`jaxlib is version 0.1.69, but this version of jax requires version 0.1.74`): the jax release of the installed jaxlib, or a newer jaxlib of the same build. XLA checks any backend plugin's C API the same way (`Mismatched PJRT plugin PJRT API version (0.38) and framework PJRT API version 0.40`, Intel's XPU plugin, Apple's Metal, libtpu): the jax release the plugin was made for, or jax and the plugin together through jax's extra.",
     fixes: "1. Uninstall the package when the model in use does not need it (instant, nothing downloaded; offered first only when abidoc knows the model). 2. The companion release built for the installed torch, pinned exactly, with `--no-cache-dir --no-deps`. 3. The torch the binary was built for, saying what else moves. 4. The project's prebuilt wheel for this torch/CUDA/ABI/Python (unverified URL). 5. A source build that really compiles (force-build switch or `--no-binary`, `--no-build-isolation`), with its time and needs. Every command needs the user's confirmation; none needs root.",
     model_decides: true,
     ..CodeDoc::BASE
@@ -425,6 +425,10 @@ pub(crate) fn framework_version(
     d.evidence.push(format!(
         "{package}'s own check: it needs {framework} {needs}, {installed} is installed"
     ));
+    if framework == "jaxlib" && dist == "jax" {
+        jax_needs_jaxlib(cx, &mut d, needs, installed);
+        return d;
+    }
     if framework == "jaxlib" {
         d.fixes = crate::fix::rank(jax_plugin(cx, &dist, needs, installed));
         d.message = if installed.is_empty() {
@@ -487,6 +491,64 @@ pub(crate) fn framework_version(
     );
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// jax refusing the installed jaxlib (`jaxlib is version 0.1.69, but this version of jax
+/// requires version 0.1.74`): jax and jaxlib are released in step. The jax release for the
+/// installed jaxlib keeps its build (a CUDA jaxlib stays one); from 0.4 on the two share their
+/// numbers, before that the release is looked up. Upgrading jaxlib is the other way.
+fn jax_needs_jaxlib(cx: &Cx<'_>, d: &mut Diagnostic, needs: &str, installed: &str) {
+    let code = d.code;
+    d.message = format!(
+        "jax requires jaxlib {needs} or newer and jaxlib {installed} is installed: jax and jaxlib are released in step, and jax refuses an older jaxlib"
+    );
+    let parse = abidoc_knowledge::version::Version::parse;
+    let shared_numbers = parse(installed)
+        .zip(parse("0.4.0"))
+        .is_some_and(|(i, floor)| i >= floor);
+    let mut fixes = Vec::new();
+    match (Name::new("jax"), crate::fix::Version::new(installed)) {
+        (Some(jax), Some(v)) if shared_numbers => fixes.push(
+            Fix::new(
+                code,
+                "jax-for-jaxlib",
+                FixKind::AlignCompanion,
+                format!("Install jax {installed}, the release of the installed jaxlib"),
+                "jax and jaxlib share their release numbers; the jax of the installed jaxlib's release accepts it, and the jaxlib build (CUDA or CPU) stays as it is.",
+            )
+            .step(recipes::pip_install(cx, vec![PipFlag::NoDeps], vec![Requirement::Exact(jax, v)]))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        ),
+        _ => fixes.push(
+            Fix::new(
+                code,
+                "jax-for-jaxlib",
+                FixKind::AlignCompanion,
+                format!("Install the jax release made for jaxlib {installed}"),
+                "jax's changelog names the jaxlib each release requires; the jax of the installed jaxlib's time accepts it, and the jaxlib build (CUDA or CPU) stays as it is.",
+            )
+            .step(Step::Manual(format!(
+                "find the jax release whose minimum jaxlib is {installed} (jax's CHANGELOG), then pip install --no-deps jax==<that release>"
+            )))
+            .filled_in_with("the jax release made for the installed jaxlib"),
+        ),
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "jaxlib-jax-needs",
+            FixKind::Advice,
+            format!("Or install jaxlib {needs} or newer, of the same build (CUDA or CPU) as the installed one"),
+            "A CUDA jaxlib comes with jax's CUDA extra (`jax[cuda12]` today; older releases from JAX's find-links page); PyPI's plain jaxlib is the CPU build.",
+        )
+        .step(Step::Manual(format!(
+            "pip install \"jaxlib>={needs}\" of the build in use (for CUDA: pip install -U \"jax[cuda12]\")"
+        ))),
+    );
+    d.fixes = crate::fix::rank(fixes);
 }
 
 /// What XLA's check of a PJRT plugin said (see [`pjrt_plugin`]).
