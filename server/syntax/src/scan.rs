@@ -217,6 +217,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("bitsandbytes native library", CUDAMM),
     ("CUDA detection failed", CUDAMM),
     ("CuDNN library:", CUDAMM),
+    ("DNN library ", CUDAMM),
     ("but JAX was built against", CUDAMM),
     ("cannot find -l", LD),
     ("libcuda.so", LIBCUDA),
@@ -2469,6 +2470,19 @@ fn cudnn_mismatch(l: &Line<'_>, out: &mut Out) {
             "tensorflow"
         };
         (p, framework, compiled, runtime)
+    } else if let Some(p) = s
+        .find("DNN library is not found")
+        .or_else(|| s.find("DNN library initialization failed"))
+    {
+        // XLA's stream executor when cuDNN would not load or initialize: the library missing,
+        // or another version than the framework was built with (its `Loaded runtime CuDNN`
+        // line, when the log kept it, says which). JAX raises it as an XlaRuntimeError.
+        let framework = if s.contains("XlaRuntimeError") || s.contains("jax") {
+            "jax"
+        } else {
+            "tensorflow"
+        };
+        (p, framework, None, None)
     } else if let Some(p) = s.find("but JAX was built against version") {
         // JAX: `Found cuBLAS version 120205, but JAX was built against version 120304, which is
         // newer` (also cuDNN, cuSPARSE, cuFFT, cuSOLVER).
@@ -2484,7 +2498,7 @@ fn cudnn_mismatch(l: &Line<'_>, out: &mut Out) {
     } else {
         return;
     };
-    if compiled.is_none() && runtime.is_none() {
+    if compiled.is_none() && runtime.is_none() && !s[start..].starts_with("DNN library ") {
         return;
     }
     out.push(

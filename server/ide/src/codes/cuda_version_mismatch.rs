@@ -472,7 +472,13 @@ pub(crate) fn cudnn_runtime(
     d.package = Some(pkg.to_owned());
     let built = compiled.map_or_else(|| format!("another {library}"), |c| format!("{library} {c}"));
     let loaded = runtime.map_or_else(|| format!("another {library}"), |r| format!("{library} {r}"));
-    d.message = format!("{who} was compiled with {built} but {loaded} was loaded at run time");
+    d.message = if compiled.is_none() && runtime.is_none() {
+        format!(
+            "{who} could not load or initialize {library} (XLA's `DNN library` error): the {library} it finds is missing, or of another version than the one it was built with"
+        )
+    } else {
+        format!("{who} was compiled with {built} but {loaded} was loaded at run time")
+    };
     d.evidence.push(format!("the text says: {}", detail.trim()));
     let want = compiled.unwrap_or("<the version it was compiled with>");
     let install = |title: String, why: &str| {
@@ -487,7 +493,10 @@ pub(crate) fn cudnn_runtime(
     match framework {
         "tensorflow" => {
             fixes.push(install(
-                format!("Install {library} {want}, the version TensorFlow was compiled with, where the loader finds it"),
+                match compiled {
+                    Some(c) => format!("Install {library} {c}, the version TensorFlow was compiled with, where the loader finds it"),
+                    None => format!("Install the {library} version TensorFlow was compiled with (its tested build configurations list it) where the loader finds it"),
+                },
                 "TensorFlow loads the system's cuDNN and needs the major.minor it was compiled with (TensorFlow's tested build configurations list each release's cuDNN).",
             ));
             fixes.push(
@@ -513,7 +522,10 @@ pub(crate) fn cudnn_runtime(
                 .unwrap_or("12");
             if is_cudnn {
                 fixes.push(install(
-                    format!("Install {library} {want} or newer where the loader finds it"),
+                    match compiled {
+                        Some(c) => format!("Install {library} {c} or newer where the loader finds it"),
+                        None => format!("Install the {library} jaxlib was built against, or newer, where the loader finds it"),
+                    },
                     "JAX needs a cuDNN at least as new as the one it was built against, of the same major.",
                 ));
             }
