@@ -238,6 +238,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("parameter packs not expanded", NOCC),
     ("STL1002", NOCC),
     ("Python.h: No such file", NOTORCH),
+    ("Can't find Python.h", NOTORCH),
     // Markdown's bold around the header (`fatal error: **Python.h**: No such file`).
     ("Python.h**: No such file", NOTORCH),
     // MSVC's C1083: `Cannot open include file: 'Python.h': No such file or directory`.
@@ -248,6 +249,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("fatal error: ", CUDAMM),
     ("vcvarsall", NOCC),
     ("'where', 'cl']", NOCC),
+    ("Failed to find MSVC", NOCC),
+    ("Failed to find Windows SDK", NOCC),
     (": not found", NOCC | LOADFORM),
     ("No such file or directory", NOCC | CUDAHOME | CUDAMM),
     ("unable to execute", NOCC),
@@ -1268,6 +1271,8 @@ impl<'a> Scanner<'a> {
             // The same in the compiler's own language (`fatal error: Python.h: Arquivo ou
             // diretório inexistente`).
             ("fatal error: Python.h: ", "Python.h", false),
+            // torch.compile's C++ builder: `Can't find Python.h in /usr/include/python3.12`.
+            ("Can't find Python.h", "Python.h", false),
             // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
             ("Cannot find a working triton installation", "triton", false),
             // `setup.py bdist_wheel` without `wheel` (setuptools before 70.1 needs it).
@@ -4000,6 +4005,9 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         || s.contains("Unable to find vcvarsall.bat")
         // distutils' spawn when cl.exe is not on PATH: `error: command 'cl.exe' failed: None`.
         || s.contains("cl.exe' failed: None")
+        // triton-windows looking for MSVC and the Windows SDK: `Failed to find MSVC`.
+        || s.contains("Failed to find MSVC")
+        || s.contains("Failed to find Windows SDK")
         // torch's cpp_extension on Windows looking for MSVC: `Command '['where', 'cl']' returned
         // non-zero exit status 1`.
         || s.contains("'where', 'cl']") && s.contains("non-zero exit status")

@@ -364,7 +364,12 @@ fn other_release_api(cx: &Cx<'_>, mut d: Diagnostic, api: &str) -> Diagnostic {
     let framework = api
         .split('.')
         .next()
-        .filter(|top| matches!(*top, "torchvision" | "torchaudio" | "torchao" | "torchtext"))
+        .filter(|top| {
+            matches!(
+                *top,
+                "torchvision" | "torchaudio" | "torchao" | "torchtext" | "triton"
+            )
+        })
         .unwrap_or("torch");
     // The importing package is who is out of step; the framework itself is not "who".
     let importer = d.package.clone().filter(|p| p != framework);
@@ -382,6 +387,14 @@ fn other_release_api(cx: &Cx<'_>, mut d: Diagnostic, api: &str) -> Diagnostic {
     );
     d.explanation = Some("torch's Python API changes between releases; a package made for one release imports names the others lack. torch and the packages built around it (torchvision, torchaudio, torchao, the frameworks that pin them) must come from releases made for each other.".into());
     let mut fixes = Vec::new();
+    // torch's Inductor (or a package built on it) calling a Triton of another release: the one
+    // torch pins.
+    if framework == "triton" {
+        fixes.push(recipes::triton_for_torch(
+            code,
+            "a Triton of another release (upgraded by another package's requirement, or left by an older install) lacks names torch's Inductor imports.",
+        ));
+    }
     if let Some(pkg) = importer.as_deref().and_then(Name::new) {
         fixes.extend(recipes::align_with_torch(code, cx, &pkg, false));
     }

@@ -655,19 +655,10 @@ pub(crate) fn toolkit_refuses(
         d.message = format!(
             "Triton's compiler (the LLVM bundled in its wheel) predates {arch}: this Triton cannot compile kernels for this GPU"
         );
-        fixes.push(
-            Fix::new(
-                code,
-                "triton-torch-pins",
-                FixKind::AlignCompanion,
-                "Install the Triton release the installed torch requires, and only that one",
-                "torch pins the Triton it was built and tested with (`pip show torch` lists it); a second, older Triton beside it (`pytorch-triton` from a nightly, a source build) is the one whose LLVM predates the GPU.",
-            )
-            .step(Step::Manual(
-                "pip show torch (its Requires line names triton==X), pip uninstall -y pytorch-triton if present, then pip install --force-reinstall --no-deps triton==X".into(),
-            ))
-            .filled_in_with("the triton version torch requires"),
-        );
+        fixes.push(recipes::triton_for_torch(
+            code,
+            "a second, older Triton beside it (`pytorch-triton` from a nightly, a source build) is the one whose LLVM predates the GPU.",
+        ));
         fixes.push(
             Fix::new(
                 code,

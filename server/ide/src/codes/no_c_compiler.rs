@@ -88,6 +88,8 @@ fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
         || detail.contains("cl.exe")
         || detail.contains("Compiler: cl ")
         || detail.contains("'where', 'cl']")
+        || detail.contains("MSVC")
+        || detail.contains("Windows SDK")
         || detail.contains("Microsoft Visual C++")
         || detail.contains("vcvarsall");
     if windows {

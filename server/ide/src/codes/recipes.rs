@@ -911,6 +911,22 @@ fn follow_torch(
     fixes
 }
 
+/// The Triton release the installed torch pins (its `Requires-Dist`), alone: `why` says what the
+/// other Triton breaks.
+pub(crate) fn triton_for_torch(code: Code, why: &str) -> Fix {
+    Fix::new(
+        code,
+        "triton-torch-pins",
+        FixKind::AlignCompanion,
+        "Install the Triton release the installed torch requires, and only that one",
+        format!("torch pins the Triton it was built and tested with (`pip show torch` lists it); {why}"),
+    )
+    .step(Step::Manual(
+        "pip show torch (its Requires line names triton==X), pip uninstall -y pytorch-triton if present, then pip install --force-reinstall --no-deps triton==X".into(),
+    ))
+    .filled_in_with("the triton version torch requires")
+}
+
 /// [`align_torch`] for a binary no text or table names: the torch its symbols date it to,
 /// unless the torch in use is of that release line already.
 fn align_torch_unnamed(code: Code, cx: &Cx<'_>, target: &str) -> Option<Fix> {

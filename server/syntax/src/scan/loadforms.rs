@@ -829,12 +829,13 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
     out.push(l.span(p, end), EventKind::CompiledModuleMissing { module });
 }
 
-/// torch and the companions released with it, whose Python API moves between releases.
+/// torch and the companions released with it, whose Python API moves between releases (Triton
+/// too: each torch release pins the one its Inductor calls).
 pub fn is_torch_family(module: &str) -> bool {
     let top = module.split('.').next().unwrap_or(module);
     matches!(
         top,
-        "torch" | "torchvision" | "torchaudio" | "torchao" | "torchtext"
+        "torch" | "torchvision" | "torchaudio" | "torchao" | "torchtext" | "triton"
     )
 }
 
