@@ -27,6 +27,12 @@ pub enum Failure {
     Libcuda {
         detail: String,
     },
+    /// A framework's summary that some CUDA libraries did not load (see
+    /// `EventKind::GpuLibrariesNotLoaded`); dropped where the loader's own lines name them.
+    GpuLibraries {
+        framework: String,
+        detail: String,
+    },
     NoCompiler {
         detail: String,
     },
@@ -800,6 +806,13 @@ impl Collector {
                 },
                 span,
             ),
+            EventKind::GpuLibrariesNotLoaded { framework, detail } => self.push(
+                Failure::GpuLibraries {
+                    framework: framework.clone(),
+                    detail: detail.clone(),
+                },
+                span,
+            ),
             EventKind::LibcudaNotFound { detail } => self.push(
                 Failure::Libcuda {
                     detail: detail.clone(),
@@ -1285,6 +1298,13 @@ impl Collector {
             }
         }
         out.retain(|i| !matches!(i.failure, Failure::CudaUnavailable { .. }));
+        // The framework's summary says no more than the loader's lines that name the libraries.
+        if out
+            .iter()
+            .any(|i| matches!(i.failure, Failure::MissingLibrary { .. }))
+        {
+            out.retain(|i| !matches!(i.failure, Failure::GpuLibraries { .. }));
+        }
         // pip's build environment failed getting the requirements of a package that builds
         // against torch, and the text (cut there, as pasted) says nothing more: its setup
         // imports torch, which an isolated build does not have.

@@ -138,6 +138,10 @@ pub enum EventKind {
     LinkerCannotFind { library: String },
     /// `libcuda.so cannot found!` (Triton), `Failed to find libcuda.so`.
     LibcudaNotFound { detail: String },
+    /// A framework saying it could not open some of CUDA's libraries and runs on the CPU
+    /// (TensorFlow's `Cannot dlopen some GPU libraries`); its loader's lines before it, when
+    /// the text kept them, name the libraries.
+    GpuLibrariesNotLoaded { framework: String, detail: String },
     /// `Failed to find C compiler`, `gcc: not found`, `error: command 'gcc' failed: No such file`.
     NoCompiler { detail: String },
     /// A ninja/compiler failure line: `FAILED: x.o`, `error: command '/usr/bin/g++' failed`,

@@ -119,6 +119,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("or cannot be loaded", LOADFORM),
     ("Cannot load ", LOADFORM),
     ("Library not loaded", LOADFORM),
+    ("Cannot dlopen some GPU libraries", LOADFORM),
     ("cannot load library '", LOADFORM),
     ("manage to locate a library called", LOADFORM),
     ("DGL C++", LOADFORM),

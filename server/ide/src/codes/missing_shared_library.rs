@@ -1131,3 +1131,71 @@ pub(crate) fn runtime_release(cx: &Cx<'_>, pkg: Option<&str>, key: &str) -> Opti
         }),
     )
 }
+
+/// A framework's summary that CUDA libraries it opens by name did not load, and that it runs on
+/// the CPU (TensorFlow's `Cannot dlopen some GPU libraries`), with no loader line naming them.
+/// TensorFlow 2.14 and later install the CUDA libraries they were built with through their
+/// `and-cuda` extra (`tensorflow[and-cuda]` keeps the installed TensorFlow and adds the nvidia-*
+/// wheels its release pins); a library present but outside the loader's path is found by
+/// putting its directory on `LD_LIBRARY_PATH`.
+pub(crate) fn gpu_libraries(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    framework: &str,
+    detail: &str,
+) -> Diagnostic {
+    let code = Code::MissingSharedLibrary;
+    let mut d = blank(code, source);
+    let pkg = cx
+        .near
+        .filter(|n| n.starts_with(framework))
+        .unwrap_or(framework)
+        .to_owned();
+    d.package = Some(pkg.clone());
+    d.message = format!(
+        "{pkg} could not open some of the CUDA libraries it loads (CUDA runtime, cuBLAS, cuDNN …) and runs on the CPU: {}",
+        detail.lines().next().unwrap_or("").trim()
+    );
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    d.explanation = Some(format!(
+        "{pkg} opens CUDA's libraries by name at start-up, each of the major its release was built with; the loader's lines before this one (`Could not load dynamic library …`, shown with TF_CPP_MIN_LOG_LEVEL=0) name the ones missing."
+    ));
+    let mut fixes = Vec::new();
+    if let Some(n) = Name::new(&pkg) {
+        fixes.push(
+            Fix::new(
+                code,
+                "framework-cuda-extra",
+                FixKind::InstallMissing,
+                format!("Install the CUDA libraries of the installed {pkg} from PyPI ({pkg}[and-cuda])"),
+                format!("From TensorFlow 2.14 on, the `and-cuda` extra installs the nvidia-* wheels (CUDA runtime, cuBLAS, cuDNN …) the installed release was built with; pip keeps the installed {pkg} and adds only them (Linux)."),
+            )
+            .step(recipes::pip_install(
+                cx,
+                Vec::new(),
+                Name::new("and-cuda")
+                    .map(|extra| Requirement::Extra(n, extra))
+                    .into_iter()
+                    .collect(),
+            ))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "library-dirs-on-path",
+            FixKind::Advice,
+            "Or put the directories of the CUDA libraries already installed on LD_LIBRARY_PATH",
+            "A library that is on the machine (pip's site-packages/nvidia/*/lib, a conda environment's lib, a toolkit's lib64) but outside the loader's search path is found once its directory is on LD_LIBRARY_PATH (TensorFlow 2.16.1's pip layout needs this).",
+        )
+        .step(Step::Manual(
+            "export LD_LIBRARY_PATH=<the directories holding libcudart, libcublas, libcudnn …>:$LD_LIBRARY_PATH, then start Python again".into(),
+        )),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}

@@ -344,6 +344,9 @@ pub(crate) fn diagnose(
             loadforms::libcuda_dlopen(&cx, source, detail)
         }
         Failure::Libcuda { detail } => libcuda_not_found::diagnose(&cx, source, detail),
+        Failure::GpuLibraries { framework, detail } => {
+            missing_shared_library::gpu_libraries(&cx, source, framework, detail)
+        }
         Failure::WindowsDll { module, dll, why } => {
             loadforms::windows(&cx, source, module.as_deref(), dll.as_deref(), *why)
         }

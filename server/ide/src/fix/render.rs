@@ -125,6 +125,7 @@ pub fn requirement(r: &Requirement) -> String {
         Requirement::Below(n, v) => format!("{n}<{v}"),
         Requirement::Major(n, m) => format!("{n}=={m}.*"),
         Requirement::Series(n, a, b) => format!("{n}=={a}.{b}.*"),
+        Requirement::Extra(n, extra) => format!("{n}[{extra}]"),
         Requirement::Wheel(_, url) => url.to_string(),
         Requirement::Vcs(n, url) => format!("{n} @ {}", url.as_str()),
         // One argument (`--editable=PATH`): a requirement is one word of the command.

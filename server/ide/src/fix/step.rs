@@ -32,6 +32,9 @@ pub enum Requirement {
     Major(Name, u32),
     /// Any release of a major.minor line (`torch==1.7.*`).
     Series(Name, u32, u32),
+    /// The package with one of its extras (`tensorflow[and-cuda]`): pip keeps an installed
+    /// release that satisfies it and adds the extra's requirements.
+    Extra(Name, Name),
     /// A wheel file named by URL (a project's own release page).
     Wheel(Name, WheelUrl),
     /// A build from the project's source repository (`name @ git+https://…`): for packages whose
@@ -50,6 +53,7 @@ impl Requirement {
             | Requirement::Below(n, _)
             | Requirement::Major(n, _)
             | Requirement::Series(n, _, _)
+            | Requirement::Extra(n, _)
             | Requirement::Wheel(n, _)
             | Requirement::Vcs(n, _)
             | Requirement::Editable(n, _) => n,

@@ -428,6 +428,18 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             }
         }
     }
+    // TensorFlow's summary of its loader's failures (gpu_device.cc): `Cannot dlopen some GPU
+    // libraries. Please make sure the missing libraries mentioned above are installed`.
+    if let Some(p) = s.find("Cannot dlopen some GPU libraries") {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::GpuLibrariesNotLoaded {
+                framework: "tensorflow".to_owned(),
+                detail: cap(s[p..].trim_end()).to_owned(),
+            },
+        );
+        return;
+    }
     if s.contains("cannot open shared object file") {
         return;
     }
