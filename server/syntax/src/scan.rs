@@ -116,6 +116,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     (" is not initialized", LOADFORM),
     ("Could not load this library", LOADFORM),
     ("Could not locate ", LOADFORM),
+    ("Could not find: ", LOADFORM),
     ("or cannot be loaded", LOADFORM),
     ("Cannot load ", LOADFORM),
     ("Library not loaded", LOADFORM),
@@ -225,6 +226,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Found no NVIDIA driver", LIBCUDA),
     ("no CUDA-capable device", LIBCUDA),
     ("No CUDA GPUs are available", LIBCUDA),
+    ("CUDA_ERROR_NO_DEVICE", LIBCUDA),
     ("CUDA driver initialization failed", LIBCUDA),
     ("ompiler", NOCC),
     ("Visual C++ 14.0", NOCC),
@@ -3966,7 +3968,10 @@ fn libcuda(l: &Line<'_>, out: &mut Out) {
         // without GPU access.
         || s.contains("no CUDA-capable device is detected")
         // torch's own words for the same (`RuntimeError: No CUDA GPUs are available`).
-        || s.contains("No CUDA GPUs are available");
+        || s.contains("No CUDA GPUs are available")
+        // The driver API's own code for it (Numba's `Call to cuInit results in
+        // CUDA_ERROR_NO_DEVICE`).
+        || s.contains("CUDA_ERROR_NO_DEVICE");
     if hit {
         out.push(
             l.content_span(),

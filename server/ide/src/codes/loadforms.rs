@@ -965,9 +965,11 @@ pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
 }
 
 /// The driver answered and shows no GPU: CUDA's `no CUDA-capable device is detected`, torch's
-/// `No CUDA GPUs are available`.
+/// `No CUDA GPUs are available`, the driver API's `CUDA_ERROR_NO_DEVICE`.
 fn sees_no_gpu(detail: &str) -> bool {
-    detail.contains("no CUDA-capable device") || detail.contains("No CUDA GPUs are available")
+    detail.contains("no CUDA-capable device")
+        || detail.contains("No CUDA GPUs are available")
+        || detail.contains("CUDA_ERROR_NO_DEVICE")
 }
 
 pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {

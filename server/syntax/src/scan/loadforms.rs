@@ -396,10 +396,26 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     // depends on is not configured correctly.`
     if let Some(p) = s.find("The third-party dynamic library (") {
         let r = &s[p + 33..];
+        // Several names it tried, `;`-separated (`cublas64_102.dll;cublas64_10.dll`): the
+        // first is the most specific.
         if let Some(e) = r.find(')')
-            && is_library_name(&r[..e])
+            && let Some(first) = r[..e].split(';').next().map(str::trim)
+            && is_library_name(first)
         {
-            push(p, &r[..e], None);
+            push(p, first, None);
+            return;
+        }
+    }
+    // TensorRT's and other Windows loaders: `Could not find: cublasLt64_12.dll. Is it on your
+    // PATH?`.
+    if let Some(p) = s.find("Could not find: ") {
+        let r = s.get(p + 16..).unwrap_or("");
+        let tok = r.split_whitespace().next().unwrap_or("");
+        let tok = tok
+            .trim_matches(['\'', '"', '`'])
+            .trim_end_matches(['.', ',', ':']);
+        if is_library_name(tok) {
+            push(p, file_name(tok), None);
             return;
         }
     }
