@@ -736,9 +736,10 @@ impl Collector {
             },
             // The driver library's unversioned name (opened by cuDNN and ctypes loaders), which
             // only a driver -dev package installs: the driver may well be there as
-            // libcuda.so.1. (A missing libcuda.so.1 is the driver itself missing.)
+            // libcuda.so.1; and its versioned name (`libcuda.so.1`): the driver itself not
+            // reachable. Either is the driver library not loading.
             EventKind::MissingSharedLibrary { name, required_by }
-                if basename(name) == "libcuda.so" =>
+                if basename(name) == "libcuda.so" || basename(name).starts_with("libcuda.so.") =>
             {
                 self.push(
                     Failure::Libcuda {

@@ -117,6 +117,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Could not load this library", LOADFORM),
     ("Could not locate ", LOADFORM),
     ("Could not find: ", LOADFORM),
+    ("Failed to load NCCL library from ", LOADFORM),
+    ("unable to load shared library: ", LOADFORM),
     ("or cannot be loaded", LOADFORM),
     ("Cannot load ", LOADFORM),
     ("Library not loaded", LOADFORM),

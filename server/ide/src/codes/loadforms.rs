@@ -993,7 +993,16 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
         ]);
         return d;
     }
-    d.message = "the NVIDIA driver library libcuda.so could not be loaded by name at run time: no directory on the loader's search path holds it (WSL keeps it in /usr/lib/wsl/lib; a container needs GPU access)".into();
+    // The name the loader was asked for (`libcuda.so.1: cannot open …`), else the library's.
+    let asked = detail
+        .split(':')
+        .next()
+        .map(str::trim)
+        .filter(|n| n.starts_with("libcuda.so") && n.len() <= 24)
+        .unwrap_or("libcuda.so");
+    d.message = format!(
+        "the NVIDIA driver library {asked} could not be loaded by name at run time: no directory on the loader's search path holds it (WSL keeps it in /usr/lib/wsl/lib; a container needs GPU access)"
+    );
     d.evidence.push(format!("the text says: {}", detail.trim()));
     d.evidence.extend(cx.world.libcuda_evidence());
     d.explanation = Some("Loaders that open the driver by name (cuda-python, ctypes) search LD_LIBRARY_PATH, the ld.so cache and the default directories. The driver's library may exist outside them (WSL: /usr/lib/wsl/lib), or only as libcuda.so.1.".into());

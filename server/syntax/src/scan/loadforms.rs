@@ -406,6 +406,24 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             return;
         }
     }
+    // vLLM's NCCL loader: `Failed to load NCCL library from libnccl.so.2 .`; TensorRT-LLM's
+    // `unable to load shared library: libnvinfer_plugin_tensorrt_llm.so.9`.
+    for words in [
+        "Failed to load NCCL library from ",
+        "unable to load shared library: ",
+    ] {
+        if let Some(p) = s.find(words) {
+            let r = s.get(p + words.len()..).unwrap_or("");
+            let tok = r.split_whitespace().next().unwrap_or("");
+            let tok = tok
+                .trim_matches(['\'', '"', '`'])
+                .trim_end_matches(['.', ',', ':']);
+            if is_library_name(tok) {
+                push(p, file_name(tok), None);
+                return;
+            }
+        }
+    }
     // TensorRT's and other Windows loaders: `Could not find: cublasLt64_12.dll. Is it on your
     // PATH?`.
     if let Some(p) = s.find("Could not find: ") {
