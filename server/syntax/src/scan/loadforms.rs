@@ -406,37 +406,6 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             return;
         }
     }
-    // vLLM's NCCL loader: `Failed to load NCCL library from libnccl.so.2 .`; TensorRT-LLM's
-    // `unable to load shared library: libnvinfer_plugin_tensorrt_llm.so.9`.
-    for words in [
-        "Failed to load NCCL library from ",
-        "unable to load shared library: ",
-    ] {
-        if let Some(p) = s.find(words) {
-            let r = s.get(p + words.len()..).unwrap_or("");
-            let tok = r.split_whitespace().next().unwrap_or("");
-            let tok = tok
-                .trim_matches(['\'', '"', '`'])
-                .trim_end_matches(['.', ',', ':']);
-            if is_library_name(tok) {
-                push(p, file_name(tok), None);
-                return;
-            }
-        }
-    }
-    // TensorRT's and other Windows loaders: `Could not find: cublasLt64_12.dll. Is it on your
-    // PATH?`.
-    if let Some(p) = s.find("Could not find: ") {
-        let r = s.get(p + 16..).unwrap_or("");
-        let tok = r.split_whitespace().next().unwrap_or("");
-        let tok = tok
-            .trim_matches(['\'', '"', '`'])
-            .trim_end_matches(['.', ',', ':']);
-        if is_library_name(tok) {
-            push(p, file_name(tok), None);
-            return;
-        }
-    }
     if let Some(p) = s.find(" is not initialized") {
         let before = s.get(..p).unwrap_or("");
         if let Some(i) = before.rfind("Library ") {
@@ -493,16 +462,28 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             return;
         }
     }
-    // NVRTC opening its builtins (`nvrtc: error: failed to open nvrtc-builtins64_129.dll.`,
-    // `failed to open libnvrtc-builtins.so.12.1`) and other loaders saying it so.
-    if let Some(p) = s.find("failed to open ") {
-        let tok = s[p + 15..].split_whitespace().next().unwrap_or("");
-        let tok = tok
-            .trim_matches(['\'', '"', '`'])
-            .trim_end_matches(['.', ',', ':']);
-        if is_library_name(tok) {
-            push(p, file_name(tok), None);
-            return;
+    // Loaders that put the library's name right after their words: NVRTC opening its builtins
+    // (`nvrtc: error: failed to open nvrtc-builtins64_129.dll.`, `failed to open
+    // libnvrtc-builtins.so.12.1`), vLLM's NCCL loader (`Failed to load NCCL library from
+    // libnccl.so.2 .`), TensorRT-LLM's `unable to load shared library: libnvinfer_plugin_…so.9`,
+    // TensorRT's and other Windows loaders' `Could not find: cublasLt64_12.dll. Is it on your
+    // PATH?`.
+    for words in [
+        "failed to open ",
+        "Failed to load NCCL library from ",
+        "unable to load shared library: ",
+        "Could not find: ",
+    ] {
+        if let Some(p) = s.find(words) {
+            let r = s.get(p + words.len()..).unwrap_or("");
+            let tok = r.split_whitespace().next().unwrap_or("");
+            let tok = tok
+                .trim_matches(['\'', '"', '`'])
+                .trim_end_matches(['.', ',', ':']);
+            if is_library_name(tok) {
+                push(p, file_name(tok), None);
+                return;
+            }
         }
     }
     // XGBoost's loader: `XGBoost Library (libxgboost.dylib) could not be loaded.` — its own
