@@ -1804,6 +1804,11 @@ fn failing_imports(piece: &str) -> Vec<(usize, String)> {
                     let top = module.split('.').next().unwrap_or("");
                     let known = abidoc_knowledge::packages::package_for_module(top);
                     let name = match known {
+                        // A package of pure Python the tables know (transformers) only passes
+                        // the failure of a compiled one on.
+                        Some(p) if !p.links_torch && p.modules.is_empty() && p.paths.is_empty() => {
+                            return None;
+                        }
                         Some(p) => p.name.clone(),
                         None if plain_module(top) && !top.starts_with('_') && !in_package => {
                             crate::kb::normalize(top)

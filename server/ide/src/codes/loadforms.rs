@@ -1079,6 +1079,23 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
         } else {
             fixes.push(driver);
         }
+    } else if asked != "libcuda.so" {
+        // The driver's own versioned library (`libcuda.so.1`) is nowhere the loader looks:
+        // outside its path (WSL's directory, a container's compat one) first, as threads find,
+        // or no driver mounted at all.
+        fixes.push(
+            Fix::new(
+                code,
+                "install-driver",
+                FixKind::Advice,
+                format!("Or run where the NVIDIA driver is: {asked} comes with it"),
+                "The driver's user-space libraries are not pip packages. In Docker, start the container with `--gpus all` (NVIDIA Container Toolkit) so they are mounted in; on a machine without an NVIDIA GPU, nothing that needs them can run.",
+            )
+            .step(Step::Manual(
+                "start the container with --gpus all (nvidia-container-toolkit), or run on a machine with the NVIDIA driver".into(),
+            ))
+            .unverified(),
+        );
     }
     d.fixes = crate::fix::rank(fixes);
     d
