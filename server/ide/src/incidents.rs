@@ -330,10 +330,11 @@ impl Scene {
             .filter(|m| m.package.name != "torch" || torch_in_code(piece, m.at))
             .map(|m| (m.at, m.distribution.to_owned()))
             .collect();
-        found.extend(compiled_imports(piece));
-        found.extend(prompt_imports(piece));
+        let imports = import_statements(piece);
+        found.extend(compiled_imports(&imports));
+        found.extend(prompt_imports(&imports));
         found.extend(failing_imports(piece));
-        for m in dotted_imports(piece) {
+        for m in dotted_imports(&imports) {
             self.add_import(m);
         }
         found.extend(ci_checkouts(piece));
@@ -1658,9 +1659,12 @@ fn python_in_paths(piece: &str) -> Option<(u32, u32)> {
 /// A traceback's source line importing a compiled module (`from frnn import _C`, `import
 /// pointnet2._ext`): its top-level package is the one whose build the failure below concerns,
 /// whether or not the knowledge knows it (a research extension, a source checkout).
-fn compiled_imports(piece: &str) -> Vec<(usize, String)> {
+fn compiled_imports(imports: &[Import<'_>]) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    for (at, module, names) in import_statements(piece) {
+    for &Import {
+        at, module, names, ..
+    } in imports
+    {
         let top = module.split('.').next().unwrap_or("");
         let valid = plain_module(top);
         let compiled = abidoc_syntax::scan::is_compiled_name;
@@ -1677,28 +1681,46 @@ fn compiled_imports(piece: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// A piece's import statements, one per line: (offset of the statement, module, what `from …
-/// import` names after it; `None` for `import X`).
-fn import_statements(piece: &str) -> Vec<(usize, &str, Option<&str>)> {
+/// One import statement of a piece.
+#[derive(Clone, Copy)]
+struct Import<'a> {
+    /// Offset of the statement in the piece.
+    at: usize,
+    module: &'a str,
+    /// What `from … import` names after the module; `None` for `import X`.
+    names: Option<&'a str>,
+    /// Typed at an interactive prompt (`>>> import x`, IPython's `In [3]: import x`).
+    prompted: bool,
+}
+
+/// A piece's import statements, one per line.
+fn import_statements(piece: &str) -> Vec<Import<'_>> {
     let mut out = Vec::new();
     let mut at = 0;
     for line in piece.split_inclusive('\n') {
         let lead = line.len() - line.trim_start().len();
         let t = line.trim();
-        // A statement typed at a prompt (`>>> import x`, IPython's `In [3]: import x`).
-        let (t, lead) = match prompt_len(t) {
+        let prompt = prompt_len(t);
+        let (t, lead) = match prompt {
             0 => (t, lead),
             n => (
                 t[n..].trim_start(),
                 lead + n + (t[n..].len() - t[n..].trim_start().len()),
             ),
         };
-        if let Some(r) = t.strip_prefix("from ") {
-            if let Some((m, n)) = r.split_once(" import ") {
-                out.push((at + lead, m.trim(), Some(n)));
-            }
-        } else if let Some(r) = t.strip_prefix("import ") {
-            out.push((at + lead, r.split([' ', ',']).next().unwrap_or(""), None));
+        let statement = if let Some(r) = t.strip_prefix("from ") {
+            r.split_once(" import ").map(|(m, n)| (m.trim(), Some(n)))
+        } else {
+            t.strip_prefix("import ")
+                .map(|r| (r.split([' ', ',']).next().unwrap_or(""), None))
+        };
+        if let Some((module, names)) = statement {
+            out.push(Import {
+                at: at + lead,
+                module,
+                names,
+                prompted: prompt > 0,
+            });
         }
         at += line.len();
     }
@@ -1739,23 +1761,15 @@ fn prompt_len(t: &str) -> usize {
 /// The packages of modules imported at an interactive prompt (`>>> import bottleneck`): what the
 /// person was loading when the failure below appeared (the tables' distribution for the module,
 /// else the module's own name).
-fn prompt_imports(piece: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    for line in piece.split_inclusive('\n') {
-        let t = line.trim_start();
-        if prompt_len(t) > 0 {
-            let off = at + (line.len() - t.len());
-            for (i, module, _) in import_statements(t) {
-                let top = module.split('.').next().unwrap_or("");
-                if plain_module(top) {
-                    out.push((off + i, distribution_of(top)));
-                }
-            }
-        }
-        at += line.len();
-    }
-    out
+fn prompt_imports(imports: &[Import<'_>]) -> Vec<(usize, String)> {
+    imports
+        .iter()
+        .filter(|i| i.prompted)
+        .filter_map(|i| {
+            let top = i.module.split('.').next().unwrap_or("");
+            plain_module(top).then(|| (i.at, distribution_of(top)))
+        })
+        .collect()
 }
 
 /// The import a traceback shows failing to load a library: an absolute import statement as the
@@ -1797,18 +1811,14 @@ fn failing_imports(piece: &str) -> Vec<(usize, String)> {
                     .trim_start()
             });
             let lead = line.len() - line.trim_start().len() + (t.len() - code.len());
-            pending = import_statements(code)
-                .into_iter()
-                .next()
-                .and_then(|(i, module, _)| {
+            pending = import_statements(code).into_iter().next().and_then(
+                |Import { at: i, module, .. }| {
                     let top = module.split('.').next().unwrap_or("");
                     let known = abidoc_knowledge::packages::package_for_module(top);
                     let name = match known {
                         // A package of pure Python the tables know (transformers) only passes
                         // the failure of a compiled one on.
-                        Some(p) if !p.links_torch && p.modules.is_empty() && p.paths.is_empty() => {
-                            return None;
-                        }
+                        Some(p) if !p.is_compiled() => return None,
                         Some(p) => p.name.clone(),
                         None if plain_module(top) && !top.starts_with('_') && !in_package => {
                             crate::kb::normalize(top)
@@ -1816,7 +1826,8 @@ fn failing_imports(piece: &str) -> Vec<(usize, String)> {
                         None => return None,
                     };
                     Some((at + lead + i, name))
-                });
+                },
+            );
         }
         at += line.len();
         if out.len() >= 16 {
@@ -1828,7 +1839,7 @@ fn failing_imports(piece: &str) -> Vec<(usize, String)> {
 
 /// The dotted modules of a piece's import statements (at most a few per line: `from a.b import
 /// c, d` gives `a.b.c` and `a.b.d`).
-fn dotted_imports(piece: &str) -> Vec<String> {
+fn dotted_imports(imports: &[Import<'_>]) -> Vec<String> {
     // Absolute modules only: a relative one (`from .. import _C`) names no package.
     let ident = |t: &str| {
         !t.is_empty()
@@ -1838,7 +1849,7 @@ fn dotted_imports(piece: &str) -> Vec<String> {
             })
     };
     let mut out = Vec::new();
-    for (_, module, names) in import_statements(piece) {
+    for &Import { module, names, .. } in imports {
         if !ident(module) {
             continue;
         }
@@ -1914,9 +1925,7 @@ pub(crate) fn site_package_of(file: &str) -> Option<String> {
         return None;
     }
     match abidoc_knowledge::packages::package_for_module(top) {
-        Some(p) if p.links_torch || !p.modules.is_empty() || !p.paths.is_empty() => {
-            Some(p.name.clone())
-        }
+        Some(p) if p.is_compiled() => Some(p.name.clone()),
         Some(_) => None,
         None => Some(crate::kb::normalize(top)),
     }

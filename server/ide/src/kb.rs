@@ -100,6 +100,8 @@ pub struct PackageFacts {
     pub follows_torch: bool,
     /// See `Package::framework`.
     pub framework: bool,
+    /// See `Package::cuda_extra`.
+    pub cuda_extra: Option<String>,
 }
 
 fn facts(p: &k::packages::Package) -> PackageFacts {
@@ -138,6 +140,7 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
         newer_msvc: p.newer_msvc.clone(),
         follows_torch: p.follows_torch,
         framework: p.framework,
+        cuda_extra: p.cuda_extra.clone(),
     }
 }
 
@@ -163,6 +166,7 @@ impl PackageFacts {
             newer_msvc: None,
             follows_torch: false,
             framework: false,
+            cuda_extra: None,
         }
     }
 }

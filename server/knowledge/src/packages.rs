@@ -74,12 +74,24 @@ pub struct Package {
     /// upgrade of the program, never the fix for a library it misses.
     #[serde(default)]
     pub framework: bool,
+    /// Its extra that installs the CUDA libraries a release was built with as PyPI wheels
+    /// (TensorFlow's `and-cuda`): pip keeps the installed release and adds them.
+    #[serde(default)]
+    pub cuda_extra: Option<String>,
     #[serde(default)]
     pub repository: String,
     #[serde(default)]
     pub notes: Vec<String>,
     /// Where the facts come from (release page, README, setup.py, issue).
     pub source: String,
+}
+
+impl Package {
+    /// Whether it ships compiled code the tables know (it links torch, or lists compiled modules
+    /// or files): a package of pure Python only passes a compiled one's failure on.
+    pub fn is_compiled(&self) -> bool {
+        self.links_torch || !self.modules.is_empty() || !self.paths.is_empty()
+    }
 }
 
 /// One range of a package's releases and the CUDA runtime and cuDNN majors they open.
@@ -359,8 +371,7 @@ pub fn mentions(text: &str) -> Vec<Mention> {
         // (term, package, tail, alias index when the term spells an alias)
         let mut words: Vec<(String, usize, Tail, Option<usize>)> = Vec::new();
         for (i, p) in idx.packages.iter().enumerate() {
-            let compiled = p.links_torch || !p.modules.is_empty() || !p.paths.is_empty();
-            if !compiled {
+            if !p.is_compiled() {
                 continue;
             }
             let mut add_as = |w: &str, tail: Tail, alias: Option<usize>| {

@@ -2741,10 +2741,11 @@ fn framework_version(l: &Line<'_>, out: &mut Out) {
 /// version 0.1.74` (`>= 0.4.14` in later releases).
 fn jax_requires_jaxlib(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("jaxlib is version ") else {
+    const WORDS: &str = "jaxlib is version ";
+    let Some(p) = s.find(WORDS) else {
         return;
     };
-    let r = &s[p + 18..];
+    let r = &s[p + WORDS.len()..];
     let Some((installed, rest)) = r.split_once(", but this version of jax requires version ")
     else {
         return;
@@ -3568,8 +3569,9 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
     let ce = cs + c.trim_end().len();
     // `Successfully installed numpy-1.26.4 torch-2.4.0+cu121`: the versions pip just put in
     // place, of the subjects the version reader knows.
-    if let Some(i) = c.find("Successfully installed ") {
-        let mut at = i + 23;
+    const INSTALLED: &str = "Successfully installed ";
+    if let Some(i) = c.find(INSTALLED) {
+        let mut at = i + INSTALLED.len();
         for tok in c[at..].split(' ') {
             let start = at;
             at += tok.len() + 1;
@@ -4219,7 +4221,7 @@ fn source_excerpt_lead(lead: &str) -> bool {
 /// '_center' from 'numpy._core.umath'`, `module 'numpy.linalg._umath_linalg' has no attribute
 /// '_ilp64'`): files of two NumPy releases are mixed, the Python of one with the compiled
 /// modules of the other (pip changed NumPy under a running kernel, or two installs overlap).
-fn numpy_internals_disagree(s: &str) -> bool {
+pub fn numpy_internals_disagree(s: &str) -> bool {
     let private = |m: &str| {
         m.starts_with("numpy.")
             && m.len() <= 64

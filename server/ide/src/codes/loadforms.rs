@@ -476,66 +476,7 @@ fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &
             .installed_version(p)
             .or_else(|| cx.scene.version_of(p).map(str::to_owned))
     });
-    // A release the tables know moved to a newer Visual C++ (onnx 1.16.2): the release before
-    // that move, exact, unless the installed one is older still.
-    let known = pkg
-        .and_then(kb::package)
-        .and_then(|f| f.newer_msvc)
-        .filter(|m| {
-            let parse = abidoc_knowledge::version::Version::parse;
-            match (installed.as_deref().and_then(parse), parse(&m.from)) {
-                (Some(i), Some(from)) => i >= from,
-                _ => true,
-            }
-        });
-    if let (Some(n), Some(m)) = (pkg.and_then(Name::new), known)
-        && let Some(last) = Version::new(&m.last_before)
-    {
-        fixes.push(
-            Fix::new(
-                code,
-                "release-before",
-                FixKind::AlignCompanion,
-                format!("Install {n} {last}, the last release before {n}'s Windows wheels needed a newer Visual C++ runtime"),
-                format!("{n}'s Windows wheels from {} on are built with a newer Visual C++ than the runtime many machines (and Python 3.8's) load, and fail in their start-up code; {n} {last} starts with the runtime at hand (user-level, no installer). The latest Visual C++ Redistributable lets the newer releases load too.", m.from),
-            )
-            .step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Exact(n, last)]))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
-        );
-    } else {
-        match (pkg.and_then(Name::new), installed.as_deref().and_then(Version::new)) {
-        (Some(n), Some(v)) => fixes.push(
-            Fix::new(
-                code,
-                "release-before",
-                FixKind::AlignCompanion,
-                format!("Install the {n} release before {v}"),
-                format!("{n} {v} was built with a newer Visual C++ than the runtime this process loads; the release before it starts with the runtime at hand (user-level, no installer)."),
-            )
-            .step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Below(n, v)]))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
-        ),
-        (Some(n), None) => fixes.push(
-            Fix::new(
-                code,
-                "release-before",
-                FixKind::AlignCompanion,
-                format!("Install the {n} release before the one installed"),
-                "A release built with an older Visual C++ starts with the runtime at hand; the text does not say which release is installed (pip show tells).",
-            )
-            .step(Step::Manual(format!(
-                "pip show {n} for its version, then pip install \"{n}<that version>\""
-            ))),
-        ),
-        _ => {}
-    }
-    }
+    fixes.extend(release_before(cx, code, pkg, installed.as_deref()));
     if d.package.as_deref() == Some("torch") {
         fixes.push(
             Fix::new(
@@ -555,6 +496,65 @@ fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &
         fixes.push(vc_redist(code));
     }
     d.fixes = crate::fix::rank(fixes);
+}
+
+/// The package's release built with the Visual C++ this process loads: the last before the
+/// release the tables know moved to a newer one (onnx 1.16.2 → 1.16.1), unless the installed one
+/// is older still; else the release before the installed one, by its version or in words.
+fn release_before(
+    cx: &Cx<'_>,
+    code: Code,
+    pkg: Option<&str>,
+    installed: Option<&str>,
+) -> Option<Fix> {
+    let n = pkg.and_then(Name::new)?;
+    let parse = abidoc_knowledge::version::Version::parse;
+    let known = kb::package(n.as_str())
+        .and_then(|f| f.newer_msvc)
+        .filter(|m| match (installed.and_then(parse), parse(&m.from)) {
+            (Some(i), Some(from)) => i >= from,
+            _ => true,
+        });
+    let downloads = crate::fix::Cost {
+        downloads: true,
+        ..Default::default()
+    };
+    if let Some(m) = known
+        && let Some(last) = Version::new(&m.last_before)
+    {
+        return Some(
+            Fix::new(
+                code,
+                "release-before",
+                FixKind::AlignCompanion,
+                format!("Install {n} {last}, the last release before {n}'s Windows wheels needed a newer Visual C++ runtime"),
+                format!("{n}'s Windows wheels from {} on are built with a newer Visual C++ than the runtime many machines (and Python 3.8's) load, and fail in their start-up code; {n} {last} starts with the runtime at hand (user-level, no installer). The latest Visual C++ Redistributable lets the newer releases load too.", m.from),
+            )
+            .step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Exact(n, last)]))
+            .cost(downloads),
+        );
+    }
+    Some(match installed.and_then(Version::new) {
+        Some(v) => Fix::new(
+            code,
+            "release-before",
+            FixKind::AlignCompanion,
+            format!("Install the {n} release before {v}"),
+            format!("{n} {v} was built with a newer Visual C++ than the runtime this process loads; the release before it starts with the runtime at hand (user-level, no installer)."),
+        )
+        .step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Below(n, v)]))
+        .cost(downloads),
+        None => Fix::new(
+            code,
+            "release-before",
+            FixKind::AlignCompanion,
+            format!("Install the {n} release before the one installed"),
+            "A release built with an older Visual C++ starts with the runtime at hand; the text does not say which release is installed (pip show tells).",
+        )
+        .step(Step::Manual(format!(
+            "pip show {n} for its version, then pip install \"{n}<that version>\""
+        ))),
+    })
 }
 
 /// torch's own DLLs failing on Windows: torch, torchvision and torchaudio reinstalled together

@@ -1161,22 +1161,21 @@ pub(crate) fn gpu_libraries(
         "{pkg} opens CUDA's libraries by name at start-up, each of the major its release was built with; the loader's lines before this one (`Could not load dynamic library …`, shown with TF_CPP_MIN_LOG_LEVEL=0) name the ones missing."
     ));
     let mut fixes = Vec::new();
-    if let Some(n) = Name::new(&pkg) {
+    // The package's extra for its CUDA wheels, where the tables name one.
+    let extra = kb::package(&pkg).and_then(|f| f.cuda_extra);
+    if let (Some(n), Some(extra)) = (Name::new(&pkg), extra.as_deref().and_then(Name::new)) {
         fixes.push(
             Fix::new(
                 code,
                 "framework-cuda-extra",
                 FixKind::InstallMissing,
-                format!("Install the CUDA libraries of the installed {pkg} from PyPI ({pkg}[and-cuda])"),
-                format!("From TensorFlow 2.14 on, the `and-cuda` extra installs the nvidia-* wheels (CUDA runtime, cuBLAS, cuDNN …) the installed release was built with; pip keeps the installed {pkg} and adds only them (Linux)."),
+                format!("Install the CUDA libraries of the installed {pkg} from PyPI ({pkg}[{extra}])"),
+                format!("From TensorFlow 2.14 on, the `{extra}` extra installs the nvidia-* wheels (CUDA runtime, cuBLAS, cuDNN …) the installed release was built with; pip keeps the installed {pkg} and adds only them (Linux)."),
             )
             .step(recipes::pip_install(
                 cx,
                 Vec::new(),
-                Name::new("and-cuda")
-                    .map(|extra| Requirement::Extra(n, extra))
-                    .into_iter()
-                    .collect(),
+                vec![Requirement::Extra(n, extra)],
             ))
             .cost(crate::fix::Cost {
                 downloads: true,

@@ -190,11 +190,12 @@ fn fixes(cx: &Cx<'_>, detail: &str, package: Option<&str>) -> Vec<Fix> {
     crate::fix::rank(fixes)
 }
 
-/// Whether the message is NumPy's own modules disagreeing (the scanner's
-/// `numpy_internals_disagree`): a name one private module imports from another is missing.
+/// Whether the message is NumPy's own modules disagreeing (the scanner's reading, not another
+/// of NumPy's ABI messages on the same line): a name one private module imports from another is
+/// missing.
 fn mixed_releases(detail: &str) -> bool {
     let first = detail.lines().next().unwrap_or("");
-    (first.contains("from 'numpy.") || first.contains("module 'numpy."))
+    abidoc_syntax::scan::numpy_internals_disagree(first)
         && !first.contains("compiled using NumPy")
         && !first.contains("size changed")
 }

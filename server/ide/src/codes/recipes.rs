@@ -841,10 +841,8 @@ fn follow_torch(
     target: Option<&str>,
 ) -> Vec<Fix> {
     let series = |v: &str| {
-        let v = abidoc_knowledge::version::Version::parse(v)?;
-        let major = u32::try_from(*v.release.first()?).ok()?;
-        let minor = u32::try_from(*v.release.get(1)?).ok()?;
-        Some((major, minor))
+        let (major, minor) = abidoc_knowledge::version::Version::parse(v)?.major_minor();
+        Some((u32::try_from(major).ok()?, u32::try_from(minor).ok()?))
     };
     let mut fixes = Vec::new();
     if let Some(t) = torch
@@ -872,6 +870,20 @@ fn follow_torch(
     if let Some(target) = target.filter(|tg| torch.is_none_or(|t| !same_release_line(t, tg)))
         && let (Some(req), Some((major, minor))) = (exact("torch", target), series(target))
     {
+        // Moved like any torch move: the other CUDA major's wheels out first, and the packages
+        // that require torch named.
+        let mut also = with_dependents(
+            cx,
+            Some(pkg.as_str()),
+            vec![format!("moves torch to {target}")],
+            "their matching releases",
+        );
+        let install = pip_install(
+            cx,
+            vec![PipFlag::NoCacheDir],
+            vec![req, Requirement::Series(pkg.clone(), major, minor)],
+        );
+        let steps = move_torch_steps(cx, target, install, &mut also);
         fixes.push(
             Fix::new(
                 code,
@@ -880,15 +892,11 @@ fn follow_torch(
                 format!("Install torch {target} with {pkg} {major}.{minor}, the release its torch symbols fit"),
                 format!("The offline index of torch's exports dates {pkg}'s binary to torch {target}; {pkg}'s releases are numbered as the torch they are built for, so both are installed at that release."),
             )
-            .step(pip_install(
-                cx,
-                vec![PipFlag::NoCacheDir],
-                vec![req, Requirement::Series(pkg.clone(), major, minor)],
-            ))
+            .steps(steps)
             .cost(Cost {
                 downloads: true,
                 compiles: None,
-                also: vec![format!("moves torch to {target}")],
+                also,
             })
             .unverified(),
         );
