@@ -171,6 +171,23 @@ pub enum Failure {
     CudaUnavailable {
         detail: String,
     },
+    /// A library of another architecture than the process (see `EventKind::WrongArchitecture`).
+    WrongArchitecture {
+        library: Option<String>,
+        have: Option<String>,
+        need: Option<String>,
+        detail: String,
+    },
+    /// The CPU lacks an instruction a binary uses.
+    IllegalInstruction {
+        feature: Option<String>,
+        detail: String,
+    },
+    /// Two OpenMP runtimes in one process.
+    OpenmpDuplicate {
+        initializing: Option<String>,
+        found: Option<String>,
+    },
     /// A package skipping its compiled extensions because of the torch it finds (torchao).
     ExtensionsSkipped {
         package: Option<String>,
@@ -220,6 +237,10 @@ pub struct Scene {
     pub mentions_wsl: bool,
     /// The text shows Windows (its site-packages paths, MSVC's `cl.exe`).
     pub mentions_windows: bool,
+    /// The text shows macOS (its paths, `.dylib`s, Rosetta).
+    pub mentions_macos: bool,
+    /// The text shows an ARM Linux machine (`aarch64`, a Jetson, a Raspberry Pi).
+    pub mentions_arm: bool,
     /// The text shows ZLUDA (`ComfyUI-Zluda`): torch's CUDA DLLs run on AMD's HIP runtime.
     pub mentions_zluda: bool,
     /// The text names PyTorch by its project name (`when use Pytorch 1.7`), where no `torch`
@@ -267,6 +288,19 @@ const TEXT_PHRASES: &[&str] = &[
     "PyTorch",
     "Pytorch",
     "pytorch",
+    // macOS: its paths, its libraries, its translation layer.
+    "/Users/",
+    "darwin",
+    ".dylib",
+    "/opt/homebrew",
+    "macOS",
+    "Rosetta",
+    // ARM machines (Jetson, Raspberry Pi, Graviton), by architecture and board.
+    "aarch64",
+    "Jetson",
+    "jetson",
+    "Raspberry",
+    "armv7",
 ];
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
@@ -316,6 +350,8 @@ impl Scene {
         self.mentions_windows |= (9..=15).any(|i| f.has(i));
         self.mentions_zluda |= (16..=18).any(|i| f.has(i));
         self.mentions_pytorch |= (19..=21).any(|i| f.has(i));
+        self.mentions_macos |= (22..=27).any(|i| f.has(i));
+        self.mentions_arm |= (28..=32).any(|i| f.has(i));
     }
 }
 
@@ -527,6 +563,22 @@ fn key_of(f: &Failure) -> Failure {
             asserted: true,
         },
         Failure::CudaUnavailable { .. } => Failure::CudaUnavailable {
+            detail: String::new(),
+        },
+        // One process: every line about its CPU, or its OpenMP runtimes, is the same failure;
+        // a library of another architecture is one failure per library.
+        Failure::IllegalInstruction { .. } => Failure::IllegalInstruction {
+            feature: None,
+            detail: String::new(),
+        },
+        Failure::OpenmpDuplicate { .. } => Failure::OpenmpDuplicate {
+            initializing: None,
+            found: None,
+        },
+        Failure::WrongArchitecture { library, .. } => Failure::WrongArchitecture {
+            library: library.clone(),
+            have: None,
+            need: None,
             detail: String::new(),
         },
         other => other.clone(),
@@ -1114,6 +1166,37 @@ impl Collector {
             EventKind::CudaUnavailable { detail } => self.push(
                 Failure::CudaUnavailable {
                     detail: detail.clone(),
+                },
+                span,
+            ),
+            EventKind::WrongArchitecture {
+                library,
+                have,
+                need,
+                detail,
+            } => self.push(
+                Failure::WrongArchitecture {
+                    library: library.clone(),
+                    have: have.clone(),
+                    need: need.clone(),
+                    detail: detail.clone(),
+                },
+                span,
+            ),
+            EventKind::IllegalInstruction { feature, detail } => self.push(
+                Failure::IllegalInstruction {
+                    feature: feature.clone(),
+                    detail: detail.clone(),
+                },
+                span,
+            ),
+            EventKind::OpenmpDuplicate {
+                initializing,
+                found,
+            } => self.push(
+                Failure::OpenmpDuplicate {
+                    initializing: initializing.clone(),
+                    found: found.clone(),
                 },
                 span,
             ),
@@ -2072,6 +2155,19 @@ fn merge_details(into: &mut Failure, from: Failure) {
             if found.is_none() =>
         {
             *found = f2;
+        }
+        (
+            Failure::IllegalInstruction { feature, .. },
+            Failure::IllegalInstruction { feature: f2, .. },
+        ) if feature.is_none() => *feature = f2,
+        (
+            Failure::WrongArchitecture { have, need, .. },
+            Failure::WrongArchitecture {
+                have: h2, need: n2, ..
+            },
+        ) if have.is_none() => {
+            *have = h2;
+            *need = n2;
         }
         (Failure::CudaOom { tried, .. }, Failure::CudaOom { tried: t2, .. }) if tried.is_none() => {
             *tried = t2;

@@ -188,6 +188,8 @@ struct Score {
     with_fix: usize,
     fix_ok: usize,
     misses: Vec<String>,
+    /// Each agreeing fix's id, so a policy change can be weighed against what it already wins.
+    agreed: Vec<String>,
 }
 
 impl Score {
@@ -272,6 +274,13 @@ fn score<'a>(cases: impl Iterator<Item = &'a Case>, ctx: &Context) -> Score {
             sc.with_fix += 1;
             if main.is_some_and(|d| fix_agrees(c, d)) {
                 sc.fix_ok += 1;
+                sc.agreed.push(format!(
+                    "{}: confirmed {}; preferred {}",
+                    c.id,
+                    c.confirmed_kind,
+                    main.and_then(|d| d.fixes.first())
+                        .map_or("none".to_owned(), |f| f.id.clone())
+                ));
             } else {
                 sc.misses.push(format!(
                     "{}: confirmed {} ({}); preferred {}",
@@ -297,6 +306,12 @@ fn agreement_with_confirmed_fixes() {
     let tuning = score(cases.iter().filter(|c| !c.holdout), &ctx);
     let held_out = score(cases.iter().filter(|c| c.holdout), &ctx);
     println!("{}", tuning.line("tuning set (cases-*.jsonl)"));
+    // ABIDOC_AGREEMENT_HITS=1 lists the tuning cases whose preferred fix agrees too.
+    if std::env::var_os("ABIDOC_AGREEMENT_HITS").is_some() {
+        for a in &tuning.agreed {
+            println!("  agree {a}");
+        }
+    }
     for m in &tuning.misses {
         println!("  miss {m}");
     }

@@ -191,6 +191,18 @@ const TEMPLATES: &[(&str, &str)] = &[
         "PyTorch version: 2.5.1{P}+cpu\ntorchvision 0.20.1{P}\nAssertionError: Torch not compiled with CUDA enabled\n",
     ),
     (
+        "cpu-arch-mismatch",
+        "ImportError: dlopen(/Users/me/env/lib/python3.11/site-packages/{P}/_C.cpython-311-darwin.so, 0x0002): tried: '/Users/me/env/lib/python3.11/site-packages/{P}/_C.cpython-311-darwin.so' (mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64'))\n",
+    ),
+    (
+        "cpu-features-missing",
+        ">>> import {P}\n{P} 1.19.5{P}\nIllegal instruction (core dumped)\n",
+    ),
+    (
+        "openmp-duplicate",
+        "  File \"/env/lib/python3.11/site-packages/{P}/__init__.py\", line 1\nOMP: Error #15: Initializing libiomp5md{P}.dll, but found libiomp5md.dll already initialized.\n",
+    ),
+    (
         "stale-wheel-cache",
         "Processing /root/.cache/pip/wheels/{P}/mamba_ssm-2.2.2-cp310-cp310-linux_x86_64.whl\nUsing cached {P}-2.2.2-cp310-cp310-linux_x86_64.whl\nImportError: /x/site-packages/selective_scan_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
     ),

@@ -277,6 +277,31 @@ pub enum EventKind {
     /// `torch.cuda.is_available()` answered `False` (on its line or the next one); a failure
     /// only with a `+cpu` torch in the text, which the incidents decide.
     CudaUnavailable { detail: String },
+    /// A library built for another architecture than the process loading it: macOS'
+    /// `(mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64'))` and
+    /// `mach-o, but wrong architecture`, glibc's `wrong ELF class: ELFCLASS32`, Windows' `%1 is
+    /// not a valid Win32 application`. `library` is the file (or the module Windows names) where
+    /// the line shows it; `have` the library's architecture and `need` the process's, as printed
+    /// (`x86_64`, `arm64`; `32-bit`/`64-bit` for an ELF class).
+    WrongArchitecture {
+        library: Option<String>,
+        have: Option<String>,
+        need: Option<String>,
+        detail: String,
+    },
+    /// The CPU lacks an instruction a binary uses: `Illegal instruction (core dumped)`, zsh's
+    /// `illegal hardware instruction`, `SIGILL`, jaxlib's `built using AVX instructions, which
+    /// your CPU … do not support`. `feature` is the instruction set a message names (`AVX`).
+    IllegalInstruction {
+        feature: Option<String>,
+        detail: String,
+    },
+    /// Two OpenMP runtimes initialized in one process: `OMP: Error #15: Initializing
+    /// libiomp5md.dll, but found libiomp5md.dll already initialized.`
+    OpenmpDuplicate {
+        initializing: Option<String>,
+        found: Option<String>,
+    },
     /// `TypeError: f(): incompatible function arguments` from a pybind11 extension.
     IncompatibleFunctionArguments { function: String },
 

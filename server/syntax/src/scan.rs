@@ -16,6 +16,7 @@ use crate::clean;
 use crate::span::SourceMap;
 use crate::{Event, EventKind, GpuArchForm, Parse, Problem, Span};
 
+mod cpu;
 mod loadforms;
 pub use loadforms::{is_compiled_name, is_torch_family};
 
@@ -67,6 +68,7 @@ const LOADFORM: u64 = 1 << 32;
 const GPUARCH: u64 = 1 << 33;
 const DRIVER: u64 = 1 << 34;
 const CPUTORCH: u64 = 1 << 35;
+const FOREIGN: u64 = 1 << 36;
 
 /// Trigger phrases, longest first where one contains another (leftmost-first matching hides a
 /// phrase that starts inside an earlier match, so such phrases carry both groups' bits).
@@ -326,6 +328,23 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("UNSUPPORTED_PTX_VERSION", DRIVER),
     ("UnsupportedPtxVersion", DRIVER),
     ("not compiled with CUDA enabled", CPUTORCH),
+    // Binaries that do not fit the process or the CPU (`scan/cpu.rs`).
+    ("incompatible architecture", FOREIGN),
+    ("mach-o file, but is an incompatible", FOREIGN),
+    ("but wrong architecture", FOREIGN),
+    ("wrong ELF class", FOREIGN),
+    ("not a valid Win32 application", FOREIGN),
+    ("llegal instruction", FOREIGN),
+    ("ILLEGAL INSTRUCTION", FOREIGN),
+    ("llegal hardware instruction", FOREIGN),
+    ("SIGILL", FOREIGN),
+    ("非法指令", FOREIGN),
+    ("不正な命令", FOREIGN),
+    (" instructions, which your CPU", FOREIGN),
+    (" instructions, but these aren", FOREIGN),
+    ("OMP: Error #15", FOREIGN),
+    ("already initialized", FOREIGN),
+    ("copies of the OpenMP runtime", FOREIGN),
     ("cuda.is_available()", CPUTORCH),
     ("Is CUDA available: False", CPUTORCH),
     // Version subjects with the separator that follows them in version statements: bare names
@@ -1072,6 +1091,11 @@ impl<'a> Scanner<'a> {
         }
         if has(DRIVER) {
             driver_too_old(l, out);
+        }
+        if has(FOREIGN) {
+            cpu::wrong_architecture(l, out);
+            cpu::illegal_instruction(l, out);
+            cpu::openmp_duplicate(l, out);
         }
         if has(CPUTORCH) {
             cpu_only_torch(l, out);

@@ -77,6 +77,9 @@ registry! {
     gpu_arch_missing => GpuArchMissing "gpu-arch-missing",
     driver_too_old => DriverTooOld "driver-too-old",
     cpu_only_torch => CpuOnlyTorch "cpu-only-torch",
+    cpu_arch_mismatch => CpuArchMismatch "cpu-arch-mismatch",
+    cpu_features_missing => CpuFeaturesMissing "cpu-features-missing",
+    openmp_duplicate => OpenmpDuplicate "openmp-duplicate",
 }
 
 pub use id::Code;
@@ -478,6 +481,28 @@ pub(crate) fn diagnose(
         Failure::CpuOnlyTorch { detail, asserted } => {
             cpu_only_torch::diagnose(&cx, source, detail, *asserted)
         }
+        Failure::WrongArchitecture {
+            library,
+            have,
+            need,
+            detail,
+        } => cpu_arch_mismatch::diagnose(
+            &cx,
+            source,
+            &cpu_arch_mismatch::Seen {
+                library: library.as_deref(),
+                have: have.as_deref(),
+                need: need.as_deref(),
+                detail,
+            },
+        ),
+        Failure::IllegalInstruction { feature, detail } => {
+            cpu_features_missing::diagnose(&cx, source, feature.as_deref(), detail)
+        }
+        Failure::OpenmpDuplicate {
+            initializing,
+            found,
+        } => openmp_duplicate::diagnose(&cx, source, initializing.as_deref(), found.as_deref()),
         // Turned into `CpuOnlyTorch` or dropped when the incidents are collected.
         Failure::CudaUnavailable { .. } => return None,
         Failure::ExtensionsSkipped {

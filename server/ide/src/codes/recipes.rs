@@ -1332,3 +1332,21 @@ pub(crate) fn newest_release(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -
         .unverified(),
     )
 }
+
+/// A native Python in place of one that runs emulated (an x86_64 interpreter on Apple Silicon,
+/// under Rosetta): the environment made again with it, since every compiled file in it was
+/// installed for the emulated architecture. `why`, a sentence, says what showed the emulation.
+pub(crate) fn native_python(code: Code, why: &str) -> Fix {
+    Fix::new(
+        code,
+        "native-python",
+        FixKind::InstallMissing,
+        "Use a native arm64 Python and make the environment again with it",
+        format!(
+            "{why} Install an arm64 Python (python.org's universal2 installer, Miniforge's arm64 installer, `uv python install`, or Homebrew under /opt/homebrew), check it with `python -c \"import platform; print(platform.machine())\"` (arm64), and create the environment and install the packages again with it. A terminal set to open using Rosetta runs every Python in it as x86_64."
+        ),
+    )
+    .step(Step::Manual(
+        "install an arm64 Python, check `python -c \"import platform; print(platform.machine())\"` prints arm64, then recreate the environment with it".into(),
+    ))
+}

@@ -1,0 +1,214 @@
+//! Binaries that do not fit the process or the CPU running them: a library built for another
+//! architecture (macOS' `mach-o file, but is an incompatible architecture (have 'x86_64', need
+//! 'arm64')`, glibc's `wrong ELF class: ELFCLASS32`, Windows' `%1 is not a valid Win32
+//! application`), instructions the CPU lacks (`Illegal instruction (core dumped)`, zsh's
+//! `illegal hardware instruction`, jaxlib's and TensorFlow's AVX checks), and a second OpenMP
+//! runtime initialized in one process (`OMP: Error #15`).
+//!
+//! Each reader takes what its form names (the file, the two architectures, the instruction set,
+//! the two runtimes) from where that form puts it, so a prefixed, quoted or cut line still reads.
+
+use super::{Line, Out, cap, non_empty};
+use crate::EventKind;
+
+/// A library of another architecture than the process loading it.
+pub(super) fn wrong_architecture(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let (at, library, have, need) = if let Some(p) = s
+        .find("incompatible architecture")
+        .or_else(|| s.find("mach-o file, but is an incompatible"))
+    {
+        // macOS 12+: `tried: '/x/y.so' (mach-o file, but is an incompatible architecture (have
+        // 'x86_64', need 'arm64'))`; older dyld: `(have (x86_64), need (arm64e))`.
+        let before = &s[..p];
+        let library = before
+            .rfind(" (mach-o")
+            .or_else(|| before.rfind("(mach-o"))
+            .and_then(|q| last_quoted(&before[..q]));
+        let rest = &s[p..];
+        (
+            p,
+            library,
+            arch_after(rest, "have "),
+            arch_after(rest, "need "),
+        )
+    } else if let Some(p) = s.find("but wrong architecture") {
+        // Older dyld: `Did find: /x/y.so: mach-o, but wrong architecture`.
+        let before = s[..p].trim_end().trim_end_matches(',').trim_end();
+        let before = before.strip_suffix("mach-o").unwrap_or(before).trim_end();
+        let before = before.strip_suffix(':').unwrap_or(before);
+        let library = last_path(before);
+        (p, library, None, None)
+    } else if let Some(p) = s.find("wrong ELF class: ELFCLASS") {
+        // glibc: `/x/libfoo.so: wrong ELF class: ELFCLASS32` — the file's class, not the
+        // process's.
+        let bits = &s[p + 25..];
+        let have = if bits.starts_with("32") {
+            Some("32-bit".to_owned())
+        } else if bits.starts_with("64") {
+            Some("64-bit".to_owned())
+        } else {
+            None
+        };
+        let need = match have.as_deref() {
+            Some("32-bit") => Some("64-bit".to_owned()),
+            Some(_) => Some("32-bit".to_owned()),
+            None => None,
+        };
+        let before = s[..p].trim_end().trim_end_matches(':');
+        (p, last_path(before), have, need)
+    } else if let Some(p) = s.find("not a valid Win32 application") {
+        // `[WinError 193] %1 is not a valid Win32 application. Error loading "C:\…\x.dll"`, or
+        // `DLL load failed while importing _C: %1 is not a valid Win32 application.`
+        let library = quoted_after(s, "Error loading ").or_else(|| {
+            let r = s.find("while importing ")?;
+            let m = &s[r + 16..];
+            let n = m
+                .bytes()
+                .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+                .count();
+            non_empty(m[..n].trim_end_matches('.'))
+        });
+        (p, library, None, None)
+    } else {
+        return;
+    };
+    let start = s[..at].rfind(['(', '\'']).map_or(at, |q| q.min(at));
+    let start = start.max(l.content).min(at);
+    out.push(
+        l.span(start, s.trim_end().len().max(at)),
+        EventKind::WrongArchitecture {
+            library,
+            have,
+            need,
+            detail: l.content_text(),
+        },
+    );
+}
+
+/// The CPU met an instruction it does not have.
+pub(super) fn illegal_instruction(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let lower_hit = [
+        "Illegal instruction",
+        "illegal instruction",
+        "ILLEGAL INSTRUCTION",
+    ]
+    .iter()
+    .find_map(|w| s.find(w));
+    let hit = lower_hit
+        .or_else(|| s.find("illegal hardware instruction"))
+        .or_else(|| s.find("SIGILL"))
+        .or_else(|| s.find("非法指令"))
+        .or_else(|| s.find("不正な命令"));
+    // jaxlib: `This version of jaxlib was built using AVX instructions, which your CPU and/or
+    // operating system do not support.`; TensorFlow: `The TensorFlow library was compiled to use
+    // AVX instructions, but these aren't available on your machine.` (never TensorFlow's
+    // information line about instructions a build could use).
+    let avx = s.find(" instructions, which your CPU").or_else(|| {
+        s.find(" instructions, but these aren")
+            .filter(|_| s.contains("compiled to use"))
+    });
+    let Some(p) = avx.or(hit) else {
+        return;
+    };
+    // A GPU kernel's `an illegal instruction was encountered` is CUDA's, not the CPU's.
+    if avx.is_none()
+        && (s.contains("was encountered")
+            || s.contains("CUDA")
+            || s.contains("cudaError")
+            || s.contains("hipError"))
+    {
+        return;
+    }
+    let feature = avx.and_then(|a| {
+        let before = s[..a].trim_end();
+        let word = before.rsplit(' ').next()?;
+        let ok = !word.is_empty()
+            && word.len() <= 12
+            && word
+                .bytes()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'-');
+        ok.then(|| word.to_owned())
+    });
+    out.push(
+        l.span(p.max(l.content), s.trim_end().len().max(p)),
+        EventKind::IllegalInstruction {
+            feature,
+            detail: l.content_text(),
+        },
+    );
+}
+
+/// `OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already initialized.`
+pub(super) fn openmp_duplicate(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    // The error's own line, or — where a paste kept only part of it — its words without the
+    // `OMP: Error #15:` prefix, or the hint line that follows it.
+    let Some(p) = s
+        .find("OMP: Error #15")
+        .or_else(|| {
+            s.find("Initializing lib")
+                .filter(|_| s.contains("already initialized") && s.contains("omp"))
+        })
+        .or_else(|| s.find("copies of the OpenMP runtime"))
+    else {
+        return;
+    };
+    let rest = &s[p..];
+    let name = |intro: &str| {
+        let r = rest.find(intro)?;
+        let r = &rest[r + intro.len()..];
+        let n = r
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+            .count();
+        non_empty(r[..n].trim_end_matches('.'))
+    };
+    out.push(
+        l.span(p, s.trim_end().len().max(p)),
+        EventKind::OpenmpDuplicate {
+            initializing: name("Initializing "),
+            found: name("but found "),
+        },
+    );
+}
+
+/// The architecture dyld names after `have ` or `need `: `'x86_64'` or `(arm64e)`, the `e`
+/// (pointer authentication) dropped, since the wheel tags say `arm64`.
+fn arch_after(rest: &str, intro: &str) -> Option<String> {
+    let r = rest.find(intro)?;
+    let r = rest[r + intro.len()..].trim_start_matches(['\'', '(', '"']);
+    let n = r
+        .bytes()
+        .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        .count();
+    let a = r.get(..n)?;
+    let a = if a == "arm64e" { "arm64" } else { a };
+    (!a.is_empty() && a.len() <= 16).then(|| a.to_owned())
+}
+
+/// The last `'…'` quoted text before the end of `s`.
+fn last_quoted(s: &str) -> Option<String> {
+    let s = s.trim_end();
+    let e = s.rfind('\'')?;
+    let b = s[..e].rfind('\'')?;
+    non_empty(cap(&s[b + 1..e]))
+}
+
+/// The text after `intro` up to its closing quote (`"` or `'`).
+fn quoted_after(s: &str, intro: &str) -> Option<String> {
+    let p = s.find(intro)?;
+    let r = &s[p + intro.len()..];
+    let q = r.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let r = &r[1..];
+    let e = r.find(q)?;
+    non_empty(cap(&r[..e]))
+}
+
+/// The last whitespace-free word of `s` that looks like a path (`/x/y.so`, `C:\x\y.dll`).
+fn last_path(s: &str) -> Option<String> {
+    let w = s.trim_end().rsplit([' ', '\t', '\'', '"']).next()?;
+    let w = w.trim_end_matches(':');
+    (w.contains('/') || w.contains('\\')).then(|| cap(w).to_owned())
+}
