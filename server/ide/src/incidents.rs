@@ -241,6 +241,9 @@ pub struct Scene {
     pub mentions_macos: bool,
     /// The text shows an ARM Linux machine (`aarch64`, a Jetson, a Raspberry Pi).
     pub mentions_arm: bool,
+    /// The text shows torch's own loader of its nvidia-* dependency wheels failing
+    /// (`_load_global_deps`, `_preload_cuda_deps`).
+    pub torch_preloads: bool,
     /// The text shows ZLUDA (`ComfyUI-Zluda`): torch's CUDA DLLs run on AMD's HIP runtime.
     pub mentions_zluda: bool,
     /// The text names PyTorch by its project name (`when use Pytorch 1.7`), where no `torch`
@@ -301,6 +304,10 @@ const TEXT_PHRASES: &[&str] = &[
     "jetson",
     "Raspberry",
     "armv7",
+    // torch's own loader of the nvidia-* wheels it depends on (2.0 on).
+    "_preload_cuda_deps",
+    "_load_global_deps",
+    " not found in the system path",
 ];
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
@@ -352,6 +359,7 @@ impl Scene {
         self.mentions_pytorch |= (19..=21).any(|i| f.has(i));
         self.mentions_macos |= (22..=27).any(|i| f.has(i));
         self.mentions_arm |= (28..=32).any(|i| f.has(i));
+        self.torch_preloads |= (33..=35).any(|i| f.has(i));
     }
 }
 

@@ -108,6 +108,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("sox extension which is not available", LOADFORM),
     // numba's CUDA JIT: `NvvmSupportError: libNVVM cannot be found.`
     ("libNVVM cannot be found", LOADFORM),
+    (" not found in the system path", LOADFORM),
     // A library file retold as missing (`libcudart.so.11.0 not found`).
     (" not found", LOADFORM),
     ("cannot be found", LOADFORM),
@@ -177,12 +178,16 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("metadata-generation-failed", BFAIL),
     ("did not run successfully", BFAIL),
     ("No module named", NOTORCH),
+    (" miss in module ", NOTORCH),
     ("cannot import name ", NOTORCH),
     ("Ninja is required", NOTORCH),
     ("invalid command 'bdist_wheel'", NOTORCH),
     ("Cannot find a working triton installation", NOTORCH),
     ("from 'pkg_resources", NOTORCH),
     ("CUDA_HOME", CUDAHOME),
+    // An extension whose build found no CUDA and compiled its CPU half only (detectron2's,
+    // maskrcnn-benchmark's and DCN's `AT_ERROR("Not compiled with GPU support")`).
+    ("Not compiled with GPU support", CUDAHOME),
     ("cuda.h: No such file", CUDAHOME),
     ("cuda_runtime.h: No such file", CUDAHOME),
     ("nvcc", CUDAHOME | NOCC),
@@ -222,6 +227,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("bitsandbytes CUDA binary", CUDAMM),
     ("bitsandbytes native library", CUDAMM),
     ("CUDA detection failed", CUDAMM),
+    // bitsandbytes' CPU library (or none) loaded in place of its CUDA one.
+    ("function 'c", CUDAMM),
+    ("object has no attribute 'c", CUDAMM),
     ("CuDNN library:", CUDAMM),
     ("DNN library ", CUDAMM),
     ("but JAX was built against", CUDAMM),
@@ -256,6 +264,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("fatal error: ", CUDAMM),
     ("vcvarsall", NOCC),
     ("'where', 'cl']", NOCC),
+    ("'which', 'g++']", NOCC),
+    ("'which', 'c++']", NOCC),
+    ("'which', 'gcc']", NOCC),
     ("Failed to find MSVC", NOCC),
     ("Failed to find Windows SDK", NOCC),
     (": not found", NOCC | LOADFORM),
@@ -1038,6 +1049,7 @@ impl<'a> Scanner<'a> {
         if has(NOTORCH) {
             self.no_torch(l, out);
             loadforms::compiled_module_missing(l, out);
+            loadforms::mmcv_op_missing(l, out);
         }
         if has(CUDAHOME) {
             cuda_home(l, out);
@@ -2458,7 +2470,8 @@ fn cuda_setup_failed(l: &Line<'_>, out: &mut Out) {
         "CUDA SETUP: CUDA detection failed",
     ]
     .iter()
-    .find_map(|m| s.find(m)) else {
+    .find_map(|m| s.find(m))
+    .or_else(|| bnb_function_missing(s)) else {
         return;
     };
     // Every form is bitsandbytes' (its CUDA setup, its own messages).
@@ -2470,6 +2483,45 @@ fn cuda_setup_failed(l: &Line<'_>, out: &mut Out) {
             detail: cap(s[start..].trim_end()).to_owned(),
         },
     );
+}
+
+/// Where bitsandbytes calls a CUDA function of its native library and finds none: ctypes'
+/// `function 'cdequantize_blockwise_fp32' not found` (its CPU library was loaded), or
+/// `'NoneType' object has no attribute 'cquantize_blockwise_fp16_nf4'` (no library loaded). Its
+/// C API names start with `c` and name a quantization, optimizer or matmul kernel.
+fn bnb_function_missing(s: &str) -> Option<usize> {
+    let (p, rest) = if let Some(p) = s.find("function 'c") {
+        let r = &s[p + 10..];
+        let e = r.find('\'')?;
+        r[e..].starts_with("' not found").then_some((p, &r[..e]))?
+    } else {
+        let p = s.find("object has no attribute 'c")?;
+        let r = &s[p + 25..];
+        (p, &r[..r.find('\'')?])
+    };
+    const KERNELS: &[&str] = &[
+        "quantize",
+        "blockwise",
+        "4bit",
+        "nf4",
+        "fp4",
+        "adam",
+        "gemm",
+        "lion",
+        "momentum",
+        "rmsprop",
+        "ademamix",
+        "percentile",
+        "spmm",
+        "elementwise",
+        "8bit",
+        "int8",
+    ];
+    let ok = rest.len() < 64
+        && rest.contains('_')
+        && rest.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && KERNELS.iter().any(|k| rest.contains(k));
+    ok.then_some(p)
 }
 
 /// torch's and TensorFlow's cuDNN checks (see `EventKind::CudnnVersionMismatch`).
@@ -3925,6 +3977,7 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
         || s.contains("No CMAKE_CUDA_COMPILER could be found")
         || s.contains("CMakeDetermineCUDACompiler") && s.contains("Error")
         || s.contains("No CUDA toolset found")
+        || s.contains("Not compiled with GPU support")
         // The toolkit's headers are not where the build looks: no CUDA_HOME (or a runtime-only
         // image): `fatal error: cuda.h: No such file or directory`.
         || s.contains("cuda.h: No such file or directory")
@@ -4045,6 +4098,11 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // torch's cpp_extension on Windows looking for MSVC: `Command '['where', 'cl']' returned
         // non-zero exit status 1`.
         || s.contains("'where', 'cl']") && s.contains("non-zero exit status")
+        // A build script probing for the compiler on Linux (tiny-cuda-nn's, cpp_extension's).
+        || ["'which', 'g++']", "'which', 'c++']", "'which', 'gcc']"]
+            .iter()
+            .any(|w| s.contains(w))
+            && s.contains("non-zero exit status")
         || s.contains("Rust package manager, is not installed")
         || s.contains("can't find Rust compiler")
         // A compiler the build refuses: nvcc's host_config.h (`unsupported GNU version! gcc

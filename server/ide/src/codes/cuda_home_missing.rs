@@ -64,6 +64,17 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         ]);
         return d;
     }
+    // The run-time trace of the same failure: the build found no toolkit and compiled the CPU
+    // half only (`AT_ERROR("Not compiled with GPU support")` in detectron2-style ops).
+    if detail.contains("Not compiled with GPU support") {
+        if d.package.is_none() {
+            d.package = cx.near.filter(|n| *n != "torch").map(str::to_owned);
+        }
+        let who = d.package.as_deref().unwrap_or("the extension");
+        d.message = format!(
+            "{who} was built without its CUDA code: when it was compiled no CUDA toolkit was found (CUDA_HOME unset, or no GPU visible to the build), so only its CPU half exists; build it again with CUDA_HOME set (FORCE_CUDA=1 where its setup.py asks torch for a GPU)"
+        );
+    }
     let reads = Reads::of(detail);
     if reads == Reads::CudaHomeNoUnderscore {
         d.message = format!(

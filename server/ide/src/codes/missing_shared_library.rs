@@ -49,6 +49,15 @@ pub(crate) fn diagnose(
     {
         return super::extension_incomplete_build::module_missing(cx, source, &module, &package);
     }
+    // torch's own loader did not find a CUDA library of the nvidia-* wheels its metadata
+    // requires: those wheels are missing (torch installed with --no-deps, or by a tool that
+    // resolved its dependencies for another platform), not the package's build.
+    if cx.scene.torch_preloads
+        && (TORCH_CUDA_DEPS.iter().any(|p| basename(name).starts_with(p))
+            || required_by == Some("torch/__init__.py"))
+    {
+        return torch_dependencies(cx, source, name);
+    }
     let mut d = blank(Code::MissingSharedLibrary, source);
     let lib = basename(name);
     let who = required_by
@@ -1014,6 +1023,49 @@ pub(crate) fn cuda_setup_failed(
             "export LD_LIBRARY_PATH=<the directory with libcudart.so, e.g. site-packages/nvidia/cuda_runtime/lib or /usr/local/cuda/lib64>:$LD_LIBRARY_PATH".into(),
         )),
     );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// The libraries of the nvidia-* wheels torch's Linux CUDA wheels require (2.0 on), which its
+/// `__init__` loads itself.
+const TORCH_CUDA_DEPS: &[&str] = &[
+    "libcublas", "libcudart", "libcudnn", "libcufft", "libcurand", "libcusolver", "libcusparse",
+    "libnccl", "libnvrtc", "libnvToolsExt", "libnvJitLink", "libcupti", "libcufile", "libnvshmem",
+];
+
+/// torch's loader missing a CUDA library of its own dependency wheels (see `diagnose`).
+fn torch_dependencies(cx: &Cx<'_>, source: Option<SourceRef>, name: &str) -> Diagnostic {
+    let code = Code::MissingSharedLibrary;
+    let mut d = blank(code, source);
+    let lib = basename(name);
+    d.package = Some("torch".to_owned());
+    d.message = format!(
+        "torch cannot load {lib}, one of the CUDA libraries of the nvidia-* wheels it depends on: those wheels are not installed (torch installed with --no-deps, or by a tool that resolved its dependencies for another platform)"
+    );
+    let torch = cx.torch();
+    let mut fixes = Vec::new();
+    let req = torch
+        .as_deref()
+        .and_then(|v| recipes::exact("torch", recipes::short_torch(v)))
+        .or_else(|| Name::new("torch").map(Requirement::Any));
+    if let Some(req) = req {
+        let shown = crate::fix::render::requirement(&req);
+        fixes.push(
+            Fix::new(
+                code,
+                "torch-dependencies",
+                FixKind::InstallMissing,
+                format!("Install the CUDA wheels torch requires: pip install {shown}"),
+                "pip keeps the installed torch and installs the requirements its metadata lists that are missing, the nvidia-* wheels among them; every CUDA library torch loads comes back at once, where installing one nvidia-* wheel would leave the next one missing. A tool that skipped them (poetry resolving torch 2.0.1's platform-marked dependencies) is best bypassed for torch, or moved to a torch release whose metadata it reads.",
+            )
+            .step(recipes::pip_install(cx, Vec::new(), vec![req]))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        );
+    }
     d.fixes = crate::fix::rank(fixes);
     d
 }

@@ -44,6 +44,23 @@ pub(crate) fn diagnose(
     if abidoc_knowledge::gpu::is_driver_api(symbol) {
         return super::driver_too_old::from_symbol(cx, source, library, symbol);
     }
+    // bitsandbytes' CPU library, loaded where its CUDA one should be, lacks every CUDA function
+    // (`libbitsandbytes_cpu.so: undefined symbol: cquantize_blockwise_fp16_nf4`): no library for
+    // the CUDA it found, not an incomplete build.
+    if library
+        .map(crate::incidents::basename)
+        .is_some_and(|l| l.starts_with("libbitsandbytes_cpu"))
+    {
+        return super::missing_shared_library::cuda_setup_failed(
+            cx,
+            source,
+            "bitsandbytes",
+            &format!(
+                "{} lacks {symbol}: the CPU library was loaded",
+                crate::incidents::basename(library.unwrap_or_default())
+            ),
+        );
+    }
     let owner = symbols::owner(symbol);
     let abi = symbols::string_abi(symbol);
     // A TensorFlow custom op (`tf.load_op_library`) calls into TensorFlow's C++ library the way

@@ -308,6 +308,24 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
         }
         return;
     }
+    // torch's own loader of the nvidia-* wheels it depends on (`_preload_cuda_deps`, torch
+    // 2.0–2.1): `ValueError: libcublas.so.*[0-9] not found in the system path [...]` — the
+    // wheel is not installed; the glob's fixed part is the library's name.
+    if let Some(p) = s.find(" not found in the system path") {
+        let before = s[..p].trim_end();
+        let word = before.rsplit([' ', ':', '\'', '"']).next().unwrap_or("");
+        let name = word.split('*').next().unwrap_or("").trim_end_matches('.');
+        if name.starts_with("lib") && name.contains(".so") {
+            out.push(
+                l.span(p - word.len(), s.trim_end().len()),
+                EventKind::MissingSharedLibrary {
+                    name: cap(name).to_owned(),
+                    required_by: Some("torch/__init__.py".into()),
+                },
+            );
+        }
+        return;
+    }
     let end = s.trim_end().len();
     let mut push = |at: usize, name: &str, required_by: Option<String>| {
         let name = name.trim_end_matches(['.', ',', ':', ';']);
@@ -854,6 +872,31 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
         end
     };
     out.push(l.span(p, end), EventKind::CompiledModuleMissing { module });
+}
+
+/// mmcv's op loader (`mmcv.utils.ext_loader`) asserting that its compiled `_ext` has a function:
+/// `active_rotated_filter_forward miss in module _ext` — an mmcv installed without its ops (the
+/// lite build, or a build that skipped them), or built before the op existed.
+pub(super) fn mmcv_op_missing(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find(" miss in module ") else {
+        return;
+    };
+    let r = &s[p + 16..];
+    let n = r
+        .bytes()
+        .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        .count();
+    if n == 0 {
+        return;
+    }
+    let start = s[..p].rfind(' ').map_or(0, |i| i + 1).max(l.content);
+    out.push(
+        l.span(start.min(p), p + 16 + n),
+        EventKind::CompiledModuleMissing {
+            module: format!("mmcv.{}", &r[..n]),
+        },
+    );
 }
 
 /// torch and the companions released with it, whose Python API moves between releases (Triton
