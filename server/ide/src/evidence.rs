@@ -368,9 +368,11 @@ fn home(m: &dyn crate::machine::Machine) -> Option<PathBuf> {
 /// `…/site-packages/mmcv/_ext….so` → `mmcv`: the top-level package directory under site-packages.
 fn package_from_path(path: &str) -> Option<String> {
     let norm = path.replace('\\', "/");
+    // AWS Lambda unpacks a function's packages into its task root, as site-packages would.
     let Some(after) = ["site-packages/", "dist-packages/"]
         .iter()
         .find_map(|m| norm.rsplit_once(m).map(|(_, a)| a.to_owned()))
+        .or_else(|| norm.strip_prefix("/var/task/").map(str::to_owned))
     else {
         return checkout_package(&norm);
     };

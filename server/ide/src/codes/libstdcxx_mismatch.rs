@@ -33,8 +33,47 @@ pub(crate) fn diagnose_version(
         rt.what
     );
     d.evidence.extend(cx.world.libstdcxx_evidence(version));
+    // An older runtime a package bundles in its own directory (`site-packages/openseespy/…/lib/
+    // libstdc++.so.6`) shadows the system's for everything loaded after it: that package is the
+    // one at fault, not the library that needs the newer version.
+    if let Some(bundler) = bundled_by(library) {
+        d.evidence.push(format!(
+            "the {} that gets loaded is the copy {bundler} bundles",
+            rt.what
+        ));
+        d.package = Some(bundler);
+    }
     d.fixes = fixes(cx, d.library.as_deref(), Some(library), Some(version), rt);
     d
+}
+
+/// The package whose own directory in site-packages holds `library` (never a CUDA or NVIDIA
+/// runtime wheel's shared directory).
+fn bundled_by(library: &str) -> Option<String> {
+    // `site-packages/zmq/backend/cython/../../../../../libstdc++.so.6` is the environment's own
+    // lib/, reached through a package's RPATH: resolve the `..`s first.
+    let mut parts: Vec<&str> = Vec::new();
+    let slashed = library.replace('\\', "/");
+    for c in slashed.split('/') {
+        match c {
+            "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    let norm = parts.join("/");
+    let (_, after) = ["site-packages/", "dist-packages/"]
+        .iter()
+        .find_map(|m| norm.rsplit_once(m))?;
+    let (first, rest) = after.split_once('/')?;
+    let ok = !rest.is_empty()
+        && !first.is_empty()
+        && first != "nvidia"
+        && !first.ends_with(".libs")
+        && first.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+    ok.then(|| crate::kb::normalize(first))
 }
 
 /// Which of GCC's runtime libraries lacks the version: libstdc++ itself, or its siblings that
