@@ -425,6 +425,24 @@ fn scan_over_hostile_libraries_reports_per_file() {
         if fmt == "json" {
             let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("one JSON document");
             assert!(v["diagnostics"].is_array(), "{}", o.stdout);
+            // A library of another architecture (AArch64 here) is diagnosed as such, with the
+            // architectures it names, not as an unreadable file.
+            let foreign = v["diagnostics"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|d| {
+                    d["code"] == "cpu-arch-mismatch"
+                        && d["message"]
+                            .as_str()
+                            .is_some_and(|m| m.contains("wrong_arch.so"))
+                })
+                .unwrap_or_else(|| panic!("no cpu-arch-mismatch: {}", o.stdout));
+            let message = foreign["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains("AArch64") && message.contains("x86-64"),
+                "{message}"
+            );
         }
     }
     // The hostile files inside a site-packages next to real extensions: the real findings survive.

@@ -154,34 +154,52 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
         moot: false,
         facts,
     };
-    let parsed = match &*env.store.get(path) {
+    // A library of another architecture is a finding of its own (the import fails as the
+    // loader says `wrong ELF class` or finds no such file): which one it is, and which this is.
+    let this = || {
+        format!(
+            "{}-bit {}",
+            if cfg!(target_pointer_width = "64") {
+                64
+            } else {
+                32
+            },
+            machine_name(crate::environment::host_machine())
+        )
+    };
+    let (parsed, foreign) = match &*env.store.get(path) {
         Ok(f)
             if f.machine != crate::environment::host_machine()
                 || f.is_64 != cfg!(target_pointer_width = "64") =>
         {
-            Err(format!(
-                "built for another architecture ({}-bit, {}); this machine is {}-bit {}",
+            let have = format!(
+                "{}-bit {}",
                 if f.is_64 { 64 } else { 32 },
-                machine_name(f.machine),
-                if cfg!(target_pointer_width = "64") {
-                    64
-                } else {
-                    32
-                },
-                machine_name(crate::environment::host_machine())
-            ))
+                machine_name(f.machine)
+            );
+            (
+                Err(format!(
+                    "built for another architecture ({}-bit, {}); this machine is {}",
+                    if f.is_64 { 64 } else { 32 },
+                    machine_name(f.machine),
+                    this()
+                )),
+                Some(have),
+            )
         }
-        Ok(_) => Ok(()),
-        Err(e) => Err(e.clone()),
+        Ok(_) => (Ok(()), None),
+        Err(e) => (Err(e.clone()), None),
     };
     if let Err(e) = &parsed {
         report.error = Some(e.clone());
         report.verdict = Verdict::Unreadable;
-        report.findings.push(finding(
-            Severity::Warning,
-            None,
-            FindingFacts::Unreadable { message: e.clone() },
-        ));
+        let facts = match foreign {
+            Some(have) => FindingFacts::WrongArchitecture { have, need: this() },
+            None => FindingFacts::Unreadable { message: e.clone() },
+        };
+        report
+            .findings
+            .push(finding(Severity::Warning, None, facts));
         return Some(report);
     }
     let mut pm = env.process().clone();

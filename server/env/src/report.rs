@@ -132,6 +132,12 @@ pub enum FindingFacts {
     Unreadable {
         message: String,
     },
+    /// The library is built for another CPU architecture than this machine's (`64-bit AArch64`
+    /// on `64-bit x86-64`): no process here loads it.
+    WrongArchitecture {
+        have: String,
+        need: String,
+    },
     /// The library loads, but its CUDA fat binary has no code this GPU runs (no cubin of its
     /// major at or below its minor, no PTX at or below it): its first kernel launch fails.
     GpuCodeMissing {
@@ -156,6 +162,7 @@ impl FindingFacts {
             FindingFacts::CudaMismatch { .. } => "cuda-mismatch",
             FindingFacts::XformersBuild { .. } => "xformers-build",
             FindingFacts::Unreadable { .. } => "unreadable",
+            FindingFacts::WrongArchitecture { .. } => "wrong-architecture",
             FindingFacts::GpuCodeMissing { .. } => "gpu-code-missing",
         }
     }

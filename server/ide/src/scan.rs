@@ -320,6 +320,15 @@ pub(crate) fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagn
             crate::codes::gpu_arch_missing::from_env(&cx(world), &mut d, gpu, *capability, carries);
             return Some(d);
         }
+        FindingFacts::WrongArchitecture { have, need } => Failure::WrongArchitecture {
+            library: lib.clone(),
+            have: Some(have.clone()),
+            need: Some(need.clone()),
+            detail: format!(
+                "{} is built for {have}; this machine is {need}",
+                lib.as_deref().unwrap_or("the library")
+            ),
+        },
         FindingFacts::Unreadable { message } => {
             let mut d = plain(
                 f,

@@ -229,7 +229,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CUDA detection failed", CUDAMM),
     // bitsandbytes' CPU library (or none) loaded in place of its CUDA one.
     ("function 'c", CUDAMM),
-    ("object has no attribute 'c", CUDAMM),
+    // Holds Mamba's `has no attribute 'causal_conv1d_…` trigger: both readers look.
+    ("object has no attribute 'c", CUDAMM | MAMBA),
     ("CuDNN library:", CUDAMM),
     ("DNN library ", CUDAMM),
     ("but JAX was built against", CUDAMM),
