@@ -41,6 +41,10 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
             format!("`{}`", crate::incidents::basename(l))
         });
     d.message = match (seen.have, seen.need) {
+        // The environment scan's reading: the file against this machine.
+        (Some(h), Some(n)) if seen.detail.contains("this machine is") => {
+            format!("{file} is built for {h}; this machine is {n}")
+        }
         (Some(h), Some(n)) => format!("{file} is built for {h}, but the Python loading it runs as {n}"),
         _ if seen.detail.contains("Win32") => format!(
             "{file} is not a library this Python can load: built for another architecture (32-bit in a 64-bit Python), or not a DLL at all"
