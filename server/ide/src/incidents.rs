@@ -244,6 +244,8 @@ pub struct Scene {
     /// The text shows torch's own loader of its nvidia-* dependency wheels failing
     /// (`_load_global_deps`, `_preload_cuda_deps`).
     pub torch_preloads: bool,
+    /// The text shows a build asking for C++11 or C++14 (`-std=c++14`, `cpp_standard = 14`).
+    pub old_cxx_standard: bool,
     /// The text shows ZLUDA (`ComfyUI-Zluda`): torch's CUDA DLLs run on AMD's HIP runtime.
     pub mentions_zluda: bool,
     /// The text names PyTorch by its project name (`when use Pytorch 1.7`), where no `torch`
@@ -308,6 +310,12 @@ const TEXT_PHRASES: &[&str] = &[
     "_preload_cuda_deps",
     "_load_global_deps",
     " not found in the system path",
+    // A build forcing an older C++ standard than torch's headers need.
+    "std=c++11",
+    "std=c++14",
+    "std=gnu++14",
+    "cpp_standard = 14",
+    "CMAKE_CXX_STANDARD 14",
 ];
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
@@ -360,6 +368,7 @@ impl Scene {
         self.mentions_macos |= (22..=27).any(|i| f.has(i));
         self.mentions_arm |= (28..=32).any(|i| f.has(i));
         self.torch_preloads |= (33..=35).any(|i| f.has(i));
+        self.old_cxx_standard |= (36..=40).any(|i| f.has(i));
     }
 }
 

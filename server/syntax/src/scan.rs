@@ -84,6 +84,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     // Windows' loader dialog and its console form: `The procedure entry point X could not be
     // located in the dynamic link library Y.dll`.
     ("procedure entry point ", SYM),
+    (" not found in DLL: ", SYM),
     ("not defined in file ", SYM),
     ("cannot open shared object", SHLIB),
     ("DLL load failed", WINDLL),
@@ -243,6 +244,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CUDA driver initialization failed", LIBCUDA),
     ("ompiler", NOCC),
     ("Visual C++ 14.0", NOCC),
+    ("You need C++", NOCC),
     // A build that needs Rust (tokenizers, safetensors, orjson from their sdists): maturin's
     // `Cargo, the Rust package manager, is not installed or is not on PATH.`, setuptools-rust's
     // `error: can't find Rust compiler`.
@@ -2996,12 +2998,24 @@ fn pjrt_api_version(l: &Line<'_>, prev: Option<&str>, out: &mut Out) {
 /// Y.dll`: the undefined symbol X of Y (a DLL of another version is loaded in its place).
 fn windows_entry_point(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("procedure entry point ") else {
+    // The dialog's words, or the shorter form Python loaders retell it in (`OSError: Procedure
+    // ?decref_pyobject@TensorImpl@c10@@UEBAXXZ not found in DLL: C:\…\x.dll.`).
+    let (p, intro, sep) = if let Some(p) = s.find("procedure entry point ") {
+        (
+            p,
+            "procedure entry point ",
+            " could not be located in the dynamic link library ",
+        )
+    } else if let Some(p) = s
+        .find("Procedure ")
+        .filter(|_| s.contains(" not found in DLL: "))
+    {
+        (p, "Procedure ", " not found in DLL: ")
+    } else {
         return;
     };
-    const IN: &str = " could not be located in the dynamic link library ";
-    let q = p + "procedure entry point ".len();
-    let Some(e) = s[q..].find(IN) else {
+    let q = p + intro.len();
+    let Some(e) = s[q..].find(sep) else {
         return;
     };
     // The symbol as Windows prints it, MSVC's decorated names too (`?dtype@Tensor@at@@QEBA…`).
@@ -3009,7 +3023,7 @@ fn windows_entry_point(l: &Line<'_>, out: &mut Out) {
     // The DLL is the rest of the line up to its suffix: a path may hold spaces
     // (`C:\Program Files\App\foo.dll`). A message cut before it names no library: no event,
     // since nothing then says this is Windows.
-    let after = &s[q + e + IN.len()..];
+    let after = &s[q + e + sep.len()..];
     let lower = after.to_ascii_lowercase();
     let dll = [".dll", ".pyd", ".exe"]
         .iter()
@@ -4116,6 +4130,8 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // nvcc could not run the host compiler it was given (`-ccbin` naming one not installed).
         || s.contains("Failed to preprocess host compiler properties")
         || s.contains("C++17 or later compatible compiler is required")
+        // torch's c10/util/C++17.h: `#error You need C++17 to compile PyTorch`.
+        || s.contains("You need C++") && s.contains("to compile PyTorch")
         // nvcc of CUDA 11.x before 11.6 cannot parse gcc 11's <functional>
         // (`std_function.h:435:145: error: parameter packs not expanded with '...'`).
         || s.contains("parameter packs not expanded with") && s.contains("std_function.h")

@@ -298,6 +298,52 @@ pub(crate) fn tensorflow_op(d: &mut Diagnostic, lib: &str, name: &str) {
 /// declare, and the build stops before anything links. Its patch comes first (the names
 /// instead, which is how projects updated), then the torch the source was written for, for code
 /// that cannot be changed.
+/// A build compiling with an older C++ standard than the torch it builds against requires
+/// (`#error You need C++17 to compile PyTorch` under `-std=c++14`): the extension's flags were
+/// written for an older torch.
+pub(crate) fn cxx_standard(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    needs: &str,
+    detail: &str,
+) -> Diagnostic {
+    let code = Code::AbiMismatch;
+    let mut d = blank(code, source);
+    d.package = cx
+        .package_being_built(Some(detail))
+        .filter(|p| p != "torch");
+    let who = d.package.as_deref().unwrap_or("the extension");
+    d.message = format!(
+        "{who}'s build compiles with an older C++ standard than torch's headers require (C++{needs}): its build flags were written for an older torch"
+    );
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    // torch 1.5 moved its headers to C++14, torch 2.1 to C++17.
+    let before = if needs == "17" { "2.1" } else { "1.5" };
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(
+            code,
+            "cxx-standard",
+            FixKind::Advice,
+            format!("Build it with C++{needs}: raise the standard its build sets"),
+            format!("torch's headers check the standard they are compiled with; the extension's setup.py (extra_compile_args `-std=c++14`, a `cpp_standard` setting) or CMakeLists.txt (CMAKE_CXX_STANDARD) sets an older one for both the C++ and the nvcc compiles. Raised to {needs}, the same sources usually build; newer releases of the project often carry the change."),
+        )
+        .step(Step::Manual(format!(
+            "in the extension's setup.py / CMakeLists.txt, replace -std=c++11/-std=c++14 (cxx and nvcc args, cpp_standard, CMAKE_CXX_STANDARD) with C++{needs}, then build again"
+        ))),
+        Fix::new(
+            code,
+            "older-torch",
+            FixKind::Advice,
+            "Or build against the older torch its flags were written for",
+            format!("torch {before} and later need C++{needs}; an environment of the extension's era builds it unchanged, with that era's companions and Python."),
+        )
+        .step(Step::Manual(format!(
+            "in an environment of its era: pip install \"torch<{before}\" (with its companions), then build again"
+        ))),
+    ]);
+    d
+}
+
 pub(crate) fn removed_api(
     cx: &Cx<'_>,
     source: Option<SourceRef>,

@@ -1041,7 +1041,7 @@ fn torch_dependencies(cx: &Cx<'_>, source: Option<SourceRef>, name: &str) -> Dia
     let lib = basename(name);
     d.package = Some("torch".to_owned());
     d.message = format!(
-        "torch cannot load {lib}, one of the CUDA libraries of the nvidia-* wheels it depends on: those wheels are not installed (torch installed with --no-deps, or by a tool that resolved its dependencies for another platform)"
+        "torch cannot load {lib}, one of the CUDA libraries of the nvidia-* wheels it depends on: those wheels are not installed where torch looks for them, next to it in site-packages (torch installed with --no-deps, or by a tool that resolved its dependencies for another platform)"
     );
     let torch = cx.torch();
     let mut fixes = Vec::new();

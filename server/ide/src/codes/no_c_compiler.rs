@@ -22,6 +22,18 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 };
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    // torch's headers refusing the C++ standard the build asked for: `You need C++14` (every
+    // gcc since 6 defaults to C++14, so the build forced an older one), or C++17 where the text
+    // shows the build's own older flag — the extension's build predates this torch.
+    let needs_17 = detail.contains("You need C++17") || detail.contains("C++17 or later");
+    if detail.contains("You need C++14") || needs_17 && cx.scene.old_cxx_standard {
+        return super::abi_mismatch::cxx_standard(
+            cx,
+            source,
+            if needs_17 { "17" } else { "14" },
+            detail,
+        );
+    }
     if detail.contains("unsupported GNU version")
         || detail.contains("unsupported Microsoft Visual Studio version")
         || detail.contains("Failed to preprocess host compiler properties")
@@ -30,6 +42,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         || detail.contains("STL1002")
         || detail.contains("unsupported clang version")
         || detail.contains("C++17 or later compatible compiler is required")
+        || detail.contains("You need C++17")
     {
         return refused(source, detail);
     }
@@ -320,7 +333,7 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
         ]);
         return d;
     }
-    if detail.contains("C++17 or later") {
+    if detail.contains("C++17 or later") || detail.contains("You need C++17") {
         d.message = "the C++ compiler is too old for torch's headers, which need C++17".into();
         d.fixes = crate::fix::rank(vec![
             Fix::new(
@@ -332,6 +345,16 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
             )
             .step(Step::Manual(
                 "install gcc 9 or later (conda install -c conda-forge cxx-compiler, or the distribution's newer gcc), export CC and CXX to it, then build again".into(),
+            )),
+            Fix::new(
+                code,
+                "cxx-standard",
+                FixKind::Advice,
+                "If gcc is 9 or later already: the build forces an older standard; set C++17 in its flags",
+                "gcc before 11 compiles C++14 unless told otherwise, and an extension's setup.py (extra_compile_args `-std=c++14`, a `cpp_standard` setting) or CMakeLists.txt (CMAKE_CXX_STANDARD) may ask for an older standard than torch 2.1 and later need.",
+            )
+            .step(Step::Manual(
+                "check `gcc --version`; if 9 or later, replace -std=c++14 (cxx and nvcc args, cpp_standard, CMAKE_CXX_STANDARD) with C++17 in the extension's build files, then build again".into(),
             )),
         ]);
         return d;
