@@ -214,9 +214,10 @@ fn fixes(
                     old.map(|o| format!(" ({o})")).unwrap_or_default()
                 ),
             )
-            .step(Step::Manual(
-                format!("install a newer GCC runtime (conda-forge {}) and load it first", rt.conda),
-            ))
+            .step(Step::Manual(format!(
+                "install a newer GCC runtime (in a conda environment: conda install -c conda-forge {}), then load it first: export LD_LIBRARY_PATH=<that environment>/lib:$LD_LIBRARY_PATH",
+                rt.conda
+            )))
             .unverified(),
         ),
     }
