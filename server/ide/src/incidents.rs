@@ -246,6 +246,8 @@ pub struct Scene {
     pub torch_preloads: bool,
     /// The text shows a build asking for C++11 or C++14 (`-std=c++14`, `cpp_standard = 14`).
     pub old_cxx_standard: bool,
+    /// The text shows torch 1.x's THC (`THCudaCheck FAIL`).
+    pub mentions_thc: bool,
     /// The text shows ZLUDA (`ComfyUI-Zluda`): torch's CUDA DLLs run on AMD's HIP runtime.
     pub mentions_zluda: bool,
     /// The text names PyTorch by its project name (`when use Pytorch 1.7`), where no `torch`
@@ -316,6 +318,8 @@ const TEXT_PHRASES: &[&str] = &[
     "std=gnu++14",
     "cpp_standard = 14",
     "CMAKE_CXX_STANDARD 14",
+    // torch 1.x's THC, in its messages (`THCudaCheck FAIL`) and headers.
+    "THCudaCheck",
 ];
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
@@ -369,6 +373,7 @@ impl Scene {
         self.mentions_arm |= (28..=32).any(|i| f.has(i));
         self.torch_preloads |= (33..=35).any(|i| f.has(i));
         self.old_cxx_standard |= (36..=40).any(|i| f.has(i));
+        self.mentions_thc |= f.has(41);
     }
 }
 

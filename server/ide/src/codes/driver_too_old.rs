@@ -106,23 +106,27 @@ pub(crate) fn diagnose(
     d.explanation = Some("torch wheels carry their own CUDA runtime, but the driver is the system's: a runtime newer than the driver supports refuses to start. Either the driver is updated, or torch is replaced by its build for a CUDA the driver runs.".into());
     d.fixes = match &other {
         // Its build for an older CUDA, or a newer driver; PyTorch's indexes are no answer.
+        // The package's own build for an older CUDA is the user-level way (first); the newer
+        // driver needs root.
         Some(p) => crate::fix::rank(
-            fixes(cx, driver_cuda, needs, None)
-                .into_iter()
-                .filter(|f| !f.id.ends_with("torch-for-driver"))
-                .chain(std::iter::once(
-                    Fix::new(
-                        Code::DriverTooOld,
-                        "package-for-driver",
-                        FixKind::AlignCompanion,
-                        format!("Or install {p}'s build for a CUDA this driver runs"),
-                        format!("{p} was built for a newer CUDA than the driver supports; its releases or build variants for an older CUDA (or a build from source with the local toolkit) run on this driver."),
-                    )
-                    .step(Step::Manual(format!(
-                        "pick the {p} release or variant built for CUDA at most the driver's (`nvidia-smi` prints it), or build it from source with that toolkit"
-                    ))),
-                ))
-                .collect(),
+            std::iter::once(
+                Fix::new(
+                    Code::DriverTooOld,
+                    "package-for-driver",
+                    FixKind::AlignCompanion,
+                    format!("Install {p}'s build for a CUDA this driver runs"),
+                    format!("{p} was built for a newer CUDA than the driver supports; its releases or build variants for an older CUDA (or a build from source with the local toolkit) run on this driver, without root."),
+                )
+                .step(Step::Manual(format!(
+                    "pick the {p} release or variant built for CUDA at most the driver's (`nvidia-smi` prints it), or build it from source with that toolkit"
+                ))),
+            )
+            .chain(
+                fixes(cx, driver_cuda, needs, None)
+                    .into_iter()
+                    .filter(|f| !f.id.ends_with("torch-for-driver")),
+            )
+            .collect(),
         ),
         None => fixes(cx, driver_cuda, needs, torch.as_deref()),
     };
@@ -249,19 +253,42 @@ fn fixes(
         && let Some(dc) = driver_cuda
         && let Some((line, variant)) = gpu::newest_torch_for_driver(dc)
     {
-        fixes.push(
-            Fix::new(
-                code,
-                "torch-for-driver",
-                FixKind::AlignTorch,
-                format!("Or use torch {line} ({variant}), the newest release line with a build this driver runs"),
-                format!("The driver supports CUDA up to {}; PyTorch's builds for it stop at torch {line}, so a newer driver is the better fix unless that torch suffices.", cuda_str(dc)),
-            )
-            .step(Step::Manual(format!(
+        // A typed step where the line and its index are known: user-level, so it ranks before
+        // the driver (which needs root), saying what else moves.
+        let series = line.split_once('.').and_then(|(a, b)| {
+            Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?))
+        });
+        // A torch 1.x in the text (its paths' Python, THC's messages) is no candidate for the
+        // newest 2.x line: that move is the general form, in words.
+        let typed = series
+            .filter(|_| !cx.torch_1x() && !cx.scene.mentions_thc)
+            .zip(IndexUrl::pytorch(&variant))
+            .zip(Name::new("torch"))
+            .map(|(((major, minor), index), name)| {
+                recipes::pip_install(
+                    cx,
+                    vec![PipFlag::ForceReinstall, PipFlag::IndexUrl(index)],
+                    vec![Requirement::Series(name, major, minor)],
+                )
+            });
+        let fix = Fix::new(
+            code,
+            "torch-for-driver",
+            FixKind::AlignTorch,
+            format!("Use torch {line} ({variant}), the newest release line with a build this driver runs"),
+            format!("No root needed. The driver supports CUDA up to {}; PyTorch's builds for it stop at torch {line}: a newer driver is the better fix when that torch is too old for the code in use.", cuda_str(dc)),
+        );
+        fixes.push(match typed {
+            Some(step) => fix.step(step).cost(Cost {
+                downloads: true,
+                compiles: None,
+                also: vec!["torchvision, torchaudio and compiled extensions must match the new torch build".into()],
+            }),
+            None => fix.step(Step::Manual(format!(
                 "pip install --force-reinstall torch --index-url {}",
                 gpu::index_url(&variant)
             ))),
-        );
+        });
     } else if fixes.len() == 1 {
         fixes.push(
             Fix::new(
