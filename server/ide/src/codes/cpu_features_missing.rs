@@ -27,8 +27,11 @@ pub(crate) fn diagnose(
 ) -> Diagnostic {
     let code = Code::CpuFeaturesMissing;
     let mut d = blank(code, source);
+    // The package imported when it died, or — a debugger's backtrace (`in exec_blas () from
+    // …/torch/lib/libtorch_cpu.so`) — the one whose library the frames after it name.
     let package = cx
         .near
+        .or(cx.after)
         .map(str::to_owned)
         .or_else(|| last_named(cx))
         .filter(|p| p != "torch" || cx.scene.mentions.iter().all(|(_, n)| n == "torch"));
@@ -56,12 +59,18 @@ pub(crate) fn diagnose(
         );
     }
     if let Some(pkg) = package.as_deref().and_then(Name::new) {
+        // Another torch release is a move of torch itself, with what depends on it.
+        let kind = if pkg.as_str() == "torch" {
+            FixKind::AlignTorch
+        } else {
+            FixKind::PrebuiltWheel
+        };
         if let Some(v) = cx.scene.version_of(pkg.as_str()).and_then(Version::new) {
             fixes.push(
                 Fix::new(
                     code,
                     "release-before",
-                    FixKind::PrebuiltWheel,
+                    kind,
                     format!("Install the {pkg} release before {v}"),
                     "A release that starts crashing with Illegal instruction was built for a newer CPU baseline than the one before it; the previous release's wheel runs here. Watch the project's notes for a fixed release.",
                 )
@@ -80,7 +89,7 @@ pub(crate) fn diagnose(
                 Fix::new(
                     code,
                     "release-before",
-                    FixKind::PrebuiltWheel,
+                    kind,
                     format!("Install the {pkg} release before the one installed, or a build for this CPU"),
                     "A release that starts crashing with Illegal instruction was built for a newer CPU baseline than the one before it. The text does not state the installed version: `pip show` tells it; pin below it. conda-forge and the distribution's own packages are built for older baselines too.",
                 )
