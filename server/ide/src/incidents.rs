@@ -183,6 +183,10 @@ pub enum Failure {
         feature: Option<String>,
         detail: String,
     },
+    /// pip refused a wheel file whose tags the interpreter does not accept.
+    WheelUnsupported {
+        wheel: String,
+    },
     /// Two OpenMP runtimes in one process.
     OpenmpDuplicate {
         initializing: Option<String>,
@@ -1209,6 +1213,12 @@ impl Collector {
                 Failure::IllegalInstruction {
                     feature: feature.clone(),
                     detail: detail.clone(),
+                },
+                span,
+            ),
+            EventKind::WheelUnsupported { wheel } => self.push(
+                Failure::WheelUnsupported {
+                    wheel: wheel.clone(),
                 },
                 span,
             ),

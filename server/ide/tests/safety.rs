@@ -199,6 +199,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         ">>> import {P}\n{P} 1.19.5{P}\nIllegal instruction (core dumped)\n",
     ),
     (
+        "wheel-tags-mismatch",
+        "ERROR: {P}-1.0-cp37-cp37m-linux_armv7l.whl is not a supported wheel on this platform.\n",
+    ),
+    (
         "openmp-duplicate",
         "  File \"/env/lib/python3.11/site-packages/{P}/__init__.py\", line 1\nOMP: Error #15: Initializing libiomp5md{P}.dll, but found libiomp5md.dll already initialized.\n",
     ),
@@ -212,6 +216,7 @@ const TEMPLATES: &[(&str, &str)] = &[
 /// with `-` is an injected option.
 const KNOWN_FLAGS: &[&str] = &[
     "--index-url",
+    "--verbose",
     "-m",
     "-y",
     "-c",

@@ -296,6 +296,10 @@ pub enum EventKind {
         feature: Option<String>,
         detail: String,
     },
+    /// pip refusing a wheel file whose tags this interpreter does not accept: `ERROR:
+    /// mlx-0.12.0-cp312-cp312-macosx_14_0_arm64.whl is not a supported wheel on this platform.`
+    /// `wheel` is the file name as printed (a path's last part).
+    WheelUnsupported { wheel: String },
     /// Two OpenMP runtimes initialized in one process: `OMP: Error #15: Initializing
     /// libiomp5md.dll, but found libiomp5md.dll already initialized.`
     OpenmpDuplicate {

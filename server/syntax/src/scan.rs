@@ -357,6 +357,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     (" instructions, which your CPU", FOREIGN),
     (" instructions, but these aren", FOREIGN),
     ("OMP: Error #15", FOREIGN),
+    (" is not a supported wheel on this platform", FOREIGN),
     ("already initialized", FOREIGN),
     ("copies of the OpenMP runtime", FOREIGN),
     ("cuda.is_available()", CPUTORCH),
@@ -1111,6 +1112,7 @@ impl<'a> Scanner<'a> {
             cpu::wrong_architecture(l, out);
             cpu::illegal_instruction(l, out);
             cpu::openmp_duplicate(l, out);
+            cpu::wheel_unsupported(l, out);
         }
         if has(CPUTORCH) {
             cpu_only_torch(l, out);

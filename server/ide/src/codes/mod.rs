@@ -80,6 +80,7 @@ registry! {
     cpu_arch_mismatch => CpuArchMismatch "cpu-arch-mismatch",
     cpu_features_missing => CpuFeaturesMissing "cpu-features-missing",
     openmp_duplicate => OpenmpDuplicate "openmp-duplicate",
+    wheel_tags_mismatch => WheelTagsMismatch "wheel-tags-mismatch",
 }
 
 pub use id::Code;
@@ -499,6 +500,7 @@ pub(crate) fn diagnose(
         Failure::IllegalInstruction { feature, detail } => {
             cpu_features_missing::diagnose(&cx, source, feature.as_deref(), detail)
         }
+        Failure::WheelUnsupported { wheel } => wheel_tags_mismatch::diagnose(&cx, source, wheel),
         Failure::OpenmpDuplicate {
             initializing,
             found,

@@ -81,6 +81,9 @@ pub fn argv(step: &Step) -> Option<Vec<String>> {
             s("-c"),
             s(r#"print(__import__("nvidia.cudnn.lib").cudnn.lib.__path__[0])"#),
         ],
+        Step::Show(Query::PipTags) => {
+            vec![s("python"), s("-m"), s("pip"), s("debug"), s("--verbose")]
+        }
         Step::SetEnv { .. } | Step::Manual(_) => return None,
     })
 }

@@ -131,6 +131,9 @@ pub enum Query {
     CudaCompilers,
     /// The directory of the cuDNN pip installed (`nvidia-cudnn-cuNN`: `…/nvidia/cudnn/lib`).
     PipCudnnDir,
+    /// The wheel tags this interpreter's pip accepts (`pip debug --verbose`, its "Compatible
+    /// tags"), most specific first.
+    PipTags,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -212,3 +212,26 @@ fn last_path(s: &str) -> Option<String> {
     let w = w.trim_end_matches(':');
     (w.contains('/') || w.contains('\\')).then(|| cap(w).to_owned())
 }
+
+/// pip's `X.whl is not a supported wheel on this platform.`: a wheel built for another Python,
+/// OS or architecture than the interpreter installing it.
+pub(super) fn wheel_unsupported(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find(" is not a supported wheel on this platform") else {
+        return;
+    };
+    let before = s[..p].trim_end();
+    let word = before
+        .rsplit([' ', '\t', '\'', '"', '/', '\\'])
+        .next()
+        .unwrap_or("");
+    if !word.ends_with(".whl") || word.len() > 256 {
+        return;
+    }
+    out.push(
+        l.span(p - word.len().min(p), s.trim_end().len()),
+        EventKind::WheelUnsupported {
+            wheel: word.to_owned(),
+        },
+    );
+}

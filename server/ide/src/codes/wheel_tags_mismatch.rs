@@ -1,0 +1,191 @@
+//! `wheel-tags-mismatch`: pip refuses a wheel file built for another Python, OS or CPU
+//! architecture than the interpreter installing it (`X.whl is not a supported wheel on this
+//! platform`).
+//!
+//! A wheel's name carries its tags (`name-version-cp37-cp37m-linux_armv7l.whl`: CPython 3.7, its
+//! ABI, 32-bit ARM Linux); pip installs it only when every tag is one its interpreter accepts.
+//! The diagnosis reads the tags, says what the wheel was built for, and names the side that
+//! differs where the text shows the interpreter's Python; the first fix lists the tags this pip
+//! accepts, a read-only query, before another file is fetched.
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{Fix, FixKind, Name, PipFlag, Query, Requirement, Step};
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "pip refuses a wheel file built for another Python, OS or CPU architecture (`is not a supported wheel on this platform`).",
+    meaning: "A wheel's file name carries its tags: the Python it was built for (`cp310`), its ABI, and its platform (`manylinux_2_28_x86_64`, `linux_aarch64`, `macosx_14_0_arm64`, `win_amd64`). pip installs a wheel only when each tag is one its interpreter accepts. A wheel downloaded by hand (a GitHub release, a board vendor's page) for another Python version, a 32-bit ARM wheel on a 64-bit OS, an arm64 macOS wheel under an x86_64 Python running in Rosetta or on an older macOS, a glibc-tagged wheel on an older glibc: each is refused.",
+    fixes: "1. List the tags this interpreter accepts (`python -m pip debug --verbose`, read-only) and pick the wheel whose tags appear there. 2. The package's wheel for this Python (`cpXY`), or a Python of the wheel's version (a virtual environment of that version). 3. Where the platform differs (an x86_64 Python on Apple Silicon, a 32-bit OS on a 64-bit board): a Python of the wheel's architecture.",
+    ..CodeDoc::BASE
+};
+
+/// A wheel file name's parts: `{name}-{version}(-{build})?-{python}-{abi}-{platform}.whl`.
+struct Tags<'a> {
+    name: &'a str,
+    version: &'a str,
+    python: &'a str,
+    platform: &'a str,
+}
+
+fn tags(wheel: &str) -> Option<Tags<'_>> {
+    let stem = wheel.strip_suffix(".whl")?;
+    let mut parts = stem.rsplitn(4, '-');
+    let platform = parts.next()?;
+    let _abi = parts.next()?;
+    let python = parts.next()?;
+    let head = parts.next()?;
+    let (name, version) = head.split_once('-')?;
+    // A build tag sits between version and python tag: `name-1.0-1-cp310-…` leaves `1.0-1`.
+    let version = version.split('-').next().unwrap_or(version);
+    Some(Tags {
+        name,
+        version,
+        python,
+        platform,
+    })
+}
+
+/// `cp310` → `Python 3.10`, `py3` → `any Python 3`.
+fn python_of(tag: &str) -> Option<String> {
+    let first = tag.split('.').next().unwrap_or(tag);
+    if let Some(v) = first.strip_prefix("cp") {
+        let (major, minor) = v.split_at(1.min(v.len()));
+        return (!minor.is_empty() && v.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| format!("CPython {major}.{minor}"));
+    }
+    first
+        .strip_prefix("py")
+        .filter(|v| v.bytes().all(|c| c.is_ascii_digit()))
+        .map(|v| format!("any Python {v}"))
+}
+
+/// The platform tag in words.
+fn platform_of(tag: &str) -> String {
+    let arch = |t: &str| {
+        if t.ends_with("x86_64") || t.ends_with("amd64") {
+            "x86-64"
+        } else if t.ends_with("aarch64") || t.ends_with("arm64") {
+            "64-bit ARM"
+        } else if t.ends_with("armv7l") || t.ends_with("armv6l") {
+            "32-bit ARM"
+        } else if t.ends_with("i686") || t == "win32" {
+            "32-bit x86"
+        } else {
+            "another architecture"
+        }
+    };
+    let first = tag.split('.').next().unwrap_or(tag);
+    if first == "any" {
+        "any platform".into()
+    } else if first.starts_with("macosx_") {
+        let v: Vec<&str> = first.split('_').collect();
+        let os = v.get(1).map_or(String::new(), |m| format!(" {m}"));
+        format!("macOS{os} or later on {}", arch(first))
+    } else if first.starts_with("win") {
+        format!("Windows on {}", arch(first))
+    } else if let Some(rest) = first.strip_prefix("manylinux_") {
+        let v: Vec<&str> = rest.split('_').collect();
+        match (v.first(), v.get(1)) {
+            (Some(a), Some(b)) => format!("Linux with glibc {a}.{b} or newer on {}", arch(first)),
+            _ => format!("Linux on {}", arch(first)),
+        }
+    } else if first.starts_with("manylinux2014") {
+        format!("Linux with glibc 2.17 or newer on {}", arch(first))
+    } else if first.starts_with("linux_") || first.starts_with("manylinux") {
+        format!("Linux on {}", arch(first))
+    } else if first.starts_with("musllinux") {
+        format!("musl Linux (Alpine) on {}", arch(first))
+    } else {
+        first.to_owned()
+    }
+}
+
+pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> Diagnostic {
+    let code = Code::WheelTagsMismatch;
+    let mut d = blank(code, source);
+    let t = tags(wheel);
+    d.package = t.as_ref().map(|t| crate::kb::normalize(t.name));
+    let built = t.as_ref().map(|t| {
+        let py = python_of(t.python).unwrap_or_else(|| t.python.to_owned());
+        format!("{py}, {}", platform_of(t.platform))
+    });
+    d.message = match &built {
+        Some(b) => format!("pip refuses {wheel}: it is built for {b}, and this interpreter is another Python or platform"),
+        None => format!("pip refuses {wheel}: its tags name another Python, OS or architecture than this interpreter"),
+    };
+    // Which tag differs, where the text shows the interpreter's Python.
+    let have = cx
+        .scene
+        .version_of("python")
+        .map(str::to_owned)
+        .or_else(|| cx.scene.python_in_paths.map(|(a, b)| format!("{a}.{b}")));
+    let wheel_py = t.as_ref().and_then(|t| {
+        let v = t.python.split('.').next()?.strip_prefix("cp")?;
+        let (a, b) = v.split_at(1.min(v.len()));
+        Some(format!("{a}.{b}"))
+    });
+    let mut py_differs = false;
+    if let (Some(h), Some(w)) = (&have, &wheel_py) {
+        let short: String = h.split('.').take(2).collect::<Vec<_>>().join(".");
+        if short != *w {
+            py_differs = true;
+            d.evidence
+                .push(format!("the text shows Python {h}; the wheel is for Python {w}"));
+        }
+    }
+    let mut fixes = vec![
+        Fix::new(
+            code,
+            "list-tags",
+            FixKind::Inspect,
+            "List the wheel tags this Python accepts, and pick the file whose tags are among them",
+            "pip prints the tags its interpreter accepts under \"Compatible tags\", most specific first; a wheel installs when its Python, ABI and platform tags are in that list. Nothing is installed.",
+        )
+        .step(Step::Show(Query::PipTags)),
+    ];
+    if let Some(t) = &t {
+        if py_differs && let Some(w) = &wheel_py {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "python-of-wheel",
+                    FixKind::Advice,
+                    format!("Get {}'s wheel for this Python, or install it from a Python {w} environment", t.name),
+                    "The wheel's Python tag is the only one a different interpreter version refuses by itself; the project's page for that release usually has one file per Python.",
+                )
+                .step(Step::Manual(format!(
+                    "download the {}-{} wheel tagged for this Python (cpXY, as `python -m pip debug --verbose` lists), or create an environment of Python {w} (python{w} -m venv …, conda create -n … python={w}) and install the file there",
+                    t.name, t.version
+                ))),
+            );
+        }
+        if t.platform.starts_with("macosx_") && t.platform.ends_with("arm64") {
+            fixes.push(recipes::native_python(
+                code,
+                "If this Python runs as x86_64 (an Intel build, or a terminal under Rosetta), it accepts no arm64 wheel; on an older macOS than the wheel's tag names, none of that macOS either.",
+            ));
+        }
+        if let Some(pkg) = Name::new(t.name) {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "let-pip-choose",
+                    FixKind::PrebuiltWheel,
+                    format!("Or let pip choose {pkg}'s file for this interpreter"),
+                    "Asked for the package rather than a file, pip downloads the wheel whose tags this interpreter accepts, or builds the sdist when the project publishes none for it (then it needs a compiler).",
+                )
+                .step(recipes::pip_install(
+                    cx,
+                    vec![PipFlag::NoCacheDir],
+                    vec![Requirement::Any(pkg)],
+                ))
+                .cost(crate::fix::Cost {
+                    downloads: true,
+                    ..Default::default()
+                }),
+            );
+        }
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
