@@ -495,3 +495,52 @@ fn explain_hostile_symbols() {
     let o = abidoc(&args, None, QUICK);
     assert_ran(&o, "explain");
 }
+
+/// glibc reports a library of another architecture as `cannot open shared object file: No such
+/// file or directory` though the file is there; with the environment at hand, abidoc reads the
+/// file and says what it is. The text is the real loader's, where a Python is at hand to load it.
+#[test]
+fn a_library_of_another_architecture_reported_as_missing_is_named_as_such() {
+    let hostile = native().join("hostile");
+    let lib = hostile.join("wrong_arch.so");
+    let recorded = format!(
+        "OSError: {}: cannot open shared object file: No such file or directory\n",
+        lib.display()
+    );
+    // The real loader as referee: what `ctypes.CDLL` raises for this file.
+    let real = Command::new("python3")
+        .arg("-c")
+        .arg("import ctypes,sys\ntry:\n    ctypes.CDLL(sys.argv[1])\nexcept OSError as e:\n    print('OSError:', e)")
+        .arg(&lib)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .filter(|s| s.contains("wrong_arch.so"));
+    if let Some(real) = &real {
+        assert_eq!(real.trim(), recorded.trim(), "glibc's wording changed");
+    }
+    let dir = tmp();
+    let text = dir.path().join("loader.txt");
+    std::fs::write(&text, real.unwrap_or(recorded)).expect("write");
+    let o = abidoc(
+        &[
+            "check",
+            "--format",
+            "json",
+            "--site-packages",
+            p(&hostile),
+            p(&text),
+        ],
+        None,
+        Duration::from_secs(60),
+    );
+    assert_ran(&o, "check a foreign library");
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("one JSON document");
+    let codes: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert_eq!(codes, ["cpu-arch-mismatch"], "{}", o.stdout);
+}

@@ -342,6 +342,12 @@ impl EnvView {
                 .package
                 .clone()
                 .map(|p| (p, r.package_version.clone().unwrap_or_default())),
+            foreign_arch: r.findings.iter().find_map(|f| match &f.facts {
+                abidoc_env::check::FindingFacts::WrongArchitecture { have, need } => {
+                    Some((have.clone(), need.clone()))
+                }
+                _ => None,
+            }),
             ..LibraryFacts::default()
         };
         for s in &r.symbols {

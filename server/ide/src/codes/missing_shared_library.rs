@@ -49,6 +49,26 @@ pub(crate) fn diagnose(
     {
         return super::extension_incomplete_build::module_missing(cx, source, &module, &package);
     }
+    // glibc says `cannot open shared object file: No such file or directory` for a file that
+    // exists but is built for another architecture (the real loader, checked in
+    // `server/cli/tests/hostile.rs`): the environment's copy of it tells.
+    if let Some(facts) = cx.world.library_facts(name)
+        && let Some((have, need)) = &facts.foreign_arch
+    {
+        let detail = format!(
+            "{name} exists, built for {have}; this machine is {need} (the loader reports a library of another architecture as not found)"
+        );
+        return super::cpu_arch_mismatch::diagnose(
+            cx,
+            source,
+            &super::cpu_arch_mismatch::Seen {
+                library: Some(name),
+                have: Some(have),
+                need: Some(need),
+                detail: &detail,
+            },
+        );
+    }
     // torch's own loader did not find a CUDA library of the nvidia-* wheels its metadata
     // requires: those wheels are missing (torch installed with --no-deps, or by a tool that
     // resolved its dependencies for another platform), not the package's build.
