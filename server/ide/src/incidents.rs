@@ -183,6 +183,10 @@ pub enum Failure {
         feature: Option<String>,
         detail: String,
     },
+    /// glibc refused a library that asks for an executable stack.
+    ExecutableStack {
+        library: Option<String>,
+    },
     /// pip refused a wheel file whose tags the interpreter does not accept.
     WheelUnsupported {
         wheel: String,
@@ -1213,6 +1217,12 @@ impl Collector {
                 Failure::IllegalInstruction {
                     feature: feature.clone(),
                     detail: detail.clone(),
+                },
+                span,
+            ),
+            EventKind::ExecutableStack { library } => self.push(
+                Failure::ExecutableStack {
+                    library: library.clone(),
                 },
                 span,
             ),

@@ -199,6 +199,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         ">>> import {P}\n{P} 1.19.5{P}\nIllegal instruction (core dumped)\n",
     ),
     (
+        "executable-stack",
+        "ImportError: /env/lib/python3.12/site-packages/{P}/lib/libx.so: cannot enable executable stack as shared object requires: Invalid argument\n",
+    ),
+    (
         "wheel-tags-mismatch",
         "ERROR: {P}-1.0-cp37-cp37m-linux_armv7l.whl is not a supported wheel on this platform.\n",
     ),

@@ -296,6 +296,10 @@ pub enum EventKind {
         feature: Option<String>,
         detail: String,
     },
+    /// glibc 2.41+ refusing to load a library that asks for an executable stack: `ImportError:
+    /// libtorch_cpu.so: cannot enable executable stack as shared object requires: Invalid
+    /// argument`. `library` is the file the line names.
+    ExecutableStack { library: Option<String> },
     /// pip refusing a wheel file whose tags this interpreter does not accept: `ERROR:
     /// mlx-0.12.0-cp312-cp312-macosx_14_0_arm64.whl is not a supported wheel on this platform.`
     /// `wheel` is the file name as printed (a path's last part).

@@ -358,6 +358,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     (" instructions, but these aren", FOREIGN),
     ("OMP: Error #15", FOREIGN),
     (" is not a supported wheel on this platform", FOREIGN),
+    ("cannot enable executable stack", FOREIGN),
     ("already initialized", FOREIGN),
     ("copies of the OpenMP runtime", FOREIGN),
     ("cuda.is_available()", CPUTORCH),
@@ -1113,6 +1114,7 @@ impl<'a> Scanner<'a> {
             cpu::illegal_instruction(l, out);
             cpu::openmp_duplicate(l, out);
             cpu::wheel_unsupported(l, out);
+            cpu::executable_stack(l, out);
         }
         if has(CPUTORCH) {
             cpu_only_torch(l, out);

@@ -81,6 +81,7 @@ registry! {
     cpu_features_missing => CpuFeaturesMissing "cpu-features-missing",
     openmp_duplicate => OpenmpDuplicate "openmp-duplicate",
     wheel_tags_mismatch => WheelTagsMismatch "wheel-tags-mismatch",
+    executable_stack => ExecutableStack "executable-stack",
 }
 
 pub use id::Code;
@@ -499,6 +500,9 @@ pub(crate) fn diagnose(
         ),
         Failure::IllegalInstruction { feature, detail } => {
             cpu_features_missing::diagnose(&cx, source, feature.as_deref(), detail)
+        }
+        Failure::ExecutableStack { library } => {
+            executable_stack::diagnose(&cx, source, library.as_deref())
         }
         Failure::WheelUnsupported { wheel } => wheel_tags_mismatch::diagnose(&cx, source, wheel),
         Failure::OpenmpDuplicate {

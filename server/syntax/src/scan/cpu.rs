@@ -235,3 +235,25 @@ pub(super) fn wheel_unsupported(l: &Line<'_>, out: &mut Out) {
         },
     );
 }
+
+/// glibc 2.41's `X.so: cannot enable executable stack as shared object requires: Invalid
+/// argument`: the library's PT_GNU_STACK asks for an executable stack, which `dlopen` no longer
+/// grants.
+pub(super) fn executable_stack(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("cannot enable executable stack") else {
+        return;
+    };
+    let before = s[..p].trim_end().trim_end_matches(':');
+    let word = before.rsplit([' ', '\t', '\'', '"']).next().unwrap_or("");
+    let library = (word.contains(".so") || word.contains('/')).then(|| cap(word).to_owned());
+    let start = p - if library.is_some() {
+        s[..p].len() - before.len() + word.len()
+    } else {
+        0
+    };
+    out.push(
+        l.span(start.min(p), s.trim_end().len().max(p)),
+        EventKind::ExecutableStack { library },
+    );
+}
