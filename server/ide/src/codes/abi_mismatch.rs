@@ -293,11 +293,6 @@ pub(crate) fn tensorflow_op(d: &mut Diagnostic, lib: &str, name: &str) {
     ]);
 }
 
-/// An extension's source written for another torch than the installed one: it uses C++ API
-/// (`AT_CHECK`, THC's headers) a release removed, or a torch name the installed headers do not
-/// declare, and the build stops before anything links. Its patch comes first (the names
-/// instead, which is how projects updated), then the torch the source was written for, for code
-/// that cannot be changed.
 /// A build compiling with an older C++ standard than the torch it builds against requires
 /// (`#error You need C++17 to compile PyTorch` under `-std=c++14`): the extension's flags were
 /// written for an older torch.
@@ -309,9 +304,7 @@ pub(crate) fn cxx_standard(
 ) -> Diagnostic {
     let code = Code::AbiMismatch;
     let mut d = blank(code, source);
-    d.package = cx
-        .package_being_built(Some(detail))
-        .filter(|p| p != "torch");
+    d.package = extension_built(cx, detail);
     let who = d.package.as_deref().unwrap_or("the extension");
     d.message = format!(
         "{who}'s build compiles with an older C++ standard than torch's headers require (C++{needs}): its build flags were written for an older torch"
@@ -344,6 +337,18 @@ pub(crate) fn cxx_standard(
     d
 }
 
+/// The package a failed build of torch-facing source was building: torch is the side whose API
+/// moved, never the source written against it.
+fn extension_built(cx: &Cx<'_>, detail: &str) -> Option<String> {
+    cx.package_being_built(Some(detail))
+        .filter(|p| p != "torch")
+}
+
+/// An extension's source written for another torch than the installed one: it uses C++ API
+/// (`AT_CHECK`, THC's headers) a release removed, or a torch name the installed headers do not
+/// declare, and the build stops before anything links. Its patch comes first (the names
+/// instead, which is how projects updated), then the torch the source was written for, for code
+/// that cannot be changed.
 pub(crate) fn removed_api(
     cx: &Cx<'_>,
     source: Option<SourceRef>,
@@ -352,10 +357,7 @@ pub(crate) fn removed_api(
 ) -> Diagnostic {
     let code = Code::AbiMismatch;
     let mut d = blank(code, source);
-    // torch is the side whose API moved, never the source written against it.
-    d.package = cx
-        .package_being_built(Some(detail))
-        .filter(|p| p != "torch");
+    d.package = extension_built(cx, detail);
     let who = d.package.as_deref().unwrap_or("the extension");
     // Dated by the removals table, or a name the installed headers do not declare that no table
     // dates (`c10::cuda::CUDACachingAllocator`, which torch's headers stopped including): the
