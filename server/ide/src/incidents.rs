@@ -256,6 +256,8 @@ pub struct Scene {
     pub old_cxx_standard: bool,
     /// The text shows torch 1.x's THC (`THCudaCheck FAIL`).
     pub mentions_thc: bool,
+    /// The text shows a Jetson board (its name, JetPack, L4T, Tegra).
+    pub mentions_jetson: bool,
     /// The text shows ZLUDA (`ComfyUI-Zluda`): torch's CUDA DLLs run on AMD's HIP runtime.
     pub mentions_zluda: bool,
     /// The text names PyTorch by its project name (`when use Pytorch 1.7`), where no `torch`
@@ -328,6 +330,14 @@ const TEXT_PHRASES: &[&str] = &[
     "CMAKE_CXX_STANDARD 14",
     // torch 1.x's THC, in its messages (`THCudaCheck FAIL`) and headers.
     "THCudaCheck",
+    // NVIDIA's aarch64 machines (PyPI's aarch64 torch is CPU-only), and Jetson boards by their
+    // software's names.
+    "GB10",
+    "DGX Spark",
+    "sbsa",
+    "JetPack",
+    "L4T",
+    "Tegra",
 ];
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
@@ -382,6 +392,8 @@ impl Scene {
         self.torch_preloads |= (33..=35).any(|i| f.has(i));
         self.old_cxx_standard |= (36..=40).any(|i| f.has(i));
         self.mentions_thc |= f.has(41);
+        self.mentions_arm |= (42..=47).any(|i| f.has(i));
+        self.mentions_jetson |= f.has(29) || f.has(30) || (45..=47).any(|i| f.has(i));
     }
 }
 
@@ -1424,7 +1436,11 @@ impl Collector {
                 };
             }
         }
-        out.retain(|i| !matches!(i.failure, Failure::CudaUnavailable { .. }));
+        // The rest wait for the whole text's facts (an ARM machine, whose PyPI torch is
+        // CPU-only): `codes::diagnose` decides, after the scene has read them.
+        if asserted {
+            out.retain(|i| !matches!(i.failure, Failure::CudaUnavailable { .. }));
+        }
         // The framework's summary says no more than the loader's lines that name the libraries.
         if out
             .iter()

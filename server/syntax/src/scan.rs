@@ -363,6 +363,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("copies of the OpenMP runtime", FOREIGN),
     ("cuda.is_available()", CPUTORCH),
     ("Is CUDA available: False", CPUTORCH),
+    ("only works on NVIDIA GPUs", CPUTORCH),
     // Version subjects with the separator that follows them in version statements: bare names
     // (`python3.10/` in every path, `numpy>=`, `cuda:0`) would make most log lines candidates.
     ("PyTorch", VERSION),
@@ -1913,10 +1914,14 @@ impl<'a> Scanner<'a> {
     /// `print(…) # False`) or as the next line's answer (`False`, `>>false`).
     fn cuda_unavailable(&self, l: &Line<'_>, out: &mut Out) {
         let s = l.s();
-        // `python -m torch.utils.collect_env` says it in one line.
-        if let Some(p) = s.find("Is CUDA available: False") {
+        // `python -m torch.utils.collect_env` says it in one line; Unsloth refuses to start with
+        // `Unsloth currently only works on NVIDIA GPUs and Intel GPUs.` when torch sees no CUDA.
+        if let Some((p, n)) = ["Is CUDA available: False", "only works on NVIDIA GPUs"]
+            .iter()
+            .find_map(|w| s.find(w).map(|p| (p, w.len())))
+        {
             out.push(
-                l.span(p, p + 24),
+                l.span(p, p + n),
                 EventKind::CudaUnavailable {
                     detail: l.content_text(),
                 },

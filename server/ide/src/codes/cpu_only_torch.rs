@@ -69,6 +69,27 @@ pub(crate) fn diagnose(
     };
     d.explanation = Some("PyPI serves CPU-only torch on Windows and macOS, and the cpu index serves `+cpu` builds; a requirements file or another package's dependency can also replace a CUDA build with one. The CUDA builds live on PyTorch's own indexes, one per CUDA version.".into());
     d.fixes = fixes(cx, torch.as_deref(), driver.as_deref());
+    if cx.scene.mentions_arm {
+        d.evidence.push("the text shows an ARM machine: PyPI's aarch64 torch is a CPU-only build; the CUDA builds for ARM servers (Grace, GB10) are on PyTorch's cu12x/cu13x indexes".into());
+    }
+    // A Jetson's integrated GPU runs only NVIDIA's torch builds for its JetPack.
+    if cx.scene.mentions_jetson {
+        d.fixes.insert(
+            0,
+            Fix::new(
+                Code::CpuOnlyTorch,
+                "jetpack-build",
+                FixKind::Advice,
+                "Install NVIDIA's torch wheel for this board's JetPack",
+                "Neither PyPI nor PyTorch's indexes build torch for a Jetson's integrated GPU; NVIDIA publishes wheels per JetPack release (its 'PyTorch for Jetson' page, or the jetson-ai-lab index), and the JetPack containers (l4t-pytorch) carry them.",
+            )
+            .step(Step::Manual(
+                "find the JetPack release (`cat /etc/nv_tegra_release` or `dpkg -l nvidia-jetpack`), then install NVIDIA's torch wheel for it (and the torchvision built against that wheel)".into(),
+            ))
+            .leading(),
+        );
+        d.fixes = crate::fix::rank(std::mem::take(&mut d.fixes));
+    }
     d
 }
 

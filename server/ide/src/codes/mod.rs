@@ -509,7 +509,12 @@ pub(crate) fn diagnose(
             initializing,
             found,
         } => openmp_duplicate::diagnose(&cx, source, initializing.as_deref(), found.as_deref()),
-        // Turned into `CpuOnlyTorch` or dropped when the incidents are collected.
+        // A `+cpu` torch was turned into `CpuOnlyTorch` when the incidents were collected; on an
+        // ARM machine PyPI's torch is CPU-only too (its CUDA builds live on PyTorch's index and,
+        // for Jetson, NVIDIA's); otherwise CUDA being unavailable has too many causes to name.
+        Failure::CudaUnavailable { detail } if scene.mentions_arm => {
+            cpu_only_torch::diagnose(&cx, source, detail, false)
+        }
         Failure::CudaUnavailable { .. } => return None,
         Failure::ExtensionsSkipped {
             package,
