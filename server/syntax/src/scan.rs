@@ -98,6 +98,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cannot load library '", WINDLL),
     ("unable to load shared object '", WINDLL),
     ("Unable to load any of", LOADFORM),
+    ("Could not load any of", LOADFORM),
     ("Could not load library", LOADFORM),
     ("The third-party dynamic library (", LOADFORM),
     // TensorFlow's loader, its `; dlerror: …` cut off (an issue's title).

@@ -439,10 +439,17 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     }
     // CTranslate2 / cuDNN's loader: `Unable to load any of {libcudnn_ops.so.9.1.0, …}`: the
     // first name is the most specific; all name one library.
-    if let Some(p) = s.find("Unable to load any of") {
+    // PyTables' the same way: `Could not load any of ['hdf5.dll', 'hdf5dll.dll',
+    // 'pytables_hdf5.dll']`.
+    if let Some(p) = s
+        .find("Unable to load any of")
+        .or_else(|| s.find("Could not load any of"))
+    {
         let r = s.get(p + 21..).unwrap_or("").trim_start();
-        if let Some(r) = r.strip_prefix('{') {
-            let inner = &r[..r.find('}').unwrap_or(r.len())];
+        if let Some(r) = r.strip_prefix('{').or_else(|| r.strip_prefix('[')) {
+            let inner = &r[..r.find(['}', ']']).unwrap_or(r.len())];
+            let inner = inner.replace(['\'', '"'], "");
+            let inner = inner.as_str();
             if let Some(first) = inner.split(',').map(str::trim).find(|t| is_library_name(t)) {
                 push(p, first, None);
                 return;
