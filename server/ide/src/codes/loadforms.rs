@@ -237,7 +237,12 @@ pub(crate) fn windows(
         let near = cx.near.map(str::to_owned);
         if bare && dll.is_none() {
             near.or_else(|| module.and_then(underscored_package))
-        } else if product.is_some() || (module.is_some() && dll.is_none()) {
+        } else if product.is_some()
+            || (module.is_some() && dll.is_none())
+            // A DLL named bare (no directory), which the loader searched for: the package
+            // whose import needed it is the one the text shows loading it (PyTables' hdf5.dll).
+            || dll.is_some_and(|d| !d.contains(['/', '\\']))
+        {
             // A submodule no table names (h5py's `defs`) is the package around it, torch aside.
             near.filter(|n| n != "torch")
         } else {
