@@ -201,6 +201,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     // could not be located in /usr/lib64`.
     (" path could not be located in ", CUDAHOME),
     ("The detected CUDA version", CUDAMM | VERSION),
+    ("检测到的 CUDA 版本", CUDAMM),
     // torchvision's and torchaudio's checks, whole or wrapped after "different".
     ("were compiled with different", CUDAMM),
     // JIT op builders: DeepSpeed's and apex's own checks, and an nvcc too old for the build.
@@ -1439,6 +1440,23 @@ impl<'a> Scanner<'a> {
                     found,
                     expected,
                     detail: cap(&detail).to_owned(),
+                },
+            );
+        }
+        // The same check localized by a launcher (Chinese WebUI packs): `检测到的 CUDA 版本 (12.1)
+        // 与用于编译 PyTorch (11.8) 的版本不匹配`.
+        if let Some(p) = s.find("检测到的 CUDA 版本") {
+            let r = &s[p..];
+            let found = paren_after(r, "版本");
+            let expected = r
+                .find("PyTorch")
+                .and_then(|i| paren_after(&r[i..], "PyTorch"));
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::CudaVersionMismatch {
+                    found,
+                    expected,
+                    detail: cap(r.trim_end()).to_owned(),
                 },
             );
         }
