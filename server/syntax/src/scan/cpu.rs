@@ -69,6 +69,12 @@ pub(super) fn wrong_architecture(l: &Line<'_>, out: &mut Out) {
                 .count();
             non_empty(m[..n].trim_end_matches('.'))
         });
+        // Error 193 is also what `subprocess` raises for a file that is no program: only a load
+        // (a DLL or module the line names) is a library of another architecture.
+        let lower = s.to_ascii_lowercase();
+        if library.is_none() && !lower.contains(".dll") && !lower.contains(".pyd") {
+            return;
+        }
         (p, library, None, None)
     } else {
         return;
