@@ -286,6 +286,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("has no attribute 'selective_scan_", MAMBA),
     ("can't load C++/CUDA", XF),
     ("Need to compile C++", XF),
+    ("No operator found for `memory_efficient", XF),
     ("wasn't build with CUDA support", XF),
     ("wasn't built with CUDA support", XF),
     ("has been toggled on", FA),
@@ -1676,6 +1677,36 @@ impl<'a> Scanner<'a> {
                     have_python: None,
                 },
             );
+        }
+        // `No operator found for `memory_efficient_attention_forward` with inputs:` followed by
+        // `operator wasn't built`, or cut off before its reasons: xFormers' kernels did not
+        // load. Reasons of another kind (the GPU's capability, the dtype, the head size) are the
+        // inputs', not the build's: no event then.
+        if let Some(p) = s.find("No operator found for `memory_efficient_attention") {
+            let mut cur = self.next_line(l);
+            let (mut not_built, mut reasons) = (false, false);
+            for _ in 0..24 {
+                let Some(n) = cur else { break };
+                let c = n.c();
+                if c.contains("wasn't built") || c.contains("wasn't build") {
+                    not_built = true;
+                    break;
+                }
+                reasons |= c.contains("is not supported because");
+                cur = self.next_line(&n);
+            }
+            if not_built || !reasons {
+                out.push(
+                    l.span(p, s.trim_end().len()),
+                    EventKind::XformersBuiltFor {
+                        built_torch: None,
+                        have_torch: None,
+                        built_cuda: None,
+                        built_python: None,
+                        have_python: None,
+                    },
+                );
+            }
         }
         if let Some(p) = s.find("Need to compile C++ extensions") {
             out.push(
