@@ -1993,11 +1993,17 @@ impl<'a> Scanner<'a> {
                 .trim_start();
             t.starts_with("False") || t.starts_with("false")
         };
-        let unavailable = if after.trim().is_empty() {
-            next.as_ref().is_some_and(|n| answer(n.c()))
-        } else {
-            answer(after)
-        };
+        // `assert torch.cuda.is_available(), "…"` failing: the next line is its AssertionError.
+        let asserted = s[..p].trim_end().ends_with("assert torch.")
+            && next
+                .as_ref()
+                .is_some_and(|n| n.c().trim_start().starts_with("AssertionError"));
+        let unavailable = asserted
+            || if after.trim().is_empty() {
+                next.as_ref().is_some_and(|n| answer(n.c()))
+            } else {
+                answer(after)
+            };
         if unavailable {
             out.push(
                 l.content_span(),

@@ -510,9 +510,10 @@ pub(crate) fn diagnose(
             found,
         } => openmp_duplicate::diagnose(&cx, source, initializing.as_deref(), found.as_deref()),
         // A `+cpu` torch was turned into `CpuOnlyTorch` when the incidents were collected; on an
-        // ARM machine PyPI's torch is CPU-only too (its CUDA builds live on PyTorch's index and,
-        // for Jetson, NVIDIA's); otherwise CUDA being unavailable has too many causes to name.
-        Failure::CudaUnavailable { detail } if scene.mentions_arm => {
+        // ARM machine or on Windows PyPI's torch is CPU-only too (its CUDA builds live on
+        // PyTorch's index and, for Jetson, NVIDIA's); otherwise CUDA being unavailable has too
+        // many causes to name.
+        Failure::CudaUnavailable { detail } if scene.mentions_arm || scene.mentions_windows => {
             cpu_only_torch::diagnose(&cx, source, detail, false)
         }
         Failure::CudaUnavailable { .. } => return None,
