@@ -533,4 +533,26 @@ else
     echo "note: no 32-bit toolchain, skipped hostile/libelf32.so" >&2
 fi
 
+# Two libraries told apart by PT_GNU_STACK alone: one asking for an executable stack (as
+# assembly built without .note.GNU-stack does; glibc 2.41+ refuses to dlopen it), one not.
+mkdir -p "$B/execstack"
+printf 'int abidoc_stack(void) { return 1; }\n' >"$SRC/stack.c"
+"$CC" -shared -fPIC -Wl,-z,execstack -o "$B/execstack/libexecstack.so" "$SRC/stack.c"
+"$CC" -shared -fPIC -Wl,-z,noexecstack -o "$B/execstack/libnoexecstack.so" "$SRC/stack.c"
+
+# Two stand-in interpreters whose C library is glibc 2.41 and 2.40 by its version definitions
+# (never run: the loader model reads which libc.so.6 the interpreter's RUNPATH gives), for the
+# executable-stack check.
+for v in 2.41 2.40; do
+    d="$B/fakepy-$v"
+    mkdir -p "$d/lib" "$d/bin"
+    printf 'GLIBC_%s { global: abidoc_glibc_marker; local: *; };\n' "$v" >"$d/libc.map"
+    printf 'int abidoc_glibc_marker(void) { return 0; }\n' >"$SRC/fakelibc.c"
+    "$CC" -shared -fPIC -nostdlib -Wl,-soname,libc.so.6 -Wl,--version-script="$d/libc.map" \
+        -o "$d/lib/libc.so.6" "$SRC/fakelibc.c"
+    printf 'int abidoc_glibc_marker(void);\nvoid _start(void) { abidoc_glibc_marker(); for (;;) {} }\n' >"$SRC/fakepy.c"
+    "$CC" -nostdlib -o "$d/bin/python3" "$SRC/fakepy.c" -L"$d/lib" -l:libc.so.6 \
+        -Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../lib'
+done
+
 echo "abidoc native fixtures built in $OUT"

@@ -544,3 +544,44 @@ fn a_library_of_another_architecture_reported_as_missing_is_named_as_such() {
         .collect();
     assert_eq!(codes, ["cpu-arch-mismatch"], "{}", o.stdout);
 }
+
+/// A scan under an interpreter whose glibc is 2.41 reports a library that asks for an executable
+/// stack as `executable-stack`, with the fix naming the file, and not under glibc 2.40.
+#[test]
+fn a_scan_names_an_executable_stack_glibc_refuses() {
+    let root = native();
+    let dir = tmp();
+    let sp = dir.path().join("site-packages");
+    std::fs::create_dir_all(sp.join("stackpkg")).expect("mkdir");
+    std::fs::copy(
+        root.join("build/execstack/libexecstack.so"),
+        sp.join("stackpkg/libexecstack.so"),
+    )
+    .expect("copy");
+    let scan = |glibc: &str| {
+        let py = root.join(format!("build/fakepy-{glibc}/bin/python3"));
+        let o = abidoc(
+            &[
+                "scan",
+                "--format",
+                "json",
+                "--python",
+                p(&py),
+                "--site-packages",
+                p(&sp),
+            ],
+            None,
+            Duration::from_secs(60),
+        );
+        assert_ran(&o, "scan an executable stack");
+        let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("one JSON document");
+        v["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["code"] == "executable-stack")
+            .count()
+    };
+    assert_eq!(scan("2.41"), 1);
+    assert_eq!(scan("2.40"), 0);
+}

@@ -24,6 +24,10 @@ pub struct ElfInfo<'a> {
     pub version_defs: Vec<VersionDef<'a>>,
     /// Versions this file requires, grouped by the file that must define them (`.gnu.version_r`).
     pub version_needs: Vec<VersionNeed<'a>>,
+    /// `PT_GNU_STACK`'s executable bit: `Some(true)` when the file asks for an executable stack,
+    /// `Some(false)` when it says it needs none, `None` when it has no such header (which the
+    /// x86 ABIs read as executable).
+    pub exec_stack: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -159,6 +159,7 @@ where
         symbols: Vec::new(),
         version_defs: Vec::new(),
         version_needs: Vec::new(),
+        exec_stack: gnu_stack(header, endian, data),
     };
     let sections = match header.sections(endian, data) {
         Ok(s) if !s.is_empty() => s,
@@ -185,6 +186,20 @@ where
     read_versions_defs_needs(&sections, endian, data, &mut info, problems);
     read_symbols(&sections, endian, data, &mut info, problems);
     Some(info)
+}
+
+/// The executable bit of `PT_GNU_STACK`, read from the program headers as the loader reads it;
+/// `None` when there is no such header (or the headers cannot be read).
+fn gnu_stack<Elf>(header: &Elf, endian: Elf::Endian, data: &[u8]) -> Option<bool>
+where
+    Elf: FileHeader<Endian = Endianness>,
+{
+    use object::read::elf::ProgramHeader as _;
+    let phdrs = header.program_headers(endian, data).ok()?;
+    phdrs
+        .iter()
+        .find(|ph| ph.p_type(endian) == object::elf::PT_GNU_STACK)
+        .map(|ph| ph.p_flags(endian).0 & object::elf::PF_X.0 != 0)
 }
 
 fn section_problem_kind(e: object::read::Error, len: usize) -> ProblemKind {

@@ -491,3 +491,17 @@ fn fuzz_crashes_read_without_panic() {
     }
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn executable_stack_is_read_from_pt_gnu_stack() {
+    let dir = fixtures().join("build/execstack");
+    for (file, want) in [
+        ("libexecstack.so", Some(true)),
+        ("libnoexecstack.so", Some(false)),
+    ] {
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        let (info, problems) = read(&bytes);
+        let info = info.unwrap_or_else(|| panic!("{file}: {problems:?}"));
+        assert_eq!(info.exec_stack, want, "{file}");
+    }
+}

@@ -266,6 +266,29 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
             },
         ));
     }
+    // glibc 2.41 and later refuse, at `dlopen`, an object that asks for an executable stack
+    // (`cannot enable executable stack as shared object requires`): every import of it fails.
+    if glibc_refuses_exec_stack(&pm) {
+        for &oi in &new_objects {
+            let obj = &pm.objects[oi];
+            if !obj.facts.exec_stack {
+                continue;
+            }
+            let why = optional_reason(env, path, None);
+            if why.is_some() {
+                degraded = true;
+            } else {
+                fails = true;
+            }
+            report.findings.push(finding(
+                Severity::Error,
+                why,
+                FindingFacts::ExecutableStack {
+                    object: obj.path.clone(),
+                },
+            ));
+        }
+    }
     // Version requirements (checked by ld.so before any symbol is bound).
     let mut missing_versions: HashSet<(String, String)> = HashSet::new();
     for &oi in &new_objects {
@@ -704,5 +727,45 @@ fn machine_name(m: u16) -> &'static str {
         21 => "PowerPC64",
         22 => "s390x",
         _ => "unknown machine",
+    }
+}
+
+/// Whether the process's C library is glibc 2.41 or later, whose `dlopen` no longer makes the
+/// stack executable for an object that asks for it: its version definitions reach `GLIBC_2.41`.
+fn glibc_refuses_exec_stack(pm: &crate::loader::ProcessModel) -> bool {
+    pm.find_by_name("libc.so.6").is_some_and(|i| {
+        pm.objects[i]
+            .facts
+            .verdefs
+            .iter()
+            .any(|v| glibc_at_least(v, (2, 41)))
+    })
+}
+
+/// `GLIBC_2.41` (or later) against `(2, 41)`.
+pub(crate) fn glibc_at_least(version: &str, min: (u32, u32)) -> bool {
+    let Some(v) = version.strip_prefix("GLIBC_") else {
+        return false;
+    };
+    let mut parts = v.split('.').map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(a), Some(b)) => (a, b) >= min,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glibc_at_least;
+
+    #[test]
+    fn glibc_versions_compare_by_number() {
+        assert!(glibc_at_least("GLIBC_2.41", (2, 41)));
+        assert!(glibc_at_least("GLIBC_2.42", (2, 41)));
+        assert!(glibc_at_least("GLIBC_3.0", (2, 41)));
+        assert!(!glibc_at_least("GLIBC_2.4", (2, 41)));
+        assert!(!glibc_at_least("GLIBC_2.39", (2, 41)));
+        assert!(!glibc_at_least("GLIBC_PRIVATE", (2, 41)));
+        assert!(!glibc_at_least("GLIBCXX_3.4.41", (2, 41)));
     }
 }

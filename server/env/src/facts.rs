@@ -84,6 +84,9 @@ pub struct LibFacts {
     pub runpath: Vec<String>,
     /// `DF_1_NODEFLIB`: neither the cache nor the default directories are searched.
     pub nodeflib: bool,
+    /// The file asks for an executable stack (`PT_GNU_STACK` with its executable bit, or no
+    /// such header on x86, whose ABI then assumes one), which glibc 2.41's `dlopen` refuses.
+    pub exec_stack: bool,
     /// Grouped by name (equal names adjacent, then by version), in the order of
     /// `export_hashes`: sorting 250k fixed-size keys is several times cheaper than sorting the
     /// strings, and lookups go by hash first anyway.
@@ -106,6 +109,7 @@ impl Default for LibFacts {
         LibFacts {
             is_64: false,
             machine: 0,
+            exec_stack: false,
             soname: None,
             needed: Vec::new(),
             rpath: Vec::new(),
@@ -176,6 +180,8 @@ impl LibFacts {
             runpath: info.runpath.iter().map(ToString::to_string).collect(),
             // abidoc-elf does not report DT_FLAGS_1; DF_1_NODEFLIB is rare outside system builds.
             nodeflib: false,
+            // No PT_GNU_STACK: x86-64's and i386's default stack permissions are executable.
+            exec_stack: info.exec_stack.unwrap_or(matches!(info.machine, 62 | 3)),
             problems: problems.iter().map(|p| p.message.clone()).collect(),
             ..LibFacts::default()
         };

@@ -132,6 +132,11 @@ pub enum FindingFacts {
     Unreadable {
         message: String,
     },
+    /// The object asks for an executable stack and this machine's glibc (2.41 or later) refuses
+    /// to `dlopen` it.
+    ExecutableStack {
+        object: PathBuf,
+    },
     /// The library is built for another CPU architecture than this machine's (`64-bit AArch64`
     /// on `64-bit x86-64`): no process here loads it.
     WrongArchitecture {
@@ -163,6 +168,7 @@ impl FindingFacts {
             FindingFacts::XformersBuild { .. } => "xformers-build",
             FindingFacts::Unreadable { .. } => "unreadable",
             FindingFacts::WrongArchitecture { .. } => "wrong-architecture",
+            FindingFacts::ExecutableStack { .. } => "executable-stack",
             FindingFacts::GpuCodeMissing { .. } => "gpu-code-missing",
         }
     }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Bumped whenever a cached field changes meaning.
-const CACHE_VERSION: u32 = 4;
+const CACHE_VERSION: u32 = 5;
 /// Directory depth below site-packages walked for stray libraries.
 pub const MAX_DEPTH: usize = 12;
 /// Files visited per site-packages walk before giving up (a runaway tree).

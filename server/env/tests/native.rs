@@ -1241,3 +1241,30 @@ fn first_use_inside_a_parallel_check_never_deadlocks() {
         );
     }
 }
+
+/// glibc 2.41 and later refuse to `dlopen` an object asking for an executable stack: the check
+/// reads which glibc the interpreter's own libc.so.6 is (its version definitions), so the same
+/// library fails under a 2.41 interpreter and loads under a 2.40 one.
+#[test]
+fn an_executable_stack_fails_under_glibc_2_41_only() {
+    let fx = fixtures();
+    let lib = fx.join("build/execstack/libexecstack.so");
+    let quiet = fx.join("build/execstack/libnoexecstack.so");
+    let sp = fx.join("site-packages");
+    let refused = |glibc: &str, lib: &Path| {
+        let mut s = spec(&sp);
+        s.python = Some(fx.join(format!("build/fakepy-{glibc}/bin/python3")));
+        let env = Environment::open(&s);
+        assert!(env.layout.interpreter.is_some(), "{glibc}: no interpreter");
+        check_library(&env, lib)
+            .findings
+            .iter()
+            .any(|f| matches!(&f.facts, FindingFacts::ExecutableStack { object } if object == lib))
+    };
+    assert!(
+        refused("2.41", &lib),
+        "glibc 2.41 refuses an executable stack"
+    );
+    assert!(!refused("2.40", &lib), "glibc 2.40 grants it");
+    assert!(!refused("2.41", &quiet), "no executable stack asked for");
+}

@@ -320,6 +320,9 @@ pub(crate) fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagn
             crate::codes::gpu_arch_missing::from_env(&cx(world), &mut d, gpu, *capability, carries);
             return Some(d);
         }
+        FindingFacts::ExecutableStack { object } => Failure::ExecutableStack {
+            library: Some(object.display().to_string()),
+        },
         FindingFacts::WrongArchitecture { have, need } => Failure::WrongArchitecture {
             library: lib.clone(),
             have: Some(have.clone()),

@@ -5,7 +5,8 @@
 //! The library's `PT_GNU_STACK` program header has the executable bit, or is missing (which the
 //! x86-64 ABI reads the same way): usually hand-written assembly built without
 //! `.note.GNU-stack` (oneDNN in torch's CPU library, ROCm's HIP runtime). The fixes clear that
-//! bit on the file, or move to a build of the package linked with `-z noexecstack`.
+//! bit on the file, or move to a build of the package linked with `-z noexecstack`. The
+//! environment scan reports the same failure from the files (`FindingFacts::ExecutableStack`).
 
 use super::{Code, CodeDoc, Cx, blank};
 use crate::diagnostic::{Diagnostic, SourceRef};
@@ -13,7 +14,7 @@ use crate::fix::{Fix, FixKind, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "glibc 2.41 or later refuses a library that asks for an executable stack (`cannot enable executable stack`).",
-    meaning: "A library whose `PT_GNU_STACK` program header asks for an executable stack (or has none, which x86-64 reads the same way) used to make the process's stacks executable when loaded. glibc 2.41 stopped doing that for `dlopen`, so every import of such a library fails on distributions that ship it (Fedora 42, Arch, openSUSE Tumbleweed, Ubuntu 25.04 and later). The library rarely needs it: the flag comes from assembly sources built without a `.note.GNU-stack` section.",
+    meaning: "A library whose `PT_GNU_STACK` program header asks for an executable stack (or has none, which x86-64 reads the same way) used to make the process's stacks executable when loaded. glibc 2.41 stopped doing that for `dlopen`, so every import of such a library fails on distributions that ship it (Fedora 42, Arch, openSUSE Tumbleweed, Ubuntu 25.04 and later). The library rarely needs it: the flag comes from assembly sources built without a `.note.GNU-stack` section. With the environment, the scan finds such libraries before any import: it reads each library's `PT_GNU_STACK` and which glibc the interpreter's `libc.so.6` is.",
     fixes: "1. Clear the flag on the named library (`patchelf --clear-execstack LIB`, or `execstack -c LIB`): it edits the installed file, and a reinstall brings the flag back. 2. A build of the package linked with `-z noexecstack`: its newer release, or the distribution's or conda-forge's build.",
     ..CodeDoc::BASE
 };
