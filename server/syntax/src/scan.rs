@@ -180,7 +180,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("metadata-generation-failed", BFAIL),
     ("did not run successfully", BFAIL),
     ("No module named", NOTORCH),
-    (" miss in module ", NOTORCH),
+    (" miss in module", NOTORCH),
     ("cannot import name ", NOTORCH),
     ("Ninja is required", NOTORCH),
     ("invalid command 'bdist_wheel'", NOTORCH),
@@ -1058,7 +1058,8 @@ impl<'a> Scanner<'a> {
         if has(NOTORCH) {
             self.no_torch(l, out);
             loadforms::compiled_module_missing(l, out);
-            loadforms::mmcv_op_missing(l, out);
+            let next = self.next_line(l);
+            loadforms::mmcv_op_missing(l, next.as_ref().map(Line::c), out);
         }
         if has(CUDAHOME) {
             cuda_home(l, out);

@@ -121,7 +121,7 @@ pub(super) fn illegal_instruction(l: &Line<'_>, out: &mut Out) {
     // A GPU kernel's `an illegal instruction was encountered` is CUDA's, not the CPU's.
     if avx.is_none()
         && (s.contains("was encountered")
-            || s.contains("CUDA")
+            || s.contains("CUDA error")
             || s.contains("cudaError")
             || s.contains("hipError"))
     {

@@ -884,12 +884,18 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
 /// mmcv's op loader (`mmcv.utils.ext_loader`) asserting that its compiled `_ext` has a function:
 /// `active_rotated_filter_forward miss in module _ext` — an mmcv installed without its ops (the
 /// lite build, or a build that skipped them), or built before the op existed.
-pub(super) fn mmcv_op_missing(l: &Line<'_>, out: &mut Out) {
+pub(super) fn mmcv_op_missing(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find(" miss in module ") else {
+    let Some(p) = s.find(" miss in module") else {
         return;
     };
-    let r = &s[p + 16..];
+    // The module name, or — a line wrapped right after the phrase — the next line's first word.
+    let rest = s[p + 15..].trim_start();
+    let r = if rest.is_empty() {
+        next.map(str::trim_start).unwrap_or("")
+    } else {
+        rest
+    };
     let n = r
         .bytes()
         .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_')
@@ -899,7 +905,7 @@ pub(super) fn mmcv_op_missing(l: &Line<'_>, out: &mut Out) {
     }
     let start = s[..p].rfind(' ').map_or(0, |i| i + 1).max(l.content);
     out.push(
-        l.span(start.min(p), p + 16 + n),
+        l.span(start.min(p), s.trim_end().len()),
         EventKind::CompiledModuleMissing {
             module: format!("mmcv.{}", &r[..n]),
         },
