@@ -234,8 +234,9 @@ pub(super) fn wheel_unsupported(l: &Line<'_>, out: &mut Out) {
     if !word.ends_with(".whl") || word.len() > 256 {
         return;
     }
+    // `word` ends `before`, which is `s[..p]` without trailing spaces: it starts there.
     out.push(
-        l.span(p - word.len().min(p), s.trim_end().len()),
+        l.span(before.len() - word.len(), s.trim_end().len()),
         EventKind::WheelUnsupported {
             wheel: word.to_owned(),
         },
