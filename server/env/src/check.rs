@@ -266,6 +266,14 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
             },
         ));
     }
+    // A load failure that stops the import, as an error finding; `true` when the package loads
+    // this library only as an optional backend (the caller then counts it as degraded).
+    let error_unless_optional = |report: &mut LibraryReport, facts: FindingFacts| {
+        let why = optional_reason(env, path, None);
+        let optional = why.is_some();
+        report.findings.push(finding(Severity::Error, why, facts));
+        optional
+    };
     // glibc 2.41 and later refuse, at `dlopen`, an object that asks for an executable stack
     // (`cannot enable executable stack as shared object requires`): every import of it fails.
     if glibc_refuses_exec_stack(&pm) {
@@ -274,19 +282,12 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
             if !obj.facts.exec_stack {
                 continue;
             }
-            let why = optional_reason(env, path, None);
-            if why.is_some() {
+            let object = obj.path.clone();
+            if error_unless_optional(&mut report, FindingFacts::ExecutableStack { object }) {
                 degraded = true;
             } else {
                 fails = true;
             }
-            report.findings.push(finding(
-                Severity::Error,
-                why,
-                FindingFacts::ExecutableStack {
-                    object: obj.path.clone(),
-                },
-            ));
         }
     }
     // Version requirements (checked by ld.so before any symbol is bound).
@@ -314,17 +315,11 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
                     alternatives: alternatives(env, &vn.file, v, &provider.path),
                 };
                 report.versions.push(check.clone());
-                let why = optional_reason(env, path, None);
-                if why.is_some() {
+                if error_unless_optional(&mut report, FindingFacts::VersionMissing { check }) {
                     degraded = true;
                 } else {
                     fails = true;
                 }
-                report.findings.push(finding(
-                    Severity::Error,
-                    why,
-                    FindingFacts::VersionMissing { check },
-                ));
             }
         }
     }

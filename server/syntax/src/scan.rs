@@ -1668,16 +1668,7 @@ impl<'a> Scanner<'a> {
             .find("xFormers wasn't build with CUDA support")
             .or_else(|| s.find("xFormers wasn't built with CUDA support"))
         {
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::XformersBuiltFor {
-                    built_torch: None,
-                    have_torch: None,
-                    built_cuda: None,
-                    built_python: None,
-                    have_python: None,
-                },
-            );
+            out.push(l.span(p, s.trim_end().len()), xformers_unbuilt());
         }
         // `No operator found for `memory_efficient_attention_forward` with inputs:` followed by
         // `operator wasn't built`, or cut off before its reasons: xFormers' kernels did not
@@ -1697,16 +1688,7 @@ impl<'a> Scanner<'a> {
                 cur = self.next_line(&n);
             }
             if not_built || !reasons {
-                out.push(
-                    l.span(p, s.trim_end().len()),
-                    EventKind::XformersBuiltFor {
-                        built_torch: None,
-                        have_torch: None,
-                        built_cuda: None,
-                        built_python: None,
-                        have_python: None,
-                    },
-                );
+                out.push(l.span(p, s.trim_end().len()), xformers_unbuilt());
             }
         }
         if let Some(p) = s.find("Need to compile C++ extensions") {
@@ -2591,6 +2573,17 @@ fn bnb_function_missing(s: &str) -> Option<usize> {
         && rest.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
         && KERNELS.iter().any(|k| rest.contains(k));
     ok.then_some(p)
+}
+
+/// xFormers without its kernels, what it was built for unstated.
+fn xformers_unbuilt() -> EventKind {
+    EventKind::XformersBuiltFor {
+        built_torch: None,
+        have_torch: None,
+        built_cuda: None,
+        built_python: None,
+        have_python: None,
+    }
 }
 
 /// torch's and TensorFlow's cuDNN checks (see `EventKind::CudnnVersionMismatch`).
