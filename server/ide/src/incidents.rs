@@ -171,6 +171,11 @@ pub enum Failure {
     CudaUnavailable {
         detail: String,
     },
+    /// A package's compiled module lacks a function its Python code calls.
+    CompiledAttributeMissing {
+        module: String,
+        attribute: String,
+    },
     /// A library of another architecture than the process (see `EventKind::WrongArchitecture`).
     WrongArchitecture {
         library: Option<String>,
@@ -1117,6 +1122,23 @@ impl Collector {
                     span,
                 );
             }
+            // A package's compiled module lacking a function its Python code calls (`module
+            // 'custom_rasterizer_kernel' has no attribute 'rasterize_image'`): the compiled
+            // half is from another build or version than the Python half. Mamba's kernels
+            // have their own reading.
+            EventKind::ModuleAttributeMissing { module, attribute }
+                if compiled_module(module)
+                    && !attribute.starts_with("causal_conv1d_")
+                    && !attribute.starts_with("selective_scan_") =>
+            {
+                self.push(
+                    Failure::CompiledAttributeMissing {
+                        module: module.clone(),
+                        attribute: attribute.clone(),
+                    },
+                    span,
+                );
+            }
             // A name of torch's C++ API the headers do not declare, in a table of removals or
             // not (`c10::cuda::CUDACachingAllocator has not been declared`): the source was
             // written for another torch.
@@ -1503,6 +1525,15 @@ fn checkout_extension_import(module: &str, frame: Option<&str>) -> bool {
         && folder.len() >= 3
         && (folder.starts_with(module) || module.starts_with(folder));
     plain && !installed && in_extensions && named_after
+}
+
+/// A module that is a package's compiled extension: named as extensions are (`_C`,
+/// `*_cuda`, `*_kernel`), or listed among a known package's compiled modules.
+fn compiled_module(module: &str) -> bool {
+    let leaf = module.rsplit('.').next().unwrap_or(module);
+    abidoc_syntax::scan::is_compiled_name(leaf)
+        || abidoc_knowledge::packages::package_for_module(module)
+            .is_some_and(|p| p.modules.iter().any(|m| m == module))
 }
 
 fn own_module(module: &str) -> Option<Failure> {

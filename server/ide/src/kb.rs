@@ -98,6 +98,8 @@ pub struct PackageFacts {
     pub newer_msvc: Option<k::packages::NewerMsvc>,
     /// See `Package::follows_torch`.
     pub follows_torch: bool,
+    /// See `Package::checkout_only`.
+    pub checkout_only: bool,
     /// See `Package::framework`.
     pub framework: bool,
     /// See `Package::cuda_extra`.
@@ -139,6 +141,7 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
         runtimes: p.runtimes.clone(),
         newer_msvc: p.newer_msvc.clone(),
         follows_torch: p.follows_torch,
+        checkout_only: p.checkout_only,
         framework: p.framework,
         cuda_extra: p.cuda_extra.clone(),
     }
@@ -165,6 +168,7 @@ impl PackageFacts {
             runtimes: Vec::new(),
             newer_msvc: None,
             follows_torch: false,
+            checkout_only: false,
             framework: false,
             cuda_extra: None,
         }

@@ -74,6 +74,11 @@ pub struct Package {
     /// upgrade of the program, never the fix for a library it misses.
     #[serde(default)]
     pub framework: bool,
+    /// Not on PyPI and no repository URL builds it alone: it is built from a directory of a
+    /// project's checkout (gaussian-splatting's rasterizer, Hunyuan3D's), so no command may
+    /// install it by name (PyPI's project of that name, if any, is another).
+    #[serde(default)]
+    pub checkout_only: bool,
     /// Its extra that installs the CUDA libraries a release was built with as PyPI wheels
     /// (TensorFlow's `and-cuda`): pip keeps the installed release and adds them.
     #[serde(default)]

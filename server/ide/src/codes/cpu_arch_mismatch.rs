@@ -85,7 +85,14 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
             ))),
         );
     }
-    if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
+    let pkg = d.package.as_deref().and_then(Name::new);
+    // Built only from a project's checkout: rebuilt there, for this architecture.
+    let checkout_only = pkg
+        .as_ref()
+        .is_some_and(|p| crate::kb::package(p.as_str()).is_some_and(|f| f.checkout_only));
+    if let Some(p) = pkg.as_ref().filter(|_| checkout_only) {
+        fixes.extend(recipes::source_build(code, cx, p, &[]));
+    } else if let Some(pkg) = pkg {
         fixes.push(
             Fix::new(
                 code,

@@ -77,6 +77,36 @@ pub(crate) fn module_missing(
     d
 }
 
+/// A compiled module lacking a function the package's Python code calls: the two halves come
+/// from different builds (an old in-place build left beside newer sources, a partial rebuild,
+/// the Python files of one release over the compiled module of another).
+pub(crate) fn attribute_missing(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    module: &str,
+    attribute: &str,
+) -> Diagnostic {
+    let mut d = blank(Code::ExtensionIncompleteBuild, source);
+    d.package = abidoc_knowledge::packages::package_for_module(module)
+        .map(|p| cx.as_named(p.name.clone()))
+        .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned));
+    let who = d
+        .package
+        .as_deref()
+        .map_or("its package".to_owned(), ToOwned::to_owned);
+    d.message = format!(
+        "the compiled module {module} has no `{attribute}`, which {who}'s Python code calls: the compiled half was built from other sources than the Python half (an older build left in place, or a rebuild that did not replace it)"
+    );
+    d.fixes = crate::fix::rank(recipes::extension_mismatch(
+        Code::ExtensionIncompleteBuild,
+        cx,
+        d.package.as_deref(),
+        None,
+        &[],
+    ));
+    d
+}
+
 /// A torch JIT op whose own library is missing from its build directory
 /// (`…/torch_extensions/py310_cu121/cpu_adam/cpu_adam.so`): the just-in-time build did not
 /// finish (it failed, or was interrupted and left its lock), and every later run finds the same

@@ -75,6 +75,18 @@ pub fn contradictions(d: &Diagnostic) -> Vec<String> {
             } = s
             {
                 for r in requirements {
+                    // A package built only from a project's checkout is never installed by name:
+                    // PyPI's project of that name, if any, is another.
+                    if !matches!(
+                        r,
+                        Requirement::Vcs(..) | Requirement::Editable(..) | Requirement::Wheel(..)
+                    ) && crate::kb::package(r.name().as_str()).is_some_and(|f| f.checkout_only)
+                    {
+                        out.push(format!(
+                            "{id}: installs {} by name, which is built only from a checkout",
+                            r.name()
+                        ));
+                    }
                     let same_pkg = d.package.as_deref() == Some(r.name().as_str());
                     // A repository has no binary: pip builds it.
                     let compiles = forced

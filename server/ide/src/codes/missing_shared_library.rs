@@ -745,6 +745,10 @@ fn newer_release(cx: &Cx<'_>, lib: &str, pkg: Option<&Name>, torch_lib: bool) ->
         ),
         _ => return None,
     };
+    // A package built only from a checkout has no release to install by name.
+    if kb::package(pkg.as_str()).is_some_and(|f| f.checkout_only) {
+        return None;
+    }
     Some(newest_release(
         cx,
         pkg,

@@ -528,6 +528,9 @@ pub(crate) fn diagnose(
             torch.as_deref(),
             needs_torch.as_deref(),
         ),
+        Failure::CompiledAttributeMissing { module, attribute } => {
+            extension_incomplete_build::attribute_missing(&cx, source, module, attribute)
+        }
         Failure::OwnModuleMissing { module, package } => {
             extension_incomplete_build::module_missing(&cx, source, module, package)
         }

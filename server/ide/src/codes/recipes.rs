@@ -956,6 +956,31 @@ fn align_torch_unnamed(code: Code, cx: &Cx<'_>, target: &str) -> Option<Fix> {
 /// switch when it has one, else `--no-binary`, with `--no-build-isolation` so the build sees
 /// this torch. SSM kernel partners are built first (mamba-ssm imports causal-conv1d).
 pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name]) -> Option<Fix> {
+    // Built from a project's checkout only: the build is run there, never installed by name.
+    if kb::package(pkg.as_str()).is_some_and(|f| f.checkout_only) {
+        return Some(
+            Fix::new(
+                code,
+                "source-build",
+                FixKind::SourceBuild,
+                format!("Build {pkg} again from the project checkout it comes from"),
+                "It is not on PyPI: the project that needs it builds it from a directory of its own checkout, against the torch in this environment (--no-build-isolation). Remove that directory's build/ and any stale *.so first, so the new build replaces the old one.",
+            )
+            .step(Step::Manual(format!(
+                "cd <the checkout's {pkg} directory> && rm -rf build && python -m pip install --no-build-isolation --no-cache-dir ."
+            )))
+            .cost(Cost {
+                downloads: false,
+                compiles: Some(Compile {
+                    minutes: kb::package(pkg.as_str())
+                        .and_then(|f| f.build_minutes)
+                        .unwrap_or(10),
+                    needs: vec!["nvcc", "ninja", "a C++ compiler"],
+                }),
+                also: Vec::new(),
+            }),
+        );
+    }
     let mut names: Vec<Name> = partners
         .iter()
         .filter(|p| kb::package(p.as_str()).is_some_and(|f| f.ssm_kernels))
