@@ -156,45 +156,24 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
     };
     // A library of another architecture is a finding of its own (the import fails as the
     // loader says `wrong ELF class` or finds no such file): which one it is, and which this is.
-    let this = || {
-        format!(
-            "{}-bit {}",
-            if cfg!(target_pointer_width = "64") {
-                64
-            } else {
-                32
-            },
-            machine_name(crate::environment::host_machine())
-        )
-    };
     let (parsed, foreign) = match &*env.store.get(path) {
-        Ok(f)
-            if f.machine != crate::environment::host_machine()
-                || f.is_64 != cfg!(target_pointer_width = "64") =>
-        {
-            let have = format!(
-                "{}-bit {}",
-                if f.is_64 { 64 } else { 32 },
-                machine_name(f.machine)
-            );
-            (
+        Ok(f) => match foreign_architecture(f) {
+            Some((have, need)) => (
                 Err(format!(
-                    "built for another architecture ({}-bit, {}); this machine is {}",
-                    if f.is_64 { 64 } else { 32 },
-                    machine_name(f.machine),
-                    this()
+                    "built for another architecture ({}); this machine is {need}",
+                    have.replacen(' ', ", ", 1)
                 )),
-                Some(have),
-            )
-        }
-        Ok(_) => (Ok(()), None),
+                Some((have, need)),
+            ),
+            None => (Ok(()), None),
+        },
         Err(e) => (Err(e.clone()), None),
     };
     if let Err(e) = &parsed {
         report.error = Some(e.clone());
         report.verdict = Verdict::Unreadable;
         let facts = match foreign {
-            Some(have) => FindingFacts::WrongArchitecture { have, need: this() },
+            Some((have, need)) => FindingFacts::WrongArchitecture { have, need },
             None => FindingFacts::Unreadable { message: e.clone() },
         };
         report
@@ -710,6 +689,20 @@ fn pin_matches(pin: &str, installed: &str) -> bool {
     } else {
         public_version(installed) == pin
     }
+}
+
+/// A library of another architecture than this machine's: (the file's, this machine's), as
+/// `64-bit AArch64`, `64-bit x86-64`. No process here loads it.
+pub fn foreign_architecture(f: &crate::facts::LibFacts) -> Option<(String, String)> {
+    let ours = cfg!(target_pointer_width = "64");
+    let host = crate::environment::host_machine();
+    let bits = |is_64: bool| if is_64 { 64 } else { 32 };
+    (f.machine != host || f.is_64 != ours).then(|| {
+        (
+            format!("{}-bit {}", bits(f.is_64), machine_name(f.machine)),
+            format!("{}-bit {}", bits(ours), machine_name(host)),
+        )
+    })
 }
 
 fn machine_name(m: u16) -> &'static str {

@@ -324,6 +324,16 @@ impl EnvView {
         Some((d.normalized.clone(), d.version.clone().unwrap_or_default()))
     }
 
+    /// The architecture of a library the text names, when it is not this machine's (the file's,
+    /// this machine's): its ELF header alone, no library check.
+    pub fn foreign_architecture(&self, path: &str) -> Option<(String, String)> {
+        let p = self.resolve_path(path)?;
+        match &*self.env.store.get(&p) {
+            Ok(f) => abidoc_env::check::foreign_architecture(f),
+            Err(_) => None,
+        }
+    }
+
     pub fn library_facts(&self, path: &str) -> Option<LibraryFacts> {
         let p = self.resolve_path(path)?;
         // A scan already checked every library of the environment: reuse its report.
@@ -342,12 +352,6 @@ impl EnvView {
                 .package
                 .clone()
                 .map(|p| (p, r.package_version.clone().unwrap_or_default())),
-            foreign_arch: r.findings.iter().find_map(|f| match &f.facts {
-                abidoc_env::check::FindingFacts::WrongArchitecture { have, need } => {
-                    Some((have.clone(), need.clone()))
-                }
-                _ => None,
-            }),
             ..LibraryFacts::default()
         };
         for s in &r.symbols {

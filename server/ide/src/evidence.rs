@@ -102,6 +102,11 @@ impl<'a> World<'a> {
         top_level.then(|| module_package(file)).flatten()
     }
 
+    /// A library the text names, when the environment has it built for another architecture.
+    pub fn foreign_architecture(&self, path: &str) -> Option<(String, String)> {
+        self.env.as_ref()?.foreign_architecture(path)
+    }
+
     pub fn library_facts(&self, path: &str) -> Option<LibraryFacts> {
         self.env.as_ref()?.library_facts(path)
     }

@@ -18,7 +18,4 @@ pub struct LibraryFacts {
     pub built_for_torch: Option<String>,
     /// Needed libraries (sonames) the loader would not find, in the order it asks for them.
     pub missing_needed: Vec<String>,
-    /// The file is built for another architecture than this machine: (the file's, this
-    /// machine's), as `64-bit AArch64`, `64-bit x86-64`.
-    pub foreign_arch: Option<(String, String)>,
 }

@@ -52,9 +52,7 @@ pub(crate) fn diagnose(
     // glibc says `cannot open shared object file: No such file or directory` for a file that
     // exists but is built for another architecture (the real loader, checked in
     // `server/cli/tests/hostile.rs`): the environment's copy of it tells.
-    if let Some(facts) = cx.world.library_facts(name)
-        && let Some((have, need)) = &facts.foreign_arch
-    {
+    if let Some((have, need)) = cx.world.foreign_architecture(name) {
         let detail = format!(
             "{name} exists, built for {have}; this machine is {need} (the loader reports a library of another architecture as not found)"
         );
@@ -63,8 +61,8 @@ pub(crate) fn diagnose(
             source,
             &super::cpu_arch_mismatch::Seen {
                 library: Some(name),
-                have: Some(have),
-                need: Some(need),
+                have: Some(&have),
+                need: Some(&need),
                 detail: &detail,
             },
         );
