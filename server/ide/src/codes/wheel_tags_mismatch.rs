@@ -19,44 +19,22 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     ..CodeDoc::BASE
 };
 
-/// A wheel file name's parts: `{name}-{version}(-{build})?-{python}-{abi}-{platform}.whl`.
-struct Tags<'a> {
-    name: &'a str,
-    version: &'a str,
-    python: &'a str,
-    platform: &'a str,
+/// `cp310` → `3.10`: the CPython version a wheel's Python tag names.
+fn cpython_of(tag: &str) -> Option<String> {
+    let v = tag.split('.').next()?.strip_prefix("cp")?;
+    let (major, minor) = v.split_at(1.min(v.len()));
+    (!minor.is_empty() && v.bytes().all(|c| c.is_ascii_digit())).then(|| format!("{major}.{minor}"))
 }
 
-fn tags(wheel: &str) -> Option<Tags<'_>> {
-    let stem = wheel.strip_suffix(".whl")?;
-    let mut parts = stem.rsplitn(4, '-');
-    let platform = parts.next()?;
-    let _abi = parts.next()?;
-    let python = parts.next()?;
-    let head = parts.next()?;
-    let (name, version) = head.split_once('-')?;
-    // A build tag sits between version and python tag: `name-1.0-1-cp310-…` leaves `1.0-1`.
-    let version = version.split('-').next().unwrap_or(version);
-    Some(Tags {
-        name,
-        version,
-        python,
-        platform,
-    })
-}
-
-/// `cp310` → `Python 3.10`, `py3` → `any Python 3`.
+/// `cp310` → `CPython 3.10`, `py3` → `any Python 3`.
 fn python_of(tag: &str) -> Option<String> {
-    let first = tag.split('.').next().unwrap_or(tag);
-    if let Some(v) = first.strip_prefix("cp") {
-        let (major, minor) = v.split_at(1.min(v.len()));
-        return (!minor.is_empty() && v.bytes().all(|c| c.is_ascii_digit()))
-            .then(|| format!("CPython {major}.{minor}"));
-    }
-    first
-        .strip_prefix("py")
-        .filter(|v| v.bytes().all(|c| c.is_ascii_digit()))
-        .map(|v| format!("any Python {v}"))
+    cpython_of(tag).map(|v| format!("CPython {v}")).or_else(|| {
+        tag.split('.')
+            .next()?
+            .strip_prefix("py")
+            .filter(|v| v.bytes().all(|c| c.is_ascii_digit()))
+            .map(|v| format!("any Python {v}"))
+    })
 }
 
 /// The platform tag in words.
@@ -103,11 +81,13 @@ fn platform_of(tag: &str) -> String {
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> Diagnostic {
     let code = Code::WheelTagsMismatch;
     let mut d = blank(code, source);
-    let t = tags(wheel);
-    d.package = t.as_ref().map(|t| crate::kb::normalize(t.name));
-    let built = t.as_ref().map(|t| {
-        let py = python_of(t.python).unwrap_or_else(|| t.python.to_owned());
-        format!("{py}, {}", platform_of(t.platform))
+    // `name-version(-build)?-python-abi-platform.whl`, read as the environment's wheel reader
+    // reads it.
+    let t = abidoc_env::wheel::parse_file_name(wheel);
+    d.package = t.as_ref().map(|(name, ..)| crate::kb::normalize(name));
+    let built = t.as_ref().map(|(_, _, (python, _, platform))| {
+        let py = python_of(python).unwrap_or_else(|| python.clone());
+        format!("{py}, {}", platform_of(platform))
     });
     d.message = match &built {
         Some(b) => format!("pip refuses {wheel}: it is built for {b}, and this interpreter is another Python or platform"),
@@ -119,11 +99,9 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> D
         .version_of("python")
         .map(str::to_owned)
         .or_else(|| cx.scene.python_in_paths.map(|(a, b)| format!("{a}.{b}")));
-    let wheel_py = t.as_ref().and_then(|t| {
-        let v = t.python.split('.').next()?.strip_prefix("cp")?;
-        let (a, b) = v.split_at(1.min(v.len()));
-        Some(format!("{a}.{b}"))
-    });
+    let wheel_py = t
+        .as_ref()
+        .and_then(|(_, _, (python, _, _))| cpython_of(python));
     let mut py_differs = false;
     if let (Some(h), Some(w)) = (&have, &wheel_py) {
         let short: String = h.split('.').take(2).collect::<Vec<_>>().join(".");
@@ -143,29 +121,28 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> D
         )
         .step(Step::Show(Query::PipTags)),
     ];
-    if let Some(t) = &t {
+    if let Some((name, version, (_, _, platform))) = &t {
         if py_differs && let Some(w) = &wheel_py {
             fixes.push(
                 Fix::new(
                     code,
                     "python-of-wheel",
                     FixKind::Advice,
-                    format!("Get {}'s wheel for this Python, or install it from a Python {w} environment", t.name),
+                    format!("Get {name}'s wheel for this Python, or install it from a Python {w} environment"),
                     "The wheel's Python tag is the only one a different interpreter version refuses by itself; the project's page for that release usually has one file per Python.",
                 )
                 .step(Step::Manual(format!(
-                    "download the {}-{} wheel tagged for this Python (cpXY, as `python -m pip debug --verbose` lists), or create an environment of Python {w} (python{w} -m venv …, conda create -n … python={w}) and install the file there",
-                    t.name, t.version
+                    "download the {name}-{version} wheel tagged for this Python (cpXY, as `python -m pip debug --verbose` lists), or create an environment of Python {w} (python{w} -m venv …, conda create -n … python={w}) and install the file there"
                 ))),
             );
         }
-        if t.platform.starts_with("macosx_") && t.platform.ends_with("arm64") {
+        if platform.starts_with("macosx_") && platform.ends_with("arm64") {
             fixes.push(recipes::native_python(
                 code,
                 "If this Python runs as x86_64 (an Intel build, or a terminal under Rosetta), it accepts no arm64 wheel; on an older macOS than the wheel's tag names, none of that macOS either.",
             ));
         }
-        if let Some(pkg) = Name::new(t.name) {
+        if let Some(pkg) = Name::new(name) {
             fixes.push(
                 Fix::new(
                     code,
