@@ -283,66 +283,87 @@ pub struct Scene {
     pub python_in_paths: Option<(u32, u32)>,
 }
 
-/// Phrases that only a look at the whole text gives, in the bit order of [`TextFacts`].
-const TEXT_PHRASES: &[&str] = &[
-    "conda",
-    "WSL",
-    "Conv1d fallback",
-    "falls back to Conv1d",
-    "fallback",
-    "mamba",
-    "uv pip ",
-    "uv sync",
-    "uv add ",
+/// What the whole text shows, set by the phrases of [`TEXT_PHRASES`] that say it.
+mod fact {
+    pub const CONDA: u32 = 1 << 0;
+    pub const WSL: u32 = 1 << 1;
+    /// A fallback named outright (`Conv1d fallback`).
+    pub const FALLBACK: u32 = 1 << 2;
+    /// The word alone, which counts with Mamba's name.
+    pub const FALLBACK_WORD: u32 = 1 << 3;
+    pub const MAMBA: u32 = 1 << 4;
+    pub const UV: u32 = 1 << 5;
+    pub const WINDOWS: u32 = 1 << 6;
+    pub const ZLUDA: u32 = 1 << 7;
+    pub const PYTORCH: u32 = 1 << 8;
+    pub const MACOS: u32 = 1 << 9;
+    pub const ARM: u32 = 1 << 10;
+    pub const JETSON: u32 = 1 << 11;
+    pub const TORCH_PRELOADS: u32 = 1 << 12;
+    pub const OLD_CXX: u32 = 1 << 13;
+    pub const THC: u32 = 1 << 14;
+}
+
+/// Phrases that only a look at the whole text gives, each with what it shows (their order is the
+/// bit order of [`TextFacts`]; the automaton holds at most 64).
+const TEXT_PHRASES: &[(&str, u32)] = &[
+    ("conda", fact::CONDA),
+    ("WSL", fact::WSL),
+    ("Conv1d fallback", fact::FALLBACK),
+    ("falls back to Conv1d", fact::FALLBACK),
+    ("fallback", fact::FALLBACK_WORD),
+    ("mamba", fact::MAMBA),
+    ("uv pip ", fact::UV),
+    ("uv sync", fact::UV),
+    ("uv add ", fact::UV),
     // Windows: its paths, its compiler, its loader and its files.
-    "\\site-packages\\",
-    "cl.exe",
-    "MSVC",
-    "\\Users\\",
-    "WinError",
-    ".dll",
-    ".pyd",
+    ("\\site-packages\\", fact::WINDOWS),
+    ("cl.exe", fact::WINDOWS),
+    ("MSVC", fact::WINDOWS),
+    ("\\Users\\", fact::WINDOWS),
+    ("WinError", fact::WINDOWS),
+    (".dll", fact::WINDOWS),
+    (".pyd", fact::WINDOWS),
     // ZLUDA (torch's CUDA DLLs run on AMD's HIP runtime), in its projects' paths and names.
-    "ZLUDA",
-    "Zluda",
-    "zluda",
+    ("ZLUDA", fact::ZLUDA),
+    ("Zluda", fact::ZLUDA),
+    ("zluda", fact::ZLUDA),
     // PyTorch by its project name, as people write it in prose and titles.
-    "PyTorch",
-    "Pytorch",
-    "pytorch",
+    ("PyTorch", fact::PYTORCH),
+    ("Pytorch", fact::PYTORCH),
+    ("pytorch", fact::PYTORCH),
     // macOS: its paths, its libraries, its translation layer.
-    "/Users/",
-    "darwin",
-    ".dylib",
-    "/opt/homebrew",
-    "macOS",
-    "Rosetta",
-    // ARM machines (Jetson, Raspberry Pi, Graviton), by architecture and board.
-    "aarch64",
-    "Jetson",
-    "jetson",
-    "Raspberry",
-    "armv7",
+    ("/Users/", fact::MACOS),
+    ("darwin", fact::MACOS),
+    (".dylib", fact::MACOS),
+    ("/opt/homebrew", fact::MACOS),
+    ("macOS", fact::MACOS),
+    ("Rosetta", fact::MACOS),
+    // ARM machines (Jetson, Raspberry Pi, Graviton, NVIDIA's aarch64 servers, whose PyPI torch
+    // is CPU-only), by architecture and board; Jetson boards by their software's names too.
+    ("aarch64", fact::ARM),
+    ("Jetson", fact::ARM | fact::JETSON),
+    ("jetson", fact::ARM | fact::JETSON),
+    ("Raspberry", fact::ARM),
+    ("armv7", fact::ARM),
+    ("GB10", fact::ARM),
+    ("DGX Spark", fact::ARM),
+    ("sbsa", fact::ARM),
+    ("JetPack", fact::ARM | fact::JETSON),
+    ("L4T", fact::ARM | fact::JETSON),
+    ("Tegra", fact::ARM | fact::JETSON),
     // torch's own loader of the nvidia-* wheels it depends on (2.0 on).
-    "_preload_cuda_deps",
-    "_load_global_deps",
-    " not found in the system path",
+    ("_preload_cuda_deps", fact::TORCH_PRELOADS),
+    ("_load_global_deps", fact::TORCH_PRELOADS),
+    (" not found in the system path", fact::TORCH_PRELOADS),
     // A build forcing an older C++ standard than torch's headers need.
-    "std=c++11",
-    "std=c++14",
-    "std=gnu++14",
-    "cpp_standard = 14",
-    "CMAKE_CXX_STANDARD 14",
+    ("std=c++11", fact::OLD_CXX),
+    ("std=c++14", fact::OLD_CXX),
+    ("std=gnu++14", fact::OLD_CXX),
+    ("cpp_standard = 14", fact::OLD_CXX),
+    ("CMAKE_CXX_STANDARD 14", fact::OLD_CXX),
     // torch 1.x's THC, in its messages (`THCudaCheck FAIL`) and headers.
-    "THCudaCheck",
-    // NVIDIA's aarch64 machines (PyPI's aarch64 torch is CPU-only), and Jetson boards by their
-    // software's names.
-    "GB10",
-    "DGX Spark",
-    "sbsa",
-    "JetPack",
-    "L4T",
-    "Tegra",
+    ("THCudaCheck", fact::THC),
 ];
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
@@ -354,14 +375,18 @@ impl TextFacts {
     pub fn of(text: &str) -> Self {
         static SET: std::sync::OnceLock<Option<abidoc_syntax::scan::PhraseSet>> =
             std::sync::OnceLock::new();
-        match SET.get_or_init(|| abidoc_syntax::scan::PhraseSet::new(TEXT_PHRASES)) {
+        let set = SET.get_or_init(|| {
+            let phrases: Vec<&str> = TEXT_PHRASES.iter().map(|(p, _)| *p).collect();
+            abidoc_syntax::scan::PhraseSet::new(&phrases)
+        });
+        match set {
             Some(set) => Self(set.find_in(text)),
             // Not expected (an automaton of fixed phrases builds): the slow way then.
             None => Self(
                 TEXT_PHRASES
                     .iter()
                     .enumerate()
-                    .filter(|(_, p)| text.contains(**p))
+                    .filter(|(_, (p, _))| text.contains(*p))
                     .fold(0, |acc, (i, _)| acc | 1 << i),
             ),
         }
@@ -372,8 +397,13 @@ impl TextFacts {
         Self(self.0 | other.0)
     }
 
-    fn has(self, phrase: usize) -> bool {
-        self.0 & (1 << phrase) != 0
+    /// What the phrases found show, together.
+    fn shown(self) -> u32 {
+        TEXT_PHRASES
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.0 & (1 << i) != 0)
+            .fold(0, |acc, (_, (_, f))| acc | f)
     }
 }
 
@@ -385,20 +415,22 @@ impl Scene {
 
     /// Like [`Scene::read_text`], from the facts of a text's pieces.
     pub fn read_facts(&mut self, f: TextFacts) {
-        self.mentions_conda |= f.has(0);
-        self.mentions_wsl |= f.has(1);
-        self.mentions_fallback |= f.has(2) || f.has(3) || f.has(4) && f.has(5);
-        self.used_uv |= f.has(6) || f.has(7) || f.has(8);
-        self.mentions_windows |= (9..=15).any(|i| f.has(i));
-        self.mentions_zluda |= (16..=18).any(|i| f.has(i));
-        self.mentions_pytorch |= (19..=21).any(|i| f.has(i));
-        self.mentions_macos |= (22..=27).any(|i| f.has(i));
-        self.mentions_arm |= (28..=32).any(|i| f.has(i));
-        self.torch_preloads |= (33..=35).any(|i| f.has(i));
-        self.old_cxx_standard |= (36..=40).any(|i| f.has(i));
-        self.mentions_thc |= f.has(41);
-        self.mentions_arm |= (42..=47).any(|i| f.has(i));
-        self.mentions_jetson |= f.has(29) || f.has(30) || (45..=47).any(|i| f.has(i));
+        let shown = f.shown();
+        let has = |x: u32| shown & x != 0;
+        self.mentions_conda |= has(fact::CONDA);
+        self.mentions_wsl |= has(fact::WSL);
+        self.mentions_fallback |=
+            has(fact::FALLBACK) || has(fact::FALLBACK_WORD) && has(fact::MAMBA);
+        self.used_uv |= has(fact::UV);
+        self.mentions_windows |= has(fact::WINDOWS);
+        self.mentions_zluda |= has(fact::ZLUDA);
+        self.mentions_pytorch |= has(fact::PYTORCH);
+        self.mentions_macos |= has(fact::MACOS);
+        self.mentions_arm |= has(fact::ARM);
+        self.mentions_jetson |= has(fact::JETSON);
+        self.torch_preloads |= has(fact::TORCH_PRELOADS);
+        self.old_cxx_standard |= has(fact::OLD_CXX);
+        self.mentions_thc |= has(fact::THC);
     }
 }
 
