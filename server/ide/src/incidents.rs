@@ -176,12 +176,15 @@ pub enum Failure {
         module: String,
         attribute: String,
     },
-    /// A library of another architecture than the process (see `EventKind::WrongArchitecture`).
+    /// A library of another architecture than the process (see `EventKind::WrongArchitecture`);
+    /// `on_disk` when read from the file itself (its ELF header against this machine) rather than
+    /// from a loader's message.
     WrongArchitecture {
         library: Option<String>,
         have: Option<String>,
         need: Option<String>,
         detail: String,
+        on_disk: bool,
     },
     /// The CPU lacks an instruction a binary uses.
     IllegalInstruction {
@@ -659,6 +662,7 @@ fn key_of(f: &Failure) -> Failure {
             have: None,
             need: None,
             detail: String::new(),
+            on_disk: false,
         },
         other => other.clone(),
     }
@@ -1276,6 +1280,7 @@ impl Collector {
                     have: have.clone(),
                     need: need.clone(),
                     detail: detail.clone(),
+                    on_disk: false,
                 },
                 span,
             ),

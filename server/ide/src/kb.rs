@@ -179,6 +179,12 @@ pub fn package(name: &str) -> Option<PackageFacts> {
     k::packages::package(name).map(facts)
 }
 
+/// Whether `name` is built only from a project's checkout (`Package::checkout_only`): no fix
+/// installs it by name.
+pub fn checkout_only(name: &str) -> bool {
+    package(name).is_some_and(|f| f.checkout_only)
+}
+
 pub fn package_for_library(path: &str) -> Option<PackageFacts> {
     k::packages::package_for_path(path).map(facts)
 }

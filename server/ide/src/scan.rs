@@ -331,6 +331,7 @@ pub(crate) fn finding_diagnostic(f: &Finding, world: &World<'_>) -> Option<Diagn
                 "{} is built for {have}; this machine is {need}",
                 lib.as_deref().unwrap_or("the library")
             ),
+            on_disk: true,
         },
         FindingFacts::Unreadable { message } => {
             let mut d = plain(

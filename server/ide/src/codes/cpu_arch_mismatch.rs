@@ -27,6 +27,8 @@ pub(crate) struct Seen<'a> {
     /// The process's.
     pub need: Option<&'a str>,
     pub detail: &'a str,
+    /// Read from the file's ELF header against this machine, not from a loader's words.
+    pub on_disk: bool,
 }
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
@@ -41,8 +43,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
             format!("`{}`", crate::incidents::basename(l))
         });
     d.message = match (seen.have, seen.need) {
-        // The environment scan's reading: the file against this machine.
-        (Some(h), Some(n)) if seen.detail.contains("this machine is") => {
+        (Some(h), Some(n)) if seen.on_disk => {
             format!("{file} is built for {h}; this machine is {n}")
         }
         (Some(h), Some(n)) => format!("{file} is built for {h}, but the Python loading it runs as {n}"),
@@ -87,9 +88,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
     }
     let pkg = d.package.as_deref().and_then(Name::new);
     // Built only from a project's checkout: rebuilt there, for this architecture.
-    let checkout_only = pkg
-        .as_ref()
-        .is_some_and(|p| crate::kb::package(p.as_str()).is_some_and(|f| f.checkout_only));
+    let checkout_only = pkg.as_ref().is_some_and(|p| crate::kb::checkout_only(p.as_str()));
     if let Some(p) = pkg.as_ref().filter(|_| checkout_only) {
         fixes.extend(recipes::source_build(code, cx, p, &[]));
     } else if let Some(pkg) = pkg {

@@ -65,15 +65,22 @@ pub(crate) fn diagnose(
         } else {
             FixKind::PrebuiltWheel
         };
-        if let Some(v) = cx.scene.version_of(pkg.as_str()).and_then(Version::new) {
-            fixes.push(
-                Fix::new(
-                    code,
-                    "release-before",
-                    kind,
-                    format!("Install the {pkg} release before {v}"),
-                    "A release that starts crashing with Illegal instruction was built for a newer CPU baseline than the one before it; the previous release's wheel runs here. Watch the project's notes for a fixed release.",
-                )
+        // With the version stated, a typed pin below it; without, the same command in words,
+        // complete but for that version.
+        let stated = cx.scene.version_of(pkg.as_str()).and_then(Version::new);
+        let (title, why) = match &stated {
+            Some(v) => (
+                format!("Install the {pkg} release before {v}"),
+                "A release that starts crashing with Illegal instruction was built for a newer CPU baseline than the one before it; the previous release's wheel runs here. Watch the project's notes for a fixed release.",
+            ),
+            None => (
+                format!("Install the {pkg} release before the one installed, or a build for this CPU"),
+                "A release that starts crashing with Illegal instruction was built for a newer CPU baseline than the one before it. The text does not state the installed version: `pip show` tells it; pin below it. conda-forge and the distribution's own packages are built for older baselines too.",
+            ),
+        };
+        let fix = Fix::new(code, "release-before", kind, title, why);
+        fixes.push(match stated {
+            Some(v) => fix
                 .step(recipes::pip_install(
                     cx,
                     vec![PipFlag::NoCacheDir],
@@ -83,22 +90,12 @@ pub(crate) fn diagnose(
                     downloads: true,
                     ..Cost::default()
                 }),
-            );
-        } else {
-            fixes.push(
-                Fix::new(
-                    code,
-                    "release-before",
-                    kind,
-                    format!("Install the {pkg} release before the one installed, or a build for this CPU"),
-                    "A release that starts crashing with Illegal instruction was built for a newer CPU baseline than the one before it. The text does not state the installed version: `pip show` tells it; pin below it. conda-forge and the distribution's own packages are built for older baselines too.",
-                )
+            None => fix
                 .step(Step::Manual(format!(
                     "python -m pip install --no-cache-dir \"{pkg}<INSTALLED\" (INSTALLED: the version `python -m pip show {pkg}` prints)"
                 )))
                 .filled_in_with(format!("the installed {pkg} version")),
-            );
-        }
+        });
     }
     if package.is_none() {
         fixes.push(

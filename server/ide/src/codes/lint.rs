@@ -80,7 +80,7 @@ pub fn contradictions(d: &Diagnostic) -> Vec<String> {
                     if !matches!(
                         r,
                         Requirement::Vcs(..) | Requirement::Editable(..) | Requirement::Wheel(..)
-                    ) && crate::kb::package(r.name().as_str()).is_some_and(|f| f.checkout_only)
+                    ) && crate::kb::checkout_only(r.name().as_str())
                     {
                         out.push(format!(
                             "{id}: installs {} by name, which is built only from a checkout",

@@ -64,6 +64,7 @@ pub(crate) fn diagnose(
                 have: Some(&have),
                 need: Some(&need),
                 detail: &detail,
+                on_disk: true,
             },
         );
     }
@@ -744,7 +745,7 @@ fn newer_release(cx: &Cx<'_>, lib: &str, pkg: Option<&Name>, torch_lib: bool) ->
         _ => return None,
     };
     // A package built only from a checkout has no release to install by name.
-    if kb::package(pkg.as_str()).is_some_and(|f| f.checkout_only) {
+    if kb::checkout_only(pkg.as_str()) {
         return None;
     }
     Some(newest_release(

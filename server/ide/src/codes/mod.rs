@@ -488,6 +488,7 @@ pub(crate) fn diagnose(
             have,
             need,
             detail,
+            on_disk,
         } => cpu_arch_mismatch::diagnose(
             &cx,
             source,
@@ -496,6 +497,7 @@ pub(crate) fn diagnose(
                 have: have.as_deref(),
                 need: need.as_deref(),
                 detail,
+                on_disk: *on_disk,
             },
         ),
         Failure::IllegalInstruction { feature, detail } => {

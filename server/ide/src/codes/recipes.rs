@@ -957,7 +957,7 @@ fn align_torch_unnamed(code: Code, cx: &Cx<'_>, target: &str) -> Option<Fix> {
 /// this torch. SSM kernel partners are built first (mamba-ssm imports causal-conv1d).
 pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name]) -> Option<Fix> {
     // Built from a project's checkout only: the build is run there, never installed by name.
-    if kb::package(pkg.as_str()).is_some_and(|f| f.checkout_only) {
+    if kb::checkout_only(pkg.as_str()) {
         return Some(
             Fix::new(
                 code,
