@@ -71,10 +71,7 @@ pub(crate) fn diagnose(
     // torch's own loader did not find a CUDA library of the nvidia-* wheels its metadata
     // requires: those wheels are missing (torch installed with --no-deps, or by a tool that
     // resolved its dependencies for another platform), not the package's build.
-    if cx.scene.torch_preloads
-        && (TORCH_CUDA_DEPS.iter().any(|p| basename(name).starts_with(p))
-            || required_by == Some("torch/__init__.py"))
-    {
+    if cx.scene.torch_preloads && TORCH_CUDA_DEPS.iter().any(|p| basename(name).starts_with(p)) {
         return torch_dependencies(cx, source, name);
     }
     let mut d = blank(Code::MissingSharedLibrary, source);

@@ -320,7 +320,7 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
                 l.span(p - word.len(), s.trim_end().len()),
                 EventKind::MissingSharedLibrary {
                     name: cap(name).to_owned(),
-                    required_by: Some("torch/__init__.py".into()),
+                    required_by: None,
                 },
             );
         }
