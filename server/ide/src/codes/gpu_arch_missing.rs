@@ -178,11 +178,15 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
     d.package = if torch_says {
         Some("torch".into())
     } else {
-        extension_in_text(cx).or_else(|| {
-            cx.near
-                .map(crate::kb::normalize)
-                .filter(|n| n != "torch" && crate::kb::package(n).is_some())
-        })
+        extension_in_text(cx)
+            .or_else(|| {
+                cx.near
+                    .map(crate::kb::normalize)
+                    .filter(|n| n != "torch" && crate::kb::package(n).is_some())
+            })
+            // Where torch is the only binary package the text shows (its version, its name),
+            // the kernel that is missing is torch's: nothing else was named to have run.
+            .or_else(|| torch_alone(cx).then(|| "torch".into()))
     };
     let gpu_name = seen
         .gpu
@@ -254,7 +258,8 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
         return d;
     }
     let who = match d.package.as_deref() {
-        Some("torch") => "the installed torch".to_owned(),
+        Some("torch") if torch_says => "the installed torch".to_owned(),
+        Some("torch") => "torch (the only binary the text names)".to_owned(),
         Some(p) => p.to_owned(),
         None if cx.torch_shown(None) => {
             "a binary this run uses (torch or a compiled extension)".to_owned()
@@ -313,6 +318,16 @@ fn too_new(cc: Option<(u32, u32)>, seen: &Seen<'_>) -> bool {
             .and_then(|(lo, _)| gpu::parse_capability(lo))
             .is_none_or(|lo| c >= lo),
     }
+}
+
+/// The text shows torch (a version, its module, PyTorch by name) and no other package.
+fn torch_alone(cx: &Cx<'_>) -> bool {
+    let torch_shown = cx.scene.mentions_pytorch
+        || cx.scene.versions.iter().any(|(s, _)| s == "torch")
+        || cx.scene.mentions.iter().any(|(_, n)| n == "torch");
+    torch_shown
+        && cx.scene.mentions.iter().all(|(_, n)| n == "torch")
+        && cx.scene.packages_built.is_empty()
 }
 
 /// An extension package the text is about: one being built, or one a suggested command installs.
@@ -411,9 +426,10 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
                 "`python -c \"import torch; print(torch.cuda.get_arch_list(), torch.cuda.get_device_capability())\"` shows torch's side; `abidoc explain LIB` lists any library's architectures. An extension is rebuilt with the GPU's capability in TORCH_CUDA_ARCH_LIST.",
             )
         };
-        // Nothing says which binary: torch without this GPU (a new GPU under an older torch,
-        // the most common case threads confirm) is checked and fixed first, then an extension.
-        if bare
+        // Nothing says which binary, or only torch shows: torch without this GPU (a new GPU
+        // under an older torch, the most common case threads confirm) is checked and fixed
+        // first, then an extension.
+        if (bare || d.package.as_deref() == Some("torch"))
             && torch_seen
             && cc.is_none()
             && let Some(newest) = gpu::tables().torch_builds.last()
