@@ -142,6 +142,11 @@ pub enum Failure {
         package: String,
         detail: String,
     },
+    /// A package's own summary of its library not loading, the loader's reason not printed.
+    PackageLibraryUnloadable {
+        package: String,
+        detail: String,
+    },
     /// The cuDNN loaded at run time is not the one the framework was compiled with.
     CudnnVersion {
         framework: String,
@@ -623,6 +628,10 @@ fn key_of(f: &Failure) -> Failure {
             detail: String::new(),
         },
         Failure::CudaSetupFailed { package, .. } => Failure::CudaSetupFailed {
+            package: package.clone(),
+            detail: String::new(),
+        },
+        Failure::PackageLibraryUnloadable { package, .. } => Failure::PackageLibraryUnloadable {
             package: package.clone(),
             detail: String::new(),
         },
@@ -1225,6 +1234,13 @@ impl Collector {
                 },
                 span,
             ),
+            EventKind::PackageLibraryUnloadable { package, detail } => self.push(
+                Failure::PackageLibraryUnloadable {
+                    package: package.clone(),
+                    detail: detail.clone(),
+                },
+                span,
+            ),
             EventKind::CudnnVersionMismatch {
                 framework,
                 library,
@@ -1467,6 +1483,14 @@ impl Collector {
             out.retain(|i| {
                 !matches!(&i.failure, Failure::TorchOps { libraries, .. } if !libraries.is_empty())
             });
+        }
+        // A package's summary of its libraries not loading says less than any line naming one
+        // of them (the loader's reason, or torch's `Could not load this library: PATH`).
+        let library_named = out.iter().any(
+            |i| matches!(&i.failure, Failure::TorchOps { libraries, .. } if !libraries.is_empty()),
+        );
+        if loader_reason || library_named {
+            out.retain(|i| !matches!(i.failure, Failure::PackageLibraryUnloadable { .. }));
         }
         // Only several GPU processes of one command are a finding; one process is just a table row.
         let stale = stale_process_groups(&scene.gpu_processes);

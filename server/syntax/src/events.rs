@@ -233,6 +233,10 @@ pub enum EventKind {
     /// of bitsandbytes was compiled without GPU support`, `Could not find the bitsandbytes CUDA
     /// binary at …`, `Could not load bitsandbytes native library`.
     CudaSetupFailed { package: String, detail: String },
+    /// A package's own loader gave up on its native library in its own words, without the
+    /// loader's reason: torchcodec's `Could not load libtorchcodec` (its likely causes: FFmpeg
+    /// missing, a torch it was not built for).
+    PackageLibraryUnloadable { package: String, detail: String },
     /// `AttributeError: module 'torch.library' has no attribute 'register_fake'`: a module lacks
     /// a name (which modules and names matter the knowledge decides).
     ModuleAttributeMissing { module: String, attribute: String },

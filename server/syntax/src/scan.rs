@@ -230,6 +230,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("bitsandbytes CUDA binary", CUDAMM),
     ("bitsandbytes native library", CUDAMM),
     ("CUDA detection failed", CUDAMM),
+    // A package's summary of its own libraries not loading (`package_library_unloadable`).
+    ("Could not load libtorchcodec", CUDAMM),
     // bitsandbytes' CPU library (or none) loaded in place of its CUDA one.
     ("function 'c", CUDAMM),
     // Holds Mamba's `has no attribute 'causal_conv1d_…` trigger: both readers look.
@@ -1504,6 +1506,7 @@ impl<'a> Scanner<'a> {
         cudnn_mismatch(l, out);
         compile_name_missing(l, out);
         cuda_setup_failed(l, out);
+        package_library_unloadable(l, out);
         // An nvcc without C++17 (`nvcc fatal : Value 'c++17' is not defined for option 'std'`):
         // a toolkit older than the torch the build compiles against.
         // An nvcc older than the flags torch's cpp_extension passes it (`nvcc fatal : Unknown
@@ -2534,6 +2537,25 @@ fn cuda_setup_failed(l: &Line<'_>, out: &mut Out) {
             detail: cap(s[start..].trim_end()).to_owned(),
         },
     );
+}
+
+/// A package's summary of its own library not loading (see
+/// `EventKind::PackageLibraryUnloadable`): each phrase with the package that prints it.
+fn package_library_unloadable(l: &Line<'_>, out: &mut Out) {
+    const FORMS: &[(&str, &str)] = &[("Could not load libtorchcodec", "torchcodec")];
+    let s = l.s();
+    for (phrase, package) in FORMS {
+        if let Some(p) = s.find(phrase) {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::PackageLibraryUnloadable {
+                    package: (*package).into(),
+                    detail: cap(s[p..].trim_end()).to_owned(),
+                },
+            );
+            return;
+        }
+    }
 }
 
 /// Where bitsandbytes calls a CUDA function of its native library and finds none: ctypes'

@@ -1270,3 +1270,58 @@ pub(crate) fn gpu_libraries(
     d.fixes = crate::fix::rank(fixes);
     d
 }
+
+/// A package's own summary of its library not loading, with no loader reason printed
+/// (torchcodec's `Could not load libtorchcodec`): the system library its libraries need first
+/// (no wheel ships FFmpeg, and it is the cause its message lists first), then the package's
+/// release built for the installed torch.
+pub(crate) fn package_unloadable(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    package: &str,
+    detail: &str,
+) -> Diagnostic {
+    let code = Code::MissingSharedLibrary;
+    let mut d = blank(code, source);
+    d.package = Some(package.to_owned());
+    // What the number ending each of its library sets names (`FFmpeg`), and the system
+    // library table's entry for it.
+    let needs = abidoc_knowledge::packages::package(package).and_then(|f| {
+        f.backends
+            .iter()
+            .filter_map(|b| b.variant.as_deref())
+            .find_map(|v| {
+                abidoc_knowledge::system_libs::table()
+                    .system
+                    .iter()
+                    .find(|s| s.what.starts_with(v))
+            })
+    });
+    d.message = match needs {
+        Some(sys) => format!(
+            "{package} could not load its own libraries, and its message gives no loader reason: {} missing where the loader looks is the usual cause, a {package} release built for another torch the other",
+            sys.what.split(" (").next().unwrap_or(&sys.what)
+        ),
+        None => format!(
+            "{package} could not load its own libraries, and its message gives no loader reason: a library they need is missing, or {package} was built for another torch"
+        ),
+    };
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    let mut fixes = Vec::new();
+    if let Some(sys) = needs
+        && let Some(lib) = sys.sonames.first()
+    {
+        // The cause the package's own message lists first, and the one no release of it
+        // avoids: it leads whatever the tables say of the package's releases.
+        fixes.extend(
+            system_library(cx, lib.trim_end_matches('.'), sys)
+                .into_iter()
+                .map(Fix::leading),
+        );
+    }
+    if let Some(pkg) = Name::new(package) {
+        fixes.extend(recipes::align_with_torch(code, cx, &pkg, false));
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}

@@ -459,6 +459,9 @@ pub(crate) fn diagnose(
         Failure::CudaSetupFailed { package, detail } => {
             missing_shared_library::cuda_setup_failed(&cx, source, package, detail)
         }
+        Failure::PackageLibraryUnloadable { package, detail } => {
+            missing_shared_library::package_unloadable(&cx, source, package, detail)
+        }
         Failure::CudnnVersion {
             framework,
             library,
