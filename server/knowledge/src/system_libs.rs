@@ -29,6 +29,10 @@ pub struct SystemLibrary {
     pub brew: Vec<String>,
     #[serde(default)]
     pub note: Option<String>,
+    /// Where its own installer puts it, outside the loader's default path (ROCm's
+    /// `/opt/rocm/lib`): installed there, it is missing only from the search path.
+    #[serde(default)]
+    pub install_dir: Option<String>,
     /// Packages with a variant that does not need the library at all (opencv-python's
     /// `-headless` wheels link no libGL): swapping is user-level, unlike installing it.
     #[serde(default)]

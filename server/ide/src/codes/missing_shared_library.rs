@@ -835,6 +835,36 @@ pub(crate) fn system_library(
     lib: &str,
     sys: &abidoc_knowledge::system_libs::SystemLibrary,
 ) -> Vec<Fix> {
+    // Installed where its own installer puts it, it is only missing from the loader's path:
+    // the user-level step first (no download), the install for where it is not there.
+    let on_path = sys
+        .install_dir
+        .as_deref()
+        .filter(|_| lib.contains(".so"))
+        .and_then(SafePath::new)
+        .map(|dir| {
+            let f = Fix::new(
+                Code::MissingSharedLibrary,
+                "install-dir-on-path",
+                FixKind::Configure,
+                format!("If {} is installed in {dir}, let the loader find {lib} there", sys.what),
+                format!("{}'s installer puts its libraries in {dir}, which is not on the loader's default search path.", sys.what),
+            )
+            .steps(recipes::set_env("LD_LIBRARY_PATH", dir.as_str()));
+            if cx.world.ctx.use_env { f } else { f.unverified() }
+        });
+    on_path
+        .into_iter()
+        .chain(install_system_library(cx, lib, sys))
+        .collect()
+}
+
+/// The install of a system library (pip, conda, Homebrew, the distribution's manager).
+fn install_system_library(
+    cx: &Cx<'_>,
+    lib: &str,
+    sys: &abidoc_knowledge::system_libs::SystemLibrary,
+) -> Vec<Fix> {
     let code = Code::MissingSharedLibrary;
     let names = |v: &[String]| -> Option<Vec<Name>> {
         let n: Vec<Name> = v.iter().filter_map(|s| Name::new(s)).collect();

@@ -142,6 +142,31 @@ pub(crate) struct Cx<'a> {
     pub span: abidoc_syntax::Span,
 }
 
+/// The project a library is named after where nothing else names its package: `libOpenMM.so.8.0`
+/// is OpenMM's, `libtreelite.dylib` treelite's. Only `lib`-prefixed names no table places
+/// (system, CUDA, driver and torch libraries, symbol providers) count: those belong to others.
+fn library_project(library: &str) -> Option<String> {
+    use abidoc_knowledge::system_libs as sys;
+    let file = crate::incidents::basename(library);
+    let stem = file
+        .split(".so")
+        .next()
+        .and_then(|s| s.split(".dylib").next())
+        .unwrap_or(file);
+    let name = stem.strip_prefix("lib")?;
+    let name = name.split(['_', '-', '.']).next().unwrap_or(name);
+    let name = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let known_elsewhere = sys::system_library(file).is_some()
+        || sys::cuda_library(file).is_some()
+        || sys::is_driver_library(file)
+        || sys::is_torch_library(file)
+        || sys::provider_of_library(stem).is_some()
+        || name.eq_ignore_ascii_case("torch")
+        || name.eq_ignore_ascii_case("python");
+    (name.len() >= 3 && name.bytes().all(|c| c.is_ascii_alphabetic()) && !known_elsewhere)
+        .then(|| name.to_ascii_lowercase())
+}
+
 impl Cx<'_> {
     /// The interpreter pip steps run: the environment's (`--python`), else `python` on PATH.
     pub fn python(&self) -> Python {
@@ -173,6 +198,7 @@ impl Cx<'_> {
                     .map(|n| self.era_name(n.to_owned()))
             })
             .or_else(|| library.and_then(|l| self.world.package_of_module_file(l)))
+            .or_else(|| library.and_then(library_project))
     }
 
     /// Whether the text shows torch in the failure's picture: torch named or its version stated,
