@@ -465,6 +465,7 @@ impl Scene {
         found.extend(compiler_sources(piece));
         found.extend(setuptools_extensions(piece));
         found.extend(onnxruntime_tags(piece));
+        found.extend(exception_modules(piece));
         if self.python_in_paths.is_none() {
             self.python_in_paths = python_in_paths(piece);
         }
@@ -1910,6 +1911,96 @@ fn compiled_imports(imports: &[Import<'_>]) -> Vec<(usize, String)> {
         if valid && is_compiled && !matches!(top, "torch" | "torchvision" | "torchaudio") {
             out.push((at, crate::kb::normalize(&top.replace('_', "-"))));
         }
+    }
+    out
+}
+
+/// Standard-library and packaging modules whose exception classes a failure's last line often
+/// carries (`subprocess.CalledProcessError` after a build): they are never the package.
+const NOT_A_PACKAGE: &[&str] = &[
+    "subprocess",
+    "os",
+    "concurrent",
+    "multiprocessing",
+    "urllib",
+    "http",
+    "json",
+    "ctypes",
+    "importlib",
+    "setuptools",
+    "distutils",
+    "pip",
+    "asyncio",
+    "socket",
+    "ssl",
+    "zipfile",
+    "tarfile",
+    "shutil",
+    "pickle",
+    "_pickle",
+    "queue",
+    "email",
+    "xml",
+    "sqlite3",
+    "builtins",
+    "io",
+    "typing",
+    "collections",
+    "unittest",
+    "logging",
+    "argparse",
+    "configparser",
+    "zlib",
+    "lzma",
+    "gzip",
+    "codecs",
+    "encodings",
+    "threading",
+    "tempfile",
+    "pathlib",
+    "inspect",
+    "struct",
+    "decimal",
+    "warnings",
+    "platform",
+    "sys",
+    "traceback",
+    "uuid",
+    "requests",
+    "urllib3",
+    "pkg_resources",
+    "packaging",
+    "torch",
+    "triton",
+    "IPython",
+    "ipykernel",
+];
+
+/// A traceback's last line naming its exception by module (`openmm.OpenMMException: …`,
+/// `decord._ffi.base.DECORDError: …`): the exception is the package's own, raised where its
+/// library failed.
+fn exception_modules(piece: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in piece.split_inclusive('\n') {
+        let lead = line.len() - line.trim_start().len();
+        let t = line.trim_start();
+        if let Some((name, _)) = t.split_once(": ")
+            && let Some((module, class)) = name.rsplit_once('.')
+            && class.starts_with(|c: char| c.is_ascii_uppercase())
+            && ["Error", "Exception", "Fail"]
+                .iter()
+                .any(|e| class.ends_with(e))
+        {
+            let top = module.split('.').next().unwrap_or("");
+            if plain_module(top)
+                && module.split('.').all(plain_module)
+                && !NOT_A_PACKAGE.contains(&top)
+            {
+                out.push((at + lead, distribution_of(top)));
+            }
+        }
+        at += line.len();
     }
     out
 }
