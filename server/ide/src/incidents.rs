@@ -175,6 +175,8 @@ pub enum Failure {
     /// then diagnosed as a CPU-only torch.
     CudaUnavailable {
         detail: String,
+        /// The program stopped on it (`assert torch.cuda.is_available()` failing).
+        stopped: bool,
     },
     /// A package's compiled module lacks a function its Python code calls.
     CompiledAttributeMissing {
@@ -654,8 +656,9 @@ fn key_of(f: &Failure) -> Failure {
             detail: String::new(),
             asserted: true,
         },
-        Failure::CudaUnavailable { .. } => Failure::CudaUnavailable {
+        Failure::CudaUnavailable { stopped, .. } => Failure::CudaUnavailable {
             detail: String::new(),
+            stopped: *stopped,
         },
         // One process: every line about its CPU, or its OpenMP runtimes, is the same failure;
         // a library of another architecture is one failure per library.
@@ -1280,9 +1283,10 @@ impl Collector {
                 },
                 span,
             ),
-            EventKind::CudaUnavailable { detail } => self.push(
+            EventKind::CudaUnavailable { detail, stopped } => self.push(
                 Failure::CudaUnavailable {
                     detail: detail.clone(),
+                    stopped: *stopped,
                 },
                 span,
             ),
@@ -1510,7 +1514,7 @@ impl Collector {
             .iter()
             .any(|i| matches!(i.failure, Failure::CpuOnlyTorch { .. }));
         for i in &mut out {
-            if let Failure::CudaUnavailable { detail } = &i.failure
+            if let Failure::CudaUnavailable { detail, .. } = &i.failure
                 && cpu_torch
                 && !asserted
             {

@@ -279,8 +279,9 @@ pub enum EventKind {
     /// `Torch not compiled with CUDA enabled`: a CPU-only torch asked for CUDA.
     CpuOnlyTorch { detail: String },
     /// `torch.cuda.is_available()` answered `False` (on its line or the next one); a failure
-    /// only with a `+cpu` torch in the text, which the incidents decide.
-    CudaUnavailable { detail: String },
+    /// only with a `+cpu` torch in the text, which the incidents decide. `stopped`: the program
+    /// refused to go on without CUDA (`assert torch.cuda.is_available()` failing).
+    CudaUnavailable { detail: String, stopped: bool },
     /// A library built for another architecture than the process loading it: macOS'
     /// `(mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64'))` and
     /// `mach-o, but wrong architecture`, glibc's `wrong ELF class: ELFCLASS32`, Windows' `%1 is

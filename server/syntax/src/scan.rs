@@ -1952,14 +1952,16 @@ impl<'a> Scanner<'a> {
         let s = l.s();
         // `python -m torch.utils.collect_env` says it in one line; Unsloth refuses to start with
         // `Unsloth currently only works on NVIDIA GPUs and Intel GPUs.` when torch sees no CUDA.
-        if let Some((p, n)) = ["Is CUDA available: False", "only works on NVIDIA GPUs"]
+        if let Some((p, n, w)) = ["Is CUDA available: False", "only works on NVIDIA GPUs"]
             .iter()
-            .find_map(|w| s.find(w).map(|p| (p, w.len())))
+            .find_map(|w| s.find(w).map(|p| (p, w.len(), w)))
         {
             out.push(
                 l.span(p, p + n),
                 EventKind::CudaUnavailable {
                     detail: l.content_text(),
+                    // Unsloth refuses to start; collect_env only reports.
+                    stopped: w.starts_with("only"),
                 },
             );
             return;
@@ -1995,6 +1997,7 @@ impl<'a> Scanner<'a> {
                 l.content_span(),
                 EventKind::CudaUnavailable {
                     detail: l.content_text(),
+                    stopped: asserted,
                 },
             );
         }

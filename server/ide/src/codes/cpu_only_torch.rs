@@ -25,6 +25,22 @@ fn cuda_str(c: (u64, u64)) -> String {
     format!("{}.{}", c.0, c.1)
 }
 
+/// CUDA unavailable to torch (`is_available()` answered `False`): a CPU-only build is the usual
+/// cause, said as the likely one; an error where the program stopped on it.
+pub(crate) fn unavailable(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    detail: &str,
+    stopped: bool,
+) -> Diagnostic {
+    let mut d = diagnose(cx, source, detail, false);
+    if stopped {
+        d.severity = crate::diagnostic::Severity::Error;
+        d.message = "the program stopped because torch sees no CUDA device: a CPU-only torch build is the usual cause (`python -c \"import torch; print(torch.version.cuda)\"` prints None for one; a version there means the driver or the device is what is missing)".into();
+    }
+    d
+}
+
 pub(crate) fn diagnose(
     cx: &Cx<'_>,
     source: Option<SourceRef>,

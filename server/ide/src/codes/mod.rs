@@ -544,8 +544,10 @@ pub(crate) fn diagnose(
         // ARM machine or on Windows PyPI's torch is CPU-only too (its CUDA builds live on
         // PyTorch's index and, for Jetson, NVIDIA's); otherwise CUDA being unavailable has too
         // many causes to name.
-        Failure::CudaUnavailable { detail } if scene.mentions_arm || scene.mentions_windows => {
-            cpu_only_torch::diagnose(&cx, source, detail, false)
+        Failure::CudaUnavailable { detail, stopped }
+            if *stopped || scene.mentions_arm || scene.mentions_windows =>
+        {
+            cpu_only_torch::unavailable(&cx, source, detail, *stopped)
         }
         Failure::CudaUnavailable { .. } => return None,
         Failure::ExtensionsSkipped {
