@@ -4425,7 +4425,7 @@ pub fn numpy_internals_disagree(s: &str) -> bool {
 fn numpy(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     const NEEDLES: &[&str] = &[
-        "compiled using NumPy 1.x cannot be run in",
+        "compiled using NumPy 1.x cannot be run",
         "numpy.dtype size changed",
         "numpy.ndarray size changed",
         "numpy.ufunc size changed",
