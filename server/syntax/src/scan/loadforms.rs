@@ -937,7 +937,7 @@ pub fn is_compiled_name(part: &str) -> bool {
         "_cext",
         "_bindings",
     ];
-    matches!(part, "_C" | "_ext" | "_cuda" | "_kernels" | "csrc")
+    matches!(part, "_C" | "_ext" | "_cuda" | "_kernels" | "csrc" | "bindings")
         || part.starts_with("_C_")
         // Cython modules a checkout builds in place (`utils.cython_bbox`, `nms.cpu_nms`, the
         // Faster R-CNN family's).
