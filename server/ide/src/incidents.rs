@@ -206,6 +206,12 @@ pub enum Failure {
     WheelUnsupported {
         wheel: String,
     },
+    /// pip's resolver found no release of a requirement for this Python and platform.
+    NoMatchingDistribution {
+        requirement: String,
+        /// The versions pip listed, where it printed them (`none`: an empty list).
+        available: Option<Vec<String>>,
+    },
     /// Two OpenMP runtimes in one process.
     OpenmpDuplicate {
         initializing: Option<String>,
@@ -537,6 +543,11 @@ impl Scene {
 fn key_of(f: &Failure) -> Failure {
     // Libraries are compared by file name: the same .so is printed with and without its directory.
     match f {
+        // pip's two lines about one requirement are one failure.
+        Failure::NoMatchingDistribution { requirement, .. } => Failure::NoMatchingDistribution {
+            requirement: requirement.clone(),
+            available: None,
+        },
         Failure::UndefinedSymbol {
             library, symbol, ..
         } => Failure::UndefinedSymbol {
@@ -1315,6 +1326,16 @@ impl Collector {
             EventKind::ExecutableStack { library } => self.push(
                 Failure::ExecutableStack {
                     library: library.clone(),
+                },
+                span,
+            ),
+            EventKind::NoMatchingDistribution {
+                requirement,
+                available,
+            } => self.push(
+                Failure::NoMatchingDistribution {
+                    requirement: requirement.clone(),
+                    available: available.clone(),
                 },
                 span,
             ),
@@ -2292,6 +2313,14 @@ fn normalize_subject(s: &str) -> String {
 
 fn merge_details(into: &mut Failure, from: Failure) {
     match (into, from) {
+        (
+            Failure::NoMatchingDistribution { available, .. },
+            Failure::NoMatchingDistribution {
+                available: more, ..
+            },
+        ) if available.is_none() => {
+            *available = more;
+        }
         (
             Failure::TorchOps { libraries, .. },
             Failure::TorchOps {

@@ -207,6 +207,14 @@ const TEMPLATES: &[(&str, &str)] = &[
         "ERROR: {P}-1.0-cp37-cp37m-linux_armv7l.whl is not a supported wheel on this platform.\n",
     ),
     (
+        "no-matching-distribution",
+        "ERROR: Could not find a version that satisfies the requirement {P}==1.13.1 (from versions: 2.0.0, 2.1.0{P}, 2.2.0)\nERROR: No matching distribution found for {P}==1.13.1\n",
+    ),
+    (
+        "no-matching-distribution (torch index)",
+        "ERROR: Could not find a version that satisfies the requirement torch==2.1.0+{P} (from versions: 2.2.0, 2.3.0)\n",
+    ),
+    (
         "openmp-duplicate",
         "  File \"/env/lib/python3.11/site-packages/{P}/__init__.py\", line 1\nOMP: Error #15: Initializing libiomp5md{P}.dll, but found libiomp5md.dll already initialized.\n",
     ),

@@ -309,6 +309,14 @@ pub enum EventKind {
     /// mlx-0.12.0-cp312-cp312-macosx_14_0_arm64.whl is not a supported wheel on this platform.`
     /// `wheel` is the file name as printed (a path's last part).
     WheelUnsupported { wheel: String },
+    /// pip's resolver found no release to install: `Could not find a version that satisfies the
+    /// requirement torch==1.13.1 (from versions: 2.0.0, …)`, `No matching distribution found for
+    /// X`, uv's `Because there is no version of X==1.2`. `requirement` as written (markers cut),
+    /// `available` the versions pip listed (empty for `none`; `None` where no list was printed).
+    NoMatchingDistribution {
+        requirement: String,
+        available: Option<Vec<String>>,
+    },
     /// Two OpenMP runtimes initialized in one process: `OMP: Error #15: Initializing
     /// libiomp5md.dll, but found libiomp5md.dll already initialized.`
     OpenmpDuplicate {

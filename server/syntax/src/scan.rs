@@ -363,6 +363,12 @@ const TRIGGERS: &[(&str, u64)] = &[
     (" instructions, but these aren", FOREIGN),
     ("OMP: Error #15", FOREIGN),
     (" is not a supported wheel on this platform", FOREIGN),
+    (
+        "Could not find a version that satisfies the requirement",
+        FOREIGN,
+    ),
+    ("No matching distribution found for ", FOREIGN),
+    ("Because there is no version of ", FOREIGN),
     ("cannot enable executable stack", FOREIGN),
     ("already initialized", FOREIGN),
     ("copies of the OpenMP runtime", FOREIGN),
@@ -1121,6 +1127,7 @@ impl<'a> Scanner<'a> {
             cpu::illegal_instruction(l, out);
             cpu::openmp_duplicate(l, out);
             cpu::wheel_unsupported(l, out);
+            cpu::no_matching_distribution(l, out);
             cpu::executable_stack(l, out);
         }
         if has(CPUTORCH) {

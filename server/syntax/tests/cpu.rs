@@ -161,3 +161,46 @@ fn openmp_runtimes_wheels_and_stacks() {
         "{k:?}"
     );
 }
+
+#[test]
+fn resolver_finding_no_release() {
+    let k = kinds(
+        "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0, 2.0.1, 2.1.0)",
+    );
+    assert!(
+        k.contains(&EventKind::NoMatchingDistribution {
+            requirement: "torch==1.13.1".into(),
+            available: Some(vec!["2.0.0".into(), "2.0.1".into(), "2.1.0".into()]),
+        }),
+        "{k:?}"
+    );
+    // Markers after the requirement are not part of it; `none` is an empty list.
+    let k = kinds(
+        "ERROR: Could not find a version that satisfies the requirement nvidia-cuda-runtime-cu11==11.7.99; platform_system == \"Linux\" (from versions: none)",
+    );
+    assert!(
+        k.contains(&EventKind::NoMatchingDistribution {
+            requirement: "nvidia-cuda-runtime-cu11==11.7.99".into(),
+            available: Some(Vec::new()),
+        }),
+        "{k:?}"
+    );
+    let k = kinds("ERROR: No matching distribution found for triton");
+    assert!(
+        k.contains(&EventKind::NoMatchingDistribution {
+            requirement: "triton".into(),
+            available: None,
+        }),
+        "{k:?}"
+    );
+    let k = kinds(
+        "  ╰─▶ Because there is no version of torch==1.13.1 and you require torch==1.13.1, we can conclude that your requirements are unsatisfiable.",
+    );
+    assert!(
+        k.contains(&EventKind::NoMatchingDistribution {
+            requirement: "torch==1.13.1".into(),
+            available: None,
+        }),
+        "{k:?}"
+    );
+}

@@ -82,6 +82,7 @@ registry! {
     openmp_duplicate => OpenmpDuplicate "openmp-duplicate",
     wheel_tags_mismatch => WheelTagsMismatch "wheel-tags-mismatch",
     executable_stack => ExecutableStack "executable-stack",
+    no_matching_distribution => NoMatchingDistribution "no-matching-distribution",
 }
 
 pub use id::Code;
@@ -536,6 +537,10 @@ pub(crate) fn diagnose(
             executable_stack::diagnose(&cx, source, library.as_deref())
         }
         Failure::WheelUnsupported { wheel } => wheel_tags_mismatch::diagnose(&cx, source, wheel),
+        Failure::NoMatchingDistribution {
+            requirement,
+            available,
+        } => no_matching_distribution::diagnose(&cx, source, requirement, available.as_deref()),
         Failure::OpenmpDuplicate {
             initializing,
             found,

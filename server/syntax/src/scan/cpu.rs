@@ -243,6 +243,51 @@ pub(super) fn wheel_unsupported(l: &Line<'_>, out: &mut Out) {
     );
 }
 
+/// pip's resolver finding no release of a requirement (see
+/// `EventKind::NoMatchingDistribution`). pip prints its two lines together: the first, with the
+/// versions it saw, is read; `No matching distribution` alone where it stands alone.
+pub(super) fn no_matching_distribution(l: &Line<'_>, out: &mut Out) {
+    const FORMS: &[&str] = &[
+        "Could not find a version that satisfies the requirement ",
+        "No matching distribution found for ",
+        "Because there is no version of ",
+    ];
+    let s = l.s();
+    let Some((p, form)) = FORMS.iter().find_map(|f| s.find(f).map(|p| (p, *f))) else {
+        return;
+    };
+    let rest = &s[p + form.len()..];
+    // The requirement runs to its markers (`; platform_system == …`), pip's version list, or
+    // uv's `and you require`; a name and version never hold spaces.
+    let req: String = rest
+        .split([';', ' ', '\t', ','])
+        .next()
+        .unwrap_or("")
+        .trim_end_matches(['.', ':'])
+        .trim_matches(['\'', '"', '`'])
+        .to_owned();
+    if req.is_empty() || req.len() > 200 || !req.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return;
+    }
+    let available = rest.find("(from versions:").map(|v| {
+        let list = &rest[v + 15..];
+        let list = list.split(')').next().unwrap_or(list);
+        list.split(',')
+            .map(str::trim)
+            .filter(|x| !x.is_empty() && *x != "none")
+            .take(400)
+            .map(|x| cap(x).to_owned())
+            .collect::<Vec<_>>()
+    });
+    out.push(
+        l.span(p, s.trim_end().len()),
+        EventKind::NoMatchingDistribution {
+            requirement: cap(&req).to_owned(),
+            available,
+        },
+    );
+}
+
 /// glibc 2.41's `X.so: cannot enable executable stack as shared object requires: Invalid
 /// argument`: the library's PT_GNU_STACK asks for an executable stack, which `dlopen` no longer
 /// grants.

@@ -1,0 +1,306 @@
+//! `no-matching-distribution`: pip's (or uv's) resolver finds no release of a requirement that
+//! installs on this Python and platform (`Could not find a version that satisfies the
+//! requirement torch==1.13.1 (from versions: 2.0.0, …)`, `No matching distribution found for X`,
+//! uv's `Because there is no version of X==1.2`).
+//!
+//! The versions pip lists are the ones with a file this interpreter accepts: a pin missing from
+//! them was published for other Pythons or platforms only (a release older than the Python, a
+//! Windows or ARM machine a project builds no wheels for), or on another index (PyTorch's
+//! `+cuXYZ` builds). The diagnosis says which from the list, the Python the text shows and the
+//! release table's newest Python per release, and fixes with the nearest release pip has, the
+//! index that serves the build, or a Python the pinned release has wheels for.
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{Fix, FixKind, IndexUrl, Name, PipFlag, Step};
+use abidoc_knowledge::Version;
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "pip finds no release of a requirement for this Python and platform (`Could not find a version that satisfies the requirement`, `No matching distribution found`).",
+    meaning: "pip lists, after `from versions:`, the releases that have a file this interpreter accepts. A pinned release missing from that list was published only for other Python versions or platforms (a release older than this Python, as `torch==1.13.1` under Python 3.12; a package with no Windows or ARM wheels) or lives on another index (`torch==2.1.0+cu118` is on PyTorch's index, not PyPI). An empty list (`none`) means no release at all installs here. The diagnosis compares the pin with the list, the Python the text shows, and, for the packages of the release tables, the newest Python each release has wheels for.",
+    fixes: "1. A `+cuXYZ` torch build: the same pin from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cuXYZ`). 2. The nearest release pip lists at or after the pin (torch moves its companions with it). 3. A Python the pinned release has wheels for (a virtual environment of that version): advice, since the interpreter is the user's choice.",
+    ..CodeDoc::BASE
+};
+
+/// Packages with a release for every Python and platform pip runs on: build tools and pure
+/// Python.
+const EVERYWHERE: &[&str] = &[
+    "setuptools", "wheel", "pip", "packaging", "setuptools-scm", "pybind11", "ninja", "cmake",
+    "scikit-build", "scikit-build-core", "hatchling", "flit-core", "poetry-core", "cython",
+    "six", "requests", "typing-extensions", "tqdm", "pyyaml",
+];
+
+/// The name and pinned version of a requirement as pip prints it (`torch==1.13.1`,
+/// `nvidia-cuda-runtime-cu11==11.7.99`, `triton`).
+fn split_requirement(req: &str) -> (&str, Option<&str>) {
+    let end = req
+        .find(['=', '<', '>', '!', '~', '[', ' ', '@'])
+        .unwrap_or(req.len());
+    let name = &req[..end];
+    let pin = req[end..]
+        .strip_prefix("==")
+        .map(|v| v.trim_start_matches('='))
+        .filter(|v| !v.is_empty() && !v.contains('*'));
+    (name, pin)
+}
+
+/// The CPython version of a wheel file name's Python tag (`…-cp311-cp311-…whl` → 3.11).
+fn wheel_python(wheel: &str) -> Option<(u32, u32)> {
+    let (_, _, (py, _, _)) = abidoc_env::wheel::parse_file_name(wheel)?;
+    let v = py.split('.').next()?.strip_prefix("cp")?;
+    let (a, b) = v.split_at(1.min(v.len()));
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+pub(crate) fn diagnose(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    requirement: &str,
+    available: Option<&[String]>,
+) -> Diagnostic {
+    let code = Code::NoMatchingDistribution;
+    let mut d = blank(code, source);
+    let (raw_name, pin) = split_requirement(requirement);
+    let name = crate::kb::normalize(raw_name);
+    d.package = Some(name.clone());
+    let python = cx
+        .scene
+        .version_of("python")
+        .and_then(|v| {
+            let mut it = v.split('.');
+            Some((it.next()?.parse::<u32>().ok()?, it.next()?.parse::<u32>().ok()?))
+        })
+        .or(cx.scene.python_in_paths);
+    let py_txt = python.map(|(a, b)| format!("Python {a}.{b}"));
+    let platform = if cx.scene.mentions_windows {
+        Some("Windows")
+    } else if cx.scene.mentions_macos {
+        Some("macOS")
+    } else if cx.scene.mentions_arm {
+        Some("64-bit ARM Linux")
+    } else {
+        None
+    };
+    let here = match (&py_txt, platform) {
+        (Some(p), Some(os)) => format!("{p} on {os}"),
+        (Some(p), None) => p.clone(),
+        (None, Some(os)) => format!("this Python on {os}"),
+        (None, None) => "this Python and platform".into(),
+    };
+    // The plain releases pip listed (local builds such as `2.2.0+cu121` stand beside their
+    // release), oldest first as pip prints them.
+    let listed: Vec<(Version, &str)> = available
+        .unwrap_or(&[])
+        .iter()
+        .filter(|v| !v.contains('+'))
+        .filter_map(|v| Version::parse(v).map(|p| (p, v.as_str())))
+        .collect();
+    // A local build label (`+cu118`) is an index's, not a release's: the release is the rest.
+    let (base, local) = match pin.and_then(|p| p.split_once('+')) {
+        Some((b, l)) => (Some(b), Some(l)),
+        None => (pin, None),
+    };
+    let pinned = base.and_then(Version::parse);
+    // The newest Python the pinned release has wheels for, where the release tables know it.
+    let newest_python = base
+        .and_then(|b| abidoc_knowledge::releases::release(&name, b))
+        .and_then(|r| r.wheel.as_deref())
+        .and_then(wheel_python);
+    let nearest_after = pinned.as_ref().and_then(|p| {
+        listed
+            .iter()
+            .filter(|(v, _)| v >= p)
+            .min_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, s)| *s)
+    });
+    let all_newer = pinned
+        .as_ref()
+        .is_some_and(|p| !listed.is_empty() && listed.iter().all(|(v, _)| v > p));
+    let all_older = pinned
+        .as_ref()
+        .is_some_and(|p| !listed.is_empty() && listed.iter().all(|(v, _)| v < p));
+    // The release itself installs here (pip lists it): only the build's index is missing.
+    let release_listed = pinned
+        .as_ref()
+        .is_some_and(|p| listed.iter().any(|(v, _)| v == p));
+    let torch_family = matches!(name.as_str(), "torch" | "torchvision" | "torchaudio");
+    // Packages published for every Python and platform (pure Python, or wheels everywhere):
+    // none listed means pip reached no index that has them (offline, a proxy, an --index-url
+    // or a mirror without them), inside a build's isolated environment as often as not.
+    let unreachable = available.is_some_and(<[String]>::is_empty) && EVERYWHERE.contains(&name.as_str());
+    if unreachable {
+        d.message = format!(
+            "pip found no release of {name} at all: {name} is published for every Python and platform, so pip reached no package index that has it (no network, a proxy, or an --index-url or mirror without it)"
+        );
+        let mut fixes = Vec::new();
+        // A build's own isolated environment is what asks for a build tool: the one installed
+        // here serves with isolation off (what threads confirm behind a firewall).
+        if let Some(pkg) = cx.package_being_built(None).as_deref().and_then(Name::new) {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "no-isolation",
+                    FixKind::Configure,
+                    format!("Build {pkg} with the build tools already installed here"),
+                    format!("pip's isolated build environment downloads {name} again; with isolation off the build uses the installed one (install it first where it is missing)."),
+                )
+                .step(recipes::pip_install(cx, vec![PipFlag::NoBuildIsolation], vec![crate::fix::Requirement::Any(pkg)])),
+            );
+        }
+        fixes.push(
+            Fix::new(
+                code,
+                "index-reachable",
+                FixKind::Advice,
+                "Make the package index reachable to pip (and to the build's isolated environment)",
+                "`pip config list` and PIP_INDEX_URL show the index pip uses; behind a proxy, set HTTPS_PROXY (a build's isolated environment inherits the environment, not pip's command-line options); with a private mirror, add the packages it lacks.",
+            )
+            .step(Step::Manual(format!(
+                "python -m pip config list; python -m pip index versions {name}   # which index pip asks, and what it answers"
+            ))),
+        );
+        d.fixes = crate::fix::rank(fixes);
+        return d;
+    }
+    d.message = match (pin, available) {
+        (Some(p), _) if local.is_some() && torch_family && !all_newer => format!(
+            "pip found no {name} {p} to install: the +{} builds are published on PyTorch's own index, which this install did not use{}",
+            local.unwrap_or_default(),
+            if release_listed { "" } else { " (or this Python has no wheel of that release)" }
+        ),
+        (_, Some([])) => format!(
+            "pip found no release of {name} at all for {here}: it publishes no file this interpreter accepts (wheels for other Pythons or platforms only, or it lives on another index)"
+        ),
+        (Some(p), Some(_)) if all_newer => format!(
+            "{name} {p} has no release for {here}: every {name} pip can install here is newer, so {} predates this Python (or platform)",
+            base.unwrap_or(p)
+        ),
+        (Some(p), Some(_)) if all_older => format!(
+            "{name} {p} has no release for {here}: every {name} pip can install here is older, so {p} needs another Python (or platform)"
+        ),
+        (Some(p), _) => format!(
+            "pip found no {name} {p} for {here}: that release has no file this interpreter accepts"
+        ),
+        (None, _) => format!("pip found no release of {name} that installs on {here}"),
+    };
+    if let Some(list) = available.filter(|l| !l.is_empty()) {
+        let shown: Vec<&str> = list.iter().take(3).map(String::as_str).collect();
+        let last = list.last().map(String::as_str).unwrap_or_default();
+        d.evidence.push(format!(
+            "pip lists {} release(s) for this interpreter: {}{}",
+            list.len(),
+            shown.join(", "),
+            if list.len() > 3 { format!(" … {last}") } else { String::new() }
+        ));
+    }
+    if let (Some(b), Some((a, m))) = (base, newest_python) {
+        d.evidence.push(format!(
+            "{name} {b}'s newest wheels are for Python {a}.{m} (release tables)"
+        ));
+    }
+    let index = local
+        .filter(|_| torch_family)
+        .and_then(IndexUrl::pytorch);
+    let mut fixes = Vec::new();
+    // PyTorch's own index for a `+cuXYZ` (or `+cpu`, `+rocm…`) build of torch or its companions,
+    // where the release itself is not older than this Python.
+    if let (Some(p), Some(index)) = (pin, &index)
+        && !all_newer
+        && let Some(req) = recipes::exact(&name, p)
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "pytorch-index",
+                FixKind::AlignTorch,
+                format!("Install {name} {p} from PyTorch's {} index", local.unwrap_or_default()),
+                format!("PyPI holds only the default build of each torch release; the +{} builds are on {}.", local.unwrap_or_default(), index.as_str()),
+            )
+            .step(recipes::pip_install(cx, vec![PipFlag::IndexUrl(index.clone())], vec![req])),
+        );
+    }
+    // The nearest release pip has here, at or after the pin (its build of the same label, from
+    // that label's index, for a torch build).
+    if let Some(v) = nearest_after.filter(|_| !release_listed || local.is_none()) {
+        // The same build label only where that release was built for it (torch 2.0 has no
+        // cu111 build): else PyPI's default build.
+        let label = local.filter(|l| {
+            index.is_some()
+                && name == "torch"
+                && abidoc_knowledge::gpu::torch_variants(v).iter().any(|x| x == l)
+        });
+        let req = recipes::exact(
+            &name,
+            &match label {
+                Some(l) => format!("{v}+{l}"),
+                None => v.to_owned(),
+            },
+        );
+        let torch = name == "torch";
+        let mut reason = format!(
+            "{v} is the first release at or after the pin that pip can install on {here}; code written for {} may need small changes.",
+            base.unwrap_or_default()
+        );
+        if torch {
+            reason.push_str(" torchvision and torchaudio move with torch (their releases for it).");
+        }
+        let flags = label
+            .and_then(IndexUrl::pytorch)
+            .map(PipFlag::IndexUrl)
+            .into_iter()
+            .collect();
+        if let Some(req) = req {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "nearest-release",
+                    if torch { FixKind::AlignTorch } else { FixKind::PrebuiltWheel },
+                    format!("Install {name} {v}, the nearest release pip has for {here}"),
+                    reason,
+                )
+                .step(recipes::pip_install(cx, flags, vec![req])),
+            );
+        }
+    }
+    // A Python the pinned release has wheels for.
+    // Only where pip listed releases (so the interpreter is the obstacle, not the platform or
+    // the index).
+    if let Some(p) = base.filter(|_| !release_listed && !all_older && !listed.is_empty()) {
+        let which = match newest_python {
+            Some((a, b)) => format!("Python {a}.{b} or older"),
+            None => format!("a Python version {name} {p} publishes wheels for (its PyPI page lists the cpXY tags)"),
+        };
+        fixes.push(
+            Fix::new(
+                code,
+                "python-for-release",
+                FixKind::Advice,
+                format!("Or keep {name} {p} and run it under {which}"),
+                "A virtual environment of that Python installs the pinned release as published; the rest of the requirements may need their releases for it too.",
+            )
+            .step(Step::Manual(match newest_python {
+                Some((a, b)) => format!("uv venv --python {a}.{b} (or: conda create -n env python={a}.{b}), then install the requirements there"),
+                None => format!("create a virtual environment with a Python {name} {p} supports, then install the requirements there"),
+            })),
+        );
+    }
+    if fixes.is_empty() {
+        let name_ok = Name::new(&name).is_some();
+        fixes.push(
+            Fix::new(
+                code,
+                "find-release",
+                FixKind::Advice,
+                format!("Find where {name} publishes builds for {here}"),
+                "Its project page names the Pythons and platforms it builds for, and any index of its own (PyTorch's per-CUDA indexes, a vendor's wheel page); on a platform it never builds for, a community build or another Python is the way.",
+            )
+            .step(Step::Manual(if name_ok {
+                format!("python -m pip index versions {name}   # the releases this interpreter can install; `python -m pip debug --verbose` lists the tags it accepts")
+            } else {
+                "python -m pip debug --verbose   # the wheel tags this interpreter accepts".into()
+            })),
+        );
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
