@@ -98,7 +98,8 @@ const LOOKED_FOR: &str = "undefined symbols, missing shared libraries, GLIBC/GLI
 C++ ABI flips, pip/ninja/nvcc build failures, CUDA toolkit, driver and compiler errors, \
 xFormers/FlashAttention/Mamba kernel warnings, NumPy ABI, CUDA out of memory, binaries of another \
 CPU architecture or instruction set, OpenMP runtimes loaded twice, wheel tags pip refuses, \
-releases pip finds none of for this Python, executable stacks glibc refuses";
+releases pip finds none of for this Python, executable stacks glibc refuses, static TLS \
+glibc has no room for";
 
 /// The lines printed under "no known failure found" for one input.
 pub fn explain(input: &Input, r: &Reading) -> String {

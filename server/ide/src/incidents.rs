@@ -202,6 +202,10 @@ pub enum Failure {
     ExecutableStack {
         library: Option<String>,
     },
+    /// glibc had no static TLS left for a library loaded at run time.
+    StaticTlsExhausted {
+        library: Option<String>,
+    },
     /// pip refused a wheel file whose tags the interpreter does not accept.
     WheelUnsupported {
         wheel: String,
@@ -1325,6 +1329,12 @@ impl Collector {
             ),
             EventKind::ExecutableStack { library } => self.push(
                 Failure::ExecutableStack {
+                    library: library.clone(),
+                },
+                span,
+            ),
+            EventKind::StaticTlsExhausted { library } => self.push(
+                Failure::StaticTlsExhausted {
                     library: library.clone(),
                 },
                 span,

@@ -215,6 +215,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "ERROR: Could not find a version that satisfies the requirement torch==2.1.0+{P} (from versions: 2.2.0, 2.3.0)\n",
     ),
     (
+        "static-tls-exhausted",
+        "ImportError: /usr/lib/aarch64-linux-gnu/{P}/libgomp.so.1: cannot allocate memory in static TLS block\n",
+    ),
+    (
         "openmp-duplicate",
         "  File \"/env/lib/python3.11/site-packages/{P}/__init__.py\", line 1\nOMP: Error #15: Initializing libiomp5md{P}.dll, but found libiomp5md.dll already initialized.\n",
     ),

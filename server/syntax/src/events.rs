@@ -305,6 +305,10 @@ pub enum EventKind {
     /// libtorch_cpu.so: cannot enable executable stack as shared object requires: Invalid
     /// argument`. `library` is the file the line names.
     ExecutableStack { library: Option<String> },
+    /// glibc's `X.so: cannot allocate memory in static TLS block`: a library using the
+    /// initial-exec TLS model loaded after the process started, when the surplus glibc keeps
+    /// for such libraries is spent (libgomp on aarch64 is the usual one).
+    StaticTlsExhausted { library: Option<String> },
     /// pip refusing a wheel file whose tags this interpreter does not accept: `ERROR:
     /// mlx-0.12.0-cp312-cp312-macosx_14_0_arm64.whl is not a supported wheel on this platform.`
     /// `wheel` is the file name as printed (a path's last part).

@@ -370,6 +370,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("No matching distribution found for ", FOREIGN),
     ("Because there is no version of ", FOREIGN),
     ("cannot enable executable stack", FOREIGN),
+    ("cannot allocate memory in static TLS block", FOREIGN),
     ("already initialized", FOREIGN),
     ("copies of the OpenMP runtime", FOREIGN),
     ("cuda.is_available()", CPUTORCH),
@@ -1129,6 +1130,7 @@ impl<'a> Scanner<'a> {
             cpu::wheel_unsupported(l, out);
             cpu::no_matching_distribution(l, out);
             cpu::executable_stack(l, out);
+            cpu::static_tls(l, out);
         }
         if has(CPUTORCH) {
             cpu_only_torch(l, out);

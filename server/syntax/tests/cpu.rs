@@ -204,3 +204,16 @@ fn resolver_finding_no_release() {
         "{k:?}"
     );
 }
+
+#[test]
+fn static_tls_block_spent() {
+    let k = kinds(
+        "ImportError: /usr/lib/aarch64-linux-gnu/libgomp.so.1: cannot allocate memory in static TLS block",
+    );
+    assert!(
+        k.contains(&EventKind::StaticTlsExhausted {
+            library: s("/usr/lib/aarch64-linux-gnu/libgomp.so.1"),
+        }),
+        "{k:?}"
+    );
+}

@@ -83,6 +83,7 @@ registry! {
     wheel_tags_mismatch => WheelTagsMismatch "wheel-tags-mismatch",
     executable_stack => ExecutableStack "executable-stack",
     no_matching_distribution => NoMatchingDistribution "no-matching-distribution",
+    static_tls_exhausted => StaticTlsExhausted "static-tls-exhausted",
 }
 
 pub use id::Code;
@@ -535,6 +536,9 @@ pub(crate) fn diagnose(
         }
         Failure::ExecutableStack { library } => {
             executable_stack::diagnose(&cx, source, library.as_deref())
+        }
+        Failure::StaticTlsExhausted { library } => {
+            static_tls_exhausted::diagnose(&cx, source, library.as_deref())
         }
         Failure::WheelUnsupported { wheel } => wheel_tags_mismatch::diagnose(&cx, source, wheel),
         Failure::NoMatchingDistribution {

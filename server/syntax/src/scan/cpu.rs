@@ -288,6 +288,27 @@ pub(super) fn no_matching_distribution(l: &Line<'_>, out: &mut Out) {
     );
 }
 
+/// glibc's `X.so: cannot allocate memory in static TLS block` (see
+/// `EventKind::StaticTlsExhausted`).
+pub(super) fn static_tls(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("cannot allocate memory in static TLS block") else {
+        return;
+    };
+    let before = s[..p].trim_end().trim_end_matches(':');
+    let word = before.rsplit([' ', '\t', '\'', '"']).next().unwrap_or("");
+    let library = word.contains(".so").then(|| cap(word).to_owned());
+    let start = if library.is_some() {
+        before.len() - word.len()
+    } else {
+        p
+    };
+    out.push(
+        l.span(start.min(p), s.trim_end().len().max(p)),
+        EventKind::StaticTlsExhausted { library },
+    );
+}
+
 /// glibc 2.41's `X.so: cannot enable executable stack as shared object requires: Invalid
 /// argument`: the library's PT_GNU_STACK asks for an executable stack, which `dlopen` no longer
 /// grants.
