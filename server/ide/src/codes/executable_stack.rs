@@ -8,7 +8,7 @@
 //! bit on the file, or move to a build of the package linked with `-z noexecstack`. The
 //! environment scan reports the same failure from the files (`FindingFacts::ExecutableStack`).
 
-use super::{Code, CodeDoc, Cx, blank};
+use super::{Code, CodeDoc, Cx};
 use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{Fix, FixKind, Step};
 
@@ -21,9 +21,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, library: Option<&str>) -> Diagnostic {
     let code = Code::ExecutableStack;
-    let mut d = blank(code, source);
-    d.library = library.map(str::to_owned);
-    d.package = cx.package_of(library, library.is_some_and(crate::kb::is_torch_library));
+    let mut d = super::for_library(code, cx, source, library);
     let file = library.map_or("a library", crate::incidents::basename);
     d.message = format!(
         "glibc refuses to load {file}: it asks for an executable stack, which glibc 2.41 and later no longer grant to a library loaded at run time"

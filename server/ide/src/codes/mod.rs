@@ -288,6 +288,20 @@ impl Cx<'_> {
 }
 
 /// A diagnosis with its code's defaults, before the owning module fills it in.
+/// A diagnosis about one library the loader refused for a reason of its own (its stack, its
+/// TLS): the library, and its package as [`Cx::package_of`] names it.
+pub(crate) fn for_library(
+    code: Code,
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    library: Option<&str>,
+) -> Diagnostic {
+    let mut d = blank(code, source);
+    d.library = library.map(str::to_owned);
+    d.package = cx.package_of(library, library.is_some_and(crate::kb::is_torch_library));
+    d
+}
+
 pub(crate) fn blank(code: Code, source: Option<SourceRef>) -> Diagnostic {
     Diagnostic {
         code,

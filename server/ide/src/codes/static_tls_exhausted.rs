@@ -8,7 +8,7 @@
 //! OpenCV) fails. Loading the library at start-up, through `LD_PRELOAD`, reserves its space
 //! before any import; importing the package that loads it first often does the same.
 
-use super::{Code, CodeDoc, Cx, blank, recipes};
+use super::{Code, CodeDoc, Cx, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{Fix, FixKind, SafePath, Step};
 
@@ -47,9 +47,7 @@ fn lexical(path: &str) -> Option<String> {
 
 pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, library: Option<&str>) -> Diagnostic {
     let code = Code::StaticTlsExhausted;
-    let mut d = blank(code, source);
-    d.library = library.map(str::to_owned);
-    d.package = cx.package_of(library, library.is_some_and(crate::kb::is_torch_library));
+    let mut d = super::for_library(code, cx, source, library);
     let file = library.map_or("a library", crate::incidents::basename);
     d.message = format!(
         "glibc could not load {file}: it needs static thread-local storage, and the surplus glibc keeps for libraries loaded after start-up is spent (smallest on aarch64)"
