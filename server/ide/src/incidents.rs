@@ -359,6 +359,7 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("/opt/homebrew", fact::MACOS),
     ("macOS", fact::MACOS),
     ("Rosetta", fact::MACOS),
+    ("Apple Silicon", fact::MACOS),
     // ARM machines (Jetson, Raspberry Pi, Graviton, NVIDIA's aarch64 servers, whose PyPI torch
     // is CPU-only), by architecture and board; Jetson boards by their software's names too.
     ("aarch64", fact::ARM),

@@ -265,6 +265,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Python.h**: No such file", NOTORCH),
     // MSVC's C1083: `Cannot open include file: 'Python.h': No such file or directory`.
     ("Python.h': No such file", NOTORCH),
+    // tcc (Triton on Windows): `error: include file 'Python.h' not found`; other headers
+    // go to the compile-name reader.
+    ("include file 'Python.h' not found", NOTORCH),
+    ("include file '", CUDAMM),
     ("fatal error: Python.h: ", NOTORCH | CUDAMM),
     // A header a compile misses, in the compiler's own language (`fatal error: cblas.h: Arquivo
     // ou diretório inexistente`): read by the compile-name reader.
@@ -353,6 +357,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("but wrong architecture", FOREIGN),
     ("wrong ELF class", FOREIGN),
     ("not a valid Win32 application", FOREIGN),
+    ("x86_64 build of Python on an Apple Silicon", FOREIGN),
     ("llegal instruction", FOREIGN),
     ("ILLEGAL INSTRUCTION", FOREIGN),
     ("llegal hardware instruction", FOREIGN),
@@ -1337,6 +1342,9 @@ impl<'a> Scanner<'a> {
             ("fatal error: Python.h: ", "Python.h", false),
             // torch.compile's C++ builder: `Can't find Python.h in /usr/include/python3.12`.
             ("Can't find Python.h", "Python.h", false),
+            // tcc (Triton's bundled compiler on Windows): `error: include file 'Python.h' not
+            // found` (an embedded Python ships no include/).
+            ("include file 'Python.h' not found", "Python.h", false),
             // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
             ("Cannot find a working triton installation", "triton", false),
             // `setup.py bdist_wheel` without `wheel` (setuptools before 70.1 needs it).
@@ -2483,6 +2491,17 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
         && let Some(p) = s.find("torch.utils.ffi is deprecated")
     {
         found = Some((p, "torch.utils.ffi".to_owned()));
+    }
+    // tcc (Triton's bundled compiler on Windows): `error: include file 'Python.h' not found`.
+    if found.is_none()
+        && let Some(p) = s.find("include file '")
+        && s[p..].contains("' not found")
+    {
+        let r = &s[p + 14..];
+        let header = &r[..r.find('\'').unwrap_or(r.len())];
+        if is_header_name(header) {
+            found = Some((p + 14, cap(header).to_owned()));
+        }
     }
     // gcc in another language: `fatal error: cblas.h: Arquivo ou diretório inexistente` — a
     // header right after gcc's untranslated `fatal error: `, followed by its message.

@@ -57,6 +57,10 @@ pub(super) fn wrong_architecture(l: &Line<'_>, out: &mut Out) {
         };
         let before = s[..p].trim_end().trim_end_matches(':');
         (p, last_path(before), have, need)
+    } else if let Some(p) = s.find("x86_64 build of Python on an Apple Silicon") {
+        // MuJoCo's own check (and gymnasium quoting it): the process is the x86_64 side, under
+        // Rosetta, of a machine whose libraries are arm64.
+        (p, None, Some("arm64".to_owned()), Some("x86_64".to_owned()))
     } else if let Some(p) = s.find("not a valid Win32 application") {
         // `[WinError 193] %1 is not a valid Win32 application. Error loading "C:\…\x.dll"`, or
         // `DLL load failed while importing _C: %1 is not a valid Win32 application.`
