@@ -360,6 +360,8 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("macOS", fact::MACOS),
     ("Rosetta", fact::MACOS),
     ("Apple Silicon", fact::MACOS),
+    // setuptools' build directories and wheel tags (`build/temp.macosx-10.9-universal2-cpython-310`).
+    ("macosx", fact::MACOS),
     // ARM machines (Jetson, Raspberry Pi, Graviton, NVIDIA's aarch64 servers, whose PyPI torch
     // is CPU-only), by architecture and board; Jetson boards by their software's names too.
     ("aarch64", fact::ARM),

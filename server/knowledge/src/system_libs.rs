@@ -231,6 +231,9 @@ pub struct Header {
     /// The names as `#include` spells them (`cblas.h`, `google/dense_hash_map`).
     pub headers: Vec<String>,
     pub what: String,
+    /// Homebrew formulae (macOS), whose headers sit under `$(brew --prefix FORMULA)/include`.
+    #[serde(default)]
+    pub brew: Vec<String>,
     #[serde(default)]
     pub apt: Vec<String>,
     #[serde(default)]

@@ -268,6 +268,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     // tcc (Triton on Windows): `error: include file 'Python.h' not found`; other headers
     // go to the compile-name reader.
     ("include file 'Python.h' not found", NOTORCH),
+    ("'Python.h' file not found", NOTORCH),
+    ("' file not found", CUDAMM),
     ("include file '", CUDAMM),
     ("fatal error: Python.h: ", NOTORCH | CUDAMM),
     // A header a compile misses, in the compiler's own language (`fatal error: cblas.h: Arquivo
@@ -1345,6 +1347,8 @@ impl<'a> Scanner<'a> {
             // tcc (Triton's bundled compiler on Windows): `error: include file 'Python.h' not
             // found` (an embedded Python ships no include/).
             ("include file 'Python.h' not found", "Python.h", false),
+            // clang (macOS): `fatal error: 'Python.h' file not found`.
+            ("'Python.h' file not found", "Python.h", false),
             // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
             ("Cannot find a working triton installation", "triton", false),
             // `setup.py bdist_wheel` without `wheel` (setuptools before 70.1 needs it).
@@ -2492,15 +2496,21 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
     {
         found = Some((p, "torch.utils.ffi".to_owned()));
     }
-    // tcc (Triton's bundled compiler on Windows): `error: include file 'Python.h' not found`.
-    if found.is_none()
-        && let Some(p) = s.find("include file '")
-        && s[p..].contains("' not found")
-    {
-        let r = &s[p + 14..];
-        let header = &r[..r.find('\'').unwrap_or(r.len())];
-        if is_header_name(header) {
-            found = Some((p + 14, cap(header).to_owned()));
+    // tcc (Triton's bundled compiler on Windows): `error: include file 'Python.h' not found`;
+    // clang (macOS, ROCm's hipcc): `fatal error: 'omp.h' file not found`.
+    for (lead, tail) in [
+        ("include file '", "' not found"),
+        ("fatal error: '", "' file not found"),
+    ] {
+        if found.is_none()
+            && let Some(p) = s.find(lead)
+            && s[p..].contains(tail)
+        {
+            let r = &s[p + lead.len()..];
+            let header = &r[..r.find('\'').unwrap_or(r.len())];
+            if is_header_name(header) || header.contains('/') && !header.starts_with('/') {
+                found = Some((p + lead.len(), cap(header).to_owned()));
+            }
         }
     }
     // gcc in another language: `fatal error: cblas.h: Arquivo ou diretório inexistente` — a

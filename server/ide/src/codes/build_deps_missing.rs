@@ -190,8 +190,26 @@ pub(crate) fn header(
     };
     // Windows has no system manager for C libraries: conda-forge's packages (or vcpkg) there.
     let windows = cx.scene.mentions_windows || detail.contains("C1083");
+    // macOS: Homebrew (no root); its keg-only formulae (libomp, openblas) are outside the
+    // compiler's default search path, which CPATH and LIBRARY_PATH extend.
+    let macos = cx.scene.mentions_macos && !windows;
+    if let Some(formula) = lib.brew.first().filter(|_| macos) {
+        fixes.push(
+            Fix::new(
+                code,
+                "brew-package",
+                FixKind::Advice,
+                format!("Install {} with Homebrew ({}), then build again", lib.what, lib.brew.join(" ")),
+                "Homebrew installs the headers without root; a keg-only formula (libomp, openblas) stays outside the compiler's default search path, so the build is told where it is.",
+            )
+            .step(Step::Manual(format!(
+                "brew install {}; export CPATH=\"$(brew --prefix {formula})/include:$CPATH\" LIBRARY_PATH=\"$(brew --prefix {formula})/lib:$LIBRARY_PATH\", then build again",
+                lib.brew.join(" ")
+            ))),
+        );
+    }
     match cx.world.system_package_manager() {
-        _ if windows => {}
+        _ if windows || macos => {}
         Some(SystemManager::Apt) if !lib.apt.is_empty() => {
             fixes.push(system(SystemManager::Apt, &lib.apt));
         }
