@@ -1184,7 +1184,8 @@ impl<'a> Scanner<'a> {
             if b.get(q).is_some_and(|&c| is_ident_byte(c)) {
                 continue; // "undefined symbols" in prose
             }
-            while q < b.len() && (b[q] == b':' || b[q] == b' ' || b[q] == b'\t') {
+            // Markdown around the symbol (`**_ZN…**`, a backquoted name) is not part of it.
+            while q < b.len() && matches!(b[q], b':' | b' ' | b'\t' | b'*' | b'`') {
                 q += 1;
             }
             // Symbol on this line, or alone on the next one.
