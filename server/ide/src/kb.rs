@@ -100,6 +100,8 @@ pub struct PackageFacts {
     pub follows_torch: bool,
     /// See `Package::checkout_only`.
     pub checkout_only: bool,
+    /// See `Package::windows_port`.
+    pub windows_port: Option<String>,
     /// See `Package::framework`.
     pub framework: bool,
     /// See `Package::cuda_extra`.
@@ -142,6 +144,7 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
         newer_msvc: p.newer_msvc.clone(),
         follows_torch: p.follows_torch,
         checkout_only: p.checkout_only,
+        windows_port: p.windows_port.clone(),
         framework: p.framework,
         cuda_extra: p.cuda_extra.clone(),
     }
@@ -169,6 +172,7 @@ impl PackageFacts {
             newer_msvc: None,
             follows_torch: false,
             checkout_only: false,
+            windows_port: None,
             framework: false,
             cuda_extra: None,
         }

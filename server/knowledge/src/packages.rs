@@ -79,6 +79,10 @@ pub struct Package {
     /// install it by name (PyPI's project of that name, if any, is another).
     #[serde(default)]
     pub checkout_only: bool,
+    /// The distribution that publishes its Windows builds where the project itself publishes
+    /// none (triton → `triton-windows`).
+    #[serde(default)]
+    pub windows_port: Option<String>,
     /// Its extra that installs the CUDA libraries a release was built with as PyPI wheels
     /// (TensorFlow's `and-cuda`): pip keeps the installed release and adds them.
     #[serde(default)]

@@ -45,16 +45,16 @@ pub(crate) fn diagnose(
         return d;
     }
     // Triton is torch.compile's GPU code generator, not a build tool; PyPI's `triton` has no
-    // Windows wheels, its Windows port is `triton-windows`.
+    // Windows wheels, its Windows port does (the tables' `windows_port`).
     if module == "triton" {
         d.package = Some("triton".into());
         d.message = "torch.compile's Inductor backend needs Triton to generate GPU kernels, and no working Triton is installed".into();
-        let module = if cx.scene.mentions_windows {
-            "triton-windows"
-        } else {
-            "triton"
+        let port = crate::kb::package("triton").and_then(|f| f.windows_port);
+        let module = match port {
+            Some(p) if cx.scene.mentions_windows => p,
+            _ => "triton".to_owned(),
         };
-        d.fixes = fixes(cx, module, false, None);
+        d.fixes = fixes(cx, &module, false, None);
         return d;
     }
     d.message = if too_new {

@@ -284,6 +284,24 @@ pub(crate) fn diagnose(
             })),
         );
     }
+    // A project that publishes no Windows wheels, whose Windows builds another distribution
+    // publishes (triton → triton-windows).
+    if let Some(port) = crate::kb::package(&name)
+        .and_then(|f| f.windows_port)
+        .filter(|_| cx.scene.mentions_windows || available.is_some_and(<[String]>::is_empty))
+        .and_then(|p| Name::new(&p))
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "windows-port",
+                FixKind::PrebuiltWheel,
+                format!("On Windows, install {port}, the Windows build of {name}"),
+                format!("{name} publishes wheels for Linux only; {port} publishes its Windows builds, imported under the same name. Pick the release its page pairs with your torch."),
+            )
+            .step(recipes::pip_install(cx, Vec::new(), vec![crate::fix::Requirement::Any(port)])),
+        );
+    }
     if fixes.is_empty() {
         let name_ok = Name::new(&name).is_some();
         fixes.push(
