@@ -357,9 +357,9 @@ fn agreement_with_confirmed_fixes() {
 
 /// Tuning-set cases agreeing when the floors were last raised (2026-11-28: code 1120 of 1276,
 /// package 625 of 1276, fix 563 of 1120).
-const FLOOR_CODE: usize = 1228;
-const FLOOR_PACKAGE: usize = 710;
-const FLOOR_FIX: usize = 632;
+const FLOOR_CODE: usize = 1265;
+const FLOOR_PACKAGE: usize = 727;
+const FLOOR_FIX: usize = 644;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;
