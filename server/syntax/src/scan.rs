@@ -1024,7 +1024,8 @@ impl<'a> Scanner<'a> {
             loadforms::windows_dll(l, next.as_ref().map(Line::c), out);
         }
         if has(VERNF) {
-            version_not_found(l, out);
+            let next = self.next_line(l);
+            version_not_found(l, next.as_ref().map(Line::c), out);
         }
         if has(EXC) {
             exception(l, out);
@@ -3292,7 +3293,7 @@ fn token_before_colon(s: &str, p: usize) -> Option<(String, usize)> {
     (!tok.is_empty()).then(|| (tok.to_owned(), start))
 }
 
-fn version_not_found(l: &Line<'_>, out: &mut Out) {
+fn version_not_found(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
     let s = l.s();
     // `version `V' not found`, also with the quotes lost or straight (`version GLIBC_2.32 not found`).
     let Some((p, q)) = s.match_indices("version ").find_map(|(p, _)| {
@@ -3313,7 +3314,24 @@ fn version_not_found(l: &Line<'_>, out: &mut Out) {
     let e = r
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
         .unwrap_or(r.len());
-    let version = &r[..e];
+    let mut version = r[..e].to_owned();
+    // A version cut by a terminal's wrap (`version `GLI` / `BC_2.32' not found`): its opening
+    // quote is on this line, the rest and the closing quote open the next one.
+    let mut joined_tail = None;
+    if q == 1
+        && r[e..].trim().is_empty()
+        && let Some(n) = next
+    {
+        let n = n.trim_start();
+        let m = n
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .unwrap_or(n.len());
+        if m > 0 && n[m..].starts_with(['\'', '`', '"']) {
+            version.push_str(&n[..m]);
+            joined_tail = Some(&n[m..]);
+        }
+    }
+    let version = version.as_str();
     if version.is_empty() {
         return;
     }
@@ -3332,7 +3350,7 @@ fn version_not_found(l: &Line<'_>, out: &mut Out) {
     let Some((library, at)) = token_before_colon(s, p).or_else(owner) else {
         return;
     };
-    let tail = &r[e..];
+    let tail = joined_tail.unwrap_or(&r[e..]);
     let base = p + 8 + q;
     let (required_by, end) = match tail.find("(required by ") {
         Some(i) => {

@@ -510,3 +510,15 @@ GpuArchMissing { form: TritonTooOld, gpu: Some("NVIDIA GeForce GTX 1080 Ti"), ca
 "#,
     );
 }
+
+/// A terminal's wrap inside the quoted version: the two halves are one version.
+#[test]
+fn version_wrapped_inside_quotes() {
+    let got = render(
+        "ImportError: /usr/lib/x86_64-linux-gnu/libc.so.6: version `GLI\nBC_2.32' not found\n",
+    );
+    assert!(
+        got.contains("VersionNotFound { library: \"/usr/lib/x86_64-linux-gnu/libc.so.6\", version: \"GLIBC_2.32\", required_by: None }"),
+        "{got}"
+    );
+}
