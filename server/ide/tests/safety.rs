@@ -215,6 +215,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "ERROR: Could not find a version that satisfies the requirement torch==2.1.0+{P} (from versions: 2.2.0, 2.3.0)\n",
     ),
     (
+        "build-deps-missing (cmake 4)",
+        "  Building wheel for {P} (pyproject.toml) ... error\n      CMake Error at CMakeLists.txt:1 (cmake_minimum_required):\n        Compatibility with CMake < 3.5 has been removed from CMake.\n",
+    ),
+    (
         "static-tls-exhausted",
         "ImportError: /usr/lib/aarch64-linux-gnu/{P}/libgomp.so.1: cannot allocate memory in static TLS block\n",
     ),

@@ -269,6 +269,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     // go to the compile-name reader.
     ("include file 'Python.h' not found", NOTORCH),
     ("'Python.h' file not found", NOTORCH),
+    ("Compatibility with CMake < 3.5 has been removed", NOTORCH),
     ("' file not found", CUDAMM),
     ("include file '", CUDAMM),
     ("fatal error: Python.h: ", NOTORCH | CUDAMM),
@@ -1351,6 +1352,13 @@ impl<'a> Scanner<'a> {
             ("include file 'Python.h' not found", "Python.h", false),
             // clang (macOS): `fatal error: 'Python.h' file not found`.
             ("'Python.h' file not found", "Python.h", false),
+            // CMake 4 refusing an old minimum: `Compatibility with CMake < 3.5 has been removed
+            // from CMake.`
+            (
+                "Compatibility with CMake < 3.5 has been removed",
+                "cmake",
+                true,
+            ),
             // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
             ("Cannot find a working triton installation", "triton", false),
             // `setup.py bdist_wheel` without `wheel` (setuptools before 70.1 needs it).

@@ -17,9 +17,9 @@ use crate::fix::{
 };
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or setuptools too new (`cannot import name 'packaging' from 'pkg_resources'`, `No module named 'pkg_resources'`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package); Inductor's `Cannot find a working triton installation`.",
+    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or a tool too new (setuptools: `cannot import name 'packaging' from 'pkg_resources'`, `No module named 'pkg_resources'`; CMake 4: `Compatibility with CMake < 3.5 has been removed`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package); Inductor's `Cannot find a working triton installation`.",
     meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import, and setuptools 82 removed `pkg_resources` itself, which setup.py files and packages still import at run time.",
-    fixes: "1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources.packaging` error `pip install \"setuptools<70\"`, for `No module named 'pkg_resources'` `pip install \"setuptools<82\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
+    fixes: "For CMake 4 refusing an old `cmake_minimum_required`: `CMAKE_POLICY_VERSION_MINIMUM=3.5` (CMake's own hint, no download), else `pip install \"cmake<4\"` and the build with `--no-build-isolation`. Otherwise: 1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources.packaging` error `pip install \"setuptools<70\"`, for `No module named 'pkg_resources'` `pip install \"setuptools<82\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -37,6 +37,31 @@ pub(crate) fn diagnose(
         || "a build of a C++/CUDA extension".to_owned(),
         |p| format!("the build of {p}"),
     );
+    // CMake 4 refuses a project (or a dependency it bundles) that declares a minimum below 3.5;
+    // CMake's own message names the variable that lets it go on.
+    if module == "cmake" && too_new {
+        d.message = format!(
+            "{what} runs CMake 4, which no longer accepts a CMakeLists.txt declaring cmake_minimum_required below 3.5 (the project's own, or a dependency's it bundles)"
+        );
+        let mut fixes = Vec::new();
+        if let Some(set) = recipes::set_env("CMAKE_POLICY_VERSION_MINIMUM", "3.5") {
+            let mut f = Fix::new(
+                Code::BuildDepsMissing,
+                "cmake-policy-minimum",
+                FixKind::Configure,
+                "Let CMake 4 treat the old minimum as 3.5 (CMAKE_POLICY_VERSION_MINIMUM=3.5), then build again",
+                "CMake 4's own error names this variable: it configures the project as if it asked for 3.5, which old CMakeLists.txt files almost always build with. It reaches the build in pip's isolated environment too, through the environment.",
+            )
+            .step(set);
+            if let Some(pkg) = built.as_deref().and_then(Name::new) {
+                f = f.step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Any(pkg)]));
+            }
+            fixes.push(f);
+        }
+        fixes.extend(self::fixes(cx, "cmake", true, built.as_deref()));
+        d.fixes = crate::fix::rank(fixes);
+        return d;
+    }
     if module == "Python.h" {
         d.message = format!(
             "{what} needs the Python development headers (Python.h), which this interpreter's installation lacks"
@@ -87,6 +112,8 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
     // `pkg_resources` comes with setuptools before 82 (read from the 81.0.0 and 82.0.0 wheels).
     let (tool, below) = match module {
         "pkg_resources" => (Name::new("setuptools").unwrap_or(tool), Some("82")),
+        // CMake 4 dropped the policies of CMake before 3.5; setuptools 70 pkg_resources.packaging.
+        "cmake" if too_new => (tool, Some("4")),
         _ if too_new => (tool, Some("70")),
         _ => (tool, None),
     };
@@ -112,7 +139,9 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
             Some(p) => format!("Install {shown}, then build {p} with --no-build-isolation"),
             None => format!("Install {shown}"),
         },
-        if too_new {
+        if too_new && module == "cmake" {
+            "CMake 3.x still accepts the old minimum; pip's cmake package puts it first on PATH, and --no-build-isolation keeps the build from fetching CMake 4 again.".to_owned()
+        } else if too_new {
             "setuptools 70 removed pkg_resources.packaging; an older setuptools lets the build script run unchanged.".to_owned()
         } else if module == "pkg_resources" {
             "setuptools 82 removed pkg_resources (its 81.0.0 wheel has it, 82.0.0's does not); a setuptools below 82 brings it back without changing the code that imports it (which should move to importlib.metadata and importlib.resources).".to_owned()
