@@ -47,8 +47,8 @@ fn split_requirement(req: &str) -> (&str, Option<&str>) {
 /// The CPython version of a wheel file name's Python tag (`…-cp311-cp311-…whl` → 3.11).
 fn wheel_python(wheel: &str) -> Option<(u32, u32)> {
     let (_, _, (py, _, _)) = abidoc_env::wheel::parse_file_name(wheel)?;
-    let v = py.split('.').next()?.strip_prefix("cp")?;
-    let (a, b) = v.split_at(1.min(v.len()));
+    let v = super::wheel_tags_mismatch::cpython_of(&py)?;
+    let (a, b) = v.split_once('.')?;
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 

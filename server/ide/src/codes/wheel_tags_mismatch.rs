@@ -20,7 +20,7 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 };
 
 /// `cp310` → `3.10`: the CPython version a wheel's Python tag names.
-fn cpython_of(tag: &str) -> Option<String> {
+pub(crate) fn cpython_of(tag: &str) -> Option<String> {
     let v = tag.split('.').next()?.strip_prefix("cp")?;
     let (major, minor) = v.split_at(1.min(v.len()));
     (!minor.is_empty() && v.bytes().all(|c| c.is_ascii_digit())).then(|| format!("{major}.{minor}"))
