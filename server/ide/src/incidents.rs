@@ -206,6 +206,11 @@ pub enum Failure {
     StaticTlsExhausted {
         library: Option<String>,
     },
+    /// A media package found no backend to read or write a file.
+    IoBackendMissing {
+        package: String,
+        backend: Option<String>,
+    },
     /// pip refused a wheel file whose tags the interpreter does not accept.
     WheelUnsupported {
         wheel: String,
@@ -550,6 +555,12 @@ impl Scene {
 fn key_of(f: &Failure) -> Failure {
     // Libraries are compared by file name: the same .so is printed with and without its directory.
     match f {
+        // torchaudio's lines about its backends (the one asked for, then none at all) are one
+        // failure.
+        Failure::IoBackendMissing { package, .. } => Failure::IoBackendMissing {
+            package: package.clone(),
+            backend: None,
+        },
         // pip's two lines about one requirement are one failure.
         Failure::NoMatchingDistribution { requirement, .. } => Failure::NoMatchingDistribution {
             requirement: requirement.clone(),
@@ -1339,6 +1350,13 @@ impl Collector {
             EventKind::StaticTlsExhausted { library } => self.push(
                 Failure::StaticTlsExhausted {
                     library: library.clone(),
+                },
+                span,
+            ),
+            EventKind::IoBackendMissing { package, backend } => self.push(
+                Failure::IoBackendMissing {
+                    package: package.clone(),
+                    backend: backend.clone(),
                 },
                 span,
             ),

@@ -223,6 +223,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "ImportError: /usr/lib/aarch64-linux-gnu/{P}/libgomp.so.1: cannot allocate memory in static TLS block\n",
     ),
     (
+        "io-backend-missing",
+        "torchaudio=={P}\n  File \"/opt/conda/lib/python3.10/site-packages/{P}/torchaudio/backend/utils.py\", line 40\nRuntimeError: Backend \"{P}\" is not one of available backends: ['sox_io'].\nRuntimeError: No audio I/O backend is available.\n",
+    ),
+    (
         "openmp-duplicate",
         "  File \"/env/lib/python3.11/site-packages/{P}/__init__.py\", line 1\nOMP: Error #15: Initializing libiomp5md{P}.dll, but found libiomp5md.dll already initialized.\n",
     ),

@@ -87,6 +87,11 @@ pub struct Package {
     /// (TensorFlow's `and-cuda`): pip keeps the installed release and adds them.
     #[serde(default)]
     pub cuda_extra: Option<String>,
+    /// The backends it reads or writes media through, each an optional install of its own
+    /// (torchaudio's soundfile, FFmpeg and SoX; torchvision's PyAV), in the order to suggest
+    /// them when its message names none.
+    #[serde(default)]
+    pub io_backends: Vec<IoBackend>,
     #[serde(default)]
     pub repository: String,
     #[serde(default)]
@@ -121,6 +126,31 @@ pub struct RuntimeMajors {
     /// The cuDNN major it opens, where it uses cuDNN.
     #[serde(default)]
     pub cudnn: Option<u32>,
+    pub source: String,
+}
+
+/// A media backend a package loads on demand, and what installs it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IoBackend {
+    /// Its names as the package's messages and settings spell them (`soundfile`, `sox_io`).
+    pub names: Vec<String>,
+    /// The PyPI distribution that provides it (`soundfile`, whose wheels bundle libsndfile).
+    #[serde(default)]
+    pub pip: Option<String>,
+    /// The same on conda-forge, where its name differs or it is the usual install there.
+    #[serde(default)]
+    pub conda: Option<String>,
+    /// The system library it needs (the start of a `system_libs.toml` entry's `what`): FFmpeg,
+    /// SoX. With `pip` too, the PyPI package needs the library beside it (torchcodec).
+    #[serde(default)]
+    pub system: Option<String>,
+    /// The first release of the package that reads through it (torchaudio 2.9's torchcodec).
+    #[serde(default)]
+    pub from: Option<String>,
+    /// The first release that no longer has it.
+    #[serde(default)]
+    pub until: Option<String>,
     pub source: String,
 }
 

@@ -309,6 +309,14 @@ pub enum EventKind {
     /// initial-exec TLS model loaded after the process started, when the surplus glibc keeps
     /// for such libraries is spent (libgomp on aarch64 is the usual one).
     StaticTlsExhausted { library: Option<String> },
+    /// A media package with no backend to read or write a file: torchaudio's `No audio I/O
+    /// backend is available`, `Backend "soundfile" is not one of available backends`, 2.9's
+    /// `TorchCodec is required for load_with_torchcodec`, torchvision's `PyAV is not
+    /// installed`. `backend` is the one the message names or asked for (`soundfile`, `av`).
+    IoBackendMissing {
+        package: String,
+        backend: Option<String>,
+    },
     /// pip refusing a wheel file whose tags this interpreter does not accept: `ERROR:
     /// mlx-0.12.0-cp312-cp312-macosx_14_0_arm64.whl is not a supported wheel on this platform.`
     /// `wheel` is the file name as printed (a path's last part).

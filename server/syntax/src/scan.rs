@@ -16,6 +16,7 @@ use crate::clean;
 use crate::span::SourceMap;
 use crate::{Event, EventKind, GpuArchForm, Parse, Problem, Span};
 
+mod backends;
 mod cpu;
 mod loadforms;
 pub use loadforms::{is_compiled_name, is_torch_family};
@@ -69,6 +70,7 @@ const GPUARCH: u64 = 1 << 33;
 const DRIVER: u64 = 1 << 34;
 const CPUTORCH: u64 = 1 << 35;
 const FOREIGN: u64 = 1 << 36;
+const IOBACK: u64 = 1 << 37;
 
 /// Trigger phrases, longest first where one contains another (leftmost-first matching hides a
 /// phrase that starts inside an earlier match, so such phrases carry both groups' bits).
@@ -379,6 +381,12 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Because there is no version of ", FOREIGN),
     ("cannot enable executable stack", FOREIGN),
     ("cannot allocate memory in static TLS block", FOREIGN),
+    // Media packages with no backend to read or write a file (torchaudio, torchvision).
+    ("No audio I/O backend is available", IOBACK),
+    ("Couldn't find appropriate backend", IOBACK),
+    ("is not one of available backends", IOBACK),
+    ("TorchCodec is required for ", IOBACK),
+    ("PyAV is not installed", IOBACK),
     ("already initialized", FOREIGN),
     ("copies of the OpenMP runtime", FOREIGN),
     ("cuda.is_available()", CPUTORCH),
@@ -1140,6 +1148,9 @@ impl<'a> Scanner<'a> {
             cpu::no_matching_distribution(l, out);
             cpu::executable_stack(l, out);
             cpu::static_tls(l, out);
+        }
+        if has(IOBACK) {
+            backends::io_backend(l, out);
         }
         if has(CPUTORCH) {
             cpu_only_torch(l, out);

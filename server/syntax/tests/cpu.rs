@@ -217,3 +217,44 @@ fn static_tls_block_spent() {
         "{k:?}"
     );
 }
+
+#[test]
+fn media_backend_missing() {
+    let cases: &[(&str, &str, Option<&str>)] = &[
+        (
+            "RuntimeError: Backend \"soundfile\" is not one of available backends: ['sox', 'sox_io'].",
+            "torchaudio",
+            Some("soundfile"),
+        ),
+        (
+            "RuntimeError: No audio I/O backend is available.",
+            "torchaudio",
+            None,
+        ),
+        (
+            "RuntimeError: Couldn't find appropriate backend to handle uri output.wav and format None.",
+            "torchaudio",
+            None,
+        ),
+        (
+            "ImportError: TorchCodec is required for load_with_torchcodec. Please install torchcodec to use this function.",
+            "torchaudio",
+            Some("torchcodec"),
+        ),
+        (
+            "ImportError: PyAV is not installed, and is necessary for the video operations in torchvision.",
+            "torchvision",
+            Some("av"),
+        ),
+    ];
+    for (line, package, backend) in cases {
+        let k = kinds(line);
+        assert!(
+            k.contains(&EventKind::IoBackendMissing {
+                package: (*package).into(),
+                backend: backend.map(str::to_owned),
+            }),
+            "{line}: {k:?}"
+        );
+    }
+}

@@ -434,7 +434,12 @@ pub(crate) fn windows(
         && let Some(sys) = kb::system_library(f)
     {
         // A DLL the provider table knows (zlibwapi.dll, which cuDNN 8 opens on Windows).
-        fixes.extend(super::missing_shared_library::system_library(cx, f, sys));
+        fixes.extend(super::missing_shared_library::system_library(
+            Code::MissingSharedLibrary,
+            cx,
+            f,
+            sys,
+        ));
     } else if product.is_none()
         && let Some(f) = file
     {

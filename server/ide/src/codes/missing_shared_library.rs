@@ -543,7 +543,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
             .any(|f| f.id.ends_with("/cuda-runtime") || f.id.ends_with("/cudnn"))
     {
         fixes.extend(variant_without(cx, d.package.as_deref(), lib, sys));
-        fixes.extend(system_library(cx, lib, sys));
+        fixes.extend(system_library(code, cx, lib, sys));
     }
     // A rebuild against torch helps only code that calls into torch, and only when the missing
     // library is not a system one (rebuilding nvidia-cufile does not bring libmlx5).
@@ -831,6 +831,7 @@ fn variant_without(
 /// conda environment, then the machine's package manager. Names come from the compiled-in table
 /// (checked by the knowledge tests), never from the text.
 pub(crate) fn system_library(
+    code: Code,
     cx: &Cx<'_>,
     lib: &str,
     sys: &abidoc_knowledge::system_libs::SystemLibrary,
@@ -844,7 +845,7 @@ pub(crate) fn system_library(
         .and_then(SafePath::new)
         .map(|dir| {
             let f = Fix::new(
-                Code::MissingSharedLibrary,
+                code,
                 "install-dir-on-path",
                 FixKind::Configure,
                 format!("If {} is installed in {dir}, let the loader find {lib} there", sys.what),
@@ -855,17 +856,17 @@ pub(crate) fn system_library(
         });
     on_path
         .into_iter()
-        .chain(install_system_library(cx, lib, sys))
+        .chain(install_system_library(code, cx, lib, sys))
         .collect()
 }
 
 /// The install of a system library (pip, conda, Homebrew, the distribution's manager).
 fn install_system_library(
+    code: Code,
     cx: &Cx<'_>,
     lib: &str,
     sys: &abidoc_knowledge::system_libs::SystemLibrary,
 ) -> Vec<Fix> {
-    let code = Code::MissingSharedLibrary;
     let names = |v: &[String]| -> Option<Vec<Name>> {
         let n: Vec<Name> = v.iter().filter_map(|s| Name::new(s)).collect();
         (!n.is_empty() && n.len() == v.len()).then_some(n)
@@ -924,7 +925,12 @@ fn install_system_library(
             sys.conda.join(" ")
         ));
     }
-    let title = format!("Install {}, which provides {lib}", sys.what);
+    // `what` may carry a remark in parentheses (how so-numbers name FFmpeg's majors): the
+    // reason keeps it, the title does not.
+    let title = format!(
+        "Install {}, which provides {lib}",
+        sys.what.split(" (").next().unwrap_or(&sys.what)
+    );
     // A macOS library (`.dylib`) with a Homebrew formula: Homebrew is how macOS users get it
     // (no root), and no Linux package manager applies.
     if lib.ends_with(".dylib") && !sys.brew.is_empty() && !cx.world.in_conda() {
@@ -1344,7 +1350,7 @@ pub(crate) fn package_unloadable(
         // The cause the package's own message lists first, and the one no release of it
         // avoids: it leads whatever the tables say of the package's releases.
         fixes.extend(
-            system_library(cx, lib.trim_end_matches('.'), sys)
+            system_library(code, cx, lib.trim_end_matches('.'), sys)
                 .into_iter()
                 .map(Fix::leading),
         );

@@ -84,6 +84,7 @@ registry! {
     executable_stack => ExecutableStack "executable-stack",
     no_matching_distribution => NoMatchingDistribution "no-matching-distribution",
     static_tls_exhausted => StaticTlsExhausted "static-tls-exhausted",
+    io_backend_missing => IoBackendMissing "io-backend-missing",
 }
 
 pub use id::Code;
@@ -553,6 +554,9 @@ pub(crate) fn diagnose(
         }
         Failure::StaticTlsExhausted { library } => {
             static_tls_exhausted::diagnose(&cx, source, library.as_deref())
+        }
+        Failure::IoBackendMissing { package, backend } => {
+            io_backend_missing::diagnose(&cx, source, package, backend.as_deref())
         }
         Failure::WheelUnsupported { wheel } => wheel_tags_mismatch::diagnose(&cx, source, wheel),
         Failure::NoMatchingDistribution {

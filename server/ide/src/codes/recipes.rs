@@ -1170,60 +1170,68 @@ pub(crate) fn newest_pair(code: Code, cx: &Cx<'_>, pkg: &Name, torch: &str) -> O
 
 /// The newest pair when the installed torch is unknown (the text alone states none) but a
 /// library of CUDA `cuda_major` is missing: a pip torch brings its own CUDA major's libraries as
-/// dependencies, so the pair whose torch is built for that major both aligns the package and
-/// brings the library; a pair of another CUDA major would not, and is not offered.
+/// dependencies, so a pair whose torch is built for that major both aligns the package and
+/// brings the library. The package's newest release whose torch's PyPI wheels are of that
+/// major (and whose own wheels, where the tables say, are too): a pair of another major would
+/// not bring the library, and is not offered.
 pub(crate) fn newest_pair_for_cuda(
     code: Code,
     cx: &Cx<'_>,
     pkg: &Name,
     cuda_major: u32,
 ) -> Option<Fix> {
-    let (release, pinned) = newest_with_torch(pkg)?;
-    let pair_cuda = abidoc_knowledge::releases::torch_cuda_major(pinned.public())?;
-    if pair_cuda != u64::from(cuda_major) {
-        return None;
-    }
+    let major = u64::from(cuda_major);
+    let (release, pinned) = abidoc_knowledge::releases::releases(pkg.as_str())
+        .into_iter()
+        .filter(|r| r.wheels && r.cuda_major.is_none_or(|m| m == major))
+        .filter_map(|r| Some((r, torch_of_release(pkg, r)?)))
+        .find(|(_, t)| abidoc_knowledge::releases::torch_cuda_major(t.public()) == Some(major))?;
     pair_fix(code, cx, pkg, release, &pinned, None, Some(cuda_major)).map(Fix::unverified)
 }
 
-/// The package's newest release with a wheel, and the torch release it is built for: its pin
-/// (PyPI metadata, the torch table), else the hand-written release row naming one torch line
-/// (its newest patch release the torch index knows).
+/// The package's newest release with a wheel, and the torch release it is built for (see
+/// [`torch_of_release`]).
 fn newest_with_torch(
     pkg: &Name,
 ) -> Option<(
     &'static abidoc_knowledge::releases::Release,
     abidoc_knowledge::version::Version,
 )> {
-    use abidoc_knowledge::version::Version as V;
     // A newest release that names no torch is not a pair (it may follow torch).
     let release = newest_wheel_release(pkg.as_str())?;
-    let pinned = match abidoc_knowledge::compat::torch_for_companion(pkg.as_str(), &release.version)
-    {
-        Some(t) => V::parse(t)?,
-        None => {
-            // A hand-written row naming one torch line, else the lower bound of the release's
-            // own torch requirement (`torch>=2.3.0`: a release is built against the torch its
-            // floor names, as torchtext 0.18.0 was against 2.3).
-            let row = abidoc_knowledge::compat::releases(pkg.as_str())
-                .into_iter()
-                .find(|r| r.version == release.version);
-            let line = match row {
-                Some(row) => match row.torch.as_slice() {
-                    [line] => line.clone(),
-                    _ => return None,
-                },
-                None => abidoc_knowledge::releases::spec_floor(release.torch_spec.as_deref()?)?
-                    .major_minor_string(),
-            };
-            abidoc_knowledge::torch_index::releases()
-                .iter()
-                .filter_map(|r| V::parse(&r.version))
-                .filter(|v| v.major_minor_string() == line)
-                .max()?
-        }
+    Some((release, torch_of_release(pkg, release)?))
+}
+
+/// The torch release one release of `pkg` is built for: its pin (PyPI metadata, the torch
+/// table), else the hand-written release row naming one torch line (its newest patch release
+/// the torch index knows).
+fn torch_of_release(
+    pkg: &Name,
+    release: &abidoc_knowledge::releases::Release,
+) -> Option<abidoc_knowledge::version::Version> {
+    use abidoc_knowledge::version::Version as V;
+    if let Some(t) = abidoc_knowledge::compat::torch_for_companion(pkg.as_str(), &release.version) {
+        return V::parse(t);
+    }
+    // A hand-written row naming one torch line, else the lower bound of the release's own
+    // torch requirement (`torch>=2.3.0`: a release is built against the torch its floor
+    // names, as torchtext 0.18.0 was against 2.3).
+    let row = abidoc_knowledge::compat::releases(pkg.as_str())
+        .into_iter()
+        .find(|r| r.version == release.version);
+    let line = match row {
+        Some(row) => match row.torch.as_slice() {
+            [line] => line.clone(),
+            _ => return None,
+        },
+        None => abidoc_knowledge::releases::spec_floor(release.torch_spec.as_deref()?)?
+            .major_minor_string(),
     };
-    Some((release, pinned))
+    abidoc_knowledge::torch_index::releases()
+        .iter()
+        .filter_map(|r| V::parse(&r.version))
+        .filter(|v| v.major_minor_string() == line)
+        .max()
 }
 
 fn pair_fix(
@@ -1269,6 +1277,10 @@ fn pair_fix(
         (None, Some(m)) => format!("its CUDA {m} libraries come with that torch"),
         (None, None) => format!("{pkg}'s newest release is built for it"),
     };
+    let pair = match cuda_major {
+        Some(m) if torch.is_none() => format!("the newest pair of CUDA {m}"),
+        _ => "the newest pair".to_owned(),
+    };
     let title = if keep {
         format!(
             "Install torch {t}, the torch {pkg} {} is built for ({why_none})",
@@ -1276,21 +1288,28 @@ fn pair_fix(
         )
     } else {
         format!(
-            "Install torch {t} with {pkg} {}, the newest pair ({why_none})",
+            "Install torch {t} with {pkg} {}, {pair} ({why_none})",
             release.version
         )
     };
-    Some(
-        Fix::new(code, "newest-pair", FixKind::AlignTorch, title, format!(
+    let reason = match cuda_major {
+        Some(m) if torch.is_none() => format!(
+            "{pkg} {} is its newest release built for torch {t}, whose PyPI wheels bring CUDA {m}'s libraries (its requirements or its release notes say so): installed together, the package and the runtime it was built for load.",
+            release.version
+        ),
+        _ => format!(
             "{pkg}'s newest release, {}, is built for torch {t} (its requirements or its release notes say so); nothing newer exists, so the pair is what loads, installed together with that torch's CUDA libraries.",
             release.version
-        ))
-        .steps(steps)
-        .cost(Cost {
-            downloads: true,
-            compiles: None,
-            also,
-        }),
+        ),
+    };
+    Some(
+        Fix::new(code, "newest-pair", FixKind::AlignTorch, title, reason)
+            .steps(steps)
+            .cost(Cost {
+                downloads: true,
+                compiles: None,
+                also,
+            }),
     )
 }
 

@@ -162,7 +162,7 @@ fn fixes(
     }
     if let Some((lib, _, sys)) = system {
         let what = short_what(&sys.what);
-        let install = super::missing_shared_library::system_library(cx, lib, sys);
+        let install = super::missing_shared_library::system_library(Code::MissingSharedLibrary, cx, lib, sys);
         if let Some(steps) = install.first().map(|f| f.steps.clone()) {
             for f in &mut fixes {
                 // An uninstall needs nothing more; a fix that leaves the package in place

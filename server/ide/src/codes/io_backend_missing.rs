@@ -1,0 +1,161 @@
+//! `io-backend-missing`: a media package has no backend to read or write a file (torchaudio
+//! with none of soundfile, FFmpeg or SoX, or without torchcodec from 2.9 on; torchvision's video
+//! functions without PyAV).
+//!
+//! These backends are optional installs of their own, never pulled in by the package: the
+//! import works and the first `load`/`save`/`read_video` fails. Which backends a release reads
+//! through, and what installs each, is data (`packages.toml` `io_backends`); the one the message
+//! names (or the one asked for with `set_audio_backend`) comes first.
+
+use abidoc_knowledge::packages::IoBackend;
+
+use super::{Code, CodeDoc, Cx, blank, recipes};
+use crate::diagnostic::{Diagnostic, SourceRef};
+use crate::fix::{CondaChannel, Fix, FixKind, Name, Requirement, Step};
+
+pub(crate) const DOC: CodeDoc = CodeDoc {
+    summary: "A media package has no backend to read or write the file: torchaudio without soundfile, FFmpeg or SoX (torchcodec from 2.9), torchvision's video functions without PyAV.",
+    meaning: "torchaudio and torchvision decode and encode media through libraries they do not install: torchaudio up to 2.8 through SoundFile (the `soundfile` package), FFmpeg or SoX, from 2.9 through torchcodec (which needs FFmpeg); torchvision's `read_video` through PyAV (`av`). The import succeeds and the first load, save or video read fails when none of them is there, or not the one asked for (`set_audio_backend(\"soundfile\")`).",
+    fixes: "1. Install the backend the message names, else the one that needs nothing else: `pip install soundfile` (its wheels bundle libsndfile), `pip install av`, torchcodec for the installed torch (with FFmpeg). In a conda environment, conda-forge's package. 2. Or the system library another backend loads (FFmpeg, SoX).",
+    ..CodeDoc::BASE
+};
+
+/// Whether a release of the package reads through `b` (its `from`/`until` range); with no
+/// version known, the backends every release before the newest scheme had.
+fn in_release(b: &IoBackend, version: Option<&abidoc_knowledge::Version>) -> bool {
+    let parse = |v: &Option<String>| v.as_deref().and_then(abidoc_knowledge::Version::parse);
+    match version {
+        Some(v) => {
+            parse(&b.from).is_none_or(|f| *v >= f) && parse(&b.until).is_none_or(|u| *v < u)
+        }
+        None => b.from.is_none(),
+    }
+}
+
+fn label(b: &IoBackend) -> &str {
+    b.names.first().map_or("a backend", String::as_str)
+}
+
+/// The fixes that install one backend: its PyPI package (conda-forge's first in a conda
+/// environment; torchcodec the release for the installed torch), then the system library it
+/// loads.
+fn install(cx: &Cx<'_>, package: &str, b: &IoBackend) -> Vec<Fix> {
+    let code = Code::IoBackendMissing;
+    let name = label(b);
+    let mut fixes = Vec::new();
+    let conda = cx.world.in_conda() || cx.scene.mentions_conda;
+    if let Some(pip) = b.pip.as_deref().and_then(Name::new) {
+        if conda && let Some(c) = b.conda.as_deref().and_then(Name::new) {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "conda-backend",
+                    FixKind::InstallMissing,
+                    format!("Install {name} for {package} from conda-forge ({c})"),
+                    format!("{package} reads through {name} only when it is installed; conda-forge's {c} is the same backend built for the conda environment."),
+                )
+                .step(Step::CondaInstall {
+                    channel: CondaChannel::CondaForge,
+                    packages: vec![Requirement::Any(c)],
+                }),
+            );
+        }
+        let aligned = if abidoc_knowledge::packages::package(pip.as_str()).is_some_and(|f| f.links_torch) {
+            recipes::align_with_torch(code, cx, &pip, false)
+        } else {
+            Vec::new()
+        };
+        if aligned.is_empty() {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "pip-backend",
+                    FixKind::InstallMissing,
+                    format!("Install {pip}, {package}'s {name} backend"),
+                    format!("{package} reads through {name} only when {pip} is installed; nothing installs it with {package}."),
+                )
+                .step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Any(pip)])),
+            );
+        } else {
+            fixes.extend(aligned);
+        }
+    }
+    let sys = b.system.as_deref().and_then(|what| {
+        abidoc_knowledge::system_libs::table()
+            .system
+            .iter()
+            .find(|s| s.what.starts_with(what))
+    });
+    if let Some(sys) = sys
+        && let Some(lib) = sys.sonames.first()
+    {
+        fixes.extend(super::missing_shared_library::system_library(
+            code,
+            cx,
+            lib.trim_end_matches('.'),
+            sys,
+        ));
+    }
+    fixes
+}
+
+pub(crate) fn diagnose(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    package: &str,
+    backend: Option<&str>,
+) -> Diagnostic {
+    let code = Code::IoBackendMissing;
+    let mut d = blank(code, source);
+    d.package = Some(package.to_owned());
+    let facts = abidoc_knowledge::packages::package(package);
+    let all: &[IoBackend] = facts.map_or(&[], |f| f.io_backends.as_slice());
+    let stated = cx
+        .world
+        .installed_version(package)
+        .or_else(|| cx.scene.version_of(package).map(str::to_owned));
+    let asked = backend.and_then(|b| {
+        all.iter()
+            .find(|k| k.names.iter().any(|n| n.eq_ignore_ascii_case(b)))
+    });
+    // A backend only newer releases have, named by the message, dates the release at least.
+    let version = stated
+        .as_deref()
+        .or(asked.and_then(|b| b.from.as_deref()))
+        .and_then(abidoc_knowledge::Version::parse);
+    let usable: Vec<&IoBackend> = all
+        .iter()
+        .filter(|b| in_release(b, version.as_ref()))
+        .collect();
+    d.message = match (asked, backend) {
+        (Some(b), _) => format!(
+            "{package} has no {} backend: {} is not installed",
+            label(b),
+            b.pip.as_deref().or(b.system.as_deref()).unwrap_or(label(b))
+        ),
+        (None, Some(b)) => format!("{package} has no `{b}` backend installed"),
+        (None, None) => format!(
+            "{package} found no backend to read or write the file: none of the libraries it decodes media through is installed"
+        ),
+    };
+    if !usable.is_empty() {
+        let names: Vec<&str> = usable.iter().map(|b| label(b)).collect();
+        d.evidence.push(format!(
+            "{package}{} reads and writes media through {}",
+            stated.as_deref().map(|v| format!(" {v}")).unwrap_or_default(),
+            names.join(", ")
+        ));
+    }
+    let mut fixes: Vec<Fix> = Vec::new();
+    if let Some(b) = asked {
+        // The backend the message names leads: it is what the code asked for.
+        fixes.extend(install(cx, package, b).into_iter().map(Fix::leading));
+    }
+    // Otherwise (or besides) the backends this release reads through, the table's first (the
+    // one that needs nothing else) first.
+    for b in usable.iter().filter(|b| asked != Some(**b)).take(2) {
+        fixes.extend(install(cx, package, b));
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}

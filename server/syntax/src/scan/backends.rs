@@ -1,0 +1,52 @@
+//! A media package finding no backend to read or write a file: torchaudio's `No audio I/O
+//! backend is available`, its dispatcher's `Couldn't find appropriate backend`, 2.9's
+//! `TorchCodec is required for load_with_torchcodec`, torchvision's `PyAV is not installed`.
+
+use super::{Line, Out, cap};
+use crate::EventKind;
+
+/// Each message, the package that prints it, and the backend it names where the wording fixes
+/// one (`None`: read from the line, or none named).
+const MESSAGES: &[(&str, &str, Option<&str>)] = &[
+    ("No audio I/O backend is available", "torchaudio", None),
+    ("Couldn't find appropriate backend", "torchaudio", None),
+    ("is not one of available backends", "torchaudio", None),
+    (
+        "TorchCodec is required for ",
+        "torchaudio",
+        Some("torchcodec"),
+    ),
+    ("PyAV is not installed", "torchvision", Some("av")),
+];
+
+pub(super) fn io_backend(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    for (phrase, package, fixed) in MESSAGES {
+        let Some(p) = s.find(phrase) else {
+            continue;
+        };
+        // `Backend "soundfile" is not one of available backends: ['sox', 'sox_io'].`: the
+        // quoted word before the phrase is the backend that was asked for.
+        let asked = fixed.map(str::to_owned).or_else(|| {
+            let before = s[..p].trim_end();
+            let q = ['"', '\'', '\u{201c}', '\u{201d}', '`'];
+            let inner = before.strip_suffix(q)?;
+            let start = inner.rfind(q)?;
+            let word = inner[start..].trim_start_matches(q);
+            (!word.is_empty()
+                && word.len() <= 32
+                && word
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-'))
+            .then(|| cap(word).to_owned())
+        });
+        out.push(
+            l.span(p, s.trim_end().len().max(p + phrase.len())),
+            EventKind::IoBackendMissing {
+                package: (*package).to_owned(),
+                backend: asked,
+            },
+        );
+        return;
+    }
+}
