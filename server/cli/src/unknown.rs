@@ -99,7 +99,8 @@ C++ ABI flips, pip/ninja/nvcc build failures, CUDA toolkit, driver and compiler 
 xFormers/FlashAttention/Mamba kernel warnings, NumPy ABI, CUDA out of memory, binaries of another \
 CPU architecture or instruction set, OpenMP runtimes loaded twice, wheel tags pip refuses, \
 releases pip finds none of for this Python, executable stacks glibc refuses, static TLS \
-glibc has no room for, media backends torchaudio and torchvision find none of";
+glibc has no room for, media backends torchaudio and torchvision find none of, compiled \
+functions called with another release's arguments";
 
 /// The lines printed under "no known failure found" for one input.
 pub fn explain(input: &Input, r: &Reading) -> String {

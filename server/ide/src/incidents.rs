@@ -206,6 +206,11 @@ pub enum Failure {
     StaticTlsExhausted {
         library: Option<String>,
     },
+    /// A compiled function rejected the arguments Python code passed it (pybind11).
+    BindingMismatch {
+        function: String,
+        module: Option<String>,
+    },
     /// A media package found no backend to read or write a file.
     IoBackendMissing {
         package: String,
@@ -1350,6 +1355,13 @@ impl Collector {
             EventKind::StaticTlsExhausted { library } => self.push(
                 Failure::StaticTlsExhausted {
                     library: library.clone(),
+                },
+                span,
+            ),
+            EventKind::IncompatibleFunctionArguments { function, module } => self.push(
+                Failure::BindingMismatch {
+                    function: function.clone(),
+                    module: module.clone(),
                 },
                 span,
             ),

@@ -129,8 +129,10 @@ fn fix_agrees(c: &Case, d: &Diagnostic) -> bool {
             // A command complete but for a value the person fills in installs what it names.
             || (f.fill_in.is_some()
                 && f.advice().iter().any(|a| {
-                    a.split_whitespace()
-                        .any(|w| pkgs.iter().any(|p| w.split("==").next() == Some(p.as_str())))
+                    // A requirement the shell must not glob is quoted (`"causal-conv1d==1.1.*"`).
+                    a.split_whitespace().map(|w| w.trim_matches(['"', '\''])).any(|w| {
+                        pkgs.iter().any(|p| w.split(['=', '<', '>']).next() == Some(p.as_str()))
+                    })
                 }))
     };
     match c.confirmed_kind.as_str() {

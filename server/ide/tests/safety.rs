@@ -223,6 +223,14 @@ const TEMPLATES: &[(&str, &str)] = &[
         "ImportError: /usr/lib/aarch64-linux-gnu/{P}/libgomp.so.1: cannot allocate memory in static TLS block\n",
     ),
     (
+        "binding-signature-mismatch",
+        "mamba-ssm=={P}\n    y = {P}_cuda.causal_conv1d_fwd(x, w)\nTypeError: causal_conv1d_fwd(): incompatible function arguments.\n",
+    ),
+    (
+        "binding-signature-mismatch (unknown package)",
+        "  File \"/env/lib/python3.10/site-packages/{P}/ops.py\", line 3, in f\n    y = {P}_ext.{P}_fwd(x, 1)\nTypeError: {P}_fwd(): incompatible function arguments.\n",
+    ),
+    (
         "io-backend-missing",
         "torchaudio=={P}\n  File \"/opt/conda/lib/python3.10/site-packages/{P}/torchaudio/backend/utils.py\", line 40\nRuntimeError: Backend \"{P}\" is not one of available backends: ['sox_io'].\nRuntimeError: No audio I/O backend is available.\n",
     ),

@@ -92,6 +92,11 @@ pub struct Package {
     /// them when its message names none.
     #[serde(default)]
     pub io_backends: Vec<IoBackend>,
+    /// Which releases of a package it calls into (`pairs_with`) each range of its own releases
+    /// calls correctly: the compiled functions' signatures changed between them (mamba-ssm 1.1
+    /// passes causal-conv1d 1.1's five arguments).
+    #[serde(default)]
+    pub partner_ranges: Vec<PartnerRange>,
     #[serde(default)]
     pub repository: String,
     #[serde(default)]
@@ -126,6 +131,26 @@ pub struct RuntimeMajors {
     /// The cuDNN major it opens, where it uses cuDNN.
     #[serde(default)]
     pub cudnn: Option<u32>,
+    pub source: String,
+}
+
+/// One range of a package's releases and the releases of a partner it calls correctly.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartnerRange {
+    pub partner: String,
+    /// First release of the range (inclusive); absent: every release before `until`.
+    #[serde(default)]
+    pub from: Option<String>,
+    /// First release after it (exclusive); absent: every release from `from` on.
+    #[serde(default)]
+    pub until: Option<String>,
+    /// The partner's release line it calls (`1.1`: any 1.1.x).
+    #[serde(default)]
+    pub series: Option<String>,
+    /// The first partner release it no longer calls correctly.
+    #[serde(default)]
+    pub below: Option<String>,
     pub source: String,
 }
 

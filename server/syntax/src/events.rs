@@ -335,8 +335,13 @@ pub enum EventKind {
         initializing: Option<String>,
         found: Option<String>,
     },
-    /// `TypeError: f(): incompatible function arguments` from a pybind11 extension.
-    IncompatibleFunctionArguments { function: String },
+    /// `TypeError: f(): incompatible function arguments` from a pybind11 extension. `module` is
+    /// the compiled module the call went through, where the traceback's source line shows it
+    /// (`causal_conv1d_cuda.causal_conv1d_fwd(…)`).
+    IncompatibleFunctionArguments {
+        function: String,
+        module: Option<String>,
+    },
 
     // ---- context ----
     /// A version the text states: `torch 2.10.0`, `PyTorch 2.5.1`, `torch==2.2.2`,

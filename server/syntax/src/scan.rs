@@ -1132,7 +1132,8 @@ impl<'a> Scanner<'a> {
             gpu_processes(l, out);
         }
         if has(PYBIND) {
-            pybind(l, out);
+            let prev = self.prev_line(l);
+            pybind(l, prev.as_ref().map(Line::s), out);
         }
         if has(GPUARCH) {
             self.gpu_arch(l, out);
@@ -4755,7 +4756,10 @@ fn gpu_processes(l: &Line<'_>, out: &mut Out) {
     }
 }
 
-fn pybind(l: &Line<'_>, out: &mut Out) {
+/// pybind11's `TypeError: f(): incompatible function arguments`, with the compiled module the
+/// call went through where the line above (the traceback's source line) shows it
+/// (`causal_conv1d_cuda.causal_conv1d_fwd(x, …)`).
+fn pybind(l: &Line<'_>, prev: Option<&str>, out: &mut Out) {
     let s = l.s();
     let Some(p) = s.find("(): incompatible function arguments") else {
         return;
@@ -4764,14 +4768,27 @@ fn pybind(l: &Line<'_>, out: &mut Out) {
         .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
         .map_or(0, |i| after_char(s, i));
     let f = &s[st..p];
-    if !f.is_empty() {
-        out.push(
-            l.span(st, p + 35),
-            EventKind::IncompatibleFunctionArguments {
-                function: f.to_owned(),
-            },
-        );
+    if f.is_empty() {
+        return;
     }
+    let leaf = f.rsplit('.').next().unwrap_or(f);
+    let module = prev.and_then(|line| {
+        let call = format!(".{leaf}(");
+        let at = line.find(&call)?;
+        let head = &line[..at];
+        let start = head
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .map_or(0, |i| after_char(head, i));
+        let m = &head[start..];
+        (!m.is_empty() && m.len() <= 128 && !m.starts_with('.')).then(|| cap(m).to_owned())
+    });
+    out.push(
+        l.span(st, p + 35),
+        EventKind::IncompatibleFunctionArguments {
+            function: f.to_owned(),
+            module,
+        },
+    );
 }
 
 const SUBJECTS: &[&str] = &[

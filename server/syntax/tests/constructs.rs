@@ -426,7 +426,15 @@ fn pybind_incompatible_arguments() {
         "TypeError: causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:\n",
         r#"
 Exception { name: "TypeError", message: "causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:" } @ "TypeError: causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:"
-IncompatibleFunctionArguments { function: "causal_conv1d_fwd" } @ "causal_conv1d_fwd(): incompatible function arguments"
+IncompatibleFunctionArguments { function: "causal_conv1d_fwd", module: None } @ "causal_conv1d_fwd(): incompatible function arguments"
+"#,
+    );
+    // The traceback's source line above names the compiled module the call went through.
+    check(
+        "    conv1d_out = causal_conv1d_cuda.causal_conv1d_fwd(x, conv1d_weight, conv1d_bias, None, True)\nTypeError: causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:\n",
+        r#"
+Exception { name: "TypeError", message: "causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:" } @ "TypeError: causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:"
+IncompatibleFunctionArguments { function: "causal_conv1d_fwd", module: Some("causal_conv1d_cuda") } @ "causal_conv1d_fwd(): incompatible function arguments"
 "#,
     );
 }

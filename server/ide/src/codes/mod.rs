@@ -85,6 +85,7 @@ registry! {
     no_matching_distribution => NoMatchingDistribution "no-matching-distribution",
     static_tls_exhausted => StaticTlsExhausted "static-tls-exhausted",
     io_backend_missing => IoBackendMissing "io-backend-missing",
+    binding_signature_mismatch => BindingSignatureMismatch "binding-signature-mismatch",
 }
 
 pub use id::Code;
@@ -554,6 +555,9 @@ pub(crate) fn diagnose(
         }
         Failure::StaticTlsExhausted { library } => {
             static_tls_exhausted::diagnose(&cx, source, library.as_deref())
+        }
+        Failure::BindingMismatch { function, module } => {
+            binding_signature_mismatch::diagnose(&cx, source, function, module.as_deref())
         }
         Failure::IoBackendMissing { package, backend } => {
             io_backend_missing::diagnose(&cx, source, package, backend.as_deref())
