@@ -129,9 +129,21 @@ fn fix_agrees(c: &Case, d: &Diagnostic) -> bool {
             // A command complete but for a value the person fills in installs what it names.
             || (f.fill_in.is_some()
                 && f.advice().iter().any(|a| {
-                    // A requirement the shell must not glob is quoted (`"causal-conv1d==1.1.*"`).
-                    a.split_whitespace().map(|w| w.trim_matches(['"', '\''])).any(|w| {
-                        pkgs.iter().any(|p| w.split(['=', '<', '>']).next() == Some(p.as_str()))
+                    // Only what an `install` in the same clause names: a package named as a
+                    // label (`mamba-ssm 1.1.x: pip install …`) is not installed. A requirement
+                    // the shell must not glob is quoted (`"causal-conv1d==1.1.*"`).
+                    a.split([';', ',']).any(|clause| {
+                        clause
+                            .split_once(" install ")
+                            .is_some_and(|(_, args)| {
+                                args.split_whitespace().map(|w| w.trim_matches(['"', '\''])).any(
+                                    |w| {
+                                        pkgs.iter().any(|p| {
+                                            w.split(['=', '<', '>']).next() == Some(p.as_str())
+                                        })
+                                    },
+                                )
+                            })
                     })
                 }))
     };
