@@ -215,6 +215,7 @@ pub enum Failure {
     IoBackendMissing {
         package: String,
         backend: Option<String>,
+        newest: Option<u32>,
     },
     /// pip refused a wheel file whose tags the interpreter does not accept.
     WheelUnsupported {
@@ -565,6 +566,7 @@ fn key_of(f: &Failure) -> Failure {
         Failure::IoBackendMissing { package, .. } => Failure::IoBackendMissing {
             package: package.clone(),
             backend: None,
+            newest: None,
         },
         // pip's two lines about one requirement are one failure.
         Failure::NoMatchingDistribution { requirement, .. } => Failure::NoMatchingDistribution {
@@ -1365,10 +1367,15 @@ impl Collector {
                 },
                 span,
             ),
-            EventKind::IoBackendMissing { package, backend } => self.push(
+            EventKind::IoBackendMissing {
+                package,
+                backend,
+                newest,
+            } => self.push(
                 Failure::IoBackendMissing {
                     package: package.clone(),
                     backend: backend.clone(),
+                    newest: *newest,
                 },
                 span,
             ),

@@ -170,6 +170,13 @@ pub struct IoBackend {
     /// SoX. With `pip` too, the PyPI package needs the library beside it (torchcodec).
     #[serde(default)]
     pub system: Option<String>,
+    /// A program it runs rather than a library it loads (imageio-ffmpeg's `ffmpeg`): the
+    /// system entry's packages install the program with the libraries.
+    #[serde(default)]
+    pub executable: Option<String>,
+    /// The environment variable the package reads the program's path from.
+    #[serde(default)]
+    pub env: Option<String>,
     /// The first release of the package that reads through it (torchaudio 2.9's torchcodec).
     #[serde(default)]
     pub from: Option<String>,

@@ -312,10 +312,13 @@ pub enum EventKind {
     /// A media package with no backend to read or write a file: torchaudio's `No audio I/O
     /// backend is available`, `Backend "soundfile" is not one of available backends`, 2.9's
     /// `TorchCodec is required for load_with_torchcodec`, torchvision's `PyAV is not
-    /// installed`. `backend` is the one the message names or asked for (`soundfile`, `av`).
+    /// installed`. `backend` is the one the message names or asked for (`soundfile`, `av`);
+    /// `newest` the newest major of a library the package can load, where it lists the majors
+    /// it tried (torio's `Tried versions: ['6', '5', '4', '']`).
     IoBackendMissing {
         package: String,
         backend: Option<String>,
+        newest: Option<u32>,
     },
     /// pip refusing a wheel file whose tags this interpreter does not accept: `ERROR:
     /// mlx-0.12.0-cp312-cp312-macosx_14_0_arm64.whl is not a supported wheel on this platform.`

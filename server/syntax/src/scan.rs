@@ -387,6 +387,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("is not one of available backends", IOBACK),
     ("TorchCodec is required for ", IOBACK),
     ("PyAV is not installed", IOBACK),
+    ("FFmpeg extension. Tried versions", IOBACK),
+    ("No ffmpeg exe could be found", IOBACK),
     ("already initialized", FOREIGN),
     ("copies of the OpenMP runtime", FOREIGN),
     ("cuda.is_available()", CPUTORCH),

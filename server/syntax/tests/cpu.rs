@@ -220,39 +220,51 @@ fn static_tls_block_spent() {
 
 #[test]
 fn media_backend_missing() {
-    let cases: &[(&str, &str, Option<&str>)] = &[
+    let cases: &[(&str, &str, Option<&str>, Option<u32>)] = &[
         (
             "RuntimeError: Backend \"soundfile\" is not one of available backends: ['sox', 'sox_io'].",
             "torchaudio",
             Some("soundfile"),
+            None,
         ),
         (
             "RuntimeError: No audio I/O backend is available.",
             "torchaudio",
+            None,
             None,
         ),
         (
             "RuntimeError: Couldn't find appropriate backend to handle uri output.wav and format None.",
             "torchaudio",
             None,
+            None,
         ),
         (
             "ImportError: TorchCodec is required for load_with_torchcodec. Please install torchcodec to use this function.",
             "torchaudio",
             Some("torchcodec"),
+            None,
         ),
         (
             "ImportError: PyAV is not installed, and is necessary for the video operations in torchvision.",
             "torchvision",
             Some("av"),
+            None,
+        ),
+        (
+            "> ImportError: Failed to intialize FFmpeg extension. Tried versions: ['6', '5', '4', '']. Enable DEBUG logging to see more details about the error.",
+            "torchaudio",
+            Some("ffmpeg"),
+            Some(6),
         ),
     ];
-    for (line, package, backend) in cases {
+    for (line, package, backend, newest) in cases {
         let k = kinds(line);
         assert!(
             k.contains(&EventKind::IoBackendMissing {
                 package: (*package).into(),
                 backend: backend.map(str::to_owned),
+                newest: *newest,
             }),
             "{line}: {k:?}"
         );

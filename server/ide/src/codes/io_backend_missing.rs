@@ -1,6 +1,6 @@
 //! `io-backend-missing`: a media package has no backend to read or write a file (torchaudio
 //! with none of soundfile, FFmpeg or SoX, or without torchcodec from 2.9 on; torchvision's video
-//! functions without PyAV).
+//! functions without PyAV; imageio-ffmpeg without an `ffmpeg` program).
 //!
 //! These backends are optional installs of their own, never pulled in by the package: the
 //! import works and the first `load`/`save`/`read_video` fails. Which backends a release reads
@@ -14,9 +14,9 @@ use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{CondaChannel, Fix, FixKind, Name, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A media package has no backend to read or write the file: torchaudio without soundfile, FFmpeg or SoX (torchcodec from 2.9), torchvision's video functions without PyAV.",
-    meaning: "torchaudio and torchvision decode and encode media through libraries they do not install: torchaudio up to 2.8 through SoundFile (the `soundfile` package), FFmpeg or SoX, from 2.9 through torchcodec (which needs FFmpeg); torchvision's `read_video` through PyAV (`av`). The import succeeds and the first load, save or video read fails when none of them is there, or not the one asked for (`set_audio_backend(\"soundfile\")`).",
-    fixes: "1. Install the backend the message names, else the one that needs nothing else: `pip install soundfile` (its wheels bundle libsndfile), `pip install av`, torchcodec for the installed torch (with FFmpeg). In a conda environment, conda-forge's package. 2. Or the system library another backend loads (FFmpeg, SoX).",
+    summary: "A media package has no backend to read or write the file: torchaudio without soundfile, FFmpeg or SoX (torchcodec from 2.9, an FFmpeg major its FFmpeg binding loads), torchvision's video functions without PyAV, imageio-ffmpeg without an `ffmpeg` program.",
+    meaning: "torchaudio, torchvision and imageio decode and encode media through libraries and programs they do not install: torchaudio up to 2.8 through SoundFile (the `soundfile` package), FFmpeg (majors 4 to 6 for its torio binding) or SoX, from 2.9 through torchcodec (which needs FFmpeg); torchvision's `read_video` through PyAV (`av`); imageio-ffmpeg (imageio's and MoviePy's video I/O) runs an `ffmpeg` program, its own where its wheel bundles one. The import succeeds and the first load, save or video read fails when none of them is there, not the one asked for (`set_audio_backend(\"soundfile\")`), or only an FFmpeg newer than the binding loads.",
+    fixes: "1. Install the backend the message names, else the one that needs nothing else: `pip install soundfile` (its wheels bundle libsndfile), `pip install av`, torchcodec for the installed torch (with FFmpeg), an FFmpeg of a major the binding loads (conda-forge's `ffmpeg<7`), the `ffmpeg` program. In a conda environment, conda-forge's package. 2. Or the system library another backend loads (FFmpeg, SoX), or the variable that names the program's path (`IMAGEIO_FFMPEG_EXE`).",
     ..CodeDoc::BASE
 };
 
@@ -39,7 +39,7 @@ fn label(b: &IoBackend) -> &str {
 /// The fixes that install one backend: its PyPI package (conda-forge's first in a conda
 /// environment; torchcodec the release for the installed torch), then the system library it
 /// loads.
-fn install(cx: &Cx<'_>, package: &str, b: &IoBackend) -> Vec<Fix> {
+fn install(cx: &Cx<'_>, package: &str, b: &IoBackend, newest: Option<u32>) -> Vec<Fix> {
     let code = Code::IoBackendMissing;
     let name = label(b);
     let mut fixes = Vec::new();
@@ -80,6 +80,16 @@ fn install(cx: &Cx<'_>, package: &str, b: &IoBackend) -> Vec<Fix> {
             fixes.extend(aligned);
         }
     }
+    if let Some(program) = b.executable.as_deref() {
+        fixes.extend(program_fixes(cx, package, b, program));
+        return fixes;
+    }
+    // The package names the newest major of the library it can load (torio's FFmpeg 6): an
+    // install of the distribution's newest would be the same failure again.
+    if let (Some(what), Some(n)) = (b.system.as_deref(), newest) {
+        fixes.extend(older_major(cx, package, what, n));
+        return fixes;
+    }
     let sys = b.system.as_deref().and_then(|what| {
         abidoc_knowledge::system_libs::table()
             .system
@@ -99,11 +109,118 @@ fn install(cx: &Cx<'_>, package: &str, b: &IoBackend) -> Vec<Fix> {
     fixes
 }
 
+/// A program the package runs (imageio-ffmpeg's `ffmpeg`): the system's install of it, the way
+/// this system installs (Homebrew where the text shows macOS), then the variable that points
+/// the package at a copy elsewhere.
+fn program_fixes(cx: &Cx<'_>, package: &str, b: &IoBackend, program: &str) -> Vec<Fix> {
+    let code = Code::IoBackendMissing;
+    let mut fixes = Vec::new();
+    let sys = b.system.as_deref().and_then(|what| {
+        abidoc_knowledge::system_libs::table()
+            .system
+            .iter()
+            .find(|s| s.what.starts_with(what))
+    });
+    if let Some(sys) = sys {
+        let mut ways = Vec::new();
+        if cx.scene.mentions_macos && !sys.brew.is_empty() {
+            ways.push(format!("macOS: brew install {}", sys.brew.join(" ")));
+        }
+        if !sys.apt.is_empty() {
+            ways.push(format!("Debian/Ubuntu: apt-get install {}", sys.apt.join(" ")));
+        }
+        if !sys.dnf.is_empty() {
+            ways.push(format!("Fedora/RHEL: dnf install {}", sys.dnf.join(" ")));
+        }
+        if !sys.conda.is_empty() {
+            ways.push(format!("conda: conda install -c conda-forge {}", sys.conda.join(" ")));
+        }
+        if !cx.scene.mentions_macos && !sys.brew.is_empty() {
+            ways.push(format!("macOS: brew install {}", sys.brew.join(" ")));
+        }
+        let conda = cx.world.in_conda() || cx.scene.mentions_conda;
+        let names = sys.conda.iter().filter_map(|c| Name::new(c)).collect::<Vec<_>>();
+        if conda && !names.is_empty() && !cx.scene.mentions_macos {
+            fixes.push(
+                Fix::new(code, "program-conda", FixKind::InstallMissing, format!("Install the `{program}` program into the conda environment"), format!("{package} runs `{program}`, and none is installed where it looks; conda-forge's {} brings it.", sys.conda.join(" ")))
+                    .step(Step::CondaInstall {
+                        channel: CondaChannel::CondaForge,
+                        packages: names.into_iter().map(Requirement::Any).collect(),
+                    }),
+            );
+        }
+        fixes.push(
+            Fix::new(
+                code,
+                "program",
+                FixKind::Advice,
+                format!("Install the `{program}` program ({})", sys.what.split(" (").next().unwrap_or(&sys.what)),
+                format!("{package} runs `{program}` and found none: neither a copy of its own nor one on PATH."),
+            )
+            .step(Step::Manual(ways.join("; "))),
+        );
+    }
+    if let Some(var) = b.env.as_deref() {
+        fixes.push(
+            Fix::new(
+                code,
+                "program-path",
+                FixKind::Advice,
+                format!("Or point {package} at an `{program}` it does not find by itself ({var})"),
+                format!("{package} reads the program's path from {var} before it looks anywhere else."),
+            )
+            .step(Step::Manual(format!(
+                "export {var}=<full path of an {program} program>, then start Python again"
+            ))),
+        );
+    }
+    fixes
+}
+
+/// A system library of major `newest` or older, the newest the package can load: conda-forge
+/// keeps every major (a pin there is user-level); a distribution ships one, so elsewhere it is
+/// advice.
+fn older_major(cx: &Cx<'_>, package: &str, what: &str, newest: u32) -> Vec<Fix> {
+    let code = Code::IoBackendMissing;
+    let conda_name = abidoc_knowledge::system_libs::table()
+        .system
+        .iter()
+        .find(|s| s.what.starts_with(what))
+        .and_then(|s| s.conda.first())
+        .and_then(|c| Name::new(c));
+    let above = newest.saturating_add(1);
+    let why = format!(
+        "{package} loads {what} {newest} or an older major and nothing newer: the {what} installed is none of those (or none at all)."
+    );
+    let title = format!("Install {what} {newest} or older, the newest {package} can load");
+    let mut fixes = Vec::new();
+    if let Some(c) = &conda_name
+        && let Some(v) = crate::fix::Version::new(&above.to_string())
+    {
+        let step = Step::CondaInstall {
+            channel: CondaChannel::CondaForge,
+            packages: vec![Requirement::Below(c.clone(), v)],
+        };
+        if cx.world.in_conda() || cx.scene.mentions_conda {
+            fixes.push(Fix::new(code, "older-major", FixKind::InstallMissing, title, why).step(step));
+            return fixes;
+        }
+        fixes.push(
+            Fix::new(code, "older-major", FixKind::Advice, title, format!("{why} A distribution ships one major of it; conda-forge has each."))
+                .step(Step::Manual(format!(
+                    "in a conda environment: conda install -c conda-forge \"{c}<{above}\"; otherwise the distribution's {what} where it is {newest} or older (Ubuntu 22.04 and 24.04 ship 4 and 6), or a {what} {newest} build on the loader's path"
+                ))),
+        );
+    }
+    fixes
+}
+
 pub(crate) fn diagnose(
     cx: &Cx<'_>,
     source: Option<SourceRef>,
     package: &str,
     backend: Option<&str>,
+    newest: Option<u32>,
 ) -> Diagnostic {
     let code = Code::IoBackendMissing;
     let mut d = blank(code, source);
@@ -128,6 +245,15 @@ pub(crate) fn diagnose(
         .filter(|b| in_release(b, version.as_ref()))
         .collect();
     d.message = match (asked, backend) {
+        (Some(b), _) if b.executable.is_some() => format!(
+            "{package} found no `{}` program to run: none of its own, and none on PATH",
+            b.executable.as_deref().unwrap_or_default()
+        ),
+        (Some(b), _) if newest.is_some() => format!(
+            "{package} found no {} it can load: it loads major {} and older, and the one installed is newer (or none is installed)",
+            label(b),
+            newest.unwrap_or_default()
+        ),
         (Some(b), _) => format!(
             "{package} has no {} backend: {} is not installed",
             label(b),
@@ -149,12 +275,12 @@ pub(crate) fn diagnose(
     let mut fixes: Vec<Fix> = Vec::new();
     if let Some(b) = asked {
         // The backend the message names leads: it is what the code asked for.
-        fixes.extend(install(cx, package, b).into_iter().map(Fix::leading));
+        fixes.extend(install(cx, package, b, newest).into_iter().map(Fix::leading));
     }
     // Otherwise (or besides) the backends this release reads through, the table's first (the
     // one that needs nothing else) first.
     for b in usable.iter().filter(|b| asked != Some(**b)).take(2) {
-        fixes.extend(install(cx, package, b));
+        fixes.extend(install(cx, package, b, None));
     }
     d.fixes = crate::fix::rank(fixes);
     d

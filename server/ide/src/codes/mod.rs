@@ -559,9 +559,11 @@ pub(crate) fn diagnose(
         Failure::BindingMismatch { function, module } => {
             binding_signature_mismatch::diagnose(&cx, source, function, module.as_deref())
         }
-        Failure::IoBackendMissing { package, backend } => {
-            io_backend_missing::diagnose(&cx, source, package, backend.as_deref())
-        }
+        Failure::IoBackendMissing {
+            package,
+            backend,
+            newest,
+        } => io_backend_missing::diagnose(&cx, source, package, backend.as_deref(), *newest),
         Failure::WheelUnsupported { wheel } => wheel_tags_mismatch::diagnose(&cx, source, wheel),
         Failure::NoMatchingDistribution {
             requirement,

@@ -1,6 +1,8 @@
 //! A media package finding no backend to read or write a file: torchaudio's `No audio I/O
 //! backend is available`, its dispatcher's `Couldn't find appropriate backend`, 2.9's
-//! `TorchCodec is required for load_with_torchcodec`, torchvision's `PyAV is not installed`.
+//! `TorchCodec is required for load_with_torchcodec`, torio's `Failed to intialize FFmpeg
+//! extension. Tried versions: ['6', '5', '4', '']`, torchvision's `PyAV is not installed`,
+//! imageio-ffmpeg's `No ffmpeg exe could be found`.
 
 use super::{Line, Out, cap};
 use crate::EventKind;
@@ -17,6 +19,19 @@ const MESSAGES: &[(&str, &str, Option<&str>)] = &[
         Some("torchcodec"),
     ),
     ("PyAV is not installed", "torchvision", Some("av")),
+    // torio (torchaudio's FFmpeg binding) finding no FFmpeg of a major it was built for; its
+    // message spells "intialize".
+    (
+        "FFmpeg extension. Tried versions",
+        "torchaudio",
+        Some("ffmpeg"),
+    ),
+    // imageio-ffmpeg (imageio's and MoviePy's video I/O) without an `ffmpeg` program.
+    (
+        "No ffmpeg exe could be found",
+        "imageio-ffmpeg",
+        Some("ffmpeg"),
+    ),
 ];
 
 pub(super) fn io_backend(l: &Line<'_>, out: &mut Out) {
@@ -40,11 +55,25 @@ pub(super) fn io_backend(l: &Line<'_>, out: &mut Out) {
                     .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-'))
             .then(|| cap(word).to_owned())
         });
+        // `Tried versions: ['6', '5', '4', '']`: the newest FFmpeg major it can load.
+        let newest = s[p..].split_once("Tried versions:").and_then(|(_, list)| {
+            let list = &list[..list.find(']').unwrap_or(list.len())];
+            list.split(',')
+                .filter_map(|v| {
+                    v.trim()
+                        .trim_matches(['[', '\'', '"', ' '])
+                        .parse::<u32>()
+                        .ok()
+                })
+                .filter(|&v| v < 100)
+                .max()
+        });
         out.push(
             l.span(p, s.trim_end().len().max(p + phrase.len())),
             EventKind::IoBackendMissing {
                 package: (*package).to_owned(),
                 backend: asked,
+                newest,
             },
         );
         return;

@@ -367,6 +367,24 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
         push(p, "libnvvm.so", None);
         return;
     }
+    // Loaders that look a library up with ctypes.util.find_library and name the project when
+    // nothing is found: sounddevice's `OSError: PortAudio library not found`, soundfile's
+    // `OSError: sndfile library not found` (the library file is `lib` + the name, lower case).
+    if let Some(head) = s
+        .trim_end()
+        .trim_end_matches('.')
+        .strip_suffix(" library not found")
+    {
+        let start = head.rfind([' ', '\'', '"', ':']).map_or(0, |i| i + 1);
+        let word = &head[start..];
+        if (3..=32).contains(&word.len())
+            && word.bytes().all(|c| c.is_ascii_alphanumeric())
+            && head[..start].trim_end().ends_with("Error:")
+        {
+            push(start, &format!("lib{}.so", word.to_ascii_lowercase()), None);
+            return;
+        }
+    }
     // A retold loader failure (an issue title): a Linux/macOS library file named right before
     // the `not found` / `cannot be found` that ends the line (`Tensorflow GPU library
     // Libcudart.so.11.0 not found`). Only at the end: a sentence that goes on (`libcudart.so not
