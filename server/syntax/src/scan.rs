@@ -99,6 +99,12 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Could not find module '", WINDLL),
     ("cannot load library '", WINDLL),
     ("unable to load shared object '", WINDLL),
+    // Windows' loader dialog retold (`… because cudnn64_8.dll was not found.`, `MSVCP140.dll is
+    // missing from your computer`, `zlibwapi.dll找不到`); they contain the retold forms below.
+    (".dll was not found", WINDLL | LOADFORM),
+    (".dll is missing from your computer", WINDLL | LOADFORM),
+    (".dll not found", WINDLL | LOADFORM),
+    (".dll找不到", WINDLL),
     ("Unable to load any of", LOADFORM),
     ("Could not load any of", LOADFORM),
     ("Could not load library", LOADFORM),

@@ -542,3 +542,39 @@ fn macos_quoted_paths_are_read() {
         vec!["libavdevice.58.dylib".to_owned()]
     );
 }
+
+#[test]
+fn windows_dialog_retold() {
+    for (line, want) in [
+        (
+            "The code execution cannot continue because hiprtc0507.dll was not found. To solve the problem, try reinstalling the software",
+            "hiprtc0507.dll",
+        ),
+        (
+            "The program can't start because MSVCP140.dll is missing from your computer.",
+            "MSVCP140.dll",
+        ),
+        ("提示zlibwapi.dll找不到，这个是干嘛用的？", "zlibwapi.dll"),
+        ("Could not run: cudnn64_8.dll not found", "cudnn64_8.dll"),
+    ] {
+        assert_eq!(
+            dll_why(line),
+            vec![(None, s(want), DllFailure::Missing)],
+            "{line}"
+        );
+    }
+    // Prose about a DLL that is there is not a load failure.
+    assert!(dll_why("I found torch_cpu.dll in the lib folder").is_empty());
+}
+
+#[test]
+fn find_library_loaders_name_the_project() {
+    assert_eq!(
+        missing(
+            "    raise OSError('PortAudio library not found')\nOSError: PortAudio library not found\n"
+        ),
+        vec!["libportaudio.so".to_owned()]
+    );
+    // Prose that merely says a library was not found names none.
+    assert!(missing("the PortAudio library not found on my path").is_empty());
+}

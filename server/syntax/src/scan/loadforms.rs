@@ -85,6 +85,47 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
         })
         .unwrap_or("");
     let has = |p: &str| s.contains(p) || wrapped_reason.contains(p);
+    // Windows' own dialog, retold in a console or an issue: `The code execution cannot proceed
+    // because cudnn64_8.dll was not found.`, `The program can't start because MSVCP140.dll is
+    // missing from your computer.`, a DLL named before `not found` or 找不到 ("cannot be found").
+    // TensorFlow's loader (`Could not load dynamic library 'x.dll'; dlerror: x.dll not found`)
+    // is read as its own form, a warning TensorFlow continues past.
+    let tf_loader = s.contains("Could not load dynamic library");
+    for w in [
+        " was not found",
+        " is missing from your computer",
+        " not found",
+        "找不到",
+    ] {
+        let Some(p) = s.find(w).filter(|_| !tf_loader) else {
+            continue;
+        };
+        let head = s[..p].trim_end_matches(['\'', '"', '`']);
+        // The file name: the ASCII name characters before the words (a path's directory, a
+        // quote or a sentence in another script before it is not part of it).
+        let name_len = head
+            .bytes()
+            .rev()
+            .take_while(|&c| c.is_ascii_alphanumeric() || b"._+-".contains(&c))
+            .count();
+        let start = head.len() - name_len;
+        let dll = &head[start..];
+        if dll.len() > 4
+            && dll.len() <= 128
+            && dll.to_ascii_lowercase().ends_with(".dll")
+            && is_library_name(dll)
+        {
+            out.push(
+                l.span(start, s.trim_end().len()),
+                EventKind::DllLoadFailed {
+                    module: None,
+                    dll: Some(dll.to_owned()),
+                    why: DllFailure::Missing,
+                },
+            );
+            return;
+        }
+    }
     // onnxruntime's Windows provider bridge when onnxruntime_providers_cuda.dll did not load
     // (the CUDA or cuDNN DLLs it needs are not found): `CUDA_PATH is set but CUDA wasn't able to
     // be loaded. Please install the correct version of CUDA and cuDNN …`.
