@@ -36,16 +36,20 @@ pub fn clean(text: &str) -> Cleaned {
     let mut removed_any = false;
     let markdown = markdown_escaped(text);
     let entities = has_entity(bytes);
+    let autolinks = has_autolink(bytes);
     while let Some(off) = bytes[i..].iter().position(|&b| {
-        matches!(b, ESC | b'<' | b'\\') || matches!(b, b'&' | 0xE2 | 0xEF) && entities
+        matches!(b, ESC | b'<' | b'\\')
+            || matches!(b, b'&' | 0xE2 | 0xEF) && entities
+            || b == b'[' && autolinks
     }) {
         let at = i + off;
         // An HTML entity stands for one character (`&quot;` is `"`): removed, and the character
-        // put in its place, mapped to the entity.
-        let entity = if matches!(bytes[at], b'&' | 0xE2 | 0xEF) {
-            entity_at(&bytes[at..])
-        } else {
-            None
+        // put in its place, mapped to the entity. A Markdown link GitHub made of a file name
+        // (`[libcudnn.so](http://libcudnn.so/)`) stands for its text likewise.
+        let entity: Option<(usize, &str)> = match bytes[at] {
+            b'&' | 0xE2 | 0xEF => entity_at(&bytes[at..]),
+            b'[' => autolink_at(text, at),
+            _ => None,
         };
         let skip = match (bytes[at], entity) {
             (_, Some((len, _))) => len,
@@ -286,6 +290,7 @@ pub fn unwrap_once(text: &str) -> Option<Cleaned> {
 pub fn needs_cleaning(text: &str) -> bool {
     let bytes = text.as_bytes();
     memchr::memchr2(ESC, b'<', bytes).is_some()
+        || has_autolink(bytes)
         || memchr::memmem::find(bytes, b"\\'").is_some()
         || memchr::memmem::find(bytes, b"\\\"").is_some()
         || markdown_escaped(text)
@@ -317,6 +322,34 @@ fn has_entity(bytes: &[u8]) -> bool {
 }
 
 /// The entity `b` starts with: its length and the text it stands for.
+/// Whether the text has a Markdown link to a web address (`](http`): GitHub turns a name that
+/// ends like a domain (`libcudnn.so`, `.so` being Somalia's) into one, and a copy of the issue's
+/// source keeps the link.
+fn has_autolink(b: &[u8]) -> bool {
+    memchr::memmem::find(b, b"](http").is_some()
+}
+
+/// At `[`: a Markdown link whose address is its own text as a domain
+/// (`[libcudnn.so](http://libcudnn.so/)`, `[torch.so](https://torch.so)`), its length and its
+/// text. A link to anywhere else is the writer's, and stays.
+fn autolink_at(text: &str, at: usize) -> Option<(usize, &str)> {
+    let rest = text.get(at + 1..)?;
+    let close = rest.get(..rest.len().min(256))?.find("](")?;
+    let inner = &rest[..close];
+    if inner.is_empty() || inner.contains(['[', ']', '(', ')', ' ', '\n']) {
+        return None;
+    }
+    let after = &rest[close + 2..];
+    let end = after.get(..after.len().min(300))?.find(')')?;
+    let url = &after[..end];
+    let host = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))?
+        .trim_end_matches('/');
+    host.eq_ignore_ascii_case(inner)
+        .then_some((1 + close + 2 + end + 1, inner))
+}
+
 fn entity_at(b: &[u8]) -> Option<(usize, &'static str)> {
     ENTITIES
         .iter()
@@ -445,6 +478,32 @@ mod tests {
             clean(typo).text,
             "version 'GLIBCXX_3.4.29' not found, No module named \"x\""
         );
+    }
+
+    #[test]
+    fn file_names_github_linked_as_domains_are_their_text() {
+        // A real report (poetry#9291): GitHub linked `libcudnn.so` as Somalia's domain.
+        let md =
+            "ImportError: [libcudnn.so](http://libcudnn.so/).8: cannot open shared object file";
+        let c = clean(md);
+        assert_eq!(
+            c.text,
+            "ImportError: libcudnn.so.8: cannot open shared object file"
+        );
+        let at = c.text.find("cannot").unwrap_or(0);
+        assert_eq!(c.map.span_to_raw(Span::new(at, at + 6)).slice(md), "cannot");
+        // A link the writer made to somewhere else stays as written.
+        let own = "see [the docs](https://pytorch.org/get-started/) for libcudnn.so.8";
+        assert_eq!(clean(own).text, own);
+        // Unclosed or hostile brackets are text.
+        for t in [
+            "[libx.so](http://libx.so",
+            "[](http://)",
+            "[a](http://b)",
+            "[x]]](http://x)",
+        ] {
+            assert_eq!(clean(t).text, t);
+        }
     }
 
     #[test]

@@ -102,8 +102,61 @@ pub(crate) fn diagnose(
     d.package = cx
         .package_of(required_by, !kb::is_torch_library(lib))
         .or_else(|| super::loadforms::dgl_hint(lib).map(|_| "dgl".to_owned()));
+    // cuDNN 8.7 and later open NVRTC by its unversioned name when a convolution needs it, at run
+    // time: no linker is involved, and pip's NVRTC wheel ships only the numbered file.
+    if lib == "libnvrtc.so"
+        && required_by.is_some_and(|r| basename(r).starts_with("libcudnn"))
+    {
+        d.message = format!(
+            "cuDNN ({}) opens NVRTC by its unversioned name, libnvrtc.so, which no directory on the loader's path holds: pip's nvidia-cuda-nvrtc wheels and the CUDA runtime ship only the numbered file (libnvrtc.so.11.2, libnvrtc.so.12)",
+            required_by.map(basename).unwrap_or("libcudnn")
+        );
+        let cudnn8 = required_by.is_some_and(|r| basename(r).ends_with(".so.8"));
+        d.fixes = cudnn_nvrtc(cx, cudnn8);
+        return d;
+    }
     d.fixes = fixes(cx, &d, lib);
     d
+}
+
+/// NVRTC under the unversioned name cuDNN 8.7+ opens: the NVRTC wheel of the CUDA major in use
+/// and a link named `libnvrtc.so` beside its numbered file (the CUDA major, where the text
+/// states none, is the person's to fill in: cuDNN 8's builds were mostly CUDA 11's, later ones
+/// CUDA 12's, and that one is named first); torch 2.0.0's wheels, whose load of cuDNN stopped
+/// on this, are fixed in 2.0.1.
+fn cudnn_nvrtc(cx: &Cx<'_>, cudnn8: bool) -> Vec<Fix> {
+    let (first, second) = if cudnn8 { (11, 12) } else { (12, 11) };
+    let code = Code::MissingSharedLibrary;
+    let mut fixes = vec![
+        Fix::new(
+            code,
+            "cudnn-nvrtc",
+            FixKind::InstallMissing,
+            "Install NVRTC for the CUDA major in use and give it the unversioned name cuDNN opens",
+            "cuDNN 8.7 and later load NVRTC as libnvrtc.so when a convolution needs runtime compilation; the NVRTC of the CUDA major cuDNN was built for, linked under that name in its own directory (on the loader's path), is what it finds.",
+        )
+        .step(Step::Manual(format!(
+            "pip install nvidia-cuda-nvrtc-cu{first} (CUDA {first}; for CUDA {second}: pip install nvidia-cuda-nvrtc-cu{second}), then in <site-packages>/nvidia/cuda_nvrtc/lib: ln -s libnvrtc.so.<the number it has> libnvrtc.so; export LD_LIBRARY_PATH=<site-packages>/nvidia/cuda_nvrtc/lib:$LD_LIBRARY_PATH"
+        )))
+        .filled_in_with("the CUDA major of the installed cuDNN and torch"),
+    ];
+    if cx
+        .torch()
+        .is_some_and(|t| super::recipes::short_torch(&t) == "2.0.0")
+        && let Some(req) = super::recipes::exact("torch", "2.0.1")
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "torch-2-0-1",
+                FixKind::AlignTorch,
+                "Install torch 2.0.1, whose load of cuDNN no longer stops on this",
+                "torch 2.0.0's pip wheels aborted when cuDNN could not open libnvrtc.so; 2.0.1 preloads cuDNN's libraries and goes on (pytorch/pytorch#97041).",
+            )
+            .step(recipes::pip_install(cx, vec![PipFlag::NoCacheDir], vec![req])),
+        );
+    }
+    crate::fix::rank(fixes)
 }
 
 /// A library's undefined plain C symbol that another library defines (`__nvJitLinkAddData_12_1`
