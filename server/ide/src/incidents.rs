@@ -210,6 +210,8 @@ pub enum Failure {
     BindingMismatch {
         function: String,
         module: Option<String>,
+        passed: Option<u32>,
+        accepts: Option<u32>,
     },
     /// A media package found no backend to read or write a file.
     IoBackendMissing {
@@ -1360,10 +1362,17 @@ impl Collector {
                 },
                 span,
             ),
-            EventKind::IncompatibleFunctionArguments { function, module } => self.push(
+            EventKind::IncompatibleFunctionArguments {
+                function,
+                module,
+                passed,
+                accepts,
+            } => self.push(
                 Failure::BindingMismatch {
                     function: function.clone(),
                     module: module.clone(),
+                    passed: *passed,
+                    accepts: *accepts,
                 },
                 span,
             ),

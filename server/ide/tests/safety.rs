@@ -227,6 +227,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "mamba-ssm=={P}\n    y = {P}_cuda.causal_conv1d_fwd(x, w)\nTypeError: causal_conv1d_fwd(): incompatible function arguments.\n",
     ),
     (
+        "binding-signature-mismatch (arguments counted)",
+        "    y = causal_conv1d_cuda.causal_conv1d_fwd(x, {P}, ({P}, 1), None, True)\nTypeError: causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:\n    1. (arg0: {P}, arg1: torch.Tensor, arg6: bool) -> {P}\n",
+    ),
+    (
         "binding-signature-mismatch (unknown package)",
         "  File \"/env/lib/python3.10/site-packages/{P}/ops.py\", line 3, in f\n    y = {P}_ext.{P}_fwd(x, 1)\nTypeError: {P}_fwd(): incompatible function arguments.\n",
     ),

@@ -151,6 +151,11 @@ pub struct PartnerRange {
     /// The first partner release it no longer calls correctly.
     #[serde(default)]
     pub below: Option<String>,
+    /// How many arguments the partner's compiled function takes in those releases (and the
+    /// caller passes), by function name: what pybind11's signature listing and the traceback's
+    /// call show.
+    #[serde(default)]
+    pub arguments: std::collections::BTreeMap<String, u32>,
     pub source: String,
 }
 

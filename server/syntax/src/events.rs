@@ -341,9 +341,13 @@ pub enum EventKind {
     /// `TypeError: f(): incompatible function arguments` from a pybind11 extension. `module` is
     /// the compiled module the call went through, where the traceback's source line shows it
     /// (`causal_conv1d_cuda.causal_conv1d_fwd(…)`).
+    /// `passed`: how many arguments the call shown passed; `accepts`: how many the first
+    /// signature pybind11 lists takes.
     IncompatibleFunctionArguments {
         function: String,
         module: Option<String>,
+        passed: Option<u32>,
+        accepts: Option<u32>,
     },
 
     // ---- context ----

@@ -1141,7 +1141,16 @@ impl<'a> Scanner<'a> {
         }
         if has(PYBIND) {
             let prev = self.prev_line(l);
-            pybind(l, prev.as_ref().map(Line::s), out);
+            // pybind11's listing of the signatures it accepts follows, wrapped or not.
+            let mut listing = String::new();
+            let mut at = self.next_line(l);
+            for _ in 0..3 {
+                let Some(n) = at else { break };
+                listing.push_str(n.s());
+                listing.push(' ');
+                at = self.next_line(&n);
+            }
+            pybind(l, prev.as_ref().map(Line::s), &listing, out);
         }
         if has(GPUARCH) {
             self.gpu_arch(l, out);
@@ -4765,9 +4774,11 @@ fn gpu_processes(l: &Line<'_>, out: &mut Out) {
 }
 
 /// pybind11's `TypeError: f(): incompatible function arguments`, with the compiled module the
-/// call went through where the line above (the traceback's source line) shows it
-/// (`causal_conv1d_cuda.causal_conv1d_fwd(x, …)`).
-fn pybind(l: &Line<'_>, prev: Option<&str>, out: &mut Out) {
+/// call went through and the number of arguments it passed where the line above (the
+/// traceback's source line) shows the whole call (`causal_conv1d_cuda.causal_conv1d_fwd(x, w,
+/// b, None, True)`), and the number the first signature pybind11 lists takes (`1. (arg0: …,
+/// arg4: bool) -> …` in `listing`, the lines after).
+fn pybind(l: &Line<'_>, prev: Option<&str>, listing: &str, out: &mut Out) {
     let s = l.s();
     let Some(p) = s.find("(): incompatible function arguments") else {
         return;
@@ -4780,8 +4791,8 @@ fn pybind(l: &Line<'_>, prev: Option<&str>, out: &mut Out) {
         return;
     }
     let leaf = f.rsplit('.').next().unwrap_or(f);
+    let call = format!(".{leaf}(");
     let module = prev.and_then(|line| {
-        let call = format!(".{leaf}(");
         let at = line.find(&call)?;
         let head = &line[..at];
         let start = head
@@ -4790,13 +4801,76 @@ fn pybind(l: &Line<'_>, prev: Option<&str>, out: &mut Out) {
         let m = &head[start..];
         (!m.is_empty() && m.len() <= 128 && !m.starts_with('.')).then(|| cap(m).to_owned())
     });
+    let passed = prev.and_then(|line| {
+        let args = &line[line.find(&call)? + call.len()..];
+        count_arguments(args)
+    });
+    // The listing's first signature (the rest of this line after `supported:`, or the lines
+    // after it), up to its `->`.
+    let after = s[p..].split_once("supported:").map_or("", |(_, r)| r);
+    let text = format!("{after} {listing}");
+    let accepts = text.find("1. (").and_then(|i| {
+        let sig = &text[i..];
+        let end = sig.find("->").unwrap_or(sig.len());
+        let sig = &sig[..floor_char(sig, end.min(4096))];
+        let n = sig
+            .match_indices("arg")
+            .filter_map(|(j, _)| {
+                let digits: String = sig[j + 3..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                sig[j + 3 + digits.len()..]
+                    .starts_with(':')
+                    .then(|| digits.parse::<u32>().ok())
+                    .flatten()
+            })
+            .max()?;
+        n.checked_add(1).filter(|&k| k <= 64)
+    });
     out.push(
         l.span(st, p + 35),
         EventKind::IncompatibleFunctionArguments {
             function: f.to_owned(),
             module,
+            passed,
+            accepts,
         },
     );
+}
+
+/// The arguments of a call written out up to its closing parenthesis on one line (`x, w, None,
+/// True)`): how many, counting commas outside nested brackets; `None` where the call goes on
+/// past the line.
+fn count_arguments(args: &str) -> Option<u32> {
+    let mut depth = 0u32;
+    let mut commas = 0u32;
+    let mut any = false;
+    let mut quote: Option<char> = None;
+    for c in args.chars().take(2048) {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => {
+                quote = Some(c);
+                any = true;
+            }
+            '(' | '[' | '{' => {
+                depth += 1;
+                any = true;
+            }
+            ')' | ']' | '}' if depth > 0 => depth -= 1,
+            ')' => return Some(if any { commas + 1 } else { 0 }).filter(|&n| n <= 64),
+            ',' if depth == 0 => commas += 1,
+            c if !c.is_whitespace() => any = true,
+            _ => {}
+        }
+    }
+    None
 }
 
 const SUBJECTS: &[&str] = &[

@@ -426,15 +426,16 @@ fn pybind_incompatible_arguments() {
         "TypeError: causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:\n",
         r#"
 Exception { name: "TypeError", message: "causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:" } @ "TypeError: causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:"
-IncompatibleFunctionArguments { function: "causal_conv1d_fwd", module: None } @ "causal_conv1d_fwd(): incompatible function arguments"
+IncompatibleFunctionArguments { function: "causal_conv1d_fwd", module: None, passed: None, accepts: None } @ "causal_conv1d_fwd(): incompatible function arguments"
 "#,
     );
-    // The traceback's source line above names the compiled module the call went through.
+    // The traceback's source line above names the compiled module the call went through and
+    // what it passed; pybind11's listing below, what the binary takes.
     check(
-        "    conv1d_out = causal_conv1d_cuda.causal_conv1d_fwd(x, conv1d_weight, conv1d_bias, None, True)\nTypeError: causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:\n",
+        "    conv1d_out = causal_conv1d_cuda.causal_conv1d_fwd(x, conv1d_weight, conv1d_bias, None, True)\nTypeError: causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:\n    1. (arg0: torch.Tensor, arg1: torch.Tensor, arg2: Optional[torch.Tensor], arg3: Optional[torch.Tensor], arg4: Optional[\ntorch.Tensor], arg5: Optional[torch.Tensor], arg6: bool) -> torch.Tensor\n",
         r#"
 Exception { name: "TypeError", message: "causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:" } @ "TypeError: causal_conv1d_fwd(): incompatible function arguments. The following argument types are supported:"
-IncompatibleFunctionArguments { function: "causal_conv1d_fwd", module: Some("causal_conv1d_cuda") } @ "causal_conv1d_fwd(): incompatible function arguments"
+IncompatibleFunctionArguments { function: "causal_conv1d_fwd", module: Some("causal_conv1d_cuda"), passed: Some(5), accepts: Some(7) } @ "causal_conv1d_fwd(): incompatible function arguments"
 "#,
     );
 }

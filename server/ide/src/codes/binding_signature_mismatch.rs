@@ -70,12 +70,40 @@ fn in_range(r: &PartnerRange, v: &abidoc_knowledge::Version) -> bool {
     parse(&r.from).is_none_or(|f| *v >= f) && parse(&r.until).is_none_or(|u| *v < u)
 }
 
-pub(crate) fn diagnose(
-    cx: &Cx<'_>,
-    source: Option<SourceRef>,
-    function: &str,
-    module: Option<&str>,
-) -> Diagnostic {
+/// What the text shows of the rejected call.
+pub(crate) struct Call<'a> {
+    pub function: &'a str,
+    /// The compiled module the call went through (`causal_conv1d_cuda`).
+    pub module: Option<&'a str>,
+    /// How many arguments the call passed, where the traceback shows it whole.
+    pub passed: Option<u32>,
+    /// How many the first signature pybind11 lists takes (the installed binary's).
+    pub accepts: Option<u32>,
+}
+
+/// The ranges whose partner function takes `n` arguments.
+fn taking<'r>(ranges: &[&'r PartnerRange], function: &str, n: Option<u32>) -> Option<&'r PartnerRange> {
+    let n = n?;
+    let leaf = function.rsplit('.').next().unwrap_or(function);
+    let mut hits = ranges
+        .iter()
+        .filter(|r| r.arguments.get(leaf) == Some(&n));
+    let one = hits.next().copied();
+    // Two ranges of the same arity say nothing about which one.
+    one.filter(|_| hits.next().is_none())
+}
+
+/// The caller's releases of one range as a requirement: the newest before its end (pip picks
+/// the newest release below it, which is in the range), any where it has none.
+fn caller_requirement(caller: &Name, r: &PartnerRange) -> Requirement {
+    match r.until.as_deref().and_then(Version::new) {
+        Some(u) => Requirement::Below(caller.clone(), u),
+        None => Requirement::Any(caller.clone()),
+    }
+}
+
+pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, call: &Call<'_>) -> Diagnostic {
+    let (function, module) = (call.function, call.module);
     let code = Code::BindingSignatureMismatch;
     let mut d = blank(code, source);
     let compiled = callee(module, function);
@@ -146,64 +174,113 @@ pub(crate) fn diagnose(
             .iter()
             .filter(|r| r.partner == p.as_str())
             .collect();
-        let known = caller_version
+        let by_version = caller_version
             .as_deref()
             .and_then(abidoc_knowledge::Version::parse)
             .and_then(|v| ranges.iter().find(|r| in_range(r, &v)).copied());
-        match (known, caller_version.as_deref()) {
-            (Some(r), Some(v)) => {
-                let req = partner_requirement(p, r);
-                let shown_req = crate::fix::render::requirement(&req);
-                fixes.push(
-                    Fix::new(
-                        code,
-                        "partner-release",
-                        FixKind::AlignCompanion,
-                        format!("Install {shown_req}, the {p} releases {} {v} calls", callerp.name),
-                        format!(
-                            "{} {v} calls {p}'s compiled functions with the arguments of {shown_req}; the installed {p} has another signature. Only {p} moves.",
-                            callerp.name
-                        ),
+        // The call the traceback shows passes as many arguments as one range's partner takes:
+        // that range's partner is what the caller needs, whatever its version.
+        let by_call = taking(&ranges, function, call.passed);
+        // The installed binary takes as many as another range's: the caller releases of that
+        // range call it, the other way to match.
+        let installed = taking(&ranges, function, call.accepts);
+        if let Some(n) = call.accepts {
+            d.evidence.push(format!(
+                "the installed {p}'s `{function}` takes {n} arguments{}",
+                match call.passed {
+                    Some(k) => format!("; the call passes {k}"),
+                    None => String::new(),
+                }
+            ));
+        }
+        let caller_name = Name::new(&callerp.name);
+        if let Some(r) = by_version.or(by_call) {
+            let req = partner_requirement(p, r);
+            let shown_req = crate::fix::render::requirement(&req);
+            let whose = match (by_version, caller_version.as_deref()) {
+                (Some(_), Some(v)) => format!("{} {v}", callerp.name),
+                _ => format!("the installed {}", callerp.name),
+            };
+            let evidence = if by_version.is_some() {
+                format!("{whose} calls {p}'s compiled functions with the arguments of {shown_req}")
+            } else {
+                format!(
+                    "the call passes {} arguments, as {shown_req}'s `{function}` takes",
+                    call.passed.unwrap_or_default()
+                )
+            };
+            fixes.push(
+                Fix::new(
+                    code,
+                    "partner-release",
+                    FixKind::AlignCompanion,
+                    format!("Install {shown_req}, the {p} releases {whose} calls"),
+                    format!("{evidence}; the installed {p} has another signature. Only {p} moves."),
+                )
+                .step(recipes::pip_install(cx, flags(p), vec![req]))
+                .cost(crate::fix::Cost {
+                    downloads: true,
+                    ..Default::default()
+                }),
+            );
+        }
+        if fixes.is_empty() {
+            let table: Vec<String> = ranges
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {}: pip install{} \"{}\"",
+                        callerp.name,
+                        range_words(r),
+                        if flags(p).contains(&PipFlag::NoBuildIsolation) {
+                            " --no-build-isolation"
+                        } else {
+                            ""
+                        },
+                        crate::fix::render::requirement(&partner_requirement(p, r))
                     )
-                    .step(recipes::pip_install(cx, flags(p), vec![req]))
-                    .cost(crate::fix::Cost {
-                        downloads: true,
-                        ..Default::default()
-                    }),
-                );
-            }
-            _ => {
-                let table: Vec<String> = ranges
-                    .iter()
-                    .map(|r| {
-                        format!(
-                            "{} {}: pip install{} \"{}\"",
-                            callerp.name,
-                            range_words(r),
-                            if flags(p).contains(&PipFlag::NoBuildIsolation) {
-                                " --no-build-isolation"
-                            } else {
-                                ""
-                            },
-                            crate::fix::render::requirement(&partner_requirement(p, r))
-                        )
-                    })
-                    .collect();
-                fixes.push(
-                    Fix::new(
-                        code,
-                        "partner-release",
-                        FixKind::AlignCompanion,
-                        format!("Install the {p} release your {} calls", callerp.name),
-                        format!(
-                            "Each {} release calls {p}'s compiled functions with the arguments of one range of {p} releases; the text does not say which {} is installed (`pip show {}` does).",
-                            callerp.name, callerp.name, callerp.name
-                        ),
-                    )
-                    .step(Step::Manual(table.join("; ")))
-                    .filled_in_with(format!("the installed {} release", callerp.name)),
-                );
-            }
+                })
+                .collect();
+            fixes.push(
+                Fix::new(
+                    code,
+                    "partner-release",
+                    FixKind::AlignCompanion,
+                    format!("Install the {p} release your {} calls", callerp.name),
+                    format!(
+                        "Each {} release calls {p}'s compiled functions with the arguments of one range of {p} releases; the text does not say which {} is installed (`pip show {}` does).",
+                        callerp.name, callerp.name, callerp.name
+                    ),
+                )
+                .step(Step::Manual(table.join("; ")))
+                .filled_in_with(format!("the installed {} release", callerp.name)),
+            );
+        }
+        if let (Some(r), Some(c)) = (installed, &caller_name)
+            && by_version.is_none_or(|v| !std::ptr::eq(v, r))
+        {
+            let req = caller_requirement(c, r);
+            let shown_req = crate::fix::render::requirement(&req);
+            fixes.push(
+                Fix::new(
+                    code,
+                    "caller-release",
+                    FixKind::AlignCompanion,
+                    format!("Or keep {p} and install {shown_req}, the {} releases that call it", callerp.name),
+                    format!(
+                        "The installed {p}'s `{function}` takes {} arguments, as {} {} passes them; only {} moves.",
+                        call.accepts.unwrap_or_default(),
+                        callerp.name,
+                        range_words(r),
+                        callerp.name
+                    ),
+                )
+                .step(recipes::pip_install(cx, flags(c), vec![req]))
+                .cost(crate::fix::Cost {
+                    downloads: true,
+                    ..Default::default()
+                }),
+            );
         }
     }
     // No table for the pair: both anew in one command, so pip installs releases of the same

@@ -556,9 +556,21 @@ pub(crate) fn diagnose(
         Failure::StaticTlsExhausted { library } => {
             static_tls_exhausted::diagnose(&cx, source, library.as_deref())
         }
-        Failure::BindingMismatch { function, module } => {
-            binding_signature_mismatch::diagnose(&cx, source, function, module.as_deref())
-        }
+        Failure::BindingMismatch {
+            function,
+            module,
+            passed,
+            accepts,
+        } => binding_signature_mismatch::diagnose(
+            &cx,
+            source,
+            &binding_signature_mismatch::Call {
+                function,
+                module: module.as_deref(),
+                passed: *passed,
+                accepts: *accepts,
+            },
+        ),
         Failure::IoBackendMissing {
             package,
             backend,
