@@ -256,6 +256,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CUDA driver initialization failed", LIBCUDA),
     ("ompiler", NOCC),
     ("Visual C++ 14.0", NOCC),
+    ("supported Microsoft Visual C++ installation", NOCC),
     ("You need C++", NOCC),
     // A build that needs Rust (tokenizers, safetensors, orjson from their sdists): maturin's
     // `Cargo, the Rust package manager, is not installed or is not on PATH.`, setuptools-rust's
@@ -4282,6 +4283,9 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // setuptools on Windows without Build Tools, and cpp_extension failing to run `cl`
         // (`Error checking compiler version for cl: [WinError 2] …`, in any language).
         || s.contains("Microsoft Visual C++ 14.0 or greater is required")
+        // nvdiffrast's own search for MSVC (its torch/ops.py): `Could not locate a supported
+        // Microsoft Visual C++ installation`.
+        || s.contains("Could not locate a supported Microsoft Visual C++ installation")
         || s.contains("Unable to find vcvarsall.bat")
         // distutils' spawn when cl.exe is not on PATH: `error: command 'cl.exe' failed: None`.
         || s.contains("cl.exe' failed: None")

@@ -208,14 +208,14 @@ fn fixes(
                 code,
                 "newer-runtime",
                 FixKind::Advice,
-                format!("Put a newer {lib_name} first on the library path (for example a conda environment's lib/)"),
+                format!("Put a newer {lib_name} first on the library path"),
                 format!(
-                    "The {lib_name} loaded now{} lacks {what}; a newer GCC runtime provides it.",
+                    "The {lib_name} loaded now{} lacks {what}; a newer GCC runtime provides it (a conda environment's, whose lib/ goes first on LD_LIBRARY_PATH, before any directory it already needs).",
                     old.map(|o| format!(" ({o})")).unwrap_or_default()
                 ),
             )
             .step(Step::Manual(format!(
-                "install a newer GCC runtime (in a conda environment: conda install -c conda-forge {}), then load it first: export LD_LIBRARY_PATH=<that environment>/lib:$LD_LIBRARY_PATH",
+                "conda install -c conda-forge {}; export LD_LIBRARY_PATH=$CONDA_PREFIX/lib",
                 rt.conda
             )))
             .unverified(),
