@@ -420,7 +420,13 @@ mod tests {
             ns("boost::system::system_category()"),
             Some("libboost_*.so")
         );
-        // A prefix must not match a longer, different name.
-        assert!(system_library("libmpi_cxx.so.40").is_none());
+        // A prefix must not match a longer, different name (`libmpi.so.` is not
+        // `libmpi_mpifh.so.`, the Fortran bindings no entry lists); Open MPI's C++ bindings are
+        // listed with it.
+        assert!(system_library("libmpi_mpifh.so.40").is_none());
+        assert_eq!(
+            system_library("libmpi_cxx.so.40").map(|s| s.what.as_str()),
+            Some("Open MPI")
+        );
     }
 }

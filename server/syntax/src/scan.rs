@@ -78,6 +78,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("undefined symbol", SYM),
     ("Symbol not found", SYM),
     ("Version mismatch: ", VERSION),
+    // Intel Extension for PyTorch's check of torch at import.
+    ("needs to work with PyTorch ", VERSION),
     ("JAX plugin ", VERSION),
     ("but this version of jax requires", VERSION),
     // XLA's check of a PJRT plugin's C API against the framework's (JAX, through any backend).
@@ -2932,6 +2934,29 @@ fn mac_symbol_not_found(l: &Line<'_>, out: &mut Out) {
 /// 1.7.*, but version 1.8.2 is installed!` (the framework PyTorch or TensorFlow, by name).
 fn framework_version(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    // Intel Extension for PyTorch's own check at import: `ERROR! Intel® Extension for PyTorch*
+    // needs to work with PyTorch 2.2.*, but PyTorch 2.1.0+cu121 is found. Please switch to the
+    // matching version and run again.`
+    if let Some(p) = s.find("needs to work with PyTorch ") {
+        let r = &s[p + "needs to work with PyTorch ".len()..];
+        if let Some((needs, rest)) = r.split_once(", but PyTorch ")
+            && let Some((installed, _)) = rest.split_once(" is found")
+            && ipex_version(needs)
+            && ipex_version(installed)
+        {
+            let start = s[..p].find("Intel").unwrap_or(p);
+            out.push(
+                l.span(start, s.trim_end().len()),
+                EventKind::FrameworkVersionRequired {
+                    package: "intel-extension-for-pytorch".to_owned(),
+                    framework: "PyTorch".to_owned(),
+                    needs: needs.to_owned(),
+                    installed: installed.to_owned(),
+                },
+            );
+        }
+        return;
+    }
     let Some(p) = s.find("Version mismatch: ") else {
         return;
     };
@@ -2976,6 +3001,15 @@ fn framework_version(l: &Line<'_>, out: &mut Out) {
             installed: installed.to_owned(),
         },
     );
+}
+
+/// A torch version as IPEX's check prints it (`2.2.*`, `2.1.0+cu121`).
+fn ipex_version(v: &str) -> bool {
+    !v.is_empty()
+        && v.len() <= 40
+        && v.bytes().next().is_some_and(|c| c.is_ascii_digit())
+        && v.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b".*+".contains(&c))
 }
 
 /// JAX's check of jaxlib at import: `jaxlib is version 0.1.69, but this version of jax requires

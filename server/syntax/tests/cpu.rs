@@ -270,3 +270,25 @@ fn media_backend_missing() {
         );
     }
 }
+
+#[test]
+fn ipex_checks_the_torch_it_was_built_for() {
+    let k = kinds(
+        "ERROR! Intel® Extension for PyTorch* needs to work with PyTorch 2.2.*, but PyTorch 2.1.0+cu121 is found. Please switch to the matching version and run again.",
+    );
+    assert!(
+        k.contains(&EventKind::FrameworkVersionRequired {
+            package: "intel-extension-for-pytorch".into(),
+            framework: "PyTorch".into(),
+            needs: "2.2.*".into(),
+            installed: "2.1.0+cu121".into(),
+        }),
+        "{k:?}"
+    );
+    // Prose about the requirement names no versions it cannot read.
+    assert!(
+        !kinds("IPEX needs to work with PyTorch of the same minor, but PyTorch nightly is found")
+            .iter()
+            .any(|k| matches!(k, EventKind::FrameworkVersionRequired { .. }))
+    );
+}
