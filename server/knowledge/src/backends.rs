@@ -104,11 +104,11 @@ pub enum Selection {
 impl Backends {
     /// Whether this rule covers `version` of the package (any version when unknown).
     pub fn covers(&self, version: Option<&str>) -> bool {
-        let Some(v) = version.and_then(Version::parse) else {
-            return self.from.is_none();
-        };
-        let after = |b: &Option<String>| b.as_deref().and_then(Version::parse);
-        after(&self.from).is_none_or(|f| v >= f) && after(&self.until).is_none_or(|u| v < u)
+        crate::version::in_range(
+            self.from.as_deref(),
+            self.until.as_deref(),
+            version.and_then(Version::parse).as_ref(),
+        )
     }
 
     /// Whether a library's file stem (`libbitsandbytes_cuda124`) is one of these backends: one

@@ -191,6 +191,21 @@ pub struct IoBackend {
     pub source: String,
 }
 
+impl PartnerRange {
+    /// Whether this range holds `version` of the package that calls the partner.
+    pub fn covers(&self, version: &crate::Version) -> bool {
+        crate::version::in_range(self.from.as_deref(), self.until.as_deref(), Some(version))
+    }
+}
+
+impl IoBackend {
+    /// Whether releases `version` of the package read through it (with no version known,
+    /// the backends every release before the newest scheme had).
+    pub fn covers(&self, version: Option<&crate::Version>) -> bool {
+        crate::version::in_range(self.from.as_deref(), self.until.as_deref(), version)
+    }
+}
+
 /// The first release whose Windows wheels need a newer Visual C++ runtime than the ones before,
 /// and the last release before it (what loads with the older runtime).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -202,6 +202,17 @@ impl Version {
     }
 }
 
+/// Whether `version` lies in the release range `[from, until)` a table row names (either end
+/// open when absent); with no version known, whether the range reaches back to the first
+/// release (a row that starts somewhere needs a version to apply).
+pub fn in_range(from: Option<&str>, until: Option<&str>, version: Option<&Version>) -> bool {
+    let Some(v) = version else {
+        return from.is_none();
+    };
+    from.and_then(Version::parse).is_none_or(|f| *v >= f)
+        && until.and_then(Version::parse).is_none_or(|u| *v < u)
+}
+
 /// Parses a CUDA tag such as `cu121`, `cu118`, `cu12`, `cu128` into `(major, minor)`.
 pub fn cuda_tag(tag: &str) -> Option<(u64, u64)> {
     let digits = tag.strip_prefix("cu")?;

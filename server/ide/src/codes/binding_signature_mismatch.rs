@@ -65,11 +65,6 @@ fn range_words(r: &PartnerRange) -> String {
     }
 }
 
-fn in_range(r: &PartnerRange, v: &abidoc_knowledge::Version) -> bool {
-    let parse = |s: &Option<String>| s.as_deref().and_then(abidoc_knowledge::Version::parse);
-    parse(&r.from).is_none_or(|f| *v >= f) && parse(&r.until).is_none_or(|u| *v < u)
-}
-
 /// What the text shows of the rejected call.
 pub(crate) struct Call<'a> {
     pub function: &'a str,
@@ -81,7 +76,8 @@ pub(crate) struct Call<'a> {
     pub accepts: Option<u32>,
 }
 
-/// The ranges whose partner function takes `n` arguments.
+/// The one range whose partner function takes `n` arguments (none where two ranges take as
+/// many: that says nothing about which).
 fn taking<'r>(ranges: &[&'r PartnerRange], function: &str, n: Option<u32>) -> Option<&'r PartnerRange> {
     let n = n?;
     let leaf = function.rsplit('.').next().unwrap_or(function);
@@ -89,7 +85,6 @@ fn taking<'r>(ranges: &[&'r PartnerRange], function: &str, n: Option<u32>) -> Op
         .iter()
         .filter(|r| r.arguments.get(leaf) == Some(&n));
     let one = hits.next().copied();
-    // Two ranges of the same arity say nothing about which one.
     one.filter(|_| hits.next().is_none())
 }
 
@@ -177,7 +172,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, call: &Call<'_>) 
         let by_version = caller_version
             .as_deref()
             .and_then(abidoc_knowledge::Version::parse)
-            .and_then(|v| ranges.iter().find(|r| in_range(r, &v)).copied());
+            .and_then(|v| ranges.iter().find(|r| r.covers(&v)).copied());
         // The call the traceback shows passes as many arguments as one range's partner takes:
         // that range's partner is what the caller needs, whatever its version.
         let by_call = taking(&ranges, function, call.passed);

@@ -20,18 +20,6 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
     ..CodeDoc::BASE
 };
 
-/// Whether a release of the package reads through `b` (its `from`/`until` range); with no
-/// version known, the backends every release before the newest scheme had.
-fn in_release(b: &IoBackend, version: Option<&abidoc_knowledge::Version>) -> bool {
-    let parse = |v: &Option<String>| v.as_deref().and_then(abidoc_knowledge::Version::parse);
-    match version {
-        Some(v) => {
-            parse(&b.from).is_none_or(|f| *v >= f) && parse(&b.until).is_none_or(|u| *v < u)
-        }
-        None => b.from.is_none(),
-    }
-}
-
 fn label(b: &IoBackend) -> &str {
     b.names.first().map_or("a backend", String::as_str)
 }
@@ -242,7 +230,7 @@ pub(crate) fn diagnose(
         .and_then(abidoc_knowledge::Version::parse);
     let usable: Vec<&IoBackend> = all
         .iter()
-        .filter(|b| in_release(b, version.as_ref()))
+        .filter(|b| b.covers(version.as_ref()))
         .collect();
     d.message = match (asked, backend) {
         (Some(b), _) if b.executable.is_some() => format!(
