@@ -17,7 +17,7 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step, Version};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled function rejects the arguments Python code passes it (`f(): incompatible function arguments`): the calling package and the compiled one come from releases that do not match (mamba-ssm and causal-conv1d).",
     meaning: "pybind11 checks each call against the signature compiled into the extension. When a package's Python code calls another package's compiled function (mamba-ssm calling causal-conv1d's `causal_conv1d_fwd`) and that function gained or lost arguments between releases, the pair only works when both come from matching releases: the import succeeds and the first call fails with `incompatible function arguments`, listing the signature the installed binary has.",
-    fixes: "1. Install the release of the compiled package that the caller's release calls (for mamba-ssm 1.1.x, causal-conv1d 1.1.x; 1.2.0 to 2.2.4, causal-conv1d below 1.5.1). 2. With the caller's release unknown, the same choice made from `pip show` of the caller; or install both anew in one command.",
+    fixes: "1. Install the release of the compiled package that takes what the caller passes: read from the caller's release (mamba-ssm 1.1.x calls causal-conv1d 1.1.x; 1.2.0 to 2.2.4, causal-conv1d below 1.5.1) or from the number of arguments the traceback's call passes. 2. Or, keeping the installed binary, the caller's releases that pass as many arguments as it takes (pybind11 lists its signature). 3. With neither known, the table to complete with the release `pip show` gives; for a pair no table knows, both anew in one command.",
     ..CodeDoc::BASE
 };
 
