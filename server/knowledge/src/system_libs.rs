@@ -316,6 +316,12 @@ pub fn is_driver_library(soname: &str) -> bool {
 }
 
 /// The provider of `soname`, if known.
+/// The entry whose `what` starts with `what` (`FFmpeg`, `SoX`): how a package's data names the
+/// system library it needs.
+pub fn by_what(what: &str) -> Option<&'static SystemLibrary> {
+    table().system.iter().find(|s| s.what.starts_with(what))
+}
+
 pub fn system_library(soname: &str) -> Option<&'static SystemLibrary> {
     let find = |name: &str| {
         table()

@@ -2941,8 +2941,9 @@ fn framework_version(l: &Line<'_>, out: &mut Out) {
         let r = &s[p + "needs to work with PyTorch ".len()..];
         if let Some((needs, rest)) = r.split_once(", but PyTorch ")
             && let Some((installed, _)) = rest.split_once(" is found")
-            && ipex_version(needs)
-            && ipex_version(installed)
+            && [needs, installed]
+                .iter()
+                .all(|v| version_text(v) && v.starts_with(|c: char| c.is_ascii_digit()))
         {
             let start = s[..p].find("Intel").unwrap_or(p);
             out.push(
@@ -2979,16 +2980,10 @@ fn framework_version(l: &Line<'_>, out: &mut Out) {
             && w.bytes()
                 .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
     };
-    let version = |v: &str| {
-        !v.is_empty()
-            && v.len() <= 40
-            && v.bytes()
-                .all(|c| c.is_ascii_alphanumeric() || b".*+".contains(&c))
-    };
     if !matches!(framework, "PyTorch" | "TensorFlow")
         || !word(package)
-        || !version(needs)
-        || !version(installed)
+        || !version_text(needs)
+        || !version_text(installed)
     {
         return;
     }
@@ -3003,11 +2998,10 @@ fn framework_version(l: &Line<'_>, out: &mut Out) {
     );
 }
 
-/// A torch version as IPEX's check prints it (`2.2.*`, `2.1.0+cu121`).
-fn ipex_version(v: &str) -> bool {
+/// A version as a framework's check prints it (`2.2.*`, `2.1.0+cu121`).
+fn version_text(v: &str) -> bool {
     !v.is_empty()
         && v.len() <= 40
-        && v.bytes().next().is_some_and(|c| c.is_ascii_digit())
         && v.bytes()
             .all(|c| c.is_ascii_alphanumeric() || b".*+".contains(&c))
 }

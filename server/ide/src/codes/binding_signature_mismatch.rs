@@ -156,9 +156,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, call: &Call<'_>) 
         let mut f = vec![PipFlag::NoCacheDir];
         // A source distribution whose setup.py fetches or builds against the installed torch:
         // its own build flags (isolation off) apply to the pinned release too.
-        if abidoc_knowledge::packages::package(p.as_str())
-            .is_some_and(|f| f.build.pip_flags.iter().any(|x| x == "--no-build-isolation"))
-        {
+        if crate::kb::package(p.as_str()).is_some_and(|f| f.needs_no_build_isolation) {
             f.push(PipFlag::NoBuildIsolation);
         }
         f

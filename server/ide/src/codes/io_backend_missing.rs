@@ -48,7 +48,7 @@ fn install(cx: &Cx<'_>, package: &str, b: &IoBackend, newest: Option<u32>) -> Ve
                 }),
             );
         }
-        let aligned = if abidoc_knowledge::packages::package(pip.as_str()).is_some_and(|f| f.links_torch) {
+        let aligned = if crate::kb::links_torch(pip.as_str()) == Some(true) {
             recipes::align_with_torch(code, cx, &pip, false)
         } else {
             Vec::new()
@@ -78,12 +78,7 @@ fn install(cx: &Cx<'_>, package: &str, b: &IoBackend, newest: Option<u32>) -> Ve
         fixes.extend(older_major(cx, package, what, n));
         return fixes;
     }
-    let sys = b.system.as_deref().and_then(|what| {
-        abidoc_knowledge::system_libs::table()
-            .system
-            .iter()
-            .find(|s| s.what.starts_with(what))
-    });
+    let sys = b.system.as_deref().and_then(abidoc_knowledge::system_libs::by_what);
     if let Some(sys) = sys
         && let Some(lib) = sys.sonames.first()
     {
@@ -103,28 +98,17 @@ fn install(cx: &Cx<'_>, package: &str, b: &IoBackend, newest: Option<u32>) -> Ve
 fn program_fixes(cx: &Cx<'_>, package: &str, b: &IoBackend, program: &str) -> Vec<Fix> {
     let code = Code::IoBackendMissing;
     let mut fixes = Vec::new();
-    let sys = b.system.as_deref().and_then(|what| {
-        abidoc_knowledge::system_libs::table()
-            .system
-            .iter()
-            .find(|s| s.what.starts_with(what))
-    });
+    let sys = b.system.as_deref().and_then(abidoc_knowledge::system_libs::by_what);
     if let Some(sys) = sys {
-        let mut ways = Vec::new();
-        if cx.scene.mentions_macos && !sys.brew.is_empty() {
-            ways.push(format!("macOS: brew install {}", sys.brew.join(" ")));
-        }
-        if !sys.apt.is_empty() {
-            ways.push(format!("Debian/Ubuntu: apt-get install {}", sys.apt.join(" ")));
-        }
-        if !sys.dnf.is_empty() {
-            ways.push(format!("Fedora/RHEL: dnf install {}", sys.dnf.join(" ")));
-        }
-        if !sys.conda.is_empty() {
-            ways.push(format!("conda: conda install -c conda-forge {}", sys.conda.join(" ")));
-        }
-        if !cx.scene.mentions_macos && !sys.brew.is_empty() {
-            ways.push(format!("macOS: brew install {}", sys.brew.join(" ")));
+        // Homebrew first where the text shows macOS, last otherwise.
+        let mut ways = super::missing_shared_library::manager_alternatives(sys);
+        if !sys.brew.is_empty() {
+            let brew = format!("macOS: brew install {}", sys.brew.join(" "));
+            if cx.scene.mentions_macos {
+                ways.insert(0, brew);
+            } else {
+                ways.push(brew);
+            }
         }
         let conda = cx.world.in_conda() || cx.scene.mentions_conda;
         let names = sys.conda.iter().filter_map(|c| Name::new(c)).collect::<Vec<_>>();
@@ -170,10 +154,7 @@ fn program_fixes(cx: &Cx<'_>, package: &str, b: &IoBackend, program: &str) -> Ve
 /// advice.
 fn older_major(cx: &Cx<'_>, package: &str, what: &str, newest: u32) -> Vec<Fix> {
     let code = Code::IoBackendMissing;
-    let conda_name = abidoc_knowledge::system_libs::table()
-        .system
-        .iter()
-        .find(|s| s.what.starts_with(what))
+    let conda_name = abidoc_knowledge::system_libs::by_what(what)
         .and_then(|s| s.conda.first())
         .and_then(|c| Name::new(c));
     let above = newest.saturating_add(1);
@@ -233,20 +214,20 @@ pub(crate) fn diagnose(
         .filter(|b| b.covers(version.as_ref()))
         .collect();
     d.message = match (asked, backend) {
-        (Some(b), _) if b.executable.is_some() => format!(
-            "{package} found no `{}` program to run: none of its own, and none on PATH",
-            b.executable.as_deref().unwrap_or_default()
-        ),
-        (Some(b), _) if newest.is_some() => format!(
-            "{package} found no {} it can load: it loads major {} and older, and the one installed is newer (or none is installed)",
-            label(b),
-            newest.unwrap_or_default()
-        ),
-        (Some(b), _) => format!(
-            "{package} has no {} backend: {} is not installed",
-            label(b),
-            b.pip.as_deref().or(b.system.as_deref()).unwrap_or(label(b))
-        ),
+        (Some(b), _) => match (b.executable.as_deref(), newest) {
+            (Some(program), _) => format!(
+                "{package} found no `{program}` program to run: none of its own, and none on PATH"
+            ),
+            (None, Some(n)) => format!(
+                "{package} found no {} it can load: it loads major {n} and older, and the one installed is newer (or none is installed)",
+                label(b)
+            ),
+            (None, None) => format!(
+                "{package} has no {} backend: {} is not installed",
+                label(b),
+                b.pip.as_deref().or(b.system.as_deref()).unwrap_or(label(b))
+            ),
+        },
         (None, Some(b)) => format!("{package} has no `{b}` backend installed"),
         (None, None) => format!(
             "{package} found no backend to read or write the file: none of the libraries it decodes media through is installed"

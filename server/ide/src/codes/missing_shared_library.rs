@@ -913,6 +913,22 @@ pub(crate) fn system_library(
         .collect()
 }
 
+/// A system library's install with each Linux and conda manager, in words, for a fix that
+/// cannot tell which one the machine uses.
+pub(crate) fn manager_alternatives(sys: &abidoc_knowledge::system_libs::SystemLibrary) -> Vec<String> {
+    let mut out = Vec::new();
+    if !sys.apt.is_empty() {
+        out.push(format!("Debian/Ubuntu: apt-get install {}", sys.apt.join(" ")));
+    }
+    if !sys.dnf.is_empty() {
+        out.push(format!("Fedora/RHEL: dnf install {}", sys.dnf.join(" ")));
+    }
+    if !sys.conda.is_empty() {
+        out.push(format!("conda: conda install -c conda-forge {}", sys.conda.join(" ")));
+    }
+    out
+}
+
 /// The install of a system library (pip, conda, Homebrew, the distribution's manager).
 fn install_system_library(
     code: Code,
@@ -965,19 +981,7 @@ fn install_system_library(
             .step(recipes::pip_install(cx, Vec::new(), reqs)),
         ];
     }
-    let mut alternatives = Vec::new();
-    if !sys.apt.is_empty() {
-        alternatives.push(format!("Debian/Ubuntu: apt-get install {}", sys.apt.join(" ")));
-    }
-    if !sys.dnf.is_empty() {
-        alternatives.push(format!("Fedora/RHEL: dnf install {}", sys.dnf.join(" ")));
-    }
-    if !sys.conda.is_empty() {
-        alternatives.push(format!(
-            "conda: conda install -c conda-forge {}",
-            sys.conda.join(" ")
-        ));
-    }
+    let alternatives = manager_alternatives(sys);
     // `what` may carry a remark in parentheses (how so-numbers name FFmpeg's majors): the
     // reason keeps it, the title does not.
     let title = format!(
@@ -1379,12 +1383,7 @@ pub(crate) fn package_unloadable(
         f.backends
             .iter()
             .filter_map(|b| b.variant.as_deref())
-            .find_map(|v| {
-                abidoc_knowledge::system_libs::table()
-                    .system
-                    .iter()
-                    .find(|s| s.what.starts_with(v))
-            })
+            .find_map(abidoc_knowledge::system_libs::by_what)
     });
     d.message = match needs {
         Some(sys) => format!(
