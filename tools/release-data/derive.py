@@ -162,6 +162,18 @@ def torch_pin(reqs):
     return None, None
 
 
+def triton_pin(reqs):
+    """The triton release torch pins for Linux x86_64 (`triton==3.1.0; platform_system ==
+    "Linux" ...`): Inductor imports internals of exactly that release."""
+    for r in reqs or []:
+        p = parse_req(r)
+        if p and p[0] in ("triton", "pytorch-triton") and marker_applies(p[2]):
+            # `==3.1.0` up to torch 2.13, `~=3.8.0` (any 3.8.x) from 2.14: kept as written.
+            if re.fullmatch(r"(==|~=)\d+(\.\d+)+", p[1]):
+                return p[1]
+    return None
+
+
 def cuda_from_reqs(reqs):
     """CUDA major from `nvidia-*-cu12` / `-cu13` / `-cu11` requirements, or `cuda-toolkit`."""
     majors = set()
@@ -241,6 +253,7 @@ def derive(pkg, floor, cache, jobs):
             row["cuda_from_reqs"] = cuda_from_reqs(reqs)
             row["cuda_from_label"] = cuda_from_label(row["wheel"])
             row["cuda_runtime"] = cuda_runtime(reqs)
+            row["triton"] = triton_pin(reqs)
         return row
 
     with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
@@ -307,7 +320,8 @@ def main():
         "#              local version label (`label`) or the default CUDA of the pinned torch (`torch`)",
         "#   wheel      the file name pip chose (the newest Python with a wheel among 3.8-3.14)",
         "# torch itself is listed for its own CUDA: `cuda_major`, and `cuda`, the major.minor of the",
-        "# nvidia-cuda-runtime-cuNN or cuda-toolkit it pins (the CUDA of its default PyPI wheel).",
+        "# nvidia-cuda-runtime-cuNN or cuda-toolkit it pins (the CUDA of its default PyPI wheel),",
+        "# and `triton`, its Linux x86_64 triton requirement as written (`==3.1.0`, `~=3.8.0`).",
         "",
     ]
     for pkg, _ in pkgs:
@@ -328,6 +342,8 @@ def main():
                 out.append(f"cuda_from = {toml_str({'cuda_from_reqs': 'reqs', 'cuda_from_label': 'label', 'torch': 'torch'}[c[1]])}")
             if pkg == "torch" and r.get("cuda_runtime"):
                 out.append(f"cuda = {toml_str(r['cuda_runtime'])}")
+            if pkg == "torch" and r.get("triton"):
+                out.append(f"triton = {toml_str(r['triton'])}")
             if r.get("wheel"):
                 out.append(f"wheel = {toml_str(r['wheel'])}")
             out.append("")

@@ -357,6 +357,10 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("WinError", fact::WINDOWS),
     (".dll", fact::WINDOWS),
     (".pyd", fact::WINDOWS),
+    // Its wheels' platform tag, its Triton port, its versions as people name them.
+    ("win_amd64", fact::WINDOWS),
+    ("triton-windows", fact::WINDOWS),
+    ("Windows 1", fact::WINDOWS),
     // ZLUDA (torch's CUDA DLLs run on AMD's HIP runtime), in its projects' paths and names.
     ("ZLUDA", fact::ZLUDA),
     ("Zluda", fact::ZLUDA),

@@ -84,6 +84,45 @@ pub struct Tables {
     pub torch_api_removed: Vec<TorchApiRemoved>,
     #[serde(default)]
     pub torch_api_added: Vec<TorchApiAdded>,
+    #[serde(default)]
+    pub triton_api_removed: Vec<TritonApiRemoved>,
+}
+
+/// Python API a Triton release removed or moved: kernel packages written for the releases
+/// before fail with `No module named 'triton.ops'` or `module 'triton.language.math' has no
+/// attribute 'round'`, and their releases that follow the move are known.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TritonApiRemoved {
+    /// The Triton release that removed them (`3.2`); `triton<` it still has them.
+    pub removed_in: String,
+    /// Dotted names as errors print them; a module stands for everything under it.
+    pub names: Vec<String>,
+    /// What replaces them, in a sentence.
+    pub instead: String,
+    /// Packages known to import them, with the first release that no longer does.
+    #[serde(default)]
+    pub importers: Vec<FixedImporter>,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixedImporter {
+    pub package: String,
+    pub fixed_in: String,
+}
+
+/// The Triton release that removed `name` (or the module it is in), if one did.
+pub fn triton_api_removed(name: &str) -> Option<&'static TritonApiRemoved> {
+    tables().triton_api_removed.iter().find(|r| {
+        r.names.iter().any(|n| {
+            name == n
+                || name
+                    .strip_prefix(n.as_str())
+                    .is_some_and(|rest| rest.starts_with('.'))
+        })
+    })
 }
 
 /// Python API a torch release added: a package written for it (a companion, transformers)

@@ -40,6 +40,10 @@ pub struct Release {
     /// For torch itself: the CUDA (`12.1`) of the `nvidia-cuda-runtime-cuNN` its wheel pins.
     #[serde(default)]
     pub cuda: Option<String>,
+    /// For torch itself: its Linux x86_64 triton requirement as written (`==3.1.0`, `~=3.8.0`):
+    /// Inductor imports internals of that Triton release line only.
+    #[serde(default)]
+    pub triton: Option<String>,
     /// The wheel file pip chose for it.
     #[serde(default)]
     pub wheel: Option<String>,
@@ -337,6 +341,34 @@ pub fn cuda_major(package: &str, version: &str) -> Option<u64> {
 /// CUDA major of a torch release's default PyPI wheel, from its `nvidia-*-cuNN` requirements.
 pub fn torch_cuda_major(torch: &str) -> Option<u64> {
     cuda_major("torch", torch)
+}
+
+/// The Triton a torch release requires, as (major, minor, the exact release where torch pins
+/// one): `2.5.1` → (3, 1, Some("3.1.0")); `2.14.0`'s `~=3.8.0` → (3, 8, None). A torch given by
+/// major.minor only (`2.5`), or a build no row lists (`2.4.0a0+…`), takes the newest release of
+/// its line: torch changes its Triton line only with its minor.
+pub fn triton_for_torch(torch: &str) -> Option<(u64, u64, Option<&'static str>)> {
+    let t = Version::parse(torch)?;
+    let t = Version::parse(t.public())?;
+    let rows = releases("torch");
+    let row = rows
+        .iter()
+        .find(|r| Version::parse(&r.version).is_some_and(|v| v == t))
+        .or_else(|| {
+            rows.iter().find(|r| {
+                Version::parse(&r.version).is_some_and(|v| {
+                    v.release.get(..2) == t.release.get(..2) && t.release.len() >= 2
+                })
+            })
+        })?;
+    let spec = row.triton.as_deref()?;
+    let (exact, v) = match spec.strip_prefix("==") {
+        Some(v) => (true, v),
+        None => (false, spec.strip_prefix("~=")?),
+    };
+    let mut parts = v.split('.').map(|p| p.parse::<u64>().ok());
+    let (major, minor) = (parts.next()??, parts.next()??);
+    Some((major, minor, exact.then_some(v)))
 }
 
 /// What to build a prebuilt GitHub wheel name for: the installed torch as setup.py sees it.

@@ -494,7 +494,7 @@ mod tests {
             .into();
         assert_eq!(
             display_command(&argv),
-            r"pip install 'training-hub[lora]' 'it'\''s' 'a b'"
+            r#"pip install "training-hub[lora]" 'it'\''s' "a b""#
         );
     }
 }

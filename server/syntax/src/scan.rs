@@ -326,6 +326,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("from 'numpy.", NUMPY),
     ("module 'numpy'", NUMPY),
     ("' has no attribute '", NUMPY),
+    // Triton's `tl.tensor` (lowercase, unlike torch's `Tensor`) in a kernel written for another
+    // Triton: `AttributeError("'tensor' object has no attribute 'cast'")`.
+    ("'tensor' object has no attribute '", NUMPY),
     ("in the NumPy 2.0 release", NUMPY),
     ("out of memory", OOM),
     ("memory in use", GPUPROC),
@@ -1393,6 +1396,10 @@ impl<'a> Scanner<'a> {
             ),
             // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
             ("Cannot find a working triton installation", "triton", false),
+            // Triton imported by torch.compile or a kernel package where none is installed
+            // (PyPI's `triton` has Linux wheels only): run time, not a build, needs no context.
+            ("No module named 'triton'", "triton", false),
+            ("No module named \"triton\"", "triton", false),
             // `setup.py bdist_wheel` without `wheel` (setuptools before 70.1 needs it).
             ("invalid command 'bdist_wheel'", "wheel", false),
             // setuptools 70 dropped `pkg_resources.packaging`, which older setup.py files import.
@@ -4608,6 +4615,25 @@ fn numpy(l: &Line<'_>, out: &mut Out) {
                 name: name.to_owned(),
             },
         );
+    }
+    // A method of Triton's `tl.tensor` a kernel calls and the installed Triton lacks (its
+    // CompilationError quotes the AttributeError): Triton's language API, dated like a module's.
+    if let Some(p) = s.find("'tensor' object has no attribute '") {
+        let r = &s[p + 34..];
+        let n = r
+            .bytes()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            .count();
+        if n > 0 {
+            out.push(
+                l.span(p, p + 34 + n),
+                EventKind::ModuleAttributeMissing {
+                    module: "triton.language.tensor".to_owned(),
+                    attribute: r[..n].to_owned(),
+                },
+            );
+            return;
+        }
     }
     // Any other module: `module 'torch.library' has no attribute 'register_fake'`.
     if let Some(p) = s.find("module '")

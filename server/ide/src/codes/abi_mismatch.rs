@@ -420,7 +420,13 @@ fn other_release_api(cx: &Cx<'_>, mut d: Diagnostic, api: &str) -> Diagnostic {
         })
         .unwrap_or("torch");
     // The importing package is who is out of step; the framework itself is not "who".
-    let importer = d.package.clone().filter(|p| p != framework);
+    // The framework's own module is often the package nearest its error; the one before it
+    // (the innermost frame, the import) is the importer.
+    let importer = d.package.clone().filter(|p| p != framework).or_else(|| {
+        cx.scene
+            .package_near_skipping(cx.span, &[framework, "torch"])
+            .map(str::to_owned)
+    });
     let who = importer.clone().unwrap_or_else(|| "a package".into());
     let stated = if framework == "torch" {
         cx.torch()
@@ -434,12 +440,18 @@ fn other_release_api(cx: &Cx<'_>, mut d: Diagnostic, api: &str) -> Diagnostic {
         "{who} uses `{api}`, which the installed {framework}{version} does not have: it was released for another {framework} (a newer one that added the name, or an older one before it was removed)"
     );
     d.explanation = Some("torch's Python API changes between releases; a package made for one release imports names the others lack. torch and the packages built around it (torchvision, torchaudio, torchao, the frameworks that pin them) must come from releases made for each other.".into());
+    if framework == "triton"
+        && let Some(row) = abidoc_knowledge::compat::triton_api_removed(api)
+    {
+        return triton_api_removed(cx, d, api, importer.as_deref(), row);
+    }
     let mut fixes = Vec::new();
     // torch's Inductor (or a package built on it) calling a Triton of another release: the one
     // torch pins.
     if framework == "triton" {
         fixes.push(recipes::triton_for_torch(
             code,
+            cx,
             "a Triton of another release (upgraded by another package's requirement, or left by an older install) lacks names torch's Inductor imports.",
         ));
     }
@@ -460,6 +472,87 @@ fn other_release_api(cx: &Cx<'_>, mut d: Diagnostic, api: &str) -> Diagnostic {
         .step(Step::Manual(
             format!("pip show the package for its {framework} requirement, then install that {framework} (torch and its companions together), or pin the package to its release for the installed {framework}"),
         )),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// A kernel package importing Triton API a Triton release removed (`triton.ops`, gone in 3.2):
+/// the package was written for an older Triton. Its release that follows the move comes first
+/// (the table knows it for the packages known to import the name; the text names the importer
+/// or, where it does not, the table's one importer is the likely one), then the older Triton,
+/// which means the older torch that pins it.
+fn triton_api_removed(
+    cx: &Cx<'_>,
+    mut d: Diagnostic,
+    api: &str,
+    importer: Option<&str>,
+    row: &abidoc_knowledge::compat::TritonApiRemoved,
+) -> Diagnostic {
+    let code = d.code;
+    let removed = &row.removed_in;
+    let known = row.importers.iter().find(|i| {
+        importer.is_none_or(|p| crate::kb::normalize(p) == crate::kb::normalize(&i.package))
+    });
+    let who = importer
+        .map(str::to_owned)
+        .or_else(|| known.map(|k| format!("a package ({} before {}, for one)", k.package, k.fixed_in)))
+        .unwrap_or_else(|| "a package".into());
+    d.message = format!(
+        "{who} imports `{api}`, which Triton {removed} removed: it was written for an older Triton than the one installed"
+    );
+    d.evidence.push(format!("Triton {removed}: {}", row.instead));
+    if let Some(p) = importer.map(str::to_owned).or_else(|| known.map(|k| k.package.clone())) {
+        d.package = Some(p);
+    }
+    let mut fixes = Vec::new();
+    if let Some(k) = known
+        && let (Some(name), Some(v)) = (Name::new(&k.package), crate::fix::Version::new(&k.fixed_in))
+    {
+        let title = if importer.is_some() {
+            format!("Upgrade {name} to {v} or later, its releases written for Triton {removed}")
+        } else {
+            format!("If {name} is the importer: upgrade it to {v} or later, its releases written for Triton {removed}")
+        };
+        fixes.push(
+            Fix::new(
+                code,
+                "importer-for-triton",
+                FixKind::AlignCompanion,
+                title,
+                format!("{name} {v} and later no longer import `{api}`; the installed torch and its Triton stay as they are."),
+            )
+            .step(recipes::pip_install(cx, Vec::new(), vec![Requirement::AtLeast(name, v)]))
+            .leading(),
+        );
+    } else {
+        let name = importer.unwrap_or("the importing package");
+        fixes.push(
+            Fix::new(
+                code,
+                "importer-for-triton",
+                FixKind::AlignCompanion,
+                format!("Upgrade {name} to a release written for Triton {removed} and later"),
+                format!("{} Projects followed the move in their later releases.", row.instead),
+            )
+            .step(Step::Manual(format!(
+                "pip install --upgrade {}",
+                importer.unwrap_or("<the package whose file imports it, in the traceback>")
+            ))),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "older-triton",
+            FixKind::AlignTorch,
+            format!("Or keep the package and use a Triton before {removed}, with the torch that pins it"),
+            format!("torch pins its Triton: a Triton before {removed} comes with an older torch (and that torch's companions)."),
+        )
+        .step(Step::Manual(format!(
+            "install the newest torch whose Triton is older than {removed} (pip show torch lists its triton), with its torchvision/torchaudio"
+        )))
+        .unverified(),
     );
     d.fixes = crate::fix::rank(fixes);
     d

@@ -73,13 +73,24 @@ pub(crate) fn diagnose(
     // Windows wheels, its Windows port does (the tables' `windows_port`).
     if module == "triton" {
         d.package = Some("triton".into());
-        d.message = "torch.compile's Inductor backend needs Triton to generate GPU kernels, and no working Triton is installed".into();
+        d.message = "Triton is not installed where this Python runs (or does not import): torch.compile's Inductor backend and kernel packages (bitsandbytes, SageAttention, flash-linear-attention, Liger) generate their GPU kernels with it".into();
         let port = crate::kb::package("triton").and_then(|f| f.windows_port);
         let module = match port {
             Some(p) if cx.scene.mentions_windows => p,
             _ => "triton".to_owned(),
         };
-        d.fixes = fixes(cx, &module, false, None);
+        let mut found = fixes(cx, &module, false, None);
+        // With torch's version known, the Triton line it requires (a Triton of another line
+        // fails in Inductor's imports instead).
+        let pinned = recipes::triton_for_torch(
+            Code::BuildDepsMissing,
+            cx,
+            "nothing else installs it where torch's wheel does not require it (Windows, a torch from another index).",
+        );
+        if pinned.fill_in.is_none() {
+            found.insert(0, pinned.leading());
+        }
+        d.fixes = crate::fix::rank(found);
         return d;
     }
     d.message = if too_new {

@@ -673,6 +673,7 @@ pub(crate) fn toolkit_refuses(
         );
         fixes.push(recipes::triton_for_torch(
             code,
+            cx,
             "a second, older Triton beside it (`pytorch-triton` from a nightly, a source build) is the one whose LLVM predates the GPU.",
         ));
         fixes.push(

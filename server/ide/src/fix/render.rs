@@ -126,6 +126,7 @@ pub fn requirement(r: &Requirement) -> String {
         Requirement::Any(n) => n.to_string(),
         Requirement::Exact(n, v) => format!("{n}=={v}"),
         Requirement::Below(n, v) => format!("{n}<{v}"),
+        Requirement::AtLeast(n, v) => format!("{n}>={v}"),
         Requirement::Major(n, m) => format!("{n}=={m}.*"),
         Requirement::Series(n, a, b) => format!("{n}=={a}.{b}.*"),
         Requirement::Extra(n, extra) => format!("{n}[{extra}]"),
@@ -251,7 +252,10 @@ fn join(args: &[String], quote: fn(&str) -> Option<String>) -> Option<String> {
 }
 
 /// POSIX sh quoting; refuses control characters, which a terminal's line editor acts on even
-/// inside quotes (Ctrl-U erases the opening quote).
+/// inside quotes (Ctrl-U erases the opening quote). An argument whose characters mean nothing
+/// inside double quotes to sh, cmd.exe or PowerShell (a requirement: `"numpy<2"`,
+/// `"triton-windows==3.4.*"`) is double-quoted, so the line pastes the same into all three
+/// (cmd.exe passes single quotes on to pip); anything else is single-quoted for sh.
 pub fn sh(arg: &str) -> Option<String> {
     if arg.chars().any(char::is_control) {
         return None;
@@ -260,8 +264,13 @@ pub fn sh(arg: &str) -> Option<String> {
         && arg
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_./:=,+@%-".contains(&b));
+    let inert = arg
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"_./:=,+@-<>*~[] ;".contains(&b));
     Some(if plain {
         arg.to_owned()
+    } else if inert {
+        format!("\"{arg}\"")
     } else {
         format!("'{}'", arg.replace('\'', "'\\''"))
     })
@@ -280,7 +289,10 @@ mod tests {
 
     #[test]
     fn quoting() {
-        assert_eq!(sh("numpy<2").as_deref(), Some("'numpy<2'"));
+        assert_eq!(sh("numpy<2").as_deref(), Some("\"numpy<2\""));
+        assert_eq!(sh("a b$c").as_deref(), Some("'a b$c'"));
+        assert_eq!(sh("x%PATH%").as_deref(), Some("x%PATH%"));
+        assert_eq!(sh("x!y").as_deref(), Some("'x!y'"));
         assert_eq!(sh("a'b").as_deref(), Some("'a'\\''b'"));
         assert_eq!(sh("x\u{15}y"), None);
         assert_eq!(sh("x\ny"), None);

@@ -28,6 +28,8 @@ pub enum Requirement {
     Any(Name),
     Exact(Name, Version),
     Below(Name, Version),
+    /// This release or a later one (`bitsandbytes>=0.45.1`): the first that follows a move.
+    AtLeast(Name, Version),
     /// Any release of a major (`nvidia-cuda-runtime==13.*`).
     Major(Name, u32),
     /// Any release of a major.minor line (`torch==1.7.*`).
@@ -51,6 +53,7 @@ impl Requirement {
             Requirement::Any(n)
             | Requirement::Exact(n, _)
             | Requirement::Below(n, _)
+            | Requirement::AtLeast(n, _)
             | Requirement::Major(n, _)
             | Requirement::Series(n, _, _)
             | Requirement::Extra(n, _)
