@@ -225,6 +225,11 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("is not a recognized processor for this target", CUDAMM),
     ("is not defined for option 'std'", CUDAMM),
     ("Unknown option", CUDAMM),
+    // CCCL's check that nvcc and the CUDA headers it compiles with are of one toolkit.
+    (
+        "CUDA compiler and CUDA toolkit headers are incompatible",
+        CUDAMM,
+    ),
     ("cuDNN version", CUDAMM),
     ("was not declared in this scope", CUDAMM),
     ("has not been declared", CUDAMM),
@@ -329,6 +334,11 @@ const TRIGGERS: &[(&str, u64)] = &[
     // Triton's `tl.tensor` (lowercase, unlike torch's `Tensor`) in a kernel written for another
     // Triton: `AttributeError("'tensor' object has no attribute 'cast'")`.
     ("'tensor' object has no attribute '", NUMPY),
+    // torch's Inductor reading a Triton of another release: `does not has any of the
+    // attributes: ['cluster_dims', 'clusterDims']`, `fields(AttrsDescriptor)` on Triton 3.2's
+    // (no longer a dataclass).
+    ("does not has any of the attributes: ['", NUMPY),
+    ("fields(AttrsDescriptor)", NUMPY),
     ("in the NumPy 2.0 release", NUMPY),
     ("out of memory", OOM),
     ("memory in use", GPUPROC),
@@ -1595,6 +1605,16 @@ impl<'a> Scanner<'a> {
                     found: None,
                     expected: None,
                     detail: cap(s[start..].trim_end()).to_owned(),
+                },
+            );
+        }
+        if let Some(p) = s.find("CUDA compiler and CUDA toolkit headers are incompatible") {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::CudaVersionMismatch {
+                    found: None,
+                    expected: None,
+                    detail: cap(s[p..].trim_end()).to_owned(),
                 },
             );
         }
@@ -4555,6 +4575,46 @@ pub fn numpy_internals_disagree(s: &str) -> bool {
         || (s.contains("' has no attribute '") && quoted_after("module '").is_some_and(private))
 }
 
+/// A Triton object's attribute torch's Inductor (or a kernel package) reads and the installed
+/// Triton lacks: (where, the object's dotted name, the attribute).
+fn triton_object_attribute(s: &str) -> Option<(usize, &'static str, String)> {
+    const OBJECTS: &[(&str, &str)] = &[
+        (
+            "'CompiledKernel' has no attribute '",
+            "triton.compiler.CompiledKernel",
+        ),
+        (
+            "'KernelMetadata' object has no attribute '",
+            "triton.compiler.KernelMetadata",
+        ),
+        (
+            "'CompiledKernel' object has no attribute '",
+            "triton.compiler.CompiledKernel",
+        ),
+    ];
+    let word = |r: &str| {
+        let n = r
+            .bytes()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            .count();
+        (n > 0).then(|| r[..n].to_owned())
+    };
+    for (phrase, object) in OBJECTS {
+        if let Some(p) = s.find(phrase) {
+            return Some((p, object, word(&s[p + phrase.len()..])?));
+        }
+    }
+    if let Some(p) = s.find("does not has any of the attributes: ['") {
+        return Some((p, "triton.compiler.CompiledKernel", word(&s[p + 38..])?));
+    }
+    let p = s.find("fields(AttrsDescriptor)")?;
+    Some((
+        p,
+        "triton.compiler.compiler.AttrsDescriptor",
+        "__dataclass_fields__".to_owned(),
+    ))
+}
+
 fn numpy(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     const NEEDLES: &[&str] = &[
@@ -4634,6 +4694,20 @@ fn numpy(l: &Line<'_>, out: &mut Out) {
             );
             return;
         }
+    }
+    // Triton's compiled-kernel objects as torch's Inductor reads them: their attributes change
+    // between Triton releases (`type object 'CompiledKernel' has no attribute
+    // 'launch_enter_hook'`, Inductor's own `does not has any of the attributes:
+    // ['cluster_dims', …]`, `fields(AttrsDescriptor)` once Triton 3.2 made it no dataclass).
+    if let Some((at, module, attribute)) = triton_object_attribute(s) {
+        out.push(
+            l.span(at, s.trim_end().len().max(at + 1)),
+            EventKind::ModuleAttributeMissing {
+                module: module.to_owned(),
+                attribute,
+            },
+        );
+        return;
     }
     // Any other module: `module 'torch.library' has no attribute 'register_fake'`.
     if let Some(p) = s.find("module '")

@@ -58,6 +58,26 @@ pub(crate) fn diagnose(
         ];
         return d;
     }
+    // CCCL's own check: the nvcc that runs and the headers the build includes are of two
+    // toolkits (CUDA_HOME or an include path naming one, PATH the other).
+    if detail.contains("CUDA toolkit headers are incompatible") {
+        d.package = d.package.or_else(|| cx.near.filter(|p| *p != "torch").map(str::to_owned));
+        d.message = "nvcc and the CUDA headers the build includes come from two different CUDA toolkits: CUDA_HOME (or an include path) names one and PATH finds the other's nvcc".into();
+        d.fixes = vec![
+            Fix::new(
+                Code::CudaVersionMismatch,
+                "one-toolkit",
+                FixKind::Advice,
+                "Point CUDA_HOME, PATH and the include paths at one CUDA toolkit, of torch's CUDA",
+                "A JIT or pip build takes nvcc from CUDA_HOME/bin or PATH and headers from CUDA_HOME/include and the paths it is given; two toolkits side by side (a system /usr/local/cuda and a conda or pip toolkit) mix when these disagree.",
+            )
+            .step(Step::Manual(
+                "export CUDA_HOME=<the toolkit of torch.version.cuda> and PATH=$CUDA_HOME/bin:$PATH (and LD_LIBRARY_PATH=$CUDA_HOME/lib64), then build again".into(),
+            ))
+            .unverified(),
+        ];
+        return d;
+    }
     // torchvision's or torchaudio's own check at import: the companion and torch come from
     // different CUDA builds.
     let lower = detail.to_ascii_lowercase();
