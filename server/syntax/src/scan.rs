@@ -367,6 +367,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("does not include kernels for this GPU", GPUARCH),
     // A package's own guard: `FATAL: kernel built for sm80-sm100, but running on sm121`.
     ("but running on sm", GPUARCH),
+    ("Triton Error [CUDA]: device kernel image", DRIVER),
     ("driver on your system is too old", DRIVER),
     ("driver version is insufficient", DRIVER),
     ("InsufficientDriver", DRIVER),
@@ -1853,7 +1854,7 @@ impl<'a> Scanner<'a> {
         let mut hit = s.contains("no kernel image is available")
             // TensorFlow's words for CUDA_ERROR_INVALID_IMAGE at context creation: `device
             // kernel image is invalid`.
-            || s.contains("device kernel image is invalid")
+            || s.contains("device kernel image is invalid") && !s.contains("Triton Error")
             || s.contains("invalid device function")
             || s.contains("cudaErrorNoKernelImageForDevice")
             || s.contains("CUDA_ERROR_NO_BINARY_FOR_GPU")
@@ -4812,7 +4813,10 @@ fn driver_too_old(l: &Line<'_>, out: &mut Out) {
         // ptxas (or the driver's JIT) given PTX of a newer ISA than it knows: `ptxas fatal :
         // Unsupported .version 6.3; current version is '6.1'` (numba's NVVM newer than the
         // driver's CUDA).
-        || s.contains("Unsupported .version ") && s.contains("current version is");
+        || s.contains("Unsupported .version ") && s.contains("current version is")
+        // A kernel Triton compiled (with the ptxas in its wheel, of a newer CUDA than the
+        // driver's) that the driver will not load.
+        || s.contains("Triton Error [CUDA]: device kernel image is invalid");
     if !hit {
         return;
     }

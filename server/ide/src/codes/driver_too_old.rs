@@ -65,6 +65,9 @@ pub(crate) fn diagnose(
     detail: &str,
 ) -> Diagnostic {
     let mut d = blank(Code::DriverTooOld, source);
+    if detail.contains("Triton Error [CUDA]") {
+        return triton_kernel(cx, d, found, detail);
+    }
     // torch's own check says so; the CUDA runtime's `driver version is insufficient` comes from
     // whichever binary called it: the package the text shows there, torch when it shows no
     // other (and shows torch at all: numba's or TensorFlow's JIT is no torch's).
@@ -130,6 +133,48 @@ pub(crate) fn diagnose(
         ),
         None => fixes(cx, driver_cuda, needs, torch.as_deref()),
     };
+    d
+}
+
+/// A kernel Triton compiled that the driver refuses (`Triton Error [CUDA]: device kernel image
+/// is invalid`, or the PTX form): Triton compiles at run time for the GPU in the machine, with
+/// the ptxas its wheel carries (CUDA 12 in Triton 2.2 and later), so the GPU is not the
+/// question: a driver older than that ptxas's CUDA is (or a cached kernel compiled under
+/// another driver or GPU). The ptxas of a CUDA this driver runs, named by TRITON_PTXAS_PATH, is
+/// the user-level way; a newer driver the other.
+fn triton_kernel(cx: &Cx<'_>, mut d: Diagnostic, found: Option<&str>, detail: &str) -> Diagnostic {
+    let code = Code::DriverTooOld;
+    d.package = Some("triton".into());
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    let driver_cuda = driver_facts(cx, found, &mut d);
+    d.message = match driver_cuda {
+        Some(dc) => format!(
+            "the driver refused a kernel Triton compiled: Triton compiles with the ptxas in its wheel (CUDA 12 from Triton 2.2 on), newer than the CUDA {} this driver runs",
+            cuda_str(dc)
+        ),
+        None => "the driver refused a kernel Triton compiled: Triton compiles with the ptxas in its wheel (CUDA 12 from Triton 2.2 on), newer than the CUDA the driver runs (or a kernel cached under another driver or GPU is reused)".into(),
+    };
+    d.explanation = Some("Triton generates its kernels at run time for the GPU present, so they never lack the GPU's architecture; they are assembled by the ptxas Triton ships, and the driver loads only what a CUDA it supports produced.".into());
+    let mut fixes = vec![
+        Fix::new(
+            code,
+            "triton-ptxas",
+            FixKind::Configure,
+            "Point Triton at the ptxas of a CUDA toolkit this driver runs (TRITON_PTXAS_PATH)",
+            "Triton uses the ptxas TRITON_PTXAS_PATH names instead of its own; one of the driver's CUDA (or older) assembles kernels it loads. Triton's cache (~/.triton/cache) keeps kernels assembled before: empty it once.",
+        )
+        .step(Step::Manual(
+            "export TRITON_PTXAS_PATH=<toolkit of the driver's CUDA>/bin/ptxas (nvidia-smi prints the CUDA the driver runs), empty ~/.triton/cache, then run again".into(),
+        ))
+        .leading(),
+    ];
+    let torch = cx.torch();
+    fixes.extend(
+        self::fixes(cx, driver_cuda, None, torch.as_deref())
+            .into_iter()
+            .filter(|f| !f.id.ends_with("torch-for-driver")),
+    );
+    d.fixes = crate::fix::rank(fixes);
     d
 }
 
