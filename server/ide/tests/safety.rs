@@ -235,6 +235,18 @@ const TEMPLATES: &[(&str, &str)] = &[
         "  File \"/env/lib/python3.10/site-packages/{P}/ops.py\", line 3, in f\n    y = {P}_ext.{P}_fwd(x, 1)\nTypeError: {P}_fwd(): incompatible function arguments.\n",
     ),
     (
+        "abi-mismatch (Triton torch pins)",
+        "torch=={P}\n  File \"C:\\Users\\{P}\\site-packages\\torch\\_inductor\\codecache.py\", line 1\nImportError: cannot import name 'triton_key' from 'triton.compiler.compiler'\n",
+    ),
+    (
+        "abi-mismatch (Triton API removed)",
+        "  File \"/env/lib/python3.10/site-packages/{P}/triton_based.py\", line 3, in <module>\n    from triton.ops.matmul_perf_model import {P}\nModuleNotFoundError: No module named 'triton.ops'\n",
+    ),
+    (
+        "driver-too-old (Triton kernel)",
+        "torch=={P}\nRuntimeError: Triton Error [CUDA]: device kernel image is invalid ({P})\n",
+    ),
+    (
         "io-backend-missing",
         "torchaudio=={P}\n  File \"/opt/conda/lib/python3.10/site-packages/{P}/torchaudio/backend/utils.py\", line 40\nRuntimeError: Backend \"{P}\" is not one of available backends: ['sox_io'].\nRuntimeError: No audio I/O backend is available.\n",
     ),
