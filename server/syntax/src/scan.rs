@@ -82,6 +82,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("needs to work with PyTorch ", VERSION),
     ("JAX plugin ", VERSION),
     ("but this version of jax requires", VERSION),
+    ("is newer than and incompatible with jax version", VERSION),
     // XLA's check of a PJRT plugin's C API against the framework's (JAX, through any backend).
     ("PJRT API version", VERSION),
     ("PJRT_Api size", VERSION),
@@ -247,6 +248,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CUDA detection failed", CUDAMM),
     // A package's summary of its own libraries not loading (`package_library_unloadable`).
     ("Could not load libtorchcodec", CUDAMM),
+    ("Unable to load cu", CUDAMM),
     // bitsandbytes' CPU library (or none) loaded in place of its CUDA one.
     ("function 'c", CUDAMM),
     // Holds Mamba's `has no attribute 'causal_conv1d_…` trigger: both readers look.
@@ -2653,10 +2655,17 @@ fn cuda_setup_failed(l: &Line<'_>, out: &mut Out) {
 /// A package's summary of its own library not loading (see
 /// `EventKind::PackageLibraryUnloadable`): each phrase with the package that prints it.
 fn package_library_unloadable(l: &Line<'_>, out: &mut Out) {
-    const FORMS: &[(&str, &str)] = &[("Could not load libtorchcodec", "torchcodec")];
+    const FORMS: &[(&str, &str)] = &[
+        ("Could not load libtorchcodec", "torchcodec"),
+        // jaxlib's CUDA plugin opening the CUDA libraries of its nvidia-* wheels: `Unable to load
+        // cuDNN. Is it installed?`, `Unable to load cuSPARSE. Is it installed?`.
+        ("Unable to load cu", "jax"),
+    ];
     let s = l.s();
     for (phrase, package) in FORMS {
-        if let Some(p) = s.find(phrase) {
+        if let Some(p) = s.find(phrase)
+            && (*package != "jax" || s[p..].contains(". Is it installed?"))
+        {
             out.push(
                 l.span(p, s.trim_end().len()),
                 EventKind::PackageLibraryUnloadable {
@@ -3038,13 +3047,23 @@ fn version_text(v: &str) -> bool {
 /// version 0.1.74` (`>= 0.4.14` in later releases).
 fn jax_requires_jaxlib(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    const WORDS: &str = "jaxlib is version ";
-    let Some(p) = s.find(WORDS) else {
-        return;
-    };
-    let r = &s[p + WORDS.len()..];
-    let Some((installed, rest)) = r.split_once(", but this version of jax requires version ")
-    else {
+    // jax's two checks: a jaxlib older than it needs (`jaxlib is version 0.1.69, but this
+    // version of jax requires version 0.1.74`), and one newer than it knows (`jaxlib version
+    // 0.4.26 is newer than and incompatible with jax version 0.4.25`: from 0.4 the two share
+    // their numbers, so the jax it is needs that jaxlib).
+    const OLDER: (&str, &str) = (
+        "jaxlib is version ",
+        ", but this version of jax requires version ",
+    );
+    const NEWER: (&str, &str) = (
+        "jaxlib version ",
+        " is newer than and incompatible with jax version ",
+    );
+    let Some((p, installed, rest)) = [OLDER, NEWER].into_iter().find_map(|(lead, mid)| {
+        let p = s.find(lead)?;
+        let (installed, rest) = s[p + lead.len()..].split_once(mid)?;
+        Some((p, installed, rest))
+    }) else {
         return;
     };
     let needs: String = rest

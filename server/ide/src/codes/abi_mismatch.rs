@@ -653,10 +653,21 @@ pub(crate) fn framework_version(
 /// numbers, before that the release is looked up. Upgrading jaxlib is the other way.
 fn jax_needs_jaxlib(cx: &Cx<'_>, d: &mut Diagnostic, needs: &str, installed: &str) {
     let code = d.code;
-    d.message = format!(
-        "jax requires jaxlib {needs} or newer and jaxlib {installed} is installed: jax and jaxlib are released in step, and jax refuses an older jaxlib"
-    );
     let parse = abidoc_knowledge::version::Version::parse;
+    // jax's check the other way (`jaxlib version 0.4.26 is newer than and incompatible with jax
+    // version 0.4.25`): `needs` is then the jax itself, older than the jaxlib.
+    let newer = parse(installed)
+        .zip(parse(needs))
+        .is_some_and(|(i, n)| i > n);
+    d.message = if newer {
+        format!(
+            "jaxlib {installed} is newer than jax {needs} accepts: jax and jaxlib are released in step, and jax refuses a jaxlib of a later release"
+        )
+    } else {
+        format!(
+            "jax requires jaxlib {needs} or newer and jaxlib {installed} is installed: jax and jaxlib are released in step, and jax refuses an older jaxlib"
+        )
+    };
     let shared_numbers = parse(installed)
         .zip(parse("0.4.0"))
         .is_some_and(|(i, floor)| i >= floor);
@@ -695,12 +706,18 @@ fn jax_needs_jaxlib(cx: &Cx<'_>, d: &mut Diagnostic, needs: &str, installed: &st
             code,
             "jaxlib-jax-needs",
             FixKind::Advice,
-            format!("Or install jaxlib {needs} or newer, of the same build (CUDA or CPU) as the installed one"),
+            if newer {
+                format!("Or install jaxlib {needs}, the release of the installed jax, of the same build (CUDA or CPU) as the installed one")
+            } else {
+                format!("Or install jaxlib {needs} or newer, of the same build (CUDA or CPU) as the installed one")
+            },
             "A CUDA jaxlib comes with jax's CUDA extra (`jax[cuda12]` today; older releases from JAX's find-links page); PyPI's plain jaxlib is the CPU build.",
         )
-        .step(Step::Manual(format!(
-            "pip install \"jaxlib>={needs}\" of the build in use (for CUDA: pip install -U \"jax[cuda12]\")"
-        ))),
+        .step(Step::Manual(if newer {
+            format!("pip install \"jaxlib=={needs}\" of the build in use (for CUDA: pip install -U \"jax[cuda12]\", which moves jax and jaxlib together)")
+        } else {
+            format!("pip install \"jaxlib>={needs}\" of the build in use (for CUDA: pip install -U \"jax[cuda12]\")")
+        })),
     );
     d.fixes = crate::fix::rank(fixes);
 }

@@ -425,93 +425,8 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
     if let Some(f) = runtime_release(cx, d.package.as_deref(), key) {
         fixes.push(f);
     }
-    if let Some((c, major)) = kb::cuda_library(key) {
-        match c.packages.iter().find(|p| p.major == major) {
-            Some(p) => {
-                let req = Name::new(&p.name).map(|n| {
-                    if p.pin_major {
-                        Requirement::Major(n, major)
-                    } else {
-                        Requirement::Any(n)
-                    }
-                });
-                if let Some(req) = req {
-                    let shown = crate::fix::render::requirement(&req);
-                    fixes.push(
-                        Fix::new(
-                            code,
-                            "cuda-runtime",
-                            FixKind::InstallMissing,
-                            format!("Install {} of CUDA {major} from PyPI ({shown})", c.what),
-                            format!(
-                                "The package was built for CUDA {major}; {shown} provides {lib} without root, in site-packages/nvidia/…/lib. The loader searches that directory only for libraries whose RUNPATH names it (torch's do, and torch loads the runtime of its own CUDA first), so a package built for another CUDA than torch's also needs it on LD_LIBRARY_PATH. Alternatively install the package's build for the CUDA you have."
-                            ),
-                        )
-                        .step(recipes::pip_install(cx, Vec::new(), vec![req]))
-                        .step(Step::Manual(format!(
-                            "if the import still fails: export LD_LIBRARY_PATH=<site-packages>/nvidia/<the library's directory>/lib (the one holding {lib}):$LD_LIBRARY_PATH"
-                        )))
-                        .cost(crate::fix::Cost {
-                            downloads: true,
-                            ..Default::default()
-                        }),
-                    );
-                }
-            }
-            // A package with its own wheel page gets that page instead (below).
-            None if d
-                .package
-                .as_deref()
-                .and_then(kb::package)
-                .is_some_and(|f| f.wheel_index.is_some()) => {}
-            None => fixes.push(
-                Fix::new(
-                    code,
-                    "cuda-runtime",
-                    FixKind::Advice,
-                    format!("Install the package's build for the CUDA you have (it wants CUDA {major})"),
-                    format!(
-                        "PyPI ships {} only for CUDA {}; a build of the package for your CUDA, or the CUDA {major} toolkit, is the way out.",
-                        c.what,
-                        c.packages
-                            .iter()
-                            .map(|p| p.major.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
-                .step(Step::Manual(format!(
-                    "install a build of {} made for the installed CUDA",
-                    d.package.as_deref().unwrap_or("the package")
-                ))),
-            ),
-        }
-    }
-    if let Some(c) = kb::cudnn(lib) {
-        // A sub-library (`libcudnn_cnn.so.9`, `libcudnn_ops_infer.so.8`) is opened by name by
-        // libcudnn itself, which therefore loaded: cuDNN is installed, its directory is not on
-        // the loader's path (pip's copy is reached through torch's RPATH, not through another
-        // package's). Without an environment to look in, show that directory before installing.
-        if cx.world.env().is_none() && cudnn_sub_library(lib) {
-            fixes.push(
-                Fix::new(
-                    code,
-                    "cudnn-dir",
-                    FixKind::Inspect,
-                    format!("Put the installed cuDNN {}'s directory on the loader's path", c.major),
-                    format!(
-                        "{lib} is one of the libraries libcudnn.so.{} opens by name when first used: libcudnn itself loaded (torch's nvidia-cudnn wheel, or the copy a package vendors without the sub-libraries, as CTranslate2 4.4.0–4.6.2 do), but the loader does not search pip's cuDNN directory for a library loaded from another package. If the command finds no such module, install cuDNN (a later fix).",
-                        c.major
-                    ),
-                )
-                .step(Step::Show(Query::PipCudnnDir))
-                .step(Step::Manual(
-                    "export LD_LIBRARY_PATH=<the directory it printed>:<the previous LD_LIBRARY_PATH, if any>, then start Python again".into(),
-                )),
-            );
-        }
-        fixes.extend(cudnn_fix(cx, lib, c));
-    }
+    fixes.extend(cuda_runtime(cx, d, lib, key));
+    fixes.extend(cudnn_fixes(cx, lib));
     if (l.starts_with("libcuda.so.") || l.starts_with("libnvidia-ml.so.")) && fixes.is_empty() {
         fixes.push(
             Fix::new(
@@ -543,49 +458,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
     }
     let torch_lib = kb::is_torch_library(lib);
     let pkg = d.package.as_deref().and_then(Name::new);
-    // A companion built for another torch asks for that torch's libraries, or for the CUDA
-    // runtime of that torch's CUDA major: the release built for the installed torch brings
-    // both in line (installing the other CUDA runtime only papers over it).
-    let cuda_lib = kb::cuda_library(key).is_some();
-    if (torch_lib || cuda_lib)
-        && let (Some(torch), Some(p)) = (cx.torch(), &pkg)
-        && p.as_str() != "torch"
-    {
-        let facts = kb::package(p.as_str());
-        let companion = recipes::companion_release(code, cx, p, &torch, facts.as_ref())
-                // Else its wheel from the project's own page for this torch and CUDA.
-                .or_else(|| recipes::find_links_wheel(code, cx, p, &torch, facts.as_ref()))
-                // No release of it is built for the installed torch: the newest pair when its
-                // releases stopped before this torch, else its newest release when this torch
-                // is the newest known.
-                .or_else(|| recipes::newest_pair(code, cx, p, &torch))
-                .or_else(|| recipes::newest_release(code, cx, p, &torch));
-        // Nothing in the tables: the torch it was built for.
-        if companion.is_none()
-            && let Some(target) = cx.world.built_for_torch(d.library.as_deref())
-        {
-            fixes.extend(recipes::align_torch(code, cx, p, &target, Some(&torch)));
-        }
-        fixes.extend(companion);
-    }
-    // The text states no torch: a pip torch brings its own CUDA major's libraries, so a CUDA
-    // library missing beside a package that links torch points at a torch of another major; the
-    // package's newest pair, when its torch is of the major the library names, brings both.
-    if cx.torch().is_none()
-        && let Some(p) = &pkg
-        && p.as_str() != "torch"
-        && kb::links_torch(p.as_str()) == Some(true)
-        && let Some((_, major)) = kb::cuda_library(key)
-    {
-        fixes.extend(recipes::newest_pair_for_cuda(code, cx, p, major));
-    }
-    // No torch version to align with: the project's wheel page, in words.
-    if cuda_lib
-        && cx.torch().is_none()
-        && let Some(p) = &pkg
-    {
-        fixes.extend(recipes::find_links_advice(code, p, kb::package(p.as_str()).as_ref()));
-    }
+    fixes.extend(aligned(cx, d, key, torch_lib, pkg.as_ref()));
     fixes.extend(newer_release(cx, lib, pkg.as_ref(), torch_lib));
     let provider = kb::system_library(key);
     // The CUDA table and the provider table may both know a library (`libcublas.so.11`): one
@@ -611,6 +484,171 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
     {
         fixes.extend(recipes::source_build(code, cx, p, &[]));
     }
+    last_resort(lib, torch_lib, &mut fixes);
+    crate::fix::rank(fixes)
+}
+
+/// The CUDA library from PyPI for the major its so-number names (`nvidia-cublas-cu11`), or,
+/// where PyPI ships none for that major, the package's build for the CUDA at hand in words.
+fn cuda_runtime(cx: &Cx<'_>, d: &Diagnostic, lib: &str, key: &str) -> Vec<Fix> {
+    let code = Code::MissingSharedLibrary;
+    let mut fixes = Vec::new();
+    let Some((c, major)) = kb::cuda_library(key) else {
+        return fixes;
+    };
+    match c.packages.iter().find(|p| p.major == major) {
+        Some(p) => {
+            let req = Name::new(&p.name).map(|n| {
+                if p.pin_major {
+                    Requirement::Major(n, major)
+                } else {
+                    Requirement::Any(n)
+                }
+            });
+            if let Some(req) = req {
+                let shown = crate::fix::render::requirement(&req);
+                fixes.push(
+                    Fix::new(
+                        code,
+                        "cuda-runtime",
+                        FixKind::InstallMissing,
+                        format!("Install {} of CUDA {major} from PyPI ({shown})", c.what),
+                        format!(
+                            "The package was built for CUDA {major}; {shown} provides {lib} without root, in site-packages/nvidia/…/lib. The loader searches that directory only for libraries whose RUNPATH names it (torch's do, and torch loads the runtime of its own CUDA first), so a package built for another CUDA than torch's also needs it on LD_LIBRARY_PATH. Alternatively install the package's build for the CUDA you have."
+                        ),
+                    )
+                    .step(recipes::pip_install(cx, Vec::new(), vec![req]))
+                    .step(Step::Manual(format!(
+                        "if the import still fails: export LD_LIBRARY_PATH=<site-packages>/nvidia/<the library's directory>/lib (the one holding {lib}):$LD_LIBRARY_PATH"
+                    )))
+                    .cost(crate::fix::Cost {
+                        downloads: true,
+                        ..Default::default()
+                    }),
+                );
+            }
+        }
+        // A package with its own wheel page gets that page instead (below).
+        None if d
+            .package
+            .as_deref()
+            .and_then(kb::package)
+            .is_some_and(|f| f.wheel_index.is_some()) => {}
+        None => fixes.push(
+            Fix::new(
+                code,
+                "cuda-runtime",
+                FixKind::Advice,
+                format!("Install the package's build for the CUDA you have (it wants CUDA {major})"),
+                format!(
+                    "PyPI ships {} only for CUDA {}; a build of the package for your CUDA, or the CUDA {major} toolkit, is the way out.",
+                    c.what,
+                    c.packages
+                        .iter()
+                        .map(|p| p.major.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .step(Step::Manual(format!(
+                "install a build of {} made for the installed CUDA",
+                d.package.as_deref().unwrap_or("the package")
+            ))),
+        ),
+    }
+    fixes
+}
+
+/// cuDNN's: the directory of an installed cuDNN whose sub-library the loader misses, then cuDNN
+/// itself.
+fn cudnn_fixes(cx: &Cx<'_>, lib: &str) -> Vec<Fix> {
+    let code = Code::MissingSharedLibrary;
+    let mut fixes = Vec::new();
+    let Some(c) = kb::cudnn(lib) else {
+        return fixes;
+    };
+    // A sub-library (`libcudnn_cnn.so.9`, `libcudnn_ops_infer.so.8`) is opened by name by
+    // libcudnn itself, which therefore loaded: cuDNN is installed, its directory is not on
+    // the loader's path (pip's copy is reached through torch's RPATH, not through another
+    // package's). Without an environment to look in, show that directory before installing.
+    if cx.world.env().is_none() && cudnn_sub_library(lib) {
+        fixes.push(
+            Fix::new(
+                code,
+                "cudnn-dir",
+                FixKind::Inspect,
+                format!("Put the installed cuDNN {}'s directory on the loader's path", c.major),
+                format!(
+                    "{lib} is one of the libraries libcudnn.so.{} opens by name when first used: libcudnn itself loaded (torch's nvidia-cudnn wheel, or the copy a package vendors without the sub-libraries, as CTranslate2 4.4.0–4.6.2 do), but the loader does not search pip's cuDNN directory for a library loaded from another package. If the command finds no such module, install cuDNN (a later fix).",
+                    c.major
+                ),
+            )
+            .step(Step::Show(Query::PipCudnnDir))
+            .step(Step::Manual(
+                "export LD_LIBRARY_PATH=<the directory it printed>:<the previous LD_LIBRARY_PATH, if any>, then start Python again".into(),
+            )),
+        );
+    }
+    fixes.extend(cudnn_fix(cx, lib, c));
+    fixes
+}
+
+/// A torch or CUDA library missing beside a package that links torch: the package's release
+/// built for the installed torch (or its wheel page, its newest pair, the torch it was built
+/// for); with no torch stated, its newest pair for the CUDA major the library names.
+fn aligned(cx: &Cx<'_>, d: &Diagnostic, key: &str, torch_lib: bool, pkg: Option<&Name>) -> Vec<Fix> {
+    let code = Code::MissingSharedLibrary;
+    let mut fixes = Vec::new();
+    // A companion built for another torch asks for that torch's libraries, or for the CUDA
+    // runtime of that torch's CUDA major: the release built for the installed torch brings
+    // both in line (installing the other CUDA runtime only papers over it).
+    let cuda_lib = kb::cuda_library(key).is_some();
+    if (torch_lib || cuda_lib)
+        && let (Some(torch), Some(p)) = (cx.torch(), pkg)
+        && p.as_str() != "torch"
+    {
+        let facts = kb::package(p.as_str());
+        let companion = recipes::companion_release(code, cx, p, &torch, facts.as_ref())
+                // Else its wheel from the project's own page for this torch and CUDA.
+                .or_else(|| recipes::find_links_wheel(code, cx, p, &torch, facts.as_ref()))
+                // No release of it is built for the installed torch: the newest pair when its
+                // releases stopped before this torch, else its newest release when this torch
+                // is the newest known.
+                .or_else(|| recipes::newest_pair(code, cx, p, &torch))
+                .or_else(|| recipes::newest_release(code, cx, p, &torch));
+        // Nothing in the tables: the torch it was built for.
+        if companion.is_none()
+            && let Some(target) = cx.world.built_for_torch(d.library.as_deref())
+        {
+            fixes.extend(recipes::align_torch(code, cx, p, &target, Some(&torch)));
+        }
+        fixes.extend(companion);
+    }
+    // The text states no torch: a pip torch brings its own CUDA major's libraries, so a CUDA
+    // library missing beside a package that links torch points at a torch of another major; the
+    // package's newest pair, when its torch is of the major the library names, brings both.
+    if cx.torch().is_none()
+        && let Some(p) = pkg
+        && p.as_str() != "torch"
+        && kb::links_torch(p.as_str()) == Some(true)
+        && let Some((_, major)) = kb::cuda_library(key)
+    {
+        fixes.extend(recipes::newest_pair_for_cuda(code, cx, p, major));
+    }
+    // No torch version to align with: the project's wheel page, in words.
+    if cuda_lib
+        && cx.torch().is_none()
+        && let Some(p) = pkg
+    {
+        fixes.extend(recipes::find_links_advice(code, p, kb::package(p.as_str()).as_ref()));
+    }
+    fixes
+}
+
+/// What stays when no table knows the library: torch's core libraries imported before torch,
+/// another torch's library, else finding its provider.
+fn last_resort(lib: &str, torch_lib: bool, fixes: &mut Vec<Fix>) {
+    let code = Code::MissingSharedLibrary;
     if torch_core_library(lib) {
         fixes.insert(
             0,
@@ -662,7 +700,59 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
             .unverified(),
         );
     }
-    crate::fix::rank(fixes)
+}
+
+/// jaxlib's CUDA plugin failing to open a CUDA library (`Unable to load cuDNN. Is it
+/// installed?`): `jax[cudaNN]` installs them as nvidia-* wheels and opens them from there, so
+/// the usual cause is another release of the library found first (a system CUDA or cuDNN on
+/// LD_LIBRARY_PATH, an older nvJitLink under cuSPARSE), else wheels of another release.
+fn jax_cuda_library(cx: &Cx<'_>, d: &mut Diagnostic, detail: &str) {
+    let code = Code::MissingSharedLibrary;
+    let product = detail
+        .split("Unable to load ")
+        .nth(1)
+        .and_then(|r| r.split(['.', ' ']).next())
+        .filter(|w| !w.is_empty() && w.len() <= 16)
+        .unwrap_or("a CUDA library");
+    d.message = format!(
+        "jax's CUDA plugin could not load {product}: jax[cuda] installs it as an nvidia-* wheel and opens that copy, unless another release of it (or of a library it needs) is found first"
+    );
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    let major = if cx.scene.version_of("jax-cuda13-plugin").is_some() {
+        13
+    } else {
+        12
+    };
+    let mut fixes = vec![
+        Fix::new(
+            code,
+            "ld-library-path-off",
+            FixKind::Configure,
+            "Take other CUDA installations off LD_LIBRARY_PATH",
+            "A system or module CUDA (or cuDNN) on LD_LIBRARY_PATH is searched before the nvidia-* wheels jax opens, and an older copy of a library the wheel needs (libnvJitLink under cuSPARSE, cuDNN's of another release) makes the load fail.",
+        )
+        .step(Step::Manual(
+            "export LD_LIBRARY_PATH=<its directories without a CUDA toolkit's lib64 or a cuDNN> (or unset LD_LIBRARY_PATH), then start Python again".into(),
+        ))
+        .leading(),
+    ];
+    if let (Some(jax), Some(extra)) = (Name::new("jax"), Name::new(&format!("cuda{major}"))) {
+        fixes.push(
+            Fix::new(
+                code,
+                "jax-cuda-extra",
+                FixKind::InstallMissing,
+                format!("Or install jax's CUDA {major} libraries again, as one matched set"),
+                "jax's CUDA extra pins the nvidia-* wheels its plugin was built with; a later install of another package may have moved one of them.",
+            )
+            .step(recipes::pip_install(cx, vec![PipFlag::Upgrade], vec![Requirement::Extra(jax, extra)]))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        );
+    }
+    d.fixes = crate::fix::rank(fixes);
 }
 
 /// cuDNN of the major the so-number names, from PyPI for the CUDA major the text states (torch's
@@ -1377,6 +1467,10 @@ pub(crate) fn package_unloadable(
     let code = Code::MissingSharedLibrary;
     let mut d = blank(code, source);
     d.package = Some(package.to_owned());
+    if package == "jax" {
+        jax_cuda_library(cx, &mut d, detail);
+        return d;
+    }
     // What the number ending each of its library sets names (`FFmpeg`), and the system
     // library table's entry for it.
     let needs = abidoc_knowledge::packages::package(package).and_then(|f| {
