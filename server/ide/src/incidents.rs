@@ -966,6 +966,21 @@ impl Collector {
                 },
                 span,
             ),
+            // torch's CUDA libraries, which only its CUDA builds ship: an extension's CUDA
+            // build against a CPU-only torch.
+            EventKind::LinkerCannotFind { library }
+                if matches!(library.as_str(), "c10_cuda" | "torch_cuda") =>
+            {
+                self.push(
+                    Failure::CpuOnlyTorch {
+                        detail: format!(
+                            "the build links {library}, which only torch's CUDA builds ship"
+                        ),
+                        asserted: true,
+                    },
+                    span,
+                );
+            }
             EventKind::LinkerCannotFind { library } if library == "cuda" => {
                 self.push(
                     Failure::Libcuda {

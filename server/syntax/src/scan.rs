@@ -257,6 +257,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("DNN library ", CUDAMM),
     ("but JAX was built against", CUDAMM),
     ("cannot find -l", LD),
+    // MSVC's linker: `LINK : fatal error LNK1181: cannot open input file 'c10_cuda.lib'`.
+    ("cannot open input file '", LD),
     ("libcuda.so", LIBCUDA),
     ("Found no NVIDIA driver", LIBCUDA),
     ("no CUDA-capable device", LIBCUDA),
@@ -369,6 +371,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("does not include kernels for this GPU", GPUARCH),
     // A package's own guard: `FATAL: kernel built for sm80-sm100, but running on sm121`.
     ("but running on sm", GPUARCH),
+    // PaddlePaddle's own check, FlashInfer's minimum, FlashAttention's ROCm build check.
+    ("but your current GPU is ", GPUARCH),
+    ("requires GPUs with sm", GPUARCH),
+    ("is invalid or not supported by Flash-Attention", GPUARCH),
     ("Triton Error [CUDA]: device kernel image", DRIVER),
     ("driver on your system is too old", DRIVER),
     ("driver version is insufficient", DRIVER),
@@ -1946,6 +1952,53 @@ impl<'a> Scanner<'a> {
                 capability = Some(format!("sm_{d}"));
                 hit = true;
             }
+        }
+        // PaddlePaddle's check of the GPU against its build: `The installed PaddlePaddle
+        // package was compiled for 60 61 70 75 80 86 ,but your current GPU is 120`.
+        if let Some(p) = s.find(" was compiled for ")
+            && let Some(q) = s[p..].find("but your current GPU is ")
+        {
+            let sm = |t: &str| {
+                let d = t.trim_matches([',', '.', ' ']);
+                ((2..=3).contains(&d.len()) && d.bytes().all(|c| c.is_ascii_digit()))
+                    .then(|| format!("sm_{d}"))
+            };
+            supported = s[p + 18..p + q]
+                .split([' ', ','])
+                .filter_map(sm)
+                .take(32)
+                .collect();
+            capability = s[p + q + 24..].split_whitespace().next().and_then(sm);
+            hit |= capability.is_some();
+        }
+        // A package's minimum: FlashInfer's `FlashInfer requires GPUs with sm75 or higher`.
+        if let Some(p) = s.find("requires GPUs with sm") {
+            let d: String = s[p + 21..]
+                .trim_start_matches('_')
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .take(3)
+                .collect();
+            if d.len() >= 2 {
+                range = Some((format!("sm_{d}"), None));
+                hit = true;
+            }
+        }
+        // FlashAttention's ROCm build refusing a gfx target: `One of GPU archs of ['gfx908'] is
+        // invalid or not supported by Flash-Attention`.
+        if s.contains("is invalid or not supported by Flash-Attention") {
+            form = GpuArchForm::Rocm;
+            capability = s
+                .find("['gfx")
+                .map(|i| {
+                    s[i + 2..]
+                        .chars()
+                        .take_while(char::is_ascii_alphanumeric)
+                        .take(8)
+                        .collect::<String>()
+                })
+                .filter(|g| g.len() > 3);
+            hit = true;
         }
         // cpp_extension refusing an entry of TORCH_CUDA_ARCH_LIST this torch does not know:
         // `ValueError: Unknown CUDA arch (9.0+PTX) or GPU not supported`.
@@ -4268,6 +4321,21 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
 
 fn linker_cannot_find(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    // MSVC names the import library's file (`cannot open input file 'c10_cuda.lib'`); only
+    // torch's CUDA libraries are read so (a Windows import library is no `lib*.so` to look for).
+    if let Some(p) = s.find("cannot open input file '")
+        && let Some(file) = s[p + 24..].split('\'').next()
+        && let Some(lib) = file.strip_suffix(".lib")
+        && matches!(lib, "c10_cuda" | "torch_cuda")
+    {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::LinkerCannotFind {
+                library: lib.to_owned(),
+            },
+        );
+        return;
+    }
     let Some(p) = s.find("cannot find -l") else {
         return;
     };

@@ -74,6 +74,10 @@ pub(crate) fn diagnose(
             .push(format!("/proc/driver/nvidia/version: NVIDIA driver {v}"));
     }
     d.message = match (&torch, asserted) {
+        _ if detail.contains("only torch's CUDA builds ship") => format!(
+            "the extension's CUDA build links torch's CUDA libraries, and the installed torch{} is a CPU-only build without them",
+            torch.as_deref().map(|t| format!(" {t}")).unwrap_or_default()
+        ),
         (Some(t), true) => format!(
             "torch {t} is a CPU-only build: it has no CUDA support, so moving anything to the GPU fails"
         ),

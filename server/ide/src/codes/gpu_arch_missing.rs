@@ -169,14 +169,23 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
         .capability
         .and_then(gpu::parse_capability)
         .or(from_driver.as_ref().map(|(_, c)| *c));
+    // A package's own check names the package in its words (`The installed PaddlePaddle
+    // package was compiled for …`, `FlashInfer requires GPUs with sm75 or higher`).
+    let own_check = abidoc_knowledge::packages::mentions(&seen.detail)
+        .into_iter()
+        .map(|m| m.package.name.clone())
+        .find(|n| n != "torch");
     // torch printed its own list (or its range): the binary is torch.
-    let torch_says = !seen.supported.is_empty()
-        || seen.range.is_some()
-        || seen.detail.contains("current PyTorch installation");
+    let torch_says = own_check.is_none()
+        && (!seen.supported.is_empty()
+            || seen.range.is_some()
+            || seen.detail.contains("current PyTorch installation"));
     // Else the extension the text is about (built, installed, or shown around the failure):
     // known before the fixes are made, which compile it for this GPU.
     d.package = if torch_says {
         Some("torch".into())
+    } else if let Some(p) = own_check {
+        Some(p)
     } else {
         extension_in_text(cx)
             .or_else(|| {
@@ -203,16 +212,20 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
         format!("{}: compute capability {}.{}{name}", sm(c), c.0, c.1)
     });
     d.evidence.push(format!("the text says: {}", seen.detail.trim()));
+    let who = match d.package.as_deref() {
+        Some(p) if p != "torch" => format!("the installed {p}"),
+        _ => "the installed torch".to_owned(),
+    };
     if !seen.supported.is_empty() {
         d.evidence.push(format!(
-            "the installed torch carries code for: {}",
+            "{who} carries code for: {}",
             seen.supported.join(" ")
         ));
     }
     if let Some((lo, hi)) = seen.range {
         d.evidence.push(match hi {
-            Some(hi) => format!("the installed torch supports compute capability {lo} to {hi}"),
-            None => format!("the installed torch supports compute capability {lo} and newer"),
+            Some(hi) => format!("{who} supports compute capability {lo} to {hi}"),
+            None => format!("{who} supports compute capability {lo} and newer"),
         });
     }
     // With the environment: what torch's own fat binary holds, read statically.

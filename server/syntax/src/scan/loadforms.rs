@@ -388,11 +388,19 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     // On Windows its dlerror is `X.dll not found`, which no loader reader takes; retold (a
     // title, a quote) it is the failure, while TensorFlow's own warning line (`W …
     // dso_loader.cc:64] …`) is followed by its CPU fallback and weighed with what follows.
+    // A title cut right after the dlerror's library name (`…; dlerror: libcusolver.so.10`) is
+    // retold the same way.
     if let Some(p) = s.find("Could not load dynamic library '")
         && s.find("dlerror").is_none_or(|d| {
             !s.contains("dso_loader")
-                && s.get(d..)
-                    .is_some_and(|r| r.contains(".dll not found") || r.contains(".DLL not found"))
+                && s.get(d..).is_some_and(|r| {
+                    r.contains(".dll not found")
+                        || r.contains(".DLL not found")
+                        || r.trim_end()
+                            .rsplit([' ', ':'])
+                            .next()
+                            .is_some_and(|last| s[p + 32..].starts_with(&format!("{last}'")))
+                })
         })
     {
         let r = &s[p + 32..];
