@@ -152,162 +152,192 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, call: &Call<'_>) 
     });
     let mut fixes = Vec::new();
     let partner = callee_name.as_deref().and_then(Name::new);
-    let flags = |p: &Name| -> Vec<PipFlag> {
-        let mut f = vec![PipFlag::NoCacheDir];
-        // A source distribution whose setup.py fetches or builds against the installed torch:
-        // its own build flags (isolation off) apply to the pinned release too.
-        if crate::kb::package(p.as_str()).is_some_and(|f| f.needs_no_build_isolation) {
-            f.push(PipFlag::NoBuildIsolation);
-        }
-        f
-    };
     if let (Some(p), Some(callerp)) = (&partner, ranged) {
-        let ranges: Vec<&PartnerRange> = callerp
-            .partner_ranges
-            .iter()
-            .filter(|r| r.partner == p.as_str())
-            .collect();
-        let by_version = caller_version
-            .as_deref()
-            .and_then(abidoc_knowledge::Version::parse)
-            .and_then(|v| ranges.iter().find(|r| r.covers(&v)).copied());
-        // The call the traceback shows passes as many arguments as one range's partner takes:
-        // that range's partner is what the caller needs, whatever its version.
-        let by_call = taking(&ranges, function, call.passed);
-        // The installed binary takes as many as another range's: the caller releases of that
-        // range call it, the other way to match.
-        let installed = taking(&ranges, function, call.accepts);
-        if let Some(n) = call.accepts {
-            d.evidence.push(format!(
-                "the installed {p}'s `{function}` takes {n} arguments{}",
-                match call.passed {
-                    Some(k) => format!("; the call passes {k}"),
-                    None => String::new(),
-                }
-            ));
-        }
-        let caller_name = Name::new(&callerp.name);
-        if let Some(r) = by_version.or(by_call) {
-            let req = partner_requirement(p, r);
-            let shown_req = crate::fix::render::requirement(&req);
-            let whose = match (by_version, caller_version.as_deref()) {
-                (Some(_), Some(v)) => format!("{} {v}", callerp.name),
-                _ => format!("the installed {}", callerp.name),
-            };
-            let evidence = if by_version.is_some() {
-                format!("{whose} calls {p}'s compiled functions with the arguments of {shown_req}")
-            } else {
-                format!(
-                    "the call passes {} arguments, as {shown_req}'s `{function}` takes",
-                    call.passed.unwrap_or_default()
-                )
-            };
-            fixes.push(
-                Fix::new(
-                    code,
-                    "partner-release",
-                    FixKind::AlignCompanion,
-                    format!("Install {shown_req}, the {p} releases {whose} calls"),
-                    format!("{evidence}; the installed {p} has another signature. Only {p} moves."),
-                )
-                .step(recipes::pip_install(cx, flags(p), vec![req]))
-                .cost(crate::fix::Cost {
-                    downloads: true,
-                    ..Default::default()
-                }),
-            );
-        }
-        if fixes.is_empty() {
-            let table: Vec<String> = ranges
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} {}: pip install{} \"{}\"",
-                        callerp.name,
-                        range_words(r),
-                        if flags(p).contains(&PipFlag::NoBuildIsolation) {
-                            " --no-build-isolation"
-                        } else {
-                            ""
-                        },
-                        crate::fix::render::requirement(&partner_requirement(p, r))
-                    )
-                })
-                .collect();
-            fixes.push(
-                Fix::new(
-                    code,
-                    "partner-release",
-                    FixKind::AlignCompanion,
-                    format!("Install the {p} release your {} calls", callerp.name),
-                    format!(
-                        "Each {} release calls {p}'s compiled functions with the arguments of one range of {p} releases; the text does not say which {} is installed (`pip show {}` does).",
-                        callerp.name, callerp.name, callerp.name
-                    ),
-                )
-                .step(Step::Manual(table.join("; ")))
-                .filled_in_with(format!("the installed {} release", callerp.name)),
-            );
-        }
-        if let (Some(r), Some(c)) = (installed, &caller_name)
-            && by_version.is_none_or(|v| !std::ptr::eq(v, r))
-        {
-            let req = caller_requirement(c, r);
-            let shown_req = crate::fix::render::requirement(&req);
-            fixes.push(
-                Fix::new(
-                    code,
-                    "caller-release",
-                    FixKind::AlignCompanion,
-                    format!("Or keep {p} and install {shown_req}, the {} releases that call it", callerp.name),
-                    format!(
-                        "The installed {p}'s `{function}` takes {} arguments, as {} {} passes them; only {} moves.",
-                        call.accepts.unwrap_or_default(),
-                        callerp.name,
-                        range_words(r),
-                        callerp.name
-                    ),
-                )
-                .step(recipes::pip_install(cx, flags(c), vec![req]))
-                .cost(crate::fix::Cost {
-                    downloads: true,
-                    ..Default::default()
-                }),
-            );
-        }
+        fixes.extend(ranged_fixes(cx, &mut d, call, p, callerp, caller_version.as_deref()));
     }
     // No table for the pair: both anew in one command, so pip installs releases of the same
     // time (the caller's requirements bound the callee).
     if fixes.is_empty()
         && let Some(p) = &partner
     {
-        let mut reqs = Vec::new();
-        if let Some(c) = caller.as_deref().and_then(Name::new) {
-            reqs.push(match caller_version.as_deref().and_then(Version::new) {
-                Some(v) => Requirement::Exact(c, v),
-                None => Requirement::Any(c),
-            });
-        }
-        reqs.push(Requirement::Any(p.clone()));
-        let mut f = flags(p);
-        f.insert(0, PipFlag::Upgrade);
+        fixes.push(reinstall_pair(cx, p, caller.as_deref(), caller_version.as_deref(), who));
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// The pip options a pinned install of `p` needs: no cached wheel, and no build isolation for
+/// a source distribution whose setup.py builds against (or fetches for) the installed torch.
+fn flags(p: &Name) -> Vec<PipFlag> {
+    let mut f = vec![PipFlag::NoCacheDir];
+    if crate::kb::package(p.as_str()).is_some_and(|f| f.needs_no_build_isolation) {
+        f.push(PipFlag::NoBuildIsolation);
+    }
+    f
+}
+
+/// A pair the tables know (`partner_ranges`): the partner release the caller calls, by the
+/// caller's version or by the arguments its call passes; else the table as a command to
+/// complete; and, keeping the installed binary, the caller releases that call it.
+fn ranged_fixes(
+    cx: &Cx<'_>,
+    d: &mut Diagnostic,
+    call: &Call<'_>,
+    p: &Name,
+    callerp: &abidoc_knowledge::packages::Package,
+    caller_version: Option<&str>,
+) -> Vec<Fix> {
+    let code = Code::BindingSignatureMismatch;
+    let function = call.function;
+    let mut fixes = Vec::new();
+    let ranges: Vec<&PartnerRange> = callerp
+        .partner_ranges
+        .iter()
+        .filter(|r| r.partner == p.as_str())
+        .collect();
+    let by_version = caller_version
+        .and_then(abidoc_knowledge::Version::parse)
+        .and_then(|v| ranges.iter().find(|r| r.covers(&v)).copied());
+    // The call the traceback shows passes as many arguments as one range's partner takes:
+    // that range's partner is what the caller needs, whatever its version.
+    let by_call = taking(&ranges, function, call.passed);
+    // The installed binary takes as many as another range's: the caller releases of that
+    // range call it, the other way to match.
+    let installed = taking(&ranges, function, call.accepts);
+    if let Some(n) = call.accepts {
+        d.evidence.push(format!(
+            "the installed {p}'s `{function}` takes {n} arguments{}",
+            match call.passed {
+                Some(k) => format!("; the call passes {k}"),
+                None => String::new(),
+            }
+        ));
+    }
+    let caller_name = Name::new(&callerp.name);
+    if let Some(r) = by_version.or(by_call) {
+        let req = partner_requirement(p, r);
+        let shown_req = crate::fix::render::requirement(&req);
+        let whose = match (by_version, caller_version) {
+            (Some(_), Some(v)) => format!("{} {v}", callerp.name),
+            _ => format!("the installed {}", callerp.name),
+        };
+        let evidence = if by_version.is_some() {
+            format!("{whose} calls {p}'s compiled functions with the arguments of {shown_req}")
+        } else {
+            format!(
+                "the call passes {} arguments, as {shown_req}'s `{function}` takes",
+                call.passed.unwrap_or_default()
+            )
+        };
         fixes.push(
             Fix::new(
                 code,
-                "reinstall-pair",
+                "partner-release",
                 FixKind::AlignCompanion,
-                format!("Install {} anew, with what calls it, in one command", p),
-                format!(
-                    "{p}'s compiled signature and its caller's code must come from matching releases; resolved together, pip picks {p} within what {who} requires."
-                ),
+                format!("Install {shown_req}, the {p} releases {whose} calls"),
+                format!("{evidence}; the installed {p} has another signature. Only {p} moves."),
             )
-            .step(recipes::pip_install(cx, f, reqs))
+            .step(recipes::pip_install(cx, flags(p), vec![req]))
             .cost(crate::fix::Cost {
                 downloads: true,
                 ..Default::default()
             }),
         );
     }
-    d.fixes = crate::fix::rank(fixes);
-    d
+    if fixes.is_empty() {
+        let table: Vec<String> = ranges
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {}: pip install{} \"{}\"",
+                    callerp.name,
+                    range_words(r),
+                    if flags(p).contains(&PipFlag::NoBuildIsolation) {
+                        " --no-build-isolation"
+                    } else {
+                        ""
+                    },
+                    crate::fix::render::requirement(&partner_requirement(p, r))
+                )
+            })
+            .collect();
+        fixes.push(
+            Fix::new(
+                code,
+                "partner-release",
+                FixKind::AlignCompanion,
+                format!("Install the {p} release your {} calls", callerp.name),
+                format!(
+                    "Each {} release calls {p}'s compiled functions with the arguments of one range of {p} releases; the text does not say which {} is installed (`pip show {}` does).",
+                    callerp.name, callerp.name, callerp.name
+                ),
+            )
+            .step(Step::Manual(table.join("; ")))
+            .filled_in_with(format!("the installed {} release", callerp.name)),
+        );
+    }
+    if let (Some(r), Some(c)) = (installed, &caller_name)
+        && by_version.is_none_or(|v| !std::ptr::eq(v, r))
+    {
+        let req = caller_requirement(c, r);
+        let shown_req = crate::fix::render::requirement(&req);
+        fixes.push(
+            Fix::new(
+                code,
+                "caller-release",
+                FixKind::AlignCompanion,
+                format!("Or keep {p} and install {shown_req}, the {} releases that call it", callerp.name),
+                format!(
+                    "The installed {p}'s `{function}` takes {} arguments, as {} {} passes them; only {} moves.",
+                    call.accepts.unwrap_or_default(),
+                    callerp.name,
+                    range_words(r),
+                    callerp.name
+                ),
+            )
+            .step(recipes::pip_install(cx, flags(c), vec![req]))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        );
+    }
+    fixes
 }
+
+/// No table for the pair: the callee anew with its caller in one resolve, so pip picks releases
+/// of the same time (the caller's requirements bound the callee).
+fn reinstall_pair(
+    cx: &Cx<'_>,
+    p: &Name,
+    caller: Option<&str>,
+    caller_version: Option<&str>,
+    who: &str,
+) -> Fix {
+    let code = Code::BindingSignatureMismatch;
+    let mut reqs = Vec::new();
+    if let Some(c) = caller.and_then(Name::new) {
+        reqs.push(match caller_version.and_then(Version::new) {
+            Some(v) => Requirement::Exact(c, v),
+            None => Requirement::Any(c),
+        });
+    }
+    reqs.push(Requirement::Any(p.clone()));
+    let mut f = flags(p);
+    f.insert(0, PipFlag::Upgrade);
+    Fix::new(
+        code,
+        "reinstall-pair",
+        FixKind::AlignCompanion,
+        format!("Install {} anew, with what calls it, in one command", p),
+        format!(
+            "{p}'s compiled signature and its caller's code must come from matching releases; resolved together, pip picks {p} within what {who} requires."
+        ),
+    )
+    .step(recipes::pip_install(cx, f, reqs))
+    .cost(crate::fix::Cost {
+        downloads: true,
+        ..Default::default()
+    })
+}
+

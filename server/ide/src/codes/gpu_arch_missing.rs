@@ -171,7 +171,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
         .or(from_driver.as_ref().map(|(_, c)| *c));
     // A package's own check names the package in its words (`The installed PaddlePaddle
     // package was compiled for …`, `FlashInfer requires GPUs with sm75 or higher`).
-    let own_check = abidoc_knowledge::packages::mentions(&seen.detail)
+    let own_check = abidoc_knowledge::packages::mentions(seen.detail)
         .into_iter()
         .map(|m| m.package.name.clone())
         .find(|n| n != "torch");
