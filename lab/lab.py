@@ -192,6 +192,16 @@ SCENARIOS = [
         "install": [["pandas==2.0.3", "python-dateutil", "pytz", "tzdata", "six"]],
         "probe": "import pandas",
     },
+    {
+        "name": "triton-newer",
+        "reference": [["pip", "install", "--no-deps", "triton==3.2.0"]],
+        "title": "torch 2.6.0 with Triton 3.5.0 (torch pins 3.2.0): Inductor's own imports fail",
+        "base": "2.6.0",
+        "install": [["triton==3.5.0"]],
+        # Inductor imports `AttrsDescriptor` from Triton when its modules load (torch.compile's
+        # first use); Triton 3.5 has none. No GPU is needed to meet it.
+        "probe": "import torch._inductor.codecache",
+    },
 ]
 
 

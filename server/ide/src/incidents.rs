@@ -294,6 +294,8 @@ pub struct Scene {
     pub old_cxx_standard: bool,
     /// The text shows torch 1.x's THC (`THCudaCheck FAIL`).
     pub mentions_thc: bool,
+    /// The text shows torch's Inductor (its frames, `backend='inductor'`): the caller of Triton.
+    pub mentions_inductor: bool,
     /// The text shows a Jetson board (its name, JetPack, L4T, Tegra).
     pub mentions_jetson: bool,
     /// The text shows ZLUDA (`ComfyUI-Zluda`): torch's CUDA DLLs run on AMD's HIP runtime.
@@ -335,6 +337,7 @@ mod fact {
     pub const TORCH_PRELOADS: u32 = 1 << 12;
     pub const OLD_CXX: u32 = 1 << 13;
     pub const THC: u32 = 1 << 14;
+    pub const INDUCTOR: u32 = 1 << 15;
 }
 
 /// Phrases that only a look at the whole text gives, each with what it shows (their order is the
@@ -359,6 +362,11 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     (".pyd", fact::WINDOWS),
     // Its wheels' platform tag, its Triton port, its versions as people name them.
     ("win_amd64", fact::WINDOWS),
+    // torch's Inductor, Triton's caller in torch.compile: its modules, its backend's name.
+    ("torch/_inductor/", fact::INDUCTOR),
+    ("torch\\_inductor\\", fact::INDUCTOR),
+    ("torch._inductor", fact::INDUCTOR),
+    ("backend='inductor'", fact::INDUCTOR),
     ("triton-windows", fact::WINDOWS),
     ("Windows 1", fact::WINDOWS),
     // ZLUDA (torch's CUDA DLLs run on AMD's HIP runtime), in its projects' paths and names.
@@ -471,6 +479,7 @@ impl Scene {
         self.torch_preloads |= has(fact::TORCH_PRELOADS);
         self.old_cxx_standard |= has(fact::OLD_CXX);
         self.mentions_thc |= has(fact::THC);
+        self.mentions_inductor |= has(fact::INDUCTOR);
     }
 }
 

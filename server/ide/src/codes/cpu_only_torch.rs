@@ -16,7 +16,7 @@ use abidoc_knowledge::gpu;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`Torch not compiled with CUDA enabled`, a `+cpu` torch: the installed torch is a CPU-only build.",
-    meaning: "PyTorch publishes one build per CUDA version plus a CPU-only build, each on its own index. PyPI serves the CPU-only build on Windows and macOS, `+cpu` versions come from the cpu index, and a requirements file that names plain `torch` can replace a CUDA build with it. A CPU-only torch has no `libtorch_cuda.so`, and every CUDA call fails with this assertion.",
+    meaning: "PyTorch publishes one build per CUDA version plus a CPU-only build, each on its own index. PyPI serves the CPU-only build on Windows and macOS, `+cpu` versions come from the cpu index, and a requirements file that names plain `torch` can replace a CUDA build with it. A CPU-only torch has no `libtorch_cuda.so`, and every CUDA call fails with this assertion; an extension's CUDA build against it finds no `c10_cuda`/`torch_cuda` to link (`LNK1181: cannot open input file 'c10_cuda.lib'`, `cannot find -lc10_cuda`).",
     fixes: "1. The CUDA build of the same torch release from PyTorch's index (`pip install --force-reinstall torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128`): the build for the driver's CUDA when the driver version is known, else the release's default CUDA; downloads several GB. torchvision and torchaudio move with it. 2. With no version known, the general form for the newest release.",
     ..CodeDoc::BASE
 };
