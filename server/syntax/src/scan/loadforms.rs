@@ -205,8 +205,9 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
         let rest = s.get(p + "DLL load failed".len()..).unwrap_or("").trim();
         let rest = rest.trim_end_matches(['"', '\'', '`', ')', '.']).trim_end();
         match rest.strip_prefix("while importing") {
+            // A module name as Markdown escapes it (`onnxruntime\_pybind11\_state`) is the name.
             Some(m) => {
-                let m = m.trim().trim_end_matches(':');
+                let m = m.trim().trim_end_matches(':').replace("\\_", "_");
                 !m.is_empty()
                     && m.bytes()
                         .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
@@ -234,9 +235,13 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
         let r = r.trim_start();
         let n = r
             .bytes()
-            .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+            .take_while(|&c| c.is_ascii_alphanumeric() || b"_.\\".contains(&c))
             .count();
-        non_empty(r.get(..n)?.trim_end_matches('.'))
+        non_empty(
+            &r.get(..n)?
+                .trim_end_matches(['.', '\\'])
+                .replace("\\_", "_"),
+        )
     });
     let dll = quoted_after(s, "Error loading ")
         .or_else(|| quoted_after(s, "error loading "))
