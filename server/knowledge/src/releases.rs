@@ -344,9 +344,9 @@ pub fn torch_cuda_major(torch: &str) -> Option<u64> {
 }
 
 /// The Triton a torch release requires, as (major, minor, the exact release where torch pins
-/// one): `2.5.1` → (3, 1, Some("3.1.0")); `2.14.0`'s `~=3.8.0` → (3, 8, None). A torch given by
-/// major.minor only (`2.5`), or a build no row lists (`2.4.0a0+…`), takes the newest release of
-/// its line: torch changes its Triton line only with its minor.
+/// one): `2.5.1` → (3, 1, Some("3.1.0")); `2.14.0`'s `~=3.8.0` → (3, 8, None). A build no row
+/// lists (`2.4.0a0+…`, a release newer than the tables) takes the newest release of its line:
+/// torch changes its Triton line only with its minor. (`2.5` is `2.5.0`, as PEP 440 compares.)
 pub fn triton_for_torch(torch: &str) -> Option<(u64, u64, Option<&'static str>)> {
     let t = Version::parse(torch)?;
     let t = Version::parse(t.public())?;

@@ -112,6 +112,27 @@ fn lookups() {
         "{vllm:?}"
     );
     assert!(!compat::releases_built_for_torch("mamba-ssm", "2.5").is_empty());
+    // The Triton each torch release requires, from its Requires-Dist.
+    assert_eq!(
+        releases::triton_for_torch("2.5.1+cu121"),
+        Some((3, 1, Some("3.1.0")))
+    );
+    assert_eq!(
+        releases::triton_for_torch("2.3.1"),
+        Some((2, 3, Some("2.3.1")))
+    );
+    // `2.9` is 2.9.0 (PEP 440); `~=` pins a line, no release.
+    assert_eq!(
+        releases::triton_for_torch("2.9"),
+        Some((3, 5, Some("3.5.0")))
+    );
+    assert_eq!(releases::triton_for_torch("2.14.0"), Some((3, 8, None)));
+    assert_eq!(
+        releases::triton_for_torch("2.4.0a0+07cecf4168"),
+        Some((3, 0, Some("3.0.0")))
+    );
+    assert_eq!(releases::triton_for_torch("1.13.1"), None);
+    assert_eq!(releases::triton_for_torch("junk"), None);
 }
 
 /// Every pairing the hand-written `compat.toml` makes that the generated table also covers
