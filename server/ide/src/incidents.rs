@@ -219,6 +219,11 @@ pub enum Failure {
         backend: Option<String>,
         newest: Option<u32>,
     },
+    /// The log stops at torch's JIT build of an extension.
+    JitBuildStalled {
+        root: Option<String>,
+        op: Option<String>,
+    },
     /// pip refused a wheel file whose tags the interpreter does not accept.
     WheelUnsupported {
         wheel: String,
@@ -1401,6 +1406,13 @@ impl Collector {
                     module: module.clone(),
                     passed: *passed,
                     accepts: *accepts,
+                },
+                span,
+            ),
+            EventKind::JitBuildStalled { root, op } => self.push(
+                Failure::JitBuildStalled {
+                    root: root.clone(),
+                    op: op.clone(),
                 },
                 span,
             ),

@@ -247,6 +247,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "torch=={P}\nRuntimeError: Triton Error [CUDA]: device kernel image is invalid ({P})\n",
     ),
     (
+        "extension-incomplete-build (JIT build stalled)",
+        "Using /home/{P}/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...\nDetected CUDA files, patching ldflags\nBuilding extension module {P}...\n",
+    ),
+    (
         "io-backend-missing",
         "torchaudio=={P}\n  File \"/opt/conda/lib/python3.10/site-packages/{P}/torchaudio/backend/utils.py\", line 40\nRuntimeError: Backend \"{P}\" is not one of available backends: ['sox_io'].\nRuntimeError: No audio I/O backend is available.\n",
     ),

@@ -320,6 +320,14 @@ pub enum EventKind {
         backend: Option<String>,
         newest: Option<u32>,
     },
+    /// A log that stops at torch's JIT build of an extension (`Using … as PyTorch extensions
+    /// root...`, `Loading extension module X...`, DeepSpeed's and ColossalAI's `… kernel during
+    /// runtime now`) with nothing after it: a build that hangs, most often on the lock an
+    /// interrupted build left. `root` is the extensions root the log names, `op` the extension.
+    JitBuildStalled {
+        root: Option<String>,
+        op: Option<String>,
+    },
     /// pip refusing a wheel file whose tags this interpreter does not accept: `ERROR:
     /// mlx-0.12.0-cp312-cp312-macosx_14_0_arm64.whl is not a supported wheel on this platform.`
     /// `wheel` is the file name as printed (a path's last part).

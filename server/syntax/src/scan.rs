@@ -414,6 +414,12 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cannot allocate memory in static TLS block", FOREIGN),
     // Media packages with no backend to read or write a file (torchaudio, torchvision).
     ("No audio I/O backend is available", IOBACK),
+    // torch's JIT extension builds and the op builders around them, as their logs go.
+    ("as PyTorch extensions root", IOBACK),
+    ("Loading extension module ", IOBACK),
+    ("Building extension module ", IOBACK),
+    ("Emitting ninja build file", IOBACK),
+    ("kernel during runtime now", IOBACK),
     ("Couldn't find appropriate backend", IOBACK),
     ("is not one of available backends", IOBACK),
     ("TorchCodec is required for ", IOBACK),
@@ -1194,6 +1200,7 @@ impl<'a> Scanner<'a> {
         }
         if has(IOBACK) {
             backends::io_backend(l, out);
+            self.jit_stalled(l, out);
         }
         if has(CPUTORCH) {
             cpu_only_torch(l, out);
@@ -2090,6 +2097,60 @@ impl<'a> Scanner<'a> {
                 },
             );
         }
+    }
+
+    /// The last line of a log that stops at a JIT build's progress: nothing but more progress,
+    /// blank lines or rules (`=====`) after it. The extensions root and the extension are read
+    /// from anywhere in the text.
+    fn jit_stalled(&self, l: &Line<'_>, out: &mut Out) {
+        const PROGRESS: &[&str] = &[
+            "as PyTorch extensions root",
+            "Loading extension module ",
+            "Building extension module ",
+            "Emitting ninja build file",
+            "kernel during runtime now",
+        ];
+        let progress = |t: &str| PROGRESS.iter().any(|p| t.contains(p));
+        let s = l.s();
+        if !progress(s) {
+            return;
+        }
+        let Some(rest) = l.next.and_then(|n| self.text.get(n..)) else {
+            return;
+        };
+        let stops_here = rest.lines().all(|r| {
+            let r = r.trim();
+            r.is_empty() || r.bytes().all(|c| c == b'=' || c == b'-') || progress(r)
+        });
+        if !stops_here || rest.lines().any(|r| progress(r.trim())) {
+            return;
+        }
+        let text = self.text;
+        let root = text.find(" as PyTorch extensions root").and_then(|e| {
+            let line_start = text[..e].rfind('\n').map_or(0, |i| i + 1);
+            let head = text[line_start..e].trim();
+            let path = head.strip_prefix("Using").unwrap_or(head).trim();
+            (!path.is_empty() && path.len() <= 256 && !path.contains(char::is_whitespace))
+                .then(|| path.to_owned())
+        });
+        let word = |r: &str| {
+            let n = r
+                .bytes()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                .count();
+            (n > 0 && n <= 64).then(|| r[..n].to_owned())
+        };
+        let op = ["Building extension module ", "Loading extension module "]
+            .iter()
+            .find_map(|p| text.rfind(p).and_then(|i| word(&text[i + p.len()..])))
+            .or_else(|| {
+                // `… build and load the cpu_adam kernel during runtime now`.
+                let i = text.rfind(" kernel during runtime now")?;
+                let head = &text[..i];
+                let start = head.rfind(' ').map_or(0, |j| j + 1);
+                word(&head[start..])
+            });
+        out.push(l.content_span(), EventKind::JitBuildStalled { root, op });
     }
 
     /// `torch.cuda.is_available()` then `False` on the same line (`… is_available(): False`,

@@ -18,8 +18,8 @@ use crate::fix::{Fix, FixKind, SafePath, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "The undefined symbol belongs to the extension's own package: a partial build, not a torch mismatch.",
-    meaning: "The library references a function its own sources should define, and nothing defines it: the build left a kernel out (a GPU architecture or a feature switch was not compiled), or files of two builds were mixed. Torch is not involved, so aligning torch does not help. The same holds when the package's compiled module is absent altogether (`No module named 'exllamav2_ext'`, `'mmcv._ext'`): a wheel or build without it, or a source checkout that shadows the installed package. An op torch builds just in time (DeepSpeed's `cpu_adam`, `fused_adam`) whose library is missing from its directory under `~/.cache/torch_extensions` never finished building: the build's own error comes earlier in the log, and its directory (a build product) goes before the next try.",
-    fixes: "1. The companion release built for the installed torch (a complete wheel). 2. The project's prebuilt wheel. 3. A complete source build that really compiles (ranked after everything else when the machine has no CUDA compiler: it cannot run there). Uninstalling is offered when the model in use does not need the package, and for an optional package on a machine that cannot compile it. A JIT op's unfinished build: its build directory first (removed by a command only when the text shows the build failing and the directory holds nothing but build files), then the package's build. All need confirmation.",
+    meaning: "The library references a function its own sources should define, and nothing defines it: the build left a kernel out (a GPU architecture or a feature switch was not compiled), or files of two builds were mixed. Torch is not involved, so aligning torch does not help. The same holds when the package's compiled module is absent altogether (`No module named 'exllamav2_ext'`, `'mmcv._ext'`): a wheel or build without it, or a source checkout that shadows the installed package. An op torch builds just in time (DeepSpeed's `cpu_adam`, `fused_adam`) whose library is missing from its directory under `~/.cache/torch_extensions` never finished building: the build's own error comes earlier in the log, and its directory (a build product) goes before the next try. A log that stops at such a build's progress (`Using … as PyTorch extensions root...`, `Loading extension module X...`, `… kernel during runtime now`) with nothing after it is a build that hangs, most often waiting on the `lock` file an interrupted build left in the op's directory: a warning, with that lock (or a fresh TORCH_EXTENSIONS_DIR) as the way out.",
+    fixes: "1. The companion release built for the installed torch (a complete wheel). 2. The project's prebuilt wheel. 3. A complete source build that really compiles (ranked after everything else when the machine has no CUDA compiler: it cannot run there). Uninstalling is offered when the model in use does not need the package, and for an optional package on a machine that cannot compile it. A JIT op's unfinished build: its build directory first (removed by a command only when the text shows the build failing and the directory holds nothing but build files), then the package's build; a hanging JIT build: its stale lock, or a fresh extensions root. All need confirmation.",
     model_decides: true,
     ..CodeDoc::BASE
 };
@@ -155,6 +155,74 @@ pub(crate) fn jit_op(cx: &Cx<'_>, source: Option<SourceRef>, library: &str, dir:
     if let Some(pkg) = d.package.as_deref().and_then(crate::fix::Name::new) {
         fixes.extend(recipes::source_build(code, cx, &pkg, &[]));
     }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// A log that stops at torch's JIT build of an extension, nothing after it: the build hangs
+/// (torch's `FileBaton` waits for a `lock` file in the op's directory that an interrupted build
+/// left behind), or is still compiling. A warning: the text shows no error. The lock goes (by a
+/// command only where the environment proves the directory a torch-extensions build directory),
+/// or a fresh extensions root sidesteps it.
+pub(crate) fn jit_stalled(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    root: Option<&str>,
+    op: Option<&str>,
+) -> Diagnostic {
+    let code = Code::ExtensionIncompleteBuild;
+    let mut d = blank(code, source);
+    d.severity = crate::diagnostic::Severity::Warning;
+    d.package = cx.near.filter(|n| *n != "torch").map(str::to_owned);
+    let what = op.map_or("a JIT-built extension".to_owned(), |o| format!("the JIT-built extension `{o}`"));
+    d.message = format!(
+        "the log stops while torch builds or loads {what}: a build that hangs waits on the lock an interrupted build left (or is still compiling)"
+    );
+    if let Some(r) = root {
+        d.evidence.push(format!("torch's extensions root: {r}"));
+    }
+    let dir = root
+        .zip(op)
+        .and_then(|(r, o)| SafePath::new(&format!("{}/{o}", r.trim_end_matches('/'))));
+    let proven = dir
+        .as_ref()
+        .is_some_and(|p| cx.world.is_torch_extension_build_dir(p.as_str()));
+    let mut remove = Fix::new(
+        code,
+        "remove-jit-lock",
+        if proven { FixKind::Configure } else { FixKind::Advice },
+        match &dir {
+            Some(p) => format!("Remove the stale lock in {p} (or the whole directory) and run again"),
+            None => "Remove the stale lock in the extension's build directory and run again".to_owned(),
+        },
+        "torch.utils.cpp_extension builds each extension in its own directory under the extensions root and holds a `lock` file there while it builds; a build killed midway leaves it, and every later run waits for it forever. The directory holds build files only: a new run compiles the extension again.",
+    );
+    remove = match (&dir, proven) {
+        (Some(p), true) => remove.step(Step::RemoveBuildDir { path: p.clone() }),
+        (Some(p), false) => remove
+            .step(Step::Manual(format!(
+                "check that no other process is building it, then delete {p}/lock (or {p} itself) and run again"
+            )))
+            .unverified(),
+        (None, _) => remove
+            .step(Step::Manual(
+                "check that no other process is building it, then delete the `lock` file in the extension's directory under the extensions root (the log's `Using … as PyTorch extensions root`; ~/.cache/torch_extensions by default), or that directory, and run again".into(),
+            ))
+            .unverified(),
+    };
+    let mut fixes = vec![remove.leading()];
+    fixes.push(
+        Fix::new(
+            code,
+            "fresh-extensions-root",
+            FixKind::Advice,
+            "Or build in a fresh extensions root (TORCH_EXTENSIONS_DIR)",
+            "torch builds JIT extensions under TORCH_EXTENSIONS_DIR when it is set; an empty directory of this user's has no stale lock, and no other user's build on a shared file system to wait for.",
+        )
+        .step(Step::Manual(
+            "export TORCH_EXTENSIONS_DIR=<an empty directory of your own>, then run again".into(),
+        )),
+    );
     d.fixes = crate::fix::rank(fixes);
     d
 }
