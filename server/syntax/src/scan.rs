@@ -3366,8 +3366,12 @@ fn windows_entry_point(l: &Line<'_>, out: &mut Out) {
         return;
     };
     let q = p + intro.len();
-    let Some(e) = s[q..].find(sep) else {
-        return;
+    // Retold, the dialog's `located` is often `found`.
+    let found_form = " could not be found in the dynamic link library ";
+    let (e, sep) = match (s[q..].find(sep), s[q..].find(found_form)) {
+        (Some(e), _) => (e, sep),
+        (None, Some(e)) if intro.starts_with("procedure") => (e, found_form),
+        _ => return,
     };
     // The symbol as Windows prints it, MSVC's decorated names too (`?dtype@Tensor@at@@QEBA…`).
     let symbol = s[q..q + e].trim();
