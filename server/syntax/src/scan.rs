@@ -2115,7 +2115,13 @@ impl<'a> Scanner<'a> {
         if !progress(s) {
             return;
         }
-        let Some(rest) = l.next.and_then(|n| self.text.get(n..)) else {
+        // A log that stops here has little after it; a long rest is not looked through (a text
+        // of many progress lines stays linear).
+        let Some(rest) = l
+            .next
+            .and_then(|n| self.text.get(n..))
+            .filter(|r| r.len() <= 4096)
+        else {
             return;
         };
         let stops_here = rest.lines().all(|r| {
