@@ -1266,6 +1266,16 @@ fn torch_of_release(
             [line] => line.clone(),
             _ => return None,
         },
+        // A wheel tagged for any CPython (`py3-none`) that links torch is built on torch's stable
+        // ABI, against a newer torch than its floor (torchaudio 2.11.1: `torch>=2.11`, built
+        // with 2.15, and refused by 2.11.0's libraries): its floor names no build torch.
+        None if release
+            .wheel
+            .as_deref()
+            .is_some_and(|w| w.contains("-py3-none-")) =>
+        {
+            return None;
+        }
         None => abidoc_knowledge::releases::spec_floor(release.torch_spec.as_deref()?)?
             .major_minor_string(),
     };
