@@ -64,9 +64,9 @@ SCENARIOS = [
     },
     {
         "name": "torchaudio-older",
-        # torchaudio 2.11.0, the last release, is built with CUDA 13.0 and refuses torch's 13.2
-        # ("compiled with different CUDA versions"): no release matches torch 2.15.0, so the
-        # restoring fix is torch 2.11.0 (CUDA 13.0) with it; uninstalling torchaudio also works.
+        # torchaudio 2.11.1 (`torch>=2.11`, a py3-none wheel built on torch 2.15's stable ABI with
+        # CUDA 13.2) loads with torch 2.15.0 and not with 2.11.0; torchaudio 2.11.0 is built with
+        # CUDA 13.0 and refuses torch's 13.2, so the hand-written reference is torch 2.11.0 with it.
         "reference": [["pip", "install", "torch==2.11.0", "torchaudio==2.11.0"]],
         "title": "torch 2.15.0 with torchaudio 2.8.0 (built for torch 2.8)",
         "base": "2.15.0",
