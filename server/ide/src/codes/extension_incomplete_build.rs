@@ -204,11 +204,17 @@ pub(crate) fn jit_stalled(
                 "check that no other process is building it, then delete {p}/lock (or {p} itself) and run again"
             )))
             .unverified(),
-        (None, _) => remove
-            .step(Step::Manual(
-                "check that no other process is building it, then delete the `lock` file in the extension's directory under the extensions root (the log's `Using … as PyTorch extensions root`; ~/.cache/torch_extensions by default), or that directory, and run again".into(),
-            ))
-            .unverified(),
+        (None, _) => {
+            // The root the log names, where it is a plain path; else where torch puts it.
+            let root = root
+                .and_then(SafePath::new)
+                .map_or_else(|| "the extensions root (~/.cache/torch_extensions by default)".to_owned(), |r| r.to_string());
+            remove
+                .step(Step::Manual(format!(
+                    "check that no other process is building it, then delete the `lock` file in the extension's directory under {root}, or that directory, and run again"
+                )))
+                .unverified()
+        }
     };
     let mut fixes = vec![remove.leading()];
     fixes.push(
