@@ -10,8 +10,9 @@ use abidoc_ide::fix::{
 };
 use libfuzzer_sys::fuzz_target;
 
-/// POSIX sh word splitting of what `sh` produces: bare words, `'…'` and `\'`; `&&` separates
-/// commands. `None` on anything `sh` never writes (an expansion character outside quotes).
+/// POSIX sh word splitting of what `sh` produces: bare words, `'…'`, `"…"` holding nothing sh
+/// expands there, and `\'`; `&&` separates commands. `None` on anything `sh` never writes (an
+/// expansion character outside quotes, or `$`, `` ` ``, `\` or `!` inside double quotes).
 fn split(line: &str) -> Option<Vec<Vec<String>>> {
     let mut cmds = vec![Vec::new()];
     let mut word: Option<String> = None;
@@ -36,8 +37,18 @@ fn split(line: &str) -> Option<Vec<Vec<String>>> {
                     }
                 }
             }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '$' | '`' | '\\' | '!' => return None,
+                        q => w.push(q),
+                    }
+                }
+            }
             '\\' => word.get_or_insert_with(String::new).push(chars.next()?),
-            '$' | '`' | '"' | '(' | ')' | ';' | '|' | '<' | '>' | '*' | '?' | '[' | '#' | '~' => {
+            '$' | '`' | '(' | ')' | ';' | '|' | '<' | '>' | '*' | '?' | '[' | '#' | '~' => {
                 return None;
             }
             c => word.get_or_insert_with(String::new).push(c),
