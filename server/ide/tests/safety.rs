@@ -678,6 +678,19 @@ fn regression_version_followed_by_multibyte_char() {
     }
 }
 
+/// Found by the `diagnose` fuzz target: a wheel's Python tag with a multi-byte character
+/// (`cp\u{fffd}8`, an invalid byte replaced) was split inside that character.
+#[test]
+fn regression_wheel_tag_with_multibyte_char() {
+    for text in [
+        "o.nxruntime-1.4.0-cp\u{fffd}8-cp38-linux_armv7l.whl is not a supported wheel on this platform.\n",
+        "x-1.0-c\u{e9}p38-cp38-linux_x86_64.whl is not a supported wheel on this platform.\n",
+        "x-1.0-cp\u{e9}-none-any.whl is not a supported wheel on this platform.\n",
+    ] {
+        let _ = host().diagnose_text(text, &ctx());
+    }
+}
+
 // ---------------------------------------------------------------- notebook edits keep bytes
 
 /// Every fixture notebook: inserting a `%pip` line at the start of any cell source (what the LSP's

@@ -22,8 +22,12 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 /// `cp310` → `3.10`: the CPython version a wheel's Python tag names.
 pub(crate) fn cpython_of(tag: &str) -> Option<String> {
     let v = tag.split('.').next()?.strip_prefix("cp")?;
-    let (major, minor) = v.split_at(1.min(v.len()));
-    (!minor.is_empty() && v.bytes().all(|c| c.is_ascii_digit())).then(|| format!("{major}.{minor}"))
+    // Digits only before splitting: a tag from a mangled file name may hold any character.
+    if v.len() < 2 || !v.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let (major, minor) = v.split_at(1);
+    Some(format!("{major}.{minor}"))
 }
 
 /// `cp310` → `CPython 3.10`, `py3` → `any Python 3`.
