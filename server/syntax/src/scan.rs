@@ -71,6 +71,7 @@ const DRIVER: u64 = 1 << 34;
 const CPUTORCH: u64 = 1 << 35;
 const FOREIGN: u64 = 1 << 36;
 const IOBACK: u64 = 1 << 37;
+const JITLOG: u64 = 1 << 38;
 
 /// Trigger phrases, longest first where one contains another (leftmost-first matching hides a
 /// phrase that starts inside an earlier match, so such phrases carry both groups' bits).
@@ -415,11 +416,11 @@ const TRIGGERS: &[(&str, u64)] = &[
     // Media packages with no backend to read or write a file (torchaudio, torchvision).
     ("No audio I/O backend is available", IOBACK),
     // torch's JIT extension builds and the op builders around them, as their logs go.
-    ("as PyTorch extensions root", IOBACK),
-    ("Loading extension module ", IOBACK),
-    ("Building extension module ", IOBACK),
-    ("Emitting ninja build file", IOBACK),
-    ("kernel during runtime now", IOBACK),
+    ("as PyTorch extensions root", JITLOG),
+    ("Loading extension module ", JITLOG),
+    ("Building extension module ", JITLOG),
+    ("Emitting ninja build file", JITLOG),
+    ("kernel during runtime now", JITLOG),
     ("Couldn't find appropriate backend", IOBACK),
     ("is not one of available backends", IOBACK),
     ("TorchCodec is required for ", IOBACK),
@@ -1200,6 +1201,8 @@ impl<'a> Scanner<'a> {
         }
         if has(IOBACK) {
             backends::io_backend(l, out);
+        }
+        if has(JITLOG) {
             self.jit_stalled(l, out);
         }
         if has(CPUTORCH) {
@@ -4835,6 +4838,14 @@ fn numpy(l: &Line<'_>, out: &mut Out) {
             },
         );
     }
+    attribute_missing(l, out);
+}
+
+/// A name another release of a module has, asked of the installed one: Triton's `tl.tensor`
+/// methods and compiled-kernel objects, then any dotted module (`module 'torch.library' has no
+/// attribute 'register_fake'`). NumPy's own names are [`numpy`]'s.
+fn attribute_missing(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
     // A method of Triton's `tl.tensor` a kernel calls and the installed Triton lacks (its
     // CompilationError quotes the AttributeError): Triton's language API, dated like a module's.
     if let Some(p) = s.find("'tensor' object has no attribute '") {
