@@ -82,12 +82,11 @@ pub(crate) fn diagnose(
         let mut found = fixes(cx, &module, false, None);
         // With torch's version known, the Triton line it requires (a Triton of another line
         // fails in Inductor's imports instead).
-        let pinned = recipes::triton_for_torch(
+        if let Some(pinned) = recipes::triton_pinned(
             Code::BuildDepsMissing,
             cx,
             "nothing else installs it where torch's wheel does not require it (Windows, a torch from another index).",
-        );
-        if pinned.fill_in.is_none() {
+        ) {
             found.insert(0, pinned.leading());
         }
         d.fixes = crate::fix::rank(found);

@@ -922,59 +922,59 @@ fn follow_torch(
 /// The Triton release the installed torch pins (its `Requires-Dist`), alone: `why` says what the
 /// other Triton breaks.
 pub(crate) fn triton_for_torch(code: Code, cx: &Cx<'_>, why: &str) -> Fix {
-    // PyPI's `triton` has Linux wheels only; on Windows its port publishes one release line per
-    // torch minor (`triton-windows==3.2.*` for torch 2.6), as its README tells.
-    let windows = cx.scene.mentions_windows;
-    let name = if windows {
+    triton_pinned(code, cx, why).unwrap_or_else(|| {
+        let name = triton_name(cx).unwrap_or_else(|| "triton".to_owned());
+        Fix::new(
+            code,
+            "triton-torch-pins",
+            FixKind::AlignCompanion,
+            "Install the Triton release the installed torch requires, and only that one",
+            format!("torch pins the Triton it was built and tested with (`pip show torch` lists it); {why}"),
+        )
+        .step(Step::Manual(format!(
+            "pip show torch (its Requires line names triton==X), pip uninstall -y pytorch-triton if present, then pip install --force-reinstall --no-deps {name}==X"
+        )))
+        .filled_in_with("the triton version torch requires")
+    })
+}
+
+/// PyPI's `triton` has Linux wheels only; on Windows its port publishes one release line per
+/// torch minor (`triton-windows==3.2.*` for torch 2.6), as its README tells.
+fn triton_name(cx: &Cx<'_>) -> Option<String> {
+    if cx.scene.mentions_windows {
         kb::package("triton").and_then(|f| f.windows_port)
     } else {
         Some("triton".to_owned())
-    };
-    let torch = cx.torch();
-    let pinned = torch
-        .as_deref()
-        .and_then(abidoc_knowledge::releases::triton_for_torch)
-        .zip(name.as_deref().and_then(Name::new));
-    if let (Some(((major, minor, exact), name)), Some(torch)) = (pinned, torch.as_deref()) {
-        let major = u32::try_from(major).ok();
-        let minor = u32::try_from(minor).ok();
-        let req = match (
-            exact.filter(|_| !windows).and_then(Version::new),
-            major,
-            minor,
-        ) {
-            (Some(v), _, _) => Some(Requirement::Exact(name.clone(), v)),
-            (None, Some(a), Some(b)) => Some(Requirement::Series(name.clone(), a, b)),
-            _ => None,
-        };
-        if let Some(req) = req {
-            let line = format!("{}.{}", major.unwrap_or(0), minor.unwrap_or(0));
-            return Fix::new(
-                code,
-                "triton-torch-pins",
-                FixKind::AlignCompanion,
-                format!("Install {name} {line}, the Triton torch {torch} requires"),
-                format!("torch {torch} requires Triton {line} (its Requires-Dist, from the release tables); {why}"),
-            )
-            .step(pip_install(
-                cx,
-                vec![PipFlag::ForceReinstall, PipFlag::NoDeps],
-                vec![req],
-            ));
-        }
     }
-    let name = name.unwrap_or_else(|| "triton".to_owned());
-    Fix::new(
-        code,
-        "triton-torch-pins",
-        FixKind::AlignCompanion,
-        "Install the Triton release the installed torch requires, and only that one",
-        format!("torch pins the Triton it was built and tested with (`pip show torch` lists it); {why}"),
+}
+
+/// The Triton torch requires as a command, where torch's version is known and the release
+/// tables name its Triton (exact on Linux, the release line on Windows).
+pub(crate) fn triton_pinned(code: Code, cx: &Cx<'_>, why: &str) -> Option<Fix> {
+    let windows = cx.scene.mentions_windows;
+    let name = Name::new(&triton_name(cx)?)?;
+    let torch = cx.torch()?;
+    let (major, minor, exact) = abidoc_knowledge::releases::triton_for_torch(&torch)?;
+    let (major, minor) = (u32::try_from(major).ok()?, u32::try_from(minor).ok()?);
+    let req = match exact.filter(|_| !windows).and_then(Version::new) {
+        Some(v) => Requirement::Exact(name.clone(), v),
+        None => Requirement::Series(name.clone(), major, minor),
+    };
+    let line = format!("{major}.{minor}");
+    Some(
+        Fix::new(
+            code,
+            "triton-torch-pins",
+            FixKind::AlignCompanion,
+            format!("Install {name} {line}, the Triton torch {torch} requires"),
+            format!("torch {torch} requires Triton {line} (its Requires-Dist, from the release tables); {why}"),
+        )
+        .step(pip_install(
+            cx,
+            vec![PipFlag::ForceReinstall, PipFlag::NoDeps],
+            vec![req],
+        )),
     )
-    .step(Step::Manual(format!(
-        "pip show torch (its Requires line names triton==X), pip uninstall -y pytorch-triton if present, then pip install --force-reinstall --no-deps {name}==X"
-    )))
-    .filled_in_with("the triton version torch requires")
 }
 
 /// [`align_torch`] for a binary no text or table names: the torch its symbols date it to,
