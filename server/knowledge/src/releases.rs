@@ -350,17 +350,16 @@ pub fn torch_cuda_major(torch: &str) -> Option<u64> {
 pub fn triton_for_torch(torch: &str) -> Option<(u64, u64, Option<&'static str>)> {
     let t = Version::parse(torch)?;
     let t = Version::parse(t.public())?;
-    let rows = releases("torch");
-    let row = rows
-        .iter()
-        .find(|r| Version::parse(&r.version).is_some_and(|v| v == t))
-        .or_else(|| {
-            rows.iter().find(|r| {
-                Version::parse(&r.version).is_some_and(|v| {
-                    v.release.get(..2) == t.release.get(..2) && t.release.len() >= 2
-                })
-            })
-        })?;
+    let idx = index();
+    // The index holds each row's parsed version, newest first: the release itself, else the
+    // newest of its line.
+    let row = release("torch", torch).or_else(|| {
+        idx.by_package
+            .get(&key("torch"))?
+            .iter()
+            .find(|(v, _)| t.release.len() >= 2 && v.release.get(..2) == t.release.get(..2))
+            .map(|(_, i)| &idx.releases[*i])
+    })?;
     let spec = row.triton.as_deref()?;
     let (exact, v) = match spec.strip_prefix("==") {
         Some(v) => (true, v),
