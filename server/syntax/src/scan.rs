@@ -73,6 +73,16 @@ const FOREIGN: u64 = 1 << 36;
 const IOBACK: u64 = 1 << 37;
 const JITLOG: u64 = 1 << 38;
 
+/// The progress lines of torch's JIT extension builds and the op builders around them
+/// (DeepSpeed's, ColossalAI's): the trigger table and the stalled-build reader share them.
+const JIT_PROGRESS: [&str; 5] = [
+    "as PyTorch extensions root",
+    "Loading extension module ",
+    "Building extension module ",
+    "Emitting ninja build file",
+    "kernel during runtime now",
+];
+
 /// Trigger phrases, longest first where one contains another (leftmost-first matching hides a
 /// phrase that starts inside an earlier match, so such phrases carry both groups' bits).
 const TRIGGERS: &[(&str, u64)] = &[
@@ -416,11 +426,11 @@ const TRIGGERS: &[(&str, u64)] = &[
     // Media packages with no backend to read or write a file (torchaudio, torchvision).
     ("No audio I/O backend is available", IOBACK),
     // torch's JIT extension builds and the op builders around them, as their logs go.
-    ("as PyTorch extensions root", JITLOG),
-    ("Loading extension module ", JITLOG),
-    ("Building extension module ", JITLOG),
-    ("Emitting ninja build file", JITLOG),
-    ("kernel during runtime now", JITLOG),
+    (JIT_PROGRESS[0], JITLOG),
+    (JIT_PROGRESS[1], JITLOG),
+    (JIT_PROGRESS[2], JITLOG),
+    (JIT_PROGRESS[3], JITLOG),
+    (JIT_PROGRESS[4], JITLOG),
     ("Couldn't find appropriate backend", IOBACK),
     ("is not one of available backends", IOBACK),
     ("TorchCodec is required for ", IOBACK),
@@ -2106,14 +2116,7 @@ impl<'a> Scanner<'a> {
     /// blank lines or rules (`=====`) after it. The extensions root and the extension are read
     /// from anywhere in the text.
     fn jit_stalled(&self, l: &Line<'_>, out: &mut Out) {
-        const PROGRESS: &[&str] = &[
-            "as PyTorch extensions root",
-            "Loading extension module ",
-            "Building extension module ",
-            "Emitting ninja build file",
-            "kernel during runtime now",
-        ];
-        let progress = |t: &str| PROGRESS.iter().any(|p| t.contains(p));
+        let progress = |t: &str| JIT_PROGRESS.iter().any(|p| t.contains(p));
         let s = l.s();
         if !progress(s) {
             return;

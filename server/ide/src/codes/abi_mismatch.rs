@@ -773,12 +773,11 @@ pub(crate) fn pjrt_plugin(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Pjrt<'_
     ));
     let extra = match name.as_deref() {
         Some("libtpu") => Some("tpu"),
-        Some(n) if n.starts_with("jax-cuda13") => Some("cuda13"),
-        Some(n) if n.starts_with("jax-cuda") => Some("cuda12"),
+        Some(n) if n.starts_with("jax-cuda") => Some(recipes::jax_cuda_extra(cx, Some(n))),
         _ => None,
     };
     let mut fixes = Vec::new();
-    if let Some(extra) = extra {
+    if let Some((extra, step)) = extra.and_then(|e| Some((e, recipes::jax_with_extra(cx, e)?))) {
         fixes.push(
             Fix::new(
                 code,
@@ -787,7 +786,11 @@ pub(crate) fn pjrt_plugin(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Pjrt<'_
                 format!("Install jax, jaxlib and {who} together (jax[{extra}])"),
                 format!("The `jax[{extra}]` extra pins jaxlib and {who} to the jax release it installs, so the plugin and the framework speak one PJRT API."),
             )
-            .step(Step::Manual(format!("pip install -U \"jax[{extra}]\""))),
+            .step(step)
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
         );
     } else if name.is_none() {
         // No backend named: JAX's or torch_xla's plugin, and the framework is not known either.

@@ -124,11 +124,7 @@ pub(crate) fn diagnose(
                     "pick the {p} release or variant built for CUDA at most the driver's (`nvidia-smi` prints it), or build it from source with that toolkit"
                 ))),
             )
-            .chain(
-                fixes(cx, driver_cuda, needs, None)
-                    .into_iter()
-                    .filter(|f| !f.id.ends_with("torch-for-driver")),
-            )
+            .chain(fixes_not_torch(cx, driver_cuda, needs))
             .collect(),
         ),
         None => fixes(cx, driver_cuda, needs, torch.as_deref()),
@@ -168,12 +164,7 @@ fn triton_kernel(cx: &Cx<'_>, mut d: Diagnostic, found: Option<&str>, detail: &s
         ))
         .leading(),
     ];
-    let torch = cx.torch();
-    fixes.extend(
-        self::fixes(cx, driver_cuda, None, torch.as_deref())
-            .into_iter()
-            .filter(|f| !f.id.ends_with("torch-for-driver")),
-    );
+    fixes.extend(fixes_not_torch(cx, driver_cuda, None));
     d.fixes = crate::fix::rank(fixes);
     d
 }
@@ -236,6 +227,14 @@ fn push_minimum(d: &mut Diagnostic, cuda: (u64, u64), runtime: bool) {
             cuda_str(cuda)
         ));
     }
+}
+
+/// The driver's fixes for a failure that is not torch's (another package's build, Triton's
+/// kernels): torch built for an older CUDA would change nothing there.
+fn fixes_not_torch(cx: &Cx<'_>, driver_cuda: Option<(u64, u64)>, needs: Option<(u64, u64)>) -> Vec<Fix> {
+    let mut all = fixes(cx, driver_cuda, needs, None);
+    all.retain(|f| !f.id.ends_with("torch-for-driver"));
+    all
 }
 
 fn fixes(

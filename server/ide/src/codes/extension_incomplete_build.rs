@@ -134,22 +134,14 @@ pub(crate) fn jit_op(cx: &Cx<'_>, source: Option<SourceRef>, library: &str, dir:
     } else {
         format!("Remove the op's build directory {dir} and run again, so `{op}` is built anew")
     };
-    let mut remove = Fix::new(
+    let remove = build_dir_removal(
         code,
         "remove-jit-build",
-        if proven { FixKind::Configure } else { FixKind::Advice },
         title,
         "A failed or interrupted just-in-time build leaves its directory (and a lock) behind, and later runs reuse it; without it the next run compiles the op again and prints the compiler's error if it fails again.",
+        proven.then(|| dir.clone()),
+        format!("delete {dir} if it holds only build files (build.ninja, *.o, lock), then run again"),
     );
-    remove = if proven {
-        remove.step(Step::RemoveBuildDir { path: dir.clone() })
-    } else {
-        remove
-            .step(Step::Manual(format!(
-                "delete {dir} if it holds only build files (build.ninja, *.o, lock), then run again"
-            )))
-            .unverified()
-    };
     // The directory is what every later run trips on: it leads, whatever else is offered.
     let mut fixes = vec![remove.leading()];
     if let Some(pkg) = d.package.as_deref().and_then(crate::fix::Name::new) {
@@ -187,35 +179,31 @@ pub(crate) fn jit_stalled(
     let proven = dir
         .as_ref()
         .is_some_and(|p| cx.world.is_torch_extension_build_dir(p.as_str()));
-    let mut remove = Fix::new(
+    let words = match &dir {
+        Some(p) => format!(
+            "check that no other process is building it, then delete {p}/lock (or {p} itself) and run again"
+        ),
+        None => {
+            // The root the log names, where it is a plain path; else where torch puts it.
+            let root = root
+                .and_then(SafePath::new)
+                .map_or_else(|| "the extensions root (~/.cache/torch_extensions by default)".to_owned(), |r| r.to_string());
+            format!(
+                "check that no other process is building it, then delete the `lock` file in the extension's directory under {root}, or that directory, and run again"
+            )
+        }
+    };
+    let remove = build_dir_removal(
         code,
         "remove-jit-lock",
-        if proven { FixKind::Configure } else { FixKind::Advice },
         match &dir {
             Some(p) => format!("Remove the stale lock in {p} (or the whole directory) and run again"),
             None => "Remove the stale lock in the extension's build directory and run again".to_owned(),
         },
         "torch.utils.cpp_extension builds each extension in its own directory under the extensions root and holds a `lock` file there while it builds; a build killed midway leaves it, and every later run waits for it forever. The directory holds build files only: a new run compiles the extension again.",
+        dir.clone().filter(|_| proven),
+        words,
     );
-    remove = match (&dir, proven) {
-        (Some(p), true) => remove.step(Step::RemoveBuildDir { path: p.clone() }),
-        (Some(p), false) => remove
-            .step(Step::Manual(format!(
-                "check that no other process is building it, then delete {p}/lock (or {p} itself) and run again"
-            )))
-            .unverified(),
-        (None, _) => {
-            // The root the log names, where it is a plain path; else where torch puts it.
-            let root = root
-                .and_then(SafePath::new)
-                .map_or_else(|| "the extensions root (~/.cache/torch_extensions by default)".to_owned(), |r| r.to_string());
-            remove
-                .step(Step::Manual(format!(
-                    "check that no other process is building it, then delete the `lock` file in the extension's directory under {root}, or that directory, and run again"
-                )))
-                .unverified()
-        }
-    };
     let mut fixes = vec![remove.leading()];
     fixes.push(
         Fix::new(
@@ -231,4 +219,23 @@ pub(crate) fn jit_stalled(
     );
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// Removing a JIT build directory: a typed removal where the environment proves the directory a
+/// torch-extensions build product (ARCHITECTURE's rule for destruction), else the same in words
+/// for the person to check first.
+fn build_dir_removal(
+    code: Code,
+    id: &'static str,
+    title: String,
+    why: &'static str,
+    proven: Option<SafePath>,
+    words: String,
+) -> Fix {
+    match proven {
+        Some(path) => Fix::new(code, id, FixKind::Configure, title, why).step(Step::RemoveBuildDir { path }),
+        None => Fix::new(code, id, FixKind::Advice, title, why)
+            .step(Step::Manual(words))
+            .unverified(),
+    }
 }

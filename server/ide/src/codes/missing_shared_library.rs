@@ -706,8 +706,10 @@ fn last_resort(lib: &str, torch_lib: bool, fixes: &mut Vec<Fix>) {
 /// installed?`): `jax[cudaNN]` installs them as nvidia-* wheels and opens them from there, so
 /// the usual cause is another release of the library found first (a system CUDA or cuDNN on
 /// LD_LIBRARY_PATH, an older nvJitLink under cuSPARSE), else wheels of another release.
-fn jax_cuda_library(cx: &Cx<'_>, d: &mut Diagnostic, detail: &str) {
+pub(crate) fn jax_cuda_library(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let code = Code::MissingSharedLibrary;
+    let mut d = blank(code, source);
+    d.package = Some("jax".to_owned());
     let product = detail
         .split("Unable to load ")
         .nth(1)
@@ -718,11 +720,7 @@ fn jax_cuda_library(cx: &Cx<'_>, d: &mut Diagnostic, detail: &str) {
         "jax's CUDA plugin could not load {product}: jax[cuda] installs it as an nvidia-* wheel and opens that copy, unless another release of it (or of a library it needs) is found first"
     );
     d.evidence.push(format!("the text says: {}", detail.trim()));
-    let major = if cx.scene.version_of("jax-cuda13-plugin").is_some() {
-        13
-    } else {
-        12
-    };
+    let extra = recipes::jax_cuda_extra(cx, None);
     let mut fixes = vec![
         Fix::new(
             code,
@@ -736,16 +734,16 @@ fn jax_cuda_library(cx: &Cx<'_>, d: &mut Diagnostic, detail: &str) {
         ))
         .leading(),
     ];
-    if let (Some(jax), Some(extra)) = (Name::new("jax"), Name::new(&format!("cuda{major}"))) {
+    if let Some(step) = recipes::jax_with_extra(cx, extra) {
         fixes.push(
             Fix::new(
                 code,
                 "jax-cuda-extra",
                 FixKind::InstallMissing,
-                format!("Or install jax's CUDA {major} libraries again, as one matched set"),
+                format!("Or install jax's CUDA {} libraries again, as one matched set", extra.trim_start_matches("cuda")),
                 "jax's CUDA extra pins the nvidia-* wheels its plugin was built with; a later install of another package may have moved one of them.",
             )
-            .step(recipes::pip_install(cx, vec![PipFlag::Upgrade], vec![Requirement::Extra(jax, extra)]))
+            .step(step)
             .cost(crate::fix::Cost {
                 downloads: true,
                 ..Default::default()
@@ -753,6 +751,7 @@ fn jax_cuda_library(cx: &Cx<'_>, d: &mut Diagnostic, detail: &str) {
         );
     }
     d.fixes = crate::fix::rank(fixes);
+    d
 }
 
 /// cuDNN of the major the so-number names, from PyPI for the CUDA major the text states (torch's
@@ -1467,10 +1466,6 @@ pub(crate) fn package_unloadable(
     let code = Code::MissingSharedLibrary;
     let mut d = blank(code, source);
     d.package = Some(package.to_owned());
-    if package == "jax" {
-        jax_cuda_library(cx, &mut d, detail);
-        return d;
-    }
     // What the number ending each of its library sets names (`FFmpeg`), and the system
     // library table's entry for it.
     let needs = abidoc_knowledge::packages::package(package).and_then(|f| {

@@ -503,6 +503,10 @@ pub(crate) fn diagnose(
         Failure::CudaSetupFailed { package, detail } => {
             missing_shared_library::cuda_setup_failed(&cx, source, package, detail)
         }
+        // jaxlib's CUDA plugin says it of the nvidia-* wheels it opens: its own reading.
+        Failure::PackageLibraryUnloadable { package, detail } if package == "jax" => {
+            missing_shared_library::jax_cuda_library(&cx, source, detail)
+        }
         Failure::PackageLibraryUnloadable { package, detail } => {
             missing_shared_library::package_unloadable(&cx, source, package, detail)
         }

@@ -63,30 +63,7 @@ pub(crate) fn diagnose(
     let (raw_name, pin) = split_requirement(requirement);
     let name = crate::kb::normalize(raw_name);
     d.package = Some(name.clone());
-    let python = cx
-        .scene
-        .version_of("python")
-        .and_then(|v| {
-            let mut it = v.split('.');
-            Some((it.next()?.parse::<u32>().ok()?, it.next()?.parse::<u32>().ok()?))
-        })
-        .or(cx.scene.python_in_paths);
-    let py_txt = python.map(|(a, b)| format!("Python {a}.{b}"));
-    let platform = if cx.scene.mentions_windows {
-        Some("Windows")
-    } else if cx.scene.mentions_macos {
-        Some("macOS")
-    } else if cx.scene.mentions_arm {
-        Some("64-bit ARM Linux")
-    } else {
-        None
-    };
-    let here = match (&py_txt, platform) {
-        (Some(p), Some(os)) => format!("{p} on {os}"),
-        (Some(p), None) => p.clone(),
-        (None, Some(os)) => format!("this Python on {os}"),
-        (None, None) => "this Python and platform".into(),
-    };
+    let here = here(cx, python_of(cx));
     // The plain releases pip listed (local builds such as `2.2.0+cu121` stand beside their
     // release), oldest first as pip prints them.
     let listed: Vec<(Version, &str)> = available
@@ -129,38 +106,7 @@ pub(crate) fn diagnose(
     // or a mirror without them), inside a build's isolated environment as often as not.
     let unreachable = available.is_some_and(<[String]>::is_empty) && EVERYWHERE.contains(&name.as_str());
     if unreachable {
-        d.message = format!(
-            "pip found no release of {name} at all: {name} is published for every Python and platform, so pip reached no package index that has it (no network, a proxy, or an --index-url or mirror without it)"
-        );
-        let mut fixes = Vec::new();
-        // A build's own isolated environment is what asks for a build tool: the one installed
-        // here serves with isolation off (what threads confirm behind a firewall).
-        if let Some(pkg) = cx.package_being_built(None).as_deref().and_then(Name::new) {
-            fixes.push(
-                Fix::new(
-                    code,
-                    "no-isolation",
-                    FixKind::Configure,
-                    format!("Build {pkg} with the build tools already installed here"),
-                    format!("pip's isolated build environment downloads {name} again; with isolation off the build uses the installed one (install it first where it is missing)."),
-                )
-                .step(recipes::pip_install(cx, vec![PipFlag::NoBuildIsolation], vec![crate::fix::Requirement::Any(pkg)])),
-            );
-        }
-        fixes.push(
-            Fix::new(
-                code,
-                "index-reachable",
-                FixKind::Advice,
-                "Make the package index reachable to pip (and to the build's isolated environment)",
-                "`pip config list` and PIP_INDEX_URL show the index pip uses; behind a proxy, set HTTPS_PROXY (a build's isolated environment inherits the environment, not pip's command-line options); with a private mirror, add the packages it lacks.",
-            )
-            .step(Step::Manual(format!(
-                "python -m pip config list; python -m pip index versions {name}   # which index pip asks, and what it answers"
-            ))),
-        );
-        d.fixes = crate::fix::rank(fixes);
-        return d;
+        return index_unreachable(cx, d, &name);
     }
     d.message = match (pin, available) {
         (Some(p), _) if local.is_some() && torch_family && !all_newer => format!(
@@ -319,6 +265,76 @@ pub(crate) fn diagnose(
             })),
         );
     }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// The Python the text shows: a stated version, else the one its paths name.
+fn python_of(cx: &Cx<'_>) -> Option<(u32, u32)> {
+    cx.scene
+        .version_of("python")
+        .and_then(|v| {
+            let mut it = v.split('.');
+            Some((it.next()?.parse::<u32>().ok()?, it.next()?.parse::<u32>().ok()?))
+        })
+        .or(cx.scene.python_in_paths)
+}
+
+/// "Python 3.12 on Windows", as far as the text tells.
+fn here(cx: &Cx<'_>, python: Option<(u32, u32)>) -> String {
+    let py_txt = python.map(|(a, b)| format!("Python {a}.{b}"));
+    let platform = if cx.scene.mentions_windows {
+        Some("Windows")
+    } else if cx.scene.mentions_macos {
+        Some("macOS")
+    } else if cx.scene.mentions_arm {
+        Some("64-bit ARM Linux")
+    } else {
+        None
+    };
+    match (py_txt, platform) {
+        (Some(p), Some(os)) => format!("{p} on {os}"),
+        (Some(p), None) => p,
+        (None, Some(os)) => format!("this Python on {os}"),
+        (None, None) => "this Python and platform".into(),
+    }
+}
+
+/// No release at all of a package published for every Python and platform: pip reached no
+/// index that has it (offline, a proxy, an --index-url or a mirror without it), inside a build's
+/// isolated environment as often as not.
+fn index_unreachable(cx: &Cx<'_>, mut d: Diagnostic, name: &str) -> Diagnostic {
+    let code = Code::NoMatchingDistribution;
+    d.message = format!(
+        "pip found no release of {name} at all: {name} is published for every Python and platform, so pip reached no package index that has it (no network, a proxy, or an --index-url or mirror without it)"
+    );
+    let mut fixes = Vec::new();
+    // A build's own isolated environment is what asks for a build tool: the one installed
+    // here serves with isolation off (what threads confirm behind a firewall).
+    if let Some(pkg) = cx.package_being_built(None).as_deref().and_then(Name::new) {
+        fixes.push(
+            Fix::new(
+                code,
+                "no-isolation",
+                FixKind::Configure,
+                format!("Build {pkg} with the build tools already installed here"),
+                format!("pip's isolated build environment downloads {name} again; with isolation off the build uses the installed one (install it first where it is missing)."),
+            )
+            .step(recipes::pip_install(cx, vec![PipFlag::NoBuildIsolation], vec![crate::fix::Requirement::Any(pkg)])),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "index-reachable",
+            FixKind::Advice,
+            "Make the package index reachable to pip (and to the build's isolated environment)",
+            "`pip config list` and PIP_INDEX_URL show the index pip uses; behind a proxy, set HTTPS_PROXY (a build's isolated environment inherits the environment, not pip's command-line options); with a private mirror, add the packages it lacks.",
+        )
+        .step(Step::Manual(format!(
+            "python -m pip config list; python -m pip index versions {name}   # which index pip asks, and what it answers"
+        ))),
+    );
     d.fixes = crate::fix::rank(fixes);
     d
 }

@@ -24,6 +24,26 @@ pub(crate) fn pip_uninstall(cx: &Cx<'_>, names: Vec<Name>) -> Step {
     }
 }
 
+/// The extra of `jax[…]` that installs jaxlib's CUDA plugin with the nvidia-* wheels it was built
+/// with: the plugin's own name where the text gives it (`jax-cuda13-plugin`), else the one the
+/// text shows installed, else CUDA 12's (the line every jax release with a CUDA plugin has).
+pub(crate) fn jax_cuda_extra(cx: &Cx<'_>, plugin: Option<&str>) -> &'static str {
+    let cuda13 = match plugin {
+        Some(p) => p.starts_with("jax-cuda13"),
+        None => cx.scene.version_of("jax-cuda13-plugin").is_some(),
+    };
+    if cuda13 { "cuda13" } else { "cuda12" }
+}
+
+/// `pip install -U "jax[EXTRA]"`: jax, jaxlib and the extra's plugin and wheels in one resolve.
+pub(crate) fn jax_with_extra(cx: &Cx<'_>, extra: &str) -> Option<Step> {
+    Some(pip_install(
+        cx,
+        vec![PipFlag::Upgrade],
+        vec![Requirement::Extra(Name::new("jax")?, Name::new(extra)?)],
+    ))
+}
+
 pub(crate) fn exact(name: &str, version: &str) -> Option<Requirement> {
     Some(Requirement::Exact(Name::new(name)?, Version::new(version)?))
 }
