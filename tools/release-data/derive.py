@@ -52,6 +52,11 @@ PACKAGES = [
     ("mmcv", "2.0.0"),
     ("deepspeed", "0.8.0"),
     ("auto-gptq", "0.2.0"),
+    # One torch release line per release (`>=2.10.0,<2.11.0`, read as the pin `2.10.*`).
+    ("torch-tensorrt", "1.4.0"),
+    ("fairseq2n", "0.1.0"),
+    # sdist only on PyPI (its wheels are on its own index): said so, never "reinstall the wheel".
+    ("natten", "0.14.6"),
 ]
 
 PLATFORMS = [
@@ -157,9 +162,30 @@ def torch_pin(reqs):
         spec = p[1]
         m = re.fullmatch(r"==(\d+(?:\.\d+)+)(\.\*)?", spec)
         if m:
-            return m.group(1), spec
-        return None, spec or None
+            return m.group(1) + (m.group(2) or ""), spec
+        return minor_range(spec), spec or None
     return None, None
+
+
+def minor_range(spec):
+    """`>=2.10.0,<2.11.0` (torch-tensorrt's form, clauses in either order) admits one torch
+    release line and no other: the pin `2.10.*`. Anything else: None."""
+    lo = hi = None
+    for c in spec.split(","):
+        if c.startswith(">=") and lo is None:
+            lo = c[2:]
+        elif c.startswith("<") and not c.startswith("<=") and hi is None:
+            hi = c[1:]
+        else:
+            return None
+    parts = []
+    for v in (lo, hi):
+        m = re.fullmatch(r"(\d+)\.(\d+)(?:\.0)?", v or "")
+        if not m:
+            return None
+        parts.append((int(m.group(1)), int(m.group(2))))
+    (a, b), (c, d) = parts
+    return f"{a}.{b}.*" if (c, d) == (a, b + 1) else None
 
 
 def triton_pin(reqs):
@@ -313,7 +339,8 @@ def main():
         "# release's Linux x86_64 wheels, `pip install --dry-run --report --use-feature=fast-deps`",
         "# reads each wheel's METADATA (requires_dist) without downloading the wheel.",
         "# Per release of a package that links torch, from torch 2.0 on:",
-        "#   torch      the torch it pins (`Requires-Dist: torch==X`); absent if it pins none",
+        "#   torch      the torch it pins (`Requires-Dist: torch==X`; `X.Y.*` for `==X.Y.*` or a",
+        "#              range admitting one release line, `>=X.Y.0,<X.Y+1.0`); absent if it pins none",
         "#   torch_spec the torch requirement as written, when it is not an exact pin",
         "#   wheels     PyPI has a Linux x86_64 wheel (false: sdist only, built at install)",
         "#   cuda_major CUDA major of that wheel: from its nvidia-*-cuNN requirements (`reqs`), its",

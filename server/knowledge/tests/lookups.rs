@@ -90,6 +90,20 @@ fn compat_lookups() {
         .map(|r| r.version.as_str())
         .collect();
     assert!(r.contains(&"2.2.4"), "{r:?}");
+    // Releases whose metadata names no torch, from the projects' own tables (newest first).
+    let newest = |pkg: &str, torch: &str| {
+        releases_built_for_torch(pkg, torch)
+            .first()
+            .map(|r| r.version.clone())
+    };
+    assert_eq!(newest("fbgemm-gpu", "2.6.0+cu124").as_deref(), Some("1.1.0"));
+    assert_eq!(newest("torchcodec", "2.9.1").as_deref(), Some("0.9.1"));
+    assert_eq!(newest("torchcodec", "2.7.0").as_deref(), Some("0.5"));
+    // torch-tensorrt's `>=2.10.0,<2.11.0` is generated as the pin `2.10.*`.
+    assert_eq!(
+        releases::companion_for_torch("torch-tensorrt", "2.10.1").map(|r| r.version.as_str()),
+        Some("2.10.0")
+    );
 }
 
 #[test]
