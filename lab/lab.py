@@ -202,6 +202,17 @@ SCENARIOS = [
         # first use); Triton 3.5 has none. No GPU is needed to meet it.
         "probe": "import torch._inductor.codecache",
     },
+    {
+        "name": "fbgemm-older",
+        # FBGEMM's own compatibility table pairs 1.1.0 with torch 2.6 (its metadata names no
+        # torch); the CPU variant, so that no driver is needed to load it.
+        "reference": [["pip", "install", "--no-deps", "fbgemm-gpu-cpu==1.1.0"]],
+        "title": "torch 2.6.0 with fbgemm-gpu-cpu 0.8.0 (built for torch 2.4; its metadata pins no torch)",
+        "base": "2.6.0",
+        "install": [["fbgemm-gpu-cpu==0.8.0"]],
+        # fbgemm_gpu/__init__.py only prints a failed load: the first operator is where it fails.
+        "probe": "import torch, fbgemm_gpu; torch.ops.fbgemm.asynchronous_complete_cumsum",
+    },
 ]
 
 

@@ -135,6 +135,17 @@ impl<'a> World<'a> {
         self.env.as_ref()?.installed_version(pkg)
     }
 
+    /// Which distribution of a table package is installed: the package itself, else the first of
+    /// its other distribution names that is (`fbgemm-gpu-cpu` for fbgemm-gpu's operators);
+    /// `None` when the environment is unknown or has none of them.
+    pub fn installed_distribution(&self, pkg: &str) -> Option<String> {
+        let env = self.env.as_ref()?;
+        let facts = abidoc_knowledge::packages::package(pkg);
+        std::iter::once(pkg.to_owned())
+            .chain(facts.into_iter().flat_map(|f| f.aliases.iter().cloned()))
+            .find(|n| env.installed_version(n).is_some())
+    }
+
     /// `None` when the environment is unknown.
     pub fn is_installed(&self, pkg: &str) -> Option<bool> {
         Some(self.env.as_ref()?.installed_version(pkg).is_some())

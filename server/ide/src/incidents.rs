@@ -1117,7 +1117,14 @@ impl Collector {
                 operator,
                 cuda_backend,
             } => {
-                let package = operator.split("::").next().map(str::to_owned);
+                // The namespace's package where the tables know it (`fbgemm` is fbgemm-gpu's),
+                // else a namespace that looks like a distribution's name; `_C` and the like are
+                // left to the text around the failure.
+                let package = operator.split("::").next().and_then(|ns| {
+                    abidoc_knowledge::packages::package_for_op_namespace(ns)
+                        .map(|p| p.name.clone())
+                        .or_else(|| (!ns.starts_with('_')).then(|| ns.to_owned()))
+                });
                 self.push(
                     Failure::TorchOps {
                         what: if *cuda_backend {

@@ -381,6 +381,17 @@ pub fn built_for_release(symbols: &[SymbolReport]) -> Option<String> {
 /// Whether `package` is an application that pins torch (its releases require one exact torch)
 /// rather than one of torch's companions (torchvision, torchaudio, xformers), which follow the
 /// torch installed: for it, moving torch to the release it was built for is the usual fix.
+/// Whether pip itself can pick the release of `package` made for a torch: each release's
+/// requirements pin torch (torchvision, torchaudio, torchtext, xformers; the packages the
+/// generated data finds pinning). Not so for packages whose pairing only their own tables give
+/// (fbgemm-gpu, torchcodec, torchao, sgl-kernel).
+pub fn requirements_pin_torch(package: &str) -> bool {
+    matches!(
+        normalize(package).as_str(),
+        "torchvision" | "torchaudio" | "torchtext" | "xformers"
+    ) || pins_torch(package)
+}
+
 pub fn pins_torch(package: &str) -> bool {
     let name = normalize(package);
     if matches!(

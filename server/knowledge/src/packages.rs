@@ -25,6 +25,10 @@ pub struct Package {
     /// extension; `*` matches within one component (`bitsandbytes/libbitsandbytes_cuda*`).
     #[serde(default)]
     pub paths: Vec<String>,
+    /// The `torch.ops` namespaces its library registers operators in (`fbgemm` for
+    /// `torch.ops.fbgemm.*`, `torchcodec_ns`): an operator missing from one is this package's.
+    #[serde(default)]
+    pub op_namespaces: Vec<String>,
     /// Its compiled code links against torch's C++ libraries, so it must be built for the
     /// installed torch (false for ctypes-loaded libraries such as bitsandbytes').
     #[serde(default)]
@@ -280,6 +284,7 @@ struct Index {
     by_name: HashMap<String, usize>,
     by_module: HashMap<String, usize>,
     by_import: HashMap<String, usize>,
+    by_op_namespace: HashMap<String, usize>,
     /// (package index, pattern components) for every module and path pattern.
     patterns: Vec<(usize, Vec<String>)>,
 }
@@ -293,6 +298,7 @@ fn index() -> &'static Index {
         let mut by_name = HashMap::new();
         let mut by_module = HashMap::new();
         let mut by_import = HashMap::new();
+        let mut by_op_namespace = HashMap::new();
         let mut patterns = Vec::new();
         // A compiled module's own name, as Windows' `DLL load failed while importing X` and
         // `No module named 'X'` print it (`onnx_cpp2py_export`, `_turbomind`): indexed when one
@@ -337,6 +343,9 @@ fn index() -> &'static Index {
             for n in &p.import_names {
                 by_import.entry(n.clone()).or_insert(i);
             }
+            for n in &p.op_namespaces {
+                by_op_namespace.entry(n.clone()).or_insert(i);
+            }
         }
         for (leaf, owner) in leaves {
             if let Some(i) = owner {
@@ -348,9 +357,20 @@ fn index() -> &'static Index {
             by_name,
             by_module,
             by_import,
+            by_op_namespace,
             patterns,
         }
     })
+}
+
+/// The package whose library registers operators in this `torch.ops` namespace
+/// (`torch.ops.fbgemm` → fbgemm-gpu); a namespace named as a distribution is that package.
+pub fn package_for_op_namespace(ns: &str) -> Option<&'static Package> {
+    let idx = index();
+    idx.by_op_namespace
+        .get(ns)
+        .map(|&i| &idx.packages[i])
+        .or_else(|| package(ns))
 }
 
 /// Every package in the table.

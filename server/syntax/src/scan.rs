@@ -156,6 +156,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("c++ library", LOADFORM),
     ("C++ library", LOADFORM),
     ("No such operator", OPMISS),
+    ("'_OpNamespace' '", OPMISS),
     ("Unknown builtin op", OPMISS),
     ("from the 'CUDA' backend", OPMISS),
     ("version `", VERNF),
@@ -245,6 +246,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cuDNN version", CUDAMM),
     ("was not declared in this scope", CUDAMM),
     ("has not been declared", CUDAMM),
+    ("does not name a type", CUDAMM),
     ("is not a member of ", CUDAMM),
     ("no member named ", CUDAMM),
     ("\" is undefined", CUDAMM),
@@ -2605,6 +2607,8 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
     for phrase in [
         "was not declared in this scope",
         "has not been declared",
+        // gcc: `'THCState' does not name a type` (a type the headers no longer declare).
+        "does not name a type",
         "is undefined",
     ] {
         if let Some(p) = s.find(phrase) {

@@ -528,7 +528,72 @@ fn align_general(code: Code, cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFact
     if !kb::pairs_with_torch(pkg.as_str()) && !kb::pins_torch(pkg.as_str()) {
         return None;
     }
+    // A package whose requirements name no torch: pip would take its newest release whatever
+    // the torch, so the pairing comes from the tables, for the person to read their torch against.
+    if !kb::requirements_pin_torch(pkg.as_str()) {
+        return release_by_table(code, pkg);
+    }
     resolve_with_torch(code, cx, pkg, "resolve-with-torch", FixKind::AlignCompanion)
+}
+
+/// The release of `pkg` for the torch in use, read off the hand-written table of its releases
+/// by torch line (`2.6 → 1.1.0`), newest lines first: a command complete but for that version.
+fn release_by_table(code: Code, pkg: &Name) -> Option<Fix> {
+    let mut pairs: Vec<(abidoc_knowledge::version::Version, String, String)> = Vec::new();
+    for r in abidoc_knowledge::compat::releases(pkg.as_str()) {
+        for line in &r.torch {
+            // Newest release first: the first row naming a line is its newest release.
+            if !pairs.iter().any(|(_, l, _)| l == line)
+                && let Some(v) = abidoc_knowledge::version::Version::parse(line)
+            {
+                pairs.push((v, line.clone(), r.version.clone()));
+            }
+        }
+    }
+    pairs.sort_by(|a, b| b.0.cmp(&a.0));
+    // Neighbouring lines of one release read as a range (`torch 2.11–2.15: 0.16.0`).
+    let mut runs: Vec<(&abidoc_knowledge::version::Version, &str, &str, &str)> = Vec::new();
+    for (at, line, v) in &pairs {
+        match runs.last_mut() {
+            Some((prev, oldest, _, rv))
+                if rv == v && prev.major() == at.major() && prev.minor() == at.minor() + 1 =>
+            {
+                *prev = at;
+                *oldest = line;
+            }
+            _ => runs.push((at, line, line, v)),
+        }
+    }
+    let table: Vec<String> = runs
+        .iter()
+        .take(8)
+        .map(|(_, oldest, newest, v)| {
+            if oldest == newest {
+                format!("torch {newest}: {v}")
+            } else {
+                format!("torch {oldest}–{newest}: {v}")
+            }
+        })
+        .collect();
+    if table.is_empty() {
+        return None;
+    }
+    Some(
+        Fix::new(
+            code,
+            "release-for-torch",
+            FixKind::AlignCompanion,
+            format!("Install the {pkg} release built for your torch"),
+            format!(
+                "{pkg}'s releases name no torch in their requirements, so pip would take its newest whatever the torch; the project's own table pairs each release with one torch line."
+            ),
+        )
+        .step(Step::Manual(format!(
+            "python -c 'import torch; print(torch.__version__)', then pip install --no-cache-dir --no-deps {pkg}==X, X the release for that torch line ({})",
+            table.join(", ")
+        )))
+        .filled_in_with(format!("the {pkg} release for your torch")),
+    )
 }
 
 /// The project's wheel for this torch and CUDA from its own find-links page (PyG's,

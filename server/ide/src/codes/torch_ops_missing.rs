@@ -58,7 +58,9 @@ pub(crate) fn diagnose(
     }
     let mut d = blank(Code::TorchOpsMissing, source);
     d.library = libraries.first().cloned();
-    d.package = package.map(kb::normalize).or_else(|| {
+    // The distribution installed where the environment shows it (an operator namespace names
+    // the package, not which of its distributions: fbgemm-gpu or fbgemm-gpu-cpu).
+    d.package = package.map(kb::normalize).map(|p| cx.world.installed_distribution(&p).unwrap_or(p)).or_else(|| {
         read.iter()
             .find_map(|(_, f)| f.owner.as_ref().map(|(p, _)| p.clone()))
             .or_else(|| {
@@ -67,6 +69,9 @@ pub(crate) fn diagnose(
                     .and_then(|l| cx.world.package_of_library(l))
                     .map(|p| p.name)
             })
+            // An operator namespace no table names (`torch.ops._C`): the extension the text
+            // shows around it.
+            .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned))
     });
     let pkg = d.package.clone().unwrap_or_else(|| "the extension".into());
     d.message = if what.contains("no CUDA kernel") {
@@ -109,7 +114,7 @@ pub(crate) fn diagnose(
                 .join(", ")
         ));
     }
-    d.fixes = fixes(cx, d.package.as_deref().unwrap_or("torchvision"), system);
+    d.fixes = fixes(cx, d.package.as_deref(), system);
     d
 }
 
@@ -143,7 +148,7 @@ fn short_what(what: &str) -> &str {
 
 fn fixes(
     cx: &Cx<'_>,
-    pkg: &str,
+    pkg: Option<&str>,
     system: Option<(
         &str,
         &str,
@@ -152,8 +157,10 @@ fn fixes(
 ) -> Vec<Fix> {
     let code = Code::TorchOpsMissing;
     let mut fixes = Vec::new();
-    let Some(pkg) = Name::new(pkg) else {
-        return fixes;
+    // No package named (an operator namespace no table knows, no text around it): what any
+    // unnamed extension built for another torch gets, never a guess at one.
+    let Some(pkg) = pkg.and_then(Name::new) else {
+        return recipes::extension_mismatch(code, cx, None, None, &[]);
     };
     fixes.extend(recipes::align_with_torch(code, cx, &pkg, false));
     if fixes.is_empty() {

@@ -826,10 +826,38 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     }
 }
 
-/// `RuntimeError: No such operator torchvision::nms` (torch's op registry, older torch) and
-/// TorchScript's `Unknown builtin op: torchvision::nms`.
+/// `RuntimeError: No such operator torchvision::nms` (torch's op registry, older torch),
+/// TorchScript's `Unknown builtin op: torchvision::nms`, and newer torch's
+/// `AttributeError: '_OpNamespace' 'fbgemm' object has no attribute 'jagged_2d_to_dense'`.
 pub(super) fn no_such_operator(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    if let Some(p) = s.find("'_OpNamespace' '") {
+        fn ident(r: &str) -> Option<&str> {
+            let n = r
+                .bytes()
+                .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_')
+                .count();
+            (n > 0 && n <= 128).then(|| &r[..n])
+        }
+        let r = &s[p + 16..];
+        let Some(ns) = ident(r) else { return };
+        let tail = &r[ns.len()..];
+        let Some(rest) = tail.strip_prefix("' object has no attribute '") else {
+            return;
+        };
+        let Some(op) = ident(rest) else { return };
+        if ns != "aten" && ns != "prim" {
+            let end = p + 16 + ns.len() + 27 + op.len() + usize::from(rest[op.len()..].starts_with('\''));
+            out.push(
+                l.span(p, end.min(s.len())),
+                EventKind::TorchOperatorMissing {
+                    operator: format!("{ns}::{op}"),
+                    cuda_backend: false,
+                },
+            );
+        }
+        return;
+    }
     // The dispatcher's `Could not run 'torchvision::nms' with arguments from the 'CUDA'
     // backend`: the operator exists without a kernel for CUDA — a CPU build of the package under
     // a CUDA torch.
