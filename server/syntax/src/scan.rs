@@ -288,6 +288,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Rust package manager, is not installed", NOCC),
     ("can't find Rust compiler", NOCC),
     ("unsupported GNU version", NOCC),
+    ("greater than the maximum required version by CUDA", NOCC),
     ("unsupported clang version", NOCC),
     ("unsupported Microsoft Visual Studio version", NOCC),
     ("parameter packs not expanded", NOCC),
@@ -357,6 +358,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("does not has any of the attributes: ['", NUMPY),
     ("fields(AttrsDescriptor)", NUMPY),
     ("in the NumPy 2.0 release", NUMPY),
+    ("need time to support NumPy 2", NUMPY),
     ("out of memory", OOM),
     ("memory in use", GPUPROC),
     ("MiB |", GPUPROC),
@@ -384,6 +386,11 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("does not include kernels for this GPU", GPUARCH),
     // A package's own guard: `FATAL: kernel built for sm80-sm100, but running on sm121`.
     ("but running on sm", GPUARCH),
+    // Its older form, where the architecture after "built for" is the code the GPU ran
+    // (`FATAL: kernel `fmha_cutlassF_…` is for sm80-sm100, but was built for sm50`), and its
+    // dispatcher finding no kernel for the GPU at all.
+    ("but was built for sm", GPUARCH),
+    ("no kernel found to launch", GPUARCH),
     // PaddlePaddle's own check, FlashInfer's minimum, FlashAttention's ROCm build check.
     ("but your current GPU is ", GPUARCH),
     ("requires GPUs with sm", GPUARCH),
@@ -411,6 +418,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("ILLEGAL INSTRUCTION", FOREIGN),
     ("llegal hardware instruction", FOREIGN),
     ("SIGILL", FOREIGN),
+    ("0xc000001d", FOREIGN),
+    ("0xC000001D", FOREIGN),
+    ("-1073741795", FOREIGN),
+    ("3221225501", FOREIGN),
     ("非法指令", FOREIGN),
     ("不正な命令", FOREIGN),
     (" instructions, which your CPU", FOREIGN),
@@ -1958,6 +1969,16 @@ impl<'a> Scanner<'a> {
                 capability = Some(format!("sm_{digits}"));
                 hit = true;
             }
+        }
+        // xFormers' (and torch's memory-efficient attention, which shares its CUTLASS kernels)
+        // guards: a kernel for sm80 and newer run as code compiled for an older architecture
+        // (`… is for sm80, but was built for sm750`: the build has no code of the GPU's
+        // architecture and the driver ran older code), or no kernel for this GPU at all
+        // (`cutlassF: no kernel found to launch!`, a Kepler K80 under kernels from sm50 on).
+        if s.contains(", but was built for sm") && s.contains(" is for sm")
+            || s.contains("no kernel found to launch")
+        {
+            hit = true;
         }
         // A package's check of the GPU against its build: `kernel built for sm80-sm100, but
         // running on sm121` (the GPU's architecture after the range its kernels cover).
@@ -4531,6 +4552,10 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // compatible compiler is required to use PyTorch`).
         || s.contains("unsupported GNU version")
         || s.contains("unsupported clang version")
+        // torch's cpp_extension checking the host compiler against the toolkit before nvcc runs:
+        // `The current installed version of g++ (12.2.1) is greater than the maximum required
+        // version by CUDA 11.7 (11.5.0)`.
+        || s.contains("is greater than the maximum required version by CUDA")
         // The same check on Windows: `#error: -- unsupported Microsoft Visual Studio version!`.
         || s.contains("unsupported Microsoft Visual Studio version")
         // nvcc could not run the host compiler it was given (`-ccbin` naming one not installed).
@@ -4799,6 +4824,9 @@ fn numpy(l: &Line<'_>, out: &mut Out) {
         // torch's bridge to NumPy, when its import of NumPy failed (torch before 2.3, built
         // against NumPy 1.x, under NumPy 2): `RuntimeError: Numpy is not available`.
         "Numpy is not available",
+        // The message's last line, which a paste cut at its top still has: `We expect that
+        // some modules will need time to support NumPy 2.`
+        "need time to support NumPy 2",
     ];
     if NEEDLES.iter().any(|n| s.contains(n)) || numpy_internals_disagree(s) {
         out.push(

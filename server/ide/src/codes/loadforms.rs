@@ -765,7 +765,12 @@ fn stem_package(top: &str) -> Option<String> {
         "_C",
     ];
     let stem = SUFFIXES.iter().find_map(|s| top.strip_suffix(s))?;
-    if stem.len() < 3 || !stem.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+    // A distribution's import name starts with a letter: `_89_C` (tiny-cuda-nn's module for
+    // sm_89) names an architecture, not a package.
+    if stem.len() < 3
+        || !stem.bytes().next().is_some_and(|c| c.is_ascii_alphabetic())
+        || !stem.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    {
         return None;
     }
     Some(kb::normalize(stem))

@@ -35,6 +35,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         );
     }
     if detail.contains("unsupported GNU version")
+        || detail.contains("maximum required version by CUDA")
         || detail.contains("unsupported Microsoft Visual Studio version")
         || detail.contains("Failed to preprocess host compiler properties")
         || versioned_compiler_missing(detail)
@@ -260,6 +261,14 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
         .nth(1)
         .map(|r| r.chars().take_while(char::is_ascii_digit).collect::<String>())
         .filter(|v| !v.is_empty() && v.len() <= 2)
+        // torch's cpp_extension names the newest g++ the toolkit takes: `… greater than the
+        // maximum required version by CUDA 11.7 (11.5.0)`.
+        .or_else(|| {
+            let r = detail.split("maximum required version by CUDA ").nth(1)?;
+            let v = r.split_once('(')?.1;
+            let major: String = v.chars().take_while(char::is_ascii_digit).collect();
+            (!major.is_empty() && major.len() <= 2).then_some(major)
+        })
         .or_else(|| gcc11_headers.then(|| "10".to_owned()));
     if detail.contains("STL1002") {
         // `expected CUDA 12.4 or newer`: the CUDA the installed Visual Studio's STL accepts.

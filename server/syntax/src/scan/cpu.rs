@@ -110,7 +110,14 @@ pub(super) fn illegal_instruction(l: &Line<'_>, out: &mut Out) {
         .or_else(|| s.find("illegal hardware instruction"))
         .or_else(|| s.find("SIGILL"))
         .or_else(|| s.find("非法指令"))
-        .or_else(|| s.find("不正な命令"));
+        .or_else(|| s.find("不正な命令"))
+        // Windows' STATUS_ILLEGAL_INSTRUCTION, as ctypes' OSError (`[WinError -1073741795]
+        // Windows Error 0xc000001d`) or an exit code prints it.
+        .or_else(|| {
+            ["0xc000001d", "0xC000001D", "-1073741795", "3221225501"]
+                .iter()
+                .find_map(|w| s.find(w))
+        });
     // jaxlib: `This version of jaxlib was built using AVX instructions, which your CPU and/or
     // operating system do not support.`; TensorFlow: `The TensorFlow library was compiled to use
     // AVX instructions, but these aren't available on your machine.` (never TensorFlow's
