@@ -14,7 +14,7 @@ use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step, Version};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A binary uses CPU instructions this machine lacks (`Illegal instruction`, jaxlib's and TensorFlow's AVX checks).",
-    meaning: "Wheels are compiled for a baseline CPU; a release whose build raised that baseline (AVX, AVX2, ARMv8.2) crashes on older CPUs with `Illegal instruction (core dumped)` (SIGILL) at import, or refuses to start. On an Apple Silicon Mac the usual cause is an x86_64 Python running under Rosetta, which has no AVX: x86 builds of jaxlib and TensorFlow stop there. On ARM boards (Jetson, Raspberry Pi, Graviton) NumPy's bundled OpenBLAS of some releases picks a core type the CPU does not have.",
+    meaning: "Wheels are compiled for a baseline CPU; a release whose build raised that baseline (AVX, AVX2, ARMv8.2) crashes on older CPUs with `Illegal instruction (core dumped)` (SIGILL; on Windows status 0xC000001D, `[WinError -1073741795]`) at import, or refuses to start. On an Apple Silicon Mac the usual cause is an x86_64 Python running under Rosetta, which has no AVX: x86 builds of jaxlib and TensorFlow stop there. On ARM boards (Jetson, Raspberry Pi, Graviton) NumPy's bundled OpenBLAS of some releases picks a core type the CPU does not have.",
     fixes: "1. Where the CPU is emulated (an x86_64 Python on Apple Silicon): a native arm64 Python, and the environment made again with it. 2. The release before the one that crashed, when the text states its version (`PKG<VERSION`), or a build for this CPU (conda-forge, the distribution's package). 3. NumPy's OpenBLAS on ARM: `OPENBLAS_CORETYPE=ARMV8` before Python starts.",
     ..CodeDoc::BASE
 };

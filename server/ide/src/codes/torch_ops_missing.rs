@@ -1,7 +1,8 @@
 //! `torch-ops-missing`: an extension's operators never registered (`operator torchvision::nms
 //! does not exist`) because its library failed to load silently.
 //!
-//! Produced by torch's "operator X::y does not exist", torchvision's/torchaudio's "Couldn't
+//! Produced by torch's "operator X::y does not exist" (and `'_OpNamespace' 'X' object has no
+//! attribute 'y'`), torchvision's/torchaudio's "Couldn't
 //! load custom C++ ops" and `torch.ops.load_library`'s "Could not load this library: PATH"
 //! (torchcodec prints one per FFmpeg major it tried, without the loader's reason). With the
 //! environment, the named libraries are read from disk: torch symbols that do not resolve make
@@ -20,7 +21,7 @@ use crate::kb;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`operator X::y does not exist` and similar: an extension's operators never registered because its library failed to load silently.",
-    meaning: "torchvision, torchaudio, torchcodec and similar packages load their compiled operators when imported (torchcodec through `torch.ops.load_library`, which says only `Could not load this library: PATH`), and swallow or rephrase the failure; the first call of an operator then fails. Almost always the package was built for another torch release. With the environment, the libraries the text names are read from disk: their torch symbols that the installed torch does not export, and the system libraries (FFmpeg) the loader would not find.",
+    meaning: "torchvision, torchaudio, torchcodec and similar packages load their compiled operators when imported (torchcodec through `torch.ops.load_library`, which says only `Could not load this library: PATH`), and swallow or rephrase the failure; the first call of an operator then fails (`operator x::y does not exist`, `No such operator x::y`, or newer torch's `'_OpNamespace' 'x' object has no attribute 'y'`; the namespace names the package: `fbgemm` is fbgemm-gpu's). Almost always the package was built for another torch release. With the environment, the libraries the text names are read from disk: their torch symbols that the installed torch does not export, and the system libraries (FFmpeg) the loader would not find.",
     fixes: "1. The companion release built for the installed torch (exact pin, `--no-cache-dir --no-deps`), or its wheel from the project's find-links page for that torch and CUDA (PyG). When none of the libraries can load without a system library the machine lacks (torchcodec's FFmpeg), that library's install is part of the same fix (no release loads without it), with root where only the distribution's package manager provides it. 2. Without a version to pin: install torch and the companion in one command, so pip resolves a matching pair (torch pinned when its version is known).",
     ..CodeDoc::BASE
 };
