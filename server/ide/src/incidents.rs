@@ -1273,7 +1273,8 @@ impl Collector {
                 if abidoc_knowledge::compat::torch_api_removed(name).is_some()
                     || ["c10::", "at::", "torch::"]
                         .iter()
-                        .any(|p| name.starts_with(p)) =>
+                        .any(|p| name.starts_with(p))
+                    || torch_inner_header(name) =>
             {
                 self.push(
                     Failure::TorchApiRemoved {
@@ -2338,6 +2339,27 @@ fn pick<'a>(list: impl Iterator<Item = &'a (usize, String)>) -> Option<&'a str> 
 /// The distribution a traceback frame's file belongs to, from its directory under
 /// site-packages: a package whose code runs there, unless it is packaging machinery or a
 /// package of pure Python the knowledge names (which only passes an extension's failure on).
+/// A header inside torch's own tree (`ATen/cuda/CUDAGeneratorImpl.h`, `c10/cuda/…`) that a
+/// compile does not find: the installed torch's headers lack it, so the source was written for
+/// another torch release. The headers an extension includes first (`torch/extension.h`,
+/// `ATen/ATen.h`) are not: missing, they say no torch headers are on the path at all.
+fn torch_inner_header(name: &str) -> bool {
+    const ENTRY: &[&str] = &[
+        "torch/extension.h",
+        "torch/torch.h",
+        "torch/script.h",
+        "torch/all.h",
+        "torch/python.h",
+        "ATen/ATen.h",
+        "c10/macros/Macros.h",
+    ];
+    abidoc_syntax::scan::is_header_name(name)
+        && ["ATen/", "c10/", "torch/csrc/"]
+            .iter()
+            .any(|p| name.starts_with(p))
+        && !ENTRY.contains(&name)
+}
+
 pub(crate) fn site_package_of(file: &str) -> Option<String> {
     let norm = file.replace('\\', "/");
     let (_, after) = ["site-packages/", "dist-packages/"]

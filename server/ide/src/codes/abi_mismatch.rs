@@ -341,7 +341,21 @@ pub(crate) fn cxx_standard(
 /// moved, never the source written against it.
 fn extension_built(cx: &Cx<'_>, detail: &str) -> Option<String> {
     cx.package_being_built(Some(detail))
+        .or_else(|| {
+            // The compiler names the source it was compiling: an installed package's, built
+            // just in time (`…/site-packages/nerfacc/cuda/csrc/grid.cu:4:10: fatal error: …`).
+            let file = detail.trim_start().split(':').next()?;
+            is_source_file(file)
+                .then(|| crate::incidents::site_package_of(file))
+                .flatten()
+        })
         .filter(|p| p != "torch")
+}
+
+fn is_source_file(f: &str) -> bool {
+    [".cu", ".cpp", ".cc", ".cxx", ".c", ".cuh", ".h", ".hpp"]
+        .iter()
+        .any(|e| f.ends_with(e))
 }
 
 /// An extension's source written for another torch than the installed one: it uses C++ API
@@ -377,7 +391,11 @@ pub(crate) fn removed_api(
             )
         }
         None => (
-            format!("{who}'s source uses `{name}`, which the installed torch's headers do not declare (or no longer include for it): it was written for another torch release"),
+            if abidoc_syntax::scan::is_header_name(name) {
+                format!("{who}'s source includes `{name}`, which the installed torch does not ship: it was written for another torch release")
+            } else {
+                format!("{who}'s source uses `{name}`, which the installed torch's headers do not declare (or no longer include for it): it was written for another torch release")
+            },
             "Update the extension's source for the installed torch's C++ API".to_owned(),
             "torch moves and renames C++ API between releases, and its headers stop including others' headers; the project's newer release often carries the change, or the header that declares the name can be included directly.".to_owned(),
             format!("find where the installed torch declares {name} (torch/include/…) and include that header, or use the project's release for this torch; then build again"),
