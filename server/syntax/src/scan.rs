@@ -358,6 +358,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("does not has any of the attributes: ['", NUMPY),
     ("fields(AttrsDescriptor)", NUMPY),
     ("in the NumPy 2.0 release", NUMPY),
+    ("nonexistent attribute or method '", NUMPY),
     ("need time to support NumPy 2", NUMPY),
     ("out of memory", OOM),
     ("memory in use", GPUPROC),
@@ -4921,6 +4922,27 @@ fn attribute_missing(l: &Line<'_>, out: &mut Out) {
             },
         );
         return;
+    }
+    // TorchScript compiling a package's code against the installed torch: `Tried to access
+    // nonexistent attribute or method 'crow_indices' of type 'Tensor'.` (a Tensor method of
+    // another torch release; a script class's own attributes are not torch's).
+    const NONEXISTENT: &str = "nonexistent attribute or method '";
+    if let Some(p) = s.find(NONEXISTENT) {
+        let r = &s[p + NONEXISTENT.len()..];
+        let n = r
+            .bytes()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            .count();
+        if n > 0 && r[n..].starts_with("' of type 'Tensor'") {
+            out.push(
+                l.span(p, p + NONEXISTENT.len() + n + 18),
+                EventKind::ModuleAttributeMissing {
+                    module: "torch.Tensor".to_owned(),
+                    attribute: r[..n].to_owned(),
+                },
+            );
+            return;
+        }
     }
     // Any other module: `module 'torch.library' has no attribute 'register_fake'`.
     if let Some(p) = s.find("module '")
