@@ -96,7 +96,10 @@ fn compat_lookups() {
             .first()
             .map(|r| r.version.clone())
     };
-    assert_eq!(newest("fbgemm-gpu", "2.6.0+cu124").as_deref(), Some("1.1.0"));
+    assert_eq!(
+        newest("fbgemm-gpu", "2.6.0+cu124").as_deref(),
+        Some("1.1.0")
+    );
     assert_eq!(newest("torchcodec", "2.9.1").as_deref(), Some("0.9.1"));
     assert_eq!(newest("torchcodec", "2.7.0").as_deref(), Some("0.5"));
     // torch-tensorrt's `>=2.10.0,<2.11.0` is generated as the pin `2.10.*`.

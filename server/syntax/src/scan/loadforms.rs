@@ -847,7 +847,8 @@ pub(super) fn no_such_operator(l: &Line<'_>, out: &mut Out) {
         };
         let Some(op) = ident(rest) else { return };
         if ns != "aten" && ns != "prim" {
-            let end = p + 16 + ns.len() + 27 + op.len() + usize::from(rest[op.len()..].starts_with('\''));
+            let end =
+                p + 16 + ns.len() + 27 + op.len() + usize::from(rest[op.len()..].starts_with('\''));
             out.push(
                 l.span(p, end.min(s.len())),
                 EventKind::TorchOperatorMissing {
