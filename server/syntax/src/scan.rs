@@ -1899,6 +1899,8 @@ impl<'a> Scanner<'a> {
         // FlashAttention 2's own check (`FlashAttention only supports Ampere GPUs or newer.`)
         // says its kernels exist for sm_80 and newer only.
         let mut hit = s.contains("no kernel image is available")
+            // Retold in a title or a summary: `CUDA error: no kernel image available`.
+            || s.contains("no kernel image available")
             // TensorFlow's words for CUDA_ERROR_INVALID_IMAGE at context creation: `device
             // kernel image is invalid`.
             || s.contains("device kernel image is invalid") && !s.contains("Triton Error")
