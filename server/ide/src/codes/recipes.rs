@@ -531,14 +531,14 @@ fn align_general(code: Code, cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFact
     // A package whose requirements name no torch: pip would take its newest release whatever
     // the torch, so the pairing comes from the tables, for the person to read their torch against.
     if !kb::requirements_pin_torch(pkg.as_str()) {
-        return release_by_table(code, pkg);
+        return release_by_table(code, cx, pkg);
     }
     resolve_with_torch(code, cx, pkg, "resolve-with-torch", FixKind::AlignCompanion)
 }
 
 /// The release of `pkg` for the torch in use, read off the hand-written table of its releases
 /// by torch line (`2.6 → 1.1.0`), newest lines first: a command complete but for that version.
-fn release_by_table(code: Code, pkg: &Name) -> Option<Fix> {
+fn release_by_table(code: Code, cx: &Cx<'_>, pkg: &Name) -> Option<Fix> {
     let mut pairs: Vec<(abidoc_knowledge::version::Version, String, String)> = Vec::new();
     for r in abidoc_knowledge::compat::releases(pkg.as_str()) {
         for line in &r.torch {
@@ -585,7 +585,13 @@ fn release_by_table(code: Code, pkg: &Name) -> Option<Fix> {
             FixKind::AlignCompanion,
             format!("Install the {pkg} release built for your torch"),
             format!(
-                "{pkg}'s releases name no torch in their requirements, so pip would take its newest whatever the torch; the project's own table pairs each release with one torch line."
+                "{pkg}'s releases name no torch in their requirements, so pip would take its newest whatever the torch; the project's own table pairs each release with one torch line.{}",
+                // The torch in use is known and the table has no line of it (else the companion
+                // release would have been pinned): said, so nobody reads the nearest line as it.
+                cx.torch().map_or(String::new(), |t| format!(
+                    " Its table names no release for torch {} yet.",
+                    short_torch(&t)
+                ))
             ),
         )
         .step(Step::Manual(format!(
