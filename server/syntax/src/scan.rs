@@ -160,6 +160,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Unknown builtin op", OPMISS),
     ("from the 'CUDA' backend", OPMISS),
     ("version `", VERNF),
+    // The linker's form: ``undefined reference to `std::…@GLIBCXX_3.4.30'``.
+    ("@GLIBC", VERNF),
+    ("@CXXABI_", VERNF),
     // Markdown and chat clients eat backticks: `version GLIBCXX_3.4.29 not found`.
     ("version GLIBC", VERNF),
     ("version 'GLIBC", VERNF),
@@ -3569,7 +3572,51 @@ fn token_before_colon(s: &str, p: usize) -> Option<(String, usize)> {
     (!tok.is_empty()).then(|| (tok.to_owned(), start))
 }
 
+/// The linker's words for a symbol version the libraries it links against lack:
+/// ``LIB: undefined reference to `std::condition_variable::wait(…)@GLIBCXX_3.4.30'`` (a
+/// library built against a newer libstdc++ or glibc than the one the link finds).
+fn linker_version_missing(l: &Line<'_>, out: &mut Out) -> bool {
+    let s = l.s();
+    let Some(u) = s.find("undefined reference to ") else {
+        return false;
+    };
+    let Some((at, version, library)) = [
+        ("@GLIBCXX_", "libstdc++.so.6"),
+        ("@CXXABI_", "libstdc++.so.6"),
+        ("@GLIBC_", "libc.so.6"),
+    ]
+    .iter()
+    .find_map(|(marker, lib)| {
+        let at = s[u..].find(marker)? + u;
+        let r = &s[at + 1..];
+        let n = r
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+            .count();
+        let v = r[..n].trim_end_matches('.');
+        (v.len() > marker.len() - 1).then(|| (at, v.to_owned(), *lib))
+    }) else {
+        return false;
+    };
+    // The library whose link failed: the path before `: undefined reference`.
+    let required_by = token_before_colon(s, u)
+        .map(|(t, _)| t)
+        .filter(|t| t.contains(".so") || t.ends_with(".o"));
+    out.push(
+        l.span(u, (at + 1 + version.len()).min(s.len())),
+        EventKind::VersionNotFound {
+            library: library.to_owned(),
+            version,
+            required_by,
+        },
+    );
+    true
+}
+
 fn version_not_found(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
+    if linker_version_missing(l, out) {
+        return;
+    }
     let s = l.s();
     // `version `V' not found`, also with the quotes lost or straight (`version GLIBC_2.32 not found`).
     let Some((p, q)) = s.match_indices("version ").find_map(|(p, _)| {
