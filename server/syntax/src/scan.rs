@@ -216,6 +216,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     // An extension whose build found no CUDA and compiled its CPU half only (detectron2's,
     // maskrcnn-benchmark's and DCN's `AT_ERROR("Not compiled with GPU support")`).
     ("Not compiled with GPU support", CUDAHOME),
+    // PyG's extensions (`Not compiled with CUDA support`) and mmcv's op registry
+    // (`nms_impl: implementation for device cuda:0 not found`) say the same of theirs.
+    ("Not compiled with CUDA support", CUDAHOME),
+    ("implementation for device cuda", CUDAHOME),
     ("cuda.h: No such file", CUDAHOME),
     ("cuda_runtime.h: No such file", CUDAHOME),
     ("nvcc", CUDAHOME | NOCC),
@@ -4457,6 +4461,8 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
         || s.contains("CMakeDetermineCUDACompiler") && s.contains("Error")
         || s.contains("No CUDA toolset found")
         || s.contains("Not compiled with GPU support")
+        || s.contains("Not compiled with CUDA support")
+        || s.contains("_impl: implementation for device cuda")
         // The toolkit's headers are not where the build looks: no CUDA_HOME (or a runtime-only
         // image): `fatal error: cuda.h: No such file or directory`.
         || s.contains("cuda.h: No such file or directory")

@@ -65,14 +65,23 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         return d;
     }
     // The run-time trace of the same failure: the build found no toolkit and compiled the CPU
-    // half only (`AT_ERROR("Not compiled with GPU support")` in detectron2-style ops).
-    if detail.contains("Not compiled with GPU support") {
+    // half only (`AT_ERROR("Not compiled with GPU support")` in detectron2-style ops, PyG's
+    // `Not compiled with CUDA support`, mmcv's `nms_impl: implementation for device cuda:0 not
+    // found`, which only mmcv's op registry prints).
+    if detail.contains("Not compiled with GPU support")
+        || detail.contains("Not compiled with CUDA support")
+        || detail.contains("_impl: implementation for device cuda")
+    {
         if d.package.is_none() {
-            d.package = cx.near.filter(|n| *n != "torch").map(str::to_owned);
+            d.package = if detail.contains("_impl: implementation for device") {
+                Some("mmcv".to_owned())
+            } else {
+                cx.near.filter(|n| *n != "torch").map(str::to_owned)
+            };
         }
         let who = d.package.as_deref().unwrap_or("the extension");
         d.message = format!(
-            "{who} was built without its CUDA code: when it was compiled no CUDA toolkit was found (CUDA_HOME unset, or no GPU visible to the build), so only its CPU half exists; build it again with CUDA_HOME set (FORCE_CUDA=1 where its setup.py asks torch for a GPU)"
+            "{who} was built without its CUDA code: when it was compiled no CUDA toolkit was found (CUDA_HOME unset, or no GPU visible to the build), or a CPU-only build of it was installed, so only its CPU half exists"
         );
     }
     let reads = Reads::of(detail);
@@ -82,6 +91,17 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         );
     }
     let mut fixes = fixes(cx, d.package.as_deref(), listed.is_some(), reads);
+    // A package that publishes its CUDA builds on its own wheel page (mmcv's, PyG's): that
+    // wheel has the CUDA half, with no toolkit to find and nothing to compile.
+    let cpu_half_only = detail.contains("Not compiled with")
+        || detail.contains("_impl: implementation for device cuda");
+    if cpu_half_only
+        && let Some(pkg) = d.package.as_deref().and_then(crate::fix::Name::new)
+        && crate::kb::package(pkg.as_str()).is_some_and(|f| f.wheel_index.is_some())
+    {
+        let page = recipes::align_with_torch(Code::CudaHomeMissing, cx, &pkg, false);
+        fixes.splice(0..0, page.into_iter().map(crate::fix::Fix::leading));
+    }
     if let Some(home) = listed {
         let known = cx.world.cuda_toolkits().iter().any(|h| h == home.as_str());
         let mut f = Fix::new(
