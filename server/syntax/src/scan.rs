@@ -83,10 +83,22 @@ const JIT_PROGRESS: [&str; 5] = [
     "kernel during runtime now",
 ];
 
+/// The loader's `undefined symbol`, and the same retyped by hand in a report.
+const UNDEFINED_SYMBOL: [&str; 4] = [
+    "undefined symbol",
+    "underfined symbol",
+    "un defined symbol",
+    "undefind symbol",
+];
+
 /// Trigger phrases, longest first where one contains another (leftmost-first matching hides a
 /// phrase that starts inside an earlier match, so such phrases carry both groups' bits).
 const TRIGGERS: &[(&str, u64)] = &[
     ("undefined symbol", SYM),
+    // Retyped by hand: `underfined symbol: _ZN2at5Error…`, `un defined symbol: …`.
+    ("underfined symbol", SYM),
+    ("un defined symbol", SYM),
+    ("undefind symbol", SYM),
     ("Symbol not found", SYM),
     ("Version mismatch: ", VERSION),
     // Intel Extension for PyTorch's check of torch at import.
@@ -1273,15 +1285,19 @@ impl<'a> Scanner<'a> {
 
     fn undefined_symbols(&self, l: &Line<'_>, out: &mut Out) {
         let s = l.s();
-        let needle = "undefined symbol";
         let mut from = 0;
-        while let Some(rel) = s.get(from..).and_then(|t| t.find(needle)) {
+        while let Some((rel, needle_len)) = s.get(from..).and_then(|t| {
+            UNDEFINED_SYMBOL
+                .iter()
+                .filter_map(|n| t.find(n).map(|i| (i, n.len())))
+                .min()
+        }) {
             let p = from + rel;
-            from = p + needle.len();
+            from = p + needle_len;
             if out.full() {
                 return;
             }
-            let mut q = p + needle.len();
+            let mut q = p + needle_len;
             let b = s.as_bytes();
             if b.get(q).is_some_and(|&c| is_ident_byte(c)) {
                 continue; // "undefined symbols" in prose
