@@ -100,6 +100,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("un defined symbol", SYM),
     ("undefind symbol", SYM),
     ("Symbol not found", SYM),
+    ("symbol not found in flat namespace", SYM),
     ("Version mismatch: ", VERSION),
     // Intel Extension for PyTorch's check of torch at import.
     ("needs to work with PyTorch ", VERSION),
@@ -3118,10 +3119,19 @@ fn link_time_reference(l: &Line<'_>, out: &mut Out) {
 
 fn mac_symbol_not_found(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("Symbol not found:") else {
+    // dyld before macOS 12: `Symbol not found: _X`; since: `symbol not found in flat namespace
+    // '_X'` (the symbol quoted).
+    const FLAT: &str = "symbol not found in flat namespace";
+    let (p, q) = if let Some(p) = s.find("Symbol not found:") {
+        (p, p + "Symbol not found:".len())
+    } else if let Some(p) = s.find(FLAT) {
+        let r = &s[p + FLAT.len()..];
+        let t = r.trim_start();
+        let quote = usize::from(t.starts_with(['\'', '`', '"']));
+        (p, p + FLAT.len() + (r.len() - t.len()) + quote)
+    } else {
         return;
     };
-    let q = p + "Symbol not found:".len();
     let r = s[q..].trim_start();
     let q = q + (s[q..].len() - r.len());
     let n = r.bytes().take_while(|&c| is_sym_byte(c)).count();
