@@ -1117,13 +1117,11 @@ impl Collector {
                 operator,
                 cuda_backend,
             } => {
-                // The namespace's package where the tables know it (`fbgemm` is fbgemm-gpu's),
-                // else a namespace that looks like a distribution's name; `_C` and the like are
-                // left to the text around the failure.
+                // The namespace's package where the tables know it (`fbgemm` is fbgemm-gpu's,
+                // `torchvision` is torchvision's); any other namespace (`_C`, a user's `my_ops`)
+                // names no distribution, and is left to the text around the failure.
                 let package = operator.split("::").next().and_then(|ns| {
-                    abidoc_knowledge::packages::package_for_op_namespace(ns)
-                        .map(|p| p.name.clone())
-                        .or_else(|| (!ns.starts_with('_')).then(|| ns.to_owned()))
+                    abidoc_knowledge::packages::package_for_op_namespace(ns).map(|p| p.name.clone())
                 });
                 self.push(
                     Failure::TorchOps {
@@ -1274,7 +1272,7 @@ impl Collector {
                     || ["c10::", "at::", "torch::"]
                         .iter()
                         .any(|p| name.starts_with(p))
-                    || torch_inner_header(name) =>
+                    || torch_moved_header(name) =>
             {
                 self.push(
                     Failure::TorchApiRemoved {
@@ -2336,30 +2334,21 @@ fn pick<'a>(list: impl Iterator<Item = &'a (usize, String)>) -> Option<&'a str> 
     torch
 }
 
+/// A header of torch's own tree that moved between releases, which a compile does not find:
+/// the source was written for another torch than the one it builds against. Only headers known
+/// to have moved: any other missing torch header may as well be an include path not passed.
+/// `ATen/CUDAGeneratorImpl.h` moved to `ATen/cuda/` (neither torch 2.6.0's nor 2.15.0's wheel
+/// has the old place); older torch has only the old one.
+fn torch_moved_header(name: &str) -> bool {
+    matches!(
+        name,
+        "ATen/CUDAGeneratorImpl.h" | "ATen/cuda/CUDAGeneratorImpl.h"
+    )
+}
+
 /// The distribution a traceback frame's file belongs to, from its directory under
 /// site-packages: a package whose code runs there, unless it is packaging machinery or a
 /// package of pure Python the knowledge names (which only passes an extension's failure on).
-/// A header inside torch's own tree (`ATen/cuda/CUDAGeneratorImpl.h`, `c10/cuda/…`) that a
-/// compile does not find: the installed torch's headers lack it, so the source was written for
-/// another torch release. The headers an extension includes first (`torch/extension.h`,
-/// `ATen/ATen.h`) are not: missing, they say no torch headers are on the path at all.
-fn torch_inner_header(name: &str) -> bool {
-    const ENTRY: &[&str] = &[
-        "torch/extension.h",
-        "torch/torch.h",
-        "torch/script.h",
-        "torch/all.h",
-        "torch/python.h",
-        "ATen/ATen.h",
-        "c10/macros/Macros.h",
-    ];
-    abidoc_syntax::scan::is_header_name(name)
-        && ["ATen/", "c10/", "torch/csrc/"]
-            .iter()
-            .any(|p| name.starts_with(p))
-        && !ENTRY.contains(&name)
-}
-
 pub(crate) fn site_package_of(file: &str) -> Option<String> {
     let norm = file.replace('\\', "/");
     let (_, after) = ["site-packages/", "dist-packages/"]

@@ -378,9 +378,6 @@ pub fn built_for_release(symbols: &[SymbolReport]) -> Option<String> {
     (last.version != newest.version).then(|| last.version.clone())
 }
 
-/// Whether `package` is an application that pins torch (its releases require one exact torch)
-/// rather than one of torch's companions (torchvision, torchaudio, xformers), which follow the
-/// torch installed: for it, moving torch to the release it was built for is the usual fix.
 /// Whether pip itself can pick the release of `package` made for a torch: each release's
 /// requirements pin torch (torchvision, torchaudio, torchtext, xformers; the packages the
 /// generated data finds pinning). Not so for packages whose pairing only their own tables give
@@ -392,6 +389,9 @@ pub fn requirements_pin_torch(package: &str) -> bool {
     ) || pins_torch(package)
 }
 
+/// Whether `package` is an application that pins torch (its releases require one exact torch)
+/// rather than one of torch's companions (torchvision, torchaudio, xformers), which follow the
+/// torch installed: for it, moving torch to the release it was built for is the usual fix.
 pub fn pins_torch(package: &str) -> bool {
     let name = normalize(package);
     if matches!(

@@ -71,13 +71,19 @@ pub(crate) fn names_no_project(dir: &str) -> bool {
 /// deform_pool_cuda.cu(42): error: …`): a relative path starts at the checkout's root, so its
 /// first directory names it; an absolute one names the package directory above the sources'
 /// folders (`csrc`, `src`, `cuda`, …), as for a compiled module in a checkout.
-pub(crate) fn source_project(text: &str) -> Option<String> {
+/// A C, C++ or CUDA source or header by its file name's extension, as compilers name the file
+/// they stopped in.
+pub(crate) fn is_source_file(path: &str) -> bool {
     const EXT: &[&str] = &[".cpp", ".cu", ".cc", ".cxx", ".c", ".cuh", ".hpp", ".h"];
+    EXT.iter().any(|e| path.ends_with(e))
+}
+
+pub(crate) fn source_project(text: &str) -> Option<String> {
     let path = text.split_whitespace().find_map(|tok| {
         let tok = tok.trim_matches(['"', '\'', '`']);
         let end = tok.find([':', '('])?;
         let p = &tok[..end];
-        EXT.iter().any(|e| p.ends_with(e)).then_some(p)
+        is_source_file(p).then_some(p)
     })?;
     let norm = path.replace('\\', "/");
     // The system's, the toolkit's and installed packages' headers are nobody's project.

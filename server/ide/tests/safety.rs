@@ -83,6 +83,22 @@ const PAYLOADS: &[Payload] = &[
 /// Texts that trigger each diagnostic code, with `{P}` where a payload goes.
 const TEMPLATES: &[(&str, &str)] = &[
     (
+        "torch-ops-missing (operator namespace)",
+        "AttributeError: '_OpNamespace' '{P}' object has no attribute 'nms'\n",
+    ),
+    (
+        "abi-mismatch (moved torch header, installed package's source)",
+        "/usr/lib/python3.10/site-packages/{P}/csrc/grid.cu:4:10: fatal error: ATen/cuda/CUDAGeneratorImpl.h: No such file or directory\n",
+    ),
+    (
+        "abi-mismatch (TorchScript Tensor method)",
+        "RuntimeError:\nTried to access nonexistent attribute or method 'crow_indices' of type 'Tensor'.:\n  File \"/usr/lib/python3.10/site-packages/{P}/tensor.py\", line 109\n",
+    ),
+    (
+        "libstdcxx-mismatch (linker)",
+        "/usr/bin/ld: /usr/lib/python3.10/site-packages/{P}/lib/libfoo.so: undefined reference to `std::condition_variable::wait(std::unique_lock<std::mutex>&)@GLIBCXX_3.4.30'\n",
+    ),
+    (
         "abi-mismatch (package in path)",
         "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nImportError: /usr/lib/python3.10/site-packages/{P}/_C.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
     ),

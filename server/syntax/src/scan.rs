@@ -3610,6 +3610,12 @@ fn linker_version_missing(l: &Line<'_>, out: &mut Out) -> bool {
     let Some(u) = s.find("undefined reference to ") else {
         return false;
     };
+    // ld's `undefined reference to symbol 'pthread_create@@GLIBC_2.2.5'` (then `DSO missing
+    // from command line`) is a library left off the link, no old runtime; a default version
+    // (`@@`) is no version requirement either.
+    if s[u..].starts_with("undefined reference to symbol") {
+        return false;
+    }
     let Some((at, version, library)) = [
         ("@GLIBCXX_", "libstdc++.so.6"),
         ("@CXXABI_", "libstdc++.so.6"),
@@ -3618,13 +3624,20 @@ fn linker_version_missing(l: &Line<'_>, out: &mut Out) -> bool {
     .iter()
     .find_map(|(marker, lib)| {
         let at = s[u..].find(marker)? + u;
+        if s[..at].ends_with('@') {
+            return None;
+        }
         let r = &s[at + 1..];
         let n = r
             .bytes()
             .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
             .count();
         let v = r[..n].trim_end_matches('.');
-        (v.len() > marker.len() - 1).then(|| (at, v.to_owned(), *lib))
+        // A numbered version (`GLIBCXX_3.4.30`), never `GLIBC_PRIVATE`.
+        v.as_bytes()
+            .get(marker.len() - 1)
+            .is_some_and(u8::is_ascii_digit)
+            .then(|| (at, v.to_owned(), *lib))
     }) else {
         return false;
     };
@@ -4815,7 +4828,8 @@ fn operator_missing(l: &Line<'_>, out: &mut Out) {
         return;
     };
     let op = t[o + 9..].trim();
-    if op.contains("::") && !op.contains(' ') {
+    let ns = op.split("::").next().unwrap_or("");
+    if op.contains("::") && !op.contains(' ') && !loadforms::torch_namespace(ns) {
         out.push(
             l.span(o, p + 15),
             EventKind::TorchOperatorMissing {
@@ -5008,7 +5022,11 @@ fn attribute_missing(l: &Line<'_>, out: &mut Out) {
     // nonexistent attribute or method 'crow_indices' of type 'Tensor'.` (a Tensor method of
     // another torch release; a script class's own attributes are not torch's).
     const NONEXISTENT: &str = "nonexistent attribute or method '";
-    if let Some(p) = s.find(NONEXISTENT) {
+    // TorchScript types an unannotated parameter as Tensor, so a script's own attribute reads
+    // the same but for its hint (`Did you forget to initialize an attribute in __init__()?`).
+    if let Some(p) = s.find(NONEXISTENT)
+        && !s.contains("Did you forget")
+    {
         let r = &s[p + NONEXISTENT.len()..];
         let n = r
             .bytes()

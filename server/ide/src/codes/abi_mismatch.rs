@@ -345,17 +345,11 @@ fn extension_built(cx: &Cx<'_>, detail: &str) -> Option<String> {
             // The compiler names the source it was compiling: an installed package's, built
             // just in time (`…/site-packages/nerfacc/cuda/csrc/grid.cu:4:10: fatal error: …`).
             let file = detail.trim_start().split(':').next()?;
-            is_source_file(file)
+            crate::sources::is_source_file(file)
                 .then(|| crate::incidents::site_package_of(file))
                 .flatten()
         })
         .filter(|p| p != "torch")
-}
-
-fn is_source_file(f: &str) -> bool {
-    [".cu", ".cpp", ".cc", ".cxx", ".c", ".cuh", ".h", ".hpp"]
-        .iter()
-        .any(|e| f.ends_with(e))
 }
 
 /// An extension's source written for another torch than the installed one: it uses C++ API

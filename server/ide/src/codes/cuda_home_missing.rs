@@ -68,10 +68,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     // half only (`AT_ERROR("Not compiled with GPU support")` in detectron2-style ops, PyG's
     // `Not compiled with CUDA support`, mmcv's `nms_impl: implementation for device cuda:0 not
     // found`, which only mmcv's op registry prints).
-    if detail.contains("Not compiled with GPU support")
-        || detail.contains("Not compiled with CUDA support")
-        || detail.contains("_impl: implementation for device cuda")
-    {
+    if cpu_half_only(detail) {
         if d.package.is_none() {
             d.package = if detail.contains("_impl: implementation for device") {
                 Some("mmcv".to_owned())
@@ -93,9 +90,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     let mut fixes = fixes(cx, d.package.as_deref(), listed.is_some(), reads);
     // A package that publishes its CUDA builds on its own wheel page (mmcv's, PyG's): that
     // wheel has the CUDA half, with no toolkit to find and nothing to compile.
-    let cpu_half_only = detail.contains("Not compiled with")
-        || detail.contains("_impl: implementation for device cuda");
-    if cpu_half_only
+    if cpu_half_only(detail)
         && let Some(pkg) = d.package.as_deref().and_then(crate::fix::Name::new)
         && crate::kb::package(pkg.as_str()).is_some_and(|f| f.wheel_index.is_some())
     {
@@ -300,4 +295,13 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>, listed: bool, reads: Reads) -> Vec<
         );
     }
     fixes
+}
+
+/// A package's own run-time words for a build that has its CPU half only: detectron2-style ops'
+/// `Not compiled with GPU support`, PyG's `Not compiled with CUDA support`, mmcv's
+/// `nms_impl: implementation for device cuda:0 not found`.
+fn cpu_half_only(detail: &str) -> bool {
+    detail.contains("Not compiled with GPU support")
+        || detail.contains("Not compiled with CUDA support")
+        || detail.contains("_impl: implementation for device cuda")
 }

@@ -262,12 +262,23 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
         .map(|r| r.chars().take_while(char::is_ascii_digit).collect::<String>())
         .filter(|v| !v.is_empty() && v.len() <= 2)
         // torch's cpp_extension names the newest g++ the toolkit takes: `… greater than the
-        // maximum required version by CUDA 11.7 (11.5.0)`.
+        // maximum required version by CUDA 11.7 (11.5.0)` (torch 1.x), or the bound it must
+        // stay below, `… (>=6.0.0, <14.0)` (torch 2.x).
         .or_else(|| {
             let r = detail.split("maximum required version by CUDA ").nth(1)?;
-            let v = r.split_once('(')?.1;
-            let major: String = v.chars().take_while(char::is_ascii_digit).collect();
-            (!major.is_empty() && major.len() <= 2).then_some(major)
+            let digits = |v: &str| -> Option<u32> {
+                let d: String = v.chars().take_while(char::is_ascii_digit).collect();
+                (!d.is_empty() && d.len() <= 2).then(|| d.parse().ok()).flatten()
+            };
+            let inclusive = r.split_once('(').and_then(|(_, v)| digits(v));
+            let below = || {
+                let (_, b) = r.split_once(", <")?;
+                match b.strip_prefix('=') {
+                    Some(b) => digits(b),
+                    None => digits(b)?.checked_sub(1),
+                }
+            };
+            inclusive.or_else(below).map(|m| m.to_string())
         })
         .or_else(|| gcc11_headers.then(|| "10".to_owned()));
     if detail.contains("STL1002") {
@@ -373,7 +384,12 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
         "nvcc cannot parse gcc 11's C++ standard headers (std_function.h: parameter packs not expanded): CUDA toolkits before 11.6 need gcc 10 or older as the host compiler".to_owned()
     } else {
         format!(
-            "nvcc refuses the host compiler: it is newer than this CUDA toolkit supports{}",
+            "{} refuses the host compiler: it is newer than this CUDA toolkit supports{}",
+            if detail.contains("maximum required version by CUDA") {
+                "torch's cpp_extension (checking it against the toolkit before nvcc runs)"
+            } else {
+                "nvcc"
+            },
             newest
                 .as_deref()
                 .map_or(String::new(), |v| format!(" (gcc {v} at most)"))

@@ -588,10 +588,12 @@ fn release_by_table(code: Code, cx: &Cx<'_>, pkg: &Name) -> Option<Fix> {
                 "{pkg}'s releases name no torch in their requirements, so pip would take its newest whatever the torch; the project's own table pairs each release with one torch line.{}",
                 // The torch in use is known and the table has no line of it (else the companion
                 // release would have been pinned): said, so nobody reads the nearest line as it.
-                cx.torch().map_or(String::new(), |t| format!(
-                    " Its table names no release for torch {} yet.",
-                    short_torch(&t)
-                ))
+                cx.torch()
+                    .filter(|t| kb::release_for_torch(pkg.as_str(), t).is_none())
+                    .map_or(String::new(), |t| format!(
+                        " Its table names no release for torch {} yet.",
+                        short_torch(&t)
+                    ))
             ),
         )
         .step(Step::Manual(format!(

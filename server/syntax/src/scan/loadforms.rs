@@ -826,6 +826,34 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     }
 }
 
+/// The operator namespaces torch registers its own operators in: one missing there is torch's
+/// own Python and C++ halves disagreeing (or an op of another release), no extension's library.
+pub(super) fn torch_namespace(ns: &str) -> bool {
+    matches!(
+        ns,
+        "aten"
+            | "prim"
+            | "prims"
+            | "quantized"
+            | "_quantized"
+            | "quantized_decomposed"
+            | "mkldnn"
+            | "onednn"
+            | "c10d"
+            | "_c10d_functional"
+            | "_c10d_functional_autograd"
+            | "_dtensor"
+            | "inductor"
+            | "higher_order"
+            | "profiler"
+            | "rngprims"
+            | "debugprims"
+            | "sparse"
+            | "_test"
+            | "_inductor_test"
+    )
+}
+
 /// `RuntimeError: No such operator torchvision::nms` (torch's op registry, older torch),
 /// TorchScript's `Unknown builtin op: torchvision::nms`, and newer torch's
 /// `AttributeError: '_OpNamespace' 'fbgemm' object has no attribute 'jagged_2d_to_dense'`.
@@ -846,7 +874,7 @@ pub(super) fn no_such_operator(l: &Line<'_>, out: &mut Out) {
             return;
         };
         let Some(op) = ident(rest) else { return };
-        if ns != "aten" && ns != "prim" {
+        if !torch_namespace(ns) {
             let end =
                 p + 16 + ns.len() + 27 + op.len() + usize::from(rest[op.len()..].starts_with('\''));
             out.push(
@@ -881,7 +909,7 @@ pub(super) fn no_such_operator(l: &Line<'_>, out: &mut Out) {
         let Some((ns, name)) = op.split_once("::") else {
             continue;
         };
-        if ns.is_empty() || name.is_empty() || ns == "aten" || ns == "prim" {
+        if ns.is_empty() || name.is_empty() || torch_namespace(ns) {
             continue;
         }
         out.push(
