@@ -100,7 +100,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("un defined symbol", SYM),
     ("undefind symbol", SYM),
     ("Symbol not found", SYM),
-    ("symbol not found in flat namespace", SYM),
+    ("symbol not found in flat namespace", SYM | LOADFORM),
     ("Version mismatch: ", VERSION),
     // Intel Extension for PyTorch's check of torch at import.
     ("needs to work with PyTorch ", VERSION),
@@ -231,7 +231,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Not compiled with GPU support", CUDAHOME),
     // PyG's extensions (`Not compiled with CUDA support`) and mmcv's op registry
     // (`nms_impl: implementation for device cuda:0 not found`) say the same of theirs.
-    ("Not compiled with CUDA support", CUDAHOME),
+    ("Not compiled with CUDA support", CUDAHOME | VERSION),
     ("implementation for device cuda", CUDAHOME),
     ("cuda.h: No such file", CUDAHOME),
     ("cuda_runtime.h: No such file", CUDAHOME),
@@ -308,7 +308,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Rust package manager, is not installed", NOCC),
     ("can't find Rust compiler", NOCC),
     ("unsupported GNU version", NOCC),
-    ("greater than the maximum required version by CUDA", NOCC),
+    (
+        "greater than the maximum required version by CUDA",
+        NOCC | VERSION,
+    ),
     ("unsupported clang version", NOCC),
     ("unsupported Microsoft Visual Studio version", NOCC),
     ("parameter packs not expanded", NOCC),
@@ -379,7 +382,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("fields(AttrsDescriptor)", NUMPY),
     ("in the NumPy 2.0 release", NUMPY),
     ("nonexistent attribute or method '", NUMPY),
-    ("need time to support NumPy 2", NUMPY),
+    ("need time to support NumPy 2", NUMPY | VERSION),
     ("out of memory", OOM),
     ("memory in use", GPUPROC),
     ("MiB |", GPUPROC),
