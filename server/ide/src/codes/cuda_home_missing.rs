@@ -94,7 +94,15 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         && let Some(pkg) = d.package.as_deref().and_then(crate::fix::Name::new)
         && crate::kb::package(pkg.as_str()).is_some_and(|f| f.wheel_index.is_some())
     {
-        let page = recipes::align_with_torch(Code::CudaHomeMissing, cx, &pkg, false);
+        // With torch known, its own page (torch's CUDA label); without, a CUDA label's page:
+        // the package's CPU build is what fails here.
+        let page = if cx.torch().is_some() {
+            recipes::align_with_torch(Code::CudaHomeMissing, cx, &pkg, false)
+        } else {
+            recipes::find_links_advice_cuda(Code::CudaHomeMissing, &pkg, crate::kb::package(pkg.as_str()).as_ref())
+                .into_iter()
+                .collect()
+        };
         fixes.splice(0..0, page.into_iter().map(crate::fix::Fix::leading));
     }
     if let Some(home) = listed {

@@ -661,11 +661,35 @@ pub(crate) fn find_links_advice(
     pkg: &Name,
     facts: Option<&PackageFacts>,
 ) -> Option<Fix> {
+    find_links_page(code, pkg, facts, false)
+}
+
+/// [`find_links_advice`] where only a CUDA build will do (the package's CPU build is what
+/// failed): the page of a CUDA label, never `cpu`.
+pub(crate) fn find_links_advice_cuda(
+    code: Code,
+    pkg: &Name,
+    facts: Option<&PackageFacts>,
+) -> Option<Fix> {
+    find_links_page(code, pkg, facts, true)
+}
+
+fn find_links_page(
+    code: Code,
+    pkg: &Name,
+    facts: Option<&PackageFacts>,
+    cuda_only: bool,
+) -> Option<Fix> {
     let page = facts?.wheel_index.as_ref()?;
+    let label = if cuda_only {
+        "<cuXYZ>"
+    } else {
+        "<cuXYZ or cpu>"
+    };
     let shown = page
         .url
         .replace("{torch_minor}", "<torch major.minor>")
-        .replace("{cuda}", "<cuXYZ or cpu>");
+        .replace("{cuda}", label);
     let dist = match page.distribution_torch1.as_deref() {
         Some(d) if d != pkg.as_str() => format!("{pkg} ({d} for torch 1.x)"),
         _ => pkg.to_string(),
@@ -687,7 +711,11 @@ pub(crate) fn find_links_advice(
                 _ => pkg.to_string(),
             }
         )))
-        .filled_in_with("the installed torch's major.minor and CUDA label (`+cuXYZ`, or `cpu`)")
+        .filled_in_with(if cuda_only {
+            "the installed torch's major.minor and CUDA label (`+cuXYZ`)"
+        } else {
+            "the installed torch's major.minor and CUDA label (`+cuXYZ`, or `cpu`)"
+        })
         .unverified(),
     )
 }
