@@ -166,6 +166,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cannot load library '", LOADFORM),
     ("manage to locate a library called", LOADFORM),
     ("DGL C++", LOADFORM),
+    ("There is no such file ", LOADFORM),
     ("c++ library", LOADFORM),
     ("C++ library", LOADFORM),
     ("No such operator", OPMISS),

@@ -3,7 +3,7 @@
 //! `Could not find module 'x.dll'`), loaders that print the library inside their own sentence
 //! (`Unable to load any of {a, b}`, `Could not load library X.`, `Library X is not found or
 //! cannot be loaded`, Paddle's `Cannot load cudnn shared library`, DGL's `Cannot find DGL C++
-//! sparse library at PATH`, macOS' `Library not loaded: @rpath/X`, torch's `Could not load this
+//! sparse library at PATH` and GraphBolt's `There is no such file graphbolt_pytorch_X.dll`, macOS' `Library not loaded: @rpath/X`, torch's `Could not load this
 //! library: PATH`), and operators that never registered (`No such operator torchvision::nms`).
 //!
 //! Each form is one small reader that finds its own words and takes the library name from where
@@ -754,6 +754,22 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
                         .flatten()
                 });
             push(p, file_name(tok), required_by);
+            return;
+        }
+    }
+    // DGL's GraphBolt loader naming the library of the installed torch that its build lacks:
+    // `There is no such file `graphbolt_pytorch_2.4.1.dll`.` (any quotes).
+    if let Some(p) = s.find("There is no such file ") {
+        let tok = s
+            .get(p + 22..)
+            .unwrap_or("")
+            .trim_start_matches(['`', '\'', '"'])
+            .split(['`', '\'', '"', ' '])
+            .next()
+            .unwrap_or("")
+            .trim_end_matches('.');
+        if is_library_name(tok) && tok.contains("_pytorch_") {
+            push(p, file_name(tok), None);
             return;
         }
     }
