@@ -92,14 +92,14 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     // wheel has the CUDA half, with no toolkit to find and nothing to compile.
     if cpu_half_only(detail)
         && let Some(pkg) = d.package.as_deref().and_then(crate::fix::Name::new)
-        && crate::kb::package(pkg.as_str()).is_some_and(|f| f.wheel_index.is_some())
+        && let Some(facts) = crate::kb::package(pkg.as_str()).filter(|f| f.wheel_index.is_some())
     {
         // With torch known, its own page (torch's CUDA label); without, a CUDA label's page:
         // the package's CPU build is what fails here.
         let page = if cx.torch().is_some() {
             recipes::align_with_torch(Code::CudaHomeMissing, cx, &pkg, false)
         } else {
-            recipes::find_links_advice_cuda(Code::CudaHomeMissing, &pkg, crate::kb::package(pkg.as_str()).as_ref())
+            recipes::find_links_advice(Code::CudaHomeMissing, &pkg, Some(&facts), true)
                 .into_iter()
                 .collect()
         };

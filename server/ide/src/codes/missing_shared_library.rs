@@ -640,7 +640,7 @@ fn aligned(cx: &Cx<'_>, d: &Diagnostic, key: &str, torch_lib: bool, pkg: Option<
         && cx.torch().is_none()
         && let Some(p) = pkg
     {
-        fixes.extend(recipes::find_links_advice(code, p, kb::package(p.as_str()).as_ref()));
+        fixes.extend(recipes::find_links_advice(code, p, kb::package(p.as_str()).as_ref(), false));
     }
     fixes
 }

@@ -459,7 +459,7 @@ pub(crate) fn companion_release(
 /// package released in step with torch is resolved together with torch in one command.
 fn align_general(code: Code, cx: &Cx<'_>, pkg: &Name, facts: Option<&PackageFacts>) -> Option<Fix> {
     if cx.torch().is_none()
-        && let Some(f) = find_links_advice(code, pkg, facts)
+        && let Some(f) = find_links_advice(code, pkg, facts, false)
     {
         return Some(f);
     }
@@ -655,26 +655,9 @@ pub(crate) fn find_links_wheel(
 
 /// With no torch version to fill it in, the project's wheel page in words: which page, and how
 /// to read the torch and CUDA that choose it (a command needs both, and pip would otherwise
-/// compile PyPI's sdist).
+/// compile PyPI's sdist). `cuda_only` where the package's CPU build is what failed: the page of
+/// a CUDA label, never `cpu`.
 pub(crate) fn find_links_advice(
-    code: Code,
-    pkg: &Name,
-    facts: Option<&PackageFacts>,
-) -> Option<Fix> {
-    find_links_page(code, pkg, facts, false)
-}
-
-/// [`find_links_advice`] where only a CUDA build will do (the package's CPU build is what
-/// failed): the page of a CUDA label, never `cpu`.
-pub(crate) fn find_links_advice_cuda(
-    code: Code,
-    pkg: &Name,
-    facts: Option<&PackageFacts>,
-) -> Option<Fix> {
-    find_links_page(code, pkg, facts, true)
-}
-
-fn find_links_page(
     code: Code,
     pkg: &Name,
     facts: Option<&PackageFacts>,
