@@ -47,6 +47,10 @@ pub enum Failure {
     BuildIsolation {
         package: Option<String>,
     },
+    /// A build failed and nothing else in the text says why (`Failed building wheel for X`).
+    BuildFailed {
+        package: Option<String>,
+    },
     BuildDeps {
         module: String,
         too_new: bool,
@@ -280,6 +284,8 @@ pub struct Scene {
     pub used_uv: bool,
     pub compile_failed: bool,
     pub precompiled_wheel_missing: bool,
+    /// Where a build's failure is first reported, and the package it names (the first one named).
+    pub build_failed: Option<(Span, Option<String>)>,
     /// Where pip's build environment failed getting the build's requirements (the package's
     /// setup ran and failed before compiling).
     pub requirements_step_failed: Option<Span>,
@@ -1511,8 +1517,18 @@ impl Collector {
                     push_distinct(&mut self.scene.checkout_files, file);
                 }
             }
-            EventKind::PipBuildingWheel { package: p }
-            | EventKind::PipBuildFailed { package: Some(p) } => {
+            EventKind::PipBuildFailed { package } => {
+                match &mut self.scene.build_failed {
+                    None => self.scene.build_failed = Some((span, package.clone())),
+                    Some((_, named @ None)) => named.clone_from(package),
+                    Some(_) => {}
+                }
+                if let Some(p) = package {
+                    self.scene.mention(span.start, &crate::kb::normalize(p));
+                    push_distinct(&mut self.scene.packages_built, p);
+                }
+            }
+            EventKind::PipBuildingWheel { package: p } => {
                 self.scene.mention(span.start, &crate::kb::normalize(p));
                 push_distinct(&mut self.scene.packages_built, p);
             }
@@ -1677,6 +1693,18 @@ impl Collector {
                     package: Some(pkg.clone()),
                 },
                 primary: at,
+                related: Vec::new(),
+            });
+        }
+        // A build failed and nothing above says why: the failure itself, its cause unread.
+        if out.is_empty()
+            && let Some((at, package)) = &scene.build_failed
+        {
+            out.push(Incident {
+                failure: Failure::BuildFailed {
+                    package: package.clone(),
+                },
+                primary: *at,
                 related: Vec::new(),
             });
         }

@@ -219,6 +219,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Failed building wheel", BFAIL),
     ("metadata-generation-failed", BFAIL),
     ("did not run successfully", BFAIL),
+    ("Error building extension '", BFAIL),
     ("No module named", NOTORCH),
     (" miss in module", NOTORCH),
     ("cannot import name ", NOTORCH),
@@ -4301,6 +4302,14 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
         out.push(
             l.span(p, s.trim_end().len()),
             EventKind::BuildRequirementsFailed,
+        );
+    }
+    // torch's cpp_extension JIT build: `RuntimeError: Error building extension 'fused_adam'`
+    // (the extension's name, not a distribution's).
+    if let Some(p) = s.find("Error building extension '") {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::PipBuildFailed { package: None },
         );
     }
     for needle in ["subprocess-exited-with-error", "metadata-generation-failed"] {

@@ -86,6 +86,7 @@ registry! {
     static_tls_exhausted => StaticTlsExhausted "static-tls-exhausted",
     io_backend_missing => IoBackendMissing "io-backend-missing",
     binding_signature_mismatch => BindingSignatureMismatch "binding-signature-mismatch",
+    build_failed => BuildFailed "build-failed",
 }
 
 pub use id::Code;
@@ -421,6 +422,7 @@ pub(crate) fn diagnose(
         Failure::BuildIsolation { package } => {
             build_isolation::diagnose(&cx, source, package.as_deref())
         }
+        Failure::BuildFailed { package } => build_failed::diagnose(&cx, source, package.as_deref()),
         Failure::XformersBuiltFor {
             built_torch,
             have_torch,
