@@ -171,6 +171,14 @@ const TEMPLATES: &[(&str, &str)] = &[
         "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root {P}.\n",
     ),
     (
+        "build-failed",
+        "Building wheels for collected packages: {P}\n  Building wheel for {P} (setup.py) ... error\n  error: subprocess-exited-with-error\n  ERROR: Failed building wheel for {P}\nFailed to build {P}\n",
+    ),
+    (
+        "build-failed jit",
+        "RuntimeError: Error building extension '{P}'\n",
+    ),
+    (
         "build-isolation",
         "Collecting {P}\n  Downloading {P}-2.5.8.tar.gz (2.6 MB)\n  Installing build dependencies ... done\n  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n\n  × Getting requirements to build wheel did not run successfully.\n  │ exit code: 1\n  ╰─> [20 lines of output]\n      ModuleNotFoundError: No module named 'torch'\n",
     ),
