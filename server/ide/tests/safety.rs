@@ -179,6 +179,14 @@ const TEMPLATES: &[(&str, &str)] = &[
         "RuntimeError: Error building extension '{P}'\n",
     ),
     (
+        "no-c-compiler ice",
+        "Building wheel for {P} (setup.py) ... error\ncsrc/{P}/kernel.cu:62:385: internal compiler error: in maybe_undo_parenthesized_ref, at cp/semantics.c:1740\n",
+    ),
+    (
+        "no-c-compiler c++11",
+        "Building wheel for {P} (setup.py) ... error\n/usr/include/c++/4.8.2/bits/c++0x_warning.h:32:2: error: #error This file requires compiler and library support for the ISO C++ 2011 standard.\n",
+    ),
+    (
         "build-isolation",
         "Collecting {P}\n  Downloading {P}-2.5.8.tar.gz (2.6 MB)\n  Installing build dependencies ... done\n  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n\n  × Getting requirements to build wheel did not run successfully.\n  │ exit code: 1\n  ╰─> [20 lines of output]\n      ModuleNotFoundError: No module named 'torch'\n",
     ),

@@ -4679,6 +4679,14 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // nvcc of CUDA 11.x before 11.6 cannot parse gcc 11's <functional>
         // (`std_function.h:435:145: error: parameter packs not expanded with '...'`).
         || s.contains("parameter packs not expanded with") && s.contains("std_function.h")
+        // gcc before 6 compiles C++98 unless told: its c++0x_warning.h refuses a build needing
+        // C++11 (`#error This file requires compiler and library support for the ISO C++ 2011
+        // standard`).
+        || s.contains("requires compiler and library support for the ISO C++ 2011")
+        // gcc crashing on the package's source (`internal compiler error: in
+        // maybe_undo_parenthesized_ref`): a bug of that gcc release. Killed by the kernel
+        // (`internal compiler error: Killed (program cc1plus)`) is memory, not the compiler.
+        || s.contains("internal compiler error: ") && !s.contains("Killed")
         // MSVC's STL refusing an older nvcc: `error STL1002: Unexpected compiler version,
         // expected CUDA 12.4 or newer.`
         || s.contains("STL1002")

@@ -16,7 +16,7 @@ use crate::fix::{CondaChannel, Fix, FixKind, Name, PipFlag, Requirement, Step, S
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A JIT compile step or a build found no C/C++ compiler, or none it accepts (a gcc newer than nvcc supports, one without C++17).",
     meaning: "Triton and torch.compile build small launchers with the system's C compiler at run time, and C++ extensions compile on first import. Slim containers and fresh machines often have none, so the first compiled call fails.",
-    fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both. On Windows: Visual Studio Build Tools' C++ workload, run from a prompt with cl.exe on PATH. A compiler the build refuses: a gcc nvcc supports (`CC`/`CXX`/`NVCC_CCBIN` at an older one, e.g. gcc-11 for CUDA 11.x/12.0) or a newer CUDA toolkit; a compiler with C++17 (gcc 9 or later) for torch 2.x headers. A package whose compiled part is Rust (tokenizers, safetensors) built from its sdist without cargo: the newest release with a wheel for this Python and platform (`--only-binary`), else Rust from rustup (user-level, advice).",
+    fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both. On Windows: Visual Studio Build Tools' C++ workload, run from a prompt with cl.exe on PATH. A compiler the build refuses: a gcc nvcc supports (`CC`/`CXX`/`NVCC_CCBIN` at an older one, e.g. gcc-11 for CUDA 11.x/12.0) or a newer CUDA toolkit; a compiler with C++17 (gcc 9 or later) for torch 2.x headers, with C++11 at least for any build (gcc 4.8 refuses it: `requires compiler and library support for the ISO C++ 2011 standard`); another gcc release where the compiler crashes on the source (`internal compiler error`, its own bug). A package whose compiled part is Rust (tokenizers, safetensors) built from its sdist without cargo: the newest release with a wheel for this Python and platform (`--only-binary`), else Rust from rustup (user-level, advice).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -44,6 +44,8 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         || detail.contains("unsupported clang version")
         || detail.contains("C++17 or later compatible compiler is required")
         || detail.contains("You need C++17")
+        || detail.contains("ISO C++ 2011")
+        || detail.contains("internal compiler error")
     {
         return refused(source, detail);
     }
@@ -351,6 +353,36 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
                 "remove the -ccbin flag from the extension's nvcc arguments (setup.py extra_compile_args) or unset NVCC_CCBIN, so nvcc uses the installed gcc/g++, then build again".into(),
             )),
         ]);
+        return d;
+    }
+    if detail.contains("ISO C++ 2011") {
+        d.message = "the C++ compiler is too old for this build: gcc before 6 compiles C++98 unless told, and its headers refuse the C++11 the sources need".into();
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "newer-gcc",
+                FixKind::Advice,
+                "Build with a newer gcc (6 or later, 9 or later for torch 2.x)",
+                "gcc 6 and later compile C++14 by default; a conda environment's compilers (conda-forge cxx-compiler) or the distribution's newer gcc (devtoolset/gcc-toolset on RHEL and CentOS, whose default gcc 4.8 this is) need no change to the package.",
+            )
+            .step(Step::Manual(
+                "install a newer gcc (conda install -c conda-forge cxx-compiler, or devtoolset/gcc-toolset), export CC and CXX to it, then build again".into(),
+            )),
+        ]);
+        return d;
+    }
+    if detail.contains("internal compiler error") {
+        d.message = "the C++ compiler crashed on the package's source (an internal compiler error, a bug of this compiler release): another gcc release compiles it".into();
+        d.fixes = crate::fix::rank(vec![Fix::new(
+            code,
+            "other-gcc",
+            FixKind::Advice,
+            "Build with another gcc release (a newer one first; one nvcc supports)",
+            "An internal compiler error is the compiler's own bug, fixed in later releases of it; the package's source is not at fault. For CUDA sources the gcc must still be one the toolkit accepts.",
+        )
+        .step(Step::Manual(
+            "install another gcc (conda install -c conda-forge gxx=<version>, or the distribution's gcc-<version>), export CC, CXX and NVCC_CCBIN to it, then build again".into(),
+        ))]);
         return d;
     }
     if detail.contains("C++17 or later") || detail.contains("You need C++17") {
