@@ -283,6 +283,8 @@ pub struct Scene {
     pub packages_built: Vec<String>,
     pub used_uv: bool,
     pub compile_failed: bool,
+    /// The linker missed a library (`cannot find -lcudart`): the text is a build's link step.
+    pub linking: bool,
     pub precompiled_wheel_missing: bool,
     /// Where a build's failure is first reported, and the package it names (the first one named).
     pub build_failed: Option<(Span, Option<String>)>,
@@ -1026,13 +1028,16 @@ impl Collector {
                 span,
             ),
             // The linker misses a library just as the loader would: the same failure.
-            EventKind::LinkerCannotFind { library } => self.push(
-                Failure::MissingLibrary {
-                    name: format!("lib{library}.so"),
-                    required_by: None,
-                },
-                span,
-            ),
+            EventKind::LinkerCannotFind { library } => {
+                self.scene.linking = true;
+                self.push(
+                    Failure::MissingLibrary {
+                        name: format!("lib{library}.so"),
+                        required_by: None,
+                    },
+                    span,
+                );
+            }
             EventKind::GpuLibrariesNotLoaded { framework, detail } => self.push(
                 Failure::GpuLibraries {
                     framework: framework.clone(),
@@ -1671,6 +1676,32 @@ impl Collector {
         if asserted {
             out.retain(|i| !matches!(i.failure, Failure::CudaUnavailable { .. }));
         }
+        // A library's unversioned name read from a follow-up line (CTranslate2's `Cannot load
+        // symbol cudnnCreate…` after `Unable to load any of {libcudnn_cnn.so.9, …}`) says no
+        // more than the numbered library of the same product the text names.
+        // (Windows names the same product's DLL: `cudnn_ops64_9.dll`.)
+        let numbered: Vec<String> = out
+            .iter()
+            .filter_map(|i| match &i.failure {
+                Failure::MissingLibrary { name, .. } if !basename(name).ends_with(".so") => {
+                    Some(basename(name).to_ascii_lowercase())
+                }
+                Failure::WindowsDll { dll: Some(d), .. } => Some(basename(d).to_ascii_lowercase()),
+                _ => None,
+            })
+            .collect();
+        out.retain(|i| match &i.failure {
+            Failure::MissingLibrary { name, .. } => basename(name)
+                .strip_suffix(".so")
+                .map(str::to_ascii_lowercase)
+                .is_none_or(|stem| {
+                    let bare = stem.strip_prefix("lib").unwrap_or(&stem).to_owned();
+                    !numbered
+                        .iter()
+                        .any(|n| n.starts_with(&stem) || n.starts_with(&bare))
+                }),
+            _ => true,
+        });
         // The framework's summary says no more than the loader's lines that name the libraries.
         if out
             .iter()

@@ -187,6 +187,14 @@ const TEMPLATES: &[(&str, &str)] = &[
         "Building wheel for {P} (setup.py) ... error\n/usr/include/c++/4.8.2/bits/c++0x_warning.h:32:2: error: #error This file requires compiler and library support for the ISO C++ 2011 standard.\n",
     ),
     (
+        "missing-shared-library ort-provider",
+        "[E:onnxruntime:Default, provider_bridge_ort.cc:1744 TryGetProviderInfo_CUDA] /onnxruntime_src/onnxruntime/core/session/provider_bridge_ort.cc:1426 onnxruntime::Provider& onnxruntime::ProviderLibrary::Get() [ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_cuda.so with error:\n  File \"/venv/lib/python3.10/site-packages/{P}/__init__.py\", line 3\n",
+    ),
+    (
+        "missing-shared-library any-version",
+        "  File \"/venv/lib/python3.10/site-packages/{P}/__init__.py\", line 3\nRuntimeError: Unable to load any libcudart.so.* library\nInvalid handle. Cannot load symbol cublasLtCreate\n",
+    ),
+    (
         "build-isolation",
         "Collecting {P}\n  Downloading {P}-2.5.8.tar.gz (2.6 MB)\n  Installing build dependencies ... done\n  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n\n  × Getting requirements to build wheel did not run successfully.\n  │ exit code: 1\n  ╰─> [20 lines of output]\n      ModuleNotFoundError: No module named 'torch'\n",
     ),

@@ -21,7 +21,7 @@ use crate::kb;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`libX.so.N: cannot open shared object file` (CUDA runtime, cuDNN, removed torch libraries, ...).",
     meaning: "A compiled module names the libraries it needs (`DT_NEEDED`); the loader searches RPATH/RUNPATH, `LD_LIBRARY_PATH`, the ld.so cache and the default directories. The library may be on the machine but outside that path, belong to another CUDA major than the one installed, have been renamed by a later torch, or come from a system package no wheel ships. Other loaders say it in their own words, read the same way: `Unable to load any of {…}`, `Could not load library X`, `Library X is not found or cannot be loaded`, DGL's per-torch libraries, macOS' `Library not loaded`, and Windows' `DLL load failed … module could not be found` / `[WinError 126] … Error loading \"…dll\"`, which never says which dependency is missing. cuDNN's sub-libraries and Windows' CUDA DLLs (`cublas64_11.dll`) are read as their product and major. jaxlib's `Unable to load cuDNN. Is it installed?` is its CUDA plugin failing to open the nvidia-* wheels `jax[cuda12]` installs, most often because another CUDA on LD_LIBRARY_PATH is found first.",
-    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. A source build when the library is torch's and the package links torch. (A torch JIT op's own library missing from its build directory is an unfinished build: extension-incomplete-build.) On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
+    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. A source build when the library is torch's and the package links torch. (A torch JIT op's own library missing from its build directory is an unfinished build: extension-incomplete-build.) A CUDA library's unversioned name (`libcudart.so`): when a build links it, the toolkit's copy on the linker's path; when a program loads it by that name (ctypes' `find_library`, cpm_kernels, CTranslate2's `Cannot load symbol cublasLtCreate`), the installed numbered file's directory on `LD_LIBRARY_PATH`, with a link of the asked name to it in a directory of the user's own (advice). On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
     near_package: super::NearPackage::Never,
     ..CodeDoc::BASE
 };
@@ -441,7 +441,29 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
         );
         return crate::fix::rank(fixes);
     }
-    if linker_name(lib) {
+    // Only a build links: a loader asking for the unversioned name (ctypes, a runtime's own
+    // search `Unable to load any libcudart.so.*`) is helped by the library itself, below.
+    let building =
+        !cx.scene.packages_built.is_empty() || cx.scene.compile_failed || cx.scene.linking;
+    // The loader asks for the development name (ctypes' `find_library('cudart')`, cpm_kernels,
+    // CTranslate2's lazy loading): the numbered file pip's wheels and the runtime ship, under
+    // that name, in a directory of the user's own on the loader's path.
+    if linker_name(lib) && !building {
+        fixes.push(
+            Fix::new(
+                code,
+                "unversioned-link",
+                FixKind::Advice,
+                format!("Let the loader find the installed {lib}.N: its directory on LD_LIBRARY_PATH, and the unversioned name linked to it where that is what is asked"),
+                "Only the CUDA toolkit's lib64 (or a -dev package) holds the unversioned name; pip's nvidia-* wheels and the runtime packages ship the numbered file alone (libcudart.so.12), in a directory the loader does not search for other packages. Its directory on LD_LIBRARY_PATH serves a program that opens the numbered file; one that opens the unversioned name (ctypes' find_library, Paddle) also needs a link under that name, in a directory of your own: no root, nothing installed changes.",
+            )
+            .step(Step::Manual(format!(
+                "find the numbered file (`find / -name '{lib}.*' 2>/dev/null`; none: install the CUDA library of the package's CUDA major, nvidia-*-cuXX), then export LD_LIBRARY_PATH=<its directory>:$LD_LIBRARY_PATH; if the error names {lib} itself: `mkdir -p ~/.local/lib/cuda-names && ln -s <that file> ~/.local/lib/cuda-names/{lib}` and add ~/.local/lib/cuda-names to LD_LIBRARY_PATH too"
+            )))
+            .unverified(),
+        );
+    }
+    if linker_name(lib) && building {
         fixes.push(
             Fix::new(
                 code,
@@ -1411,9 +1433,15 @@ pub(crate) fn gpu_libraries(
         detail.lines().next().unwrap_or("").trim()
     );
     d.evidence.push(format!("the text says: {}", detail.trim()));
-    d.explanation = Some(format!(
-        "{pkg} opens CUDA's libraries by name at start-up, each of the major its release was built with; the loader's lines before this one (`Could not load dynamic library …`, shown with TF_CPP_MIN_LOG_LEVEL=0) name the ones missing."
-    ));
+    d.explanation = Some(if framework == "tensorflow" {
+        format!(
+            "{pkg} opens CUDA's libraries by name at start-up, each of the major its release was built with; the loader's lines before this one (`Could not load dynamic library …`, shown with TF_CPP_MIN_LOG_LEVEL=0) name the ones missing."
+        )
+    } else {
+        format!(
+            "{pkg} opens CUDA's libraries by name when a session asks for the GPU, each of the major its release was built with (its documentation's requirements table); the loader's reason after `with error:` names the one missing."
+        )
+    });
     let mut fixes = Vec::new();
     // The package's extra for its CUDA wheels, where the tables name one.
     let extra = kb::package(&pkg).and_then(|f| f.cuda_extra);
@@ -1442,7 +1470,11 @@ pub(crate) fn gpu_libraries(
             code,
             "library-dirs-on-path",
             FixKind::Advice,
-            "Or put the directories of the CUDA libraries already installed on LD_LIBRARY_PATH",
+            if fixes.is_empty() {
+                "Put the directories of the CUDA libraries already installed on LD_LIBRARY_PATH"
+            } else {
+                "Or put the directories of the CUDA libraries already installed on LD_LIBRARY_PATH"
+            },
             "A library that is on the machine (pip's site-packages/nvidia/*/lib, a conda environment's lib, a toolkit's lib64) but outside the loader's search path is found once its directory is on LD_LIBRARY_PATH (TensorFlow 2.16.1's pip layout needs this).",
         )
         .step(Step::Manual(

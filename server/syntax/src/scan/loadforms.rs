@@ -543,6 +543,64 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     if s.contains("cannot open shared object file") {
         return;
     }
+    // onnxruntime's provider bridge on Linux, cut off before the loader's reason: `Failed to
+    // load library libonnxruntime_providers_cuda.so with error:` — the provider is there, some
+    // CUDA or cuDNN library it needs is not (a reason naming one is read as that library).
+    if let Some(p) = s.find("Failed to load library libonnxruntime_providers_")
+        && s[p..]
+            .split_once("with error:")
+            .is_none_or(|(_, why)| why.trim().is_empty())
+    {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::GpuLibrariesNotLoaded {
+                framework: "onnxruntime".to_owned(),
+                detail: cap(s[p..].trim_end()).to_owned(),
+            },
+        );
+        return;
+    }
+    // cuda-pathfinder's search (cudnn-frontend, cuda-python): `Unable to load any
+    // libcudart.so.* library`; the glob's fixed part is the library.
+    if let Some(p) = s.find("Unable to load any lib") {
+        let tok = s[p + 19..].split_whitespace().next().unwrap_or("");
+        let name = tok.split('*').next().unwrap_or("").trim_end_matches('.');
+        if is_library_name(name) {
+            push(p, name, None);
+            return;
+        }
+    }
+    // bitsandbytes before 0.43 looking for the CUDA runtime: `WARNING: No libcudart.so found!
+    // Install CUDA or the cudatoolkit package (anaconda)!`.
+    if let Some(p) = s.find("No libcudart.so found") {
+        push(p, "libcudart.so", None);
+        return;
+    }
+    // CTranslate2's lazy loader after its dlopen of cuBLAS failed: `Invalid handle. Cannot load
+    // symbol cublasLtCreate` — the symbol's prefix says which library.
+    if let Some(p) = s.find("Cannot load symbol ") {
+        let sym = s[p + 19..]
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .next()
+            .unwrap_or("");
+        let lib = [
+            ("cublasLt", "libcublasLt.so"),
+            ("cublas", "libcublas.so"),
+            ("cudnn", "libcudnn.so"),
+            ("cufft", "libcufft.so"),
+            ("curand", "libcurand.so"),
+            ("cusparse", "libcusparse.so"),
+            ("cusolver", "libcusolver.so"),
+            ("nccl", "libnccl.so"),
+        ]
+        .iter()
+        .find(|(prefix, _)| sym.starts_with(prefix))
+        .map(|(_, lib)| *lib);
+        if let Some(lib) = lib {
+            push(p, lib, None);
+            return;
+        }
+    }
     // `ldd`'s and ntldd's listing: `libcudart.so.11.0 => not found`, `cublas64_13.dll => not
     // found`.
     if let Some(p) = s.find("=> not found") {
