@@ -1576,7 +1576,9 @@ impl Collector {
                     .trim_matches(['\'', '"', '`']);
                 if let Some(f) = own_module(module) {
                     self.push(f, span);
-                } else if checkout_extension_import(module, self.last_frame.as_deref()) {
+                } else if checkout_extension_import(module, self.last_frame.as_deref())
+                    || compiled_module_name(module)
+                {
                     self.push(
                         Failure::CompiledModuleMissing {
                             module: module.to_owned(),
@@ -1741,6 +1743,32 @@ impl Collector {
         }
         (out, scene)
     }
+}
+
+/// A module named as only compiled extensions are (`pointgroup_ops`, `quant_cuda`,
+/// `iou3d_cuda`, `modules._ext`, `torch_npu._C`): `setup.py` names its extension so, and no pure
+/// Python package is. Missing, it was never built (or built elsewhere).
+fn compiled_module_name(module: &str) -> bool {
+    let last = module.rsplit('.').next().unwrap_or(module);
+    let plain = !last.is_empty()
+        && last.len() <= 64
+        && module
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.');
+    let stem = last.trim_start_matches('_');
+    plain
+        && (matches!(last, "_C" | "_ext" | "__ext")
+            || [
+                "_ops",
+                "_cuda",
+                "_ext",
+                "_cpp",
+                "_kernels",
+                "_kernel",
+                "_cuda_kernel",
+            ]
+            .iter()
+            .any(|s| stem.len() > s.len() && stem.ends_with(s)))
 }
 
 /// `No module named 'X'` for a compiled module a known package ships: the package is installed
