@@ -255,8 +255,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     // JIT op builders: DeepSpeed's and apex's own checks, and an nvcc too old for the build.
     ("does not match the version torch was compiled with", CUDAMM),
     ("version used to compile Pytorch binaries", CUDAMM),
-    ("Unsupported gpu architecture", CUDAMM),
-    ("unsupported gpu architecture", CUDAMM),
+    // `architecture`, and as titles retype it (`architechture`).
+    ("Unsupported gpu archit", CUDAMM),
+    ("unsupported gpu archit", CUDAMM),
     ("is not defined for option 'gpu-", CUDAMM),
     // LLVM's NVPTX backend (Triton's compiler): `'sm_120' is not a recognized processor for this
     // target (ignoring processor)`.
@@ -1706,7 +1707,7 @@ impl<'a> Scanner<'a> {
         // lowering keeps every byte offset.
         let lower = s.to_ascii_lowercase();
         for (phrase, arch_before) in [
-            ("unsupported gpu architecture", false),
+            ("unsupported gpu archit", false),
             ("is not defined for option 'gpu-", true),
         ] {
             let Some(p) = lower.find(phrase) else {
@@ -1715,7 +1716,9 @@ impl<'a> Scanner<'a> {
             let quoted = if arch_before {
                 s[..p].trim_end().rsplit_once("Value").map(|(_, a)| a)
             } else {
-                Some(&s[p + phrase.len()..])
+                // The rest of the word, however it is spelt.
+                let r = &s[p + phrase.len()..];
+                Some(r.trim_start_matches(|c: char| c.is_ascii_alphabetic()))
             };
             let arch: String = quoted
                 .map(|a| a.trim_start().trim_start_matches(['\'', '`', '"']))
