@@ -296,6 +296,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("DNN library ", CUDAMM),
     ("but JAX was built against", CUDAMM),
     ("cannot find -l", LD),
+    ("unable to find library -l", LD),
     // MSVC's linker: `LINK : fatal error LNK1181: cannot open input file 'c10_cuda.lib'`.
     ("cannot open input file '", LD),
     ("libcuda.so", LIBCUDA),
@@ -4557,10 +4558,15 @@ fn linker_cannot_find(l: &Line<'_>, out: &mut Out) {
         );
         return;
     }
-    let Some(p) = s.find("cannot find -l") else {
+    // GNU ld's `cannot find -lcuda`, LLVM lld's `unable to find library -lcuda`.
+    let Some((p, len)) = s
+        .find("cannot find -l")
+        .map(|p| (p, 14))
+        .or_else(|| s.find("unable to find library -l").map(|p| (p, 25)))
+    else {
         return;
     };
-    let r = &s[p + 14..];
+    let r = &s[p + len..];
     let n = r
         .bytes()
         .take_while(|&c| c.is_ascii_alphanumeric() || b"_+-.".contains(&c))

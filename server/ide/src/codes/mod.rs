@@ -147,6 +147,20 @@ pub(crate) struct Cx<'a> {
     pub span: abidoc_syntax::Span,
 }
 
+/// A library of the system's or /opt's own directories (`/opt/rccl/lib/librccl.so.1`), which
+/// belongs to no pip package: the package around it in the text only imported it, and no
+/// reinstall of that package changes it.
+/// A Python module there (`/opt/vllm/vllm/_C.cpython-39-…so`) is a checkout's, not this.
+pub(crate) fn in_system_dirs(library: &str) -> bool {
+    let file = crate::incidents::basename(library);
+    ["/usr/", "/lib/", "/lib64/", "/opt/"]
+        .iter()
+        .any(|d| library.starts_with(d))
+        && !library.contains("-packages/")
+        && file.starts_with("lib")
+        && !file.contains(".cpython-")
+}
+
 /// The project a library is named after where nothing else names its package: `libOpenMM.so.8.0`
 /// is OpenMM's, `libtreelite.dylib` treelite's. Only `lib`-prefixed names no table places
 /// (system, CUDA, driver and torch libraries, symbol providers) count: those belong to others.
@@ -190,6 +204,14 @@ impl Cx<'_> {
     /// library torch does not own: torch's frames surround every extension's import), then a
     /// top-level module's own name.
     pub fn package_of(&self, library: Option<&str>, torch_owns: bool) -> Option<String> {
+        // Triton compiles its launchers into its cache at run time (`/tmp/torchinductor_root/
+        // triton/0/<hash>/hip_utils.so`, `~/.triton/cache/<hash>/cuda_utils.so`): Triton's.
+        if let Some(l) = library.map(|l| l.replace('\\', "/"))
+            && (l.contains("/.triton/cache/")
+                || l.contains("/torchinductor_") && l.contains("/triton/"))
+        {
+            return Some("triton".to_owned());
+        }
         library
             .and_then(|l| self.world.installed_owner(l))
             .or_else(|| {

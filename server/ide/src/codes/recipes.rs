@@ -167,6 +167,28 @@ pub(crate) fn extension_mismatch(
         }
         return fixes;
     };
+    // A library installed outside any Python environment (`/opt/hpcx/ucx/lib/libucs.so.0`,
+    // a source-built `/opt/rccl`) is its own installation's: no pip step on the package that
+    // imported it reaches that file.
+    if let Some(lib) = library
+        .filter(|l| super::in_system_dirs(l))
+        .and_then(crate::fix::SafePath::new)
+    {
+        let lib = lib.as_str();
+        let dir = lib.rsplit_once('/').map_or(lib, |(d, _)| d);
+        return vec![
+            Fix::new(
+                code,
+                "system-copy",
+                FixKind::Advice,
+                format!("Rebuild or reinstall what put {} in {dir}, or keep it off the loader's path", crate::incidents::basename(lib)),
+                format!("{lib} is not a file of {pkg} or of any pip package: it was installed in {dir} by a system package, a container image or a build of its own, and no reinstall of {pkg} changes it. Rebuild or reinstall it whole (the version {pkg} was built with), or, when {pkg} ships its own copy, take {dir} off LD_LIBRARY_PATH so the loader takes that one."),
+            )
+            .step(Step::Manual(format!(
+                "find what owns {lib} (`dpkg -S {lib}` / `rpm -qf {lib}`, else the build or image that made {dir}); rebuild or reinstall it, or remove {dir} from LD_LIBRARY_PATH"
+            ))),
+        ];
+    }
     let facts = kb::package(pkg.as_str());
     let partners: Vec<Name> = facts
         .as_ref()
