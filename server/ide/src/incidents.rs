@@ -1564,7 +1564,11 @@ impl Collector {
             EventKind::WrappedImportError { what } => {
                 push_distinct(&mut self.scene.wrapped_imports, what);
             }
-            EventKind::CompileFailed { .. } => self.scene.compile_failed = true,
+            EventKind::CompileFailed { .. } => {
+                self.scene.compile_failed = true;
+                // A compiler's or ninja's failure is a build's failure too, when nothing names one.
+                self.scene.build_failed.get_or_insert((span, None));
+            }
             EventKind::PrecompiledWheelNotFound => self.scene.precompiled_wheel_missing = true,
             EventKind::BuildRequirementsFailed => {
                 self.scene.requirements_step_failed.get_or_insert(span);

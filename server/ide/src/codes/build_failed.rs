@@ -2,7 +2,8 @@
 //! and nothing in the text says why that abidoc knows.
 //!
 //! Produced only when a build failure (`Failed building wheel for X`, `Failed to build X`,
-//! `error: subprocess-exited-with-error`, `Error building extension 'X'`) is the whole diagnosis:
+//! `error: subprocess-exited-with-error`, `Error building extension 'X'`, a compiler's or ninja's
+//! `error: command '…/nvcc' failed`) is the whole diagnosis:
 //! any cause read in the text (no nvcc, no compiler, torch not visible, a missing header) is
 //! that code's diagnosis instead. A warning: the cause is in lines the paste does not hold.
 //! Fixes avoid the compile where the package publishes builds (its wheel page, its release
@@ -13,7 +14,7 @@ use crate::diagnostic::{Diagnostic, Severity, SourceRef};
 use crate::fix::{Fix, FixKind, Name, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile.",
+    summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`, `error: command '…/nvcc' failed`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile.",
     meaning: "pip compiles a package when no wheel on the index fits this Python and platform, and packages that pick their own prebuilt wheel in setup.py (flash-attn, mamba-ssm, causal-conv1d) compile when none fits the installed torch, CUDA and C++ ABI. pip's summary (`Failed building wheel for X`, `× python setup.py bdist_wheel did not run successfully`) comes after the compiler's own output, which holds the cause; a paste that keeps only the summary says that the build failed, not why. Where the package publishes builds elsewhere (its own wheel page per torch and CUDA, a release paired with each torch), installing one needs no compiler at all.",
     fixes: "1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). 2. See the cause: install again with `-v` and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows.",
     near_package: super::NearPackage::NotTorch,
