@@ -4778,8 +4778,11 @@ fn cython_source_missing(l: &Line<'_>, out: &mut Out) {
 fn compile_failed(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     let c = l.c().trim_start();
+    // distutils' `error: command '/usr/local/cuda/bin/nvcc' failed with exit status 1`, as
+    // Python 2 printed it (`command u'…'`) and as titles capitalize it.
+    let lower = s.to_ascii_lowercase();
     let hit = c.starts_with("FAILED: ")
-        || (s.contains("error: command '")
+        || ((lower.contains("error: command '") || lower.contains("error: command u'"))
             && s.contains("' failed")
             && !s.contains("No such file or directory"))
         || s.contains("CalledProcessError: Command '['ninja'")
