@@ -351,6 +351,9 @@ mod fact {
     pub const OLD_CXX: u32 = 1 << 13;
     pub const THC: u32 = 1 << 14;
     pub const INDUCTOR: u32 = 1 << 15;
+    /// The text states Linux as the platform in use (uv's `You're on Linux`): platform tags it
+    /// lists for other systems (`win_amd64`) are not this machine's.
+    pub const LINUX_STATED: u32 = 1 << 16;
 }
 
 /// Phrases that only a look at the whole text gives, each with what it shows (their order is the
@@ -375,6 +378,8 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     (".pyd", fact::WINDOWS),
     // Its wheels' platform tag, its Triton port, its versions as people name them.
     ("win_amd64", fact::WINDOWS),
+    // uv's hint, which then lists the platforms a release does have.
+    ("You're on Linux", fact::LINUX_STATED | fact::UV),
     // torch's Inductor, Triton's caller in torch.compile: its modules, its backend's name.
     ("torch/_inductor/", fact::INDUCTOR),
     ("torch\\_inductor\\", fact::INDUCTOR),
@@ -483,7 +488,7 @@ impl Scene {
         self.mentions_fallback |=
             has(fact::FALLBACK) || has(fact::FALLBACK_WORD) && has(fact::MAMBA);
         self.used_uv |= has(fact::UV);
-        self.mentions_windows |= has(fact::WINDOWS);
+        self.mentions_windows |= has(fact::WINDOWS) && !has(fact::LINUX_STATED);
         self.mentions_zluda |= has(fact::ZLUDA);
         self.mentions_pytorch |= has(fact::PYTORCH);
         self.mentions_macos |= has(fact::MACOS);

@@ -195,6 +195,14 @@ const TEMPLATES: &[(&str, &str)] = &[
         "  File \"/venv/lib/python3.10/site-packages/{P}/__init__.py\", line 3\nRuntimeError: Unable to load any libcudart.so.* library\nInvalid handle. Cannot load symbol cublasLtCreate\n",
     ),
     (
+        "gpu-arch-missing fa3-hopper",
+        "  File \"/venv/lib/python3.12/site-packages/{P}/ops/fmha/flash3.py\", line 3\nCUDA error (/__w/{P}/{P}/third_party/flash-attention/hopper/flash_fwd_launch_template.h:188): invalid argument\n",
+    ),
+    (
+        "no-matching-distribution uv-platform",
+        "error: Distribution `{P}==1.27.0 @ registry+https://pypi.org/simple` can't be installed because it doesn't have a source distribution or wheel for the current platform\n\nhint: You're on Linux (`manylinux_2_39_aarch64`), but `{P}` (v1.27.0) only has wheels for the following platforms: `manylinux_2_28_x86_64`, `win_amd64`\n",
+    ),
+    (
         "build-isolation",
         "Collecting {P}\n  Downloading {P}-2.5.8.tar.gz (2.6 MB)\n  Installing build dependencies ... done\n  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n\n  × Getting requirements to build wheel did not run successfully.\n  │ exit code: 1\n  ╰─> [20 lines of output]\n      ModuleNotFoundError: No module named 'torch'\n",
     ),

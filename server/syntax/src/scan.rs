@@ -422,6 +422,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     // dispatcher finding no kernel for the GPU at all.
     ("but was built for sm", GPUARCH),
     ("no kernel found to launch", GPUARCH),
+    ("flash_fwd_launch_template.h", GPUARCH),
     // PaddlePaddle's own check, FlashInfer's minimum, FlashAttention's ROCm build check.
     ("but your current GPU is ", GPUARCH),
     ("requires GPUs with sm", GPUARCH),
@@ -465,6 +466,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ),
     ("No matching distribution found for ", FOREIGN),
     ("Because there is no version of ", FOREIGN),
+    ("doesn't have a source distribution or wheel", FOREIGN),
     ("cannot enable executable stack", FOREIGN),
     ("cannot allocate memory in static TLS block", FOREIGN),
     // Media packages with no backend to read or write a file (torchaudio, torchvision).
@@ -2021,6 +2023,17 @@ impl<'a> Scanner<'a> {
         // (`cutlassF: no kernel found to launch!`, a Kepler K80 under kernels from sm50 on).
         if s.contains(", but was built for sm") && s.contains(" is for sm")
             || s.contains("no kernel found to launch")
+        {
+            hit = true;
+        }
+        // FlashAttention 3's Hopper-only kernels (bundled by xFormers 0.0.30 and later) launched
+        // on another GPU: `CUDA error (…/flash-attention/hopper/flash_fwd_launch_template.h:188):
+        // invalid argument`.
+        if s.contains("flash_fwd_launch_template.h")
+            && (s.contains("/hopper/")
+                || s.contains("\\hopper\\")
+                || s.contains("hopper\\flash_fwd"))
+            && s.contains("invalid argument")
         {
             hit = true;
         }

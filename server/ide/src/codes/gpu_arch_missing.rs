@@ -364,6 +364,14 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
     let mut fixes = Vec::new();
     let torch = cx.torch();
     let ext = d.package.as_deref().filter(|p| *p != "torch");
+    // A package its importers do without (xFormers under diffusers or ComfyUI: they fall back
+    // to torch's own attention): removing it is instant, where its build is an hour.
+    if let Some(f) = ext
+        .and_then(Name::new)
+        .and_then(|p| recipes::uninstall_optional(code, cx, &p))
+    {
+        fixes.push(f);
+    }
     // An extension compiled without this GPU: compile it for this GPU. Only a torch extension
     // compiles through pip against torch; a library loaded by hand (bitsandbytes') has its own
     // build, and `--no-binary` would compile nothing.

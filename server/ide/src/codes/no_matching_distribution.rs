@@ -108,6 +108,7 @@ pub(crate) fn diagnose(
     if unreachable {
         return index_unreachable(cx, d, &name);
     }
+    let installer = if cx.scene.used_uv { "uv" } else { "pip" };
     d.message = match (pin, available) {
         (Some(p), _) if local.is_some() && torch_family && !all_newer => format!(
             "pip found no {name} {p} to install: the +{} builds are published on PyTorch's own index, which this install did not use{}",
@@ -125,9 +126,9 @@ pub(crate) fn diagnose(
             "{name} {p} has no release for {here}: every {name} pip can install here is older, so {p} needs another Python (or platform)"
         ),
         (Some(p), _) => format!(
-            "pip found no {name} {p} for {here}: that release has no file this interpreter accepts"
+            "{installer} found no {name} {p} for {here}: that release has no file this interpreter accepts"
         ),
-        (None, _) => format!("pip found no release of {name} that installs on {here}"),
+        (None, _) => format!("{installer} found no release of {name} that installs on {here}"),
     };
     if let Some(list) = available.filter(|l| !l.is_empty()) {
         let shown: Vec<&str> = list.iter().take(3).map(String::as_str).collect();

@@ -294,6 +294,31 @@ pub(super) fn no_matching_distribution(l: &Line<'_>, out: &mut Out) {
         "Because there is no version of ",
     ];
     let s = l.s();
+    // uv, when a release exists but has nothing for this platform: ``Distribution
+    // `onnxruntime-gpu==1.27.0 @ registry+https://pypi.org/simple` can't be installed because it
+    // doesn't have a source distribution or wheel for the current platform``.
+    if let Some(q) = s.find("doesn't have a source distribution or wheel")
+        && let Some(p) = s[..q].find("Distribution `")
+    {
+        let req = s[p + 14..q]
+            .split(['`', ' '])
+            .next()
+            .unwrap_or("")
+            .to_owned();
+        if !req.is_empty()
+            && req.len() <= 200
+            && req.starts_with(|c: char| c.is_ascii_alphanumeric())
+        {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::NoMatchingDistribution {
+                    requirement: cap(&req).to_owned(),
+                    available: None,
+                },
+            );
+        }
+        return;
+    }
     let Some((p, form)) = FORMS.iter().find_map(|f| s.find(f).map(|p| (p, *f))) else {
         return;
     };
