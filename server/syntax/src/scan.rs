@@ -511,6 +511,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("torch ", VERSION),
     ("torch=", VERSION),
     ("torch:", VERSION),
+    // The banner the prebuilt-wheel packages' setup.py prints (`torch.__version__  = 2.4.0+cu121`).
+    ("torch.__version__", VERSION),
     ("python=", VERSION),
     ("CUDA", VERSION),
     ("Cuda compilation", VERSION),
@@ -1285,6 +1287,7 @@ impl<'a> Scanner<'a> {
         if has(VERSION) && l.start >= self.no_version_until {
             versions(l, facts, out);
             nvcc_release(l, out);
+            setup_banner_torch(l, out);
         }
         if has(WHEEL) {
             wheel_labels(l, out);
@@ -5530,6 +5533,30 @@ fn versions(l: &Line<'_>, facts: &[u16], out: &mut Out) {
                 },
             );
         }
+    }
+}
+
+/// `torch.__version__  = 2.4.0+cu121`, as flash-attn's, mamba-ssm's and causal-conv1d's setup.py
+/// print it before they look for their prebuilt wheel.
+fn setup_banner_torch(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("torch.__version__") else {
+        return;
+    };
+    let r = &s[p + 17..];
+    let Some(eq) = r.trim_start().strip_prefix('=') else {
+        return;
+    };
+    let v = version_token(eq.trim_start());
+    if is_version(v) {
+        let vs = p + 17 + (r.len() - eq.trim_start().len());
+        out.push(
+            l.span(p, vs + v.len()),
+            EventKind::Version {
+                subject: "torch".to_owned(),
+                version: v.to_owned(),
+            },
+        );
     }
 }
 
