@@ -38,12 +38,25 @@ pub(crate) fn diagnose_text(text: &str, ctx: &Context, envs: &Environments) -> V
 /// shown in lowercase) in their programs' case: same length, same spans.
 fn diagnose_plain(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic> {
     let diags = read_plain(text, ctx, envs);
-    if diags.is_empty()
+    if found(&diags) == 0
         && let Some(recased) = abidoc_syntax::clean::recase(text)
     {
-        return read_plain(&recased, ctx, envs);
+        let other = read_plain(&recased, ctx, envs);
+        if found(&other) > 0 || diags.is_empty() {
+            return other;
+        }
     }
     diags
+}
+
+/// How many failures a reading names. A build that failed for a reason the text does not hold
+/// (`build-failed`) is what is left when the cause was not read: another reading of the same
+/// text (re-joined, re-cased) that reads the cause finds more.
+fn found(diags: &[Diagnostic]) -> usize {
+    diags
+        .iter()
+        .filter(|d| d.code != crate::codes::Code::BuildFailed)
+        .count()
 }
 
 fn read_plain(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic> {
@@ -70,7 +83,8 @@ fn read_plain(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic>
         // wins a tie there.
         let width = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
         let terminal = matches!(width, 80 | 100 | 120 | 132 | 160);
-        if other.len() > diags.len() || (terminal && other.len() == diags.len()) {
+        let (more, same) = (found(&other), found(&diags));
+        if more > same || (terminal && more == same && other.len() >= diags.len()) {
             return other;
         }
     }
