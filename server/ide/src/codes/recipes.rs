@@ -1155,13 +1155,20 @@ pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name
         .cloned()
         .collect();
     names.push(pkg.clone());
+    // A package the tables know does not compile against torch (ONNX Runtime, bitsandbytes,
+    // pyarrow) builds in pip's isolated environment, which holds its declared build
+    // requirements (Cython, CMake): `--no-build-isolation` would take those away and gain
+    // nothing, and MAX_JOBS is torch's cpp_extension's switch.
+    let against_torch = kb::links_torch(pkg.as_str()) != Some(false);
     let mut steps = Vec::new();
     let mut flags = vec![
-        PipFlag::NoBuildIsolation,
         PipFlag::NoCacheDir,
         PipFlag::ForceReinstall,
         PipFlag::NoDeps,
     ];
+    if against_torch {
+        flags.insert(0, PipFlag::NoBuildIsolation);
+    }
     let mut minutes = 0;
     let mut reqs = Vec::new();
     for n in &names {
@@ -1204,34 +1211,46 @@ pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name
             },
         );
     }
-    if let Some(s) = set_env("MAX_JOBS", "4") {
+    if against_torch && let Some(s) = set_env("MAX_JOBS", "4") {
         steps.push(s);
     }
     steps.push(pip_install(cx, flags, reqs));
     let list: Vec<&str> = names.iter().map(Name::as_str).collect();
-    let fix = Fix::new(
-            code,
-            "source-build",
-            FixKind::SourceBuild,
-            format!("Build {} from source against the installed torch", list.join(" and ")),
+    let (title, why, needs) = if against_torch {
+        (
+            format!(
+                "Build {} from source against the installed torch",
+                list.join(" and ")
+            ),
             "Compiles against the torch in this environment (--no-build-isolation), never a cached or prebuilt binary; needs nvcc matching torch's CUDA, ninja, and about 4 GB of memory per job (MAX_JOBS=4).",
+            vec!["nvcc", "ninja", "a C++ compiler"],
         )
+    } else {
+        (
+            format!(
+                "Build {} from source for this environment",
+                list.join(" and ")
+            ),
+            "Compiles it here (--no-binary), never a cached or prebuilt binary, with the build requirements it declares; needs a C/C++ compiler (and the CUDA toolkit for a GPU part).",
+            vec!["a C++ compiler"],
+        )
+    };
+    let fix = Fix::new(code, "source-build", FixKind::SourceBuild, title, why)
         .steps(steps)
         .cost(Cost {
             downloads: true,
-            compiles: Some(Compile {
-                minutes,
-                needs: vec!["nvcc", "ninja", "a C++ compiler"],
-            }),
+            compiles: Some(Compile { minutes, needs }),
             also: Vec::new(),
         });
-    Some(if cx.world.cuda_compiler_found() == Some(false) {
-        fix.blocked_by(
+    Some(
+        if against_torch && cx.world.cuda_compiler_found() == Some(false) {
+            fix.blocked_by(
             "no CUDA compiler (nvcc) was found (CUDA_HOME, PATH, /usr/local/cuda*, this environment): install the CUDA toolkit of torch's CUDA first",
         )
-    } else {
-        fix
-    })
+        } else {
+            fix
+        },
+    )
 }
 
 /// torch built for one CUDA variant (`cu121`) from PyTorch's index: release `torch` when known
