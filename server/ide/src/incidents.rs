@@ -525,6 +525,7 @@ impl Scene {
         found.extend(setuptools_extensions(piece));
         found.extend(onnxruntime_tags(piece));
         found.extend(exception_modules(piece));
+        found.extend(site_package_paths(piece));
         if self.python_in_paths.is_none() {
             self.python_in_paths = python_in_paths(piece);
         }
@@ -2201,6 +2202,57 @@ const NOT_A_PACKAGE: &[&str] = &[
     "IPython",
     "ipykernel",
 ];
+
+/// Compiled files of an environment's packages that a message shows outside any traceback
+/// frame (`…/site-packages/samplerate/_samplerate_data/libsamplerate.dylib' (mach-o file, …`,
+/// a loader's or a crash's line): the directory names the package, known to the tables or not.
+fn site_package_paths(piece: &str) -> Vec<(usize, String)> {
+    const START: &[char] = &['"', '\'', '(', '`', '[', '\u{201c}', '\u{2018}'];
+    const END: &[char] = &['"', '\'', ')', ':', ',', '`', ']', '\u{201d}', '\u{2019}'];
+    let mut out = Vec::new();
+    for marker in ["site-packages", "dist-packages"] {
+        for (i, _) in piece.match_indices(marker) {
+            let start = piece[..i]
+                .rfind(|c: char| c.is_whitespace() || START.contains(&c))
+                .map_or(0, |k| {
+                    k + piece[k..].chars().next().map_or(1, char::len_utf8)
+                });
+            let end = piece[i..]
+                .find(|c: char| c.is_whitespace() || END.contains(&c))
+                .map_or(piece.len(), |k| i + k);
+            let path = &piece[start..end];
+            let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+            let compiled = [".so", ".dylib", ".pyd", ".dll"]
+                .iter()
+                .any(|x| file.ends_with(x) || file.contains(&format!("{x}.")));
+            if !compiled || path.contains("/../") || path.contains("\\..\\") {
+                continue;
+            }
+            let after = &piece[i + marker.len()..end];
+            let top = after
+                .trim_start_matches(['/', '\\'])
+                .split(['/', '\\'])
+                .next()
+                .unwrap_or("");
+            // auditwheel's and delocate's vendored libraries (`numpy.libs/`, `PIL/.dylibs`) and
+            // a package's data directory (`_soundfile_data/libsndfile.so`) are their package's;
+            // `nvidia/` is the namespace of every CUDA wheel, not a package.
+            let vendored = top
+                .strip_suffix(".libs")
+                .or_else(|| top.strip_prefix('_').and_then(|t| t.strip_suffix("_data")));
+            let package = match vendored {
+                Some(v) if plain_module(&v.replace('-', "_")) => Some(crate::kb::normalize(v)),
+                Some(_) => None,
+                None if top == "nvidia" => None,
+                None => site_package_of(path),
+            };
+            if let Some(p) = package {
+                out.push((start, distribution_of(&p)));
+            }
+        }
+    }
+    out
+}
 
 /// A traceback's last line naming its exception by module (`openmm.OpenMMException: …`,
 /// `decord._ffi.base.DECORDError: …`): the exception is the package's own, raised where its

@@ -310,6 +310,19 @@ impl Cx<'_> {
             .torch_version()
             .or_else(|| self.scene.version_of("torch").map(str::to_owned))
     }
+
+    /// The CUDA major of the torch in use: the installed torch's `version.py`, else the
+    /// `+cuXYZ` label of the torch the text states; `Some(0)` for a CPU build; `None` unknown.
+    pub fn torch_cuda_major(&self) -> Option<u64> {
+        if let Some(c) = self.world.torch_cuda() {
+            return c.split('.').next().and_then(|m| m.parse().ok());
+        }
+        let torch = abidoc_knowledge::Version::parse(&self.torch()?)?;
+        if torch.local_label() == Some("cpu") {
+            return Some(0);
+        }
+        torch.local_cuda().map(|(major, _)| major)
+    }
 }
 
 /// A diagnosis with its code's defaults, before the owning module fills it in.
