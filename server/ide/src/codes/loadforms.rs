@@ -912,7 +912,16 @@ pub(crate) fn compiled_module_missing(
                 .then(|| cx.near.filter(|n| *n != "torch").map(str::to_owned))
                 .flatten()
         });
-    let who = d.package.clone().unwrap_or_else(|| "its package".into());
+    // A top-level compiled module no table places (`pointgroup_ops`, `DCNv3`) is installed as a
+    // distribution of its own name when it is installed at all: named so, though no step is
+    // typed on that guess (the fixes below take no package from it).
+    let own_name = (d.package.is_none() && !ctypes_lib && !bare && !module.contains('.'))
+        .then(|| kb::normalize(module));
+    let who = d
+        .package
+        .clone()
+        .or_else(|| own_name.clone())
+        .unwrap_or_else(|| "its package".into());
     d.message = format!(
         "the compiled module {module} is not installed: {who} was installed or checked out without its compiled part (the build skipped it, or a source checkout shadows the installed wheel)"
     );
@@ -964,6 +973,7 @@ pub(crate) fn compiled_module_missing(
         fixes.insert(at, advice);
     }
     d.fixes = crate::fix::rank(fixes);
+    d.package = d.package.take().or(own_name);
     d
 }
 
