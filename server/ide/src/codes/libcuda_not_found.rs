@@ -98,7 +98,7 @@ fn fixes(cx: &Cx<'_>, built: Option<&str>) -> Vec<Fix> {
                 "Find the driver's libcuda.so.1 (`ldconfig -p | grep libcuda`), link it as libcuda.so in a directory you own, and set TRITON_LIBCUDA_PATH and LIBRARY_PATH to that directory. abidoc found no driver library to link here, so it gives no command.",
             )
             .step(Step::Manual(
-                "mkdir -p ~/.local/lib/abidoc/libcuda && ln -sf <driver libcuda.so.1> ~/.local/lib/abidoc/libcuda/libcuda.so; export TRITON_LIBCUDA_PATH=~/.local/lib/abidoc/libcuda".into(),
+                "mkdir -p ~/.local/lib/abidoc/libcuda && ln -sf <driver libcuda.so.1> ~/.local/lib/abidoc/libcuda/libcuda.so; export TRITON_LIBCUDA_PATH=~/.local/lib/abidoc/libcuda; export LIBRARY_PATH=~/.local/lib/abidoc/libcuda:$LIBRARY_PATH".into(),
             ))
             .unverified(),
         ),

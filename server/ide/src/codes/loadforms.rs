@@ -987,6 +987,9 @@ pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
         || detail.contains("Found no NVIDIA driver")
         || detail.contains("unable to find libcuda.so DSO")
         || detail.contains("CUDA driver initialization failed")
+        // bitsandbytes' own setup opens the driver with ctypes when it loads (`CUDA SETUP:
+        // WARNING! libcuda.so not found! Do you have a CUDA driver installed?`): nothing links.
+        || detail.contains("CUDA SETUP")
 }
 
 /// The driver answered and shows no GPU: CUDA's `no CUDA-capable device is detected`, torch's
@@ -1050,6 +1053,18 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
             )
             .steps(recipes::set_env("LD_LIBRARY_PATH", dir.as_str())),
         ),
+        // WSL2 mounts the Windows driver's libraries at one fixed place, outside the default
+        // search path of many distributions' loaders.
+        None if cx.scene.mentions_wsl => fixes.push(
+            Fix::new(
+                code,
+                "driver-dir",
+                FixKind::Configure,
+                "Let the loader find WSL's driver library in /usr/lib/wsl/lib",
+                "Under WSL2 the Windows NVIDIA driver provides libcuda.so.1 in /usr/lib/wsl/lib; a loader that does not search it finds no driver.",
+            )
+            .steps(recipes::set_env("LD_LIBRARY_PATH", "/usr/lib/wsl/lib")),
+        ),
         None => fixes.push(
             Fix::new(
                 code,
@@ -1059,7 +1074,7 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
                 "abidoc found no driver library here, so it gives no path; `ldconfig -p | grep libcuda` shows where the driver put it.",
             )
             .step(Step::Manual(
-                "prepend the directory of libcuda.so.1 to LD_LIBRARY_PATH (on WSL: /usr/lib/wsl/lib)".into(),
+                "export LD_LIBRARY_PATH=<the directory of libcuda.so.1, as `ldconfig -p | grep libcuda` shows it; on WSL /usr/lib/wsl/lib>:$LD_LIBRARY_PATH".into(),
             ))
             .unverified(),
         ),
