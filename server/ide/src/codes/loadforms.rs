@@ -1016,7 +1016,7 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
                 "An empty or wrong CUDA_VISIBLE_DEVICES (set by a launcher, a scheduler, or a script before torch starts) hides every GPU; in Docker the GPU appears only with --gpus all and the NVIDIA Container Toolkit.",
             )
             .step(Step::Manual(
-                "echo $CUDA_VISIBLE_DEVICES (unset it, or set it to the GPU's index); in Docker: run with --gpus all; nvidia-smi on the host shows whether the driver sees the card".into(),
+                "echo $CUDA_VISIBLE_DEVICES; when it is empty or names no GPU of this machine: export CUDA_VISIBLE_DEVICES=0 (the GPU's index; or unset CUDA_VISIBLE_DEVICES) before Python starts; in Docker: run with --gpus all; nvidia-smi on the host shows whether the driver sees the card".into(),
             )),
         ]);
         return d;

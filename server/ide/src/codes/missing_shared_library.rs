@@ -21,7 +21,7 @@ use crate::kb;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`libX.so.N: cannot open shared object file` (CUDA runtime, cuDNN, removed torch libraries, ...).",
     meaning: "A compiled module names the libraries it needs (`DT_NEEDED`); the loader searches RPATH/RUNPATH, `LD_LIBRARY_PATH`, the ld.so cache and the default directories. The library may be on the machine but outside that path, belong to another CUDA major than the one installed, have been renamed by a later torch, or come from a system package no wheel ships. Other loaders say it in their own words, read the same way: `Unable to load any of {…}`, `Could not load library X`, `Library X is not found or cannot be loaded`, DGL's per-torch libraries, macOS' `Library not loaded`, and Windows' `DLL load failed … module could not be found` / `[WinError 126] … Error loading \"…dll\"`, which never says which dependency is missing. cuDNN's sub-libraries and Windows' CUDA DLLs (`cublas64_11.dll`) are read as their product and major. jaxlib's `Unable to load cuDNN. Is it installed?` is its CUDA plugin failing to open the nvidia-* wheels `jax[cuda12]` installs, most often because another CUDA on LD_LIBRARY_PATH is found first.",
-    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. A package that links torch asking for a CUDA library of a major that is not torch's, or of a torch whose CUDA nothing states (a pip torch loads its own CUDA's libraries first), gets its build for the installed torch first, down to a source build, outside a conda environment (whose torch takes CUDA from the environment's lib directory). 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. A source build when the library is torch's and the package links torch. (A torch JIT op's own library missing from its build directory is an unfinished build: extension-incomplete-build.) A CUDA library's unversioned name (`libcudart.so`): when a build links it, the toolkit's copy on the linker's path; when a program loads it by that name (ctypes' `find_library`, cpm_kernels, CTranslate2's `Cannot load symbol cublasLtCreate`), the installed numbered file's directory on `LD_LIBRARY_PATH`, with a link of the asked name to it in a directory of the user's own (advice). On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
+    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install; for a CUDA library of a major PyPI ships no wheel of (`libcudart.so.10.2`), the search for an installed toolkit's copy (`/usr/local/cuda-10.2/lib64`) and its directory on `LD_LIBRARY_PATH`. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. A package that links torch asking for a CUDA library of a major that is not torch's, or of a torch whose CUDA nothing states (a pip torch loads its own CUDA's libraries first), gets its build for the installed torch first, down to a source build, outside a conda environment (whose torch takes CUDA from the environment's lib directory). 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. A source build when the library is torch's and the package links torch. (A torch JIT op's own library missing from its build directory is an unfinished build: extension-incomplete-build.) A CUDA library's unversioned name (`libcudart.so`): when a build links it, the toolkit's copy on the linker's path; when a program loads it by that name (ctypes' `find_library`, cpm_kernels, CTranslate2's `Cannot load symbol cublasLtCreate`), the installed numbered file's directory on `LD_LIBRARY_PATH`, with a link of the asked name to it in a directory of the user's own (advice). On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
     near_package: super::NearPackage::Never,
     ..CodeDoc::BASE
 };
@@ -583,7 +583,30 @@ fn cuda_runtime(cx: &Cx<'_>, d: &Diagnostic, lib: &str, key: &str) -> Vec<Fix> {
             .as_deref()
             .and_then(kb::package)
             .is_some_and(|f| f.wheel_index.is_some()) => {}
-        None => fixes.push(
+        None => {
+            // PyPI ships no wheel of this major: a toolkit of that release installed on the
+            // machine is the one copy there is, outside the loader's path unless configured.
+            if cx.world.env().is_none() && crate::fix::valid::plain_file_name(lib) {
+                let release = lib.split_once(".so.").map_or("", |(_, v)| v);
+                let home = if release.contains('.') {
+                    format!(" (a CUDA {release} toolkit keeps it in /usr/local/cuda-{release}/lib64)")
+                } else {
+                    String::new()
+                };
+                fixes.push(
+                    Fix::new(
+                        code,
+                        "toolkit-dir",
+                        FixKind::Inspect,
+                        format!("Let the loader find an installed CUDA {major} toolkit's {lib}"),
+                        format!("PyPI has no {} for CUDA {major}; only a CUDA {major} toolkit provides {lib}. When one is installed, its lib64 directory on LD_LIBRARY_PATH is the whole fix.", c.what),
+                    )
+                    .step(Step::Manual(format!(
+                        "find / -name '{lib}*' 2>/dev/null{home}; then export LD_LIBRARY_PATH=<that directory>:$LD_LIBRARY_PATH"
+                    ))),
+                );
+            }
+            fixes.push(
             Fix::new(
                 code,
                 "cuda-runtime",
@@ -603,7 +626,8 @@ fn cuda_runtime(cx: &Cx<'_>, d: &Diagnostic, lib: &str, key: &str) -> Vec<Fix> {
                 "install a build of {} made for the installed CUDA",
                 d.package.as_deref().unwrap_or("the package")
             ))),
-        ),
+        );
+        }
     }
     fixes
 }
