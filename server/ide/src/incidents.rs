@@ -1765,20 +1765,33 @@ fn compiled_module_name(module: &str) -> bool {
         && module
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.');
+    if !plain {
+        return false;
+    }
+    if matches!(last, "_C" | "_ext" | "__ext") {
+        return true;
+    }
+    // A package the tables know as pure Python is not missing a compiled part.
+    let top = module.split('.').next().unwrap_or(module);
+    if abidoc_knowledge::packages::package_for_module(top).is_some_and(|p| !p.is_compiled()) {
+        return false;
+    }
     let stem = last.trim_start_matches('_');
-    plain
-        && (matches!(last, "_C" | "_ext" | "__ext")
-            || [
-                "_ops",
-                "_cuda",
-                "_ext",
-                "_cpp",
-                "_kernels",
-                "_kernel",
-                "_cuda_kernel",
-            ]
+    let ends = |suffixes: &[&str]| {
+        suffixes
             .iter()
-            .any(|s| stem.len() > s.len() && stem.ends_with(s)))
+            .any(|s| stem.len() > s.len() && stem.ends_with(s))
+    };
+    // Build suffixes only extensions take, anywhere (`mmdet.ops.dcn.deform_conv_cuda`).
+    if ends(&["_cuda", "_ext", "_cpp", "_cuda_kernel"]) {
+        return true;
+    }
+    // `_ops` and `_kernels` also name Python modules and packages (`tensorflow.python.ops.
+    // numpy_ops`, `liger_kernel`, `triton_kernels`): only a private module so named
+    // (`vllm._moe_ops`) or a top-level `*_ops` one (`pointgroup_ops`) reads as compiled.
+    let private = last.starts_with('_');
+    let dotted = module.contains('.');
+    (private && ends(&["_ops", "_kernels", "_kernel"])) || (!dotted && ends(&["_ops"]))
 }
 
 /// `No module named 'X'` for a compiled module a known package ships: the package is installed
@@ -2756,5 +2769,65 @@ mod launcher_tests {
         // Outside a kernel cache it is whatever the symbol codes say.
         assert!(cached_launcher(Some("/x/site-packages/foo/_C.so"), "cuLaunchKernel").is_none());
         assert!(cached_launcher(None, "cuLaunchKernel").is_none());
+    }
+}
+
+#[cfg(test)]
+mod module_name_tests {
+    use super::{compiled_module_name, site_package_paths};
+
+    #[test]
+    fn only_names_extensions_take_read_as_compiled() {
+        for m in [
+            "pointgroup_ops",
+            "mmdet.ops.dcn.deform_conv_cuda",
+            "modules._ext",
+            "torch_npu._C",
+            "vllm._moe_ops",
+        ] {
+            assert!(compiled_module_name(m), "{m}");
+        }
+        for m in [
+            "tensorflow.python.ops.numpy_ops",
+            "liger_kernel",
+            "triton_kernels",
+            "numpy",
+            "a b_ops",
+        ] {
+            assert!(!compiled_module_name(m), "{m}");
+        }
+    }
+
+    #[test]
+    fn compiled_files_in_a_message_name_their_package() {
+        let names = |t: &str| -> Vec<String> {
+            site_package_paths(t).into_iter().map(|(_, p)| p).collect()
+        };
+        assert_eq!(
+            names(
+                "/lib/python3.11/site-packages/samplerate/_samplerate_data/libsamplerate.dylib' (mach-o file"
+            ),
+            ["samplerate"]
+        );
+        assert_eq!(
+            names("from /x/.venv/lib/python3.11/site-packages/pyarrow/libarrow.so.2100\n"),
+            ["pyarrow"]
+        );
+        assert_eq!(
+            names("OSError: /env/lib/python3.10/site-packages/_soundfile_data/libsndfile.so: x"),
+            ["soundfile"]
+        );
+        assert_eq!(
+            names("ImportError: C:\\Py\\Lib\\site-packages\\numpy.libs\\libopenblas64_.dll"),
+            ["numpy"]
+        );
+        // Not a compiled file, a path climbing out of the package, CUDA wheels' namespace.
+        for t in [
+            "File \"/e/site-packages/foo/bar.py\", line 3",
+            "/e/site-packages/matplotlib/../../../libstdc++.so.6: version",
+            "/e/site-packages/nvidia/cu13/lib/libcufile.so.0: undefined symbol",
+        ] {
+            assert!(names(t).is_empty(), "{t}");
+        }
     }
 }

@@ -284,6 +284,10 @@ fn compiled_module_missing() {
         "ModuleNotFoundError: No module named 'torch._C'\n",
         "ModuleNotFoundError: No module named 'transformers'\n",
         "ModuleNotFoundError: No module named 'context'\n",
+        // Pure-Python packages whose names end as kernels do.
+        "ModuleNotFoundError: No module named 'liger_kernel'\n",
+        "ModuleNotFoundError: No module named 'triton_kernels'\n",
+        "ModuleNotFoundError: No module named 'bash_kernel'\n",
     ] {
         assert_eq!(mods(t), Vec::<String>::new(), "{t}");
     }

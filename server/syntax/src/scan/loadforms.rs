@@ -1149,5 +1149,8 @@ pub fn is_compiled_name(part: &str) -> bool {
         || matches!(part, "cpu_nms" | "gpu_nms")
         || SUFFIXES
             .iter()
+            // `*_kernel(s)` also names pure-Python packages (`liger_kernel`, `triton_kernels`,
+            // `bash_kernel`): public ones count only where the tables know them compiled.
+            .filter(|suf| !suf.starts_with("_kernel") || part.starts_with('_'))
             .any(|suf| part.len() > suf.len() + 1 && part.ends_with(suf))
 }
