@@ -286,6 +286,12 @@ pub struct Scene {
     /// The linker missed a library (`cannot find -lcudart`): the text is a build's link step.
     pub linking: bool,
     pub precompiled_wheel_missing: bool,
+    /// The wheel a package's setup.py tried to download (`Guessing wheel URL: …whl`, flash-attn,
+    /// mamba-ssm): its name carries the CUDA and C++ ABI setup.py read from the installed torch.
+    pub guessed_wheel: Option<String>,
+    /// The extension torch's JIT builder failed to build (`Error building extension
+    /// 'fused_adam'`): compiled at run time by the package that loads it, not by pip.
+    pub jit_extension: Option<String>,
     /// Where a build's failure is first reported, and the package it names (the first one named).
     pub build_failed: Option<(Span, Option<String>)>,
     /// Where pip's build environment failed getting the build's requirements (the package's
@@ -1539,9 +1545,20 @@ impl Collector {
                     push_distinct(&mut self.scene.packages_built, p);
                 }
             }
-            EventKind::PipBuildingWheel { package: p } => {
+            EventKind::PipBuildingWheel { package: p, built } => {
                 self.scene.mention(span.start, &crate::kb::normalize(p));
-                push_distinct(&mut self.scene.packages_built, p);
+                // A wheel that built (`... done`) is no failure's package.
+                if !built {
+                    push_distinct(&mut self.scene.packages_built, p);
+                }
+            }
+            EventKind::JitBuildFailed { extension } => {
+                self.scene.build_failed.get_or_insert((span, None));
+                if !extension.is_empty() {
+                    self.scene
+                        .jit_extension
+                        .get_or_insert_with(|| extension.clone());
+                }
             }
             EventKind::Model { id } => push_distinct(&mut self.scene.models, id),
             EventKind::SuggestedCommand { command } => {
@@ -1576,6 +1593,9 @@ impl Collector {
                 self.scene.build_failed.get_or_insert((span, None));
             }
             EventKind::PrecompiledWheelNotFound => self.scene.precompiled_wheel_missing = true,
+            EventKind::GuessingWheelUrl { url } => {
+                self.scene.guessed_wheel.get_or_insert_with(|| url.clone());
+            }
             EventKind::BuildRequirementsFailed => {
                 self.scene.requirements_step_failed.get_or_insert(span);
             }

@@ -67,11 +67,15 @@ pub enum EventKind {
         version: Option<String>,
     },
     /// `Building wheel for X (setup.py)` / `Building wheel for X (pyproject.toml)`.
-    PipBuildingWheel { package: String },
+    /// `built`: the line ends in `... done` (that package's build succeeded).
+    PipBuildingWheel { package: String, built: bool },
     /// `Using cached X-1.2-cp310-….whl` or a `.tar.gz`.
     PipUsingCached { file: String },
     /// `error: subprocess-exited-with-error`, `Failed to build X`, `× … did not run successfully`.
     PipBuildFailed { package: Option<String> },
+    /// torch's cpp_extension JIT build failing: `RuntimeError: Error building extension
+    /// 'fused_adam'` (the extension's name, not a distribution's).
+    JitBuildFailed { extension: String },
     /// `Guessing wheel URL:  https://…whl` (flash-attn, mamba, causal-conv1d setup.py).
     GuessingWheelUrl { url: String },
     /// `Precompiled wheel not found. Building from source...`.

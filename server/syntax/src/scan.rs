@@ -4262,6 +4262,7 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
                 l.span(cs + i, ce),
                 EventKind::PipBuildingWheel {
                     package: name.to_owned(),
+                    built: c.trim_end().ends_with("... done"),
                 },
             );
         }
@@ -4330,9 +4331,16 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
     // torch's cpp_extension JIT build: `RuntimeError: Error building extension 'fused_adam'`
     // (the extension's name, not a distribution's).
     if let Some(p) = s.find("Error building extension '") {
+        let rest = &s[p + "Error building extension '".len()..];
+        let extension: String = rest
+            .chars()
+            // A plain name only: it is named in a path the advice shows (no `..`, no `/`).
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .take(128)
+            .collect();
         out.push(
             l.span(p, s.trim_end().len()),
-            EventKind::PipBuildFailed { package: None },
+            EventKind::JitBuildFailed { extension },
         );
     }
     for needle in ["subprocess-exited-with-error", "metadata-generation-failed"] {

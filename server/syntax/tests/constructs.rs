@@ -222,13 +222,16 @@ UserPipInstall { command: "pip install flash-attn" } @ "pip install flash-attn"
 #[test]
 fn pip_build_log() {
     check(
-        "Collecting flash-attn==2.5.6\n  Downloading flash_attn-2.5.6.tar.gz (2.5 MB)\n  Using cached bmtrain-0.1.8.post1.tar.gz (48 kB)\nBuilding wheels for collected packages: flash-attn\n  Building wheel for flash-attn (setup.py) ... error\n  error: subprocess-exited-with-error\n  Guessing wheel URL:  https://github.com/Dao-AILab/flash-attention/releases/download/v2.5.6/flash_attn-2.5.6+cu122torch2.2cxx11abiFALSE-cp310-cp310-linux_x86_64.whl\n  Precompiled wheel not found. Building from source...\n  ERROR: Failed building wheel for flash-attn\nFailed to build flash-attn\n",
+        "  Building wheel for xformers (setup.py) ... done\nRuntimeError: Error building extension 'fused_adam'\nCollecting flash-attn==2.5.6\n  Downloading flash_attn-2.5.6.tar.gz (2.5 MB)\n  Using cached bmtrain-0.1.8.post1.tar.gz (48 kB)\nBuilding wheels for collected packages: flash-attn\n  Building wheel for flash-attn (setup.py) ... error\n  error: subprocess-exited-with-error\n  Guessing wheel URL:  https://github.com/Dao-AILab/flash-attention/releases/download/v2.5.6/flash_attn-2.5.6+cu122torch2.2cxx11abiFALSE-cp310-cp310-linux_x86_64.whl\n  Precompiled wheel not found. Building from source...\n  ERROR: Failed building wheel for flash-attn\nFailed to build flash-attn\n",
         r#"
+PipBuildingWheel { package: "xformers", built: true } @ "Building wheel for xformers (setup.py) ... done"
+Exception { name: "RuntimeError", message: "Error building extension 'fused_adam'" } @ "RuntimeError: Error building extension 'fused_adam'"
+JitBuildFailed { extension: "fused_adam" } @ "Error building extension 'fused_adam'"
 PipCollecting { package: "flash-attn", version: Some("2.5.6") } @ "Collecting flash-attn==2.5.6"
 Version { subject: "flash-attn", version: "2.5.6" } @ "flash-attn==2.5.6"
 PipCollecting { package: "flash-attn", version: Some("2.5.6") } @ "Downloading flash_attn-2.5.6.tar.gz"
 PipUsingCached { file: "bmtrain-0.1.8.post1.tar.gz" } @ "Using cached bmtrain-0.1.8.post1.tar.gz"
-PipBuildingWheel { package: "flash-attn" } @ "Building wheel for flash-attn (setup.py) ... error"
+PipBuildingWheel { package: "flash-attn", built: false } @ "Building wheel for flash-attn (setup.py) ... error"
 PipBuildFailed { package: Some("flash-attn") } @ "subprocess-exited-with-error"
 GuessingWheelUrl { url: "https://github.com/Dao-AILab/flash-attention/releases/download/v2.5.6/flash_attn-2.5.6+cu122torch2.2cxx11abiFALSE-cp310-cp310-linux_x86_64.whl" } @ "Guessing wheel URL:  https://github.com/Dao-AILab/flash-attention/releases/download/v2.5.6/flash_attn-2.5.6+cu122torch2.2cxx11abiFALSE-cp310-cp310-linux_x86_64.whl"
 Version { subject: "flash-attn", version: "2.5.6+cu122torch2.2cxx11abiFALSE" } @ "flash_attn-2.5.6+cu122torch2.2cxx11abiFALSE"

@@ -461,7 +461,7 @@ fn setup_py_install_names_the_package_built() {
     let built: Vec<String> = kinds("    Running setup.py install for pointnet2 ... error\n")
         .into_iter()
         .filter_map(|k| match k {
-            EventKind::PipBuildingWheel { package } => Some(package),
+            EventKind::PipBuildingWheel { package, .. } => Some(package),
             _ => None,
         })
         .collect();

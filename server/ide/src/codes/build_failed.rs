@@ -17,7 +17,7 @@ use crate::kb::{Fetch, Listing};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`, `error: command '…/nvcc' failed`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile.",
     meaning: "pip compiles a package when no wheel on the index fits this Python and platform, and packages that pick their own prebuilt wheel in setup.py (flash-attn, mamba-ssm, causal-conv1d) compile when none fits the installed torch, CUDA and C++ ABI. pip's summary (`Failed building wheel for X`, `× python setup.py bdist_wheel did not run successfully`) comes after the compiler's own output, which holds the cause; a paste that keeps only the summary says that the build failed, not why. Where the package publishes builds elsewhere (its own wheel page per torch and CUDA, a release paired with each torch), installing one needs no compiler at all.",
-    fixes: "1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). Never a reinstall of the release that just compiled. 2. See the cause: install again with `-v` and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows.",
+    fixes: "1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -26,15 +26,27 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
     let code = Code::BuildFailed;
     let mut d = blank(code, source);
     d.severity = Severity::Warning;
-    d.package = package
-        .map(str::to_owned)
-        .or_else(|| cx.scene.packages_built.first().cloned())
-        .map(|p| crate::kb::normalize(&p))
-        .filter(|p| p != "torch");
+    // A JIT build is the package whose frames load the extension at run time (DeepSpeed for
+    // `fused_adam`), never a wheel pip built earlier in the same log.
+    let jit = cx.scene.jit_extension.as_deref().filter(|_| package.is_none());
+    d.package = match jit {
+        Some(_) => cx.near.map(str::to_owned),
+        None => package
+            .map(str::to_owned)
+            .or_else(|| cx.scene.packages_built.first().cloned()),
+    }
+    .map(|p| crate::kb::normalize(&p))
+    .filter(|p| p != "torch");
     let who = d.package.as_deref().unwrap_or("a package");
-    d.message = format!(
-        "{who} failed to build from source, and the text holds no cause abidoc knows: the compiler's or setup's first `error:` line, above pip's summary, says why"
-    );
+    d.message = match jit {
+        Some(ext) => format!(
+            "torch's JIT builder failed to compile the extension {ext}{}, and the text holds no cause abidoc knows: the compiler's first `error:` line in the build output says why",
+            d.package.as_deref().map_or(String::new(), |p| format!(" for {p}"))
+        ),
+        None => format!(
+            "{who} failed to build from source, and the text holds no cause abidoc knows: the compiler's or setup's first `error:` line, above pip's summary, says why"
+        ),
+    };
     if cx.scene.precompiled_wheel_missing {
         d.evidence.push(format!(
             "{who}'s setup.py found no prebuilt wheel for this torch, CUDA, C++ ABI and Python (`Precompiled wheel not found`), so it compiled"
@@ -46,6 +58,24 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
     }
     d.explanation = Some("pip compiles a package when no published wheel fits this Python, platform (and, for packages choosing their own prebuilt wheel, torch, CUDA and C++ ABI). Its summary lines come after the compiler's output and only say that the build failed.".into());
     let mut fixes = Vec::new();
+    // A JIT build compiles at run time whatever is installed: no other release or wheel of
+    // the package skips it, only the toolchain it needs, which its output names.
+    if let Some(ext) = jit {
+        fixes.push(
+            Fix::new(
+                code,
+                "show-cause",
+                FixKind::Advice,
+                format!("See why {ext} did not compile: the build output above the error"),
+                "torch's cpp_extension runs ninja in its extensions directory and prints the compiler's output before `Error building extension`: the first `error:` or `FAILED:` line there (no nvcc, a compiler too new for nvcc, a missing header) is the cause, and abidoc reads it from the whole log.",
+            )
+            .step(Step::Manual(format!(
+                "run again keeping the whole output (`python your_script.py 2>&1 | tee build.log`, then `abidoc check build.log`); the build directory is ~/.cache/torch_extensions/<python and CUDA tags>/{ext} (or $TORCH_EXTENSIONS_DIR), whose removal makes the next run rebuild from scratch"
+            ))),
+        );
+        d.fixes = crate::fix::rank(fixes);
+        return d;
+    }
     if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
         let facts = crate::kb::package(pkg.as_str());
         // A build published for torch needs no compiler: the package's own wheel page, or its
@@ -78,7 +108,13 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
             "The cause (no nvcc, no compiler or one too new, a missing header or build tool, torch not visible to the build) is printed before pip's summary; `-v` keeps all of it, and abidoc reads it from the whole log.",
         )
         .step(Step::Manual(format!(
-            "pip install -v --no-cache-dir {target} 2>&1 | tee build.log, then `abidoc check build.log`"
+            "pip install -v --no-cache-dir {}{target} 2>&1 | tee build.log (the install that failed, with -v), then `abidoc check build.log`",
+            // A build against the installed torch is seen as it failed only with torch visible.
+            if d.package.as_deref().and_then(crate::kb::links_torch) == Some(true) {
+                "--no-build-isolation "
+            } else {
+                ""
+            }
         ))),
     );
     d.fixes = crate::fix::rank(fixes);
@@ -93,9 +129,33 @@ fn own_wheel(cx: &Cx<'_>, pkg: &Name, torch: &str) -> Option<Fix> {
     let code = Code::BuildFailed;
     let version = cx.scene.version_of(pkg.as_str());
     let python = cx.scene.version_of("python");
-    let answer = crate::kb::prebuilt(pkg.as_str(), version, torch, None, None, python)?;
+    // setup.py's guess names the CUDA and C++ ABI it read from the installed torch.
+    let guessed = cx.scene.guessed_wheel.as_deref();
+    let (cuda, cxx11) = guessed.map_or((None, None), wheel_labels);
+    let answer =
+        crate::kb::prebuilt(pkg.as_str(), version, torch, cuda.as_deref(), cxx11, python)?;
     let t = recipes::short_torch(torch);
     match (&answer.fetch, &answer.listing) {
+        // The very wheel setup.py just failed to fetch: it is published, so the download
+        // failed (no route to GitHub, a proxy), and installing it by URL fails the same way.
+        (Fetch::Wheel(w), Listing::Listed { .. })
+            if cx.scene.precompiled_wheel_missing
+                && guessed.is_some_and(|g| g.rsplit('/').next() == Some(w.file_name.as_str())) =>
+        {
+            Some(
+                Fix::new(
+                    code,
+                    "wheel-download",
+                    FixKind::Advice,
+                    format!("Let setup.py download {} (it is published; the download failed)", w.file_name),
+                    format!("{pkg}'s setup.py guessed the right wheel, which the release data lists, and could not download it: this machine does not reach github.com (no internet, a proxy or firewall), so it compiled instead. Fetched elsewhere, the file installs with no compile."),
+                )
+                .step(Step::Manual(format!(
+                    "check that this machine reaches github.com (set HTTPS_PROXY if it needs a proxy), then install again; or download {} on a machine that does, copy it here and `pip install --no-deps ./{}`",
+                    w.file_name, w.file_name
+                ))),
+            )
+        }
         (Fetch::Wheel(w), Listing::Listed { source }) => {
             let url = WheelUrl::new(&w.url)?;
             Some(
@@ -168,5 +228,51 @@ fn own_wheel(cx: &Cx<'_>, pkg: &Name, torch: &str) -> Option<Fix> {
             )
         }
         _ => None,
+    }
+}
+
+/// The CUDA and C++ ABI a prebuilt wheel's name carries (`…+cu122torch2.2cxx11abiFALSE-…`:
+/// `12.2`, `false`; `+cu12torch…`: `12`).
+fn wheel_labels(url: &str) -> (Option<String>, Option<bool>) {
+    let file = url.rsplit('/').next().unwrap_or(url);
+    let label = file.split_once('+').map_or("", |(_, l)| l);
+    let label = label.split('-').next().unwrap_or("");
+    let cxx11 = if label.contains("cxx11abiTRUE") {
+        Some(true)
+    } else if label.contains("cxx11abiFALSE") {
+        Some(false)
+    } else {
+        None
+    };
+    let digits: String = label
+        .strip_prefix("cu")
+        .unwrap_or("")
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let cuda = match digits.len() {
+        2 => Some(digits),
+        3 => Some(format!("{}.{}", &digits[..2], &digits[2..])),
+        _ => None,
+    };
+    (cuda, cxx11)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wheel_labels;
+
+    #[test]
+    fn a_guessed_wheel_names_its_cuda_and_abi() {
+        let base = "https://github.com/Dao-AILab/flash-attention/releases/download/v2.8.3/";
+        assert_eq!(
+            wheel_labels(&format!("{base}flash_attn-2.8.3+cu12torch2.4cxx11abiFALSE-cp310-cp310-linux_x86_64.whl")),
+            (Some("12".to_owned()), Some(false))
+        );
+        assert_eq!(
+            wheel_labels(&format!("{base}flash_attn-2.5.6+cu122torch2.2cxx11abiTRUE-cp310-cp310-linux_x86_64.whl")),
+            (Some("12.2".to_owned()), Some(true))
+        );
+        assert_eq!(wheel_labels("x-1.0-py3-none-any.whl"), (None, None));
     }
 }
