@@ -33,6 +33,12 @@ pub struct Package {
     /// installed torch (false for ctypes-loaded libraries such as bitsandbytes').
     #[serde(default)]
     pub links_torch: bool,
+    /// It ships GPU code of its own, compiled per release for the GPUs of that day, and no other
+    /// installed release pins it (ONNX Runtime, bitsandbytes, CuPy, Paddle): a GPU its build
+    /// lacks is in a newer release. False for packages torch or a framework pins to one
+    /// release (Triton, jaxlib, TensorFlow), which move only with it.
+    #[serde(default)]
+    pub own_gpu_builds: bool,
     /// Model families (`model_type` values, see `models.toml`) whose code paths use it.
     #[serde(default)]
     pub needed_by_families: Vec<String>,

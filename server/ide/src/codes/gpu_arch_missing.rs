@@ -24,7 +24,7 @@ use abidoc_syntax::GpuArchForm;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`, ROCm's `hipErrorNoBinaryForGpu`, torch's NVRTC refusing `--gpu-architecture`: torch or an extension has no code for this GPU's architecture.",
     meaning: "CUDA binaries carry machine code (cubins) for chosen SM architectures and optionally PTX that the driver compiles at load. A cubin runs on GPUs of its major with the same or a newer minor (sm_80 code runs on an 8.6 GPU); PTX runs on any newer GPU. A GPU newer than every cubin and PTX in the binary (an RTX 50xx, sm_120, under a torch built for CUDA 12.6), or older than the oldest (a Kepler or Maxwell card under a recent build), has no code to run. Packages guard their own kernels in their words too (xFormers' `… is for sm80, but was built for sm750` and `cutlassF: no kernel found to launch`, SageAttention's `SM89 kernel is not available`). abidoc reads the list the text prints and, with the environment, the GPU model the driver's files name (`/proc/driver/nvidia/gpus/*/information`, never `nvidia-smi`) and the `.nv_fatbin` section of the installed torch (`abidoc explain LIB` lists any library's architectures).",
-    fixes: "1. The torch build for a CUDA that compiles for this GPU, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu128` for sm_120/Blackwell, which needs CUDA ≥ 12.8; a cu126 build for GPUs CUDA 13 dropped); extensions built for the old torch must then match it. 2. For an extension: a source build with the GPU's capability in `TORCH_CUDA_ARCH_LIST` (compiles; needs nvcc of torch's CUDA). A package with its own GPU builds that does not compile against torch (ONNX Runtime, PaddlePaddle, bitsandbytes): its newest release, whose builds add newer GPUs (not for a GPU older than Volta, which releases drop). A package its importers do without (xFormers): its removal, as an alternative. 3. Advice when the GPU is older than every current build (a source build for its architecture), or when the text does not say which binary lacks it: first check torch's own list and, if the GPU is missing there (a GPU newer than the torch build, what threads most often confirm), torch's build for the newest CUDA; then the extension that launched the kernel, rebuilt for the GPU. A warning whose list holds a cubin of the GPU's major with an equal or lower minor is information: no fix is needed. PTX alone is not counted as enough: the driver compiles it at first use, and the CUDA libraries the build ships may have no code for the GPU.",
+    fixes: "1. The torch build for a CUDA that compiles for this GPU, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu128` for sm_120/Blackwell, which needs CUDA ≥ 12.8; a cu126 build for GPUs CUDA 13 dropped); extensions built for the old torch must then match it. 2. For an extension: a source build with the GPU's capability in `TORCH_CUDA_ARCH_LIST` (compiles; needs nvcc of torch's CUDA). A package with its own GPU builds that does not compile against torch and that nothing pins to one release (ONNX Runtime, PaddlePaddle, bitsandbytes, CuPy: `own_gpu_builds` in packages.toml; not Triton, jaxlib or TensorFlow, which move only with torch or their framework): its newest release, whose builds add newer GPUs (not for a GPU older than Volta, which releases drop). A package its importers do without (xFormers): its removal, as an alternative. 3. Advice when the GPU is older than every current build (a source build for its architecture), or when the text does not say which binary lacks it: first check torch's own list and, if the GPU is missing there (a GPU newer than the torch build, what threads most often confirm), torch's build for the newest CUDA; then the extension that launched the kernel, rebuilt for the GPU. A warning whose list holds a cubin of the GPU's major with an equal or lower minor is information: no fix is needed. PTX alone is not counted as enough: the driver compiles it at first use, and the CUDA libraries the build ships may have no code for the GPU.",
     ..CodeDoc::BASE
 };
 
@@ -372,12 +372,13 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
     {
         fixes.push(f);
     }
-    // A package with its own GPU builds, not compiled against torch (ONNX Runtime, Paddle,
-    // bitsandbytes): a newer GPU than its build knows is in its newer releases' builds. An old
-    // GPU (below Volta) is the other way round: releases drop GPUs, and the newest adds none.
+    // A package with its own GPU builds, not compiled against torch and pinned by nothing else
+    // (ONNX Runtime, Paddle, bitsandbytes; not Triton or jaxlib, which move only with torch or
+    // jax): a newer GPU than its build knows is in its newer releases' builds. An old GPU (below
+    // Volta) is the other way round: releases drop GPUs, and the newest adds none.
     let old_gpu = cc.is_some_and(|c| c < (7, 0)) && !too_new(cc, seen);
     if let Some(p) = ext
-        .filter(|p| crate::kb::links_torch(p) == Some(false))
+        .filter(|p| abidoc_knowledge::packages::package(p).is_some_and(|f| f.own_gpu_builds))
         .and_then(Name::new)
         .filter(|_| !old_gpu)
     {
