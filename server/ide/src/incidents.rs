@@ -1728,9 +1728,15 @@ impl Collector {
                 .map(str::to_ascii_lowercase)
                 .is_none_or(|stem| {
                     let bare = stem.strip_prefix("lib").unwrap_or(&stem).to_owned();
-                    !numbered
-                        .iter()
-                        .any(|n| n.starts_with(&stem) || n.starts_with(&bare))
+                    // The same product: the name, then its so-number, macOS' suffix or a
+                    // sub-library (`libcudnn.so.9`, `libsndfile.dylib`, `libcudnn_cnn.so.9`), or Windows' DLL of it
+                    // (`cudnn_ops64_9.dll`, `cublas64_12.dll`); `libz` is not `libzstd`.
+                    let same = |n: &str, head: &str| {
+                        n.strip_prefix(head).is_some_and(|rest| {
+                            rest.starts_with(['.', '_']) || rest.starts_with("64")
+                        })
+                    };
+                    !numbered.iter().any(|n| same(n, &stem) || same(n, &bare))
                 }),
             _ => true,
         });

@@ -153,10 +153,16 @@ pub(crate) struct Cx<'a> {
 /// A Python module there (`/opt/vllm/vllm/_C.cpython-39-…so`) is a checkout's, not this.
 pub(crate) fn in_system_dirs(library: &str) -> bool {
     let file = crate::incidents::basename(library);
+    // A conda prefix under /opt (`/opt/conda/lib`, `/opt/miniforge3/envs/x/lib`) is an
+    // environment of packages, conda's own fixes reach it.
+    let conda = ["conda", "miniforge", "mambaforge", "/envs/"]
+        .iter()
+        .any(|c| library.contains(c));
     ["/usr/", "/lib/", "/lib64/", "/opt/"]
         .iter()
         .any(|d| library.starts_with(d))
         && !library.contains("-packages/")
+        && !conda
         && file.starts_with("lib")
         && !file.contains(".cpython-")
 }

@@ -546,7 +546,9 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     // onnxruntime's provider bridge on Linux, cut off before the loader's reason: `Failed to
     // load library libonnxruntime_providers_cuda.so with error:` — the provider is there, some
     // CUDA or cuDNN library it needs is not (a reason naming one is read as that library).
-    if let Some(p) = s.find("Failed to load library libonnxruntime_providers_")
+    // Only the CUDA provider's: TensorRT's or OpenVINO's need other libraries, and the session
+    // falls back to the CUDA provider, not the CPU.
+    if let Some(p) = s.find("Failed to load library libonnxruntime_providers_cuda")
         && s[p..]
             .split_once("with error:")
             .is_none_or(|(_, why)| why.trim().is_empty())
