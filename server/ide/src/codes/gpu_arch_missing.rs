@@ -402,11 +402,17 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
             .unverified(),
         );
     }
+    // FlashAttention 3's kernels (`…/flash-attention/hopper/…`) are Hopper's alone: no build
+    // for this GPU adds them, and what works is a path that does not launch them (the
+    // package's removal where its importers do without it, above).
+    let hopper_only = seen.detail.contains("flash_fwd_launch_template")
+        && seen.detail.to_ascii_lowercase().contains("hopper");
     // An extension compiled without this GPU: compile it for this GPU. Only a torch extension
     // compiles through pip against torch; a library loaded by hand (bitsandbytes') has its own
     // build, and `--no-binary` would compile nothing.
     if let Some(p) = ext
         .filter(|p| crate::kb::links_torch(p) != Some(false))
+        .filter(|_| !hopper_only)
         .and_then(Name::new)
         && let Some(mut f) = recipes::source_build(code, cx, &p, &[])
     {
