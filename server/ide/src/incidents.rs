@@ -315,6 +315,9 @@ pub struct Scene {
     pub mentions_thc: bool,
     /// The text shows torch's Inductor (its frames, `backend='inductor'`): the caller of Triton.
     pub mentions_inductor: bool,
+    /// The install already looked in PyTorch's own index (pip's `Looking in indexes:`, uv's
+    /// `@ registry+…`): a build missing there is missing for this Python or platform.
+    pub pytorch_index_used: bool,
     /// The text shows a Jetson board (its name, JetPack, L4T, Tegra).
     pub mentions_jetson: bool,
     /// The text shows ZLUDA (`ComfyUI-Zluda`): torch's CUDA DLLs run on AMD's HIP runtime.
@@ -360,6 +363,11 @@ mod fact {
     /// The text states Linux as the platform in use (uv's `You're on Linux`): platform tags it
     /// lists for other systems (`win_amd64`) are not this machine's.
     pub const LINUX_STATED: u32 = 1 << 16;
+    /// The same for macOS (`You're on macOS`).
+    pub const MACOS_STATED: u32 = 1 << 17;
+    /// The install looked in PyTorch's own index (`Looking in indexes: https://download.pytorch
+    /// .org/…`, uv's `@ registry+https://download.pytorch.org/…`).
+    pub const PYTORCH_INDEX: u32 = 1 << 18;
 }
 
 /// Phrases that only a look at the whole text gives, each with what it shows (their order is the
@@ -386,6 +394,10 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("win_amd64", fact::WINDOWS),
     // uv's hint, which then lists the platforms a release does have.
     ("You're on Linux", fact::LINUX_STATED | fact::UV),
+    ("You're on macOS", fact::MACOS_STATED | fact::MACOS | fact::UV),
+    ("You're on Windows", fact::WINDOWS | fact::UV),
+    ("registry+https://download.pytorch.org/", fact::PYTORCH_INDEX | fact::UV),
+    ("Looking in indexes: https://download.pytorch.org/", fact::PYTORCH_INDEX),
     // torch's Inductor, Triton's caller in torch.compile: its modules, its backend's name.
     ("torch/_inductor/", fact::INDUCTOR),
     ("torch\\_inductor\\", fact::INDUCTOR),
@@ -494,7 +506,9 @@ impl Scene {
         self.mentions_fallback |=
             has(fact::FALLBACK) || has(fact::FALLBACK_WORD) && has(fact::MAMBA);
         self.used_uv |= has(fact::UV);
-        self.mentions_windows |= has(fact::WINDOWS) && !has(fact::LINUX_STATED);
+        self.mentions_windows |=
+            has(fact::WINDOWS) && !has(fact::LINUX_STATED) && !has(fact::MACOS_STATED);
+        self.pytorch_index_used |= has(fact::PYTORCH_INDEX);
         self.mentions_zluda |= has(fact::ZLUDA);
         self.mentions_pytorch |= has(fact::PYTORCH);
         self.mentions_macos |= has(fact::MACOS);

@@ -109,7 +109,20 @@ pub(crate) fn diagnose(
         return index_unreachable(cx, d, &name);
     }
     let installer = if cx.scene.used_uv { "uv" } else { "pip" };
+    // PyTorch builds no CUDA (or ROCm) torch for macOS: its default build from PyPI is the one.
+    let no_such_build = cx.scene.mentions_macos
+        && !cx.scene.mentions_windows
+        && torch_family
+        && local.is_some_and(|l| l.starts_with("cu") || l.starts_with("rocm"));
+    let searched_index = cx.scene.pytorch_index_used;
     d.message = match (pin, available) {
+        (Some(p), _) if no_such_build => format!(
+            "{installer} found no {name} {p} for macOS: PyTorch publishes no +{} builds for macOS, only its default build on PyPI (CPU and Apple's MPS)",
+            local.unwrap_or_default()
+        ),
+        (Some(p), _) if local.is_some() && torch_family && !all_newer && searched_index => format!(
+            "{installer} found no {name} {p} for {here} on PyTorch's own index, where it looked: that build has no file for this Python or platform"
+        ),
         (Some(p), _) if local.is_some() && torch_family && !all_newer => format!(
             "pip found no {name} {p} to install: the +{} builds are published on PyTorch's own index, which this install did not use{}",
             local.unwrap_or_default(),
@@ -145,10 +158,26 @@ pub(crate) fn diagnose(
             "{name} {b}'s newest wheels are for Python {a}.{m} (release tables)"
         ));
     }
+    // Where the index already failed, or the platform has no such build, it is no fix.
     let index = local
-        .filter(|_| torch_family)
+        .filter(|_| torch_family && !searched_index && !no_such_build)
         .and_then(IndexUrl::pytorch);
     let mut fixes = Vec::new();
+    if no_such_build
+        && let Some(b) = base
+        && let Some(req) = recipes::exact(&name, b)
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "default-build",
+                FixKind::AlignTorch,
+                format!("Install {name} {b}, PyPI's build for macOS (no CUDA label)"),
+                format!("macOS has no CUDA; {name} {b} from PyPI runs on the CPU and on Apple's GPU through MPS. Its companions move with it, also without a CUDA label."),
+            )
+            .step(recipes::pip_install(cx, Vec::new(), vec![req])),
+        );
+    }
     // PyTorch's own index for a `+cuXYZ` (or `+cpu`, `+rocm…`) build of torch or its companions,
     // where the release itself is not older than this Python.
     if let (Some(p), Some(index)) = (pin, &index)
