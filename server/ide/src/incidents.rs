@@ -394,10 +394,19 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("win_amd64", fact::WINDOWS),
     // uv's hint, which then lists the platforms a release does have.
     ("You're on Linux", fact::LINUX_STATED | fact::UV),
-    ("You're on macOS", fact::MACOS_STATED | fact::MACOS | fact::UV),
+    (
+        "You're on macOS",
+        fact::MACOS_STATED | fact::MACOS | fact::UV,
+    ),
     ("You're on Windows", fact::WINDOWS | fact::UV),
-    ("registry+https://download.pytorch.org/", fact::PYTORCH_INDEX | fact::UV),
-    ("Looking in indexes: https://download.pytorch.org/", fact::PYTORCH_INDEX),
+    (
+        "registry+https://download.pytorch.org/",
+        fact::PYTORCH_INDEX | fact::UV,
+    ),
+    (
+        "Looking in indexes: https://download.pytorch.org/",
+        fact::PYTORCH_INDEX,
+    ),
     // torch's Inductor, Triton's caller in torch.compile: its modules, its backend's name.
     ("torch/_inductor/", fact::INDUCTOR),
     ("torch\\_inductor\\", fact::INDUCTOR),

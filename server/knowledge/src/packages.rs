@@ -39,6 +39,11 @@ pub struct Package {
     /// release (Triton, jaxlib, TensorFlow), which move only with it.
     #[serde(default)]
     pub own_gpu_builds: bool,
+    /// PyPI holds wheels of it and no source distribution (torch, TensorFlow, jaxlib, ONNX
+    /// Runtime, Triton): `pip install --no-binary` cannot build it, and its own build system
+    /// (Bazel, CMake from a checkout) is a project of its own.
+    #[serde(default)]
+    pub no_sdist: bool,
     /// Model families (`model_type` values, see `models.toml`) whose code paths use it.
     #[serde(default)]
     pub needed_by_families: Vec<String>,

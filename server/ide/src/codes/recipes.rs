@@ -1149,6 +1149,37 @@ pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name
             }),
         );
     }
+    // No source distribution on PyPI and no other target to build: `--no-binary` would only
+    // make pip fail, and the project's own build (Bazel, a CMake checkout) is no fix to type.
+    // What replaces a build for this environment is its published wheel, fetched whole again
+    // (a mixed or half-written install of torch, Paddle's core missing its own symbols).
+    if abidoc_knowledge::packages::package(pkg.as_str())
+        .is_some_and(|f| f.no_sdist && f.build.install_target.is_none())
+    {
+        let req = cx
+            .scene
+            .version_of(pkg.as_str())
+            .and_then(|v| exact(pkg.as_str(), v))
+            .unwrap_or_else(|| Requirement::Any(pkg.clone()));
+        return Some(
+            Fix::new(
+                code,
+                "reinstall-wheel",
+                FixKind::PrebuiltWheel,
+                format!("Reinstall {pkg}'s wheel whole (PyPI has no source of it to build)"),
+                format!("{pkg} is published as wheels only; a fresh copy of the wheel for this Python and platform, never the cached one, replaces files a mixed or interrupted install left behind."),
+            )
+            .step(pip_install(
+                cx,
+                vec![PipFlag::ForceReinstall, PipFlag::NoCacheDir, PipFlag::NoDeps],
+                vec![req],
+            ))
+            .cost(Cost {
+                downloads: true,
+                ..Cost::default()
+            }),
+        );
+    }
     let mut names: Vec<Name> = partners
         .iter()
         .filter(|p| kb::package(p.as_str()).is_some_and(|f| f.ssm_kernels))
