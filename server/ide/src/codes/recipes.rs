@@ -1156,29 +1156,35 @@ pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name
     if abidoc_knowledge::packages::package(pkg.as_str())
         .is_some_and(|f| f.no_sdist && f.build.install_target.is_none())
     {
+        // The same release, pinned: an unpinned reinstall would move it to the newest.
         let req = cx
-            .scene
-            .version_of(pkg.as_str())
-            .and_then(|v| exact(pkg.as_str(), v))
-            .unwrap_or_else(|| Requirement::Any(pkg.clone()));
-        return Some(
-            Fix::new(
-                code,
-                "reinstall-wheel",
-                FixKind::PrebuiltWheel,
-                format!("Reinstall {pkg}'s wheel whole (PyPI has no source of it to build)"),
-                format!("{pkg} is published as wheels only; a fresh copy of the wheel for this Python and platform, never the cached one, replaces files a mixed or interrupted install left behind."),
-            )
-            .step(pip_install(
+            .world
+            .installed_version(pkg.as_str())
+            .or_else(|| cx.scene.version_of(pkg.as_str()).map(str::to_owned))
+            .and_then(|v| exact(pkg.as_str(), &v));
+        let fix = Fix::new(
+            code,
+            "reinstall-wheel",
+            FixKind::PrebuiltWheel,
+            format!("Reinstall {pkg}'s wheel whole (PyPI has no source of it to build)"),
+            format!("{pkg} is published as wheels only; a fresh copy of the same release's wheel for this Python and platform, never the cached one, replaces files a mixed or interrupted install left behind."),
+        )
+        .cost(Cost {
+            downloads: true,
+            ..Cost::default()
+        });
+        return Some(match req {
+            Some(req) => fix.step(pip_install(
                 cx,
                 vec![PipFlag::ForceReinstall, PipFlag::NoCacheDir, PipFlag::NoDeps],
                 vec![req],
-            ))
-            .cost(Cost {
-                downloads: true,
-                ..Cost::default()
-            }),
-        );
+            )),
+            None => fix
+                .step(Step::Manual(format!(
+                    "python -m pip install --force-reinstall --no-cache-dir --no-deps {pkg}==<the installed version, as `pip show {pkg}` prints it>"
+                )))
+                .filled_in_with(format!("the installed {pkg} version")),
+        });
     }
     let mut names: Vec<Name> = partners
         .iter()
