@@ -84,7 +84,12 @@ fn read_plain(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic>
         let width = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
         let terminal = matches!(width, 80 | 100 | 120 | 132 | 160);
         let (more, same) = (found(&other), found(&diags));
-        if more > same || (terminal && more == same && other.len() >= diags.len()) {
+        // A build failure read only joined still beats reading nothing (it weighs nothing in
+        // `found`).
+        if more > same
+            || (terminal && more == same && other.len() >= diags.len())
+            || (more == same && diags.is_empty() && !other.is_empty())
+        {
             return other;
         }
     }

@@ -4722,7 +4722,11 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // gcc crashing on the package's source (`internal compiler error: in
         // maybe_undo_parenthesized_ref`): a bug of that gcc release. Killed by the kernel
         // (`internal compiler error: Killed (program cc1plus)`) is memory, not the compiler.
-        || s.contains("internal compiler error: ") && !s.contains("Killed")
+        // A compiler killed by a signal (`internal compiler error: Segmentation fault signal
+        // terminated program cc1plus`) in a parallel CUDA build is as often memory as a bug.
+        || s.contains("internal compiler error: ")
+            && !s.contains("Killed")
+            && !s.contains("signal terminated program")
         // MSVC's STL refusing an older nvcc: `error STL1002: Unexpected compiler version,
         // expected CUDA 12.4 or newer.`
         || s.contains("STL1002")
