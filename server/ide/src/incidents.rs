@@ -544,6 +544,7 @@ impl Scene {
         let imports = import_statements(piece);
         found.extend(compiled_imports(&imports));
         found.extend(prompt_imports(&imports));
+        found.extend(one_liner_imports(piece));
         found.extend(failing_imports(piece));
         for m in dotted_imports(&imports) {
             self.add_import(m);
@@ -2422,6 +2423,43 @@ fn prompt_len(t: &str) -> usize {
         .unwrap_or(0)
 }
 
+/// Modules a one-line program imports (`python3 -c 'import numpy'`, `python -c "import torch;
+/// print(torch.__version__)"`): what the command was loading when the failure below appeared.
+fn one_liner_imports(piece: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, _) in piece.match_indices(" -c ") {
+        let rest = &piece[i + 4..];
+        let Some(quote) = rest.chars().next().filter(|c| matches!(c, '\'' | '"')) else {
+            continue;
+        };
+        let body = &rest[1..];
+        let body = &body[..body.find([quote, '\n']).unwrap_or(body.len())];
+        // pip's own one-liner that runs a package's setup.py names no package it loads.
+        if body.contains("setuptools") || body.contains("__file__") {
+            continue;
+        }
+        for statement in body.split(';').map(str::trim) {
+            let module = statement
+                .strip_prefix("import ")
+                .map(|r| r.split([' ', ',']).next().unwrap_or(""))
+                .or_else(|| {
+                    statement
+                        .strip_prefix("from ")
+                        .and_then(|r| r.split_once(" import "))
+                        .map(|(m, _)| m.trim())
+                });
+            let Some(top) = module.and_then(|m| m.split('.').next()) else {
+                continue;
+            };
+            const STDLIB: &[&str] = &["sys", "io", "re", "platform", "site", "sysconfig"];
+            if plain_module(top) && !STDLIB.contains(&top) && !NOT_A_PACKAGE.contains(&top) {
+                out.push((i + 1, distribution_of(top)));
+            }
+        }
+    }
+    out
+}
+
 /// The packages of modules imported at an interactive prompt (`>>> import bottleneck`): what the
 /// person was loading when the failure below appeared (the tables' distribution for the module,
 /// else the module's own name).
@@ -2823,7 +2861,27 @@ mod launcher_tests {
 
 #[cfg(test)]
 mod module_name_tests {
-    use super::{compiled_module_name, site_package_paths};
+    use super::{compiled_module_name, one_liner_imports, site_package_paths};
+
+    #[test]
+    fn a_one_liner_names_what_it_imports() {
+        let names =
+            |t: &str| -> Vec<String> { one_liner_imports(t).into_iter().map(|(_, p)| p).collect() };
+        assert_eq!(
+            names("$ python3 -c 'import numpy'\nIllegal instruction"),
+            ["numpy"]
+        );
+        assert_eq!(
+            names("python -c \"import sys; from cv2 import dnn; print(1)\""),
+            ["opencv-python"]
+        );
+        // pip's own setup.py runner, and the standard library, name no package.
+        assert!(
+            names("python -u -c 'import io, os, sys, setuptools, tokenize; sys.argv[0] = x'")
+                .is_empty()
+        );
+        assert!(names("python -c 'import os'").is_empty());
+    }
 
     #[test]
     fn only_names_extensions_take_read_as_compiled() {
