@@ -240,6 +240,12 @@ pub struct Header {
     pub dnf: Vec<String>,
     #[serde(default)]
     pub conda: Vec<String>,
+    /// A header of one of the CUDA toolkit's libraries (`curand_kernel.h`): a full toolkit of
+    /// torch's CUDA release has it in its `include/`, where a runtime-only or partial toolkit
+    /// (conda's `cuda-nvcc` alone, a runtime image) does not; its development package's name
+    /// carries the CUDA release, so `apt`/`dnf` stay empty.
+    #[serde(default)]
+    pub cuda_toolkit: bool,
     pub source: String,
 }
 

@@ -4502,21 +4502,6 @@ fn find_build_package(text: &str, near: Span) -> Option<String> {
     best.map(|(_, n)| n)
 }
 
-/// Headers of the CUDA toolkit's libraries (not cuDNN's: another product, `system_libs.toml`).
-const CUDA_HEADERS: &[&str] = &[
-    "cusolverDn.h",
-    "cublas_v2.h",
-    "cublasLt.h",
-    "cusparse.h",
-    "curand.h",
-    "curand_kernel.h",
-    "cufft.h",
-    "cuda_fp16.h",
-    "cuda_bf16.h",
-    "nvrtc.h",
-    "cuda_runtime_api.h",
-];
-
 fn cuda_home(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     let hit = (s.contains("CUDA_HOME")
@@ -4549,12 +4534,7 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
         // The toolkit's headers are not where the build looks: no CUDA_HOME (or a runtime-only
         // image): `fatal error: cuda.h: No such file or directory`.
         || s.contains("cuda.h: No such file or directory")
-        || s.contains("cuda_runtime.h: No such file or directory")
-        // The CUDA libraries' headers torch's own headers include (`ATen/cuda/CUDAContext.h`
-        // includes cusolverDn.h): a runtime-only CUDA (conda's cudatoolkit, a runtime image).
-        || s.find(": No such file or directory").is_some_and(|p| {
-            CUDA_HEADERS.iter().any(|h| s[..p].ends_with(h))
-        });
+        || s.contains("cuda_runtime.h: No such file or directory");
     if hit {
         out.push(
             l.content_span(),

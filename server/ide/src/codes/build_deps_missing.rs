@@ -17,9 +17,9 @@ use crate::fix::{
 };
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or a tool too new (setuptools: `cannot import name 'packaging' from 'pkg_resources'`, `No module named 'pkg_resources'`; CMake 4: `Compatibility with CMake < 3.5 has been removed`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package); Inductor's `Cannot find a working triton installation`.",
+    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or a tool too new (setuptools: `cannot import name 'packaging' from 'pkg_resources'`, `No module named 'pkg_resources'`; CMake 4: `Compatibility with CMake < 3.5 has been removed`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package; a CUDA library's, `curand_kernel.h`, `cusolverDn.h`: that library's development headers of torch's CUDA release, which a partial toolkit lacks); Inductor's `Cannot find a working triton installation`.",
     meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import, and setuptools 82 removed `pkg_resources` itself, which setup.py files and packages still import at run time.",
-    fixes: "For CMake 4 refusing an old `cmake_minimum_required`: `CMAKE_POLICY_VERSION_MINIMUM=3.5` (CMake's own hint, no download), else `pip install \"cmake<4\"` and the build with `--no-build-isolation`. Otherwise: 1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources.packaging` error `pip install \"setuptools<70\"`, for `No module named 'pkg_resources'` `pip install \"setuptools<82\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
+    fixes: "For CMake 4 refusing an old `cmake_minimum_required`: `CMAKE_POLICY_VERSION_MINIMUM=3.5` (CMake's own hint, no download), else `pip install \"cmake<4\"` and the build with `--no-build-isolation`. Otherwise: 1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources.packaging` error `pip install \"setuptools<70\"`, for `No module named 'pkg_resources'` `pip install \"setuptools<82\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. A CUDA library's header: a full toolkit of torch's CUDA release (CUDA_HOME at it) first, then `cuda-libraries-dev-X-Y` from NVIDIA's repository (root) or conda-forge's package pinned with `cuda-version` (advice). The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -211,6 +211,9 @@ pub(crate) fn header(
         ),
     };
     d.evidence.push(format!("the compiler says: {}", detail.trim()));
+    if lib.cuda_toolkit {
+        return cuda_header(cx, d, header, lib);
+    }
     d.explanation = Some(format!("A C/C++ library's headers come with its development package (`-dev`/`-devel`), not with the library itself or with pip; once it is installed, the build finds `{header}` in the compiler's standard include path."));
     let names = |v: &[String]| v.iter().filter_map(|n| Name::new(n)).collect::<Vec<_>>();
     let mut fixes = Vec::new();
@@ -297,6 +300,82 @@ pub(crate) fn header(
             .step(Step::Manual(format!(
                 "install {} (vcpkg, or its SDK), then `set INCLUDE=<its include directory>;%INCLUDE%` in the prompt that builds",
                 lib.what
+            ))),
+        );
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// A header of one of the CUDA toolkit's libraries (`curand_kernel.h`, `cusolverDn.h`, which
+/// torch's `ATen/cuda/CUDAContext.h` includes): nvcc ran, but the toolkit the build uses is a
+/// partial one (conda's `cuda-nvcc` alone, a runtime image, pip's nvidia-* wheels whose headers
+/// sit in their own directories). A full toolkit of torch's CUDA release has it; else that
+/// library's development package, of the same release.
+fn cuda_header(
+    cx: &Cx<'_>,
+    mut d: Diagnostic,
+    header: &str,
+    lib: &abidoc_knowledge::system_libs::Header,
+) -> Diagnostic {
+    let code = Code::BuildDepsMissing;
+    // torch's CUDA release, which the headers must match (`12.4`): the environment's, else the
+    // `+cu124` label of the torch the text states.
+    let release = cx
+        .world
+        .torch_cuda()
+        .or_else(|| {
+            let torch = abidoc_knowledge::Version::parse(&cx.torch()?)?;
+            torch.local_cuda().map(|(a, b)| format!("{a}.{b}"))
+        })
+        .filter(|r| r.bytes().all(|c| c.is_ascii_digit() || c == b'.'));
+    let shown = release
+        .as_deref()
+        .map_or_else(|| "torch's CUDA release".to_owned(), |r| format!("CUDA {r}"));
+    let dash = release.as_deref().map_or_else(|| "X-Y".to_owned(), |r| r.replace('.', "-"));
+    d.message = format!(
+        "{} includes `{header}` of {}, which is not where the build looks: the CUDA toolkit it uses lacks that library's development headers (a partial or runtime-only toolkit), or CUDA_HOME points at none",
+        d.package
+            .as_deref()
+            .map_or_else(|| "a CUDA build".to_owned(), |p| format!("the build of {p}")),
+        lib.what
+    );
+    d.explanation = Some(format!("A full CUDA toolkit ships every library's headers in its include/ directory; conda's `cuda-nvcc`, CUDA runtime images and pip's nvidia-* wheels do not put them where nvcc looks. The headers must come from {shown}, the release torch was built with."));
+    let mut fixes = vec![
+        Fix::new(
+            code,
+            "full-toolkit",
+            FixKind::Inspect,
+            format!("Build with a full CUDA toolkit of {shown}: its include/ has `{header}`"),
+            "A toolkit installed whole (NVIDIA's installer or repository, /usr/local/cuda-X.Y) has every library's headers; pointing CUDA_HOME at it makes nvcc and the includes come from it.",
+        )
+        .step(Step::Manual(format!(
+            "ls -d /usr/local/cuda*/include/{header} (or your cluster's CUDA module); export CUDA_HOME=<that toolkit, of {shown}>, then build again"
+        ))),
+        Fix::new(
+            code,
+            "cuda-dev-package",
+            FixKind::Advice,
+            format!("Install {}'s development package of {shown} (needs root)", lib.what),
+            "NVIDIA's CUDA repository names the development packages per CUDA release; `cuda-libraries-dev-X-Y` installs every library's headers of that release.",
+        )
+        .step(Step::Manual(format!(
+            "apt-get install cuda-libraries-dev-{dash} (Debian/Ubuntu, NVIDIA's CUDA repository) or dnf install cuda-libraries-devel-{dash} (Fedora/RHEL), then build again"
+        ))),
+    ];
+    if !lib.conda.is_empty() && (cx.world.in_conda() || cx.scene.mentions_conda) {
+        fixes.push(
+            Fix::new(
+                code,
+                "conda-dev-package",
+                FixKind::Advice,
+                format!("In the conda environment: conda-forge's {} for {shown}", lib.conda.join(", ")),
+                "No root needed; pinning cuda-version keeps the headers of torch's CUDA release, not the newest.",
+            )
+            .step(Step::Manual(format!(
+                "conda install -c conda-forge {} cuda-version={}, then build again",
+                lib.conda.join(" "),
+                release.as_deref().unwrap_or("<torch's CUDA, e.g. 12.4>")
             ))),
         );
     }
