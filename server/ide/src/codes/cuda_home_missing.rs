@@ -16,7 +16,7 @@ use crate::fix::{
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "Building a CUDA extension without `nvcc` / `CUDA_HOME`.",
-    meaning: "torch's cpp_extension compiles CUDA sources with `$CUDA_HOME/bin/nvcc`. pip's nvidia-* runtime wheels carry no compiler, and conda's `cudatoolkit` has none either, so a source build finds no nvcc unless a toolkit is installed and named. A build that found none may still finish with the CPU half alone, which says so at run time: `Not compiled with GPU support` (detectron2-style ops), `Not compiled with CUDA support` (PyG), mmcv's `nms_impl: implementation for device cuda:0 not found`; a package publishing its CUDA builds on its own wheel page (mmcv, PyG) is installed from there first.",
+    meaning: "torch's cpp_extension compiles CUDA sources with `$CUDA_HOME/bin/nvcc`. pip's nvidia-* runtime wheels carry no compiler, and conda's `cudatoolkit` has none either, so a source build finds no nvcc unless a toolkit is installed and named. A build that found none may still finish with the CPU half alone, which says so at run time (`Not compiled with GPU support`): that is `extension-incomplete-build`, with these fixes among its own.",
     fixes: "1. `CUDA_HOME` to one directory when the text shows it set to a `:`-joined list (`:/usr/local/cuda/bin/nvcc`), or to a toolkit abidoc found on disk (safe). 2. Without one found: `find` the nvcc installed in /usr/local, /opt or /usr/lib, then `CUDA_HOME` to its directory (look first, safe). The variable is the one the failing build reads: old `setup.py` scripts' `locate_cuda()` reads `CUDAHOME` (`Either add it to your path, or set $CUDAHOME`), a script or Makefile running `nvcc` needs the toolkit's `bin` on PATH (which `sudo` resets). 3. For packages that publish prebuilt wheels (flash-attn, mamba-ssm, causal-conv1d): install, letting setup.py fetch the wheel matching torch, no nvcc needed. 4. nvcc from conda (`cuda-nvcc`, matching torch's CUDA), then `CUDA_HOME`, in a conda environment; elsewhere NVIDIA's toolkit of torch's CUDA (advice: an installer or root).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
@@ -64,47 +64,19 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         ]);
         return d;
     }
-    // The run-time trace of the same failure: the build found no toolkit and compiled the CPU
-    // half only (`AT_ERROR("Not compiled with GPU support")` in detectron2-style ops, PyG's
-    // `Not compiled with CUDA support`, mmcv's `nms_impl: implementation for device cuda:0 not
-    // found`, which only mmcv's op registry prints).
-    if cpu_half_only(detail) {
-        if d.package.is_none() {
-            d.package = if detail.contains("_impl: implementation for device") {
-                Some("mmcv".to_owned())
-            } else {
-                cx.near.filter(|n| *n != "torch").map(str::to_owned)
-            };
-        }
-        let who = d.package.as_deref().unwrap_or("the extension");
-        d.message = format!(
-            "{who} was built without its CUDA code: when it was compiled no CUDA toolkit was found (CUDA_HOME unset, or no GPU visible to the build), or a CPU-only build of it was installed, so only its CPU half exists"
-        );
-    }
     let reads = Reads::of(detail);
     if reads == Reads::CudaHomeNoUnderscore {
         d.message = format!(
             "{what} compiled from source, but its setup script finds no CUDA compiler (nvcc): it looks on PATH and in $CUDAHOME (its own variable, not torch's CUDA_HOME)"
         );
     }
-    let mut fixes = fixes(cx, d.package.as_deref(), listed.is_some(), reads);
-    // A package that publishes its CUDA builds on its own wheel page (mmcv's, PyG's): that
-    // wheel has the CUDA half, with no toolkit to find and nothing to compile.
-    if cpu_half_only(detail)
-        && let Some(pkg) = d.package.as_deref().and_then(crate::fix::Name::new)
-        && let Some(facts) = crate::kb::package(pkg.as_str()).filter(|f| f.wheel_index.is_some())
-    {
-        // With torch known, its own page (torch's CUDA label); without, a CUDA label's page:
-        // the package's CPU build is what fails here.
-        let page = if cx.torch().is_some() {
-            recipes::align_with_torch(Code::CudaHomeMissing, cx, &pkg, false)
-        } else {
-            recipes::find_links_advice(Code::CudaHomeMissing, &pkg, Some(&facts), true)
-                .into_iter()
-                .collect()
-        };
-        fixes.splice(0..0, page.into_iter().map(crate::fix::Fix::leading));
-    }
+    let mut fixes = fixes(
+        Code::CudaHomeMissing,
+        cx,
+        d.package.as_deref(),
+        listed.is_some(),
+        reads,
+    );
     if let Some(home) = listed {
         let known = cx.world.cuda_toolkits().iter().any(|h| h == home.as_str());
         let mut f = Fix::new(
@@ -147,14 +119,14 @@ fn listed_home(detail: &str) -> Option<SafePath> {
 /// path, or set $CUDAHOME`); a shell script or Makefile runs `nvcc` from PATH (`nvcc: not
 /// found`, `command not found`, not recognized), and `sudo` drops the user's PATH.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reads {
+pub(crate) enum Reads {
     CudaHome,
     CudaHomeNoUnderscore,
     Path,
 }
 
 impl Reads {
-    fn of(detail: &str) -> Reads {
+    pub(crate) fn of(detail: &str) -> Reads {
         if detail.contains("$CUDAHOME") || detail.contains("set CUDAHOME") {
             Reads::CudaHomeNoUnderscore
         } else if detail.contains("nvcc: not found")
@@ -189,9 +161,16 @@ impl Reads {
     }
 }
 
-/// The fixes before ranking: `diagnose` adds its own and ranks them all once.
-fn fixes(cx: &Cx<'_>, package: Option<&str>, listed: bool, reads: Reads) -> Vec<Fix> {
-    let code = Code::CudaHomeMissing;
+/// The fixes before ranking: `diagnose` adds its own and ranks them all once. A build that
+/// found no toolkit is also `extension-incomplete-build`'s cause (a package built without its
+/// CUDA half), which files them under its own code.
+pub(crate) fn fixes(
+    code: Code,
+    cx: &Cx<'_>,
+    package: Option<&str>,
+    listed: bool,
+    reads: Reads,
+) -> Vec<Fix> {
     let mut fixes = Vec::new();
     let found = cx
         .world
@@ -308,7 +287,7 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>, listed: bool, reads: Reads) -> Vec<
 /// A package's own run-time words for a build that has its CPU half only: detectron2-style ops'
 /// `Not compiled with GPU support`, PyG's `Not compiled with CUDA support`, mmcv's
 /// `nms_impl: implementation for device cuda:0 not found`.
-fn cpu_half_only(detail: &str) -> bool {
+pub(crate) fn cpu_half_only(detail: &str) -> bool {
     detail.contains("Not compiled with GPU support")
         || detail.contains("Not compiled with CUDA support")
         || detail.contains("_impl: implementation for device cuda")

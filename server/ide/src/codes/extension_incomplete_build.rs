@@ -14,12 +14,13 @@
 use super::symbols::Case;
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Fix, FixKind, SafePath, Step};
+use crate::fix::{Fix, FixKind, Name, SafePath, Step};
+use crate::kb;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "The undefined symbol belongs to the extension's own package: a partial build, not a torch mismatch.",
-    meaning: "The library references a function its own sources should define, and nothing defines it: the build left a kernel out (a GPU architecture or a feature switch was not compiled), or files of two builds were mixed. Torch is not involved, so aligning torch does not help. The same holds when the package's compiled module is absent altogether (`No module named 'exllamav2_ext'`, `'mmcv._ext'`): a wheel or build without it, or a source checkout that shadows the installed package. An op torch builds just in time (DeepSpeed's `cpu_adam`, `fused_adam`) whose library is missing from its directory under `~/.cache/torch_extensions` never finished building: the build's own error comes earlier in the log, and its directory (a build product) goes before the next try. A log that stops at such a build's progress (`Using … as PyTorch extensions root...`, `Loading extension module X...`, `… kernel during runtime now`) with nothing after it is a build that hangs, most often waiting on the `lock` file an interrupted build left in the op's directory: a warning, with that lock (or a fresh TORCH_EXTENSIONS_DIR) as the way out.",
-    fixes: "1. The companion release built for the installed torch (a complete wheel). 2. The project's prebuilt wheel. 3. A complete source build that really compiles (ranked after everything else when the machine has no CUDA compiler: it cannot run there). Uninstalling is offered when the model in use does not need the package, and for an optional package on a machine that cannot compile it. A JIT op's unfinished build: its build directory first (removed by a command only when the text shows the build failing and the directory holds nothing but build files), then the package's build; a hanging JIT build: its stale lock, or a fresh extensions root. All need confirmation.",
+    meaning: "The library references a function its own sources should define, and nothing defines it: the build left a kernel out (a GPU architecture or a feature switch was not compiled), or files of two builds were mixed. Torch is not involved, so aligning torch does not help. The same holds when the package's compiled module is absent altogether (`No module named 'exllamav2_ext'`, `'mmcv._ext'`): a wheel or build without it, or a source checkout that shadows the installed package. An op torch builds just in time (DeepSpeed's `cpu_adam`, `fused_adam`) whose library is missing from its directory under `~/.cache/torch_extensions` never finished building: the build's own error comes earlier in the log, and its directory (a build product) goes before the next try. A log that stops at such a build's progress (`Using … as PyTorch extensions root...`, `Loading extension module X...`, `… kernel during runtime now`) with nothing after it is a build that hangs, most often waiting on the `lock` file an interrupted build left in the op's directory: a warning, with that lock (or a fresh TORCH_EXTENSIONS_DIR) as the way out. A package built without its CUDA half says so at run time (`Not compiled with GPU support` in detectron2-style ops, PyG's `Not compiled with CUDA support`, mmcv's `nms_impl: implementation for device cuda:0 not found`): its build found no CUDA toolkit, or its CPU build was installed.",
+    fixes: "1. The companion release built for the installed torch (a complete wheel). 2. The project's prebuilt wheel. 3. A complete source build that really compiles (ranked after everything else when the machine has no CUDA compiler: it cannot run there). Uninstalling is offered when the model in use does not need the package, and for an optional package on a machine that cannot compile it. A JIT op's unfinished build: its build directory first (removed by a command only when the text shows the build failing and the directory holds nothing but build files), then the package's build; a hanging JIT build: its stale lock, or a fresh extensions root. A package without its CUDA half: its CUDA build from the project's wheel page (mmcv, PyG) first, then the CUDA toolkit found or installed for a build that compiles it. All need confirmation.",
     model_decides: true,
     ..CodeDoc::BASE
 };
@@ -53,6 +54,55 @@ pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
 
 /// `No module named 'X'` for a compiled module `package` ships: the package was installed
 /// without building its extensions (or their build failed and was skipped).
+/// A package's compiled part built without its CUDA half (detectron2-style ops' `Not compiled
+/// with GPU support`, PyG's `Not compiled with CUDA support`, mmcv's `nms_impl: implementation
+/// for device cuda:0 not found`, which only mmcv's op registry prints): when it was compiled no
+/// CUDA toolkit was found, or its CPU build was installed. Its CUDA build from the project's
+/// wheel page first (nothing to compile), then the toolkit for a build that compiles it.
+pub(crate) fn cpu_half(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    let code = Code::ExtensionIncompleteBuild;
+    let mut d = blank(code, source);
+    d.package = if detail.contains("_impl: implementation for device") {
+        Some("mmcv".to_owned())
+    } else {
+        cx.near.filter(|n| *n != "torch").map(str::to_owned)
+    }
+    .map(|p| cx.as_named(p));
+    let who = d.package.as_deref().unwrap_or("the extension");
+    d.message = format!(
+        "{who} was built without its CUDA code: when it was compiled no CUDA toolkit was found (CUDA_HOME unset, or no GPU visible to the build), or a CPU-only build of it was installed, so only its CPU half exists"
+    );
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    let mut fixes = super::cuda_home_missing::fixes(
+        code,
+        cx,
+        d.package.as_deref(),
+        false,
+        super::cuda_home_missing::Reads::of(detail),
+    );
+    if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
+        let facts = kb::package(pkg.as_str());
+        // A package that publishes its CUDA builds on its own wheel page (mmcv's, PyG's): that
+        // wheel has the CUDA half, with no toolkit to find and nothing to compile. With torch
+        // known, its own page; without, a CUDA label's page.
+        if let Some(facts) = facts.as_ref().filter(|f| f.wheel_index.is_some()) {
+            let page = if cx.torch().is_some() {
+                recipes::align_with_torch(code, cx, &pkg, false)
+            } else {
+                recipes::find_links_advice(code, &pkg, Some(facts), true)
+                    .into_iter()
+                    .collect()
+            };
+            fixes.splice(0..0, page.into_iter().map(Fix::leading));
+        }
+        // A rebuild that sees the toolkit this time (FORCE_CUDA for builds that ask whether a
+        // GPU is visible).
+        fixes.extend(recipes::source_build(code, cx, &pkg, &[]));
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
 pub(crate) fn module_missing(
     cx: &Cx<'_>,
     source: Option<SourceRef>,

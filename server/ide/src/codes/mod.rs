@@ -445,6 +445,10 @@ pub(crate) fn diagnose(
             loadforms::compiled_module_missing(&cx, source, module)
         }
         Failure::NoCompiler { detail } => no_c_compiler::diagnose(&cx, source, detail),
+        // The run-time trace of a build that found no toolkit: the package's CPU half only.
+        Failure::CudaHome { detail } if cuda_home_missing::cpu_half_only(detail) => {
+            extension_incomplete_build::cpu_half(&cx, source, detail)
+        }
         Failure::CudaHome { detail } => cuda_home_missing::diagnose(&cx, source, detail),
         Failure::CudaVersion {
             found,
