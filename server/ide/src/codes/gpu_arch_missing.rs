@@ -440,7 +440,16 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
     let torch_seen = cx.torch_shown(None)
         || d.package.as_deref() == Some("torch")
         || seen.detail.contains("CUDA error: no kernel image");
-    if torch_seen && let Some(f) = torch_build_fix(cx, cc, torch.as_deref(), seen) {
+    // A package's own guard naming its missing kernel (SageAttention's `SM89 kernel is not
+    // available`) is about its build alone: torch's builds are beside the point.
+    let own_guard = abidoc_knowledge::packages::mentions(seen.detail)
+        .iter()
+        .any(|m| m.package.name != "torch")
+        || seen.detail.contains(" kernel is not available");
+    if torch_seen
+        && !own_guard
+        && let Some(f) = torch_build_fix(cx, cc, torch.as_deref(), seen)
+    {
         fixes.push(f);
     }
     if let Some(c) = cc
