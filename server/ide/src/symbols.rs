@@ -114,8 +114,17 @@ pub fn string_abi(symbol: &str) -> Option<StringAbi> {
     if s.contains("St7__cxx11") || s.contains("B5cxx11") {
         return Some(StringAbi::Cxx11);
     }
-    // `Ss` is the pre-C++11 std::string abbreviation; it may be followed by anything.
-    let has_ss = s.match_indices("Ss").any(|(i, _)| i > 2);
+    // `Ss` is the pre-C++11 std::string abbreviation, in a C++ (Itanium-mangled) name only, and
+    // where a type stands (after `RK`, `P`, `E`, `I`…): never inside an identifier
+    // (CPython's `PyInt_FromSsize_t`, a `9FromSsize` source name).
+    let has_ss = s.starts_with("_Z")
+        && s.match_indices("Ss").any(|(i, _)| {
+            i > 2
+                && s[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| "RKPEIJOS_".contains(c))
+        });
     if has_ss || s.contains("12basic_stringIcSt11char_traitsIcESaIcEE") {
         return Some(StringAbi::PreCxx11);
     }
@@ -172,6 +181,10 @@ mod tests {
             Some(StringAbi::Cxx11)
         );
         assert_eq!(string_abi("_ZN3c104cuda14ExchangeDeviceEa"), None);
+        // `Ss` inside an identifier, or in a C name, is no std::string.
+        assert_eq!(string_abi("PyInt_FromSsize_t"), None);
+        assert_eq!(string_abi("_PyInt_FromSsize_t"), None);
+        assert_eq!(string_abi("_ZN3foo9FromSsizeEv"), None);
         assert_eq!(
             string_abi("_ZN3c105ErrorC2ENS_14SourceLocationESs"),
             Some(StringAbi::PreCxx11)
