@@ -318,6 +318,9 @@ pub struct Scene {
     /// The install already looked in PyTorch's own index (pip's `Looking in indexes:`, uv's
     /// `@ registry+…`): a build missing there is missing for this Python or platform.
     pub pytorch_index_used: bool,
+    /// A macOS SDK's `error: Unsupported architecture`: the build asked the SDK for an
+    /// architecture it cannot compile (a universal2 Python's arm64 on an older SDK).
+    pub sdk_unsupported_arch: bool,
     /// The text shows a Jetson board (its name, JetPack, L4T, Tegra).
     pub mentions_jetson: bool,
     /// The text shows ZLUDA (`ComfyUI-Zluda`): torch's CUDA DLLs run on AMD's HIP runtime.
@@ -368,6 +371,9 @@ mod fact {
     /// The install looked in PyTorch's own index (`Looking in indexes: https://download.pytorch
     /// .org/…`, uv's `@ registry+https://download.pytorch.org/…`).
     pub const PYTORCH_INDEX: u32 = 1 << 18;
+    /// A macOS SDK refusing the architecture a build asks for (`error: Unsupported
+    /// architecture`: an older SDK asked for arm64 by a universal2 Python).
+    pub const SDK_ARCH: u32 = 1 << 19;
 }
 
 /// Phrases that only a look at the whole text gives, each with what it shows (their order is the
@@ -399,6 +405,7 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
         fact::MACOS_STATED | fact::MACOS | fact::UV,
     ),
     ("You're on Windows", fact::WINDOWS | fact::UV),
+    ("error: Unsupported architecture", fact::SDK_ARCH),
     (
         "registry+https://download.pytorch.org/",
         fact::PYTORCH_INDEX | fact::UV,
@@ -518,6 +525,7 @@ impl Scene {
         self.mentions_windows |=
             has(fact::WINDOWS) && !has(fact::LINUX_STATED) && !has(fact::MACOS_STATED);
         self.pytorch_index_used |= has(fact::PYTORCH_INDEX);
+        self.sdk_unsupported_arch |= has(fact::SDK_ARCH);
         self.mentions_zluda |= has(fact::ZLUDA);
         self.mentions_pytorch |= has(fact::PYTORCH);
         self.mentions_macos |= has(fact::MACOS);
@@ -1622,6 +1630,24 @@ impl Collector {
             }
             EventKind::BuildRequirementsFailed => {
                 self.scene.requirements_step_failed.get_or_insert(span);
+            }
+            // A package's loader finding none of its compiled libraries: PyG's packages look
+            // each up with `importlib.machinery.PathFinder().find_spec(…)`, whose `None` fails
+            // on `.origin` in the package's own `__init__.py`.
+            EventKind::Exception { message, .. }
+                if message.contains("'NoneType' object has no attribute 'origin'")
+                    && let Some(top) = self
+                        .last_frame
+                        .as_deref()
+                        .map(|f| f.replace('\\', "/"))
+                        .and_then(|f| {
+                            f.strip_suffix("/__init__.py")
+                                .and_then(|d| d.rsplit('/').next())
+                                .map(str::to_owned)
+                        })
+                        .filter(|t| plain_module(t) && t.contains('_')) =>
+            {
+                self.push(Failure::CompiledModuleMissing { module: top }, span);
             }
             EventKind::Exception { message, .. } if message.starts_with("No module named") => {
                 let module = message

@@ -179,6 +179,18 @@ const TEMPLATES: &[(&str, &str)] = &[
         "RuntimeError: Error building extension '{P}'\n",
     ),
     (
+        "build-failed deployment target",
+        "      error: $MACOSX_DEPLOYMENT_TARGET mismatch: now \"10.14\" but \"{P}\" during configure\n  error: legacy-install-failure\n",
+    ),
+    (
+        "build-failed sdk architecture",
+        "  /Library/Developer/CommandLineTools/SDKs/MacOSX10.15.sdk/usr/include/sys/cdefs.h:807:2: error: Unsupported architecture {P}\n",
+    ),
+    (
+        "extension-incomplete-build origin",
+        "  File \"/x/site-packages/{P}_x/__init__.py\", line 15, in <module>\n    raise AttributeError(e)\nAttributeError: 'NoneType' object has no attribute 'origin'\n",
+    ),
+    (
         "no-c-compiler ice",
         "Building wheel for {P} (setup.py) ... error\ncsrc/{P}/kernel.cu:62:385: internal compiler error: in maybe_undo_parenthesized_ref, at cp/semantics.c:1740\n",
     ),

@@ -223,6 +223,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("metadata-generation-failed", BFAIL),
     ("did not run successfully", BFAIL),
     ("Error building extension '", BFAIL),
+    ("legacy-install-failure", BFAIL),
+    ("MACOSX_DEPLOYMENT_TARGET mismatch", BFAIL),
     ("No module named", NOTORCH),
     (" miss in module", NOTORCH),
     ("cannot import name ", NOTORCH),
@@ -354,6 +356,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("' failed", COMPFAIL | NOCC),
     ("CalledProcessError", COMPFAIL | EXC),
     ("build stopped", COMPFAIL),
+    ("error: Unsupported architecture", COMPFAIL),
     ("fast path is not available", MAMBA),
     ("has no attribute 'causal_conv1d_", MAMBA),
     ("has no attribute 'selective_scan_", MAMBA),
@@ -4343,10 +4346,38 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
             EventKind::JitBuildFailed { extension },
         );
     }
-    for needle in ["subprocess-exited-with-error", "metadata-generation-failed"] {
+    // pip's summaries: a build's (`subprocess-exited-with-error`), its metadata step's, and
+    // older pips' `setup.py install` (`error: legacy-install-failure`).
+    for needle in [
+        "subprocess-exited-with-error",
+        "metadata-generation-failed",
+        "legacy-install-failure",
+    ] {
         if let Some(p) = s.find(needle) {
             out.push(
                 l.span(p, p + needle.len()),
+                EventKind::PipBuildFailed { package: None },
+            );
+        }
+    }
+    // distutils refusing a deployment target below the one Python was configured with
+    // (`error: $MACOSX_DEPLOYMENT_TARGET mismatch: now "10.14" but "11.0" during configure`):
+    // the build stops before compiling; the configured target is what it accepts.
+    if let Some(p) = s.find("MACOSX_DEPLOYMENT_TARGET mismatch")
+        && let Some(b) = s[p..].find(" but \"")
+    {
+        let r = &s[p + b + 6..];
+        let v = r.split('"').next().unwrap_or("");
+        if is_version(v) {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::Version {
+                    subject: "macos-deployment-target".to_owned(),
+                    version: v.to_owned(),
+                },
+            );
+            out.push(
+                l.span(p, s.trim_end().len()),
                 EventKind::PipBuildFailed { package: None },
             );
         }
@@ -4794,7 +4825,9 @@ fn compile_failed(l: &Line<'_>, out: &mut Out) {
             && s.contains("' failed")
             && !s.contains("No such file or directory"))
         || s.contains("CalledProcessError: Command '['ninja'")
-        || s.contains("ninja: build stopped");
+        || s.contains("ninja: build stopped")
+        // A macOS SDK's own headers stopping the compile for an architecture it lacks.
+        || s.contains("error: Unsupported architecture") && !s.contains("#error");
     if hit {
         out.push(
             l.content_span(),

@@ -17,7 +17,7 @@ use crate::kb::{Fetch, Listing};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`, `error: command '…/nvcc' failed`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile.",
     meaning: "pip compiles a package when no wheel on the index fits this Python and platform, and packages that pick their own prebuilt wheel in setup.py (flash-attn, mamba-ssm, causal-conv1d) compile when none fits the installed torch, CUDA and C++ ABI. pip's summary (`Failed building wheel for X`, `× python setup.py bdist_wheel did not run successfully`) comes after the compiler's own output, which holds the cause; a paste that keeps only the summary says that the build failed, not why. Where the package publishes builds elsewhere (its own wheel page per torch and CUDA, a release paired with each torch), installing one needs no compiler at all.",
-    fixes: "1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`).",
+    fixes: "1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`). Two macOS causes are read and set: distutils' `$MACOSX_DEPLOYMENT_TARGET mismatch: now \"A\" but \"B\"` (the target B, set), and an SDK's `error: Unsupported architecture` for a universal2 build (ARCHFLAGS of this Mac's architecture).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -75,6 +75,44 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
         );
         d.fixes = crate::fix::rank(fixes);
         return d;
+    }
+    // distutils stopped the build: the deployment target in the environment is below the one
+    // this Python was configured with, which the text names.
+    if let Some(target) = cx.scene.version_of("macos-deployment-target")
+        && let Some(set) = recipes::set_env("MACOSX_DEPLOYMENT_TARGET", target)
+    {
+        d.message = format!(
+            "{who}'s build stopped before compiling: MACOSX_DEPLOYMENT_TARGET is set below {target}, the macOS release this Python was configured for, which distutils refuses"
+        );
+        fixes.push(
+            Fix::new(
+                code,
+                "deployment-target",
+                FixKind::Configure,
+                format!("Build with MACOSX_DEPLOYMENT_TARGET={target}, the target this Python was configured with"),
+                "Something in the environment (a shell profile, a conda activation script, an older build's settings) sets a lower target; distutils only accepts the configured one or a newer one. On Apple Silicon, CC=clang CXX=clang++ keeps a Homebrew gcc out of the same build.",
+            )
+            .step(set),
+        );
+    }
+    // A universal2 Python asks the compiler for both architectures; an SDK older than Apple
+    // Silicon has no arm64, so its headers stop the compile.
+    if cx.scene.sdk_unsupported_arch {
+        d.message = format!(
+            "{who}'s compile stopped in the macOS SDK's headers (`error: Unsupported architecture`): the build asks for an architecture this SDK cannot compile, as a universal2 Python asks for arm64 on an SDK older than Apple Silicon"
+        );
+        fixes.push(
+            Fix::new(
+                code,
+                "archflags",
+                FixKind::Configure,
+                "Build for this Mac's architecture only (ARCHFLAGS)",
+                "distutils and setuptools pass ARCHFLAGS to the compiler in place of the interpreter's universal2 flags; with this machine's architecture alone, the SDK compiles it. A newer Xcode (Command Line Tools) has an SDK that compiles both.",
+            )
+            .step(Step::Manual(
+                "export ARCHFLAGS=\"-arch $(uname -m)\" (under sudo: sudo ARCHFLAGS=\"-arch $(uname -m)\" ...), then build again".into(),
+            )),
+        );
     }
     if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
         let facts = crate::kb::package(pkg.as_str());
