@@ -2429,8 +2429,13 @@ fn plain_module(top: &str) -> bool {
 
 /// The distribution of a top-level module: the tables' name for it, else its own name.
 fn distribution_of(top: &str) -> String {
-    abidoc_knowledge::packages::package_for_module(top)
-        .map_or_else(|| crate::kb::normalize(top), |p| p.name.clone())
+    abidoc_knowledge::packages::package_for_module(top).map_or_else(
+        || {
+            abidoc_knowledge::names::distribution_of_import(top)
+                .map_or_else(|| crate::kb::normalize(top), str::to_owned)
+        },
+        |p| p.name.clone(),
+    )
 }
 
 /// The length of the interactive prompt a line starts with: Python's `>>> ` and `... `,
@@ -2667,7 +2672,10 @@ pub(crate) fn site_package_of(file: &str) -> Option<String> {
     match abidoc_knowledge::packages::package_for_module(top) {
         Some(p) if p.is_compiled() => Some(p.name.clone()),
         Some(_) => None,
-        None => Some(crate::kb::normalize(top)),
+        None => Some(
+            abidoc_knowledge::names::distribution_of_import(top)
+                .map_or_else(|| crate::kb::normalize(top), str::to_owned),
+        ),
     }
 }
 
