@@ -139,6 +139,15 @@ fn winerror_126_names_the_dll_in_any_language() {
         ),
         vec![(None, s("C:\\x\\llama.dll"), false)]
     );
+    // The same retold without its quotes, the path elided.
+    assert_eq!(
+        dll(
+            "FileNotFoundError: Could not find module .... _scatter_cuda.pyd (or one of its dependencies)"
+        ),
+        vec![(None, s("_scatter_cuda.pyd"), false)]
+    );
+    // Prose without Windows' words is no load failure.
+    assert_eq!(dll("Could not find module foo in the docs"), vec![]);
 }
 
 #[test]

@@ -149,7 +149,12 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
         .find("WinError 126")
         .or_else(|| s.find("WinError 127"))
         .or_else(|| s.find("WinError 1114"));
-    let ctypes = s.find("Could not find module '");
+    // ctypes' `Could not find module 'C:\…\x.dll' (or one of its dependencies)`, also as people
+    // retell it without the quotes.
+    let ctypes = s.find("Could not find module '").or_else(|| {
+        s.find("Could not find module ")
+            .filter(|&p| s[p..].contains("(or one of its dependencies)"))
+    });
     // cffi (soundfile, …): `cannot load library 'C:\…\libsndfile.dll': error 0x7e` — Windows'
     // error 126 (0x7e) and 127 (0x7f) in hex.
     let cffi = s
@@ -248,6 +253,17 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
         .or_else(|| quoted_after(s, "Erro loading "))
         .or_else(|| quoted_after(s, "when trying to load "))
         .or_else(|| quoted_after(s, "Could not find module "))
+        .or_else(|| {
+            // Unquoted: the file's name is the last word before Windows' `(or one of …`.
+            let p = s.find("Could not find module ")?;
+            let r = &s[p + "Could not find module ".len()..];
+            let r = &r[..r.find(" (or one of")?];
+            let last = r.rsplit([' ', '\\', '/']).next()?;
+            let l = last.to_ascii_lowercase();
+            (l.ends_with(".dll") || l.ends_with(".pyd"))
+                .then(|| last.to_owned())
+                .and_then(|x| non_empty(&x))
+        })
         .or_else(|| quoted_after(s, "cannot load library "))
         .or_else(|| quoted_after(s, "unable to load shared object "));
     // `[WinError 126]`: the span takes the bracket too.
