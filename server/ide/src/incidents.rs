@@ -321,6 +321,12 @@ pub struct Scene {
     /// A macOS SDK's `error: Unsupported architecture`: the build asked the SDK for an
     /// architecture it cannot compile (a universal2 Python's arm64 on an older SDK).
     pub sdk_unsupported_arch: bool,
+    /// C an older Cython generated (`no member named 'ob_digit'`), compiled for a Python its
+    /// code predates.
+    pub old_cython_c: bool,
+    /// A function of CPython's C API that this Python removed or changed, which the build's
+    /// source calls (`PyUnicode_AsUnicode`, removed in 3.12).
+    pub python_capi: Option<String>,
     /// The text shows a Jetson board (its name, JetPack, L4T, Tegra).
     pub mentions_jetson: bool,
     /// The text shows ZLUDA (`ComfyUI-Zluda`): torch's CUDA DLLs run on AMD's HIP runtime.
@@ -374,7 +380,13 @@ mod fact {
     /// A macOS SDK refusing the architecture a build asks for (`error: Unsupported
     /// architecture`: an older SDK asked for arm64 by a universal2 Python).
     pub const SDK_ARCH: u32 = 1 << 19;
+    /// C an older Cython generated, compiled for Python 3.12 or later (`no member named
+    /// 'ob_digit'`).
+    pub const OLD_CYTHON_C: u32 = 1 << 20;
 }
+
+// A phrase is a bit of [`TextFacts`]' `u64`: no more than 64 of them.
+const _: () = assert!(TEXT_PHRASES.len() <= 64);
 
 /// Phrases that only a look at the whole text gives, each with what it shows (their order is the
 /// bit order of [`TextFacts`]; the automaton holds at most 64).
@@ -406,6 +418,8 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ),
     ("You're on Windows", fact::WINDOWS | fact::UV),
     ("error: Unsupported architecture", fact::SDK_ARCH),
+    // gcc quotes it either way (`'ob_digit'`, `‘ob_digit’`): the member's name alone.
+    ("ob_digit", fact::OLD_CYTHON_C),
     (
         "registry+https://download.pytorch.org/",
         fact::PYTORCH_INDEX | fact::UV,
@@ -526,6 +540,7 @@ impl Scene {
             has(fact::WINDOWS) && !has(fact::LINUX_STATED) && !has(fact::MACOS_STATED);
         self.pytorch_index_used |= has(fact::PYTORCH_INDEX);
         self.sdk_unsupported_arch |= has(fact::SDK_ARCH);
+        self.old_cython_c |= has(fact::OLD_CYTHON_C);
         self.mentions_zluda |= has(fact::ZLUDA);
         self.mentions_pytorch |= has(fact::PYTORCH);
         self.mentions_macos |= has(fact::MACOS);
@@ -1322,6 +1337,12 @@ impl Collector {
             // A name of torch's C++ API the headers do not declare, in a table of removals or
             // not (`c10::cuda::CUDACachingAllocator has not been declared`): the source was
             // written for another torch.
+            // CPython's C API a Python release removed or changed: the build's source predates
+            // this Python (its cause, for `build-failed`).
+            EventKind::CompileNameMissing { name, .. } if python_capi(name).is_some() => {
+                self.scene.python_capi.get_or_insert_with(|| name.clone());
+                self.scene.build_failed.get_or_insert((span, None));
+            }
             EventKind::CompileNameMissing { name, detail }
                 if abidoc_knowledge::compat::torch_api_removed(name).is_some()
                     || ["c10::", "at::", "torch::"]
@@ -2677,6 +2698,17 @@ pub(crate) fn site_package_of(file: &str) -> Option<String> {
                 .map_or_else(|| crate::kb::normalize(top), str::to_owned),
         ),
     }
+}
+
+/// A C API function a Python release removed or changed, by its name as a compiler or linker
+/// prints it (macOS and 32-bit Windows put a `_` before C names).
+pub(crate) fn python_capi(
+    name: &str,
+) -> Option<&'static abidoc_knowledge::compat::PythonCapiChanged> {
+    abidoc_knowledge::compat::python_capi_changed(name).or_else(|| {
+        name.strip_prefix('_')
+            .and_then(abidoc_knowledge::compat::python_capi_changed)
+    })
 }
 
 /// Adds `item` to a bounded list of distinct entries.

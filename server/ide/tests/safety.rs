@@ -183,6 +183,18 @@ const TEMPLATES: &[(&str, &str)] = &[
         "      error: $MACOSX_DEPLOYMENT_TARGET mismatch: now \"10.14\" but \"{P}\" during configure\n  error: legacy-install-failure\n",
     ),
     (
+        "build-failed pyo3",
+        "  error: the configured Python interpreter version (3.14) is newer than PyO3's maximum supported version (3.13{P})\n",
+    ),
+    (
+        "build-failed old cython",
+        "{P}/_x.c:25:53: error: 'PyLongObject' has no member named 'ob_digit'\n",
+    ),
+    (
+        "build-failed python c api",
+        "  {P}.obj : error LNK2001: unresolved external symbol PyUnicode_AsUnicode\n",
+    ),
+    (
         "build-failed sdk architecture",
         "  /Library/Developer/CommandLineTools/SDKs/MacOSX10.15.sdk/usr/include/sys/cdefs.h:807:2: error: Unsupported architecture {P}\n",
     ),

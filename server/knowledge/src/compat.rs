@@ -83,6 +83,8 @@ pub struct Tables {
     #[serde(default)]
     pub torch_api_removed: Vec<TorchApiRemoved>,
     #[serde(default)]
+    pub python_capi_changed: Vec<PythonCapiChanged>,
+    #[serde(default)]
     pub torch_api_added: Vec<TorchApiAdded>,
     #[serde(default)]
     pub triton_api_removed: Vec<TritonApiRemoved>,
@@ -160,6 +162,29 @@ pub struct TorchApiRemoved {
     /// What the source uses instead, in a sentence.
     pub instead: String,
     pub source: String,
+}
+
+/// C API of CPython a release removed or changed (`PyUnicode_AsUnicode` in 3.12): an extension's
+/// source written before it stops compiling (or linking) under that Python and later ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PythonCapiChanged {
+    /// The Python release (`3.12`).
+    pub release: String,
+    /// `removed`, or `changed` (a signature).
+    pub change: String,
+    pub names: Vec<String>,
+    /// What replaces them, in words.
+    pub instead: String,
+    pub source: String,
+}
+
+/// The Python release that removed or changed the C API function `name`, if one did.
+pub fn python_capi_changed(name: &str) -> Option<&'static PythonCapiChanged> {
+    tables()
+        .python_capi_changed
+        .iter()
+        .find(|r| r.names.iter().any(|n| n == name))
 }
 
 /// The torch release that removed `name` (an identifier or an included header) from the C++

@@ -225,6 +225,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Error building extension '", BFAIL),
     ("legacy-install-failure", BFAIL),
     ("MACOSX_DEPLOYMENT_TARGET mismatch", BFAIL),
+    ("PyO3's maximum supported version", BFAIL),
     ("No module named", NOTORCH),
     (" miss in module", NOTORCH),
     ("cannot import name ", NOTORCH),
@@ -357,6 +358,13 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CalledProcessError", COMPFAIL | EXC),
     ("build stopped", COMPFAIL),
     ("error: Unsupported architecture", COMPFAIL),
+    ("unresolved external", COMPFAIL | CUDAMM),
+    ("implicit declaration of function", CUDAMM),
+    ("too few arguments to function", CUDAMM),
+    ("use of undeclared identifier", CUDAMM),
+    ("undefined reference to", CUDAMM),
+    ("fatal error LNK1120", COMPFAIL),
+    ("ob_digit", COMPFAIL),
     ("fast path is not available", MAMBA),
     ("has no attribute 'causal_conv1d_", MAMBA),
     ("has no attribute 'selective_scan_", MAMBA),
@@ -2673,6 +2681,39 @@ pub fn is_header_name(name: &str) -> bool {
 /// A name or header a compile step does not find (see `EventKind::CompileNameMissing`).
 fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    // CPython's C API a compile or a link does not find (which names a Python release removed
+    // or changed, the knowledge decides): gcc's `implicit declaration of function
+    // 'PyUnicode_AsUnicode'` and `too few arguments to function '_PyLong_AsByteArray'`, clang's
+    // `use of undeclared identifier`, ld's ``undefined reference to `X'``, MSVC's `unresolved
+    // external symbol X`.
+    for phrase in [
+        "implicit declaration of function ",
+        "too few arguments to function ",
+        "use of undeclared identifier ",
+        "undefined reference to ",
+        "unresolved external symbol ",
+    ] {
+        let Some(p) = s.find(phrase) else { continue };
+        let r = s[p + phrase.len()..].trim_start_matches(['\'', '‘', '`', '"']);
+        let name: String = r
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .take(80)
+            .collect();
+        // MSVC's import thunk (`__imp_PyUnicode_AsUnicode`); macOS' and 32-bit MSVC's leading
+        // `_` stays, for the knowledge to look past.
+        let full = name.strip_prefix("__imp_").unwrap_or(&name).to_owned();
+        if full.trim_start_matches('_').starts_with("Py") {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::CompileNameMissing {
+                    name: full,
+                    detail: cap(s[p..].trim_end()).to_owned(),
+                },
+            );
+            return;
+        }
+    }
     let quoted_before = |p: usize| -> Option<String> {
         let before = s.get(..p)?.trim_end();
         let close = before.chars().last()?;
@@ -4360,6 +4401,27 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
             );
         }
     }
+    // PyO3 (a Rust extension's bindings) refusing an interpreter newer than it supports: `error:
+    // the configured Python interpreter version (3.13) is newer than PyO3's maximum supported
+    // version (3.12)` — a release of the package built with an older PyO3, compiled because no
+    // wheel of it is for this Python.
+    if let Some(p) = s.find("is newer than PyO3's maximum supported version (") {
+        let r = &s[p + "is newer than PyO3's maximum supported version (".len()..];
+        let v = r.split(')').next().unwrap_or("");
+        if is_version(v) {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::Version {
+                    subject: "pyo3-max-python".to_owned(),
+                    version: v.to_owned(),
+                },
+            );
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::PipBuildFailed { package: None },
+            );
+        }
+    }
     // distutils refusing a deployment target below the one Python was configured with
     // (`error: $MACOSX_DEPLOYMENT_TARGET mismatch: now "10.14" but "11.0" during configure`):
     // the build stops before compiling; the configured target is what it accepts.
@@ -4827,7 +4889,16 @@ fn compile_failed(l: &Line<'_>, out: &mut Out) {
         || s.contains("CalledProcessError: Command '['ninja'")
         || s.contains("ninja: build stopped")
         // A macOS SDK's own headers stopping the compile for an architecture it lacks.
-        || s.contains("error: Unsupported architecture") && !s.contains("#error");
+        || s.contains("error: Unsupported architecture") && !s.contains("#error")
+        // MSVC's linker: `error LNK2001: unresolved external symbol PyUnicode_AsUnicode`,
+        // `fatal error LNK1120: 1 unresolved externals`.
+        || s.contains("error LNK2001: unresolved external symbol")
+        || s.contains("error LNK2019: unresolved external symbol")
+        || s.contains("fatal error LNK1120")
+        // C that an older Cython generated, compiled for Python 3.12 or later (its `PyLongObject`
+        // has no `ob_digit` since 3.12).
+        || s.contains("has no member named 'ob_digit'")
+        || s.contains("has no member named \u{2018}ob_digit\u{2019}");
     if hit {
         out.push(
             l.content_span(),

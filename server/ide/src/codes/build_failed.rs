@@ -17,7 +17,7 @@ use crate::kb::{Fetch, Listing};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`, `error: command '…/nvcc' failed`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile.",
     meaning: "pip compiles a package when no wheel on the index fits this Python and platform, and packages that pick their own prebuilt wheel in setup.py (flash-attn, mamba-ssm, causal-conv1d) compile when none fits the installed torch, CUDA and C++ ABI. pip's summary (`Failed building wheel for X`, `× python setup.py bdist_wheel did not run successfully`) comes after the compiler's own output, which holds the cause; a paste that keeps only the summary says that the build failed, not why. Where the package publishes builds elsewhere (its own wheel page per torch and CUDA, a release paired with each torch), installing one needs no compiler at all.",
-    fixes: "1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`). Two macOS causes are read and set: distutils' `$MACOSX_DEPLOYMENT_TARGET mismatch: now \"A\" but \"B\"` (the target B, set), and an SDK's `error: Unsupported architecture` for a universal2 build (ARCHFLAGS of this Mac's architecture).",
+    fixes: "1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`). Two macOS causes are read and set: distutils' `$MACOSX_DEPLOYMENT_TARGET mismatch: now \"A\" but \"B\"` (the target B, set), and an SDK's `error: Unsupported architecture` for a universal2 build (ARCHFLAGS of this Mac's architecture). A source written for an older Python: a Rust extension whose PyO3 stops below this Python (`newer than PyO3's maximum supported version`), C an older Cython generated (`no member named 'ob_digit'`, 3.12), or CPython C API a release removed or changed (`PyUnicode_AsUnicode` in 3.12, `_PyLong_AsInt` in 3.13: `compat.toml [[python_capi_changed]]`): the package's newest release (made for newer Pythons, with wheels), else an older Python, else PyO3's stable-ABI switch (advice).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -113,6 +113,94 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
                 "export ARCHFLAGS=\"-arch $(uname -m)\" (under sudo: sudo ARCHFLAGS=\"-arch $(uname -m)\" ...), then build again".into(),
             )),
         );
+    }
+    // A source of the package written for an older Python: a Rust extension whose PyO3 stops at
+    // an older interpreter, or C an older Cython generated. Its later releases are (their wheels
+    // for this Python need no build at all).
+    let python_too_new = cx.scene.version_of("pyo3-max-python");
+    let capi = cx
+        .scene
+        .python_capi
+        .as_deref()
+        .and_then(|n| crate::incidents::python_capi(n).map(|c| (n, c)));
+    if python_too_new.is_some() || cx.scene.old_cython_c || capi.is_some() {
+        if let Some((_, c)) = capi {
+            d.evidence.push(format!(
+                "Python {} {} it; in its place: {}",
+                c.release, c.change, c.instead
+            ));
+        }
+        d.message = match (python_too_new, capi) {
+            (None, Some((name, c))) => format!(
+                "{who}'s source calls `{name}`, which Python {} {}: the release being built predates this Python",
+                c.release, c.change
+            ),
+            (Some(max), _) => format!(
+                "{who} is a Rust extension whose PyO3 supports Python up to {max}: this Python is newer, so the release being built (no wheel of it for this Python) cannot compile here"
+            ),
+            (None, None) => format!(
+                "{who}'s C sources were generated by a Cython older than this Python (`PyLongObject` has no `ob_digit` since Python 3.12): the release being built predates this Python"
+            ),
+        };
+        // The package the text shows around the failure when no build line named it.
+        let named = d
+            .package
+            .clone()
+            .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned));
+        let newer = named.as_deref().and_then(Name::new).map(|pkg| {
+            Fix::new(
+                code,
+                "newer-release",
+                FixKind::PrebuiltWheel,
+                format!("Install {pkg}'s newest release, made for newer Pythons"),
+                format!("A later release of {pkg} is built with a newer PyO3 or Cython, and publishes wheels for newer Pythons, so nothing compiles; a pin in your requirements (or a dependent's) may need to move with it."),
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+                vec![Requirement::Any(pkg)],
+            ))
+            .cost(Cost {
+                downloads: true,
+                ..Cost::default()
+            })
+            .unverified()
+        });
+        fixes.extend(newer);
+        fixes.push(
+            Fix::new(
+                code,
+                "older-python",
+                FixKind::Advice,
+                match (python_too_new, capi) {
+                    (Some(max), _) => format!("Keep this release and run it under Python {max} or older"),
+                    (None, Some((_, c))) => format!("Keep this release and run it under a Python before {}", c.release),
+                    (None, None) => "Keep this release and run it under Python 3.11 or older".to_owned(),
+                },
+                "A virtual environment of an older Python installs the release as published.",
+            )
+            .step(Step::Manual(match (python_too_new, capi) {
+                (Some(v), _) => format!("uv venv --python {v} (or: conda create -n env python={v}), then install there"),
+                (None, Some((_, c))) => format!("create the environment with a Python older than {} (uv venv --python 3.X, or conda create -n env python=3.X), then install there", c.release),
+                (None, None) => "uv venv --python 3.11 (or: conda create -n env python=3.11), then install there".to_owned(),
+            })),
+        );
+        if python_too_new.is_some() {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "pyo3-forward",
+                    FixKind::Advice,
+                    "Build it anyway against the stable ABI (PyO3's own switch)",
+                    "PyO3 builds for an interpreter newer than it knows when told to use the stable ABI; it works for packages that support abi3 and is a build, not a release made for this Python.",
+                )
+                .step(Step::Manual(
+                    "export PYO3_USE_ABI3_FORWARD_COMPATIBILITY=1, then install again".into(),
+                )),
+            );
+        }
+        d.fixes = crate::fix::rank(fixes);
+        return d;
     }
     if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
         let facts = crate::kb::package(pkg.as_str());
