@@ -576,6 +576,7 @@ impl Scene {
         found.extend(pip_build_dirs(piece));
         found.extend(compiler_sources(piece));
         found.extend(setuptools_extensions(piece));
+        found.extend(setuptools_build_dirs(piece));
         found.extend(onnxruntime_tags(piece));
         found.extend(exception_modules(piece));
         found.extend(site_package_paths(piece));
@@ -2155,6 +2156,51 @@ fn compiler_sources(piece: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// setuptools' build directories (`-o build/temp.macosx-10.9-x86_64-3.7/pygtftk/stats/x.o`,
+/// `build\lib.win-amd64-cpython-312\py_gd\py_gd.cp312-win_amd64.pyd`): the package directory
+/// under them is the package being compiled.
+fn setuptools_build_dirs(piece: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for marker in ["build/temp.", "build/lib.", "build\\temp.", "build\\lib."] {
+        for (at, _) in piece.match_indices(marker) {
+            if out.len() >= 16 {
+                return out;
+            }
+            let rest = &piece[at + marker.len()..];
+            // Past the platform directory (`macosx-10.9-x86_64-3.7`), the next directory.
+            let Some(sep) = rest.find(['/', '\\']) else {
+                continue;
+            };
+            if rest[..sep].contains(char::is_whitespace) {
+                continue;
+            }
+            let after = &rest[sep + 1..];
+            let Some(end) = after.find(['/', '\\']) else {
+                continue;
+            };
+            let top = &after[..end];
+            // MSVC's configuration directories and source folders are no package.
+            const NOT_PACKAGES: &[&str] = &[
+                "Release",
+                "Debug",
+                "RelWithDebInfo",
+                "MinSizeRel",
+                "src",
+                "csrc",
+                "cpp",
+            ];
+            if plain_module(top)
+                && !NOT_PACKAGES.contains(&top)
+                && !top.starts_with('_')
+                && !crate::sources::names_no_project(top)
+            {
+                out.push((at, distribution_of(top)));
+            }
+        }
+    }
+    out
+}
+
 /// setuptools' `building 'TTS.tts.utils.monotonic_align.core' extension`: the top-level
 /// package of the extension being compiled.
 fn setuptools_extensions(piece: &str) -> Vec<(usize, String)> {
@@ -2927,7 +2973,34 @@ mod launcher_tests {
 
 #[cfg(test)]
 mod module_name_tests {
-    use super::{compiled_module_name, one_liner_imports, site_package_paths};
+    use super::{
+        compiled_module_name, one_liner_imports, setuptools_build_dirs, site_package_paths,
+    };
+
+    #[test]
+    fn a_build_directory_names_its_package() {
+        let names = |t: &str| -> Vec<String> {
+            setuptools_build_dirs(t)
+                .into_iter()
+                .map(|(_, p)| p)
+                .collect()
+        };
+        assert_eq!(
+            names("-c pykdtree/kdtree.c -o build/temp.macosx-10.15-x86_64-3.8/pykdtree/kdtree.o"),
+            ["pykdtree"]
+        );
+        assert_eq!(
+            names(
+                "build\\lib.win-amd64-cpython-312\\py_gd\\py_gd.cp312-win_amd64.pyd : fatal error LNK1120"
+            ),
+            ["py-gd"]
+        );
+        // MSVC's configuration directory, a file right under the platform's directory.
+        assert!(
+            names("FAILED: C:/x/build/temp.win-amd64-cpython-312/Release/csrc/a.obj").is_empty()
+        );
+        assert!(names("build/temp.linux-x86_64-3.10/x.o").is_empty());
+    }
 
     #[test]
     fn a_one_liner_names_what_it_imports() {
