@@ -4407,20 +4407,13 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
     // wheel of it is for this Python.
     if let Some(p) = s.find("is newer than PyO3's maximum supported version (") {
         let r = &s[p + "is newer than PyO3's maximum supported version (".len()..];
-        let v = r.split(')').next().unwrap_or("");
-        if is_version(v) {
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::Version {
-                    subject: "pyo3-max-python".to_owned(),
-                    version: v.to_owned(),
-                },
-            );
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::PipBuildFailed { package: None },
-            );
-        }
+        build_stopped_at(
+            l,
+            out,
+            p,
+            "pyo3-max-python",
+            r.split(')').next().unwrap_or(""),
+        );
     }
     // distutils refusing a deployment target below the one Python was configured with
     // (`error: $MACOSX_DEPLOYMENT_TARGET mismatch: now "10.14" but "11.0" during configure`):
@@ -4429,20 +4422,13 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
         && let Some(b) = s[p..].find(" but \"")
     {
         let r = &s[p + b + 6..];
-        let v = r.split('"').next().unwrap_or("");
-        if is_version(v) {
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::Version {
-                    subject: "macos-deployment-target".to_owned(),
-                    version: v.to_owned(),
-                },
-            );
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::PipBuildFailed { package: None },
-            );
-        }
+        build_stopped_at(
+            l,
+            out,
+            p,
+            "macos-deployment-target",
+            r.split('"').next().unwrap_or(""),
+        );
     }
     if let Some(p) = s.find("did not run successfully") {
         let st = s[..p].rfind('×').map_or(p, |i| i + '×'.len_utf8());
@@ -4488,6 +4474,24 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
             );
         }
     }
+}
+
+/// A build stopped by a version check whose limit the text states (PyO3's newest Python, the
+/// deployment target Python was configured with): the limit, as a version of `subject`, and
+/// the build's failure.
+fn build_stopped_at(l: &Line<'_>, out: &mut Out, p: usize, subject: &str, limit: &str) {
+    if !is_version(limit) {
+        return;
+    }
+    let end = l.s().trim_end().len();
+    out.push(
+        l.span(p, end),
+        EventKind::Version {
+            subject: subject.to_owned(),
+            version: limit.to_owned(),
+        },
+    );
+    out.push(l.span(p, end), EventKind::PipBuildFailed { package: None });
 }
 
 /// The repository a VCS URL names (`https://github.com/o/detectron2.git@v0.6` → `detectron2`).
