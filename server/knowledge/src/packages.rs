@@ -44,6 +44,10 @@ pub struct Package {
     /// (Bazel, CMake from a checkout) is a project of its own.
     #[serde(default)]
     pub no_sdist: bool,
+    /// PyPI holds only its source distribution (llama-cpp-python, dlib, PyCUDA): every pip install
+    /// of it compiles, and `--only-binary` finds nothing.
+    #[serde(default)]
+    pub sdist_only: bool,
     /// Model families (`model_type` values, see `models.toml`) whose code paths use it.
     #[serde(default)]
     pub needed_by_families: Vec<String>,

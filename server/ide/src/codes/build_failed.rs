@@ -226,6 +226,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
     // compile (pip stops with no matching distribution when none has).
     if let Some(pkg) = d.package.as_deref().and_then(Name::new)
         && crate::kb::links_torch(pkg.as_str()) != Some(true)
+        && !abidoc_knowledge::packages::package(pkg.as_str()).is_some_and(|f| f.sdist_only)
         && pkg.as_str() != "torch"
         && !fixes.iter().any(|f| f.kind == FixKind::PrebuiltWheel)
     {
