@@ -2179,16 +2179,10 @@ fn setuptools_build_dirs(piece: &str) -> Vec<(usize, String)> {
                 continue;
             };
             let top = &after[..end];
-            // MSVC's configuration directories and source folders are no package.
-            const NOT_PACKAGES: &[&str] = &[
-                "Release",
-                "Debug",
-                "RelWithDebInfo",
-                "MinSizeRel",
-                "src",
-                "csrc",
-                "cpp",
-            ];
+            // MSVC's configuration directories are no package (source folders are
+            // `names_no_project`'s).
+            const NOT_PACKAGES: &[&str] =
+                &["Release", "Debug", "RelWithDebInfo", "MinSizeRel", "cpp"];
             if plain_module(top)
                 && !NOT_PACKAGES.contains(&top)
                 && !top.starts_with('_')
@@ -2303,6 +2297,9 @@ fn compiled_imports(imports: &[Import<'_>]) -> Vec<(usize, String)> {
 const NOT_A_PACKAGE: &[&str] = &[
     "subprocess",
     "os",
+    "re",
+    "site",
+    "sysconfig",
     "concurrent",
     "multiprocessing",
     "urllib",
@@ -2397,13 +2394,13 @@ fn site_package_paths(piece: &str) -> Vec<(usize, String)> {
                 .strip_suffix(".libs")
                 .or_else(|| top.strip_prefix('_').and_then(|t| t.strip_suffix("_data")));
             let package = match vendored {
-                Some(v) if plain_module(&v.replace('-', "_")) => Some(crate::kb::normalize(v)),
+                Some(v) if plain_module(&v.replace('-', "_")) => Some(distribution_of(v)),
                 Some(_) => None,
                 None if top == "nvidia" => None,
                 None => site_package_of(path),
             };
             if let Some(p) = package {
-                out.push((start, distribution_of(&p)));
+                out.push((start, p));
             }
         }
     }
@@ -2549,8 +2546,7 @@ fn one_liner_imports(piece: &str) -> Vec<(usize, String)> {
             let Some(top) = module.and_then(|m| m.split('.').next()) else {
                 continue;
             };
-            const STDLIB: &[&str] = &["sys", "io", "re", "platform", "site", "sysconfig"];
-            if plain_module(top) && !STDLIB.contains(&top) && !NOT_A_PACKAGE.contains(&top) {
+            if plain_module(top) && !NOT_A_PACKAGE.contains(&top) {
                 out.push((i + 1, distribution_of(top)));
             }
         }
@@ -2739,10 +2735,7 @@ pub(crate) fn site_package_of(file: &str) -> Option<String> {
     match abidoc_knowledge::packages::package_for_module(top) {
         Some(p) if p.is_compiled() => Some(p.name.clone()),
         Some(_) => None,
-        None => Some(
-            abidoc_knowledge::names::distribution_of_import(top)
-                .map_or_else(|| crate::kb::normalize(top), str::to_owned),
-        ),
+        None => Some(distribution_of(top)),
     }
 }
 

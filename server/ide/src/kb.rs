@@ -68,6 +68,23 @@ pub fn links_torch(package: &str) -> Option<bool> {
     k::packages::package(package).map(|p| p.links_torch)
 }
 
+/// Whether PyPI holds wheels of a known package and no source (`Package::no_sdist`) with no
+/// other target to build: `--no-binary` cannot build it.
+pub fn wheels_only(package: &str) -> bool {
+    k::packages::package(package).is_some_and(|p| p.no_sdist && p.build.install_target.is_none())
+}
+
+/// Whether PyPI holds only a known package's source (`Package::sdist_only`): `--only-binary`
+/// finds nothing.
+pub fn sdist_only(package: &str) -> bool {
+    k::packages::package(package).is_some_and(|p| p.sdist_only)
+}
+
+/// Whether a known package ships its own GPU builds that nothing pins (`Package::own_gpu_builds`).
+pub fn own_gpu_builds(package: &str) -> bool {
+    k::packages::package(package).is_some_and(|p| p.own_gpu_builds)
+}
+
 /// What fixes need to know about an extension package.
 #[derive(Debug, Clone)]
 pub struct PackageFacts {

@@ -226,7 +226,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
     // compile (pip stops with no matching distribution when none has).
     if let Some(pkg) = d.package.as_deref().and_then(Name::new)
         && crate::kb::links_torch(pkg.as_str()) != Some(true)
-        && !abidoc_knowledge::packages::package(pkg.as_str()).is_some_and(|f| f.sdist_only)
+        && !crate::kb::sdist_only(pkg.as_str())
         && pkg.as_str() != "torch"
         && !fixes.iter().any(|f| f.kind == FixKind::PrebuiltWheel)
     {
@@ -406,9 +406,10 @@ fn wheel_labels(url: &str) -> (Option<String>, Option<bool>) {
         .chars()
         .take_while(char::is_ascii_digit)
         .collect();
-    let cuda = match digits.len() {
-        2 => Some(digits),
-        3 => Some(format!("{}.{}", &digits[..2], &digits[2..])),
+    // PyTorch's label grammar (`cu122` is 12.2); a two-digit label names the major alone.
+    let cuda = match (digits.len(), abidoc_knowledge::version::cuda_tag(&format!("cu{digits}"))) {
+        (2, Some((major, _))) => Some(major.to_string()),
+        (3, Some((major, minor))) => Some(format!("{major}.{minor}")),
         _ => None,
     };
     (cuda, cxx11)

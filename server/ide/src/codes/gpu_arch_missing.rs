@@ -378,7 +378,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
     // Volta) is the other way round: releases drop GPUs, and the newest adds none.
     let old_gpu = cc.is_some_and(|c| c < (7, 0)) && !too_new(cc, seen);
     if let Some(p) = ext
-        .filter(|p| abidoc_knowledge::packages::package(p).is_some_and(|f| f.own_gpu_builds))
+        .filter(|p| crate::kb::own_gpu_builds(p))
         .and_then(Name::new)
         .filter(|_| !old_gpu)
     {

@@ -1153,9 +1153,7 @@ pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name
     // make pip fail, and the project's own build (Bazel, a CMake checkout) is no fix to type.
     // What replaces a build for this environment is its published wheel, fetched whole again
     // (a mixed or half-written install of torch, Paddle's core missing its own symbols).
-    if abidoc_knowledge::packages::package(pkg.as_str())
-        .is_some_and(|f| f.no_sdist && f.build.install_target.is_none())
-    {
+    if kb::wheels_only(pkg.as_str()) {
         // The same release, pinned: an unpinned reinstall would move it to the newest.
         let req = cx
             .world
