@@ -131,9 +131,21 @@ const CANONICAL: &[&str] = &[
     "WinError",
 ];
 
+/// Loaders' phrases distinctive enough to be read in any case on any line: a person retyping
+/// one capitalizes a word (`DLL Load failed while importing cuda_utils`) and no other text
+/// holds them.
+const ANY_CASE: &[&str] = &[
+    "DLL load failed",
+    "cannot open shared object file",
+    "The specified module could not be found",
+    "The specified procedure could not be found",
+    "no kernel image is available for execution on the device",
+];
+
 /// The text with the failure phrases of [`CANONICAL`] written in their programs' case on lines
-/// that have no uppercase letter at all, or `None` when no such line holds one. Only ASCII
-/// letters change case, so every offset stays where it was.
+/// that have no uppercase letter at all (and those of [`ANY_CASE`] on any line), or `None` when
+/// no line holds one in another case. Only ASCII letters change case, so every offset stays
+/// where it was.
 pub fn recase(text: &str) -> Option<String> {
     if text.len() > MAX_UNWRAP {
         return None;
@@ -145,17 +157,34 @@ pub fn recase(text: &str) -> Option<String> {
             .map(|p| (p.to_ascii_lowercase(), *p))
             .collect()
     });
+    static ANY: std::sync::OnceLock<Vec<(String, &'static str)>> = std::sync::OnceLock::new();
+    let any_case = ANY.get_or_init(|| {
+        ANY_CASE
+            .iter()
+            .map(|p| (p.to_ascii_lowercase(), *p))
+            .collect()
+    });
     let mut out = text.as_bytes().to_vec();
     let mut changed = false;
     let mut start = 0;
     for line in text.split_inclusive('\n') {
         // The shortest phrase is 6 bytes; a line shorter than that holds none.
-        if line.len() >= 6 && !line.bytes().any(|b| b.is_ascii_uppercase()) {
-            for (lower, phrase) in table {
+        if line.len() >= 6 {
+            let lowered = line
+                .bytes()
+                .any(|b| b.is_ascii_uppercase())
+                .then(|| line.to_ascii_lowercase());
+            let (hay, phrases): (&str, &[(String, &str)]) = match &lowered {
+                None => (line, table),
+                Some(l) => (l, any_case),
+            };
+            for (lower, phrase) in phrases {
                 let mut from = 0;
-                while let Some(at) = line.get(from..).and_then(|r| r.find(lower.as_str())) {
+                while let Some(at) = hay.get(from..).and_then(|r| r.find(lower.as_str())) {
                     let abs = start + from + at;
-                    if let Some(dst) = out.get_mut(abs..abs + phrase.len()) {
+                    if let Some(dst) = out.get_mut(abs..abs + phrase.len())
+                        && dst != phrase.as_bytes()
+                    {
                         dst.copy_from_slice(phrase.as_bytes());
                         changed = true;
                     }
@@ -590,8 +619,14 @@ mod recase_tests {
         assert!(r.contains("ImportError DLL load failed while importing lib"));
         assert!(r.contains("The detected CUDA version (11.8) mismatches the version that was used to compile PyTorch (12.6)"));
         assert!(r.starts_with("Title\n"));
-        // A line with any uppercase letter is as its program wrote it.
-        assert_eq!(recase("ImportError: dll load failed\n"), None);
+        // A line with any uppercase letter is as its program wrote it, but for a loader's
+        // distinctive phrase.
+        assert_eq!(recase("Error: the detected cuda version\n"), None);
+        assert_eq!(
+            recase("import error: DLL Load failed while importing x\n").as_deref(),
+            Some("import error: DLL load failed while importing x\n")
+        );
+        assert_eq!(recase("ImportError: DLL load failed\n"), None);
         assert_eq!(recase("nothing here\n"), None);
     }
 }
