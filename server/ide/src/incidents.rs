@@ -1933,12 +1933,21 @@ fn compiled_module(module: &str) -> bool {
     let leaf = module.rsplit('.').next().unwrap_or(module);
     abidoc_syntax::scan::is_compiled_name(leaf)
         || abidoc_knowledge::packages::package_for_module(module)
-            .is_some_and(|p| p.modules.iter().any(|m| m == module))
+            .is_some_and(|p| lists_module(p, module))
+}
+
+/// Whether `module` is one of the package's compiled modules, by its full name or, undotted, by
+/// its own name: SWIG's and Python 2's wrappers import the compiled module bare (`import
+/// _gdal_array` inside osgeo), and the error names it so.
+fn lists_module(p: &abidoc_knowledge::packages::Package, module: &str) -> bool {
+    p.modules.iter().any(|m| {
+        m == module || (!module.contains('.') && m.rsplit_once('.').is_some_and(|(_, l)| l == module))
+    })
 }
 
 fn own_module(module: &str) -> Option<Failure> {
     abidoc_knowledge::packages::package_for_module(module)
-        .filter(|p| p.modules.iter().any(|m| m == module))
+        .filter(|p| lists_module(p, module))
         .map(|p| Failure::OwnModuleMissing {
             module: module.to_owned(),
             package: p.name.clone(),

@@ -331,6 +331,13 @@ pub(crate) fn windows(
         init_failed(cx, &mut d, file, &importing);
         return d;
     }
+    if dll.is_none()
+        && let Some(m) = module.filter(|m| is_triton_launcher(m))
+        && d.package.as_deref().is_none_or(|p| p.starts_with("triton"))
+    {
+        triton_launcher(&mut d, m);
+        return d;
+    }
     d.message = match file {
         Some(f) => format!(
             "Windows could not load {f}{importing}: the DLL itself or one of the DLLs it needs is missing, and Windows does not say which"
@@ -458,6 +465,53 @@ pub(crate) fn windows(
     fixes.push(vc_redist(code));
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// The modules Triton compiles at run time into its cache (`cuda_utils`, `hip_utils`, the
+/// kernel launchers): neither a package's file nor one pip installs.
+fn is_triton_launcher(module: &str) -> bool {
+    matches!(
+        module.rsplit('.').next(),
+        Some("cuda_utils" | "hip_utils" | "__triton_launcher")
+    )
+}
+
+/// Windows failing to load a module Triton compiled into its cache: a copy built by another
+/// Triton, Python or CUDA (an upgrade since), or left half-written, is reused on every run until
+/// the cache is emptied; a build that fails anew names its own cause (a compiler, Python.h).
+fn triton_launcher(d: &mut Diagnostic, module: &str) {
+    let code = d.code;
+    let port = crate::kb::package("triton")
+        .and_then(|f| f.windows_port)
+        .unwrap_or_else(|| "triton".into());
+    d.package = Some(port.clone());
+    d.message = format!(
+        "Windows could not load {module}, the module Triton compiles at run time into its cache: a copy built by another Triton, Python or CUDA (or left unfinished) is reused, or one of the DLLs it needs (the CUDA driver's, Python's) is not found"
+    );
+    d.explanation = Some("Triton compiles small C modules (cuda_utils, kernel launchers) with the C compiler it finds and keeps them in %USERPROFILE%\\.triton\\cache; torch's Inductor keeps its own under %TEMP%\\torchinductor_<user>. After an upgrade of Triton, torch or Python the cached copies no longer match and are still loaded first; emptying both caches makes the next run build them again.".into());
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(
+            code,
+            "clear-triton-cache",
+            FixKind::Advice,
+            "Empty Triton's and Inductor's caches, then run again",
+            "Both hold only modules and kernels compiled on this machine; the next run rebuilds them for the Triton, Python and CUDA installed now.",
+        )
+        .step(Step::Manual(
+            "delete %USERPROFILE%\\.triton\\cache and %TEMP%\\torchinductor_<user> (compiled kernels only; the next run rebuilds them)".into(),
+        )),
+        Fix::new(
+            code,
+            "triton-for-torch",
+            FixKind::Advice,
+            format!("Install the {port} release made for the installed torch"),
+            format!("{port} pairs each of its release lines with one torch release (its page lists them); a Triton of another line builds modules the installed torch's Inductor does not expect."),
+        )
+        .step(Step::Manual(format!(
+            "pip install -U \"{port}<X.Y+1\" with X.Y the line its page pairs with your torch"
+        ))),
+        vc_redist(code),
+    ]);
 }
 
 /// Error 1114: the DLL was found and its start-up code failed. A Visual C++ runtime older than
