@@ -1941,7 +1941,8 @@ fn compiled_module(module: &str) -> bool {
 /// _gdal_array` inside osgeo), and the error names it so.
 fn lists_module(p: &abidoc_knowledge::packages::Package, module: &str) -> bool {
     p.modules.iter().any(|m| {
-        m == module || (!module.contains('.') && m.rsplit_once('.').is_some_and(|(_, l)| l == module))
+        m == module
+            || (!module.contains('.') && m.rsplit_once('.').is_some_and(|(_, l)| l == module))
     })
 }
 

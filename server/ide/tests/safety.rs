@@ -263,6 +263,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "PyTorch version: 2.5.1{P}+cpu\ntorchvision 0.20.1{P}\nAssertionError: Torch not compiled with CUDA enabled\n",
     ),
     (
+        "cpu-only-torch (JAX's CPU jaxlib)",
+        "jax-cuda13-plugin==0.8.0{P}\n  File \"/x/site-packages/{P}/xla_bridge.py\", line 9\nAn NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu.\n",
+    ),
+    (
         "cpu-arch-mismatch",
         "ImportError: dlopen(/Users/me/env/lib/python3.11/site-packages/{P}/_C.cpython-311-darwin.so, 0x0002): tried: '/Users/me/env/lib/python3.11/site-packages/{P}/_C.cpython-311-darwin.so' (mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64'))\n",
     ),

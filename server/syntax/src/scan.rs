@@ -498,6 +498,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("copies of the OpenMP runtime", FOREIGN),
     ("cuda.is_available()", CPUTORCH),
     ("Is CUDA available: False", CPUTORCH),
+    // JAX with only its CPU jaxlib: `An NVIDIA GPU may be present on this machine, but a
+    // CUDA-enabled jaxlib is not installed. Falling back to cpu.`, and older releases' warning.
+    ("enabled jaxlib is not installed", CPUTORCH),
+    ("No GPU/TPU found, falling back to CPU", CPUTORCH),
     ("only works on NVIDIA GPUs", CPUTORCH),
     // Version subjects with the separator that follows them in version statements: bare names
     // (`python3.10/` in every path, `numpy>=`, `cuda:0`) would make most log lines candidates.
@@ -5319,8 +5323,26 @@ fn driver_too_old(l: &Line<'_>, out: &mut Out) {
     );
 }
 
+/// JAX's words for running on its CPU jaxlib where a GPU was meant.
+const JAX_CPU_ONLY: [&str; 2] = [
+    "enabled jaxlib is not installed",
+    "No GPU/TPU found, falling back to CPU",
+];
+
 fn cpu_only_torch(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    if let Some((p, w)) = JAX_CPU_ONLY
+        .iter()
+        .find_map(|w| s.find(w).map(|p| (p, w.len())))
+    {
+        out.push(
+            l.span(p, p + w),
+            EventKind::CpuOnlyTorch {
+                detail: l.content_text(),
+            },
+        );
+        return;
+    }
     if let Some(p) = s.find("not compiled with CUDA enabled") {
         // `Torch not compiled…`, also after an exception name or inside a quoted raise.
         let st = s[..p].rfind("Torch").filter(|i| p - i <= 8).unwrap_or(p);

@@ -7,7 +7,9 @@
 //! `libtorch_cuda.so`. The fix installs the CUDA build of the same torch release from PyTorch's
 //! index (`--index-url https://download.pytorch.org/whl/cuXYZ`: PyPI serves only CPU builds on
 //! Windows and macOS, and `+cpu` builds come from the cpu index): the build for the driver's CUDA
-//! when `/proc/driver/nvidia/version` says it, else the release's default CUDA.
+//! when `/proc/driver/nvidia/version` says it, else the release's default CUDA. JAX on its CPU
+//! jaxlib (`a CUDA-enabled jaxlib is not installed`, `No GPU/TPU found, falling back to CPU`) is
+//! the same failure of another framework: a warning, fixed by jax's `cudaNN` extra.
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
@@ -16,8 +18,8 @@ use abidoc_knowledge::gpu;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`Torch not compiled with CUDA enabled`, a `+cpu` torch: the installed torch is a CPU-only build.",
-    meaning: "PyTorch publishes one build per CUDA version plus a CPU-only build, each on its own index. PyPI serves the CPU-only build on Windows and macOS, `+cpu` versions come from the cpu index, and a requirements file that names plain `torch` can replace a CUDA build with it. A CPU-only torch has no `libtorch_cuda.so`, and every CUDA call fails with this assertion; an extension's CUDA build against it finds no `c10_cuda`/`torch_cuda` to link (`LNK1181: cannot open input file 'c10_cuda.lib'`, `cannot find -lc10_cuda`).",
-    fixes: "1. The CUDA build of the same torch release from PyTorch's index (`pip install --force-reinstall torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128`): the build for the driver's CUDA when the driver version is known, else the release's default CUDA; downloads several GB. torchvision and torchaudio move with it. 2. With no version known, the general form for the newest release.",
+    meaning: "JAX's CPU-only jaxlib says it as `a CUDA-enabled jaxlib is not installed. Falling back to cpu.` (older releases: `No GPU/TPU found, falling back to CPU`): PyPI's plain jaxlib is the CPU build, and its CUDA backend is a plugin that jax's `cuda12`/`cuda13` extra installs. PyTorch publishes one build per CUDA version plus a CPU-only build, each on its own index. PyPI serves the CPU-only build on Windows and macOS, `+cpu` versions come from the cpu index, and a requirements file that names plain `torch` can replace a CUDA build with it. A CPU-only torch has no `libtorch_cuda.so`, and every CUDA call fails with this assertion; an extension's CUDA build against it finds no `c10_cuda`/`torch_cuda` to link (`LNK1181: cannot open input file 'c10_cuda.lib'`, `cannot find -lc10_cuda`).",
+    fixes: "1. The CUDA build of the same torch release from PyTorch's index (`pip install --force-reinstall torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128`): the build for the driver's CUDA when the driver version is known, else the release's default CUDA; downloads several GB. torchvision and torchaudio move with it. 2. With no version known, the general form for the newest release. For JAX: `pip install -U \"jax[cuda12]\"` (`cuda13` where the text shows its plugin), jax, jaxlib and the plugin of one release.",
     ..CodeDoc::BASE
 };
 
@@ -47,6 +49,9 @@ pub(crate) fn diagnose(
     detail: &str,
     asserted: bool,
 ) -> Diagnostic {
+    if detail.contains("jaxlib is not installed") || detail.contains("No GPU/TPU found") {
+        return jax_cpu(cx, source, detail);
+    }
     let mut d = blank(Code::CpuOnlyTorch, source);
     if !asserted {
         d.severity = crate::diagnostic::Severity::Information;
@@ -110,6 +115,48 @@ pub(crate) fn diagnose(
         );
         d.fixes = crate::fix::rank(std::mem::take(&mut d.fixes));
     }
+    d
+}
+
+/// JAX on its CPU jaxlib (a warning: it runs, on the CPU). PyPI's plain jaxlib is the CPU build;
+/// the CUDA one is jaxlib's CUDA plugin with the nvidia-* wheels, which jax's `cudaNN` extra
+/// installs in one resolve with jax and jaxlib of the same release.
+fn jax_cpu(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    let code = Code::CpuOnlyTorch;
+    let mut d = blank(code, source);
+    d.severity = crate::diagnostic::Severity::Warning;
+    d.package = Some("jaxlib".into());
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    d.message = "JAX runs on the CPU: the installed jaxlib has no CUDA backend (PyPI's plain jaxlib is the CPU build; the CUDA one is jax's CUDA plugin), or the plugin could not start".into();
+    d.explanation = Some("jaxlib on PyPI is built for the CPU only. GPU support is a separate plugin (jax-cuda12-plugin / jax-cuda13-plugin with its PJRT and the nvidia-* CUDA wheels), which `pip install -U \"jax[cuda12]\"` installs together with jax and jaxlib of one release. When the plugin is installed and JAX still falls back, its own log lines above say why it did not start (a driver too old, a CUDA library of another version found first).".into());
+    let extra = recipes::jax_cuda_extra(cx, None);
+    let mut fixes = Vec::new();
+    if let Some(step) = recipes::jax_with_extra(cx, extra) {
+        fixes.push(
+            Fix::new(
+                code,
+                "jax-cuda",
+                FixKind::PrebuiltWheel,
+                format!("Install JAX's CUDA build: jax[{extra}] (jaxlib's CUDA plugin and the CUDA wheels it needs)"),
+                format!(
+                    "The extra pins jaxlib, its CUDA plugin and the nvidia-* libraries to the jax release it installs; it needs an NVIDIA driver of that CUDA major{}.",
+                    extra
+                        .strip_prefix("cuda")
+                        .and_then(|m| m.parse::<u64>().ok())
+                        .and_then(|m| gpu::min_driver((m, 0)))
+                        .map(|v| format!(" ({v} or newer)"))
+                        .unwrap_or_default()
+                ),
+            )
+            .step(step)
+            .cost(Cost {
+                downloads: true,
+                compiles: None,
+                also: vec!["moves jax and jaxlib to the newest release with the extra".into()],
+            }),
+        );
+    }
+    d.fixes = crate::fix::rank(fixes);
     d
 }
 
