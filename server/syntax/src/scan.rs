@@ -297,6 +297,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("object has no attribute 'c", CUDAMM | MAMBA),
     ("CuDNN library:", CUDAMM),
     ("DNN library ", CUDAMM),
+    ("Fail to find the dnn implementation", CUDAMM),
     ("but JAX was built against", CUDAMM),
     ("cannot find -l", LD),
     ("unable to find library -l", LD),
@@ -3022,6 +3023,8 @@ fn cudnn_mismatch(l: &Line<'_>, out: &mut Out) {
     } else if let Some(p) = s
         .find("DNN library is not found")
         .or_else(|| s.find("DNN library initialization failed"))
+        // TensorFlow's cuDNN-backed ops (CudnnRNN, convolutions) when cuDNN would not start.
+        .or_else(|| s.find(DNN_IMPLEMENTATION))
     {
         // XLA's stream executor when cuDNN would not load or initialize: the library missing,
         // or another version than the framework was built with (its `Loaded runtime CuDNN`
@@ -3047,7 +3050,11 @@ fn cudnn_mismatch(l: &Line<'_>, out: &mut Out) {
     } else {
         return;
     };
-    if compiled.is_none() && runtime.is_none() && !s[start..].starts_with("DNN library ") {
+    if compiled.is_none()
+        && runtime.is_none()
+        && !s[start..].starts_with("DNN library ")
+        && !s[start..].starts_with(DNN_IMPLEMENTATION)
+    {
         return;
     }
     out.push(
@@ -5322,6 +5329,9 @@ fn driver_too_old(l: &Line<'_>, out: &mut Out) {
         },
     );
 }
+
+/// TensorFlow's error when an op's cuDNN implementation could not be set up.
+const DNN_IMPLEMENTATION: &str = "Fail to find the dnn implementation";
 
 /// JAX's words for running on its CPU jaxlib where a GPU was meant.
 const JAX_CPU_ONLY: [&str; 2] = [

@@ -16,7 +16,7 @@ use abidoc_knowledge::gpu;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "CUDA toolkit vs torch CUDA mismatch at build time, or two packages compiled with different CUDA versions.",
-    meaning: "Extensions must be compiled with the CUDA major.minor torch was built with (cpp_extension refuses otherwise), and packages that share CUDA objects at run time must agree on the CUDA major. An extension compiled by a newer nvcc than torch's CUDA fails at import with `undefined symbol: __cudaPopCallConfiguration` (a launch hook nvcc emits since CUDA 9.2, missing from the older runtime torch loads).",
+    meaning: "Extensions must be compiled with the CUDA major.minor torch was built with (cpp_extension refuses otherwise), and packages that share CUDA objects at run time must agree on the CUDA major. An extension compiled by a newer nvcc than torch's CUDA fails at import with `undefined symbol: __cudaPopCallConfiguration` (a launch hook nvcc emits since CUDA 9.2, missing from the older runtime torch loads). Frameworks built against one cuDNN check the one they load: TensorFlow's `Loaded runtime CuDNN library: X but source was compiled with: Y`, XLA's `DNN library is not found`, TensorFlow's `Fail to find the dnn implementation` from a cuDNN-backed op, JAX's `Found cuDNN version X, but JAX was built against version Y`: the cuDNN of the build's version is what must be found first.",
     fixes: "At build time: 1. `CUDA_HOME` to the toolkit of torch's CUDA found on disk (safe). 2. A torch built for the toolkit you have, from PyTorch's index (user-level, downloads several GB; torchvision/torchaudio move with it in their releases for that build). 3. A prebuilt wheel of the package, no local nvcc involved (advice). 4. Install torch's CUDA toolkit and set `CUDA_HOME` (advice: an installer, conda or root). Between two installed packages: the companion release built for the installed torch (and so its CUDA), else that package's build for torch's CUDA.",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
@@ -493,8 +493,13 @@ pub(crate) fn cudnn_runtime(
     let built = compiled.map_or_else(|| format!("another {library}"), |c| format!("{library} {c}"));
     let loaded = runtime.map_or_else(|| format!("another {library}"), |r| format!("{library} {r}"));
     d.message = if compiled.is_none() && runtime.is_none() {
+        let said = if detail.contains("dnn implementation") {
+            "its cuDNN ops found no implementation"
+        } else {
+            "XLA's `DNN library` error"
+        };
         format!(
-            "{who} could not load or initialize {library} (XLA's `DNN library` error): the {library} it finds is missing, or of another version than the one it was built with"
+            "{who} could not load or initialize {library} ({said}): the {library} it finds is missing, or of another version than the one it was built with"
         )
     } else {
         format!("{who} was compiled with {built} but {loaded} was loaded at run time")
