@@ -309,6 +309,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("No CUDA GPUs are available", LIBCUDA),
     ("CUDA_ERROR_NO_DEVICE", LIBCUDA),
     ("CUDA driver initialization failed", LIBCUDA),
+    // Numba's `Error at driver init: CUDA driver library cannot be found.`
+    ("CUDA driver library cannot be found", LIBCUDA | LOADFORM | VERSION),
     ("ompiler", NOCC),
     ("Visual C++ 14.0", NOCC),
     ("supported Microsoft Visual C++ installation", NOCC),
@@ -4728,7 +4730,9 @@ fn libcuda(l: &Line<'_>, out: &mut Out) {
         || s.contains("No CUDA GPUs are available")
         // The driver API's own code for it (Numba's `Call to cuInit results in
         // CUDA_ERROR_NO_DEVICE`).
-        || s.contains("CUDA_ERROR_NO_DEVICE");
+        || s.contains("CUDA_ERROR_NO_DEVICE")
+        // Numba's driver loader finding no libcuda.
+        || s.contains("CUDA driver library cannot be found");
     if hit {
         out.push(
             l.content_span(),

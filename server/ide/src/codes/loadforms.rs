@@ -1041,6 +1041,8 @@ pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
         || detail.contains("Found no NVIDIA driver")
         || detail.contains("unable to find libcuda.so DSO")
         || detail.contains("CUDA driver initialization failed")
+        // Numba opens the driver with ctypes at its first CUDA call.
+        || detail.contains("CUDA driver library cannot be found")
         // bitsandbytes' own setup opens the driver with ctypes when it loads (`CUDA SETUP:
         // WARNING! libcuda.so not found! Do you have a CUDA driver installed?`): nothing links.
         || detail.contains("CUDA SETUP")
