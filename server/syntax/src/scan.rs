@@ -146,6 +146,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("failed to open ", LOADFORM),
     // torchaudio's optional backends: `load requires sox extension which is not available`.
     ("sox extension which is not available", LOADFORM),
+    // torchaudio's start-up finding no compiled module: `torchaudio C++ extension is not
+    // available.`
+    ("C++ extension is not available", LOADFORM),
     // numba's CUDA JIT: `NvvmSupportError: libNVVM cannot be found.`
     ("libNVVM cannot be found", LOADFORM),
     (" not found in the system path", LOADFORM),
@@ -233,6 +236,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("invalid command 'bdist_wheel'", NOTORCH),
     ("Cannot find a working triton installation", NOTORCH),
     ("from 'pkg_resources", NOTORCH),
+    // Cython 3 refusing a `.pyx` written for Cython 0.29: `Cannot assign type 'void (const char
+    // *) except * nogil' to 'void (*)(const char *) noexcept nogil'`.
+    ("Cannot assign type '", NOTORCH),
     ("CUDA_HOME", CUDAHOME),
     // An extension whose build found no CUDA and compiled its CPU half only (detectron2's,
     // maskrcnn-benchmark's and DCN's `AT_ERROR("Not compiled with GPU support")`).
@@ -258,6 +264,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     // JIT op builders: DeepSpeed's and apex's own checks, and an nvcc too old for the build.
     ("does not match the version torch was compiled with", CUDAMM),
     ("version used to compile Pytorch binaries", CUDAMM),
+    // k2's setup: `PyTorch is built with CUDA version: 11.7.` / `The current running CUDA
+    // version is: 10.2.89`.
+    ("PyTorch is built with CUDA version", CUDAMM | VERSION),
     // `architecture`, and as titles retype it (`architechture`).
     ("Unsupported gpu archit", CUDAMM),
     ("unsupported gpu archit", CUDAMM),
@@ -310,7 +319,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CUDA_ERROR_NO_DEVICE", LIBCUDA),
     ("CUDA driver initialization failed", LIBCUDA),
     // Numba's `Error at driver init: CUDA driver library cannot be found.`
-    ("CUDA driver library cannot be found", LIBCUDA | LOADFORM | VERSION),
+    (
+        "CUDA driver library cannot be found",
+        LIBCUDA | LOADFORM | VERSION,
+    ),
     ("ompiler", NOCC),
     ("Visual C++ 14.0", NOCC),
     ("supported Microsoft Visual C++ installation", NOCC),
@@ -495,6 +507,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("is not one of available backends", IOBACK),
     ("TorchCodec is required for ", IOBACK),
     ("PyAV is not installed", IOBACK),
+    ("but TorchAudio is not compiled with it", IOBACK),
     ("FFmpeg extension. Tried versions", IOBACK),
     ("No ffmpeg exe could be found", IOBACK),
     ("already initialized", FOREIGN),
@@ -1143,6 +1156,7 @@ impl<'a> Scanner<'a> {
         }
         if has(LOADFORM) {
             loadforms::library_sentences(l, out);
+            loadforms::extension_not_available(l, out);
         }
         if has(WINDLL) {
             let next = self.next_line(l);
@@ -1528,6 +1542,20 @@ impl<'a> Scanner<'a> {
             ("No module named 'pkg_resources'", "pkg_resources", false),
             ("No module named \"pkg_resources\"", "pkg_resources", false),
         ];
+        // Cython 3 made C functions `noexcept` unless declared otherwise: a `.pyx` written for
+        // Cython 0.29 assigns an `except *` function where Cython 3 wants a `noexcept` pointer.
+        if let Some(p) = s.find("Cannot assign type '")
+            && s[p..].contains(" noexcept")
+        {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::BuildDependencyMissing {
+                    module: "Cython".into(),
+                    too_new: true,
+                },
+            );
+            return;
+        }
         for &(words, module, too_new) in NAMED {
             if let Some(p) = s.find(words) {
                 out.push(
@@ -1685,6 +1713,41 @@ impl<'a> Scanner<'a> {
                     found: None,
                     expected,
                     detail: cap(s[start..].trim_end()).to_owned(),
+                },
+            );
+        }
+        // k2's setup.py: `PyTorch is built with CUDA version: 11.7.` then, on its next line,
+        // `The current running CUDA version is: 10.2.89` (the toolkit it would build with).
+        if let Some(p) = s.find("PyTorch is built with CUDA version") {
+            let expected = Some(
+                version_token(s[p + 34..].trim_start_matches([':', ' ']))
+                    .trim_end_matches('.')
+                    .to_owned(),
+            )
+            .filter(|v| !v.is_empty());
+            let mut end = l.span(p, s.trim_end().len()).end;
+            let mut detail = s[p..].trim_end().to_owned();
+            let mut found = None;
+            if let Some(n) = self.next_line(l)
+                && let Some(i) = n.c().find("running CUDA version is")
+            {
+                let c = n.c();
+                found = Some(
+                    version_token(c[i + 23..].trim_start_matches([':', ' ']))
+                        .trim_end_matches('.')
+                        .to_owned(),
+                )
+                .filter(|v| !v.is_empty());
+                end = n.content_span().end;
+                detail.push(' ');
+                detail.push_str(c.trim());
+            }
+            out.push(
+                Span::new(l.span(p, p).start, end),
+                EventKind::CudaVersionMismatch {
+                    found,
+                    expected,
+                    detail: cap(&detail).to_owned(),
                 },
             );
         }

@@ -18,8 +18,8 @@ use crate::fix::{
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or a tool too new (setuptools: `cannot import name 'packaging' from 'pkg_resources'`, `No module named 'pkg_resources'`; CMake 4: `Compatibility with CMake < 3.5 has been removed`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package; a CUDA library's, `curand_kernel.h`, `cusolverDn.h`: that library's development headers of torch's CUDA release, which a partial toolkit lacks); Inductor's `Cannot find a working triton installation`.",
-    meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import, and setuptools 82 removed `pkg_resources` itself, which setup.py files and packages still import at run time.",
-    fixes: "For CMake 4 refusing an old `cmake_minimum_required`: `CMAKE_POLICY_VERSION_MINIMUM=3.5` (CMake's own hint, no download), else `pip install \"cmake<4\"` and the build with `--no-build-isolation`. Otherwise: 1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources.packaging` error `pip install \"setuptools<70\"`, for `No module named 'pkg_resources'` `pip install \"setuptools<82\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. A CUDA library's header: a full toolkit of torch's CUDA release (CUDA_HOME at it) first, then `cuda-libraries-dev-X-Y` from NVIDIA's repository (root) or conda-forge's package pinned with `cuda-version` (advice). The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
+    meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import, and setuptools 82 removed `pkg_resources` itself, which setup.py files and packages still import at run time. Cython 3 refuses `.pyx` sources written for Cython 0.29 where a C function pointer meets an `except *` function (`Cannot assign type '… except * nogil' to '… noexcept nogil'`): Cython below 3 builds them.",
+    fixes: "For CMake 4 refusing an old `cmake_minimum_required`: `CMAKE_POLICY_VERSION_MINIMUM=3.5` (CMake's own hint, no download), else `pip install \"cmake<4\"` and the build with `--no-build-isolation`. Otherwise: 1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources.packaging` error `pip install \"setuptools<70\"`, for `No module named 'pkg_resources'` `pip install \"setuptools<82\"`, for Cython 3's `noexcept` refusal `pip install \"cython<3\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. A CUDA library's header: a full toolkit of torch's CUDA release (CUDA_HOME at it) first, then `cuda-libraries-dev-X-Y` from NVIDIA's repository (root) or conda-forge's package pinned with `cuda-version` (advice). The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -92,7 +92,15 @@ pub(crate) fn diagnose(
         d.fixes = crate::fix::rank(found);
         return d;
     }
-    d.message = if too_new {
+    d.message = if too_new && module == "Cython" {
+        let whose = built
+            .as_deref()
+            .or(cx.near.filter(|p| *p != "torch"))
+            .map_or_else(|| "the package being built".to_owned(), str::to_owned);
+        format!(
+            "the Cython sources of {whose} were written for Cython before 3.0: Cython 3 makes C functions `noexcept` unless declared otherwise and refuses to assign an `except *` function to such a pointer"
+        )
+    } else if too_new {
         format!(
             "{what} imports pkg_resources.packaging, which setuptools 70 and later no longer have: it needs an older setuptools"
         )
@@ -124,6 +132,8 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
         "pkg_resources" => (Name::new("setuptools").unwrap_or(tool), Some("82")),
         // CMake 4 dropped the policies of CMake before 3.5; setuptools 70 pkg_resources.packaging.
         "cmake" if too_new => (tool, Some("4")),
+        // Cython 3.0 changed the default exception specification of C functions.
+        "Cython" if too_new => (tool, Some("3")),
         _ if too_new => (tool, Some("70")),
         _ => (tool, None),
     };
@@ -149,7 +159,9 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
             Some(p) => format!("Install {shown}, then build {p} with --no-build-isolation"),
             None => format!("Install {shown}"),
         },
-        if too_new && module == "cmake" {
+        if too_new && module == "Cython" {
+            "Cython 0.29 compiles the sources as written; an isolated build fetches the newest Cython again, so the build runs with --no-build-isolation after it (or the package's newer release, made for Cython 3).".to_owned()
+        } else if too_new && module == "cmake" {
             "CMake 3.x still accepts the old minimum; pip's cmake package puts it first on PATH, and --no-build-isolation keeps the build from fetching CMake 4 again.".to_owned()
         } else if too_new {
             "setuptools 70 removed pkg_resources.packaging; an older setuptools lets the build script run unchanged.".to_owned()

@@ -1133,6 +1133,22 @@ pub(super) fn mmcv_op_missing(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
     );
 }
 
+/// torchaudio's start-up warning when `torchaudio._torchaudio` is not there to import
+/// (`torchaudio C++ extension is not available.`, 0.8–0.10): it checks the module's presence
+/// before loading it, so the module is missing, not failing.
+pub(super) fn extension_not_available(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("torchaudio C++ extension is not available") else {
+        return;
+    };
+    out.push(
+        l.span(p, p + 41),
+        EventKind::CompiledModuleMissing {
+            module: "torchaudio._torchaudio".into(),
+        },
+    );
+}
+
 /// torch and the companions released with it, whose Python API moves between releases (Triton
 /// too: each torch release pins the one its Inductor calls).
 pub fn is_torch_family(module: &str) -> bool {
