@@ -263,6 +263,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "PyTorch version: 2.5.1{P}+cpu\ntorchvision 0.20.1{P}\nAssertionError: Torch not compiled with CUDA enabled\n",
     ),
     (
+        "libcuda-not-found (the toolkit's stub loaded)",
+        "OSError: /opt/{P}/cuda-12.1/lib64/stubs/libcuda.so: undefined symbol: cuInit\n",
+    ),
+    (
         "cpu-only-torch (JAX's CPU jaxlib)",
         "jax-cuda13-plugin==0.8.0{P}\n  File \"/x/site-packages/{P}/xla_bridge.py\", line 9\nAn NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu.\n",
     ),

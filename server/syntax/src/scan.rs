@@ -4775,6 +4775,8 @@ fn libcuda(l: &Line<'_>, out: &mut Out) {
     let hit = s.contains("libcuda.so cannot found")
         || s.contains("Failed to find libcuda")
         || s.contains("libcuda.so not found")
+        // Taichi's driver loader: `[cuda_driver.cpp:load_lib@36] libcuda.so lib not found.`
+        || s.contains("libcuda.so lib not found")
         || s.contains("cannot find libcuda")
         || s.contains("Could not find libcuda")
         // TensorFlow's stream executor: `was unable to find libcuda.so DSO loaded into this

@@ -1036,6 +1036,8 @@ pub(crate) fn compiled_module_missing(
 /// `/usr/lib/wsl/lib`).
 pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
     detail.contains("dlopen libcuda")
+        || detail.contains("stub driver library is loaded")
+        || detail.contains("libcuda.so lib not found")
         || sees_no_gpu(detail)
         || detail.contains(": cannot open shared object file")
         || detail.contains("Found no NVIDIA driver")
@@ -1074,6 +1076,33 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
             .step(Step::Manual(
                 "echo $CUDA_VISIBLE_DEVICES; when it is empty or names no GPU of this machine: export CUDA_VISIBLE_DEVICES=0 (the GPU's index; or unset CUDA_VISIBLE_DEVICES) before Python starts; in Docker: run with --gpus all; nvidia-smi on the host shows whether the driver sees the card".into(),
             )),
+        ]);
+        return d;
+    }
+    if let Some((lib, _)) = detail.split_once(": the CUDA toolkit's stub driver library")
+        && let Some(path) = SafePath::new(lib)
+    {
+        let dir = path.parent().map_or_else(
+            || "the stubs directory".to_owned(),
+            |p| p.as_str().to_owned(),
+        );
+        d.message = format!(
+            "the CUDA toolkit's stub {} ({dir}) is loaded at run time in place of the NVIDIA driver's: stubs exist for linking only and carry no driver",
+            crate::incidents::basename(lib)
+        );
+        d.evidence.push(format!("the text says: {}", detail.trim()));
+        d.explanation = Some("The toolkit's lib64/stubs directory holds empty copies of the driver's libraries so that builds can link `-lcuda` on a machine without a GPU. Put on LD_LIBRARY_PATH (or in an ld.so.conf file) it shadows the real libcuda.so.1, and every CUDA call fails (`UNKNOWN_CUDA_ERROR`, `CUDA driver version is insufficient`, missing symbols).".into());
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "drop-stubs-dir",
+                FixKind::Advice,
+                format!("Take {dir} off LD_LIBRARY_PATH (keep it for linking only: LIBRARY_PATH)"),
+                "The driver's own libcuda.so.1, installed with the driver, is then the one loaded; a build that links -lcuda finds the stub through LIBRARY_PATH, which the run-time loader never reads.",
+            )
+            .step(Step::Manual(format!(
+                "export LD_LIBRARY_PATH=\"$(printf %s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF '{dir}' | paste -sd: -)\" (and remove it from /etc/ld.so.conf.d, then sudo ldconfig); if a build needs it, export LIBRARY_PATH={dir} instead"
+            ))),
         ]);
         return d;
     }
