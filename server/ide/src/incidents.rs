@@ -2973,7 +2973,7 @@ pub fn module_name(path: &str) -> String {
 
 #[cfg(test)]
 mod launcher_tests {
-    use super::cached_launcher;
+    use super::{cached_launcher, stub_driver};
 
     #[test]
     fn only_functions_every_driver_has_mean_an_unlinked_launcher() {
