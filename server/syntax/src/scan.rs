@@ -4385,6 +4385,15 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
                     built: c.trim_end().ends_with("... done"),
                 },
             );
+            // `... error` is pip's own word that this build failed, whatever was cut after it.
+            if c.trim_end().ends_with("... error") {
+                out.push(
+                    l.span(cs + i, ce),
+                    EventKind::PipBuildFailed {
+                        package: Some(name.to_owned()),
+                    },
+                );
+            }
         }
     } else if let Some(i) = c.find("Using cached ") {
         let file = c[i + 13..].split_whitespace().next().unwrap_or("");
