@@ -3667,7 +3667,12 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
         }
         return;
     }
-    let Some(p) = s.find("cannot open shared object file") else {
+    // A line cut right after the phrase (`libGLX_nvidia.so.0: cannot open shared object`, as
+    // the Vulkan loader's message is often pasted) says the same.
+    let Some(p) = s.find("cannot open shared object file").or_else(|| {
+        s.find("cannot open shared object")
+            .filter(|&p| s[p + 25..].trim().is_empty())
+    }) else {
         return;
     };
     let Some((name, at)) = token_before_colon(s, p) else {
@@ -3685,7 +3690,7 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
         .or_else(|| loader_of(&s[..at], &name));
     let end = s[p..]
         .find("No such file or directory")
-        .map_or(p + 30, |i| p + i + 25);
+        .map_or((p + 30).min(s.trim_end().len()), |i| p + i + 25);
     out.push(
         l.span(at, end),
         EventKind::MissingSharedLibrary { name, required_by },

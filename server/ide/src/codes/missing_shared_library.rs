@@ -322,8 +322,8 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
     // cuDNN's sub-libraries are known by cuDNN's own name.
     let product = super::loadforms::product_soname(lib);
     let lib = product.as_deref().unwrap_or(lib);
-    if l.starts_with("libcuda.so.") || l.starts_with("libnvidia-ml.so.") {
-        return "it comes with the NVIDIA driver, which is not installed or not visible here (a CPU-only machine, or a container started without GPU access)".into();
+    if abidoc_knowledge::system_libs::is_driver_library(lib) {
+        return "it comes with the NVIDIA driver, which is not installed or not visible here (a CPU-only machine, or a container started without GPU access or without that part of the driver)".into();
     }
     if torch_core_library(lib) {
         let cuda = lib.contains("_cuda");
@@ -427,16 +427,35 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
     }
     fixes.extend(cuda_runtime(cx, d, lib, key));
     fixes.extend(cudnn_fixes(cx, lib));
-    if (l.starts_with("libcuda.so.") || l.starts_with("libnvidia-ml.so.")) && fixes.is_empty() {
+    if abidoc_knowledge::system_libs::is_driver_library(lib) && fixes.is_empty() {
+        // The container toolkit mounts only the driver libraries of the capabilities asked for
+        // (`compute,utility` by default): video and graphics ones need theirs.
+        let capability = if l.starts_with("libnvcuvid") || l.starts_with("libnvidia-encode") || l.starts_with("libnvidia-opticalflow") {
+            Some("video")
+        } else if l.contains("_nvidia.so") {
+            Some("graphics")
+        } else {
+            None
+        };
+        let (why, step) = match capability {
+            Some(c) => (
+                format!("The driver's user-space libraries are not pip packages. A container gets {lib} only when started with the driver's `{c}` capability (NVIDIA_DRIVER_CAPABILITIES, default compute,utility); on the host it comes with the full driver, not with a compute-only install."),
+                format!("docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES=compute,utility,{c} …; on the host, install the driver with its {c} libraries"),
+            ),
+            None => (
+                "The driver's user-space libraries are not pip packages. In Docker, start the container with `--gpus all` (NVIDIA Container Toolkit) so they are mounted in; on a machine without an NVIDIA GPU, nothing that needs them can run, and only code paths that load CUDA fail.".to_owned(),
+                "start the container with --gpus all, or run on a machine with the NVIDIA driver".to_owned(),
+            ),
+        };
         fixes.push(
             Fix::new(
                 code,
                 "driver",
                 FixKind::Advice,
                 format!("Run on a machine or container that has the NVIDIA driver ({lib} comes with it)"),
-                "The driver's user-space libraries are not pip packages. In Docker, start the container with `--gpus all` (NVIDIA Container Toolkit) so they are mounted in; on a machine without an NVIDIA GPU, nothing that needs them can run, and only code paths that load CUDA fail.",
+                why,
             )
-            .step(Step::Manual("start the container with --gpus all, or run on a machine with the NVIDIA driver".into()))
+            .step(Step::Manual(step))
             .unverified(),
         );
         return crate::fix::rank(fixes);
