@@ -8,6 +8,9 @@
 //! installed torch). Fixes, best first: uninstall when the model in use does not need it
 //! (instant), the companion release built for the installed torch, the torch it was built for,
 //! the project's prebuilt wheel, a source build that really compiles; all need confirmation.
+//! A package that does not link torch missing a scoped C++ name of another of its libraries (its
+//! core library, a dependency's) is the same mismatch between its own libraries: one release,
+//! whole.
 
 use super::symbols::Case;
 use super::{Code, CodeDoc, Cx, blank, recipes};
@@ -16,7 +19,7 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled extension needs symbols the installed torch (or another library it links) does not export: it was built against a different version.",
-    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it. A package may check it itself (Open3D's `Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`, TensorFlow alike): the framework release it names, or its release for the installed one. JAX checks its CUDA plugin the same way (`JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not compatible with the installed jaxlib version 0.9.0.1`): the plugin and its PJRT of the installed jaxlib's version; jax checks jaxlib both ways (`jaxlib is version 0.1.69, but this version of jax requires version 0.1.74`, `jaxlib version 0.4.26 is newer than and incompatible with jax version 0.4.25`): the jax release of the installed jaxlib, or the jaxlib of the installed jax, of the same build. Triton is such a companion: torch's Inductor reads internals of the Triton release torch pins (`triton_key`, `CompiledKernel.launch_enter_hook`, `AttrsDescriptor` as a dataclass), and kernel packages import Triton API that releases remove (`triton.ops` in 3.2): the Triton torch requires (the release tables know it per torch), or the package's release that follows the move. XLA checks any backend plugin's C API the same way (`Mismatched PJRT plugin PJRT API version (0.38) and framework PJRT API version 0.40`, Intel's XPU plugin, Apple's Metal, libtpu): the jax release the plugin was made for, or jax and the plugin together through jax's extra.",
+    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it. A package may check it itself (Open3D's `Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`, TensorFlow alike): the framework release it names, or its release for the installed one. JAX checks its CUDA plugin the same way (`JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not compatible with the installed jaxlib version 0.9.0.1`): the plugin and its PJRT of the installed jaxlib's version; jax checks jaxlib both ways (`jaxlib is version 0.1.69, but this version of jax requires version 0.1.74`, `jaxlib version 0.4.26 is newer than and incompatible with jax version 0.4.25`): the jax release of the installed jaxlib, or the jaxlib of the installed jax, of the same build. Triton is such a companion: torch's Inductor reads internals of the Triton release torch pins (`triton_key`, `CompiledKernel.launch_enter_hook`, `AttrsDescriptor` as a dataclass), and kernel packages import Triton API that releases remove (`triton.ops` in 3.2): the Triton torch requires (the release tables know it per torch), or the package's release that follows the move. XLA checks any backend plugin's C API the same way (`Mismatched PJRT plugin PJRT API version (0.38) and framework PJRT API version 0.40`, Intel's XPU plugin, Apple's Metal, libtpu): the jax release the plugin was made for, or jax and the plugin together through jax's extra. A package that does not link torch says the same of its own libraries (`openvino/_pyopenvino…so: undefined symbol: _ZN2ov3Any4Base9to_stringEv`, a binding needing a scoped C++ name its core library or a dependency lacks): that library is loaded in another release than the module was built against (two installs mixed, an older copy found first), and the fix is one release of the package, whole.",
     fixes: "1. Uninstall the package when the model in use does not need it (instant, nothing downloaded; offered first only when abidoc knows the model). 2. The companion release built for the installed torch, pinned exactly, with `--no-cache-dir --no-deps`. 3. The torch the binary was built for, saying what else moves. 4. The project's prebuilt wheel for this torch/CUDA/ABI/Python (unverified URL). 5. A source build that really compiles (force-build switch or `--no-binary`, `--no-build-isolation`), with its time and needs. Every command needs the user's confirmation; none needs root.",
     model_decides: true,
     ..CodeDoc::BASE
@@ -75,6 +78,48 @@ pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
         d.library.as_deref(),
         &d.symbols,
     ));
+}
+
+/// A package that does not link torch missing a scoped C++ name of another of its libraries (its
+/// core library, a dependency's): the copy loaded is of another version than the one the module
+/// was built against. One release of the package, whole, with nothing older found first.
+pub(crate) fn library_skew(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
+    let pkg = d.package.clone().unwrap_or_else(|| "the package".into());
+    d.message = format!(
+        "{} needs `{}`, which the library that should define it lacks: a library of {pkg}'s own release or of a dependency is loaded in another version than the one it was built against (two installs mixed, or an older copy found first){}",
+        c.who, c.name, c.cut
+    );
+    d.explanation = Some(format!("{} calls into a C++ library by exact signature. The copy the loader found is of another release: a second install of {pkg} (pip and conda, or two releases' files in one directory), a package of the project at another version (its -dev or tools package), or an older system copy on LD_LIBRARY_PATH. Torch is not involved.", c.module));
+    let mut fixes = Vec::new();
+    if let Some(n) = Name::new(&pkg) {
+        fixes.push(
+            Fix::new(
+                Code::AbiMismatch,
+                "reinstall-whole",
+                FixKind::PrebuiltWheel,
+                format!("Reinstall {n} whole, one release, without pip's cache"),
+                format!("Replaces every file of {n} with those of one release, so its modules and its libraries match; remove other installs of it (conda's, a -dev or tools package of another release) first, and check `ldd` on the module for a copy found elsewhere."),
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::ForceReinstall, PipFlag::NoCacheDir],
+                vec![Requirement::Any(n)],
+            )),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            Code::AbiMismatch,
+            "find-other-copy",
+            FixKind::Advice,
+            "Find the other copy of the library the loader takes",
+            "`ldd` on the failing module shows which file each library resolves to; one outside the package's directory (LD_LIBRARY_PATH, /usr/lib, another environment) is the older copy.",
+        )
+        .step(Step::Manual(
+            "ldd <the failing module> | grep -v '=> /lib' ; pip list | grep -i <the package>; conda list | grep -i <the package>".into(),
+        )),
+    );
+    d.fixes = crate::fix::rank(fixes);
 }
 
 /// Torch symbols every indexed release exports (`THPVariableClass`): no torch release lacks

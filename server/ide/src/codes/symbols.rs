@@ -169,7 +169,26 @@ pub(crate) fn diagnose(
             }
         }
     }
+    // A scoped C++ name (`ov::Any::…`, `tsl::mutex::…`, `eigenpy::…`) that a package which does
+    // not link torch calls in another library of its own project or a dependency's: the
+    // library loaded is of another version than the one the module was built against (two
+    // installs mixed, an older system copy) — built against another version, not a partial
+    // build. A torch extension's own scoped names live in its one library: left as they are.
     let demangled = crate::kb::demangle(symbol);
+    let scoped = normalize_scope(symbol);
+    // torch's types in the signature (`at::Tensor const&`) say the caller is a torch extension.
+    let torch_types = demangled
+        .as_deref()
+        .is_some_and(|n| n.contains("at::") || n.contains("c10::") || n.contains("torch::"));
+    let links_torch = |p: &str| match crate::kb::links_torch(p) {
+        Some(links) => links,
+        None => cx.torch_shown(None) || p == "torch" || torch_types,
+    };
+    let mut skew = code == Code::ExtensionIncompleteBuild
+        && owner == Owner::Own
+        && provider.is_none()
+        && scoped
+        && pkg.as_deref().is_some_and(|p| !links_torch(p));
     let mut report = SymbolReport {
         mangled: symbol.to_owned(),
         demangled: demangled.clone(),
@@ -189,6 +208,7 @@ pub(crate) fn diagnose(
             .collect();
         if f.own_symbols_missing && owner != Owner::Torch {
             code = Code::ExtensionIncompleteBuild;
+            skew = false;
         } else if statuses.contains(&SymbolStatus::Cxx11Abi)
             && !statuses.contains(&SymbolStatus::SignatureChanged)
         {
@@ -200,6 +220,9 @@ pub(crate) fn diagnose(
         {
             code = Code::AbiMismatch;
         }
+    }
+    if skew {
+        code = Code::AbiMismatch;
     }
     d.code = code;
     // A symbol the text cut off before its first character has nothing to show.
@@ -244,6 +267,7 @@ pub(crate) fn diagnose(
         module,
     };
     match code {
+        _ if skew => abi_mismatch::library_skew(cx, &mut d, &case),
         Code::LibstdcxxMismatch => libstdcxx_mismatch::symbol(cx, &mut d, &case),
         Code::ExtensionIncompleteBuild => extension_incomplete_build::symbol(cx, &mut d, &case),
         Code::Cxx11AbiMismatch => cxx11_abi_mismatch::symbol(cx, &mut d, &case),
@@ -251,6 +275,20 @@ pub(crate) fn diagnose(
     }
     common_evidence(cx, &mut d, &case, owner);
     d
+}
+
+/// Whether a mangled name is scoped (`_ZN…E`: a namespace's or a class's member), so that the
+/// scope names a library the caller was built against.
+fn normalize_scope(symbol: &str) -> bool {
+    let s = symbols::normalize(symbol);
+    s.strip_prefix("_Z")
+        .map(|r| {
+            ["TV", "TI", "TS"]
+                .iter()
+                .find_map(|p| r.strip_prefix(p))
+                .unwrap_or(r)
+        })
+        .is_some_and(|r| r.starts_with('N'))
 }
 
 /// A plain C function name that is not torch's (torch's C API is `THP*`, `aoti_torch_*`,
