@@ -282,6 +282,9 @@ pub struct Scene {
     pub gpu_processes: Vec<(u32, Option<String>, Option<String>)>,
     pub packages_built: Vec<String>,
     pub used_uv: bool,
+    /// Poetry ran the install (its own wording shows): its sources, not pip's flags, pick
+    /// the index.
+    pub used_poetry: bool,
     pub compile_failed: bool,
     /// The linker missed a library (`cannot find -lcudart`): the text is a build's link step.
     pub linking: bool,
@@ -1709,6 +1712,9 @@ impl Collector {
             }
             EventKind::Exception { message, .. } if message.contains("uv pip") => {
                 self.scene.used_uv = true;
+            }
+            EventKind::Installer { name } if name == "poetry" => {
+                self.scene.used_poetry = true;
             }
             _ => {}
         }

@@ -61,6 +61,9 @@ pub enum EventKind {
     SuggestedCommand { command: String },
 
     // ---- pip / uv / setuptools / ninja build logs ----
+    /// A line only one installer writes (Poetry's `Unable to find installation candidates for
+    /// X`): the install the text shows ran through it.
+    Installer { name: String },
     /// `Collecting X==1.2`, `Downloading X-1.2-…whl`.
     PipCollecting {
         package: String,

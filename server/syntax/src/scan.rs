@@ -137,6 +137,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("No libcudart.so found", LOADFORM),
     ("Failed to load library libonnxruntime_providers_", LOADFORM),
     ("Could not load any of", LOADFORM),
+    ("load any of its variants", LOADFORM),
+    (" library file", LOADFORM),
     ("Could not load library", LOADFORM),
     ("The third-party dynamic library (", LOADFORM),
     // TensorFlow's loader, its `; dlerror: …` cut off (an issue's title).
@@ -307,6 +309,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CuDNN library:", CUDAMM),
     ("DNN library ", CUDAMM),
     ("Fail to find the dnn implementation", CUDAMM),
+    ("Could not find a local HDF5 installation", CUDAMM),
     ("but JAX was built against", CUDAMM),
     ("cannot find -l", LD),
     ("unable to find library -l", LD),
@@ -492,6 +495,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ),
     ("No matching distribution found for ", FOREIGN),
     ("Because there is no version of ", FOREIGN),
+    ("Unable to find installation candidates for ", FOREIGN),
     ("doesn't have a source distribution or wheel", FOREIGN),
     ("cannot enable executable stack", FOREIGN),
     ("cannot allocate memory in static TLS block", FOREIGN),
@@ -2934,6 +2938,13 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
         if !name.is_empty() && !name.contains(' ') {
             found = Some((k, format!("{name}.pc")));
         }
+    }
+    // PyTables' and h5py's setup looking for HDF5 before compiling: `Could not find a local
+    // HDF5 installation.` — its headers, as a compiler would have said.
+    if found.is_none()
+        && let Some(p) = s.find("Could not find a local HDF5 installation")
+    {
+        found = Some((p, "hdf5.h".to_owned()));
     }
     let Some((p, name)) = found else { return };
     if !name

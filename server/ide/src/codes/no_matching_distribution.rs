@@ -17,8 +17,8 @@ use abidoc_knowledge::Version;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "pip finds no release of a requirement for this Python and platform (`Could not find a version that satisfies the requirement`, `No matching distribution found`).",
-    meaning: "pip lists, after `from versions:`, the releases that have a file this interpreter accepts. A pinned release missing from that list was published only for other Python versions or platforms (a release older than this Python, as `torch==1.13.1` under Python 3.12; a package with no Windows or ARM wheels) or lives on another index (`torch==2.1.0+cu118` is on PyTorch's index, not PyPI). An empty list (`none`) means no release at all installs here. The diagnosis compares the pin with the list, the Python the text shows, and, for the packages of the release tables, the newest Python each release has wheels for.",
-    fixes: "1. A `+cuXYZ` torch build: the same pin from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cuXYZ`). 2. The nearest release pip lists at or after the pin (torch moves its companions with it). 3. A Python the pinned release has wheels for (a virtual environment of that version): advice, since the interpreter is the user's choice.",
+    meaning: "pip lists, after `from versions:`, the releases that have a file this interpreter accepts. A pinned release missing from that list was published only for other Python versions or platforms (a release older than this Python, as `torch==1.13.1` under Python 3.12; a package with no Windows or ARM wheels) or lives on another index (`torch==2.1.0+cu118` is on PyTorch's index, not PyPI). An empty list (`none`) means no release at all installs here. The diagnosis compares the pin with the list, the Python the text shows, and, for the packages of the release tables, the newest Python each release has wheels for. Poetry says it as `Unable to find installation candidates for torch (2.5.1+cu124)`: the locked build is on no source pyproject.toml declares (or has no file for this Python or platform).",
+    fixes: "1. A `+cuXYZ` torch build: the same pin from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cuXYZ`). 2. The nearest release pip lists at or after the pin (torch moves its companions with it). 3. A Python the pinned release has wheels for (a virtual environment of that version): advice, since the interpreter is the user's choice. Under Poetry, PyTorch's index declared as an explicit source and named in torch's dependency comes first (pip's flags do not reach it).",
     ..CodeDoc::BASE
 };
 
@@ -108,7 +108,13 @@ pub(crate) fn diagnose(
     if unreachable {
         return index_unreachable(cx, d, &name);
     }
-    let installer = if cx.scene.used_uv { "uv" } else { "pip" };
+    let installer = if cx.scene.used_poetry {
+        "Poetry"
+    } else if cx.scene.used_uv {
+        "uv"
+    } else {
+        "pip"
+    };
     // PyTorch builds no CUDA (or ROCm) torch for macOS: its default build from PyPI is the one.
     let no_such_build = cx.scene.mentions_macos
         && !cx.scene.mentions_windows
@@ -124,7 +130,7 @@ pub(crate) fn diagnose(
             "{installer} found no {name} {p} for {here} on PyTorch's own index, where it looked: that build has no file for this Python or platform"
         ),
         (Some(p), _) if local.is_some() && torch_family && !all_newer => format!(
-            "pip found no {name} {p} to install: the +{} builds are published on PyTorch's own index, which this install did not use{}",
+            "{installer} found no {name} {p} to install: the +{} builds are published on PyTorch's own index, which this install did not use{}",
             local.unwrap_or_default(),
             if release_listed { "" } else { " (or this Python has no wheel of that release)" }
         ),
@@ -176,6 +182,30 @@ pub(crate) fn diagnose(
                 format!("macOS has no CUDA; {name} {b} from PyPI runs on the CPU and on Apple's GPU through MPS. Its companions move with it, also without a CUDA label."),
             )
             .step(recipes::pip_install(cx, Vec::new(), vec![req])),
+        );
+    }
+    // Poetry picks files from the sources pyproject.toml declares: a PyTorch index as an explicit
+    // source, pinned for torch, has the build's files (for this Python and platform, where the
+    // build has any).
+    if cx.scene.used_poetry
+        && torch_family
+        && let (Some(b), Some(l)) = (base, local)
+        && let Some(url) = IndexUrl::pytorch(l)
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "poetry-source",
+                FixKind::Advice,
+                format!("Declare PyTorch's {l} index as an explicit Poetry source for {name}"),
+                format!("Poetry installs {name} {b}+{l} only from a source that has it: PyTorch's index, declared with priority \"explicit\" and named in {name}'s dependency, so nothing else is looked up there. If the build has no wheel for this Python or platform (Python 3.13 before its releases for it, macOS for CUDA builds), the index does not help: a release or Python that has one does."),
+            )
+            .step(Step::Manual(format!(
+                "in pyproject.toml: [[tool.poetry.source]] name = \"pytorch-{l}\", url = \"{}\", priority = \"explicit\"; and {name} = {{ version = \"{b}\", source = \"pytorch-{l}\" }}; then poetry lock && poetry install",
+                url.as_str()
+            )))
+            // pip's flags do not reach a Poetry install: its source comes first.
+            .leading(),
         );
     }
     // PyTorch's own index for a `+cuXYZ` (or `+cpu`, `+rocm…`) build of torch or its companions,

@@ -319,6 +319,42 @@ pub(super) fn no_matching_distribution(l: &Line<'_>, out: &mut Out) {
         }
         return;
     }
+    // Poetry: `Unable to find installation candidates for torch (2.5.1+cu124)`: the locked
+    // release has no file for this platform or Python among its sources.
+    if let Some(p) = s.find("Unable to find installation candidates for ") {
+        let rest = &s[p + 43..];
+        let name = rest.split([' ', '(']).next().unwrap_or("");
+        let version = rest
+            .split_once('(')
+            .and_then(|(_, v)| v.split(')').next())
+            .map(str::trim)
+            .filter(|v| !v.is_empty() && !v.contains(' '));
+        if !name.is_empty()
+            && name.len() <= 100
+            && name
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
+        {
+            let req = match version {
+                Some(v) if v.len() <= 60 => format!("{name}=={v}"),
+                _ => name.to_owned(),
+            };
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::NoMatchingDistribution {
+                    requirement: req,
+                    available: None,
+                },
+            );
+        }
+        out.push(
+            l.span(p, p + 42),
+            EventKind::Installer {
+                name: "poetry".into(),
+            },
+        );
+        return;
+    }
     let Some((p, form)) = FORMS.iter().find_map(|f| s.find(f).map(|p| (p, *f))) else {
         return;
     };

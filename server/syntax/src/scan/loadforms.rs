@@ -498,6 +498,21 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
         push(p, "libsox.so", None);
         return;
     }
+    // Rtree's loader: `Could not find libspatialindex_c library file`.
+    if let Some(p) = s.find("Could not find lib")
+        && let Some(e) = s[p..].find(" library file")
+    {
+        let name = &s[p + 15..p + e];
+        if name.len() > 3
+            && name.len() <= 40
+            && name
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+        {
+            push(p, &format!("{name}.so"), None);
+            return;
+        }
+    }
     // PaddlePaddle's loader: `The third-party dynamic library (cudnn64_7.dll) that Paddle
     // depends on is not configured correctly.`
     if let Some(p) = s.find("The third-party dynamic library (") {
@@ -529,11 +544,17 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     // first name is the most specific; all name one library.
     // PyTables' the same way: `Could not load any of ['hdf5.dll', 'hdf5dll.dll',
     // 'pytables_hdf5.dll']`.
-    if let Some(p) = s
-        .find("Unable to load any of")
-        .or_else(|| s.find("Could not load any of"))
+    // Shapely 1.x's GEOS loader: `Could not find lib geos_c or load any of its variants
+    // ['libgeos_c.so.1', 'libgeos_c.so']`.
+    if let Some((p, n)) = [
+        "Unable to load any of",
+        "Could not load any of",
+        "load any of its variants",
+    ]
+    .iter()
+    .find_map(|w| s.find(w).map(|p| (p, w.len())))
     {
-        let r = s.get(p + 21..).unwrap_or("").trim_start();
+        let r = s.get(p + n..).unwrap_or("").trim_start();
         if let Some(r) = r.strip_prefix('{').or_else(|| r.strip_prefix('[')) {
             let inner = &r[..r.find(['}', ']']).unwrap_or(r.len())];
             let inner = inner.replace(['\'', '"'], "");
