@@ -19,6 +19,9 @@ const MODULE_NOT_FOUND: &[&str] = &[
     // Windows' words, and retold (`The module was not found`).
     "module could not be found",
     "module was not found",
+    // Retold from memory or another language (`The specified file cannot be found`).
+    "specified file cannot be found",
+    "specified file could not be found",
     "找不到指定的模块",
     "找不到指定的模組",
     "指定されたモジュールが見つかりません",
