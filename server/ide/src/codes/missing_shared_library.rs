@@ -322,6 +322,11 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
     // cuDNN's sub-libraries are known by cuDNN's own name.
     let product = super::loadforms::product_soname(lib);
     let lib = product.as_deref().unwrap_or(lib);
+    if let Some(v) = python_library(lib) {
+        return format!(
+            "it is Python {v}'s own shared library: the module was built for an interpreter that links it dynamically, and this one has none (pyenv's and other builds without --enable-shared) or keeps it outside the loader's path (a conda or uv interpreter's lib directory)"
+        );
+    }
     if abidoc_knowledge::system_libs::is_driver_library(lib) {
         return "it comes with the NVIDIA driver, which is not installed or not visible here (a CPU-only machine, or a container started without GPU access or without that part of the driver)".into();
     }
@@ -396,9 +401,53 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
     }
 }
 
+/// `libpython3.9.so.1.0`, `libpython3.7m.so.1.0` → `3.9`, `3.7`: the interpreter's own library.
+fn python_library(lib: &str) -> Option<String> {
+    let r = lib.strip_prefix("libpython")?;
+    let (v, rest) = r.split_once(".so")?;
+    let v = v.trim_end_matches(['m', 'd', 'u', 't']);
+    let (major, minor) = v.split_once('.')?;
+    let ok = |s: &str| !s.is_empty() && s.len() <= 2 && s.bytes().all(|c| c.is_ascii_digit());
+    (ok(major) && ok(minor) && (rest.is_empty() || rest.starts_with('.'))).then(|| format!("{major}.{minor}"))
+}
+
+/// Python's shared library missing: its directory on the loader's path (the interpreter's
+/// LIBDIR, where conda and uv keep it), the distribution's package of it, or an interpreter
+/// built with it (pyenv's `--enable-shared`).
+fn python_library_fixes(lib: &str, v: &str) -> Vec<Fix> {
+    let code = Code::MissingSharedLibrary;
+    vec![
+        Fix::new(
+            code,
+            "python-libdir",
+            FixKind::Advice,
+            format!("Put Python {v}'s library directory on the loader's path"),
+            "A conda or uv interpreter keeps libpython in its own lib directory (sysconfig's LIBDIR), which the loader does not search unless told; the module finds it there once it is on LD_LIBRARY_PATH.",
+        )
+        .step(Step::Manual(format!(
+            "export LD_LIBRARY_PATH=\"$(python{v} -c 'import sysconfig; print(sysconfig.get_config_var(\"LIBDIR\"))')\":$LD_LIBRARY_PATH (run it with the Python that imports the module; check that {lib} is in that directory)"
+        ))),
+        Fix::new(
+            code,
+            "python-shared-build",
+            FixKind::Advice,
+            format!("Use a Python {v} built with its shared library"),
+            format!("A system Python gets {lib} from its distribution's package (Debian and Ubuntu: libpython{v}); pyenv builds it only when asked; conda's and uv's Pythons ship it."),
+        )
+        .step(Step::Manual(format!(
+            "sudo apt-get install libpython{v} (Debian/Ubuntu), or with pyenv: PYTHON_CONFIGURE_OPTS=\"--enable-shared\" pyenv install --force {v}, then recreate the environment"
+        ))),
+    ]
+}
+
 fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
     let code = Code::MissingSharedLibrary;
     let l = lib.to_ascii_lowercase();
+    if let Some(v) = python_library(lib)
+        && cx.world.find_library_dir(lib).is_none()
+    {
+        return crate::fix::rank(python_library_fixes(lib, &v));
+    }
     let mut fixes = super::loadforms::dgl_fixes(lib);
     // The provider tables know cuDNN's sub-libraries by cuDNN's own name.
     let product = super::loadforms::product_soname(lib);
@@ -1603,4 +1652,18 @@ pub(crate) fn package_unloadable(
     }
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python_library;
+
+    #[test]
+    fn python_own_library_by_its_version() {
+        assert_eq!(python_library("libpython3.9.so.1.0").as_deref(), Some("3.9"));
+        assert_eq!(python_library("libpython3.7m.so.1.0").as_deref(), Some("3.7"));
+        assert_eq!(python_library("libpython3.13t.so").as_deref(), Some("3.13"));
+        assert_eq!(python_library("libpython_extra.so"), None);
+        assert_eq!(python_library("libpythonX.so.1"), None);
+    }
 }
