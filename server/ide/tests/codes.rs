@@ -71,6 +71,18 @@ const NO_REAL_POSITIVE_YET: &[Code] = &[Code::StaleWheelCache];
 fn every_code_has_fixtures_that_produce_it() {
     for &code in Code::ALL {
         let files = inputs(code);
+        // Every input is a real text whose source its folder's README names.
+        if let Some(dir) = files.first().and_then(|f| f.parent()) {
+            let readme = std::fs::read_to_string(dir.join("README.md")).unwrap_or_default();
+            for f in &files {
+                let name = f.file_name().unwrap().to_string_lossy().into_owned();
+                assert!(
+                    readme.contains(&format!("`{name}`")),
+                    "{}: {name} has no line in its folder's README.md saying where it comes from",
+                    code.as_str()
+                );
+            }
+        }
         assert!(
             !files.is_empty(),
             "{}: no input in its fixture folder",
