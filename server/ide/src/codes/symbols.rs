@@ -175,7 +175,7 @@ pub(crate) fn diagnose(
     // installs mixed, an older system copy) — built against another version, not a partial
     // build. A torch extension's own scoped names live in its one library: left as they are.
     let demangled = crate::kb::demangle(symbol);
-    let scoped = normalize_scope(symbol);
+    let scoped = is_scoped(symbol);
     // torch's types in the signature (`at::Tensor const&`) say the caller is a torch extension.
     let torch_types = demangled
         .as_deref()
@@ -279,7 +279,7 @@ pub(crate) fn diagnose(
 
 /// Whether a mangled name is scoped (`_ZN…E`: a namespace's or a class's member), so that the
 /// scope names a library the caller was built against.
-fn normalize_scope(symbol: &str) -> bool {
+fn is_scoped(symbol: &str) -> bool {
     let s = symbols::normalize(symbol);
     s.strip_prefix("_Z")
         .map(|r| {
