@@ -274,10 +274,11 @@ pub fn unwrap_once(text: &str) -> Option<Cleaned> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let widths: Vec<usize> = lines.iter().map(|l| content(l).chars().count()).collect();
     let w = widths.iter().copied().max()?;
+    // The last line has nothing after it to join: at the width too, it is the wrap's tail.
     let mut at = widths
         .iter()
         .enumerate()
-        .filter(|(_, x)| **x == w)
+        .filter(|(i, x)| **x == w && i + 1 < widths.len())
         .map(|(i, _)| i);
     let (i, None) = (at.next()?, at.next()) else {
         return None;
@@ -289,11 +290,12 @@ pub fn unwrap_once(text: &str) -> Option<Cleaned> {
     // `cannot open …`), which a line ended by hand seldom has: a cut between words.
     // A cut right before a space moves that one space to the next line (` an unsupported
     // toolchain`), which an indented line (two spaces and more) does not start with.
+    // (Its next word may be capitalized: ` No such file or directory`.)
     let space_moved = next.starts_with(' ')
         && next[1..]
             .chars()
             .next()
-            .is_some_and(|c| c.is_ascii_lowercase());
+            .is_some_and(|c| c.is_ascii_alphabetic());
     let cut_in_word = line.chars().last().is_some_and(|c| {
         c == ' ' && !line.ends_with("  ")
             || !c.is_whitespace() && !matches!(c, '!' | '?' | ';' | ',' | ')' | '"')

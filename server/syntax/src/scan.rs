@@ -1367,6 +1367,7 @@ impl<'a> Scanner<'a> {
                 (sym.to_owned(), l.span(q, q + sym.len()).end, eol)
             };
             let mut consumed_next = None;
+            let mut wrapped_rest: Option<String> = None;
             if symbol.is_empty() && sym_ran_to_eol {
                 if let Some(n) = self.next_line(l) {
                     let c = n.c();
@@ -1380,6 +1381,24 @@ impl<'a> Scanner<'a> {
                     if len > 0 {
                         symbol = n.s()[start..start + len].trim_end_matches('.').to_owned();
                         sym_end_span = n.span(start, start + symbol.len()).end;
+                        consumed_next = Some(n);
+                    }
+                }
+            } else if sym_ran_to_eol && !symbol.is_empty() && symbol.bytes().all(|c| c == b'_') {
+                // Wrapped right after its leading underscores (`undefined symbol: __` then
+                // `nvJitLinkComplete_12_4, version libnvJitLink.so.12`): no name is only `_`.
+                if let Some(n) = self.next_line(l) {
+                    let c = n.c();
+                    let start = n.content + (c.len() - c.trim_start().len());
+                    let len = n.s()[start..]
+                        .bytes()
+                        .take_while(|&c| is_sym_byte(c))
+                        .count();
+                    let rest = n.s()[start..start + len].trim_end_matches('.');
+                    if !rest.is_empty() {
+                        symbol.push_str(rest);
+                        sym_end_span = n.span(start, start + rest.len()).end;
+                        wrapped_rest = Some(n.s()[start + len..].to_owned());
                         consumed_next = Some(n);
                     }
                 }
@@ -1440,7 +1459,7 @@ impl<'a> Scanner<'a> {
                     library,
                     symbol: cap(&symbol).to_owned(),
                     truncated,
-                    version_of: version_of(after),
+                    version_of: version_of(wrapped_rest.as_deref().unwrap_or(after)),
                 },
             );
         }
