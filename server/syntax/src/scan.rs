@@ -1595,13 +1595,19 @@ impl<'a> Scanner<'a> {
             return;
         };
         let rest = &s[p + "No module named".len()..];
-        let rest = rest.trim_start().trim_start_matches(['\'', '"']);
+        let unquoted = rest.trim_start();
+        let rest = unquoted.trim_start_matches(['\'', '"']);
+        let quoted = rest.len() < unquoted.len();
         let n = rest
             .bytes()
             .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_')
             .count();
         let module = &rest[..n];
-        let whole = rest[n..].is_empty() || rest[n..].starts_with(['\'', '"']);
+        // Python 2 and retold titles leave the name unquoted (`No module named torch even
+        // though …`): a space or the line's end closes it there.
+        let whole = rest[n..].is_empty()
+            || rest[n..].starts_with(['\'', '"'])
+            || !quoted && rest[n..].starts_with([' ', '\t', '\r']);
         const BUILD_TOOLS: &[&str] = &["packaging", "wheel", "setuptools", "ninja", "pybind11"];
         // Cython is imported by a submodule as often as whole (`No module named Cython.Build`).
         let cython = module == "Cython" && (whole || rest[n..].starts_with('.'));
@@ -1645,7 +1651,7 @@ impl<'a> Scanner<'a> {
                     too_new: false,
                 },
             );
-        } else if !tool && in_build {
+        } else if !tool && (in_build || bare_report(self.text)) {
             out.push(span, EventKind::BuildIsolationNoTorch { package: None });
         }
     }
@@ -5441,6 +5447,24 @@ fn driver_too_old(l: &Line<'_>, out: &mut Out) {
             detail: l.content_text(),
         },
     );
+}
+
+/// A report that is the error line alone (an issue's title, pip's last lines): no traceback of
+/// a program that ran. `No module named 'torch'` said so by itself is, in reports about compiled
+/// extensions, a build that could not see torch; a program that ran shows its frames.
+fn bare_report(text: &str) -> bool {
+    text.len() <= 2048
+        && ![
+            "File \"",
+            "File /",
+            "----> ",
+            "Traceback",
+            "Cell In",
+            ">>> ",
+            "line ",
+        ]
+        .iter()
+        .any(|m| text.contains(m))
 }
 
 /// TensorFlow's error when an op's cuDNN implementation could not be set up.

@@ -11,7 +11,7 @@ use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A source build of a torch extension cannot see torch (`No module named 'torch'` inside pip's isolated build), or would build against a different torch than the installed one.",
-    meaning: "pip and uv build sdists in a fresh, isolated environment holding only the declared build requirements. Extensions whose setup.py imports torch fail there, or, when torch is declared, build against whatever torch the resolver picks rather than the one installed.",
+    meaning: "pip and uv build sdists in a fresh, isolated environment holding only the declared build requirements. Extensions whose setup.py imports torch fail there, or, when torch is declared, build against whatever torch the resolver picks rather than the one installed. `No module named 'torch'` said alone (an issue's title, the last lines of pip's output, no program's traceback) is read the same way, as a warning that says so: a program that ran shows its frames.",
     fixes: "1. Build against the installed torch: `pip install --no-build-isolation PKG` (torch first when it is missing). 2. With uv: `uv pip install --no-build-isolation`, or `match-runtime` in `[tool.uv.extra-build-dependencies]`. 3. In requirements files, install torch in a step before the extensions.",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
@@ -27,6 +27,12 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
     d.message = format!(
         "{pkg} imports torch in its build script, but pip/uv build it in an isolated environment without torch: build it against the installed torch with --no-build-isolation"
     );
+    // Read from the error line alone (no build and no program shown): the usual meaning in
+    // reports of compiled extensions, said as such.
+    if d.package.is_none() && cx.scene.build_failed.is_none() {
+        d.severity = crate::diagnostic::Severity::Warning;
+        d.message.push_str(" (read from the error alone: if it came from running a program rather than installing a package, torch is not installed in the Python that ran it)");
+    }
     d.fixes = fixes(cx, d.package.as_deref());
     d
 }
@@ -34,7 +40,20 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
 fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
     let code = Code::BuildIsolation;
     let Some(pkg) = package.and_then(Name::new) else {
-        return Vec::new();
+        // The text names no package: the same steps in their general form, for the package
+        // whose install printed this.
+        return vec![
+            Fix::new(
+                code,
+                "no-build-isolation",
+                FixKind::Advice,
+                "Install torch first, then the package that failed with --no-build-isolation",
+                "A package that compiles against torch imports it in its build script; pip's and uv's isolated build environments have none, so the build must use this environment's torch.",
+            )
+            .step(Step::Manual(
+                "pip install torch (the build your project uses), then pip install --no-build-isolation <the package whose install printed this>".into(),
+            )),
+        ];
     };
     let mut fixes = Vec::new();
     // From its repository where the knowledge says so (detectron2 is not on PyPI).
