@@ -343,6 +343,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("unsupported clang version", NOCC),
     ("unsupported Microsoft Visual Studio version", NOCC),
     ("parameter packs not expanded", NOCC),
+    // nvcc failing inside gcc's own intrinsics headers (`…/gcc/x86_64-linux-gnu/5/include/
+    // avx512vlintrin.h(10919): error: argument of type …`).
+    ("intrin.h(", NOCC),
     ("STL1002", NOCC),
     ("Python.h: No such file", NOTORCH),
     ("Can't find Python.h", NOTORCH),
@@ -4922,6 +4925,9 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // nvcc of CUDA 11.x before 11.6 cannot parse gcc 11's <functional>
         // (`std_function.h:435:145: error: parameter packs not expanded with '...'`).
         || s.contains("parameter packs not expanded with") && s.contains("std_function.h")
+        // nvcc's own `file(line): error` inside gcc's intrinsics headers: a host gcc newer than
+        // the toolkit understands.
+        || s.contains("/gcc/") && s.contains("intrin.h(") && s.contains("): error")
         // gcc before 6 compiles C++98 unless told: its c++0x_warning.h refuses a build needing
         // C++11 (`#error This file requires compiler and library support for the ISO C++ 2011
         // standard`).

@@ -40,6 +40,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         || detail.contains("Failed to preprocess host compiler properties")
         || versioned_compiler_missing(detail)
         || detail.contains("parameter packs not expanded")
+        || gcc_intrinsics(detail)
         || detail.contains("STL1002")
         || detail.contains("unsupported clang version")
         || detail.contains("C++17 or later compatible compiler is required")
@@ -250,6 +251,11 @@ fn rust(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     d
 }
 
+/// nvcc's `file(line): error` inside gcc's own intrinsics headers.
+fn gcc_intrinsics(detail: &str) -> bool {
+    detail.contains("/gcc/") && detail.contains("intrin.h(") && detail.contains("): error")
+}
+
 fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let code = Code::NoCCompiler;
     let mut d = blank(code, source);
@@ -414,6 +420,15 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let gcc = newest.as_deref().unwrap_or("<the newest it supports>");
     d.message = if gcc11_headers {
         "nvcc cannot parse gcc 11's C++ standard headers (std_function.h: parameter packs not expanded): CUDA toolkits before 11.6 need gcc 10 or older as the host compiler".to_owned()
+    } else if gcc_intrinsics(detail) {
+        let version = detail
+            .split("/gcc/")
+            .nth(1)
+            .and_then(|r| r.split('/').nth(1))
+            .filter(|v| !v.is_empty() && v.len() <= 8 && v.bytes().all(|c| c.is_ascii_digit() || c == b'.'))
+            .map(|v| format!("gcc {v}'s"))
+            .unwrap_or_else(|| "the host gcc's".to_owned());
+        format!("nvcc cannot parse {version} intrinsics headers: the host compiler is newer than this CUDA toolkit understands (or a toolkit release with a known bug in them)")
     } else {
         format!(
             "{} refuses the host compiler: it is newer than this CUDA toolkit supports{}",
