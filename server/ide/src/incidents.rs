@@ -282,6 +282,8 @@ pub struct Scene {
     pub gpu_processes: Vec<(u32, Option<String>, Option<String>)>,
     pub packages_built: Vec<String>,
     pub used_uv: bool,
+    /// torch's C++ extension builder compiled the package being built: it links torch.
+    pub torch_extension_build: bool,
     /// Poetry ran the install (its own wording shows): its sources, not pip's flags, pick
     /// the index.
     pub used_poetry: bool,
@@ -1716,6 +1718,7 @@ impl Collector {
             EventKind::Installer { name } if name == "poetry" => {
                 self.scene.used_poetry = true;
             }
+            EventKind::TorchExtensionBuild => self.scene.torch_extension_build = true,
             _ => {}
         }
     }

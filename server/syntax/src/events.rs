@@ -61,6 +61,9 @@ pub enum EventKind {
     SuggestedCommand { command: String },
 
     // ---- pip / uv / setuptools / ninja build logs ----
+    /// torch's C++ extension builder at work (`Error compiling objects for extension`): the
+    /// package being built compiles against torch.
+    TorchExtensionBuild,
     /// A line only one installer writes (Poetry's `Unable to find installation candidates for
     /// X`): the install the text shows ran through it.
     Installer { name: String },

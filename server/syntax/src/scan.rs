@@ -229,6 +229,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("did not run successfully", BFAIL),
     ("Error building extension '", BFAIL),
     ("legacy-install-failure", BFAIL),
+    // pip 19–20's summary of a failed `setup.py install`, and torch's cpp_extension build.
+    ("Command errored out with exit status", BFAIL),
+    ("Error compiling objects for extension", BFAIL),
     ("MACOSX_DEPLOYMENT_TARGET mismatch", BFAIL),
     ("PyO3's maximum supported version", BFAIL),
     ("No module named", NOTORCH),
@@ -4529,6 +4532,31 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
                 EventKind::PipBuildFailed { package: None },
             );
         }
+    }
+    // torch's cpp_extension compiling a setup.py build's objects: `RuntimeError: Error compiling
+    // objects for extension`.
+    if let Some(p) = s.find("Error compiling objects for extension") {
+        out.push(
+            l.span(p, p + 37),
+            EventKind::PipBuildFailed { package: None },
+        );
+        out.push(l.span(p, p + 37), EventKind::TorchExtensionBuild);
+    }
+    // pip 19–20: `ERROR: Command errored out with exit status 1: … '/tmp/pip-install-x/inplace-abn/
+    // setup.py' … install …`: the directory under pip's build root is the distribution.
+    if let Some(p) = s.find("Command errored out with exit status") {
+        let package = s[p..].find("/pip-install-").and_then(|i| {
+            let r = &s[p + i + 13..];
+            let r = &r[r.find('/')? + 1..];
+            let name = &r[..r.find('/')?];
+            (!name.is_empty()
+                && name.len() <= 100
+                && name
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c)))
+            .then(|| name.to_owned())
+        });
+        out.push(l.span(p, p + 36), EventKind::PipBuildFailed { package });
     }
     // PyO3 (a Rust extension's bindings) refusing an interpreter newer than it supports: `error:
     // the configured Python interpreter version (3.13) is newer than PyO3's maximum supported

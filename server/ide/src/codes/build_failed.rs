@@ -226,6 +226,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
     // compile (pip stops with no matching distribution when none has).
     if let Some(pkg) = d.package.as_deref().and_then(Name::new)
         && crate::kb::links_torch(pkg.as_str()) != Some(true)
+        && !cx.scene.torch_extension_build
         && !crate::kb::sdist_only(pkg.as_str())
         && pkg.as_str() != "torch"
         && !fixes.iter().any(|f| f.kind == FixKind::PrebuiltWheel)

@@ -241,6 +241,7 @@ impl Cx<'_> {
     pub fn torch_shown(&self, module: Option<&str>) -> bool {
         self.scene.version_of("torch").is_some()
             || self.scene.mentions_pytorch
+            || self.scene.torch_extension_build
             || self.scene.mentions.iter().any(|(_, n)| n == "torch")
             || module.is_some_and(|m| {
                 let leaf = m.rsplit(['.', '/', '\\']).next().unwrap_or(m);
