@@ -231,6 +231,17 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("legacy-install-failure", BFAIL),
     // pip 19–20's summary of a failed `setup.py install`, and torch's cpp_extension build.
     ("Command errored out with exit status", BFAIL),
+    // Older pips: `Command "python setup.py egg_info" failed with error code 1 in /tmp/…`.
+    ("failed with error code", BFAIL),
+    ("Could not build wheels for ", BFAIL),
+    ("failed to build wheel for ", BFAIL),
+    // A build tool the build runs as a program, missing (`/bin/sh: cmake: command not found`,
+    // `'swig' is not recognized as an internal or external command`).
+    ("command not found", BFAIL | LOADFORM),
+    (
+        "is not recognized as an internal or external command",
+        BFAIL,
+    ),
     ("Error compiling objects for extension", BFAIL),
     ("MACOSX_DEPLOYMENT_TARGET mismatch", BFAIL),
     ("PyO3's maximum supported version", BFAIL),
@@ -375,7 +386,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Failed to find MSVC", NOCC),
     ("Failed to find Windows SDK", NOCC),
     (": not found", NOCC | LOADFORM),
-    ("No such file or directory", NOCC | CUDAHOME | CUDAMM),
+    (
+        "No such file or directory",
+        NOCC | CUDAHOME | CUDAMM | BFAIL,
+    ),
     ("unable to execute", NOCC),
     ("FAILED: ", COMPFAIL),
     ("' failed", COMPFAIL | NOCC),
@@ -4533,6 +4547,32 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
             );
         }
     }
+    build_tool_missing(l, out);
+    // Older pips' summary: `Command "python setup.py egg_info" failed with error code 1 in
+    // /tmp/pip-build-x/atari-py/` (the directory names the distribution; pip's own
+    // `pip-req-build-…`, a checkout's, does not).
+    if let Some(p) = s.find("failed with error code")
+        && s[..p].contains("Command \"")
+    {
+        let dir = s[p..]
+            .split(" in ")
+            .nth(1)
+            .map(|r| r.trim().trim_end_matches(['/', '\\']))
+            .and_then(|r| r.rsplit(['/', '\\']).next())
+            .filter(|d| {
+                !d.is_empty()
+                    && d.len() <= 100
+                    && !d.starts_with("pip-")
+                    && d.bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
+            })
+            .map(str::to_owned);
+        let st = s[..p].rfind("Command \"").unwrap_or(p);
+        out.push(
+            l.span(st, s.trim_end().len()),
+            EventKind::PipBuildFailed { package: dir },
+        );
+    }
     // torch's cpp_extension compiling a setup.py build's objects: `RuntimeError: Error compiling
     // objects for extension`.
     if let Some(p) = s.find("Error compiling objects for extension") {
@@ -4602,6 +4642,8 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
         "Failed building wheel for ",
         "Failed to fetch wheel: ",
         "Failed to download and build ",
+        "Could not build wheels for ",
+        "failed to build wheel for ",
     ] {
         if let Some(p) = s.find(needle) {
             let r = &s[p + needle.len()..];
@@ -5499,6 +5541,55 @@ fn bare_report(text: &str) -> bool {
         ]
         .iter()
         .any(|m| text.contains(m))
+}
+
+/// Build tools a build runs as programs, which pip installs as wheels of the same name (their
+/// programs land on the environment's PATH).
+pub const BUILD_PROGRAMS: &[&str] = &["swig", "cmake", "ninja", "meson"];
+
+/// A build tool run as a program and not found: distutils' `error: command 'swig.exe' failed:
+/// No such file or directory`, a shell's `/bin/sh: cmake: command not found` (`sh: 1: cmake:
+/// not found`), Windows' `'cmake' is not recognized as an internal or external command`,
+/// Python's `No such file or directory: 'cmake'`.
+fn build_tool_missing(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let tool = |name: &str| -> Option<&'static str> {
+        let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+        let base = base.strip_suffix(".exe").unwrap_or(base);
+        BUILD_PROGRAMS.iter().copied().find(|t| *t == base)
+    };
+    let quoted_after = |marker: &str| -> Option<(usize, &'static str)> {
+        let p = s.find(marker)?;
+        let r = &s[p + marker.len()..];
+        let e = r.find('\'')?;
+        tool(&r[..e]).map(|t| (p, t))
+    };
+    let found = quoted_after("error: command '")
+        .filter(|_| s.contains("No such file or directory"))
+        .or_else(|| quoted_after("No such file or directory: '"))
+        .or_else(|| {
+            let p = s.find("is not recognized as an internal or external command")?;
+            let before = s[..p].trim_end().trim_matches(['\'', '"']);
+            let name = before.rsplit(['\'', '"', ' ']).next()?;
+            tool(name).map(|t| (p, t))
+        })
+        .or_else(|| {
+            let p = s
+                .find("command not found")
+                .or_else(|| s.find(": not found"))?;
+            let before = s[..p].trim_end().trim_end_matches(':');
+            let name = before.rsplit([' ', ':']).next()?;
+            tool(name).map(|t| (p, t))
+        });
+    if let Some((p, t)) = found {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::BuildDependencyMissing {
+                module: t.to_owned(),
+                too_new: false,
+            },
+        );
+    }
 }
 
 /// TensorFlow's error when an op's cuDNN implementation could not be set up.

@@ -18,7 +18,7 @@ use crate::fix::{
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or a tool too new (setuptools: `cannot import name 'packaging' from 'pkg_resources'`, `No module named 'pkg_resources'`; CMake 4: `Compatibility with CMake < 3.5 has been removed`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package; a CUDA library's, `curand_kernel.h`, `cusolverDn.h`: that library's development headers of torch's CUDA release, which a partial toolkit lacks); Inductor's `Cannot find a working triton installation`.",
-    meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import, and setuptools 82 removed `pkg_resources` itself, which setup.py files and packages still import at run time. Cython 3 refuses `.pyx` sources written for Cython 0.29 where a C function pointer meets an `except *` function (`Cannot assign type '… except * nogil' to '… noexcept nogil'`): Cython below 3 builds them.",
+    meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import, and setuptools 82 removed `pkg_resources` itself, which setup.py files and packages still import at run time. Cython 3 refuses `.pyx` sources written for Cython 0.29 where a C function pointer meets an `except *` function (`Cannot assign type '… except * nogil' to '… noexcept nogil'`): Cython below 3 builds them. A build tool a build runs as a program (swig, cmake, ninja, meson: `error: command 'swig.exe' failed: No such file or directory`, `/bin/sh: cmake: command not found`, `'cmake' is not recognized as an internal or external command`) is found on PATH by an isolated build too: pip's wheel of it, then the package again.",
     fixes: "For CMake 4 refusing an old `cmake_minimum_required`: `CMAKE_POLICY_VERSION_MINIMUM=3.5` (CMake's own hint, no download), else `pip install \"cmake<4\"` and the build with `--no-build-isolation`. Otherwise: 1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources.packaging` error `pip install \"setuptools<70\"`, for `No module named 'pkg_resources'` `pip install \"setuptools<82\"`, for Cython 3's `noexcept` refusal `pip install \"cython<3\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. A CUDA library's header: a full toolkit of torch's CUDA release (CUDA_HOME at it) first, then `cuda-libraries-dev-X-Y` from NVIDIA's repository (root) or conda-forge's package pinned with `cuda-version` (advice). The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
@@ -122,6 +122,14 @@ pub(crate) fn diagnose(
     d
 }
 
+/// A build tool run as a program (swig, cmake) by a build that does not compile against torch:
+/// an isolated build finds it on PATH, so the package needs no flag to be built again.
+fn plain_program(cx: &Cx<'_>, module: &str, built: Option<&str>) -> bool {
+    abidoc_syntax::scan::BUILD_PROGRAMS.contains(&module)
+        && !cx.torch_shown(None)
+        && built.and_then(crate::kb::links_torch) != Some(true)
+}
+
 fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<Fix> {
     let code = Code::BuildDepsMissing;
     let Some(tool) = Name::new(module) else {
@@ -156,6 +164,9 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
         "install-build-deps",
         FixKind::InstallMissing,
         match built {
+            Some(p) if plain_program(cx, module, Some(p)) => {
+                format!("Install {shown} (pip's wheel puts the program on PATH), then install {p} again")
+            }
             Some(p) => format!("Install {shown}, then build {p} with --no-build-isolation"),
             None => format!("Install {shown}"),
         },
@@ -178,12 +189,17 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
         downloads: true,
         ..Default::default()
     });
+    // A tool run as a program is found on PATH by an isolated build too: the build needs no
+    // flag, only the program.
+    // (A build against torch still needs to see it: --no-build-isolation stays.)
+    let program = plain_program(cx, module, built);
     if let Some(pkg) = built.and_then(Name::new) {
-        f = f.step(recipes::pip_install(
-            cx,
-            vec![PipFlag::NoBuildIsolation],
-            vec![Requirement::Any(pkg)],
-        ));
+        let flags = if program {
+            Vec::new()
+        } else {
+            vec![PipFlag::NoBuildIsolation]
+        };
+        f = f.step(recipes::pip_install(cx, flags, vec![Requirement::Any(pkg)]));
     }
     crate::fix::rank(vec![f])
 }
