@@ -745,6 +745,19 @@ fn regression_exception_after_multibyte_char() {
     }
 }
 
+/// Found by review: Rtree's loader form (`Could not find libspatialindex_c library file`) looked
+/// for ` library file` from the start of its own phrase and sliced backwards on this text.
+#[test]
+fn regression_library_file_inside_its_phrase() {
+    for text in [
+        "OSError: Could not find library file\n",
+        "Could not find lib library file\n",
+        "Could not find libé library file\n",
+    ] {
+        let _ = host().diagnose_text(text, &ctx());
+    }
+}
+
 /// Found by `injected_text_never_reaches_a_fix`: a version followed by a multi-byte character
 /// made the scanner slice inside it while looking for the word `version`.
 #[test]

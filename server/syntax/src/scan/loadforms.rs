@@ -503,9 +503,9 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     }
     // Rtree's loader: `Could not find libspatialindex_c library file`.
     if let Some(p) = s.find("Could not find lib")
-        && let Some(e) = s[p..].find(" library file")
+        && let Some(e) = s[p + 15..].find(" library file")
     {
-        let name = &s[p + 15..p + e];
+        let name = &s[p + 15..p + 15 + e];
         if name.len() > 3
             && name.len() <= 40
             && name
