@@ -1950,10 +1950,22 @@ fn compiled_module(module: &str) -> bool {
 /// Whether `module` is one of the package's compiled modules, by its full name or, undotted, by
 /// its own name: SWIG's and Python 2's wrappers import the compiled module bare (`import
 /// _gdal_array` inside osgeo), and the error names it so.
+/// A bare name counts only when it is private and carries its package's own name (`_gdal_array`,
+/// `_swigfaiss`): a user's `image.py` or `_internal` is no package's module.
 fn lists_module(p: &abidoc_knowledge::packages::Package, module: &str) -> bool {
+    let own_name = || {
+        let leaf = module.to_ascii_lowercase();
+        std::iter::once(p.name.as_str())
+            .chain(p.import_names.iter().map(String::as_str))
+            .map(|n| n.to_ascii_lowercase().replace('-', "_"))
+            .any(|n| n.len() >= 3 && leaf.contains(&n))
+    };
     p.modules.iter().any(|m| {
         m == module
-            || (!module.contains('.') && m.rsplit_once('.').is_some_and(|(_, l)| l == module))
+            || (!module.contains('.')
+                && module.starts_with('_')
+                && own_name()
+                && m.rsplit_once('.').is_some_and(|(_, l)| l == module))
     })
 }
 
@@ -3002,8 +3014,19 @@ mod launcher_tests {
 #[cfg(test)]
 mod module_name_tests {
     use super::{
-        compiled_module_name, one_liner_imports, setuptools_build_dirs, site_package_paths,
+        compiled_module, compiled_module_name, one_liner_imports, setuptools_build_dirs,
+        site_package_paths,
     };
+
+    #[test]
+    fn a_bare_name_is_a_package_module_only_when_private_and_its_own() {
+        // SWIG's wrappers import their compiled module bare.
+        assert!(compiled_module("_gdal_array"));
+        // A user's own module whose name a package also uses deep inside is not that package's.
+        assert!(!compiled_module("image"));
+        assert!(!compiled_module("geometry"));
+        assert!(!compiled_module("_internal"));
+    }
 
     #[test]
     fn a_build_directory_names_its_package() {
