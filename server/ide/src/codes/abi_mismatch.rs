@@ -91,7 +91,13 @@ pub(crate) fn library_skew(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
     );
     d.explanation = Some(format!("{} calls into a C++ library by exact signature. The copy the loader found is of another release: a second install of {pkg} (pip and conda, or two releases' files in one directory), a package of the project at another version (its -dev or tools package), or an older system copy on LD_LIBRARY_PATH. Torch is not involved.", c.module));
     let mut fixes = Vec::new();
-    if let Some(n) = Name::new(&pkg) {
+    // Only an installed package is pip's to reinstall: a module in a checkout or a system
+    // directory came from elsewhere.
+    let installed = d
+        .library
+        .as_deref()
+        .is_none_or(|l| l.contains("site-packages") || l.contains("dist-packages"));
+    if installed && let Some(n) = Name::new(&pkg) {
         fixes.push(
             Fix::new(
                 Code::AbiMismatch,

@@ -258,7 +258,16 @@ pub(crate) fn extension_mismatch(
     }) {
         fixes.extend(align_torch(code, cx, &pkg, &target, torch.as_deref()));
     }
-    fixes.extend(source_build(code, cx, &pkg, &partners));
+    // A module in a source checkout (`/home/u/proj/mmlab_ext/_C.so`, outside every
+    // environment's site-packages) was built there: its rebuild is there too, no index has that
+    // build.
+    match library
+        .filter(|l| in_checkout(l))
+        .and_then(crate::fix::SafePath::new)
+    {
+        Some(lib) => fixes.push(rebuild_checkout(code, &pkg, lib.as_str())),
+        None => fixes.extend(source_build(code, cx, &pkg, &partners)),
+    }
     without_nvcc(cx, &pkg, facts.as_ref(), &mut fixes);
     if cx.scene.used_uv {
         fixes.push(
@@ -277,6 +286,38 @@ pub(crate) fn extension_mismatch(
         );
     }
     fixes
+}
+
+fn rebuild_checkout(code: Code, pkg: &Name, lib: &str) -> Fix {
+    let dir = lib.rsplit_once('/').map_or(lib, |(d, _)| d);
+    Fix::new(
+        code,
+        "rebuild-checkout",
+        FixKind::SourceBuild,
+        format!("Rebuild {pkg} in its checkout, against the torch installed now"),
+        format!("{lib} was built in a source checkout, not installed from an index: a reinstall from PyPI would not replace it. Rebuild it where it was built (the directory above {dir} that holds its setup.py or pyproject.toml), with this environment's torch visible to the build."),
+    )
+    .step(Step::Manual(format!(
+        "cd to the checkout that holds {dir} (its setup.py's directory), then: pip install --no-build-isolation -e . (or python setup.py build_ext --inplace)"
+    )))
+}
+
+/// A compiled module in a source checkout: an absolute path outside every environment's
+/// site-packages, the system's directories and the caches build tools keep (torch's JIT
+/// extensions, pip's build directories).
+fn in_checkout(lib: &str) -> bool {
+    let l = lib.replace('\\', "/");
+    let absolute = l.starts_with('/') || l.get(1..3) == Some(":/");
+    absolute
+        && !l.contains("site-packages")
+        && !l.contains("dist-packages")
+        && !l.contains("torch_extensions")
+        && !l.contains("/.cache/")
+        && !l.contains("/tmp/")
+        && !l.contains("/pip-")
+        // A path written for the reader (`/path/to/flash_attn_2_cuda….so`) is no checkout.
+        && !l.contains("/path/to/")
+        && !super::in_system_dirs(lib)
 }
 
 /// On a machine without nvcc, a package whose setup.py reads nvcc's version before it downloads

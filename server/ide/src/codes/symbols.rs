@@ -184,10 +184,29 @@ pub(crate) fn diagnose(
         Some(links) => links,
         None => cx.torch_shown(None) || p == "torch" || torch_types,
     };
+    // The scope must be another library's: a module's own namespace (`mmlab_ext::` in
+    // `mmlab_ext/_C.so`) lives in that module.
+    let own_scope = symbols::outermost_name(symbol).is_some_and(|ns| {
+        let ns = ns.to_ascii_lowercase();
+        let module = library.map(crate::incidents::basename).unwrap_or_default();
+        let module = module
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches('_');
+        pkg.as_deref().is_some_and(|p| p.replace('-', "_") == ns)
+            || (!module.is_empty() && ns == module.to_ascii_lowercase())
+            || library.is_some_and(|l| {
+                l.replace('\\', "/")
+                    .split('/')
+                    .any(|c| c.eq_ignore_ascii_case(&ns))
+            })
+    });
     let mut skew = code == Code::ExtensionIncompleteBuild
         && owner == Owner::Own
         && provider.is_none()
         && scoped
+        && !own_scope
         && pkg.as_deref().is_some_and(|p| !links_torch(p));
     let mut report = SymbolReport {
         mangled: symbol.to_owned(),
