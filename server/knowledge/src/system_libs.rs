@@ -37,7 +37,19 @@ pub struct SystemLibrary {
     /// `-headless` wheels link no libGL): swapping is user-level, unlike installing it.
     #[serde(default)]
     pub variants: Vec<Variant>,
+    /// Python packages whose wheels bundle the library from a release on (Shapely 2.0 bundles
+    /// GEOS): upgrading them needs no system package.
+    #[serde(default)]
+    pub bundled_by: Vec<Bundled>,
     pub source: String,
+}
+
+/// A Python package whose wheels carry the library from `from` on.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bundled {
+    pub package: String,
+    pub from: String,
 }
 
 /// A package and its variant without a library (`opencv-python` → `opencv-python-headless`).

@@ -1415,7 +1415,11 @@ impl<'a> Scanner<'a> {
                         .take_while(|&c| is_sym_byte(c))
                         .count();
                     let rest = n.s()[start..start + len].trim_end_matches('.');
-                    if !rest.is_empty() {
+                    // A wrap's tail starts the next line and reads as a name (`_`, a digit), not
+                    // a word of the reporter's question (`Any idea …`).
+                    let at_column_zero = c.len() == c.trim_start().len();
+                    let name_like = rest.bytes().any(|b| b == b'_' || b.is_ascii_digit());
+                    if !rest.is_empty() && at_column_zero && name_like {
                         symbol.push_str(rest);
                         sym_end_span = n.span(start, start + rest.len()).end;
                         wrapped_rest = Some(n.s()[start + len..].to_owned());
@@ -1445,8 +1449,10 @@ impl<'a> Scanner<'a> {
                 continue;
             }
             let after = &s[(q + symbol.len()).min(s.len())..];
-            let mut truncated =
-                symbol.is_empty() || after.starts_with("...") || after.starts_with('…');
+            let mut truncated = symbol.is_empty()
+                || symbol.bytes().all(|c| c == b'_')
+                || after.starts_with("...")
+                || after.starts_with('…');
             if consumed_next.is_none() && (symbol.starts_with("_Z") && !demangles(&symbol)) {
                 truncated = true;
             }
@@ -1587,8 +1593,18 @@ impl<'a> Scanner<'a> {
         ];
         // Cython 3 made C functions `noexcept` unless declared otherwise: a `.pyx` written for
         // Cython 0.29 assigns an `except *` function where Cython 3 wants a `noexcept` pointer.
-        if let Some(p) = s.find("Cannot assign type '")
-            && s[p..].contains(" noexcept")
+        // The source type declares an exception value (`except *`, `except? -1`) and the target
+        // is `noexcept`: Cython 3's default, not a type error of the code.
+        let types = s.find("Cannot assign type '").and_then(|p| {
+            let r = &s[p + 20..];
+            let (from, r) = r.split_once("' to '")?;
+            let to = r.split('\'').next()?;
+            Some((p, from, to))
+        });
+        if let Some((p, from, to)) = types
+            && from.contains("except")
+            && !from.contains("noexcept")
+            && to.contains("noexcept")
         {
             out.push(
                 l.span(p, s.trim_end().len()),
@@ -1791,14 +1807,18 @@ impl<'a> Scanner<'a> {
                 detail.push(' ');
                 detail.push_str(c.trim());
             }
-            out.push(
-                Span::new(l.span(p, p).start, end),
-                EventKind::CudaVersionMismatch {
-                    found,
-                    expected,
-                    detail: cap(&detail).to_owned(),
-                },
-            );
+            // Only the check's two lines, disagreeing, say a mismatch (`Your PyTorch is built
+            // with CUDA version: 12.1` alone is a script reporting its setup).
+            if found.is_some() && found != expected {
+                out.push(
+                    Span::new(l.span(p, p).start, end),
+                    EventKind::CudaVersionMismatch {
+                        found,
+                        expected,
+                        detail: cap(&detail).to_owned(),
+                    },
+                );
+            }
         }
         cudnn_mismatch(l, out);
         compile_name_missing(l, out);
@@ -3725,7 +3745,8 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
     }
     // A line cut right after the phrase (`libGLX_nvidia.so.0: cannot open shared object`, as
     // the Vulkan loader's message is often pasted) says the same.
-    let Some(p) = s.find("cannot open shared object file").or_else(|| {
+    let full = s.find("cannot open shared object file");
+    let Some(p) = full.or_else(|| {
         s.find("cannot open shared object")
             .filter(|&p| s[p + 25..].trim().is_empty())
     }) else {
@@ -3734,6 +3755,12 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
     let Some((name, at)) = token_before_colon(s, p) else {
         return;
     };
+    // Before a cut phrase, only a library's own name is read as one (`dlopen failed: cannot
+    // open shared object` names none).
+    if full.is_none() && !(name.contains(".so") || name.contains(".dll") || name.contains(".dylib"))
+    {
+        return;
+    }
     let required_by = s[..at]
         .find(": error while loading shared libraries")
         .and_then(|i| {
@@ -5538,6 +5565,9 @@ fn bare_report(text: &str) -> bool {
             "Cell In",
             ">>> ",
             "line ",
+            "python -c",
+            "In [",
+            "import torch",
         ]
         .iter()
         .any(|m| text.contains(m))

@@ -129,6 +129,16 @@ fn jax_cpu(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     d.evidence.push(format!("the text says: {}", detail.trim()));
     d.message = "JAX runs on the CPU: the installed jaxlib has no CUDA backend (PyPI's plain jaxlib is the CPU build; the CUDA one is jax's CUDA plugin), or the plugin could not start".into();
     d.explanation = Some("jaxlib on PyPI is built for the CPU only. GPU support is a separate plugin (jax-cuda12-plugin / jax-cuda13-plugin with its PJRT and the nvidia-* CUDA wheels), which `pip install -U \"jax[cuda12]\"` installs together with jax and jaxlib of one release. When the plugin is installed and JAX still falls back, its own log lines above say why it did not start (a driver too old, a CUDA library of another version found first).".into());
+    // macOS has no CUDA: JAX on the CPU there is its normal state (Apple's GPU is jax-metal's).
+    if cx.scene.mentions_macos && !detail.contains("NVIDIA GPU may be present") {
+        d.severity = crate::diagnostic::Severity::Information;
+        d.message = "JAX runs on the CPU: on macOS there is no CUDA build; Apple's GPU is reached through the jax-metal plugin".into();
+        return d;
+    }
+    // Without JAX's own word that an NVIDIA GPU is there, no GPU may exist at all.
+    if !detail.contains("NVIDIA GPU may be present") {
+        d.message.push_str("; on a machine without an NVIDIA GPU this is JAX's normal state");
+    }
     let extra = recipes::jax_cuda_extra(cx, None);
     let mut fixes = Vec::new();
     if let Some(step) = recipes::jax_with_extra(cx, extra) {

@@ -498,9 +498,15 @@ pub(crate) fn cudnn_runtime(
         } else {
             "XLA's `DNN library` error"
         };
-        format!(
-            "{who} could not load or initialize {library} ({said}): the {library} it finds is missing, or of another version than the one it was built with"
-        )
+        if detail.contains("dnn implementation") {
+            format!(
+                "{who} could not start {library} for a cuDNN-backed op ({said}): the {library} it finds is missing or of another version than the one it was built with, or the GPU's memory was already taken when {library} started (TensorFlow reserves it all unless memory growth is on)"
+            )
+        } else {
+            format!(
+                "{who} could not load or initialize {library} ({said}): the {library} it finds is missing, or of another version than the one it was built with"
+            )
+        }
     } else {
         format!("{who} was compiled with {built} but {loaded} was loaded at run time")
     };
@@ -524,6 +530,20 @@ pub(crate) fn cudnn_runtime(
                 },
                 "TensorFlow loads the system's cuDNN and needs the major.minor it was compiled with (TensorFlow's tested build configurations list each release's cuDNN).",
             ));
+            if detail.contains("dnn implementation") {
+                fixes.push(
+                    Fix::new(
+                        code,
+                        "memory-growth",
+                        FixKind::Advice,
+                        "If the log shows allocation failures (`CUBLAS_STATUS_ALLOC_FAILED`, `CUDA_ERROR_OUT_OF_MEMORY`): let TensorFlow grow its GPU memory",
+                        "TensorFlow takes the whole GPU at start unless told otherwise; cuDNN then cannot allocate its workspace, and its ops fail the same way as with a wrong cuDNN.",
+                    )
+                    .step(Step::Manual(
+                        "before any op runs: for g in tf.config.list_physical_devices('GPU'): tf.config.experimental.set_memory_growth(g, True) (or export TF_FORCE_GPU_ALLOW_GROWTH=true)".into(),
+                    )),
+                );
+            }
             fixes.push(
                 Fix::new(
                     code,

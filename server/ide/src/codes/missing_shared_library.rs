@@ -353,6 +353,12 @@ fn hint(cx: &Cx<'_>, lib: &str) -> String {
         );
     }
     if let Some(sys) = kb::system_library(lib) {
+        if let Some(b) = sys.bundled_by.first() {
+            return format!(
+                "it comes from {}, which is not installed where the loader looks ({} {} and later bundle it in their wheels)",
+                sys.what, b.package, b.from
+            );
+        }
         return if sys.pip.is_empty() {
             format!(
                 "no wheel ships it: it comes from {}, which is not installed where the loader looks",
@@ -1137,8 +1143,31 @@ pub(crate) fn system_library(
             .steps(recipes::set_env("LD_LIBRARY_PATH", dir.as_str()));
             if cx.world.ctx.use_env { f } else { f.unverified() }
         });
-    on_path
-        .into_iter()
+    // A release of the Python package that bundles the library: user-level, first.
+    let bundled = sys.bundled_by.iter().filter_map(|b| {
+        let n = Name::new(&b.package)?;
+        let v = crate::fix::Version::new(&b.from)?;
+        Some(
+            Fix::new(
+                code,
+                "bundled-release",
+                FixKind::PrebuiltWheel,
+                format!("Upgrade {n} to {} or later, whose wheels bundle {}", b.from, sys.what),
+                format!("{n}'s wheels from {} on carry their own copy of {lib}'s library; no system package (and no root) is needed.", b.from),
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![crate::fix::PipFlag::Upgrade],
+                vec![crate::fix::Requirement::AtLeast(n, v)],
+            ))
+            .cost(crate::fix::Cost {
+                downloads: true,
+                ..Default::default()
+            }),
+        )
+    });
+    bundled
+        .chain(on_path)
         .chain(install_system_library(code, cx, lib, sys))
         .collect()
 }

@@ -20,12 +20,9 @@ const MESSAGES: &[(&str, &str, Option<&str>)] = &[
     ),
     ("PyAV is not installed", "torchvision", Some("av")),
     // A torchaudio built without SoX (its Windows wheels): `torchaudio.utils.sox_utils.
-    // set_buffer_size requires sox extension, but TorchAudio is not compiled with it.`
-    (
-        "but TorchAudio is not compiled with it",
-        "torchaudio",
-        Some("sox"),
-    ),
+    // set_buffer_size requires sox extension, but TorchAudio is not compiled with it.` No SoX
+    // installed adds it: another backend is the way (none named).
+    ("but TorchAudio is not compiled with it", "torchaudio", None),
     // torio (torchaudio's FFmpeg binding) finding no FFmpeg of a major it was built for; its
     // message spells "intialize".
     (
