@@ -1678,8 +1678,11 @@ impl Collector {
             {
                 self.push(Failure::CompiledModuleMissing { module: top }, span);
             }
-            EventKind::Exception { message, .. } if message.starts_with("No module named") => {
-                let module = message
+            // Also inside a wrapper's message (AWS Lambda's `Runtime.ImportModuleError: Unable
+            // to import module 'app': No module named 'pydantic_core._pydantic_core'`).
+            EventKind::Exception { message, .. } if message.contains("No module named") => {
+                let at = message.find("No module named").unwrap_or(0);
+                let module = message[at..]
                     .trim_start_matches("No module named")
                     .trim()
                     .trim_matches(['\'', '"', '`']);

@@ -349,6 +349,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     // `error: can't find Rust compiler`.
     ("Rust package manager, is not installed", NOCC),
     ("can't find Rust compiler", NOCC),
+    // maturin (PyO3 builds): `Cargo metadata failed. Do you have cargo in your PATH?`.
+    ("Do you have cargo in your PATH", NOCC),
     ("unsupported GNU version", NOCC),
     (
         "greater than the maximum required version by CUDA",
@@ -5003,6 +5005,7 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
             && s.contains("non-zero exit status")
         || s.contains("Rust package manager, is not installed")
         || s.contains("can't find Rust compiler")
+        || s.contains("Do you have cargo in your PATH")
         // A compiler the build refuses: nvcc's host_config.h (`unsupported GNU version! gcc
         // versions later than 11 are not supported!`) and torch's headers (`C++17 or later
         // compatible compiler is required to use PyTorch`).

@@ -117,13 +117,42 @@ pub(crate) fn module_missing(
         "{package} is installed without its compiled module {module}: its C++/CUDA extensions were not built (or their build failed and was skipped)"
     );
     d.explanation = Some(format!("{module} is one of {package}'s compiled extension modules. Source installs build them only when asked (apex's --cpp_ext/--cuda_ext) and when nvcc and a matching torch are found; otherwise the Python half installs alone and the first use of the kernels fails. A complete build, or a wheel that contains them, fixes it."));
-    d.fixes = crate::fix::rank(recipes::extension_mismatch(
+    let mut fixes = recipes::extension_mismatch(
         Code::ExtensionIncompleteBuild,
         cx,
         d.package.as_deref(),
         None,
         &[],
-    ));
+    );
+    // A package that does not build against torch ships its compiled module in one wheel per
+    // platform: missing, it is a copy made for another platform or a broken install, and this
+    // platform's wheel is the whole fix (no compiler).
+    if crate::kb::links_torch(package) == Some(false)
+        && !crate::kb::sdist_only(package)
+        && let Some(n) = Name::new(package)
+    {
+        fixes.insert(
+            0,
+            Fix::new(
+                Code::ExtensionIncompleteBuild,
+                "platform-wheel",
+                FixKind::PrebuiltWheel,
+                format!("Reinstall {n} from its wheel for this Python and platform"),
+                format!("{n}'s compiled module comes in one wheel per platform and Python; a copy built or bundled elsewhere (a zip made on macOS for Linux, an environment copied between machines) is not importable here. A bundle for another machine is built with pip's --platform and --python-version options."),
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![
+                    crate::fix::PipFlag::ForceReinstall,
+                    crate::fix::PipFlag::NoCacheDir,
+                    crate::fix::PipFlag::OnlyBinary(n.clone()),
+                ],
+                vec![crate::fix::Requirement::Any(n)],
+            ))
+            .leading(),
+        );
+    }
+    d.fixes = crate::fix::rank(fixes);
     d
 }
 

@@ -50,7 +50,10 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     {
         return refused(source, detail);
     }
-    if detail.contains("Rust package manager") || detail.contains("Rust compiler") {
+    if detail.contains("Rust package manager")
+        || detail.contains("Rust compiler")
+        || detail.contains("cargo in your PATH")
+    {
         return rust(cx, source, detail);
     }
     let mut d = blank(Code::NoCCompiler, source);
