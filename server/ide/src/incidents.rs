@@ -585,6 +585,7 @@ impl Scene {
         found.extend(onnxruntime_tags(piece));
         found.extend(exception_modules(piece));
         found.extend(site_package_paths(piece));
+        found.extend(logger_names(piece));
         if self.python_in_paths.is_none() {
             self.python_in_paths = python_in_paths(piece);
         }
@@ -2403,6 +2404,58 @@ const NOT_A_PACKAGE: &[&str] = &[
     "ipykernel",
 ];
 
+/// A package's RuntimeWarning about the machine it runs on (polars' CPU check) names the package
+/// that will fail; a UserWarning is as often an importer about another package (PyG about
+/// torch-sparse), which names the wrong one.
+fn runtime_warning(rest: &str) -> bool {
+    rest.get(..24)
+        .is_some_and(|r| r.contains(": RuntimeWarning"))
+}
+
+/// Python logging's default format names the logger, most often its module
+/// (`INFO:faster_whisper:Processing audio`): a package the tables know as compiled, or any
+/// plain top-level name but the script's own (`__main__`, `root`).
+fn logger_names(piece: &str) -> Vec<(usize, String)> {
+    const LEVELS: &[&str] = &["DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:"];
+    let mut out = Vec::new();
+    for level in LEVELS {
+        for (i, _) in piece.match_indices(level) {
+            let before = piece[..i].chars().next_back();
+            if before.is_some_and(|c| !(c.is_whitespace() || c == '|')) {
+                continue;
+            }
+            let rest = &piece[i + level.len()..];
+            let n = rest
+                .bytes()
+                .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+                .count();
+            if !rest[n..].starts_with(':') || n == 0 {
+                continue;
+            }
+            let top = rest[..n].split('.').next().unwrap_or("");
+            if matches!(top, "__main__" | "root" | "absl" | "py" | "torch") || top.starts_with('_')
+            {
+                continue;
+            }
+            let known = abidoc_knowledge::packages::package_for_module(top);
+            match known {
+                Some(p) if p.is_compiled() => out.push((i, p.name.clone())),
+                Some(_) => {}
+                None if plain_module(top)
+                    && abidoc_knowledge::names::distribution_of_import(top).is_some() =>
+                {
+                    out.push((i, distribution_of(top)));
+                }
+                None => {}
+            }
+            if out.len() >= 16 {
+                return out;
+            }
+        }
+    }
+    out
+}
+
 /// Compiled files of an environment's packages that a message shows outside any traceback
 /// frame (`…/site-packages/samplerate/_samplerate_data/libsamplerate.dylib' (mach-o file, …`,
 /// a loader's or a crash's line): the directory names the package, known to the tables or not.
@@ -2425,7 +2478,24 @@ fn site_package_paths(piece: &str) -> Vec<(usize, String)> {
             let compiled = [".so", ".dylib", ".pyd", ".dll"]
                 .iter()
                 .any(|x| file.ends_with(x) || file.contains(&format!("{x}.")));
-            if !compiled || path.contains("/../") || path.contains("\\..\\") {
+            // Python's warnings print their source as `…/polars/_cpu_check.py:258: RuntimeWarning:`:
+            // the package warning about its own state (its CPU check, a missing extension).
+            let warning_source = file.ends_with(".py") && {
+                let rest = &piece[end..];
+                let digits = rest
+                    .strip_prefix(':')
+                    .map(|r| r.bytes().take_while(u8::is_ascii_digit).count())
+                    .unwrap_or(0);
+                digits > 0
+                    && rest[1 + digits..]
+                        .strip_prefix(": ")
+                        .and_then(|r| r.split_whitespace().next())
+                        .is_some_and(|w| w.trim_end_matches(':').ends_with("Warning"))
+            };
+            if !(compiled || warning_source && runtime_warning(&piece[end..]))
+                || path.contains("/../")
+                || path.contains("\\..\\")
+            {
                 continue;
             }
             let after = &piece[i + marker.len()..end];
@@ -3112,6 +3182,13 @@ mod module_name_tests {
         assert_eq!(
             names("from /x/.venv/lib/python3.11/site-packages/pyarrow/libarrow.so.2100\n"),
             ["pyarrow"]
+        );
+        // A package's own warning names it by the file that raised it.
+        assert_eq!(
+            names(
+                "/c/lib/python3.10/site-packages/polars/_cpu_check.py:258: RuntimeWarning: Missing required CPU features.\n"
+            ),
+            ["polars"]
         );
         assert_eq!(
             names("OSError: /env/lib/python3.10/site-packages/_soundfile_data/libsndfile.so: x"),
