@@ -1795,6 +1795,13 @@ impl Collector {
         if asserted {
             out.retain(|i| !matches!(i.failure, Failure::CudaUnavailable { .. }));
         }
+        // ONNX Runtime's general advice (`Please install the correct version of CUDA and cuDNN
+        // as mentioned in the GPU requirements page`) follows the loader's own failure when the
+        // text has it: read alone only.
+        let advice = |f: &Failure| matches!(f, Failure::GpuLibraries { detail, .. } if detail.starts_with("Please install"));
+        if out.iter().any(|i| !advice(&i.failure)) {
+            out.retain(|i| !advice(&i.failure));
+        }
         // A library's unversioned name read from a follow-up line (CTranslate2's `Cannot load
         // symbol cudnnCreate…` after `Unable to load any of {libcudnn_cnn.so.9, …}`) says no
         // more than the numbered library of the same product the text names.

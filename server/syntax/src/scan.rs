@@ -137,6 +137,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("No libcudart.so found", LOADFORM),
     ("Failed to load library libonnxruntime_providers_", LOADFORM),
     ("Could not load any of", LOADFORM),
+    // ONNX Runtime's advice when its CUDA provider did not load (alone in a title or a UI).
+    ("as mentioned in the GPU requirements page", LOADFORM),
     ("load any of its variants", LOADFORM),
     (" library file", LOADFORM),
     ("Could not load library", LOADFORM),

@@ -568,6 +568,19 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             }
         }
     }
+    // ONNX Runtime's own advice when its CUDA execution provider did not load: `Please install
+    // the correct version of CUDA and cuDNN as mentioned in the GPU requirements page`.
+    if let Some(p) = s.find("as mentioned in the GPU requirements page") {
+        let st = s[..p].rfind("Please install").unwrap_or(p);
+        out.push(
+            l.span(st, s.trim_end().len()),
+            EventKind::GpuLibrariesNotLoaded {
+                framework: "onnxruntime".to_owned(),
+                detail: cap(s[st..].trim_end()).to_owned(),
+            },
+        );
+        return;
+    }
     // TensorFlow's summary of its loader's failures (gpu_device.cc): `Cannot dlopen some GPU
     // libraries. Please make sure the missing libraries mentioned above are installed`.
     if let Some(p) = s.find("Cannot dlopen some GPU libraries") {
