@@ -369,11 +369,11 @@ fn agreement_with_confirmed_fixes() {
     );
 }
 
-/// Tuning-set cases agreeing when the floors were last raised (2026-11-29: code 1754 of 2003,
-/// package 1025 of 2003, fix 855 of 1694).
-const FLOOR_CODE: usize = 1754;
-const FLOOR_PACKAGE: usize = 1025;
-const FLOOR_FIX: usize = 855;
+/// Tuning-set cases agreeing when the floors were last raised (2026-11-29: code 1755 of 2003,
+/// package 1026 of 2003, fix 856 of 1694).
+const FLOOR_CODE: usize = 1755;
+const FLOOR_PACKAGE: usize = 1026;
+const FLOOR_FIX: usize = 856;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;
