@@ -227,6 +227,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Failed to fetch wheel", BFAIL),
     ("Failed to download and build", BFAIL),
     ("Failed building wheel", BFAIL),
+    ("Failed building editable", BFAIL),
     ("metadata-generation-failed", BFAIL),
     ("did not run successfully", BFAIL),
     ("Error building extension '", BFAIL),
@@ -4675,6 +4676,8 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
         "Failed to download and build ",
         "Could not build wheels for ",
         "failed to build wheel for ",
+        // pip's editable install (`pip install -e .`) of a checkout.
+        "Failed building editable for ",
     ] {
         if let Some(p) = s.find(needle) {
             let r = &s[p + needle.len()..];
