@@ -2415,8 +2415,11 @@ const NOT_A_PACKAGE: &[&str] = &[
 /// that will fail; a UserWarning is as often an importer about another package (PyG about
 /// torch-sparse), which names the wrong one.
 fn runtime_warning(rest: &str) -> bool {
-    rest.get(..24)
-        .is_some_and(|r| r.contains(": RuntimeWarning"))
+    rest.strip_prefix(':')
+        .map(|r| r.trim_start_matches(|c: char| c.is_ascii_digit()))
+        .filter(|r| r.len() + 1 < rest.len())
+        .and_then(|r| r.strip_prefix(": "))
+        .is_some_and(|r| r.starts_with("RuntimeWarning"))
 }
 
 /// Python logging's default format names the logger, most often its module
@@ -2486,23 +2489,9 @@ fn site_package_paths(piece: &str) -> Vec<(usize, String)> {
                 .iter()
                 .any(|x| file.ends_with(x) || file.contains(&format!("{x}.")));
             // Python's warnings print their source as `…/polars/_cpu_check.py:258: RuntimeWarning:`:
-            // the package warning about its own state (its CPU check, a missing extension).
-            let warning_source = file.ends_with(".py") && {
-                let rest = &piece[end..];
-                let digits = rest
-                    .strip_prefix(':')
-                    .map(|r| r.bytes().take_while(u8::is_ascii_digit).count())
-                    .unwrap_or(0);
-                digits > 0
-                    && rest[1 + digits..]
-                        .strip_prefix(": ")
-                        .and_then(|r| r.split_whitespace().next())
-                        .is_some_and(|w| w.trim_end_matches(':').ends_with("Warning"))
-            };
-            if !(compiled || warning_source && runtime_warning(&piece[end..]))
-                || path.contains("/../")
-                || path.contains("\\..\\")
-            {
+            // the package warning about the machine it runs on (its CPU check).
+            let warning_source = file.ends_with(".py") && runtime_warning(&piece[end..]);
+            if !(compiled || warning_source) || path.contains("/../") || path.contains("\\..\\") {
                 continue;
             }
             let after = &piece[i + marker.len()..end];

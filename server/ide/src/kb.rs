@@ -68,6 +68,12 @@ pub fn links_torch(package: &str) -> Option<bool> {
     k::packages::package(package).map(|p| p.links_torch)
 }
 
+/// The distribution that publishes a known package's Windows builds when the project publishes
+/// none (`triton` → `triton-windows`).
+pub fn windows_port(package: &str) -> Option<String> {
+    k::packages::package(package).and_then(|p| p.windows_port.clone())
+}
+
 /// Whether PyPI holds wheels of a known package and no source (`Package::no_sdist`) with no
 /// other target to build: `--no-binary` cannot build it.
 pub fn wheels_only(package: &str) -> bool {
@@ -117,8 +123,6 @@ pub struct PackageFacts {
     pub follows_torch: bool,
     /// See `Package::checkout_only`.
     pub checkout_only: bool,
-    /// See `Package::windows_port`.
-    pub windows_port: Option<String>,
     /// See `Package::framework`.
     pub framework: bool,
     /// See `Package::cuda_extra`.
@@ -161,7 +165,6 @@ fn facts(p: &k::packages::Package) -> PackageFacts {
         newer_msvc: p.newer_msvc.clone(),
         follows_torch: p.follows_torch,
         checkout_only: p.checkout_only,
-        windows_port: p.windows_port.clone(),
         framework: p.framework,
         cuda_extra: p.cuda_extra.clone(),
     }
@@ -189,7 +192,6 @@ impl PackageFacts {
             newer_msvc: None,
             follows_torch: false,
             checkout_only: false,
-            windows_port: None,
             framework: false,
             cuda_extra: None,
         }

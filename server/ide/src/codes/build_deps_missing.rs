@@ -74,7 +74,7 @@ pub(crate) fn diagnose(
     if module == "triton" {
         d.package = Some("triton".into());
         d.message = "Triton is not installed where this Python runs (or does not import): torch.compile's Inductor backend and kernel packages (bitsandbytes, SageAttention, flash-linear-attention, Liger) generate their GPU kernels with it".into();
-        let port = crate::kb::package("triton").and_then(|f| f.windows_port);
+        let port = crate::kb::windows_port("triton");
         let module = match port {
             Some(p) if cx.scene.mentions_windows => p,
             _ => "triton".to_owned(),

@@ -481,9 +481,7 @@ fn is_triton_launcher(module: &str) -> bool {
 /// the cache is emptied; a build that fails anew names its own cause (a compiler, Python.h).
 fn triton_launcher(d: &mut Diagnostic, module: &str) {
     let code = d.code;
-    let port = crate::kb::package("triton")
-        .and_then(|f| f.windows_port)
-        .unwrap_or_else(|| "triton".into());
+    let port = crate::kb::windows_port("triton").unwrap_or_else(|| "triton".into());
     d.package = Some(port.clone());
     d.message = format!(
         "Windows could not load {module}, the module Triton compiles at run time into its cache: a copy built by another Triton, Python or CUDA (or left unfinished) is reused, or one of the DLLs it needs (the CUDA driver's, Python's) is not found"

@@ -292,8 +292,7 @@ pub(crate) fn diagnose(
     }
     // A project that publishes no Windows wheels, whose Windows builds another distribution
     // publishes (triton → triton-windows).
-    if let Some(port) = crate::kb::package(&name)
-        .and_then(|f| f.windows_port)
+    if let Some(port) = crate::kb::windows_port(&name)
         .filter(|_| cx.scene.mentions_windows || available.is_some_and(<[String]>::is_empty))
         .and_then(|p| Name::new(&p))
     {

@@ -1109,7 +1109,7 @@ pub(crate) fn triton_for_torch(code: Code, cx: &Cx<'_>, why: &str) -> Fix {
 /// torch minor (`triton-windows==3.2.*` for torch 2.6), as its README tells.
 fn triton_name(cx: &Cx<'_>) -> Option<String> {
     if cx.scene.mentions_windows {
-        kb::package("triton").and_then(|f| f.windows_port)
+        kb::windows_port("triton")
     } else {
         Some("triton".to_owned())
     }
