@@ -1395,13 +1395,7 @@ impl<'a> Scanner<'a> {
             let mut wrapped_rest: Option<String> = None;
             if symbol.is_empty() && sym_ran_to_eol {
                 if let Some(n) = self.next_line(l) {
-                    let c = n.c();
-                    let lead = c.len() - c.trim_start().len();
-                    let start = n.content + lead;
-                    let len = n.s()[start..]
-                        .bytes()
-                        .take_while(|&c| is_sym_byte(c))
-                        .count();
+                    let (start, len) = leading_symbol(&n);
                     let len = len + demangled_tail(&n.s()[start + len..]);
                     if len > 0 {
                         symbol = n.s()[start..start + len].trim_end_matches('.').to_owned();
@@ -1413,16 +1407,11 @@ impl<'a> Scanner<'a> {
                 // Wrapped right after its leading underscores (`undefined symbol: __` then
                 // `nvJitLinkComplete_12_4, version libnvJitLink.so.12`): no name is only `_`.
                 if let Some(n) = self.next_line(l) {
-                    let c = n.c();
-                    let start = n.content + (c.len() - c.trim_start().len());
-                    let len = n.s()[start..]
-                        .bytes()
-                        .take_while(|&c| is_sym_byte(c))
-                        .count();
+                    let (start, len) = leading_symbol(&n);
                     let rest = n.s()[start..start + len].trim_end_matches('.');
                     // A wrap's tail starts the next line and reads as a name (`_`, a digit), not
                     // a word of the reporter's question (`Any idea …`).
-                    let at_column_zero = c.len() == c.trim_start().len();
+                    let at_column_zero = start == n.content;
                     let name_like = rest.bytes().any(|b| b == b'_' || b.is_ascii_digit());
                     if !rest.is_empty() && at_column_zero && name_like {
                         symbol.push_str(rest);
@@ -5558,6 +5547,18 @@ fn driver_too_old(l: &Line<'_>, out: &mut Out) {
             detail: l.content_text(),
         },
     );
+}
+
+/// The symbol characters that open a line's content, after its indentation: (their start in
+/// the line, their length), for a symbol the line before ran out on.
+fn leading_symbol(n: &Line<'_>) -> (usize, usize) {
+    let c = n.c();
+    let start = n.content + (c.len() - c.trim_start().len());
+    let len = n.s()[start..]
+        .bytes()
+        .take_while(|&c| is_sym_byte(c))
+        .count();
+    (start, len)
 }
 
 /// A report that is the error line alone (an issue's title, pip's last lines): no traceback of
