@@ -2145,48 +2145,11 @@ fn is_project_dir(name: &str) -> bool {
 /// pip's temporary build directory of a source distribution (`/tmp/pip-install-n4exwr7n/fcos/`,
 /// `…\pip-install-…\flash-attn_5c2e…\`) is named after the project it builds.
 fn pip_build_dirs(piece: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    // pip 10+ unpacks into `pip-install-<random>/`, older pip into `pip-build-<random>/` (not
-    // `pip-build-env-…`, the isolated build environment, whose directories are its tools').
-    // One pass over the text's `pip-`s.
-    for (at, _) in piece.match_indices("pip-") {
-        let tail = &piece[at..];
-        let len = if tail.starts_with("pip-install-") {
-            12
-        } else if tail.starts_with("pip-build-") && !tail.starts_with("pip-build-env-") {
-            10
-        } else {
-            continue;
-        };
-        let from = at + len;
-        let rest = &piece[from..];
-        // pip's random part is a few characters: a separator far away is no such directory
-        // (and a text of `pip-install-` without one stays linear).
-        let Some((sep, _)) = rest
-            .char_indices()
-            .take(64)
-            .find(|(_, c)| matches!(c, '/' | '\\'))
-        else {
-            continue;
-        };
-        let dir = rest[sep + 1..]
-            .split(['/', '\\', '\'', '"', ' ', '\n'])
-            .next()
-            .unwrap_or("");
-        // pip 20.1+ adds `_<32 hex>` to the name.
-        let name = match dir.rsplit_once('_') {
-            Some((n, h)) if h.len() >= 8 && h.bytes().all(|c| c.is_ascii_hexdigit()) => n,
-            _ => dir,
-        };
-        let ok = is_project_dir(name) && !crate::sources::names_no_project(name);
-        if ok {
-            out.push((at, crate::kb::normalize(name)));
-        }
-        if out.len() >= 16 {
-            break;
-        }
-    }
-    out
+    abidoc_syntax::pip::build_dirs(piece)
+        .into_iter()
+        .filter(|(_, name)| is_project_dir(name) && !crate::sources::names_no_project(name))
+        .map(|(at, name)| (at, crate::kb::normalize(name)))
+        .collect()
 }
 
 /// A compiler's message about a project's own source (`pycocotools/_mask.c:4:20: fatal error:

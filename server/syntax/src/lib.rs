@@ -7,6 +7,7 @@ pub mod clean;
 pub mod events;
 pub mod line_index;
 pub mod notebook;
+pub mod pip;
 pub mod scan;
 pub mod span;
 

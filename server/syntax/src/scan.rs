@@ -4606,17 +4606,9 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
     // pip 19–20: `ERROR: Command errored out with exit status 1: … '/tmp/pip-install-x/inplace-abn/
     // setup.py' … install …`: the directory under pip's build root is the distribution.
     if let Some(p) = s.find("Command errored out with exit status") {
-        let package = s[p..].find("/pip-install-").and_then(|i| {
-            let r = &s[p + i + 13..];
-            let r = &r[r.find('/')? + 1..];
-            let name = &r[..r.find('/')?];
-            (!name.is_empty()
-                && name.len() <= 100
-                && name
-                    .bytes()
-                    .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c)))
-            .then(|| name.to_owned())
-        });
+        let package = crate::pip::build_dirs(&s[p..])
+            .first()
+            .map(|(_, name)| (*name).to_owned());
         out.push(l.span(p, p + 36), EventKind::PipBuildFailed { package });
     }
     // PyO3 (a Rust extension's bindings) refusing an interpreter newer than it supports: `error:
@@ -4764,20 +4756,8 @@ fn find_build_package(text: &str, near: Span) -> Option<String> {
             best = Some((dist, name.to_owned()));
         }
     };
-    for (i, _) in hay.match_indices("/pip-install-") {
-        // /tmp/pip-install-XXXX/<name>_<32 hex>/setup.py
-        let r = &hay[i + 13..];
-        let Some(slash) = r.find('/') else { continue };
-        let seg = r[slash + 1..]
-            .split(['/', '"', '\'', ' '])
-            .next()
-            .unwrap_or("");
-        if let Some(u) = seg.rfind('_')
-            && seg.len() - u > 16
-            && seg[u + 1..].bytes().all(|c| c.is_ascii_hexdigit())
-        {
-            consider(i, &seg[..u]);
-        }
+    for (i, name) in crate::pip::build_dirs(hay) {
+        consider(i, name);
     }
     for needle in [
         "Building wheel for ",
