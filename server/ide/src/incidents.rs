@@ -999,9 +999,12 @@ impl Collector {
                 symbol,
                 truncated,
                 version_of,
-            } => match cached_launcher(library.as_deref(), symbol)
-                .or_else(|| stub_driver(library.as_deref()))
-            {
+            } => match cached_launcher(library.as_deref(), symbol).or_else(|| {
+                library
+                    .as_deref()
+                    .filter(|l| is_stub_driver(l))
+                    .map(|l| format!("{l}: undefined symbol: {symbol}"))
+            }) {
                 // A driver function missing from a launcher Triton cached: libcuda was not
                 // linked when it was built, not a torch ABI break.
                 Some(detail) => self.push(Failure::Libcuda { detail }, span),
@@ -1992,12 +1995,10 @@ fn own_module(module: &str) -> Option<Failure> {
 /// The CUDA toolkit's stub of a driver library (`…/lib64/stubs/libcuda.so`), made for linking
 /// only, loaded at run time in place of the driver's own (its directory on LD_LIBRARY_PATH):
 /// whatever it lacks, the fix is the stub's directory off the search path.
-fn stub_driver(library: Option<&str>) -> Option<String> {
-    let lib = library?;
+pub(crate) fn is_stub_driver(lib: &str) -> bool {
     let file = lib.rsplit(['/', '\\']).next().unwrap_or(lib);
     let in_stubs = lib.contains("/stubs/") || lib.contains("\\stubs\\");
-    (in_stubs && (file.starts_with("libcuda.so") || file.starts_with("libnvidia-ml.so")))
-        .then(|| format!("{lib}: the CUDA toolkit's stub driver library is loaded at run time"))
+    in_stubs && (file.starts_with("libcuda.so") || file.starts_with("libnvidia-ml.so"))
 }
 
 /// An undefined CUDA driver function (`cuLaunchKernel`) in a launcher Triton or Inductor built
@@ -3026,7 +3027,7 @@ pub fn module_name(path: &str) -> String {
 
 #[cfg(test)]
 mod launcher_tests {
-    use super::{cached_launcher, stub_driver};
+    use super::{cached_launcher, is_stub_driver};
 
     #[test]
     fn only_functions_every_driver_has_mean_an_unlinked_launcher() {
@@ -3037,9 +3038,9 @@ mod launcher_tests {
         // Outside a kernel cache it is whatever the symbol codes say.
         assert!(cached_launcher(Some("/x/site-packages/foo/_C.so"), "cuLaunchKernel").is_none());
         assert!(cached_launcher(None, "cuLaunchKernel").is_none());
-        assert!(stub_driver(Some("/opt/cuda-12.1/lib64/stubs/libcuda.so")).is_some());
-        assert!(stub_driver(Some("/usr/lib/x86_64-linux-gnu/libcuda.so.1")).is_none());
-        assert!(stub_driver(Some("/x/stubs/libfoo.so")).is_none());
+        assert!(is_stub_driver("/opt/cuda-12.1/lib64/stubs/libcuda.so"));
+        assert!(!is_stub_driver("/usr/lib/x86_64-linux-gnu/libcuda.so.1"));
+        assert!(!is_stub_driver("/x/stubs/libfoo.so"));
     }
 }
 

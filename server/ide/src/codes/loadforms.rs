@@ -1032,9 +1032,16 @@ pub(crate) fn compiled_module_missing(
 /// `Failed to dlopen libcuda.so` (cuda-python, ctypes loaders): the driver library is loaded by
 /// name at run time, so the loader's path must reach the driver's directory (WSL keeps it in
 /// `/usr/lib/wsl/lib`).
+/// The toolkit's stub driver library a failure's detail starts with (`…/stubs/libcuda.so:
+/// undefined symbol: …`).
+fn stub_library(detail: &str) -> Option<&str> {
+    let lib = detail.split(": ").next()?.trim();
+    crate::incidents::is_stub_driver(lib).then_some(lib)
+}
+
 pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
     detail.contains("dlopen libcuda")
-        || detail.contains("stub driver library is loaded")
+        || stub_library(detail).is_some()
         || detail.contains("libcuda.so lib not found")
         || sees_no_gpu(detail)
         || detail.contains(": cannot open shared object file")
@@ -1077,7 +1084,7 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
         ]);
         return d;
     }
-    if let Some((lib, _)) = detail.split_once(": the CUDA toolkit's stub driver library")
+    if let Some(lib) = stub_library(detail)
         && let Some(path) = SafePath::new(lib)
     {
         let dir = path.parent().map_or_else(
@@ -1089,6 +1096,9 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
             crate::incidents::basename(lib)
         );
         d.evidence.push(format!("the text says: {}", detail.trim()));
+        d.evidence.push(format!(
+            "{dir} is a CUDA toolkit's stubs directory: its libraries are for linking only"
+        ));
         d.explanation = Some("The toolkit's lib64/stubs directory holds empty copies of the driver's libraries so that builds can link `-lcuda` on a machine without a GPU. Put on LD_LIBRARY_PATH (or in an ld.so.conf file) it shadows the real libcuda.so.1, and every CUDA call fails (`UNKNOWN_CUDA_ERROR`, `CUDA driver version is insufficient`, missing symbols).".into());
         d.fixes = crate::fix::rank(vec![
             Fix::new(
