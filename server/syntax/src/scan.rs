@@ -1241,7 +1241,7 @@ impl<'a> Scanner<'a> {
             build_failed(l, out);
         }
         if has(NOTORCH) {
-            self.no_torch(l, out);
+            self.build_requirement_missing(l, out);
             loadforms::compiled_module_missing(l, out);
             let next = self.next_line(l);
             loadforms::mmcv_op_missing(l, next.as_ref().map(Line::c), out);
@@ -1537,7 +1537,9 @@ impl<'a> Scanner<'a> {
 
     // ---- build isolation ----
 
-    fn no_torch(&self, l: &Line<'_>, out: &mut Out) {
+    /// A build (or a JIT builder) missing what it needs to run: a tool or header the message
+    /// names, Cython too new for its sources, or torch itself hidden by build isolation.
+    fn build_requirement_missing(&self, l: &Line<'_>, out: &mut Out) {
         let s = l.s();
         // Messages that name the missing build requirement themselves: (their words, the
         // requirement, whether it is one too new rather than missing).
@@ -1585,28 +1587,7 @@ impl<'a> Scanner<'a> {
             ("No module named 'pkg_resources'", "pkg_resources", false),
             ("No module named \"pkg_resources\"", "pkg_resources", false),
         ];
-        // Cython 3 made C functions `noexcept` unless declared otherwise: a `.pyx` written for
-        // Cython 0.29 assigns an `except *` function where Cython 3 wants a `noexcept` pointer.
-        // The source type declares an exception value (`except *`, `except? -1`) and the target
-        // is `noexcept`: Cython 3's default, not a type error of the code.
-        let types = s.find("Cannot assign type '").and_then(|p| {
-            let r = &s[p + 20..];
-            let (from, r) = r.split_once("' to '")?;
-            let to = r.split('\'').next()?;
-            Some((p, from, to))
-        });
-        if let Some((p, from, to)) = types
-            && from.contains("except")
-            && !from.contains("noexcept")
-            && to.contains("noexcept")
-        {
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::BuildDependencyMissing {
-                    module: "Cython".into(),
-                    too_new: true,
-                },
-            );
+        if cython3_noexcept(l, out) {
             return;
         }
         for &(words, module, too_new) in NAMED {
@@ -4688,6 +4669,35 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
             );
         }
     }
+}
+
+/// Cython 3 made C functions `noexcept` unless declared otherwise: a `.pyx` written for
+/// Cython 0.29 assigns an `except *` function where Cython 3 wants a `noexcept` pointer.
+/// The source type declares an exception value (`except *`, `except? -1`) and the target
+/// is `noexcept`: Cython 3's default, not a type error of the code.
+fn cython3_noexcept(l: &Line<'_>, out: &mut Out) -> bool {
+    let s = l.s();
+    let types = s.find("Cannot assign type '").and_then(|p| {
+        let r = &s[p + 20..];
+        let (from, r) = r.split_once("' to '")?;
+        let to = r.split('\'').next()?;
+        Some((p, from, to))
+    });
+    if let Some((p, from, to)) = types
+        && from.contains("except")
+        && !from.contains("noexcept")
+        && to.contains("noexcept")
+    {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::BuildDependencyMissing {
+                module: "Cython".into(),
+                too_new: true,
+            },
+        );
+        return true;
+    }
+    false
 }
 
 /// A build stopped by a version check whose limit the text states (PyO3's newest Python, the
