@@ -751,10 +751,7 @@ fn jax_needs_jaxlib(cx: &Cx<'_>, d: &mut Diagnostic, needs: &str, installed: &st
                 "jax and jaxlib share their release numbers; the jax of the installed jaxlib's release accepts it, and the jaxlib build (CUDA or CPU) stays as it is.",
             )
             .step(recipes::pip_install(cx, vec![PipFlag::NoDeps], vec![Requirement::Exact(jax, v)]))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(crate::fix::Cost::download()),
         ),
         _ => fixes.push(
             Fix::new(
@@ -850,10 +847,7 @@ pub(crate) fn pjrt_plugin(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Pjrt<'_
                 format!("The `jax[{extra}]` extra pins jaxlib and {who} to the jax release it installs, so the plugin and the framework speak one PJRT API."),
             )
             .step(step)
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(crate::fix::Cost::download()),
         );
     } else if name.is_none() {
         // No backend named: JAX's or torch_xla's plugin, and the framework is not known either.
@@ -920,10 +914,7 @@ pub(crate) fn pjrt_plugin(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Pjrt<'_
                     vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
                     vec![Requirement::Any(n)],
                 ))
-                .cost(crate::fix::Cost {
-                    downloads: true,
-                    ..Default::default()
-                })
+                .cost(crate::fix::Cost::download())
                 .unverified(),
             );
         }
@@ -961,10 +952,7 @@ fn jax_plugin(cx: &Cx<'_>, plugin: &str, needs: &str, installed: &str) -> Vec<Fi
                 "JAX publishes its CUDA plugin and PJRT wheels with the same version numbers as jaxlib; the plugin of the installed jaxlib's release is accepted, --no-deps keeps jax and jaxlib where they are.",
             )
             .step(recipes::pip_install(cx, vec![PipFlag::NoCacheDir, PipFlag::NoDeps], pins))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(crate::fix::Cost::download()),
         );
     }
     let cuda = plugin

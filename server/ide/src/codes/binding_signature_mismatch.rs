@@ -238,10 +238,7 @@ fn ranged_fixes(
                 format!("{evidence}; the installed {p} has another signature. Only {p} moves."),
             )
             .step(recipes::pip_install(cx, flags(p), vec![req]))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(crate::fix::Cost::download()),
         );
     }
     if fixes.is_empty() {
@@ -296,10 +293,7 @@ fn ranged_fixes(
                 ),
             )
             .step(recipes::pip_install(cx, flags(c), vec![req]))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(crate::fix::Cost::download()),
         );
     }
     fixes
@@ -335,9 +329,6 @@ fn reinstall_pair(
         ),
     )
     .step(recipes::pip_install(cx, f, reqs))
-    .cost(crate::fix::Cost {
-        downloads: true,
-        ..Default::default()
-    })
+    .cost(crate::fix::Cost::download())
 }
 

@@ -185,10 +185,7 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
         },
     )
     .step(recipes::pip_install(cx, Vec::new(), reqs))
-    .cost(Cost {
-        downloads: true,
-        ..Default::default()
-    });
+    .cost(Cost::download());
     // A tool run as a program is found on PATH by an isolated build too: the build needs no
     // flag, only the program.
     // (A build against torch still needs to see it: --no-build-isolation stays.)

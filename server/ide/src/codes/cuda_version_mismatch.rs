@@ -351,10 +351,7 @@ fn companion_fixes(cx: &Cx<'_>, companion: &str, torch_cuda: Option<&str>) -> Ve
                 vec![PipFlag::ForceReinstall, PipFlag::NoDeps, PipFlag::IndexUrl(index.clone())],
                 vec![req],
             ))
-            .cost(Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(Cost::download()),
         );
     }
     // Both from one index: torch in use (or the newest) and the companion released with it.

@@ -395,10 +395,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
                 vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
                 vec![Requirement::Any(p.clone())],
             ))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            })
+            .cost(crate::fix::Cost::download())
             .unverified(),
         );
     }

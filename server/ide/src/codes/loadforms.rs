@@ -577,10 +577,7 @@ fn release_before(
             (Some(i), Some(from)) => i >= from,
             _ => true,
         });
-    let downloads = crate::fix::Cost {
-        downloads: true,
-        ..Default::default()
-    };
+    let downloads = crate::fix::Cost::download();
     if let Some(m) = known
         && let Some(last) = Version::new(&m.last_before)
     {
@@ -767,10 +764,7 @@ fn cuda_wheel(cx: &Cx<'_>, file: &str, key: &str) -> Option<Fix> {
             ),
         )
         .step(recipes::pip_install(cx, Vec::new(), vec![req]))
-        .cost(crate::fix::Cost {
-            downloads: true,
-            ..Default::default()
-        }),
+        .cost(crate::fix::Cost::download()),
     )
 }
 

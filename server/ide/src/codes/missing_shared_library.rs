@@ -644,10 +644,7 @@ fn cuda_runtime(cx: &Cx<'_>, d: &Diagnostic, lib: &str, key: &str) -> Vec<Fix> {
                     .step(Step::Manual(format!(
                         "if the import still fails: export LD_LIBRARY_PATH=<site-packages>/nvidia/<the library's directory>/lib (the one holding {lib}):$LD_LIBRARY_PATH"
                     )))
-                    .cost(crate::fix::Cost {
-                        downloads: true,
-                        ..Default::default()
-                    }),
+                    .cost(crate::fix::Cost::download()),
                 );
             }
         }
@@ -891,10 +888,7 @@ pub(crate) fn jax_cuda_library(cx: &Cx<'_>, source: Option<SourceRef>, detail: &
                 "jax's CUDA extra pins the nvidia-* wheels its plugin was built with; a later install of another package may have moved one of them.",
             )
             .step(step)
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(crate::fix::Cost::download()),
         );
     }
     d.fixes = crate::fix::rank(fixes);
@@ -952,10 +946,7 @@ fn cudnn_fix(
                 format!("{lib} is cuDNN {}'s; {shown} provides it without root.", c.major),
             )
             .step(recipes::pip_install(cx, Vec::new(), vec![req]))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(crate::fix::Cost::download()),
         );
     }
     let choices: Vec<String> = c
@@ -1057,10 +1048,7 @@ fn newest_release(cx: &Cx<'_>, pkg: &Name, title: String, why: String) -> Fix {
         vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
         vec![Requirement::Any(pkg.clone())],
     ))
-    .cost(crate::fix::Cost {
-        downloads: true,
-        ..Default::default()
-    })
+    .cost(crate::fix::Cost::download())
 }
 
 /// Whether `pkg` (owner of the failing library) is compiled against torch: known packages say so;
@@ -1109,10 +1097,7 @@ fn variant_without(
         )
         .step(recipes::pip_uninstall(cx, vec![from]))
         .step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Any(to)]))
-        .cost(crate::fix::Cost {
-            downloads: true,
-            ..Default::default()
-        }),
+        .cost(crate::fix::Cost::download()),
     )
 }
 
@@ -1160,10 +1145,7 @@ pub(crate) fn system_library(
                 vec![crate::fix::PipFlag::Upgrade],
                 vec![crate::fix::Requirement::AtLeast(n, v)],
             ))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(crate::fix::Cost::download()),
         )
     });
     bundled
@@ -1432,10 +1414,7 @@ fn torch_dependencies(cx: &Cx<'_>, source: Option<SourceRef>, name: &str) -> Dia
                 "pip keeps the installed torch and installs the requirements its metadata lists that are missing, the nvidia-* wheels among them; every CUDA library torch loads comes back at once, where installing one nvidia-* wheel would leave the next one missing. A tool that skipped them (poetry resolving torch 2.0.1's platform-marked dependencies) is best bypassed for torch, or moved to a torch release whose metadata it reads.",
             )
             .step(recipes::pip_install(cx, Vec::new(), vec![req]))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(crate::fix::Cost::download()),
         );
     }
     d.fixes = crate::fix::rank(fixes);
@@ -1549,10 +1528,7 @@ pub(crate) fn runtime_release(cx: &Cx<'_>, pkg: Option<&str>, key: &str) -> Opti
             ),
         )
         .step(recipes::pip_install(cx, flags, vec![req]))
-        .cost(crate::fix::Cost {
-            downloads: true,
-            ..Default::default()
-        }),
+        .cost(crate::fix::Cost::download()),
     )
 }
 
@@ -1607,10 +1583,7 @@ pub(crate) fn gpu_libraries(
                 Vec::new(),
                 vec![Requirement::Extra(n, extra)],
             ))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(crate::fix::Cost::download()),
         );
     }
     fixes.push(

@@ -56,10 +56,7 @@ pub(crate) fn removed_name(cx: &Cx<'_>, source: Option<SourceRef>, name: &str) -
                 Vec::new(),
                 vec![Requirement::Below(numpy, below)],
             ))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(crate::fix::Cost::download()),
         );
     }
     fixes.push(
@@ -157,10 +154,7 @@ fn fixes(cx: &Cx<'_>, detail: &str, package: Option<&str>) -> Vec<Fix> {
                 vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
                 vec![Requirement::Any(p)],
             ))
-            .cost(crate::fix::Cost {
-                downloads: true,
-                ..Default::default()
-            })
+            .cost(crate::fix::Cost::download())
             .unverified(),
             None => Fix::new(
                 code,
@@ -244,10 +238,7 @@ fn mixed(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
         .step(Step::Manual(
             "restart the Python process (Jupyter: Kernel → Restart; Colab: Runtime → Restart session) before importing again".into(),
         ))
-        .cost(crate::fix::Cost {
-            downloads: true,
-            ..Default::default()
-        }),
+        .cost(crate::fix::Cost::download()),
     ]);
     d
 }

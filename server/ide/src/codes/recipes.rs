@@ -1028,10 +1028,7 @@ fn follow_torch(
                 vec![PipFlag::NoCacheDir],
                 vec![Requirement::Series(pkg.clone(), major, minor)],
             ))
-            .cost(Cost {
-                downloads: true,
-                ..Default::default()
-            }),
+            .cost(Cost::download()),
         );
     }
     if let Some(target) = target.filter(|tg| torch.is_none_or(|t| !same_release_line(t, tg)))

@@ -160,10 +160,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> D
                     vec![PipFlag::NoCacheDir],
                     vec![Requirement::Any(pkg)],
                 ))
-                .cost(crate::fix::Cost {
-                    downloads: true,
-                    ..Default::default()
-                }),
+                .cost(crate::fix::Cost::download()),
             );
         }
     }

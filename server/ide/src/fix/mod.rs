@@ -113,6 +113,16 @@ pub struct Cost {
     pub also: Vec<String>,
 }
 
+impl Cost {
+    /// A step that downloads and nothing more (a wheel, a package).
+    pub fn download() -> Cost {
+        Cost {
+            downloads: true,
+            ..Cost::default()
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Compile {
     pub minutes: u32,
