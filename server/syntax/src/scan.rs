@@ -3809,7 +3809,17 @@ fn token_before_colon(s: &str, p: usize) -> Option<(String, usize)> {
     let start = t
         .rfind(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '('))
         .map_or(0, |i| after_char(t, i));
-    let tok = &t[start..];
+    let mut tok = &t[start..];
+    let mut start = start;
+    // An exception's name glued to the library (`ImportError:libcudart.so.9.0: cannot open …`,
+    // pasted without its space) is not part of the name.
+    if let Some((class, rest)) = tok.split_once(':')
+        && (class.ends_with("Error") || class.ends_with("Exception"))
+        && !rest.is_empty()
+    {
+        start += class.len() + 1;
+        tok = rest;
+    }
     (!tok.is_empty()).then(|| (tok.to_owned(), start))
 }
 
