@@ -99,7 +99,13 @@ pub(crate) fn source_project(text: &str) -> Option<String> {
     }
     let dirs: Vec<&str> = norm.split('/').collect();
     let dirs = &dirs[..dirs.len().saturating_sub(1)];
-    let relative = !norm.starts_with('/') && !norm.starts_with('~') && !norm.contains(":/");
+    // A home or mount directory is an absolute path whose leading `/` a paste cut off
+    // (`home/mint/…/kernel.cu(548): error`): its first directories are a user's, not a project.
+    let cut_root = ["home/", "Users/", "root/", "mnt/"]
+        .iter()
+        .any(|r| norm.starts_with(r));
+    let relative =
+        !norm.starts_with('/') && !norm.starts_with('~') && !norm.contains(":/") && !cut_root;
     // Words people put in place of their own directories (`path/to/…`, `xxx/…`).
     const PLACEHOLDER: &[&str] = &["path", "to", "your", "xxx", "XXX", "..."];
     let name = if relative {

@@ -407,6 +407,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("use of undeclared identifier", CUDAMM),
     ("undefined reference to", CUDAMM),
     ("fatal error LNK1120", COMPFAIL),
+    // A kernel compiled for a GPU older than its instructions need (ptxas' `Feature 'ldmatrix'
+    // requires .target sm_75 or higher`, nvcc's atomicAdd of `__half` below sm_70).
+    ("requires .target sm_", COMPFAIL),
+    ("overloaded function \"atomicAdd\"", COMPFAIL),
     ("ob_digit", COMPFAIL),
     ("fast path is not available", MAMBA),
     ("has no attribute 'causal_conv1d_", MAMBA),
@@ -1264,6 +1268,7 @@ impl<'a> Scanner<'a> {
         }
         if has(COMPFAIL) {
             compile_failed(l, out);
+            self.kernel_arch_too_old(l, out);
         }
         if has(MAMBA) {
             mamba(l, out);
@@ -1533,6 +1538,43 @@ impl<'a> Scanner<'a> {
                 version_of: version_of(&ns[q + len..]),
             },
         );
+    }
+
+    /// A build compiling a kernel for GPUs older than its instructions need: ptxas' `error   :
+    /// Feature '.m16n8k16' requires .target sm_80 or higher`, nvcc's `no instance of overloaded
+    /// function "atomicAdd" matches the argument list` for `(__half *, …)` (sm_70 and later).
+    /// The compute capability the kernel needs, and the build's failure.
+    fn kernel_arch_too_old(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        let needs = if let Some(p) = s.find("requires .target sm_") {
+            let r = &s[p + 20..];
+            let n = r.bytes().take_while(u8::is_ascii_digit).count();
+            (r[n..].starts_with(" or higher") && (2..=3).contains(&n))
+                .then(|| (p, r[..n].to_owned()))
+        } else if let Some(p) = s.find("overloaded function \"atomicAdd\"") {
+            // The operand types are on the next line: `argument types are: (__half *, __half)`.
+            let next = self.next_line(l);
+            let types = next.as_ref().map_or("", Line::s);
+            let types = types
+                .split_once("argument types are: (")
+                .map_or("", |(_, r)| r.split(',').next().unwrap_or(""));
+            let sm = match types.trim() {
+                "__half *" | "half *" | "c10::Half *" | "at::Half *" => Some("70"),
+                "__nv_bfloat16 *" | "c10::BFloat16 *" | "at::BFloat16 *" => Some("80"),
+                "double *" | "__half2 *" => Some("60"),
+                _ => None,
+            };
+            sm.map(|v| (p, v.to_owned()))
+        } else {
+            None
+        };
+        // As a compute capability (`sm_80` → `8.0`).
+        if let Some((p, sm)) = needs
+            && let Some(minor_at) = sm.len().checked_sub(1)
+        {
+            let capability = format!("{}.{}", &sm[..minor_at], &sm[minor_at..]);
+            build_stopped_at(l, out, p, "kernel-min-capability", &capability);
+        }
     }
 
     // ---- build isolation ----

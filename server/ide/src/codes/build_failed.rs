@@ -17,7 +17,7 @@ use crate::kb::{Fetch, Listing};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`, `error: command '…/nvcc' failed`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile.",
     meaning: "pip compiles a package when no wheel on the index fits this Python and platform, and packages that pick their own prebuilt wheel in setup.py (flash-attn, mamba-ssm, causal-conv1d) compile when none fits the installed torch, CUDA and C++ ABI. pip's summary (`Failed building wheel for X`, `× python setup.py bdist_wheel did not run successfully`) comes after the compiler's own output, which holds the cause; a paste that keeps only the summary says that the build failed, not why. Where the package publishes builds elsewhere (its own wheel page per torch and CUDA, a release paired with each torch), installing one needs no compiler at all.",
-    fixes: "1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). A package that does not compile against torch: its newest release with a wheel for this Python and platform (`--only-binary`, which never compiles). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`). Two macOS causes are read and set: distutils' `$MACOSX_DEPLOYMENT_TARGET mismatch: now \"A\" but \"B\"` (the target B, set), and an SDK's `error: Unsupported architecture` for a universal2 build (ARCHFLAGS of this Mac's architecture). A source written for an older Python: a Rust extension whose PyO3 stops below this Python (`newer than PyO3's maximum supported version`), C an older Cython generated (`no member named 'ob_digit'`, 3.12), or CPython C API a release removed or changed (`PyUnicode_AsUnicode` in 3.12, `_PyLong_AsInt` in 3.13: `compat.toml [[python_capi_changed]]`): the package's newest release (made for newer Pythons, with wheels), else an older Python, else PyO3's stable-ABI switch (advice).",
+    fixes: "1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). A package that does not compile against torch: its newest release with a wheel for this Python and platform (`--only-binary`, which never compiles). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`). Two macOS causes are read and set: distutils' `$MACOSX_DEPLOYMENT_TARGET mismatch: now \"A\" but \"B\"` (the target B, set), and an SDK's `error: Unsupported architecture` for a universal2 build (ARCHFLAGS of this Mac's architecture). A source written for an older Python: a Rust extension whose PyO3 stops below this Python (`newer than PyO3's maximum supported version`), C an older Cython generated (`no member named 'ob_digit'`, 3.12), or CPython C API a release removed or changed (`PyUnicode_AsUnicode` in 3.12, `_PyLong_AsInt` in 3.13: `compat.toml [[python_capi_changed]]`): the package's newest release (made for newer Pythons, with wheels), else an older Python, else PyO3's stable-ABI switch (advice). A kernel the compiler refuses for the older GPUs the build also targets (ptxas' `Feature '…' requires .target sm_80 or higher`, nvcc's `atomicAdd` on `__half` below sm_70): TORCH_CUDA_ARCH_LIST from the highest capability the refusals name, with `+PTX`, then the build again; a GPU older than that gets advice only.",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -57,6 +57,22 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
             .push("the compiler ran and failed: its `error:` lines are the cause".into());
     }
     d.explanation = Some("pip compiles a package when no published wheel fits this Python, platform (and, for packages choosing their own prebuilt wheel, torch, CUDA and C++ ABI). Its summary lines come after the compiler's output and only say that the build failed.".into());
+    // The compiler refused instructions the kernel uses for the oldest GPUs the build targets:
+    // the build's architecture list reaches below what the kernel needs.
+    // Each refused instruction names its own minimum: the kernel needs the highest.
+    let needs = cx
+        .scene
+        .versions
+        .iter()
+        .filter(|(s, _)| s == "kernel-min-capability")
+        .filter_map(|(_, v)| {
+            let (major, minor) = v.split_once('.')?;
+            Some(((major.parse::<u32>().ok()?, minor.parse::<u32>().ok()?), v.as_str()))
+        })
+        .max();
+    if let Some((_, cap)) = needs {
+        return kernel_needs_newer_gpu(cx, d, cap);
+    }
     let mut fixes = Vec::new();
     // A JIT build compiles at run time whatever is installed: no other release or wheel of
     // the package skips it, only the toolchain it needs, which its output names.
@@ -434,3 +450,51 @@ mod tests {
         assert_eq!(wheel_labels("x-1.0-py3-none-any.whl"), (None, None));
     }
 }
+
+/// A kernel whose instructions need compute capability `cap`, compiled for older GPUs too (the
+/// architecture list torch's cpp_extension derives from TORCH_CUDA_ARCH_LIST, or a package's own
+/// default list): the list limited to `cap` and later builds it; a GPU older than `cap` cannot
+/// run it at all.
+fn kernel_needs_newer_gpu(cx: &Cx<'_>, mut d: Diagnostic, cap: &str) -> Diagnostic {
+    let code = Code::BuildFailed;
+    let who = d.package.clone().or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned));
+    let whose = who.as_deref().map_or_else(|| "a package's".to_owned(), |p| format!("{p}'s"));
+    d.package = who.clone();
+    d.message = format!(
+        "{whose} CUDA kernels use instructions of compute capability {cap} and later, and the build also compiles them for older GPUs: its architecture list (TORCH_CUDA_ARCH_LIST, or the package's own default) reaches below {cap}"
+    );
+    d.evidence.push(format!(
+        "the compiler refuses the kernel for GPUs older than compute capability {cap}"
+    ));
+    d.explanation = Some("A torch extension is compiled once per architecture in its list; an instruction that older GPUs lack (tensor-core `mma`/`ldmatrix` from sm_75/sm_80, `atomicAdd` on half from sm_70) stops the compile for those. Without TORCH_CUDA_ARCH_LIST, torch's cpp_extension lists the GPUs it sees, or every architecture of its CUDA when it sees none (a Docker build, a CI runner).".into());
+    let mut fixes = Vec::new();
+    if let Some(set) = recipes::set_env("TORCH_CUDA_ARCH_LIST", &format!("{cap}+PTX")) {
+        fixes.push(
+            Fix::new(
+                code,
+                "arch-list",
+                FixKind::Configure,
+                format!("Build for compute capability {cap} and later only (TORCH_CUDA_ARCH_LIST={cap}+PTX)"),
+                format!("With the list limited to {cap}, nothing is compiled for the GPUs the kernel cannot serve; `+PTX` keeps it running on newer GPUs than {cap}. Your GPU must be {cap} or newer (nvidia-smi --query-gpu=compute_cap --format=csv)."),
+            )
+            .step(set)
+            .step(Step::Manual(format!(
+                "then build {} again (pip install --no-build-isolation --no-cache-dir …, or the project's setup command); a CMake build takes CMAKE_CUDA_ARCHITECTURES instead",
+                who.as_deref().unwrap_or("the package")
+            ))),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "older-gpu",
+            FixKind::Advice,
+            format!("On a GPU older than compute capability {cap}: a release or build of the package without these kernels"),
+            format!("No build makes a GPU older than {cap} run instructions it lacks; the package's release from before these kernels, or a fallback path it offers, is the way there."),
+        )
+        .step(Step::Manual("check the package's documentation for the GPUs it supports and an older release or a switch that skips these kernels".into())),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
