@@ -60,21 +60,18 @@ fn found(diags: &[Diagnostic]) -> usize {
 }
 
 fn read_plain(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic> {
-    // Text a terminal or chat client hard-wrapped is read re-joined; spans map back.
+    // Text a terminal or chat client hard-wrapped is read re-joined; spans map back. Lines
+    // that only happen to share the widest width (a list of paths) are no wrap: the text as
+    // given is read when the joined reading finds nothing.
     if let Some(joined) = abidoc_syntax::clean::unwrap(text) {
-        return diagnose_derived(&joined, ctx, envs);
+        let other = diagnose_derived(&joined, ctx, envs);
+        if found(&other) > 0 {
+            return other;
+        }
+        let raw = diagnose_raw(text, ctx, envs);
+        return if found(&raw) > 0 { raw } else { other };
     }
-    // Streamed: a gigabyte log never holds all its events at once.
-    let (incidents, scene) = incidents::collect_text(text);
-    let paths = library_paths(&incidents);
-    let world = crate::evidence::World::new(ctx, envs, &paths);
-    let diags = finish(
-        &incidents,
-        &scene,
-        &world,
-        &|span| SourceRef { span, cell: None },
-        ctx,
-    );
+    let diags = diagnose_raw(text, ctx, envs);
     // A short paste whose one long line may be cut at the terminal's width: read it joined
     // too, and keep that reading only when it finds more.
     if let Some(joined) = abidoc_syntax::clean::unwrap_once(text) {
@@ -94,6 +91,20 @@ fn read_plain(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic>
         }
     }
     diags
+}
+
+/// Diagnoses the input as given, streamed: a gigabyte log never holds all its events at once.
+fn diagnose_raw(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic> {
+    let (incidents, scene) = incidents::collect_text(text);
+    let paths = library_paths(&incidents);
+    let world = crate::evidence::World::new(ctx, envs, &paths);
+    finish(
+        &incidents,
+        &scene,
+        &world,
+        &|span| SourceRef { span, cell: None },
+        ctx,
+    )
 }
 
 /// Diagnoses a text derived from the input (re-joined), with spans mapped back to the input.

@@ -228,6 +228,11 @@ pub enum Failure {
         root: Option<String>,
         op: Option<String>,
     },
+    /// A package's just-in-time op that did not build or load.
+    JitOpUnavailable {
+        package: String,
+        op: String,
+    },
     /// pip refused a wheel file whose tags the interpreter does not accept.
     WheelUnsupported {
         wheel: String,
@@ -1503,6 +1508,13 @@ impl Collector {
                 },
                 span,
             ),
+            EventKind::JitOpUnavailable { package, op } => self.push(
+                Failure::JitOpUnavailable {
+                    package: package.clone(),
+                    op: op.clone(),
+                },
+                span,
+            ),
             EventKind::JitBuildStalled { root, op } => self.push(
                 Failure::JitBuildStalled {
                     root: root.clone(),
@@ -1765,6 +1777,17 @@ impl Collector {
         );
         if loader_reason || library_named {
             out.retain(|i| !matches!(i.failure, Failure::PackageLibraryUnloadable { .. }));
+        }
+        // A package's after-the-fact report of its JIT op missing restates any failure the text
+        // shows of that op itself (its library missing, its build failing).
+        let op_failed = out.iter().any(|i| {
+            matches!(
+                i.failure,
+                Failure::MissingLibrary { .. } | Failure::UndefinedSymbol { .. }
+            )
+        }) || scene.jit_extension.is_some();
+        if op_failed {
+            out.retain(|i| !matches!(i.failure, Failure::JitOpUnavailable { .. }));
         }
         // Only several GPU processes of one command are a finding; one process is just a table row.
         let stale = stale_process_groups(&scene.gpu_processes);

@@ -338,6 +338,10 @@ pub enum EventKind {
         root: Option<String>,
         op: Option<String>,
     },
+    /// A package's just-in-time op that did not build or load, as the package reports it
+    /// afterwards (DeepSpeed's `'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'`, from
+    /// the optimizer's `__del__` once building `cpu_adam` failed). `op` is the op's build name.
+    JitOpUnavailable { package: String, op: String },
     /// pip refusing a wheel file whose tags this interpreter does not accept: `ERROR:
     /// mlx-0.12.0-cp312-cp312-macosx_14_0_arm64.whl is not a supported wheel on this platform.`
     /// `wheel` is the file name as printed (a path's last part).

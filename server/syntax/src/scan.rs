@@ -286,6 +286,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     // k2's setup: `PyTorch is built with CUDA version: 11.7.` / `The current running CUDA
     // version is: 10.2.89`.
     ("PyTorch is built with CUDA version", CUDAMM | VERSION),
+    // numba's NVVM knowing no compute capability: `NvvmSupportError: No supported GPU compute
+    // capabilities found. Please check your cudatoolkit version matches your CUDA version.`
+    ("No supported GPU compute capabilities found", CUDAMM),
     // `architecture`, and as titles retype it (`architechture`).
     ("Unsupported gpu archit", CUDAMM),
     ("unsupported gpu archit", CUDAMM),
@@ -337,6 +340,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("no CUDA-capable device", LIBCUDA),
     ("No CUDA GPUs are available", LIBCUDA),
     ("CUDA_ERROR_NO_DEVICE", LIBCUDA),
+    // Error 34: the driver API answered from the toolkit's stub (`CUDA_ERROR_STUB_LIBRARY`,
+    // the runtime's `cudaErrorStubLibrary`).
+    ("STUB_LIBRARY", LIBCUDA),
+    ("cudaErrorStubLibrary", LIBCUDA),
     ("CUDA driver initialization failed", LIBCUDA),
     // Numba's `Error at driver init: CUDA driver library cannot be found.`
     (
@@ -407,6 +414,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("use of undeclared identifier", CUDAMM),
     ("undefined reference to", CUDAMM),
     ("fatal error LNK1120", COMPFAIL),
+    // DeepSpeed's CPU optimizers without their JIT op (`'DeepSpeedCPUAdam' object has no
+    // attribute 'ds_opt_adam'`).
+    ("object has no attribute 'ds_opt_", COMPFAIL),
     // A kernel compiled for a GPU older than its instructions need (ptxas' `Feature 'ldmatrix'
     // requires .target sm_75 or higher`, nvcc's atomicAdd of `__half` below sm_70).
     ("requires .target sm_", COMPFAIL),
@@ -1261,6 +1271,7 @@ impl<'a> Scanner<'a> {
         }
         if has(LIBCUDA) {
             libcuda(l, out);
+            self.stub_driver_mapped(l, out);
         }
         if has(NOCC) {
             no_compiler(l, out);
@@ -1269,6 +1280,7 @@ impl<'a> Scanner<'a> {
         if has(COMPFAIL) {
             compile_failed(l, out);
             self.kernel_arch_too_old(l, out);
+            deepspeed_op_missing(l, out);
         }
         if has(MAMBA) {
             mamba(l, out);
@@ -1577,6 +1589,35 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// The driver library a loader mapped, printed as a path of its own line under the loader's
+    /// report (numba's `Mapped libcuda.so paths:`), when it is the CUDA toolkit's stub.
+    fn stub_driver_mapped(&self, l: &Line<'_>, out: &mut Out) {
+        const MAPPED: &str = "Mapped libcuda.so paths:";
+        let c = l.c();
+        // The path on its own line under the heading, or joined to it (a re-wrapped paste).
+        let (path, heading) = match c.find(MAPPED) {
+            Some(i) => (c[i + MAPPED.len()..].trim(), true),
+            None => (
+                c.trim(),
+                self.prev_line(l)
+                    .is_some_and(|p| p.c().trim_end().ends_with(MAPPED)),
+            ),
+        };
+        let path = path.split_whitespace().next().unwrap_or("");
+        let stub = path.ends_with("/stubs/libcuda.so") || path.ends_with("\\stubs\\libcuda.so");
+        if stub && heading {
+            out.push(
+                l.content_span(),
+                EventKind::LibcudaNotFound {
+                    detail: format!(
+                        "{path}: mapped as the NVIDIA driver ({})",
+                        MAPPED.trim_end_matches(':')
+                    ),
+                },
+            );
+        }
+    }
+
     // ---- build isolation ----
 
     /// A build (or a JIT builder) missing what it needs to run: a tool or header the message
@@ -1795,6 +1836,16 @@ impl<'a> Scanner<'a> {
                     found: None,
                     expected,
                     detail: cap(s[start..].trim_end()).to_owned(),
+                },
+            );
+        }
+        if let Some(p) = s.find("No supported GPU compute capabilities found") {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::CudaVersionMismatch {
+                    found: None,
+                    expected: None,
+                    detail: cap(s[p..].trim_end()).to_owned(),
                 },
             );
         }
@@ -4723,6 +4774,34 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
     }
 }
 
+/// DeepSpeed's CPU optimizers hold their JIT op as `ds_opt_<name>`; when building or loading
+/// `cpu_<name>` failed, the optimizer's `__del__` prints `AttributeError: 'DeepSpeedCPUAdam'
+/// object has no attribute 'ds_opt_adam'`.
+fn deepspeed_op_missing(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("object has no attribute 'ds_opt_") else {
+        return;
+    };
+    if !s[..p].contains("'DeepSpeed") {
+        return;
+    }
+    let r = &s[p + 32..];
+    let n = r
+        .bytes()
+        .take_while(|&c| c.is_ascii_lowercase() || c == b'_')
+        .count();
+    if n == 0 || n > 32 || !r[n..].starts_with('\'') {
+        return;
+    }
+    out.push(
+        l.span(p, p + 32 + n + 1),
+        EventKind::JitOpUnavailable {
+            package: "deepspeed".into(),
+            op: format!("cpu_{}", &r[..n]),
+        },
+    );
+}
+
 /// Cython 3 made C functions `noexcept` unless declared otherwise: a `.pyx` written for
 /// Cython 0.29 assigns an `except *` function where Cython 3 wants a `noexcept` pointer.
 /// The source type declares an exception value (`except *`, `except? -1`) and the target
@@ -4985,7 +5064,9 @@ fn libcuda(l: &Line<'_>, out: &mut Out) {
         // CUDA_ERROR_NO_DEVICE`).
         || s.contains("CUDA_ERROR_NO_DEVICE")
         // Numba's driver loader finding no libcuda.
-        || s.contains("CUDA driver library cannot be found");
+        || s.contains("CUDA driver library cannot be found")
+        || s.contains("CUDA_ERROR_STUB_LIBRARY")
+        || s.contains("cudaErrorStubLibrary");
     if hit {
         out.push(
             l.content_span(),

@@ -432,25 +432,6 @@ fn wheel_labels(url: &str) -> (Option<String>, Option<bool>) {
     (cuda, cxx11)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::wheel_labels;
-
-    #[test]
-    fn a_guessed_wheel_names_its_cuda_and_abi() {
-        let base = "https://github.com/Dao-AILab/flash-attention/releases/download/v2.8.3/";
-        assert_eq!(
-            wheel_labels(&format!("{base}flash_attn-2.8.3+cu12torch2.4cxx11abiFALSE-cp310-cp310-linux_x86_64.whl")),
-            (Some("12".to_owned()), Some(false))
-        );
-        assert_eq!(
-            wheel_labels(&format!("{base}flash_attn-2.5.6+cu122torch2.2cxx11abiTRUE-cp310-cp310-linux_x86_64.whl")),
-            (Some("12.2".to_owned()), Some(true))
-        );
-        assert_eq!(wheel_labels("x-1.0-py3-none-any.whl"), (None, None));
-    }
-}
-
 /// A kernel whose instructions need compute capability `cap`, compiled for older GPUs too (the
 /// architecture list torch's cpp_extension derives from TORCH_CUDA_ARCH_LIST, or a package's own
 /// default list): the list limited to `cap` and later builds it; a GPU older than `cap` cannot
@@ -498,3 +479,21 @@ fn kernel_needs_newer_gpu(cx: &Cx<'_>, mut d: Diagnostic, cap: &str) -> Diagnost
     d
 }
 
+#[cfg(test)]
+mod tests {
+    use super::wheel_labels;
+
+    #[test]
+    fn a_guessed_wheel_names_its_cuda_and_abi() {
+        let base = "https://github.com/Dao-AILab/flash-attention/releases/download/v2.8.3/";
+        assert_eq!(
+            wheel_labels(&format!("{base}flash_attn-2.8.3+cu12torch2.4cxx11abiFALSE-cp310-cp310-linux_x86_64.whl")),
+            (Some("12".to_owned()), Some(false))
+        );
+        assert_eq!(
+            wheel_labels(&format!("{base}flash_attn-2.5.6+cu122torch2.2cxx11abiTRUE-cp310-cp310-linux_x86_64.whl")),
+            (Some("12.2".to_owned()), Some(true))
+        );
+        assert_eq!(wheel_labels("x-1.0-py3-none-any.whl"), (None, None));
+    }
+}

@@ -17,7 +17,7 @@ use abidoc_knowledge::gpu;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "CUDA toolkit vs torch CUDA mismatch at build time, or two packages compiled with different CUDA versions.",
     meaning: "Extensions must be compiled with the CUDA major.minor torch was built with (cpp_extension refuses otherwise), and packages that share CUDA objects at run time must agree on the CUDA major. An extension compiled by a newer nvcc than torch's CUDA fails at import with `undefined symbol: __cudaPopCallConfiguration` (a launch hook nvcc emits since CUDA 9.2, missing from the older runtime torch loads). Frameworks built against one cuDNN check the one they load: TensorFlow's `Loaded runtime CuDNN library: X but source was compiled with: Y`, XLA's `DNN library is not found`, TensorFlow's `Fail to find the dnn implementation` from a cuDNN-backed op, JAX's `Found cuDNN version X, but JAX was built against version Y`: the cuDNN of the build's version is what must be found first.",
-    fixes: "At build time: 1. `CUDA_HOME` to the toolkit of torch's CUDA found on disk (safe). 2. A torch built for the toolkit you have, from PyTorch's index (user-level, downloads several GB; torchvision/torchaudio move with it in their releases for that build). 3. A prebuilt wheel of the package, no local nvcc involved (advice). 4. Install torch's CUDA toolkit and set `CUDA_HOME` (advice: an installer, conda or root). Between two installed packages: the companion release built for the installed torch (and so its CUDA), else that package's build for torch's CUDA.",
+    fixes: "At build time: 1. `CUDA_HOME` to the toolkit of torch's CUDA found on disk (safe). 2. A torch built for the toolkit you have, from PyTorch's index (user-level, downloads several GB; torchvision/torchaudio move with it in their releases for that build). 3. A prebuilt wheel of the package, no local nvcc involved (advice). 4. Install torch's CUDA toolkit and set `CUDA_HOME` (advice: an installer, conda or root). Between two installed packages: the companion release built for the installed torch (and so its CUDA), else that package's build for torch's CUDA. numba's `No supported GPU compute capabilities found` (its NVVM and the toolkit it found disagree with the numba release): the numba release for that toolkit, or the toolkit that release supports (advice).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -56,6 +56,27 @@ pub(crate) fn diagnose(
             ))
             .unverified(),
         ];
+        return d;
+    }
+    // numba's NVVM (the toolkit's, found through conda, CUDA_HOME or the nvidia-cuda-nvcc wheel)
+    // lists no compute capability: that toolkit and this numba release do not go together.
+    if detail.contains("No supported GPU compute capabilities found") {
+        d.package = Some("numba".into());
+        d.message = "numba's CUDA compiler (the NVVM of the CUDA toolkit numba found: conda's cudatoolkit, CUDA_HOME or the nvidia-cuda-nvcc wheel) supports no compute capability this numba release knows: the toolkit and numba are of releases that do not go together".into();
+        d.evidence.push(format!("the text says: {}", detail.trim()));
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                Code::CudaVersionMismatch,
+                "numba-for-toolkit",
+                FixKind::Advice,
+                "Install the numba release made for the CUDA toolkit in use (or the toolkit that numba release supports)",
+                "Each numba release supports a range of CUDA toolkits and asks the toolkit's NVVM which GPUs it compiles for; a toolkit older than the range (a conda cudatoolkit 10.x under a newer numba) or newer than it answers with none. `numba -s` prints the toolkit and the NVVM numba found.",
+            )
+            .step(Step::Manual(
+                "numba -s (its CUDA section names the toolkit found); then pip install the numba release whose documentation lists that CUDA toolkit (an older numba for an older toolkit), or install the toolkit it supports (conda install cuda-nvcc cuda-version=<major.minor>, or pip install nvidia-cuda-nvcc-cu12)".into(),
+            ))
+            .unverified(),
+        ]);
         return d;
     }
     // CCCL's own check: the nvcc that runs and the headers the build includes are of two

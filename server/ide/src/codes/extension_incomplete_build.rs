@@ -20,7 +20,7 @@ use crate::kb;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "The undefined symbol belongs to the extension's own package: a partial build, not a torch mismatch.",
     meaning: "The library references a function its own sources should define, and nothing defines it: the build left a kernel out (a GPU architecture or a feature switch was not compiled), or files of two builds were mixed. Torch is not involved, so aligning torch does not help. The same holds when the package's compiled module is absent altogether (`No module named 'exllamav2_ext'`, `'mmcv._ext'`): a wheel or build without it, or a source checkout that shadows the installed package. An op torch builds just in time (DeepSpeed's `cpu_adam`, `fused_adam`) whose library is missing from its directory under `~/.cache/torch_extensions` never finished building: the build's own error comes earlier in the log, and its directory (a build product) goes before the next try. A log that stops at such a build's progress (`Using … as PyTorch extensions root...`, `Loading extension module X...`, `… kernel during runtime now`) with nothing after it is a build that hangs, most often waiting on the `lock` file an interrupted build left in the op's directory: a warning, with that lock (or a fresh TORCH_EXTENSIONS_DIR) as the way out. A package built without its CUDA half says so at run time (`Not compiled with GPU support` in detectron2-style ops, PyG's `Not compiled with CUDA support`, mmcv's `nms_impl: implementation for device cuda:0 not found`): its build found no CUDA toolkit, or its CPU build was installed.",
-    fixes: "1. The companion release built for the installed torch (a complete wheel). 2. The project's prebuilt wheel. 3. A complete source build that really compiles (ranked after everything else when the machine has no CUDA compiler: it cannot run there). Uninstalling is offered when the model in use does not need the package, and for an optional package on a machine that cannot compile it. A JIT op's unfinished build: its build directory first (removed by a command only when the text shows the build failing and the directory holds nothing but build files), then the package's build; a hanging JIT build: its stale lock, or a fresh extensions root. A package without its CUDA half: its CUDA build from the project's wheel page (mmcv, PyG) first, then the CUDA toolkit found or installed for a build that compiles it. All need confirmation.",
+    fixes: "1. The companion release built for the installed torch (a complete wheel). 2. The project's prebuilt wheel. 3. A complete source build that really compiles (ranked after everything else when the machine has no CUDA compiler: it cannot run there). Uninstalling is offered when the model in use does not need the package, and for an optional package on a machine that cannot compile it. A JIT op's unfinished build: its build directory first (removed by a command only when the text shows the build failing and the directory holds nothing but build files), then the package's build; a hanging JIT build: its stale lock, or a fresh extensions root. A package without its CUDA half: its CUDA build from the project's wheel page (mmcv, PyG) first, then the CUDA toolkit found or installed for a build that compiles it. All need confirmation. A JIT op its package reports missing afterwards (DeepSpeed's `'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'`, op `cpu_adam`): its build directory under torch_extensions removed (advice: the text does not show where), then the package's install-time build of its ops; dropped when the text shows the op's own failure.",
     model_decides: true,
     ..CodeDoc::BASE
 };
@@ -317,4 +317,36 @@ fn build_dir_removal(
             .step(Step::Manual(words))
             .unverified(),
     }
+}
+
+/// A package's just-in-time op that did not build or load, reported by the package afterwards
+/// (DeepSpeed's optimizer without its `ds_opt_adam`): the op's own build failed or its library
+/// is missing, and the text before it holds why. Its build directory goes (in words: the text
+/// does not show where its extensions root is), or the op is compiled at install time.
+pub(crate) fn jit_op_unavailable(cx: &Cx<'_>, source: Option<SourceRef>, package: &str, op: &str) -> Diagnostic {
+    let code = Code::ExtensionIncompleteBuild;
+    let mut d = blank(code, source);
+    d.package = Some(crate::kb::normalize(package));
+    d.message = format!(
+        "{package}'s op `{op}`, compiled just in time, did not build or load, so {package} runs without it: the build's own error (a compiler, nvcc or ninja, or `{op}.so` missing) comes earlier in the log"
+    );
+    d.evidence.push(format!(
+        "{package} reports the op missing after the fact (its object has no handle to `{op}`): the failure itself is the op's build or load"
+    ));
+    let remove = build_dir_removal(
+        code,
+        "remove-jit-build",
+        format!("Remove `{op}`'s build directory and run again, so it is built anew with its error shown"),
+        "A failed or interrupted just-in-time build leaves its directory (and a lock) behind, and later runs reuse it; without it the next run compiles the op again and prints the compiler's error if it fails again.",
+        None,
+        format!(
+            "delete ~/.cache/torch_extensions/<python and CUDA tags>/{op} (or under $TORCH_EXTENSIONS_DIR) if it holds only build files, then run again and read the first error of its build"
+        ),
+    );
+    let mut fixes = vec![remove.leading()];
+    if let Some(pkg) = crate::fix::Name::new(package) {
+        fixes.extend(recipes::source_build(code, cx, &pkg, &[]));
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
 }

@@ -1028,6 +1028,12 @@ pub(crate) fn compiled_module_missing(
 /// `/usr/lib/wsl/lib`).
 /// The toolkit's stub driver library a failure's detail starts with (`…/stubs/libcuda.so:
 /// undefined symbol: …`).
+/// The driver API's error 34 (`CUDA_ERROR_STUB_LIBRARY`): the toolkit's stub answered in
+/// place of the driver, wherever it was loaded from.
+fn stub_error(detail: &str) -> bool {
+    detail.contains("STUB_LIBRARY") || detail.contains("cudaErrorStubLibrary")
+}
+
 fn stub_library(detail: &str) -> Option<&str> {
     let lib = detail.split(": ").next()?.trim();
     crate::incidents::is_stub_driver(lib).then_some(lib)
@@ -1036,6 +1042,7 @@ fn stub_library(detail: &str) -> Option<&str> {
 pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
     detail.contains("dlopen libcuda")
         || stub_library(detail).is_some()
+        || stub_error(detail)
         || detail.contains("libcuda.so lib not found")
         || sees_no_gpu(detail)
         || detail.contains(": cannot open shared object file")
@@ -1078,16 +1085,20 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
         ]);
         return d;
     }
-    if let Some(lib) = stub_library(detail)
-        && let Some(path) = SafePath::new(lib)
-    {
-        let dir = path.parent().map_or_else(
+    let stub = match stub_library(detail).and_then(SafePath::new) {
+        Some(path) => Some(Some(path)),
+        None => stub_error(detail).then_some(None),
+    };
+    if let Some(path) = stub {
+        let dir = path.as_ref().and_then(SafePath::parent).map_or_else(
             || "the stubs directory".to_owned(),
             |p| p.as_str().to_owned(),
         );
+        let lib = path
+            .as_ref()
+            .map_or("libcuda.so", |p| crate::incidents::basename(p.as_str()));
         d.message = format!(
-            "the CUDA toolkit's stub {} ({dir}) is loaded at run time in place of the NVIDIA driver's: stubs exist for linking only and carry no driver",
-            crate::incidents::basename(lib)
+            "the CUDA toolkit's stub {lib} ({dir}) is loaded at run time in place of the NVIDIA driver's: stubs exist for linking only and carry no driver"
         );
         d.evidence.push(format!("the text says: {}", detail.trim()));
         d.evidence.push(format!(
@@ -1102,9 +1113,12 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
                 format!("Take {dir} off LD_LIBRARY_PATH (keep it for linking only: LIBRARY_PATH)"),
                 "The driver's own libcuda.so.1, installed with the driver, is then the one loaded; a build that links -lcuda finds the stub through LIBRARY_PATH, which the run-time loader never reads.",
             )
-            .step(Step::Manual(format!(
-                "export LD_LIBRARY_PATH=\"$(printf %s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF '{dir}' | paste -sd: -)\" (and remove it from /etc/ld.so.conf.d, then sudo ldconfig); if a build needs it, export LIBRARY_PATH={dir} instead"
-            ))),
+            .step(Step::Manual(match &path {
+                Some(_) => format!(
+                    "export LD_LIBRARY_PATH=\"$(printf %s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF '{dir}' | paste -sd: -)\" (and remove it from /etc/ld.so.conf.d, then sudo ldconfig); if a build needs it, export LIBRARY_PATH={dir} instead"
+                ),
+                None => "echo $LD_LIBRARY_PATH and ls -l /usr/lib*/libcuda.so* /usr/lib/x86_64-linux-gnu/libcuda.so*: take any …/stubs directory off LD_LIBRARY_PATH (and out of /etc/ld.so.conf.d, then sudo ldconfig), and remove a libcuda.so link that points into one; if a build needs the stub, export LIBRARY_PATH=<that stubs directory> instead".to_owned(),
+            })),
         ]);
         return d;
     }

@@ -629,6 +629,9 @@ pub(crate) fn diagnose(
             newest,
         } => io_backend_missing::diagnose(&cx, source, package, backend.as_deref(), *newest),
         Failure::WheelUnsupported { wheel } => wheel_tags_mismatch::diagnose(&cx, source, wheel),
+        Failure::JitOpUnavailable { package, op } => {
+            extension_incomplete_build::jit_op_unavailable(&cx, source, package, op)
+        }
         Failure::JitBuildStalled { root, op } => {
             extension_incomplete_build::jit_stalled(&cx, source, root.as_deref(), op.as_deref())
         }
