@@ -270,6 +270,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cuda_runtime.h: No such file", CUDAHOME),
     ("nvcc", CUDAHOME | NOCC),
     ("bare_metal_version", CUDAHOME),
+    // ninja asked for a toolkit file under an empty CUDA_HOME (`'/lib64/libcudart.so', needed
+    // by '…', missing and no known rule to make it`).
+    ("missing and no known rule to make it", CUDAHOME),
     ("CMAKE_CUDA_COMPILER", CUDAHOME),
     ("CMakeDetermineCUDACompiler", CUDAHOME),
     ("No CUDA toolset found", CUDAHOME),
@@ -1737,7 +1740,10 @@ impl<'a> Scanner<'a> {
         let in_build = CONTEXT
             .iter()
             .any(|c| memmem::find(around.as_bytes(), c.as_bytes()).is_some());
-        if tool && (in_build || module == "ninja") {
+        // Cython and pybind11 are build tools only: said alone (a title, pip's last lines), their
+        // absence is a build's.
+        let build_only = cython || module == "pybind11";
+        if tool && (in_build || module == "ninja" || build_only && bare_report(self.text)) {
             out.push(
                 span,
                 EventKind::BuildDependencyMissing {
@@ -4974,7 +4980,8 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
         // The toolkit's headers are not where the build looks: no CUDA_HOME (or a runtime-only
         // image): `fatal error: cuda.h: No such file or directory`.
         || s.contains("cuda.h: No such file or directory")
-        || s.contains("cuda_runtime.h: No such file or directory");
+        || s.contains("cuda_runtime.h: No such file or directory")
+        || toolkit_file_at_root(s);
     if hit {
         out.push(
             l.content_span(),
@@ -4983,6 +4990,28 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
             },
         );
     }
+}
+
+/// ninja or make asked for a CUDA toolkit file at the file system's root (`ninja: error:
+/// '/lib64/libcudart.so', needed by '…', missing and no known rule to make it`): a build file
+/// wrote `$CUDA_HOME/lib64/…` with CUDA_HOME unset.
+fn toolkit_file_at_root(s: &str) -> bool {
+    let Some(p) = s.find("missing and no known rule to make it") else {
+        return false;
+    };
+    let Some(q) = s[..p].find("error: '") else {
+        return false;
+    };
+    let path = s[q + 8..p].split('\'').next().unwrap_or("");
+    [
+        "/lib64/libcu",
+        "/lib64/libnv",
+        "/lib/x64/",
+        "/include/cuda",
+        "/bin/nvcc",
+    ]
+    .iter()
+    .any(|r| path.starts_with(r))
 }
 
 fn linker_cannot_find(l: &Line<'_>, out: &mut Out) {
