@@ -289,6 +289,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     // k2's setup: `PyTorch is built with CUDA version: 11.7.` / `The current running CUDA
     // version is: 10.2.89`.
     ("PyTorch is built with CUDA version", CUDAMM | VERSION),
+    // Mask2Former's op loader: `Please compile MultiScaleDeformableAttention CUDA op with the
+    // following commands:`.
+    (" CUDA op with the following", NOTORCH),
     // numba's NVVM knowing no compute capability: `NvvmSupportError: No supported GPU compute
     // capabilities found. Please check your cudatoolkit version matches your CUDA version.`
     ("No supported GPU compute capabilities found", CUDAMM),

@@ -1057,6 +1057,25 @@ pub(super) fn no_such_operator(l: &Line<'_>, out: &mut Out) {
 /// Only names compiled modules take: `_C`, `_ext`, `*_ext`, `*_cuda`, `*_kernels`, `*_C`.
 pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    // Mask2Former's deformable-attention op and the projects that copy it print, in place of
+    // the ImportError: `Please compile MultiScaleDeformableAttention CUDA op with the following
+    // commands:`.
+    if let Some(p) = s.find(" CUDA op with the following")
+        && let Some(name) = s[..p].rsplit(' ').next()
+        && s[..p].ends_with(&format!("compile {name}"))
+        && !name.is_empty()
+        && name.len() <= 64
+        && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    {
+        let start = p - name.len();
+        out.push(
+            l.span(start, p),
+            EventKind::CompiledModuleMissing {
+                module: name.to_owned(),
+            },
+        );
+        return;
+    }
     // `No module named 'pkg._C'`, or `cannot import name '_C' from 'pkg.nn'` (Python 3.7+; bare
     // before): the compiled module was never built or not copied next to the sources.
     let (p, r, from) = if let Some(p) = s.find("No module named ") {
