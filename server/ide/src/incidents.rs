@@ -1585,7 +1585,9 @@ impl Collector {
             EventKind::Frame { file, function, .. } => {
                 self.last_frame = Some(file.clone());
                 // A Cython module's initialization (`File "src/cython_bbox.pyx", line 12, in
-                // init cython_bbox`): that compiled module is the one being imported.
+                // init cython_bbox`): that compiled module is the one being imported, and the
+                // package directory its source sits in (`pesq/cypesq.pyx`, relative to the
+                // build root) is its package.
                 if let Some(m) = function
                     .as_deref()
                     .and_then(|f| f.strip_prefix("init "))
@@ -1593,7 +1595,17 @@ impl Collector {
                     .and_then(|m| m.split('.').next())
                     .filter(|m| plain_module(m))
                 {
-                    self.scene.mention(span.start, &distribution_of(m));
+                    let dir = file
+                        .split(['/', '\\'])
+                        .next()
+                        .filter(|d| {
+                            !file.starts_with(['/', '\\'])
+                                && *d != m
+                                && plain_module(d)
+                                && !matches!(*d, "src" | "lib" | "python" | "cython" | "source")
+                                && file[d.len()..].starts_with(['/', '\\'])
+                        });
+                    self.scene.mention(span.start, &distribution_of(dir.unwrap_or(m)));
                 }
                 if let Some((_, p)) = pip_build_dirs(file).into_iter().next() {
                     // pip runs this package's own setup: it is the one being built.
@@ -3107,6 +3119,27 @@ mod module_name_tests {
             names("FAILED: C:/x/build/temp.win-amd64-cpython-312/Release/csrc/a.obj").is_empty()
         );
         assert!(names("build/temp.linux-x86_64-3.10/x.o").is_empty());
+    }
+
+    #[test]
+    fn a_cython_init_frame_names_the_package_directory_of_its_source() {
+        let near = |t: &str| {
+            let (_, scene) = super::collect_text(t);
+            let end = t.len();
+            scene
+                .package_near(abidoc_syntax::Span::new(end, end))
+                .map(str::to_owned)
+        };
+        let error = "ImportError: numpy.core.multiarray failed to import\n";
+        assert_eq!(
+            near(&format!("  File \"pesq/cypesq.pyx\", line 1, in init cypesq\n{error}")).as_deref(),
+            Some("pesq")
+        );
+        // A source directory is no package: the module's own name.
+        assert_eq!(
+            near(&format!("  File \"src/cython_bbox.pyx\", line 12, in init cython_bbox\n{error}")).as_deref(),
+            Some("cython-bbox")
+        );
     }
 
     #[test]
