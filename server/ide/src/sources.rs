@@ -57,6 +57,13 @@ const GENERIC_DIRS: &[&str] = &[
     "external",
     "third_party",
     "torch",
+    "api",
+    "binding",
+    "bindings",
+    "test",
+    "tests",
+    "examples",
+    "scripts",
 ];
 
 /// Whether a directory (or a dotted module's top level) names no project: one of the source
