@@ -1494,6 +1494,9 @@ fn torch_of_release(
         {
             return None;
         }
+        // A package whose compiled code does not link torch (bitsandbytes loads its libraries
+        // with ctypes) is built for a CUDA, not a torch: its floor is an API minimum.
+        None if kb::links_torch(pkg.as_str()) == Some(false) => return None,
         None => abidoc_knowledge::releases::spec_floor(release.torch_spec.as_deref()?)?
             .major_minor_string(),
     };
