@@ -451,6 +451,19 @@ dist_info "$SP0" flash_attn 2.8.3 $'torch\neinops' \
     flash_attn/__init__.py flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so
 
 # ---------------------------------------------------------------------------------------------
+# Environment "mixed": torch 2.5.1 (pre-C++11 ABI), and an extension built with the C++11 ABI that
+# also needs a libcudart.so.12 installed nowhere: ld.so stops at the missing library, and the torch
+# symbols it would meet next are of the other ABI (providing the library alone would not load it)
+# ---------------------------------------------------------------------------------------------
+
+SPM="$OUT/mixed/site-packages"
+mkdir -p "$SPM"
+build_torch "$SPM" 0 '2.5.1+cu124' '12.4'
+ext_cxx "$SPM" 1 mixed_ext/_C.cpython-312-x86_64-linux-gnu.so "$SRC/flash_attn.cpp" -lc10 -lc10_cuda \
+    -L"$B/cudart" -l:libcudart.so.12
+dist_info "$SPM" mixed_ext 1.0.0 "torch" "" mixed_ext/_C.cpython-312-x86_64-linux-gnu.so
+
+# ---------------------------------------------------------------------------------------------
 # Third environment: libraries that fail alone but not in an import (judged in context)
 # ---------------------------------------------------------------------------------------------
 

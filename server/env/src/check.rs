@@ -228,6 +228,10 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
     // ld.so stops at the first missing library or version: symbols are then never bound, so
     // unresolved ones are listed but do not make findings of their own.
     let load_stops = !missing_libs.is_empty();
+    // Whether torch's own libraries are among the missing: then torch's symbols cannot be judged.
+    let torch_missing = missing_libs
+        .iter()
+        .any(|(name, _, _)| abidoc_knowledge::system_libs::is_torch_library(name));
     for (name, needed_by, searched) in missing_libs {
         let why = optional_reason(env, path, Some(&name));
         if why.is_some() {
@@ -405,6 +409,9 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
             missing_versions.iter().map(|(f, _)| f.as_str()).collect();
         let mut symbols = Vec::new();
         let mut own = Vec::new();
+        // torch symbols the installed torch lacks, in a library whose load stops earlier at a
+        // missing library that is not torch's: providing that library will not bind them.
+        let mut after_missing = Vec::new();
         for ((oi, imp), slot) in unresolved.iter().zip(slots) {
             let Some(c) = classified.get(slot) else {
                 continue;
@@ -460,6 +467,16 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
                     .version_file
                     .as_deref()
                     .is_some_and(|f| missing_version_files.contains(f));
+            if load_stops
+                && !torch_missing
+                && is_torch_name(&sc.mangled)
+                && matches!(
+                    sc.status,
+                    SymbolStatus::Removed | SymbolStatus::SignatureChanged | SymbolStatus::Cxx11Abi
+                )
+            {
+                after_missing.push(sc.clone());
+            }
             if blocked && sc.status == SymbolStatus::Removed {
                 sc.status = SymbolStatus::Missing;
             }
@@ -478,6 +495,25 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
         } else if !symbols.is_empty() || !own.is_empty() {
             fails = true;
         }
+        // Listed before the missing library: the release built for the installed torch is the
+        // fix that the library's own dependencies then follow.
+        if !after_missing.is_empty() {
+            let at = report
+                .findings
+                .iter()
+                .position(|f| matches!(f.facts, FindingFacts::MissingLibrary { .. }))
+                .unwrap_or(report.findings.len());
+            report.findings.insert(
+                at,
+                finding(
+                    Severity::Error,
+                    why.clone(),
+                    FindingFacts::UndefinedSymbols {
+                        symbols: after_missing,
+                    },
+                ),
+            );
+        }
         if !symbols.is_empty() {
             report.findings.push(finding(
                 Severity::Error,
@@ -495,6 +531,20 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
     }
     report.verdict = Verdict::of(fails, degraded);
     Some(report)
+}
+
+/// A mangled name in torch's C++ namespaces (`c10::`, `at::`, `torch::`).
+fn is_torch_name(mangled: &str) -> bool {
+    [
+        "_ZN3c10",
+        "_ZNK3c10",
+        "_ZN2at",
+        "_ZNK2at",
+        "_ZN5torch",
+        "_ZNK5torch",
+    ]
+    .iter()
+    .any(|p| mangled.starts_with(p))
 }
 
 /// What one unresolved name classifies as, whatever object imports it.

@@ -196,6 +196,18 @@ fn abi0_env_flash_attn_cxx11_flip() {
 }
 
 #[test]
+fn a_missing_library_does_not_hide_the_torch_break_behind_it() {
+    let fx = fixtures();
+    let sp = fx.join("mixed/site-packages");
+    let env = Environment::open(&spec(&sp));
+    let report = check_library(
+        &env,
+        &sp.join("mixed_ext/_C.cpython-312-x86_64-linux-gnu.so"),
+    );
+    insta::assert_snapshot!(render(&report, fx));
+}
+
+#[test]
 fn hostile_files_give_per_file_messages() {
     let fx = fixtures();
     let env = Environment::open(&spec(&fx.join("site-packages")));

@@ -1595,17 +1595,15 @@ impl Collector {
                     .and_then(|m| m.split('.').next())
                     .filter(|m| plain_module(m))
                 {
-                    let dir = file
-                        .split(['/', '\\'])
-                        .next()
-                        .filter(|d| {
-                            !file.starts_with(['/', '\\'])
-                                && *d != m
-                                && plain_module(d)
-                                && !matches!(*d, "src" | "lib" | "python" | "cython" | "source")
-                                && file[d.len()..].starts_with(['/', '\\'])
-                        });
-                    self.scene.mention(span.start, &distribution_of(dir.unwrap_or(m)));
+                    let dir = file.split(['/', '\\']).next().filter(|d| {
+                        !file.starts_with(['/', '\\'])
+                            && *d != m
+                            && plain_module(d)
+                            && !matches!(*d, "src" | "lib" | "python" | "cython" | "source")
+                            && file[d.len()..].starts_with(['/', '\\'])
+                    });
+                    self.scene
+                        .mention(span.start, &distribution_of(dir.unwrap_or(m)));
                 }
                 if let Some((_, p)) = pip_build_dirs(file).into_iter().next() {
                     // pip runs this package's own setup: it is the one being built.
@@ -3132,12 +3130,18 @@ mod module_name_tests {
         };
         let error = "ImportError: numpy.core.multiarray failed to import\n";
         assert_eq!(
-            near(&format!("  File \"pesq/cypesq.pyx\", line 1, in init cypesq\n{error}")).as_deref(),
+            near(&format!(
+                "  File \"pesq/cypesq.pyx\", line 1, in init cypesq\n{error}"
+            ))
+            .as_deref(),
             Some("pesq")
         );
         // A source directory is no package: the module's own name.
         assert_eq!(
-            near(&format!("  File \"src/cython_bbox.pyx\", line 12, in init cython_bbox\n{error}")).as_deref(),
+            near(&format!(
+                "  File \"src/cython_bbox.pyx\", line 12, in init cython_bbox\n{error}"
+            ))
+            .as_deref(),
             Some("cython-bbox")
         );
     }
