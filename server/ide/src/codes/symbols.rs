@@ -202,12 +202,22 @@ pub(crate) fn diagnose(
                     .any(|c| c.eq_ignore_ascii_case(&ns))
             })
     });
+    // Another framework's own namespaces are never a torch extension's (Horovod's TensorFlow
+    // binding calling `xla::`, `tensorflow::`): that framework is of another release.
+    let framework_scope = symbols::outermost_name(symbol).is_some_and(|ns| {
+        matches!(
+            ns,
+            "tensorflow" | "xla" | "tsl" | "mxnet" | "paddle" | "phi" | "ov" | "onnxruntime"
+        )
+    });
     let mut skew = code == Code::ExtensionIncompleteBuild
         && owner == Owner::Own
         && provider.is_none()
         && scoped
         && !own_scope
-        && pkg.as_deref().is_some_and(|p| !links_torch(p));
+        && pkg
+            .as_deref()
+            .is_some_and(|p| !links_torch(p) || framework_scope);
     let mut report = SymbolReport {
         mangled: symbol.to_owned(),
         demangled: demangled.clone(),
