@@ -40,12 +40,20 @@ pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
     if indexed_torch && let Some(libs) = crate::kb::exported_by_every_release(&d.symbols) {
         return import_order(d, c, &libs);
     }
-    let missing = d
-        .symbols
-        .iter()
-        .filter(|s| s.status != SymbolStatus::Resolved)
-        .count()
-        .max(1);
+    // torch's own names only: a library whose load also stops at a missing library lists that
+    // library's symbols unresolved as well.
+    let unresolved = |torch_only: bool| {
+        d.symbols
+            .iter()
+            .filter(|s| s.status != SymbolStatus::Resolved)
+            .filter(|s| !torch_only || crate::symbols::owner(&s.mangled) == crate::symbols::Owner::Torch)
+            .count()
+    };
+    let missing = match unresolved(true) {
+        0 => unresolved(false),
+        n => n,
+    }
+    .max(1);
     let of = c
         .facts
         .as_ref()

@@ -1656,6 +1656,50 @@ pub(crate) fn package_unloadable(
     d
 }
 
+/// A system library no wheel ships (FFmpeg) that the failing library also lacks: every fix that
+/// keeps the package (the release built for this torch, a rebuild) needs it installed as well,
+/// so its install joins those fixes (with root where only the distribution provides it).
+pub(crate) fn with_system_library(
+    cx: &Cx<'_>,
+    fixes: &mut [Fix],
+    pkg: &str,
+    lib: &str,
+    sys: &'static abidoc_knowledge::system_libs::SystemLibrary,
+) {
+    let what = sys.what.split(" (").next().unwrap_or(&sys.what);
+    let install = system_library(Code::MissingSharedLibrary, cx, lib, sys);
+    let Some(steps) = install.first().map(|f| f.steps.clone()) else {
+        return;
+    };
+    for f in fixes {
+        // An uninstall needs nothing more.
+        if f.kind == FixKind::RemoveUnneeded || f.kind == FixKind::RemoveIfUnneeded {
+            continue;
+        }
+        f.steps.extend(steps.iter().cloned());
+        f.title = format!("{}, and install {what}", f.title);
+        f.reason = format!(
+            "{} No release of {pkg} loads without {what} ({} is not found): its install is part of the fix.",
+            f.reason,
+            crate::incidents::basename(lib)
+        );
+        if f.applicability() == crate::fix::Applicability::NeedsRoot {
+            f.kind = FixKind::NeedsRoot;
+        }
+    }
+}
+
+/// The first library `missing` names that is a system library no wheel ships, with its entry.
+pub(crate) fn unshipped_system_library(
+    missing: &[String],
+) -> Option<(&str, &'static abidoc_knowledge::system_libs::SystemLibrary)> {
+    missing.iter().find_map(|m| {
+        kb::system_library(m)
+            .filter(|s| s.pip.is_empty())
+            .map(|s| (m.as_str(), s))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::python_library;

@@ -303,6 +303,20 @@ pub(crate) fn diagnose(
         _ => abi_mismatch::symbol(cx, &mut d, &case),
     }
     common_evidence(cx, &mut d, &case, owner);
+    // The library also lacks a system library no wheel ships (the loader stops there first):
+    // the release built for this torch loads only with it.
+    if matches!(d.code, Code::AbiMismatch | Code::Cxx11AbiMismatch)
+        && let Some(f) = &case.facts
+        && let Some((lib, sys)) =
+            super::missing_shared_library::unshipped_system_library(&f.missing_needed)
+        && let Some(pkg) = d.package.clone()
+    {
+        d.evidence.push(format!(
+            "{} also needs {lib}, which is not found: the loader stops there before these symbols",
+            case.module
+        ));
+        super::missing_shared_library::with_system_library(cx, &mut d.fixes, &pkg, lib, sys);
+    }
     d
 }
 

@@ -15,8 +15,7 @@
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef, SymbolStatus};
 use crate::facts::LibraryFacts;
-use crate::fix::{Applicability, Fix, FixKind, Name};
-use crate::incidents::basename;
+use crate::fix::{Fix, Name};
 use crate::kb;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
@@ -128,13 +127,8 @@ fn common_system_library<'a>(
     &'a str,
     &'static abidoc_knowledge::system_libs::SystemLibrary,
 )> {
-    let lacks = |f: &'a LibraryFacts| {
-        f.missing_needed.iter().find_map(|m| {
-            kb::system_library(m)
-                .filter(|s| s.pip.is_empty())
-                .map(|s| (m.as_str(), s))
-        })
-    };
+    let lacks =
+        |f: &'a LibraryFacts| super::missing_shared_library::unshipped_system_library(&f.missing_needed);
     let (first_lib, first) = read.first()?;
     let (soname, sys) = lacks(first)?;
     read.iter()
@@ -169,27 +163,7 @@ fn fixes(
         fixes = recipes::extension_mismatch(code, cx, Some(pkg.as_str()), None, &[]);
     }
     if let Some((lib, _, sys)) = system {
-        let what = short_what(&sys.what);
-        let install = super::missing_shared_library::system_library(Code::MissingSharedLibrary, cx, lib, sys);
-        if let Some(steps) = install.first().map(|f| f.steps.clone()) {
-            for f in &mut fixes {
-                // An uninstall needs nothing more; a fix that leaves the package in place
-                // needs the library as much as the release built for this torch.
-                if f.kind == FixKind::RemoveUnneeded || f.kind == FixKind::RemoveIfUnneeded {
-                    continue;
-                }
-                f.steps.extend(steps.iter().cloned());
-                f.title = format!("{}, and install {what}", f.title);
-                f.reason = format!(
-                    "{} No release of {pkg} loads without {what} ({} is not found): its install is part of the fix.",
-                    f.reason,
-                    basename(lib)
-                );
-                if f.applicability() == Applicability::NeedsRoot {
-                    f.kind = FixKind::NeedsRoot;
-                }
-            }
-        }
+        super::missing_shared_library::with_system_library(cx, &mut fixes, pkg.as_str(), lib, sys);
     }
     crate::fix::rank(fixes)
 }
