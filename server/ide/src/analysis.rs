@@ -95,16 +95,7 @@ fn read_plain(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic>
 
 /// Diagnoses the input as given, streamed: a gigabyte log never holds all its events at once.
 fn diagnose_raw(text: &str, ctx: &Context, envs: &Environments) -> Vec<Diagnostic> {
-    let (incidents, scene) = incidents::collect_text(text);
-    let paths = library_paths(&incidents);
-    let world = crate::evidence::World::new(ctx, envs, &paths);
-    finish(
-        &incidents,
-        &scene,
-        &world,
-        &|span| SourceRef { span, cell: None },
-        ctx,
-    )
+    diagnose_with(text, ctx, envs, &|span| span)
 }
 
 /// Diagnoses a text derived from the input (re-joined), with spans mapped back to the input.
@@ -113,7 +104,19 @@ fn diagnose_derived(
     ctx: &Context,
     envs: &Environments,
 ) -> Vec<Diagnostic> {
-    let (incidents, scene) = incidents::collect_text(&derived.text);
+    diagnose_with(&derived.text, ctx, envs, &|span| {
+        derived.map.span_to_raw(span)
+    })
+}
+
+/// Diagnoses `text`, its spans put into the input's terms by `to_input`.
+fn diagnose_with(
+    text: &str,
+    ctx: &Context,
+    envs: &Environments,
+    to_input: &dyn Fn(abidoc_syntax::Span) -> abidoc_syntax::Span,
+) -> Vec<Diagnostic> {
+    let (incidents, scene) = incidents::collect_text(text);
     let paths = library_paths(&incidents);
     let world = crate::evidence::World::new(ctx, envs, &paths);
     finish(
@@ -121,7 +124,7 @@ fn diagnose_derived(
         &scene,
         &world,
         &|span| SourceRef {
-            span: derived.map.span_to_raw(span),
+            span: to_input(span),
             cell: None,
         },
         ctx,

@@ -1848,16 +1848,6 @@ impl<'a> Scanner<'a> {
                 },
             );
         }
-        if let Some(p) = s.find("No supported GPU compute capabilities found") {
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::CudaVersionMismatch {
-                    found: None,
-                    expected: None,
-                    detail: cap(s[p..].trim_end()).to_owned(),
-                },
-            );
-        }
         // k2's setup.py: `PyTorch is built with CUDA version: 11.7.` then, on its next line,
         // `The current running CUDA version is: 10.2.89` (the toolkit it would build with).
         if let Some(p) = s.find("PyTorch is built with CUDA version") {
@@ -1922,15 +1912,22 @@ impl<'a> Scanner<'a> {
                 },
             );
         }
-        if let Some(p) = s.find("CUDA compiler and CUDA toolkit headers are incompatible") {
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::CudaVersionMismatch {
-                    found: None,
-                    expected: None,
-                    detail: cap(s[p..].trim_end()).to_owned(),
-                },
-            );
+        // Messages that are the mismatch whole, versions or not: CCCL's check of nvcc against
+        // its headers, numba's NVVM knowing no compute capability.
+        for phrase in [
+            "CUDA compiler and CUDA toolkit headers are incompatible",
+            "No supported GPU compute capabilities found",
+        ] {
+            if let Some(p) = s.find(phrase) {
+                out.push(
+                    l.span(p, s.trim_end().len()),
+                    EventKind::CudaVersionMismatch {
+                        found: None,
+                        expected: None,
+                        detail: cap(s[p..].trim_end()).to_owned(),
+                    },
+                );
+            }
         }
         // A compiler that does not know the architecture the build asks for: `nvcc fatal :
         // Unsupported gpu architecture 'compute_86'` (without `nvcc fatal` before it, in an issue
