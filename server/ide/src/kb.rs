@@ -74,6 +74,12 @@ pub fn windows_port(package: &str) -> Option<String> {
     k::packages::package(package).and_then(|p| p.windows_port.clone())
 }
 
+/// The distribution that publishes a known package's modules for CPUs below its default
+/// wheels' baseline (`polars` → `polars-lts-cpu`).
+pub fn older_cpu_build(package: &str) -> Option<String> {
+    k::packages::package(package).and_then(|p| p.older_cpu_build.clone())
+}
+
 /// Whether PyPI holds wheels of a known package and no source (`Package::no_sdist`) with no
 /// other target to build: `--no-binary` cannot build it.
 pub fn wheels_only(package: &str) -> bool {

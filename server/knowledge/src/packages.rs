@@ -102,6 +102,10 @@ pub struct Package {
     /// none (triton → `triton-windows`).
     #[serde(default)]
     pub windows_port: Option<String>,
+    /// The distribution that publishes the same modules built for CPUs below the default
+    /// wheels' instruction baseline (polars → `polars-lts-cpu`): installed in its place.
+    #[serde(default)]
+    pub older_cpu_build: Option<String>,
     /// Its extra that installs the CUDA libraries a release was built with as PyPI wheels
     /// (TensorFlow's `and-cuda`): pip keeps the installed release and adds them.
     #[serde(default)]

@@ -15,7 +15,7 @@ use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step, Version};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A binary uses CPU instructions this machine lacks (`Illegal instruction`, jaxlib's and TensorFlow's AVX checks).",
     meaning: "Wheels are compiled for a baseline CPU; a release whose build raised that baseline (AVX, AVX2, ARMv8.2) crashes on older CPUs with `Illegal instruction (core dumped)` (SIGILL; on Windows status 0xC000001D, `[WinError -1073741795]`) at import, or refuses to start. On an Apple Silicon Mac the usual cause is an x86_64 Python running under Rosetta, which has no AVX: x86 builds of jaxlib and TensorFlow stop there. On ARM boards (Jetson, Raspberry Pi, Graviton) NumPy's bundled OpenBLAS of some releases picks a core type the CPU does not have.",
-    fixes: "1. Where the CPU is emulated (an x86_64 Python on Apple Silicon): a native arm64 Python, and the environment made again with it. 2. The release before the one that crashed, when the text states its version (`PKG<VERSION`), or a build for this CPU (conda-forge, the distribution's package). 3. NumPy's OpenBLAS on ARM: `OPENBLAS_CORETYPE=ARMV8` before Python starts.",
+    fixes: "1. Where the CPU is emulated (an x86_64 Python on Apple Silicon): a native arm64 Python, and the environment made again with it. 2. The release before the one that crashed, when the text states its version (`PKG<VERSION`), or a build for this CPU (conda-forge, the distribution's package). 3. NumPy's OpenBLAS on ARM: `OPENBLAS_CORETYPE=ARMV8` before Python starts. A package whose project publishes a build for older CPUs (`older_cpu_build` in packages.toml: polars → polars-lts-cpu): that build in its place, first.",
     ..CodeDoc::BASE
 };
 
@@ -58,6 +58,25 @@ pub(crate) fn diagnose(
             .leading(),
         );
     }
+    // The project's own build for older CPUs, in place of the default one (same modules).
+    if !rosetta
+        && let Some(pkg) = package.as_deref().and_then(Name::new)
+        && let Some(lts) = crate::kb::older_cpu_build(pkg.as_str()).as_deref().and_then(Name::new)
+    {
+        fixes.push(
+            Fix::new(
+                code,
+                "older-cpu-build",
+                FixKind::PrebuiltWheel,
+                format!("Replace {pkg} with {lts}, its build for CPUs without the newer instructions"),
+                format!("{lts} ships the same `{pkg}` modules compiled for an older instruction baseline; the two install the same files, so {pkg} goes first."),
+            )
+            .step(recipes::pip_uninstall(cx, vec![pkg.clone()]))
+            .step(recipes::pip_install(cx, vec![PipFlag::NoCacheDir], vec![Requirement::Any(lts)]))
+            .cost(Cost::download())
+            .leading(),
+        );
+    }
     if let Some(pkg) = package.as_deref().and_then(Name::new) {
         // Another torch release is a move of torch itself, with what depends on it.
         let kind = if pkg.as_str() == "torch" {
@@ -86,10 +105,7 @@ pub(crate) fn diagnose(
                     vec![PipFlag::NoCacheDir],
                     vec![Requirement::Below(pkg.clone(), v)],
                 ))
-                .cost(Cost {
-                    downloads: true,
-                    ..Cost::default()
-                }),
+                .cost(Cost::download()),
             None => fix
                 .step(Step::Manual(format!(
                     "python -m pip install --no-cache-dir \"{pkg}<INSTALLED\" (INSTALLED: the version `python -m pip show {pkg}` prints)"
