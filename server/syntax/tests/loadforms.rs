@@ -289,7 +289,18 @@ fn compiled_module_missing() {
         mods("ModuleNotFoundError: No module named 'mmcv._ext'\n"),
         vec!["mmcv._ext".to_owned()]
     );
+    // A package's private core named after it.
+    assert_eq!(
+        mods("ModuleNotFoundError: No module named 'hailo_platform.pyhailort._pyhailort'\n"),
+        vec!["hailo_platform.pyhailort._pyhailort".to_owned()]
+    );
+    assert_eq!(
+        mods("Please compile MultiScaleDeformableAttention CUDA op with the following commands:\n"),
+        vec!["MultiScaleDeformableAttention".to_owned()]
+    );
     for t in [
+        // A private module of another name is Python.
+        "ModuleNotFoundError: No module named 'pkg._utils'\n",
         "ModuleNotFoundError: No module named 'torch._C'\n",
         "ModuleNotFoundError: No module named 'transformers'\n",
         "ModuleNotFoundError: No module named 'context'\n",

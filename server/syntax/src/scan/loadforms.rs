@@ -1118,7 +1118,13 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
         && name.len() > 4
         && name.starts_with("lib")
         && !name.contains('.');
-    let compiled = lib_module || module.split('.').any(is_compiled_name);
+    // A package's private core named after it (`pyhailort._pyhailort`,
+    // `pydantic_core._pydantic_core`) is its compiled module.
+    let own_core = module.rsplit_once('.').is_some_and(|(head, leaf)| {
+        leaf.strip_prefix('_')
+            .is_some_and(|l| !l.is_empty() && head.rsplit('.').next() == Some(l))
+    });
+    let compiled = lib_module || own_core || module.split('.').any(is_compiled_name);
     // A name of torch or a companion another package imports (`cannot import name
     // 'return_and_correct_aliasing' from 'torch.utils._python_dispatch'`, `No module named
     // 'torchvision.transforms.functional_tensor'`): Python API of another release, not a build.
