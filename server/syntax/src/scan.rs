@@ -292,6 +292,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     // Mask2Former's op loader: `Please compile MultiScaleDeformableAttention CUDA op with the
     // following commands:`.
     (" CUDA op with the following", NOTORCH),
+    // Jitify (cuDF, CuPy) loading a CUDA library older than the code needs: `Dynamically loaded
+    // libnvJitLink.so.12 is too old; it is version 12.2, need at least version 12.9`.
+    ("is too old; it is version", CUDAMM),
     // numba's NVVM knowing no compute capability: `NvvmSupportError: No supported GPU compute
     // capabilities found. Please check your cudatoolkit version matches your CUDA version.`
     ("No supported GPU compute capabilities found", CUDAMM),
@@ -1911,6 +1914,24 @@ impl<'a> Scanner<'a> {
                     detail: cap(s[start..].trim_end()).to_owned(),
                 },
             );
+        }
+        if let Some(p) = s.find(" is too old; it is version ") {
+            let found = version_token(&s[p + 27..]).trim_end_matches([',', '.']);
+            let expected = s[p..]
+                .find("need at least version ")
+                .map(|i| version_token(&s[p + i + 22..]).trim_end_matches([',', '.']))
+                .filter(|v| is_version(v));
+            let start = s[..p].rfind("Dynamically loaded ").unwrap_or(p);
+            if is_version(found) {
+                out.push(
+                    l.span(start, s.trim_end().len()),
+                    EventKind::CudaVersionMismatch {
+                        found: Some(found.to_owned()),
+                        expected: expected.map(str::to_owned),
+                        detail: cap(s[start..].trim_end()).to_owned(),
+                    },
+                );
+            }
         }
         // Messages that are the mismatch whole, versions or not: CCCL's check of nvcc against
         // its headers, numba's NVVM knowing no compute capability.

@@ -11,13 +11,13 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name, PipFlag, Requirement, SafePath, Step};
+use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name, PipFlag, Requirement, SafePath, Step, Version};
 use abidoc_knowledge::gpu;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "CUDA toolkit vs torch CUDA mismatch at build time, or two packages compiled with different CUDA versions.",
     meaning: "Extensions must be compiled with the CUDA major.minor torch was built with (cpp_extension refuses otherwise), and packages that share CUDA objects at run time must agree on the CUDA major. An extension compiled by a newer nvcc than torch's CUDA fails at import with `undefined symbol: __cudaPopCallConfiguration` (a launch hook nvcc emits since CUDA 9.2, missing from the older runtime torch loads). Frameworks built against one cuDNN check the one they load: TensorFlow's `Loaded runtime CuDNN library: X but source was compiled with: Y`, XLA's `DNN library is not found`, TensorFlow's `Fail to find the dnn implementation` from a cuDNN-backed op, JAX's `Found cuDNN version X, but JAX was built against version Y`: the cuDNN of the build's version is what must be found first.",
-    fixes: "At build time: 1. `CUDA_HOME` to the toolkit of torch's CUDA found on disk (safe). 2. A torch built for the toolkit you have, from PyTorch's index (user-level, downloads several GB; torchvision/torchaudio move with it in their releases for that build). 3. A prebuilt wheel of the package, no local nvcc involved (advice). 4. Install torch's CUDA toolkit and set `CUDA_HOME` (advice: an installer, conda or root). Between two installed packages: the companion release built for the installed torch (and so its CUDA), else that package's build for torch's CUDA. numba's `No supported GPU compute capabilities found` (its NVVM and the toolkit it found disagree with the numba release): the numba release for that toolkit, or the toolkit that release supports (advice).",
+    fixes: "At build time: 1. `CUDA_HOME` to the toolkit of torch's CUDA found on disk (safe). 2. A torch built for the toolkit you have, from PyTorch's index (user-level, downloads several GB; torchvision/torchaudio move with it in their releases for that build). 3. A prebuilt wheel of the package, no local nvcc involved (advice). 4. Install torch's CUDA toolkit and set `CUDA_HOME` (advice: an installer, conda or root). Between two installed packages: the companion release built for the installed torch (and so its CUDA), else that package's build for torch's CUDA. numba's `No supported GPU compute capabilities found` (its NVVM and the toolkit it found disagree with the numba release): the numba release for that toolkit, or the toolkit that release supports (advice). A CUDA library loaded older than the code needs (Jitify's `Dynamically loaded libnvJitLink.so.12 is too old; it is version 12.2, need at least version 12.9`): that library's PyPI wheel at least the version named, else the older copy's directory off LD_LIBRARY_PATH.",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -56,6 +56,56 @@ pub(crate) fn diagnose(
             ))
             .unverified(),
         ];
+        return d;
+    }
+    // A CUDA library loaded at run time older than the code needs (Jitify in cuDF and CuPy:
+    // `Dynamically loaded libnvJitLink.so.12 is too old; it is version 12.2, need at least
+    // version 12.9`): that library's PyPI wheel, at least the version named.
+    if let Some(lib) = detail
+        .split_once(" is too old; it is version ")
+        .and_then(|(head, _)| head.rsplit(' ').next())
+        .filter(|l| l.starts_with("lib") && l.contains(".so"))
+    {
+        let have = found.unwrap_or("an older one");
+        let need = expected.unwrap_or("a newer one");
+        d.package = d.package.or_else(|| cx.near.filter(|p| *p != "torch").map(str::to_owned));
+        d.message = format!(
+            "the {lib} loaded at run time is version {have}, older than the {need} the code was built for: an older CUDA library (a toolkit on LD_LIBRARY_PATH, or an older nvidia-* wheel) is found first"
+        );
+        d.evidence.push(format!("the text says: {}", detail.trim()));
+        let mut fixes = Vec::new();
+        if let Some((_, p, _)) = crate::kb::cuda_package(lib)
+            && let (Some(name), Some(min)) = (Name::new(&p.name), expected.and_then(Version::new))
+        {
+            fixes.push(
+                Fix::new(
+                    Code::CudaVersionMismatch,
+                    "newer-cuda-library",
+                    FixKind::InstallMissing,
+                    format!("Install {} {need} or newer from PyPI", p.name),
+                    format!("{} ships {lib} at the version pip installs; when an older copy on LD_LIBRARY_PATH (a CUDA toolkit's lib64) is still found first, take that directory off the path.", p.name),
+                )
+                .step(recipes::pip_install(
+                    cx,
+                    vec![PipFlag::Upgrade],
+                    vec![Requirement::AtLeast(name, min)],
+                ))
+                .cost(crate::fix::Cost::download()),
+            );
+        }
+        fixes.push(
+            Fix::new(
+                Code::CudaVersionMismatch,
+                "older-copy-first",
+                FixKind::Advice,
+                format!("Or find the older {lib} loaded first and take its directory off LD_LIBRARY_PATH"),
+                "A CUDA toolkit's lib64 (or a conda environment's lib) ahead of the nvidia-* wheels on LD_LIBRARY_PATH wins: the newer copy installed is then never loaded.",
+            )
+            .step(Step::Manual(format!(
+                "echo $LD_LIBRARY_PATH; find / -name '{lib}*' 2>/dev/null; take the directory holding the older one off LD_LIBRARY_PATH"
+            ))),
+        );
+        d.fixes = crate::fix::rank(fixes);
         return d;
     }
     // numba's NVVM (the toolkit's, found through conda, CUDA_HOME or the nvidia-cuda-nvcc wheel)
