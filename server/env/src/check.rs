@@ -226,7 +226,8 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
     let mut fails = false;
     let mut degraded = false;
     // ld.so stops at the first missing library or version: symbols are then never bound, so
-    // unresolved ones are listed but do not make findings of their own.
+    // unresolved ones are listed but do not make findings of their own — except torch's of
+    // another release or C++ ABI, which providing the missing library would not bind.
     let load_stops = !missing_libs.is_empty();
     // Whether torch's own libraries are among the missing: then torch's symbols cannot be judged.
     let torch_missing = missing_libs
@@ -498,6 +499,11 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
         // Listed before the missing library: the release built for the installed torch is the
         // fix that the library's own dependencies then follow.
         if !after_missing.is_empty() {
+            if why.is_none() {
+                fails = true;
+            } else {
+                degraded = true;
+            }
             let at = report
                 .findings
                 .iter()
@@ -533,18 +539,19 @@ fn check_inner(shared: &SharedExports<'_>, path: &Path, defer: bool) -> Option<L
     Some(report)
 }
 
-/// A mangled name in torch's C++ namespaces (`c10::`, `at::`, `torch::`).
+/// A mangled name in torch's C++ namespaces (`c10::`, `at::`, `torch::`, `caffe2::`), its
+/// vtable and type info included, as macOS spells them too (`__Z…`).
 fn is_torch_name(mangled: &str) -> bool {
-    [
-        "_ZN3c10",
-        "_ZNK3c10",
-        "_ZN2at",
-        "_ZNK2at",
-        "_ZN5torch",
-        "_ZNK5torch",
-    ]
-    .iter()
-    .any(|p| mangled.starts_with(p))
+    let m = mangled
+        .strip_prefix('_')
+        .filter(|r| r.starts_with("_Z"))
+        .unwrap_or(mangled);
+    let m = ["TV", "TI", "TS"]
+        .iter()
+        .find_map(|p| m.strip_prefix("_Z").and_then(|r| r.strip_prefix(p)))
+        .map_or_else(|| m.to_owned(), |r| format!("_Z{r}"));
+    crate::classify::qualified_prefix(&m)
+        .is_some_and(|(_, root)| matches!(root.as_str(), "c10" | "at" | "torch" | "caffe2"))
 }
 
 /// What one unresolved name classifies as, whatever object imports it.
@@ -805,5 +812,25 @@ mod tests {
         assert!(!glibc_at_least("GLIBC_2.39", (2, 41)));
         assert!(!glibc_at_least("GLIBC_PRIVATE", (2, 41)));
         assert!(!glibc_at_least("GLIBCXX_3.4.41", (2, 41)));
+    }
+
+    #[test]
+    fn torch_names_are_read_through_vtables_and_macos_spelling() {
+        use super::is_torch_name;
+        for m in [
+            "_ZN3c105ErrorC1ENS_14SourceLocationESs",
+            "_ZNK2at10TensorBase4sizeEl",
+            "_ZTVN5torch8autograd4NodeE",
+            "__ZN6caffe28TypeMeta21_typeMetaDataInstanceIfEEPKNS_6detail12TypeMetaDataEv",
+        ] {
+            assert!(is_torch_name(m), "{m}");
+        }
+        for m in [
+            "_ZNSt6thread6_StateD2Ev",
+            "_ZN4llvm5Error3fooEv",
+            "cudaMalloc",
+        ] {
+            assert!(!is_torch_name(m), "{m}");
+        }
     }
 }

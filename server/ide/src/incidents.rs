@@ -1599,7 +1599,8 @@ impl Collector {
                         !file.starts_with(['/', '\\'])
                             && *d != m
                             && plain_module(d)
-                            && !matches!(*d, "src" | "lib" | "python" | "cython" | "source")
+                            && *d != "cython"
+                            && !crate::sources::names_no_project(d)
                             && file[d.len()..].starts_with(['/', '\\'])
                     });
                     self.scene
@@ -1790,15 +1791,21 @@ impl Collector {
         }
         // A package's after-the-fact report of its JIT op missing restates any failure the text
         // shows of that op itself (its library missing, its build failing).
-        let op_failed = out.iter().any(|i| {
-            matches!(
-                i.failure,
-                Failure::MissingLibrary { .. } | Failure::UndefinedSymbol { .. }
-            )
-        }) || scene.jit_extension.is_some();
-        if op_failed {
-            out.retain(|i| !matches!(i.failure, Failure::JitOpUnavailable { .. }));
-        }
+        let shown: Vec<String> = out
+            .iter()
+            .filter_map(|i| match &i.failure {
+                Failure::MissingLibrary { name, required_by } => {
+                    Some(format!("{name} {}", required_by.as_deref().unwrap_or("")))
+                }
+                Failure::UndefinedSymbol { library, .. } => library.clone(),
+                _ => None,
+            })
+            .chain(scene.jit_extension.clone())
+            .collect();
+        out.retain(|i| match &i.failure {
+            Failure::JitOpUnavailable { op, .. } => !shown.iter().any(|s| s.contains(op.as_str())),
+            _ => true,
+        });
         // Only several GPU processes of one command are a finding; one process is just a table row.
         let stale = stale_process_groups(&scene.gpu_processes);
         let has_oom = out

@@ -7,20 +7,25 @@ pub fn build_dirs(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     for (at, _) in text.match_indices("pip-") {
         let tail = &text[at..];
-        // `pip-build-env-…` is the isolated build environment: its directories are its tools'.
+        // `pip-build-env-…` is the isolated build environment (its directories are its tools'),
+        // `pip-build-tracker-…` pip's own bookkeeping.
         let len = if tail.starts_with("pip-install-") {
             12
-        } else if tail.starts_with("pip-build-") && !tail.starts_with("pip-build-env-") {
+        } else if tail.starts_with("pip-build-")
+            && !tail.starts_with("pip-build-env-")
+            && !tail.starts_with("pip-build-tracker-")
+        {
             10
         } else {
             continue;
         };
         let rest = &text[at + len..];
-        // pip's random part is a few characters: a separator far away is no such directory
-        // (and a text of `pip-install-` without one stays linear).
+        // pip's random part is a few characters of one word: a separator after a space, a quote
+        // or far away is another path's (and a text of `pip-install-` without one stays linear).
         let Some((sep, _)) = rest
             .char_indices()
             .take(64)
+            .take_while(|(_, c)| !c.is_whitespace() && !matches!(c, '\'' | '"' | '`'))
             .find(|(_, c)| matches!(c, '/' | '\\'))
         else {
             continue;
@@ -67,5 +72,8 @@ mod tests {
         assert!(build_dirs("pip-install-").is_empty());
         assert!(build_dirs(&format!("pip-install-{}", "x".repeat(200))).is_empty());
         assert!(build_dirs("/tmp/pip-install-x/ /").is_empty());
+        // pip -v's own temporary directories, one per line: no project after the random part.
+        assert!(build_dirs("directory: /tmp/pip-install-8xk2ql9p\ndirectory: /var/x/y").is_empty());
+        assert!(build_dirs("/tmp/pip-build-tracker-ab12/x").is_empty());
     }
 }

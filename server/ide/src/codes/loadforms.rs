@@ -1023,22 +1023,22 @@ pub(crate) fn compiled_module_missing(
     d
 }
 
-/// `Failed to dlopen libcuda.so` (cuda-python, ctypes loaders): the driver library is loaded by
-/// name at run time, so the loader's path must reach the driver's directory (WSL keeps it in
-/// `/usr/lib/wsl/lib`).
-/// The toolkit's stub driver library a failure's detail starts with (`…/stubs/libcuda.so:
-/// undefined symbol: …`).
 /// The driver API's error 34 (`CUDA_ERROR_STUB_LIBRARY`): the toolkit's stub answered in
 /// place of the driver, wherever it was loaded from.
 fn stub_error(detail: &str) -> bool {
     detail.contains("STUB_LIBRARY") || detail.contains("cudaErrorStubLibrary")
 }
 
+/// The toolkit's stub driver library a failure's detail starts with (`…/stubs/libcuda.so:
+/// undefined symbol: …`).
 fn stub_library(detail: &str) -> Option<&str> {
     let lib = detail.split(": ").next()?.trim();
     crate::incidents::is_stub_driver(lib).then_some(lib)
 }
 
+/// `Failed to dlopen libcuda.so` (cuda-python, ctypes loaders): the driver library is loaded by
+/// name at run time, so the loader's path must reach the driver's directory (WSL keeps it in
+/// `/usr/lib/wsl/lib`).
 pub(crate) fn is_dlopen_libcuda(detail: &str) -> bool {
     detail.contains("dlopen libcuda")
         || stub_library(detail).is_some()

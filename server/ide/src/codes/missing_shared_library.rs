@@ -1666,7 +1666,7 @@ pub(crate) fn with_system_library(
     lib: &str,
     sys: &'static abidoc_knowledge::system_libs::SystemLibrary,
 ) {
-    let what = sys.what.split(" (").next().unwrap_or(&sys.what);
+    let what = short_what(&sys.what);
     let install = system_library(Code::MissingSharedLibrary, cx, lib, sys);
     let Some(steps) = install.first().map(|f| f.steps.clone()) else {
         return;
@@ -1687,6 +1687,11 @@ pub(crate) fn with_system_library(
             f.kind = FixKind::NeedsRoot;
         }
     }
+}
+
+/// `FFmpeg` of `FFmpeg (the so-number names the major: …)`.
+pub(crate) fn short_what(what: &str) -> &str {
+    what.split(" (").next().unwrap_or(what)
 }
 
 /// The first library `missing` names that is a system library no wheel ships, with its entry.

@@ -107,7 +107,7 @@ pub(crate) fn diagnose(
         d.evidence.push(format!(
             "none of the {} libraries named can load on this machine without {}: {}",
             read.len(),
-            short_what(&sys.what),
+            super::missing_shared_library::short_what(&sys.what),
             read.iter()
                 .filter_map(|(_, f)| f.missing_needed.first().map(String::as_str))
                 .collect::<Vec<_>>()
@@ -136,10 +136,6 @@ fn common_system_library<'a>(
         .then_some((soname, *first_lib, sys))
 }
 
-/// `FFmpeg` of `FFmpeg (the so-number names the major: …)`.
-fn short_what(what: &str) -> &str {
-    what.split(" (").next().unwrap_or(what)
-}
 
 fn fixes(
     cx: &Cx<'_>,
