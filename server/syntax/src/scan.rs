@@ -1800,14 +1800,7 @@ impl<'a> Scanner<'a> {
                     }
                 }
             }
-            out.push(
-                Span::new(l.span(p, p).start, end),
-                EventKind::CudaVersionMismatch {
-                    found,
-                    expected,
-                    detail: cap(&detail).to_owned(),
-                },
-            );
+            out.cuda_mismatch(Span::new(l.span(p, p).start, end), found, expected, &detail);
         }
         // The same check localized by a launcher (Chinese WebUI packs): `检测到的 CUDA 版本 (12.1)
         // 与用于编译 PyTorch (11.8) 的版本不匹配`.
@@ -1817,14 +1810,7 @@ impl<'a> Scanner<'a> {
             let expected = r
                 .find("PyTorch")
                 .and_then(|i| paren_after(&r[i..], "PyTorch"));
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::CudaVersionMismatch {
-                    found,
-                    expected,
-                    detail: cap(r.trim_end()).to_owned(),
-                },
-            );
+            out.cuda_mismatch(l.span(p, s.trim_end().len()), found, expected, r.trim_end());
         }
         // DeepSpeed: `Installed CUDA version 12.1 does not match the version torch was compiled with 11.8`.
         if let Some(p) = s.find("does not match the version torch was compiled with") {
@@ -1835,13 +1821,11 @@ impl<'a> Scanner<'a> {
                 .filter(|v| !v.is_empty());
             let r = s[p + 50..].trim_start();
             let expected = Some(version_token(r).to_owned()).filter(|v| !v.is_empty());
-            out.push(
+            out.cuda_mismatch(
                 l.span(start, s.trim_end().len()),
-                EventKind::CudaVersionMismatch {
-                    found,
-                    expected,
-                    detail: cap(s[start..].trim_end()).to_owned(),
-                },
+                found,
+                expected,
+                s[start..].trim_end(),
             );
         }
         // apex: `Cuda extensions are being compiled with a version of Cuda that does not match
@@ -1856,13 +1840,11 @@ impl<'a> Scanner<'a> {
                         .to_owned()
                 })
                 .filter(|v| !v.is_empty());
-            out.push(
+            out.cuda_mismatch(
                 l.span(start, s.trim_end().len()),
-                EventKind::CudaVersionMismatch {
-                    found: None,
-                    expected,
-                    detail: cap(s[start..].trim_end()).to_owned(),
-                },
+                None,
+                expected,
+                s[start..].trim_end(),
             );
         }
         // k2's setup.py: `PyTorch is built with CUDA version: 11.7.` then, on its next line,
@@ -1894,14 +1876,7 @@ impl<'a> Scanner<'a> {
             // Only the check's two lines, disagreeing, say a mismatch (`Your PyTorch is built
             // with CUDA version: 12.1` alone is a script reporting its setup).
             if found.is_some() && found != expected {
-                out.push(
-                    Span::new(l.span(p, p).start, end),
-                    EventKind::CudaVersionMismatch {
-                        found,
-                        expected,
-                        detail: cap(&detail).to_owned(),
-                    },
-                );
+                out.cuda_mismatch(Span::new(l.span(p, p).start, end), found, expected, &detail);
             }
         }
         cudnn_mismatch(l, out);
@@ -1920,13 +1895,11 @@ impl<'a> Scanner<'a> {
                 .rfind("nvcc")
                 .or_else(|| s[..p].rfind("Value"))
                 .unwrap_or(p);
-            out.push(
+            out.cuda_mismatch(
                 l.span(start, s.trim_end().len()),
-                EventKind::CudaVersionMismatch {
-                    found: None,
-                    expected: None,
-                    detail: cap(s[start..].trim_end()).to_owned(),
-                },
+                None,
+                None,
+                s[start..].trim_end(),
             );
         }
         if let Some(p) = s.find(" is too old; it is version ")
@@ -1938,13 +1911,11 @@ impl<'a> Scanner<'a> {
                 .map(|i| version_token(&s[p + i + 22..]).trim_end_matches([',', '.']))
                 .filter(|v| is_version(v));
             if is_version(found) {
-                out.push(
+                out.cuda_mismatch(
                     l.span(start, s.trim_end().len()),
-                    EventKind::CudaVersionMismatch {
-                        found: Some(found.to_owned()),
-                        expected: expected.map(str::to_owned),
-                        detail: cap(s[start..].trim_end()).to_owned(),
-                    },
+                    Some(found.to_owned()),
+                    expected.map(str::to_owned),
+                    s[start..].trim_end(),
                 );
             }
         }
@@ -1955,14 +1926,7 @@ impl<'a> Scanner<'a> {
             "No supported GPU compute capabilities found",
         ] {
             if let Some(p) = s.find(phrase) {
-                out.push(
-                    l.span(p, s.trim_end().len()),
-                    EventKind::CudaVersionMismatch {
-                        found: None,
-                        expected: None,
-                        detail: cap(s[p..].trim_end()).to_owned(),
-                    },
-                );
+                out.cuda_mismatch(l.span(p, s.trim_end().len()), None, None, s[p..].trim_end());
             }
         }
         // A compiler that does not know the architecture the build asks for: `nvcc fatal :
@@ -2089,13 +2053,11 @@ impl<'a> Scanner<'a> {
                 .get(1)
                 .filter(|v| !v.is_empty())
                 .map(|v| (*v).to_owned());
-            out.push(
+            out.cuda_mismatch(
                 Span::new(l.span(start, start).start, end),
-                EventKind::CudaVersionMismatch {
-                    found,
-                    expected,
-                    detail: cap(&detail).to_owned(),
-                },
+                found,
+                expected,
+                &detail,
             );
         }
     }
@@ -2614,6 +2576,24 @@ impl Out {
     }
     fn full(&self) -> bool {
         self.events.len() > MAX_EVENTS_PER_LINE
+    }
+    /// A CUDA version mismatch the line states, its detail capped.
+    fn cuda_mismatch(
+        &mut self,
+        span: Span,
+        found: Option<String>,
+        expected: Option<String>,
+        detail: &str,
+    ) {
+        let detail = cap(detail).to_owned();
+        self.push(
+            span,
+            EventKind::CudaVersionMismatch {
+                found,
+                expected,
+                detail,
+            },
+        );
     }
 }
 
