@@ -551,7 +551,7 @@ fn is_torch_name(mangled: &str) -> bool {
         .find_map(|p| m.strip_prefix("_Z").and_then(|r| r.strip_prefix(p)))
         .map_or_else(|| m.to_owned(), |r| format!("_Z{r}"));
     crate::classify::qualified_prefix(&m)
-        .is_some_and(|(_, root)| matches!(root.as_str(), "c10" | "at" | "torch" | "caffe2"))
+        .is_some_and(|(_, root)| abidoc_knowledge::is_torch_namespace(&root))
 }
 
 /// What one unresolved name classifies as, whatever object imports it.

@@ -93,12 +93,9 @@ fn strip_tags(s: &str) -> String {
     s.replace("B5cxx11", "")
 }
 
-/// Root namespaces that belong to torch or the C++ runtime, never to an extension's own sources.
-pub const FOREIGN_ROOTS: &[&str] = &[
-    "c10",
-    "at",
-    "torch",
-    "caffe2",
+/// Root namespaces beside torch's ([`abidoc_knowledge::TORCH_CXX_NAMESPACES`]) that belong to
+/// the C++ runtime or CUDA's header libraries, never to an extension's own sources.
+const FOREIGN_ROOTS: &[&str] = &[
     "std",
     "__gnu_cxx",
     "__cxxabiv1",
@@ -112,7 +109,9 @@ pub const FOREIGN_ROOTS: &[&str] = &[
 /// True when a missing mangled symbol looks like it belongs to the extension's own sources.
 pub fn is_own_symbol(missing: &str) -> bool {
     match qualified_prefix(missing) {
-        Some((_, root)) => !FOREIGN_ROOTS.contains(&root.as_str()),
+        Some((_, root)) => {
+            !abidoc_knowledge::is_torch_namespace(&root) && !FOREIGN_ROOTS.contains(&root.as_str())
+        }
         None => false,
     }
 }

@@ -16,8 +16,6 @@ pub enum Owner {
     Unknown,
 }
 
-const TORCH_NAMESPACES: [&str; 5] = ["c10", "at", "torch", "caffe2", "caffe2_pb"];
-
 /// Strips the macOS extra underscore so `__ZN3c10…` reads as `_ZN3c10…`.
 pub fn normalize(symbol: &str) -> &str {
     if symbol.starts_with("__Z") {
@@ -82,7 +80,7 @@ pub fn owner(symbol: &str) -> Owner {
         let name = abidoc_knowledge::demangled_entity(s);
         return match name.split_once("::").map(|(ns, _)| ns.trim()) {
             Some("std" | "__gnu_cxx" | "__cxxabiv1") => Owner::Libstdcxx,
-            Some(ns) if TORCH_NAMESPACES.contains(&ns) => Owner::Torch,
+            Some(ns) if abidoc_knowledge::is_torch_namespace(ns) => Owner::Torch,
             Some("pybind11") => Owner::Python,
             Some(ns) if !ns.is_empty() && !ns.contains([' ', '(']) => Owner::Own,
             _ => Owner::Unknown,
@@ -90,7 +88,7 @@ pub fn owner(symbol: &str) -> Owner {
     }
     match outermost_name(s) {
         Some("std") | Some("__gnu_cxx") | Some("__cxxabiv1") => Owner::Libstdcxx,
-        Some(ns) if TORCH_NAMESPACES.contains(&ns) => Owner::Torch,
+        Some(ns) if abidoc_knowledge::is_torch_namespace(ns) => Owner::Torch,
         // torch's C API mangled as C++ (`_Z16THPVariable_WrapRKN2at10TensorBaseE`), as the
         // torch index counts it.
         Some(n) if n.starts_with("TH") => Owner::Torch,

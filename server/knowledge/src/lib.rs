@@ -59,6 +59,15 @@ pub use packages::{
 pub use releases::WheelName;
 pub use version::Version;
 
+/// The outermost C++ namespaces of torch's own libraries (libc10, libtorch_cpu, libtorch_python
+/// …): a name in one of them is torch's to define, whoever calls it.
+pub const TORCH_CXX_NAMESPACES: [&str; 5] = ["c10", "at", "torch", "caffe2", "caffe2_pb"];
+
+/// Whether an outermost C++ namespace is torch's ([`TORCH_CXX_NAMESPACES`]).
+pub fn is_torch_namespace(ns: &str) -> bool {
+    TORCH_CXX_NAMESPACES.contains(&ns)
+}
+
 /// What a demangled name is about: `tvm::Node` for `typeinfo for tvm::Node`, `vtable for X` and
 /// the like; the name itself otherwise.
 pub fn demangled_entity(demangled: &str) -> &str {

@@ -93,6 +93,11 @@ pub struct Package {
     /// upgrade of the program, never the fix for a library it misses.
     #[serde(default)]
     pub framework: bool,
+    /// The outermost C++ namespaces its own libraries define (`tensorflow`, `tsl`, `xla` for
+    /// TensorFlow): a name in one of them that another package's binding calls comes from this
+    /// framework's libraries, never from torch or the binding's own code.
+    #[serde(default)]
+    pub cxx_namespaces: Vec<String>,
     /// Not on PyPI and no repository URL builds it alone: it is built from a directory of a
     /// project's checkout (gaussian-splatting's rasterizer, Hunyuan3D's), so no command may
     /// install it by name (PyPI's project of that name, if any, is another).
@@ -403,6 +408,14 @@ pub fn package(dist_name: &str) -> Option<&'static Package> {
     idx.by_name
         .get(&normalize_name(dist_name))
         .map(|&i| &idx.packages[i])
+}
+
+/// The package whose libraries define this outermost C++ namespace (`tsl` → TensorFlow); several
+/// may share one (`xla`: TensorFlow and jaxlib), and the first in the table is given.
+pub fn package_for_cxx_namespace(ns: &str) -> Option<&'static Package> {
+    all()
+        .iter()
+        .find(|p| p.cxx_namespaces.iter().any(|n| n == ns))
 }
 
 /// The package a Python module belongs to: a compiled module (`selective_scan_cuda`,

@@ -204,12 +204,8 @@ pub(crate) fn diagnose(
     });
     // Another framework's own namespaces are never a torch extension's (Horovod's TensorFlow
     // binding calling `xla::`, `tensorflow::`): that framework is of another release.
-    let framework_scope = symbols::outermost_name(symbol).is_some_and(|ns| {
-        matches!(
-            ns,
-            "tensorflow" | "xla" | "tsl" | "mxnet" | "paddle" | "phi" | "ov" | "onnxruntime"
-        )
-    });
+    let framework_scope = symbols::outermost_name(symbol)
+        .is_some_and(|ns| abidoc_knowledge::packages::package_for_cxx_namespace(ns).is_some());
     let mut skew = code == Code::ExtensionIncompleteBuild
         && owner == Owner::Own
         && provider.is_none()
