@@ -415,6 +415,10 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("cl.exe", fact::WINDOWS),
     ("MSVC", fact::WINDOWS),
     ("\\Users\\", fact::WINDOWS),
+    // The same paths written with forward slashes (CMake, MSYS, Python's own reprs): the user
+    // folder, and an environment's `Lib` folder, capitalized only on Windows.
+    (":/Users/", fact::WINDOWS),
+    ("/Lib/site-packages/", fact::WINDOWS),
     ("WinError", fact::WINDOWS),
     (".dll", fact::WINDOWS),
     (".pyd", fact::WINDOWS),
@@ -449,10 +453,9 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("ZLUDA", fact::ZLUDA),
     ("Zluda", fact::ZLUDA),
     ("zluda", fact::ZLUDA),
-    // PyTorch by its project name, as people write it in prose and titles.
-    ("PyTorch", fact::PYTORCH),
-    ("Pytorch", fact::PYTORCH),
-    ("pytorch", fact::PYTORCH),
+    // PyTorch by its project name, as people write it in prose and titles (`PyTorch`,
+    // `Pytorch`, `pytorch`).
+    ("ytorch", fact::PYTORCH),
     // macOS: its paths, its libraries, its translation layer.
     ("/Users/", fact::MACOS),
     ("darwin", fact::MACOS),

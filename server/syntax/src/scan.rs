@@ -276,6 +276,12 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CMAKE_CUDA_COMPILER", CUDAHOME),
     ("CMakeDetermineCUDACompiler", CUDAHOME),
     ("No CUDA toolset found", CUDAHOME),
+    // torch's own CMake package config (Caffe2Config.cmake) for a CMake-built extension: `Your
+    // installed Caffe2 version uses CUDA but I cannot find the CUDA` (the line wraps before `libraries`); CMake's
+    // FindCUDA and FindCUDAToolkit modules: `Could NOT find CUDA (missing:
+    // CUDA_TOOLKIT_ROOT_DIR …)`, `Could NOT find CUDAToolkit (missing: …)`.
+    ("uses CUDA but I cannot find the CUDA", CUDAHOME),
+    ("Could NOT find CUDA", CUDAHOME),
     // setup scripts' locate_cuda() (py-faster-rcnn's and its descendants'): `The CUDA lib64 path
     // could not be located in /usr/lib64`.
     (" path could not be located in ", CUDAHOME),
@@ -4990,6 +4996,9 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
         || s.contains("No CMAKE_CUDA_COMPILER could be found")
         || s.contains("CMakeDetermineCUDACompiler") && s.contains("Error")
         || s.contains("No CUDA toolset found")
+        || s.contains("uses CUDA but I cannot find the CUDA")
+        || s.contains("Could NOT find CUDA (missing:")
+        || s.contains("Could NOT find CUDAToolkit (missing:")
         || s.contains("Not compiled with GPU support")
         || s.contains("Not compiled with CUDA support")
         || s.contains("_impl: implementation for device cuda")

@@ -74,6 +74,10 @@ fn windows_procedure_not_found_is_a_symbol_failure() {
         "ImportError: DLL load failed while importing exllamav2_ext: 找不到指定的程序。\n",
         "ImportError: DLL load failed while importing _C: The specified procedure could not be found.\n",
         "ImportError: DLL load failed while importing _C: The specified program could not be found.\n",
+        // Windows' own words in Hungarian, Polish and Turkish.
+        "ImportError: DLL load failed while importing _C: A megadott eljárás nem található.\n",
+        "ImportError: DLL load failed while importing _C: Nie można odnaleźć określonej procedury.\n",
+        "ImportError: DLL load failed while importing _C: Belirtilen yordam bulunamadı.\n",
     ] {
         let got = dll(text);
         assert_eq!(got.len(), 1, "{text}");

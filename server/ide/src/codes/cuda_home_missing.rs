@@ -161,6 +161,30 @@ impl Reads {
     }
 }
 
+/// Finding the installed nvcc and naming its toolkit, in the shell of the system the text
+/// shows: a Windows build looks under NVIDIA's install directory and sets the variable with
+/// cmd.exe's `set` (PowerShell's `$env:`), never `find` and `export`.
+fn find_toolkit_steps(cx: &Cx<'_>, reads: Reads) -> Vec<Step> {
+    if cx.scene.mentions_windows {
+        return vec![
+            Step::Show(Query::CudaCompilersWindows),
+            Step::Manual(format!(
+                "set {}=<the folder above bin\\nvcc.exe that where printed, e.g. C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.1> in the same cmd window (PowerShell: $env:{}=\"…\"), then run the build again",
+                reads.var(),
+                reads.var()
+            )),
+        ];
+    }
+    vec![
+        Step::Show(Query::CudaCompilers),
+        Step::Manual(format!(
+            "export {}=<the directory holding bin/nvcc that find printed, e.g. /usr/local/cuda-12.1>{}",
+            reads.var(),
+            reads.also()
+        )),
+    ]
+}
+
 /// The fixes before ranking: `diagnose` adds its own and ranks them all once. A build that
 /// found no toolkit is also `extension-incomplete-build`'s cause (a package built without its
 /// CUDA half), which files them under its own code.
@@ -191,12 +215,7 @@ pub(crate) fn fixes(
                 },
                 format!("The build looked at ${}, /usr/local/cuda and the nvcc on PATH; a toolkit in /usr/local/cuda-X.Y, /opt or Debian's /usr/lib/nvidia-cuda-toolkit is not seen until {} names it. Pick the one whose version is torch.version.cuda.", reads.var(), if reads == Reads::Path { "PATH" } else { reads.var() }),
             )
-            .step(Step::Show(Query::CudaCompilers))
-            .step(Step::Manual(format!(
-                "export {}=<the directory holding bin/nvcc that find printed, e.g. /usr/local/cuda-12.1>{}",
-                reads.var(),
-                reads.also()
-            )))
+            .steps(find_toolkit_steps(cx, reads))
             .unverified(),
         );
     }

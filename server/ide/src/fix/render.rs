@@ -74,6 +74,12 @@ pub fn argv(step: &Step) -> Option<Vec<String>> {
             s("-path"),
             s("*/bin/nvcc"),
         ],
+        Step::Show(Query::CudaCompilersWindows) => vec![
+            s("where"),
+            s("/r"),
+            s(r"C:\Program Files\NVIDIA GPU Computing Toolkit"),
+            s("nvcc.exe"),
+        ],
         // An import of a namespace package with no code of its own (`nvidia/cudnn/lib` holds
         // only the libraries), written without `;` so that one argument carries it.
         Step::Show(Query::PipCudnnDir) => vec![
@@ -264,9 +270,14 @@ pub fn sh(arg: &str) -> Option<String> {
         && arg
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_./:=,+@%-".contains(&b));
-    let inert = arg
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b"_./:=,+@-<>*~[] ;".contains(&b));
+    // A Windows path's backslashes mean nothing inside double quotes to cmd.exe and PowerShell,
+    // nor to sh unless one ends the argument or doubles (`\\"`, `\\\\`).
+    let lone_backslashes = !arg.ends_with('\\') && !arg.contains("\\\\");
+    let inert = arg.bytes().all(|b| {
+        b.is_ascii_alphanumeric()
+            || b"_./:=,+@-<>*~[] ;".contains(&b)
+            || (b == b'\\' && lone_backslashes)
+    });
     Some(if plain {
         arg.to_owned()
     } else if inert {
@@ -292,6 +303,14 @@ mod tests {
         assert_eq!(sh("numpy<2").as_deref(), Some("\"numpy<2\""));
         assert_eq!(sh("a b$c").as_deref(), Some("'a b$c'"));
         assert_eq!(sh("x%PATH%").as_deref(), Some("x%PATH%"));
+        // A Windows path pastes into cmd.exe, PowerShell and sh alike; a trailing or doubled
+        // backslash would not survive sh's double quotes.
+        assert_eq!(
+            sh(r"C:\Program Files\NVIDIA").as_deref(),
+            Some(r#""C:\Program Files\NVIDIA""#)
+        );
+        assert_eq!(sh(r"C:\a b\").as_deref(), Some(r"'C:\a b\'"));
+        assert_eq!(sh(r"\\srv\a b").as_deref(), Some(r"'\\srv\a b'"));
         assert_eq!(sh("x!y").as_deref(), Some("'x!y'"));
         assert_eq!(sh("a'b").as_deref(), Some("'a'\\''b'"));
         assert_eq!(sh("x\u{15}y"), None);

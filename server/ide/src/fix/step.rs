@@ -132,6 +132,10 @@ pub enum Query {
     /// The CUDA compilers installed in the usual places (`/usr/local/cuda-*`, `/opt`, Debian's
     /// `/usr/lib/nvidia-cuda-toolkit`): a toolkit nothing points at.
     CudaCompilers,
+    /// The same on Windows: the `nvcc.exe` files under NVIDIA's install directory
+    /// (`C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\vX.Y\bin`), by `where.exe`, which
+    /// cmd.exe and PowerShell run alike.
+    CudaCompilersWindows,
     /// The directory of the cuDNN pip installed (`nvidia-cudnn-cuNN`: `…/nvidia/cudnn/lib`).
     PipCudnnDir,
     /// The wheel tags this interpreter's pip accepts (`pip debug --verbose`, its "Compatible

@@ -14,7 +14,10 @@ use super::{Line, Out, cap, non_empty};
 use crate::{DllFailure, EventKind};
 
 /// What Windows prints for "the specified module could not be found" (error 126), in the
-/// languages reports come in: the DLL, or one it needs, is missing.
+/// languages reports come in (the system's message table: English, Chinese, Japanese, German,
+/// French, Spanish, Italian, Russian, Korean, Portuguese, Hungarian, Polish, Turkish, Czech,
+/// Dutch, Swedish, Ukrainian), each by the words its sentence cannot do without: the DLL, or
+/// one it needs, is missing.
 const MODULE_NOT_FOUND: &[&str] = &[
     // Windows' words, and retold (`The module was not found`).
     "module could not be found",
@@ -32,6 +35,14 @@ const MODULE_NOT_FOUND: &[&str] = &[
     "Не найден указанный модуль",
     "지정된 모듈을 찾을 수 없습니다",
     "módulo especificado não pôde ser encontrado",
+    "encontrar o módulo especificado",
+    "megadott modul nem található",
+    "odnaleźć określonego modułu",
+    "Belirtilen modül bulunamad",
+    "modul nebyl nalezen",
+    "opgegeven module niet vinden",
+    "hitta den angivna modulen",
+    "знайти вказаний модуль",
 ];
 
 /// Error 127, "the specified procedure could not be found": the DLL loaded but lacks a function
@@ -49,6 +60,15 @@ const PROCEDURE_NOT_FOUND: &[&str] = &[
     "Не найдена указанная процедура",
     "지정된 프로시저를 찾을 수 없습니다",
     "procedimento especificado não foi encontrado",
+    "encontrar o procedimento especificado",
+    "No se encontró el procedimiento especificado",
+    "megadott eljárás nem található",
+    "odnaleźć określonej procedury",
+    "Belirtilen yordam bulunamad",
+    "procedura nebyla nalezena",
+    "opgegeven procedure niet vinden",
+    "hitta den angivna proceduren",
+    "знайти вказану процедуру",
 ];
 
 /// Error 1114, "a dynamic link library (DLL) initialization routine failed": the DLL loaded and
