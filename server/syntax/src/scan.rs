@@ -446,6 +446,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("wasn't build with CUDA support", XF),
     ("wasn't built with CUDA support", XF),
     ("has been toggled on", FA),
+    // A model's own check for the kernels (Point Transformer V3's `assert flash_attn is not
+    // None, "Make sure flash_attn is installed."`).
+    ("Make sure flash_attn is installed", FA),
     ("does not exist", OPMISS),
     ("load custom C++ ops", CUSTOMOPS),
     ("Skipping import of cpp extensions", CUSTOMOPS),
@@ -5359,6 +5362,16 @@ fn mamba(l: &Line<'_>, out: &mut Out) {
 
 fn flash_attn(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    if let Some(p) = s.find("Make sure flash_attn is installed") {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::FlashAttnUnavailable {
+                // The model's check finds the name unbound: not installed, or its import failed.
+                reason: "flash_attn is not installed, or its import failed".to_owned(),
+            },
+        );
+        return;
+    }
     let Some(p) = s.find("has been toggled on, but it cannot be used") else {
         return;
     };
