@@ -296,6 +296,9 @@ pub struct Scene {
     /// The linker missed a library (`cannot find -lcudart`): the text is a build's link step.
     pub linking: bool,
     pub precompiled_wheel_missing: bool,
+    /// The system killed a compiler or linker of the build (`Killed signal terminated program
+    /// cc1plus`, `Error 137`): out of memory.
+    pub compiler_killed: bool,
     /// The wheel a package's setup.py tried to download (`Guessing wheel URL: …whl`, flash-attn,
     /// mamba-ssm): its name carries the CUDA and C++ ABI setup.py read from the installed torch.
     pub guessed_wheel: Option<String>,
@@ -1684,6 +1687,7 @@ impl Collector {
                 self.scene.build_failed.get_or_insert((span, None));
             }
             EventKind::PrecompiledWheelNotFound => self.scene.precompiled_wheel_missing = true,
+            EventKind::CompilerKilled => self.scene.compiler_killed = true,
             EventKind::GuessingWheelUrl { url } => {
                 self.scene.guessed_wheel.get_or_insert_with(|| url.clone());
             }

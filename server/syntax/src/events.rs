@@ -86,6 +86,10 @@ pub enum EventKind {
     GuessingWheelUrl { url: String },
     /// `Precompiled wheel not found. Building from source...`.
     PrecompiledWheelNotFound,
+    /// The system killed the compiler or linker of a build (`Killed signal terminated program
+    /// cc1plus`, nvcc's `'cicc' died due to signal 9`, make's `Error 137`, MSVC's `compiler is
+    /// out of heap space`): the machine ran out of memory, usually with too many parallel jobs.
+    CompilerKilled,
     /// A pip install the user ran, as its line shows it after a shell or notebook prompt
     /// (`(venv) $ pip install git+https://github.com/princeton-vl/lietorch.git`).
     UserPipInstall { command: String },

@@ -120,6 +120,17 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("WinError 12", WINDLL),
     ("WinError 1114", WINDLL),
     ("LoadLibrary failed with error", WINDLL),
+    // A process Windows would not start because a DLL (or a function in one) is missing, by its
+    // exit status: STATUS_DLL_NOT_FOUND and STATUS_ENTRYPOINT_NOT_FOUND in hex, signed and
+    // unsigned decimal.
+    ("0xC0000135", WINDLL),
+    ("0xc0000135", WINDLL),
+    ("-1073741515", WINDLL),
+    ("3221225781", WINDLL),
+    ("0xC0000139", WINDLL),
+    ("0xc0000139", WINDLL),
+    ("-1073741511", WINDLL),
+    ("3221225785", WINDLL),
     ("CUDA_PATH is set but CUDA wasn", WINDLL),
     ("rror loading ", WINDLL),
     ("rro loading ", WINDLL),
@@ -230,6 +241,13 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Failed building editable", BFAIL),
     ("metadata-generation-failed", BFAIL),
     ("did not run successfully", BFAIL),
+    // A compiler or linker the kernel killed for memory (see `compiler_killed`).
+    ("Killed signal terminated program", BFAIL),
+    ("internal compiler error: Killed", BFAIL),
+    ("due to signal 9", BFAIL),
+    ("terminated with signal 9", BFAIL),
+    ("Error 137", BFAIL),
+    ("out of heap space", BFAIL),
     ("Error building extension '", BFAIL),
     ("legacy-install-failure", BFAIL),
     // pip 19–20's summary of a failed `setup.py install`, and torch's cpp_extension build.
@@ -1271,6 +1289,7 @@ impl<'a> Scanner<'a> {
         }
         if has(BFAIL) {
             build_failed(l, out);
+            compiler_killed(l, out);
         }
         if has(NOTORCH) {
             self.build_requirement_missing(l, out);
@@ -4865,6 +4884,38 @@ fn cython3_noexcept(l: &Line<'_>, out: &mut Out) -> bool {
 /// A build stopped by a version check whose limit the text states (PyO3's newest Python, the
 /// deployment target Python was configured with): the limit, as a version of `subject`, and
 /// the build's failure.
+/// The kernel killed a compiler or linker of the build, which is what running out of memory
+/// looks like from inside it: gcc's `Killed signal terminated program cc1plus` and `internal
+/// compiler error: Killed (program cc1plus)`, nvcc's `'cicc' died due to signal 9 (Kill
+/// signal)`, collect2's `ld terminated with signal 9 [Killed]`, make's `*** [...] Error 137`
+/// (128 + SIGKILL), MSVC's `fatal error C1060: compiler is out of heap space`.
+fn compiler_killed(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let hit = s
+        .find("Killed signal terminated program")
+        .or_else(|| s.find("internal compiler error: Killed"))
+        .or_else(|| {
+            s.find("died due to signal 9")
+                .filter(|_| s.contains("nvcc") || s.contains("cicc") || s.contains("ptxas"))
+        })
+        .or_else(|| s.find("terminated with signal 9"))
+        .or_else(|| {
+            s.find("Error 137")
+                .filter(|&p| s[..p].contains("***") && s[p + 9..].trim().is_empty())
+        })
+        .or_else(|| {
+            s.find("out of heap space")
+                .filter(|_| s.contains("fatal error C"))
+        });
+    if let Some(p) = hit {
+        out.push(l.span(p, s.trim_end().len()), EventKind::CompilerKilled);
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::PipBuildFailed { package: None },
+        );
+    }
+}
+
 fn build_stopped_at(l: &Line<'_>, out: &mut Out, p: usize, subject: &str, limit: &str) {
     if !is_version(limit) {
         return;

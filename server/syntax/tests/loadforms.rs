@@ -606,3 +606,18 @@ fn find_library_loaders_name_the_project() {
     // Prose that merely says a library was not found names none.
     assert!(missing("the PortAudio library not found on my path").is_empty());
 }
+
+#[test]
+fn windows_exit_status_of_a_missing_dll() {
+    // A server's supervisor reporting its child's exit status, signed and in hex.
+    assert_eq!(
+        dll("WARN supervisor: llama-server exited with status code -1073741515, args: x\n"),
+        vec![(None, None, false)]
+    );
+    assert_eq!(
+        dll("Process finished with exit code -1073741511 (0xC0000139)\n"),
+        vec![(None, None, true)]
+    );
+    // The decimal alone, with no exit status beside it, is only a number.
+    assert!(dll("allocated 3221225781 bytes\n").is_empty());
+}

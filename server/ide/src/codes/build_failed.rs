@@ -5,7 +5,9 @@
 //! `error: subprocess-exited-with-error`, `Error building extension 'X'`, a compiler's or ninja's
 //! `error: command '…/nvcc' failed`) is the whole diagnosis:
 //! any cause read in the text (no nvcc, no compiler, torch not visible, a missing header) is
-//! that code's diagnosis instead. A warning: the cause is in lines the paste does not hold.
+//! that code's diagnosis instead. A warning: the cause is in lines the paste does not hold —
+//! but for a compiler or linker the system killed (`Killed signal terminated program cc1plus`,
+//! `Error 137`), which is memory: an error, with fewer parallel jobs first.
 //! Fixes avoid the compile where the package publishes builds (its wheel page, its release
 //! paired with torch), then say how to see the cause.
 
@@ -17,7 +19,7 @@ use crate::kb::{Fetch, Listing};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`, `error: command '…/nvcc' failed`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile.",
     meaning: "pip compiles a package when no wheel on the index fits this Python and platform, and packages that pick their own prebuilt wheel in setup.py (flash-attn, mamba-ssm, causal-conv1d) compile when none fits the installed torch, CUDA and C++ ABI. pip's summary (`Failed building wheel for X`, `× python setup.py bdist_wheel did not run successfully`) comes after the compiler's own output, which holds the cause; a paste that keeps only the summary says that the build failed, not why. Where the package publishes builds elsewhere (its own wheel page per torch and CUDA, a release paired with each torch), installing one needs no compiler at all.",
-    fixes: "1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). A package that does not compile against torch: its newest release with a wheel for this Python and platform (`--only-binary`, which never compiles). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`). Two macOS causes are read and set: distutils' `$MACOSX_DEPLOYMENT_TARGET mismatch: now \"A\" but \"B\"` (the target B, set), and an SDK's `error: Unsupported architecture` for a universal2 build (ARCHFLAGS of this Mac's architecture). A source written for an older Python: a Rust extension whose PyO3 stops below this Python (`newer than PyO3's maximum supported version`), C an older Cython generated (`no member named 'ob_digit'`, 3.12), or CPython C API a release removed or changed (`PyUnicode_AsUnicode` in 3.12, `_PyLong_AsInt` in 3.13: `compat.toml [[python_capi_changed]]`): the package's newest release (made for newer Pythons, with wheels), else an older Python, else PyO3's stable-ABI switch (advice). A kernel the compiler refuses for the older GPUs the build also targets (ptxas' `Feature '…' requires .target sm_80 or higher`, nvcc's `atomicAdd` on `__half` below sm_70): TORCH_CUDA_ARCH_LIST from the highest capability the refusals name, with `+PTX`, then the build again; a GPU older than that gets advice only.",
+    fixes: "0. A compiler or linker the system killed (gcc's `Killed signal terminated program cc1plus`, nvcc's `'cicc' died due to signal 9`, make's `Error 137`, MSVC's `out of heap space`): the machine ran out of memory, an error; MAX_JOBS=2 and CMAKE_BUILD_PARALLEL_LEVEL=2 and the same command again (MAX_JOBS=1 or swap if still killed) first, the builds below after it. 1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). A package that does not compile against torch: its newest release with a wheel for this Python and platform (`--only-binary`, which never compiles). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`). Two macOS causes are read and set: distutils' `$MACOSX_DEPLOYMENT_TARGET mismatch: now \"A\" but \"B\"` (the target B, set), and an SDK's `error: Unsupported architecture` for a universal2 build (ARCHFLAGS of this Mac's architecture). A source written for an older Python: a Rust extension whose PyO3 stops below this Python (`newer than PyO3's maximum supported version`), C an older Cython generated (`no member named 'ob_digit'`, 3.12), or CPython C API a release removed or changed (`PyUnicode_AsUnicode` in 3.12, `_PyLong_AsInt` in 3.13: `compat.toml [[python_capi_changed]]`): the package's newest release (made for newer Pythons, with wheels), else an older Python, else PyO3's stable-ABI switch (advice). A kernel the compiler refuses for the older GPUs the build also targets (ptxas' `Feature '…' requires .target sm_80 or higher`, nvcc's `atomicAdd` on `__half` below sm_70): TORCH_CUDA_ARCH_LIST from the highest capability the refusals name, with `+PTX`, then the build again; a GPU older than that gets advice only.",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -89,6 +91,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
                 "run again keeping the whole output (`python your_script.py 2>&1 | tee build.log`, then `abidoc check build.log`); the build directory is ~/.cache/torch_extensions/<python and CUDA tags>/{ext} (or $TORCH_EXTENSIONS_DIR), whose removal makes the next run rebuild from scratch"
             ))),
         );
+        out_of_memory(cx, &mut d, &mut fixes);
         d.fixes = crate::fix::rank(fixes);
         return d;
     }
@@ -290,8 +293,49 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
             }
         ))),
     );
+    out_of_memory(cx, &mut d, &mut fixes);
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// The system killed the build's compiler or linker: the machine ran out of memory, which a
+/// parallel CUDA build (several GB per nvcc job) reaches on most desktops. The cause is known,
+/// so the failure is an error, and fewer jobs come first; the builds that need no compile stay
+/// after it, and finding the cause in the log no longer applies.
+fn out_of_memory(cx: &Cx<'_>, d: &mut Diagnostic, fixes: &mut Vec<Fix>) {
+    if !cx.scene.compiler_killed {
+        return;
+    }
+    let code = Code::BuildFailed;
+    d.severity = Severity::Error;
+    d.message = format!(
+        "{} ran out of memory: the system killed a compiler or linker (signal 9) while the build ran its jobs in parallel",
+        d.package
+            .as_deref()
+            .map_or_else(|| "a build".to_owned(), |p| format!("{p}'s build"))
+    );
+    d.evidence.push(
+        "a compiler or linker was killed by the system (`Killed`, signal 9, `Error 137`, or MSVC's `out of heap space`): what running out of memory looks like from inside a build".into(),
+    );
+    fixes.retain(|f| !f.id.ends_with("/show-cause"));
+    let steps: Vec<Step> = [("MAX_JOBS", "2"), ("CMAKE_BUILD_PARALLEL_LEVEL", "2")]
+        .iter()
+        .filter_map(|(n, v)| recipes::set_env(n, v))
+        .chain(std::iter::once(Step::Manual(
+            "run the same install or build command again (a Makefile build: make -j2); if it is still killed, MAX_JOBS=1, or add swap".into(),
+        )))
+        .collect();
+    fixes.push(
+        Fix::new(
+            code,
+            "fewer-jobs",
+            FixKind::Configure,
+            "Build again with fewer parallel jobs (MAX_JOBS=2)",
+            "torch's cpp_extension (and the setup.py scripts built on it) runs as many compiler jobs as there are CPUs unless MAX_JOBS says otherwise, and CMake builds as many as CMAKE_BUILD_PARALLEL_LEVEL; each nvcc or cc1plus job of a CUDA kernel file can take several GB, so fewer jobs fit in memory and the build only takes longer.",
+        )
+        .steps(steps)
+        .leading(),
+    );
 }
 
 /// A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm) compiled
