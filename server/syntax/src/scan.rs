@@ -104,6 +104,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Version mismatch: ", VERSION),
     // Intel Extension for PyTorch's check of torch at import.
     ("needs to work with PyTorch ", VERSION),
+    // DeepSpeed's check of its prebuilt ops: `Install torch version=2.1, Runtime torch
+    // version=2.2`.
+    ("Runtime torch version=", VERSION),
     ("JAX plugin ", VERSION),
     ("but this version of jax requires", VERSION),
     ("is newer than and incompatible with jax version", VERSION),
@@ -3526,6 +3529,40 @@ fn framework_version(l: &Line<'_>, out: &mut Out) {
                     installed: installed.to_owned(),
                 },
             );
+        }
+        return;
+    }
+    // DeepSpeed's check of the ops it compiled at install time (op_builder's builder.py), after
+    // `PyTorch version mismatch! DeepSpeed ops were compiled and installed with a different
+    // version than what is being used at runtime.`: `Install torch version=2.1, Runtime torch
+    // version=2.2` (major.minor: that release line).
+    if let Some(p) = s.find("Install torch version=") {
+        let r = &s[p + "Install torch version=".len()..];
+        let line = |v: &str| {
+            let v = v.trim().trim_end_matches(['.', ',']);
+            if v.matches('.').count() == 1 {
+                format!("{v}.*")
+            } else {
+                v.to_owned()
+            }
+        };
+        if let Some((needs, rest)) = r.split_once(", Runtime torch version=") {
+            let installed = rest.split_whitespace().next().unwrap_or("");
+            let (needs, installed) = (line(needs), installed.trim_end_matches(['.', ',']));
+            if [needs.as_str(), installed]
+                .iter()
+                .all(|v| version_text(v) && v.starts_with(|c: char| c.is_ascii_digit()))
+            {
+                out.push(
+                    l.span(p, s.trim_end().len()),
+                    EventKind::FrameworkVersionRequired {
+                        package: "deepspeed".to_owned(),
+                        framework: "PyTorch".to_owned(),
+                        needs,
+                        installed: installed.to_owned(),
+                    },
+                );
+            }
         }
         return;
     }
