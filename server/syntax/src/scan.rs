@@ -137,7 +137,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CUDA_PATH is set but CUDA wasn", WINDLL),
     ("rror loading ", WINDLL),
     ("rro loading ", WINDLL),
-    ("Could not find module ", WINDLL),
+    ("Could not find module", WINDLL),
     ("cannot load library '", WINDLL),
     ("unable to load shared object '", WINDLL),
     // Windows' loader dialog retold (`… because cudnn64_8.dll was not found.`, `MSVCP140.dll is

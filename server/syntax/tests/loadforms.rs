@@ -621,3 +621,13 @@ fn windows_exit_status_of_a_missing_dll() {
     // The decimal alone, with no exit status beside it, is only a number.
     assert!(dll("allocated 3221225781 bytes\n").is_empty());
 }
+
+#[test]
+fn ctypes_sentence_wrapped_before_its_path() {
+    assert_eq!(
+        dll(
+            "FileNotFoundError: Could not find module\n'C:\\x\\lib\\cuda\\ctransformers.dll' (or one of its dependencies). Try using the full path with constructor syntax.\n"
+        ),
+        vec![(None, s(r"C:\x\lib\cuda\ctransformers.dll"), false)]
+    );
+}

@@ -138,6 +138,28 @@ fn windows_status(s: &str) -> Option<(usize, DllFailure)> {
 /// line (`ImportError: DLL load failed … [WinError 126] …`).
 pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
     let s = l.s();
+    // ctypes' sentence wrapped before its quoted path (`FileNotFoundError: Could not find
+    // module` then `'C:\…\x.dll' (or one of its dependencies).`): read with the path.
+    if let Some(p) = s
+        .trim_end()
+        .strip_suffix("Could not find module")
+        .map(str::len)
+        && let Some(n) = next.map(str::trim).filter(|n| n.starts_with(['\'', '"']))
+        && let Some(dll) = quoted_after(
+            &format!("Could not find module {n}"),
+            "Could not find module ",
+        )
+    {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::DllLoadFailed {
+                module: None,
+                dll: Some(dll),
+                why: DllFailure::Missing,
+            },
+        );
+        return;
+    }
     if let Some((p, why)) = windows_status(s) {
         out.push(
             l.span(p, s.trim_end().len()),
