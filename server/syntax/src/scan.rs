@@ -244,6 +244,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Failed building editable", BFAIL),
     ("metadata-generation-failed", BFAIL),
     ("did not run successfully", BFAIL),
+    // Docker BuildKit's summary of a failed `RUN` step: `ERROR: failed to solve: process
+    // "/bin/sh -c pip install flash-attn --no-build-isolation" did not complete successfully:
+    // exit code: 1`.
+    ("did not complete successfully: exit code", BFAIL),
     // A compiler or linker the kernel killed for memory (see `compiler_killed`).
     ("Killed signal terminated program", BFAIL),
     ("internal compiler error: Killed", BFAIL),
@@ -552,6 +556,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("but wrong architecture", FOREIGN),
     ("wrong ELF class", FOREIGN),
     ("not a valid Win32 application", FOREIGN),
+    ("cannot execute binary file", FOREIGN),
     ("x86_64 build of Python on an Apple Silicon", FOREIGN),
     ("llegal instruction", FOREIGN),
     ("ILLEGAL INSTRUCTION", FOREIGN),
@@ -1293,6 +1298,7 @@ impl<'a> Scanner<'a> {
         if has(BFAIL) {
             build_failed(l, out);
             compiler_killed(l, out);
+            docker_run_failed(l, out);
         }
         if has(NOTORCH) {
             self.build_requirement_missing(l, out);
@@ -4921,6 +4927,44 @@ fn cython3_noexcept(l: &Line<'_>, out: &mut Out) -> bool {
 /// A build stopped by a version check whose limit the text states (PyO3's newest Python, the
 /// deployment target Python was configured with): the limit, as a version of `subject`, and
 /// the build's failure.
+/// A Dockerfile's `RUN pip install X …` step that failed, as BuildKit summarizes it: pip failed
+/// installing X (most often building it). The package is the command's first requirement.
+fn docker_run_failed(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(end) = s.find("\" did not complete successfully: exit code") else {
+        return;
+    };
+    let Some(open) = s[..end].find("process \"") else {
+        return;
+    };
+    let process = &s[open + 9..end];
+    let Some(p) = process.find("pip install ") else {
+        return;
+    };
+    let package = process[p + 12..]
+        .split_whitespace()
+        .find(|w| !w.starts_with('-'))
+        .map(|w| {
+            w.trim_matches(['\'', '"'])
+                .split(['=', '<', '>', '[', '@', '~', '!', ';'])
+                .next()
+                .unwrap_or("")
+        })
+        .filter(|n| {
+            !n.is_empty()
+                && n.len() <= 100
+                && n.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
+                && !n.ends_with(".txt")
+                && *n != "."
+        })
+        .map(str::to_owned);
+    out.push(
+        l.span(open, s.trim_end().len()),
+        EventKind::PipBuildFailed { package },
+    );
+}
+
 /// The kernel killed a compiler or linker of the build, which is what running out of memory
 /// looks like from inside it: gcc's `Killed signal terminated program cc1plus` and `internal
 /// compiler error: Killed (program cc1plus)`, nvcc's `'cicc' died due to signal 9 (Kill

@@ -80,6 +80,12 @@ pub(super) fn wrong_architecture(l: &Line<'_>, out: &mut Out) {
             return;
         }
         (p, library, None, None)
+    } else if let Some(p) = s.find("cannot execute binary file: Exec format error") {
+        // bash on a binary built for another CPU (an x86-64 tool or library on an ARM board):
+        // `bash: ./x: cannot execute binary file: Exec format error`. A script without its
+        // interpreter line is no binary file and says otherwise.
+        let before = s[..p].trim_end().trim_end_matches(':');
+        (p, last_path(before), None, None)
     } else {
         return;
     };
