@@ -19,6 +19,7 @@ use crate::{Event, EventKind, GpuArchForm, Parse, Problem, Span};
 mod backends;
 mod cpu;
 mod loadforms;
+mod winstatus;
 pub use loadforms::{is_compiled_name, is_torch_family};
 
 /// Lines longer than this are only analysed in windows around their triggers.

@@ -8,6 +8,7 @@
 //! Each reader takes what its form names (the file, the two architectures, the instruction set,
 //! the two runtimes) from where that form puts it, so a prefixed, quoted or cut line still reads.
 
+use super::winstatus::{NtStatus, windows_status};
 use super::{Line, Out, cap, non_empty};
 use crate::EventKind;
 
@@ -102,42 +103,6 @@ pub(super) fn wrong_architecture(l: &Line<'_>, out: &mut Out) {
     );
 }
 
-/// Windows' STATUS_ILLEGAL_INSTRUCTION, as ctypes' OSError (`[WinError -1073741795] Windows
-/// Error 0xc000001d`) or an exit code prints it: the hex form as a whole token (never inside a
-/// longer number or address, `0xc000001d80`), the decimal forms only beside `WinError` or an
-/// exit code.
-fn windows_illegal_instruction(s: &str) -> Option<usize> {
-    let token_at = |w: &str| {
-        s.match_indices(w).map(|(i, _)| i).find(|&i| {
-            let before = s[..i].bytes().next_back();
-            let after = s.as_bytes().get(i + w.len());
-            !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'-')
-                && !after.is_some_and(u8::is_ascii_alphanumeric)
-        })
-    };
-    let context = [
-        "WinError",
-        "exit code",
-        "exit status",
-        "returned",
-        "Windows Error",
-    ];
-    ["0xc000001d", "0xC000001D"]
-        .iter()
-        .find_map(|w| token_at(w))
-        .or_else(|| {
-            context
-                .iter()
-                .any(|c| s.contains(c))
-                .then(|| {
-                    ["-1073741795", "3221225501"]
-                        .iter()
-                        .find_map(|w| token_at(w))
-                })
-                .flatten()
-        })
-}
-
 /// The CPU met an instruction it does not have.
 pub(super) fn illegal_instruction(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
@@ -153,7 +118,13 @@ pub(super) fn illegal_instruction(l: &Line<'_>, out: &mut Out) {
         .or_else(|| s.find("SIGILL"))
         .or_else(|| s.find("非法指令"))
         .or_else(|| s.find("不正な命令"))
-        .or_else(|| windows_illegal_instruction(s));
+        .or_else(|| {
+            // Windows' STATUS_ILLEGAL_INSTRUCTION, as ctypes' OSError (`[WinError -1073741795]
+            // Windows Error 0xc000001d`) or an exit code prints it.
+            windows_status(s)
+                .filter(|(_, code)| *code == NtStatus::IllegalInstruction)
+                .map(|(p, _)| p)
+        });
     // jaxlib: `This version of jaxlib was built using AVX instructions, which your CPU and/or
     // operating system do not support.`; TensorFlow: `The TensorFlow library was compiled to use
     // AVX instructions, but these aren't available on your machine.` (never TensorFlow's

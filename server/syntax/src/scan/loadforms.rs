@@ -10,6 +10,7 @@
 //! that form puts it (after a quote, inside braces, at the end of a path with either slash), so a
 //! form is recognized however the line around it was prefixed or localized.
 
+use super::winstatus::{NtStatus, windows_status};
 use super::{Line, Out, cap, non_empty};
 use crate::{DllFailure, EventKind};
 
@@ -87,53 +88,6 @@ const INIT_FAILED: &[&str] = &[
     "초기화 루틴을 실패했습니다",
 ];
 
-/// A process that ended with STATUS_DLL_NOT_FOUND (0xC0000135) or STATUS_ENTRYPOINT_NOT_FOUND
-/// (0xC0000139): Windows did not start it because a DLL it links is missing, or lacks a function
-/// it imports. The hex form as a whole token; the decimal forms (`exited with status code
-/// -1073741515`, `returned 3221225781`) only beside an exit status, where no other number means
-/// the same.
-fn windows_status(s: &str) -> Option<(usize, DllFailure)> {
-    let token_at = |w: &str| {
-        s.match_indices(w).map(|(i, _)| i).find(|&i| {
-            let before = s[..i].bytes().next_back();
-            let after = s.as_bytes().get(i + w.len());
-            !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'-')
-                && !after.is_some_and(u8::is_ascii_alphanumeric)
-        })
-    };
-    let exit_status = [
-        "exit code",
-        "exit status",
-        "status code",
-        "returned",
-        "exited with",
-    ]
-    .iter()
-    .any(|c| s.contains(c));
-    let forms: [(&[&str], &[&str], DllFailure); 2] = [
-        (
-            &["0xC0000135", "0xc0000135"],
-            &["-1073741515", "3221225781"],
-            DllFailure::Missing,
-        ),
-        (
-            &["0xC0000139", "0xc0000139"],
-            &["-1073741511", "3221225785"],
-            DllFailure::Procedure,
-        ),
-    ];
-    forms.into_iter().find_map(|(hex, dec, why)| {
-        hex.iter()
-            .find_map(|w| token_at(w))
-            .or_else(|| {
-                exit_status
-                    .then(|| dec.iter().find_map(|w| token_at(w)))
-                    .flatten()
-            })
-            .map(|p| (p, why))
-    })
-}
-
 /// Windows' loader failures. One event per line: the forms repeat each other when they share a
 /// line (`ImportError: DLL load failed … [WinError 126] …`).
 pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
@@ -160,7 +114,13 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
         );
         return;
     }
-    if let Some((p, why)) = windows_status(s) {
+    // A process Windows would not start (STATUS_DLL_NOT_FOUND, STATUS_ENTRYPOINT_NOT_FOUND).
+    let status = windows_status(s).and_then(|(p, code)| match code {
+        NtStatus::DllNotFound => Some((p, DllFailure::Missing)),
+        NtStatus::EntryPointNotFound => Some((p, DllFailure::Procedure)),
+        NtStatus::IllegalInstruction => None,
+    });
+    if let Some((p, why)) = status {
         out.push(
             l.span(p, s.trim_end().len()),
             EventKind::DllLoadFailed {
