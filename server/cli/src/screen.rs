@@ -149,17 +149,11 @@ pub fn render(
                     // A fix that only sets variables has no command line: its exports are it.
                     if commands.is_empty() {
                         for (k, v) in f.env() {
-                            let _ = writeln!(
-                                out,
-                                "     $ export {k}={}",
-                                crate::render::shell_quote(&v)
-                            );
+                            let _ = writeln!(out, "     $ {}", crate::render::env_line(f, &k, &v));
                         }
                     }
                     for c in commands.iter().take(COMMANDS) {
-                        let line: Vec<String> =
-                            c.iter().map(|a| crate::render::shell_quote(a)).collect();
-                        let _ = writeln!(out, "     $ {}", line.join(" "));
+                        let _ = writeln!(out, "     $ {}", crate::render::command_line(f, c));
                     }
                     if commands.len() > COMMANDS {
                         let _ = writeln!(

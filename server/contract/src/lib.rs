@@ -27,6 +27,10 @@ pub fn fix(f: &Fix) -> Value {
     }
     if let Some(s) = f.shell_line() {
         v["shell"] = json!(s);
+        // Only a line for another shell than POSIX sh says which (additive: `cmd` for Windows).
+        if f.shell != abidoc_ide::fix::Shell::Posix {
+            v["shell_dialect"] = json!(f.shell.as_str());
+        }
     }
     if let Some(u) = f.uv_commands() {
         v["uv_commands"] = json!(u);

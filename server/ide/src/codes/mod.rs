@@ -688,6 +688,12 @@ pub(crate) fn diagnose(
     if let (Some(m), true) = (cx.model, traits.model_decides) {
         d.evidence.insert(0, m.describe());
     }
+    // A Windows text gets lines a Windows shell reads (`set K=V`, double quotes).
+    if scene.mentions_windows {
+        for f in &mut d.fixes {
+            f.shell = crate::fix::Shell::Cmd;
+        }
+    }
     Some(d)
 }
 

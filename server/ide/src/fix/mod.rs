@@ -150,6 +150,26 @@ impl Cost {
     }
 }
 
+/// The shell a fix's lines are written for: the platform the text shows. Argument vectors and
+/// the environment map are the same for both; only the lines people paste differ (`export
+/// K=V` and `'…'` quoting, or cmd.exe's `set K=V` and `"…"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Shell {
+    #[default]
+    Posix,
+    /// Windows' cmd.exe (whose `&&` and `"…"` Windows PowerShell 7 reads too).
+    Cmd,
+}
+
+impl Shell {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Shell::Posix => "posix",
+            Shell::Cmd => "cmd",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Fix {
     /// Stable: `<code>/<what>` (`abi-mismatch/companion-release`).
@@ -174,6 +194,8 @@ pub struct Fix {
     /// What stands in the way of this fix working here as written, read from the environment
     /// (no CUDA compiler for a compile): ranked after every fix with nothing in its way.
     pub blocker: Option<String>,
+    /// The shell its lines are written for (see [`Shell`]).
+    pub shell: Shell,
 }
 
 impl Fix {
@@ -278,7 +300,17 @@ impl Fix {
 
     /// The same fix as one shell line, for display.
     pub fn shell_line(&self) -> Option<String> {
-        render::shell_line(&self.steps)
+        render::shell_line(&self.steps, self.shell)
+    }
+
+    /// One argument as this fix's shell reads it; `None` for one it cannot carry safely.
+    pub fn quote(&self, arg: &str) -> Option<String> {
+        render::quote(self.shell, arg)
+    }
+
+    /// Setting one variable in this fix's shell (`export K=V`, `set K=V`).
+    pub fn env_line(&self, name: &str, value: &str) -> Option<String> {
+        render::env_line(self.shell, name, value)
     }
 
     /// The commands in uv's form, when the fix uses pip.

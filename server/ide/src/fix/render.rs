@@ -5,6 +5,7 @@
 //! `!` lines before a shell sees them, so they are quoted for IPython on top of POSIX sh. Every
 //! value is already validated; the quoting and the control-character refusal are a second wall.
 
+use super::Shell;
 use super::step::{CondaChannel, PipFlag, Python, Query, Requirement, Step};
 
 /// The argument vector of a step; `None` for steps that are not commands (environment, advice).
@@ -232,24 +233,65 @@ pub fn notebook(steps: &[Step]) -> Option<String> {
     (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
-/// The fix as one POSIX shell line, for people to read or paste: `export K=V && cmd && cmd`.
-/// `None` when it has no command, or (never for validated steps) when a control character
-/// would reach a terminal's line editor.
-pub fn shell_line(steps: &[Step]) -> Option<String> {
+/// The fix as one shell line, for people to read or paste: `export K=V && cmd && cmd` (cmd.exe:
+/// `set K=V && cmd`). `None` when it has no command, or (never for validated steps) when a
+/// character would reach a terminal's line editor or the shell's own expansion.
+pub fn shell_line(steps: &[Step], shell: Shell) -> Option<String> {
     let mut parts = Vec::new();
+    let mut commands = 0;
     for step in steps {
         match step {
             Step::SetEnv { name, value } => {
-                parts.push(format!("export {name}={}", sh(value.as_str())?));
+                parts.push(env_line(shell, name.as_str(), value.as_str())?);
             }
             Step::Manual(_) => {}
-            other => parts.push(join(&argv(other)?, sh)?),
+            other => {
+                let v = argv(other)?;
+                let quoted: Option<Vec<String>> = v.iter().map(|a| quote(shell, a)).collect();
+                parts.push(quoted?.join(" "));
+                commands += 1;
+            }
         }
     }
-    parts
-        .iter()
-        .any(|p| !p.starts_with("export "))
-        .then(|| parts.join(" && "))
+    (commands > 0).then(|| parts.join(" && "))
+}
+
+/// One argument quoted for `shell`.
+pub fn quote(shell: Shell, arg: &str) -> Option<String> {
+    match shell {
+        Shell::Posix => sh(arg),
+        Shell::Cmd => cmd(arg),
+    }
+}
+
+/// Setting a variable for the commands after it: `export K=V`, or cmd.exe's `set "K=V"`, whose
+/// quotes keep the space before a following `&&` out of the value (`set K=4 && …` sets `4 `).
+pub fn env_line(shell: Shell, name: &str, value: &str) -> Option<String> {
+    match shell {
+        Shell::Posix => Some(format!("export {name}={}", sh(value)?)),
+        Shell::Cmd => cmd(value).map(|_| format!("set \"{name}={value}\"")),
+    }
+}
+
+/// cmd.exe quoting: an argument of plain characters as it is, anything else inside double
+/// quotes, where `&|<>^` are literal; a `"` (which ends the quotes), `%` (expanded even inside
+/// them) or a control character is refused.
+pub fn cmd(arg: &str) -> Option<String> {
+    if arg.chars().any(char::is_control) || arg.contains(['"', '%']) {
+        return None;
+    }
+    let plain = !arg.is_empty()
+        && arg
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./:=,+@-\\".contains(&b));
+    Some(if plain {
+        arg.to_owned()
+    } else {
+        // The program's own argument parser (Microsoft's C runtime) reads backslashes before
+        // the closing quote as escaping it: trailing ones are doubled.
+        let trailing = arg.len() - arg.trim_end_matches('\\').len();
+        format!("\"{arg}{}\"", "\\".repeat(trailing))
+    })
 }
 
 fn join(args: &[String], quote: fn(&str) -> Option<String>) -> Option<String> {
@@ -303,6 +345,14 @@ mod tests {
         assert_eq!(sh("numpy<2").as_deref(), Some("\"numpy<2\""));
         assert_eq!(sh("a b$c").as_deref(), Some("'a b$c'"));
         assert_eq!(sh("x%PATH%").as_deref(), Some("x%PATH%"));
+        // cmd.exe: double quotes only, never a `%` it would expand or a `"` that ends them.
+        assert_eq!(cmd("numpy<2").as_deref(), Some("\"numpy<2\""));
+        assert_eq!(cmd(r"C:\a b\").as_deref(), Some(r#""C:\a b\\""#));
+        assert_eq!(cmd("x%PATH%"), None);
+        assert_eq!(
+            env_line(Shell::Cmd, "MAX_JOBS", "4").as_deref(),
+            Some("set \"MAX_JOBS=4\"")
+        );
         // A Windows path pastes into cmd.exe, PowerShell and sh alike; a trailing or doubled
         // backslash would not survive sh's double quotes.
         assert_eq!(

@@ -82,6 +82,12 @@ pub fn render(text: &str, diags: &[Diagnostic]) -> String {
             if let Some(c) = &f.notebook_cell() {
                 s.push_str(&format!("    cell: {}\n", c.replace('\n', " ⏎ ")));
             }
+            // A Windows text's line, in the shell it is written for.
+            if f.shell != abidoc_ide::fix::Shell::Posix
+                && let Some(line) = f.shell_line()
+            {
+                s.push_str(&format!("    {}: {line}\n", f.shell.as_str()));
+            }
         }
     }
     s
