@@ -108,6 +108,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     // DeepSpeed's check of its prebuilt ops: `Install torch version=2.1, Runtime torch
     // version=2.2`.
     ("Runtime torch version=", VERSION),
+    // The PyTorch index an install used or was told to use (its build label).
+    ("download.pytorch.org/whl/", VERSION),
     ("JAX plugin ", VERSION),
     ("but this version of jax requires", VERSION),
     ("is newer than and incompatible with jax version", VERSION),
@@ -1408,6 +1410,7 @@ impl<'a> Scanner<'a> {
             }
             framework_version(l, out);
             jax_requires_jaxlib(l, out);
+            pytorch_index_label(l, out);
         }
         if has(VERSION) && l.start >= self.no_version_until {
             versions(l, facts, out);
@@ -3611,6 +3614,39 @@ fn framework_version(l: &Line<'_>, out: &mut Out) {
             installed: installed.to_owned(),
         },
     );
+}
+
+/// The build label of the PyTorch index an install used (`Looking in indexes:
+/// https://download.pytorch.org/whl/cu121`, `--index-url https://download.pytorch.org/whl/
+/// nightly/cu128`, a mistyped `…/whl/cu12.6`): the first one the text shows, as written.
+fn pytorch_index_label(l: &Line<'_>, out: &mut Out) {
+    const INDEX: &str = "download.pytorch.org/whl/";
+    let s = l.s();
+    let Some(p) = s.find(INDEX) else {
+        return;
+    };
+    let r = &s[p + INDEX.len()..];
+    let r = r.strip_prefix("nightly/").unwrap_or(r);
+    let label: &str = r
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('.');
+    // A label, not a package's page below the index root (`…/whl/torch/`) or a file name.
+    let label_like = (2..=16).contains(&label.len())
+        && ["cu", "cpu", "rocm", "xpu"]
+            .iter()
+            .any(|p| label.starts_with(p))
+        && !r[label.len()..].starts_with(['-', '_']);
+    if label_like {
+        out.push(
+            l.span(p, p + INDEX.len()),
+            EventKind::Version {
+                subject: "pytorch-index-label".to_owned(),
+                version: label.to_owned(),
+            },
+        );
+    }
 }
 
 /// A version as a framework's check prints it (`2.2.*`, `2.1.0+cu121`).

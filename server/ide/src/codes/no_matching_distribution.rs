@@ -18,7 +18,7 @@ use abidoc_knowledge::Version;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "pip finds no release of a requirement for this Python and platform (`Could not find a version that satisfies the requirement`, `No matching distribution found`).",
     meaning: "pip lists, after `from versions:`, the releases that have a file this interpreter accepts. A pinned release missing from that list was published only for other Python versions or platforms (a release older than this Python, as `torch==1.13.1` under Python 3.12; a package with no Windows or ARM wheels) or lives on another index (`torch==2.1.0+cu118` is on PyTorch's index, not PyPI). An empty list (`none`) means no release at all installs here. The diagnosis compares the pin with the list, the Python the text shows, and, for the packages of the release tables, the newest Python each release has wheels for. Poetry says it as `Unable to find installation candidates for torch (2.5.1+cu124)`: the locked build is on no source pyproject.toml declares (or has no file for this Python or platform).",
-    fixes: "1. A `+cuXYZ` torch build: the same pin from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cuXYZ`). 2. The nearest release pip lists at or after the pin (torch moves its companions with it). 3. A Python the pinned release has wheels for (a virtual environment of that version): advice, since the interpreter is the user's choice. Under Poetry, PyTorch's index declared as an explicit source and named in torch's dependency comes first (pip's flags do not reach it).",
+    fixes: "0. A torch-family release missing from the PyTorch index the text shows (`Looking in indexes: https://download.pytorch.org/whl/cu12.6`): a label written with a dot, or one the release was never built for (compare `gpu.toml [[torch_builds]]`): the release, and the companions the text names at their releases for it, from the index of the label meant, else of the newest build whose CUDA is not above it. 1. A `+cuXYZ` torch build: the same pin from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cuXYZ`). 2. The nearest release pip lists at or after the pin (torch moves its companions with it). 3. A Python the pinned release has wheels for (a virtual environment of that version): advice, since the interpreter is the user's choice. Under Poetry, PyTorch's index declared as an explicit source and named in torch's dependency comes first (pip's flags do not reach it).",
     ..CodeDoc::BASE
 };
 
@@ -169,6 +169,17 @@ pub(crate) fn diagnose(
         .filter(|_| torch_family && !searched_index && !no_such_build)
         .and_then(IndexUrl::pytorch);
     let mut fixes = Vec::new();
+    // The PyTorch index the install looked in has no build of this release: its label is
+    // mistyped (`cu12.6` for `cu126`, a driver's CUDA written as a build) or names a CUDA this
+    // release was never built for (torch 2.4 has cu118, cu121 and cu124).
+    if torch_family
+        && let Some(label) = cx.scene.version_of("pytorch-index-label")
+        && let Some(b) = base
+        && let Some((fix, message)) = index_label(cx, &name, b, label)
+    {
+        d.message = message;
+        fixes.push(fix);
+    }
     if no_such_build
         && let Some(b) = base
         && let Some(req) = recipes::exact(&name, b)
@@ -396,4 +407,73 @@ fn index_unreachable(cx: &Cx<'_>, mut d: Diagnostic, name: &str) -> Diagnostic {
     );
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// A torch-family release pip found nothing of on the PyTorch index the text shows: the build
+/// label that release does have (the one meant when the label is mistyped, else the newest
+/// whose CUDA is not above the label's), for it and the companions the text names, in one
+/// install from that index. Nothing when the label is one of the release's builds (then the
+/// index lacks this Python or platform, which the other fixes say).
+fn index_label(cx: &Cx<'_>, name: &str, release: &str, label: &str) -> Option<(Fix, String)> {
+    use abidoc_knowledge::{compat, gpu};
+    let torch = if name == "torch" {
+        release.to_owned()
+    } else {
+        compat::torch_for_companion(name, release)?.to_owned()
+    };
+    let variants = gpu::torch_variants(&torch);
+    if variants.is_empty() || variants.iter().any(|v| v == label) {
+        return None;
+    }
+    let written = label.replace('.', "");
+    let pick = if variants.contains(&written) {
+        written.clone()
+    } else {
+        let wanted = gpu::variant_cuda(&written)?;
+        variants
+            .iter()
+            .filter(|v| gpu::variant_cuda(v).is_some_and(|c| c <= wanted))
+            .max_by_key(|v| gpu::variant_cuda(v))?
+            .clone()
+    };
+    let index = IndexUrl::pytorch(&pick)?;
+    let mut reqs = vec![recipes::exact("torch", &torch)?];
+    for (companion, version) in [
+        ("torchvision", compat::torchvision_for_torch(&torch)),
+        ("torchaudio", compat::torchaudio_for_torch(&torch)),
+    ] {
+        let named = companion == name || cx.scene.mentions.iter().any(|(_, m)| m == companion);
+        if let (true, Some(v)) = (named, version) {
+            reqs.extend(recipes::exact(companion, v));
+        }
+    }
+    let pins = reqs
+        .iter()
+        .map(crate::fix::render::requirement)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let fix = Fix::new(
+        Code::NoMatchingDistribution,
+        "pytorch-index-label",
+        FixKind::AlignTorch,
+        format!("Install {pins} from PyTorch's {pick} index, a build torch {torch} has"),
+        format!(
+            "PyTorch's index is one per build label (cuXYZ: the CUDA major and minor without a dot); torch {torch} was built for {}. Any of them runs on a driver at least as new as its CUDA.",
+            variants.join(", ")
+        ),
+    )
+    .step(recipes::pip_install(cx, vec![PipFlag::IndexUrl(index)], reqs))
+    .leading();
+    let message = format!(
+        "{name} {release} is not on PyTorch's {label} index, where this install looked: {}; torch {torch}'s builds are {}",
+        match (written != label, variants.contains(&written)) {
+            (true, true) => format!("the label is written {written}, without a dot"),
+            (true, false) => format!(
+                "labels are written without a dot ({written}), and torch {torch} has no {written} build either"
+            ),
+            _ => format!("torch {torch} was never built for {label}"),
+        },
+        variants.join(", ")
+    );
+    Some((fix, message))
 }
