@@ -214,9 +214,8 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
                     "Build it anyway against the stable ABI (PyO3's own switch)",
                     "PyO3 builds for an interpreter newer than it knows when told to use the stable ABI; it works for packages that support abi3 and is a build, not a release made for this Python.",
                 )
-                .step(Step::Manual(
-                    "export PYO3_USE_ABI3_FORWARD_COMPATIBILITY=1, then install again".into(),
-                )),
+                .steps(recipes::set_env("PYO3_USE_ABI3_FORWARD_COMPATIBILITY", "1"))
+                .step(Step::Manual("install again".into())),
             );
         }
         d.fixes = crate::fix::rank(fixes);

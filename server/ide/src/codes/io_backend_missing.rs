@@ -142,7 +142,8 @@ fn program_fixes(cx: &Cx<'_>, package: &str, b: &IoBackend, program: &str) -> Ve
                 format!("{package} reads the program's path from {var} before it looks anywhere else."),
             )
             .step(Step::Manual(format!(
-                "export {var}=<full path of an {program} program>, then start Python again"
+                "{}, then start Python again",
+                recipes::set_in_words(cx, var, &format!("<full path of an {program} program>"))
             ))),
         );
     }

@@ -55,6 +55,16 @@ pub(crate) fn set_env(name: &str, value: &str) -> Option<Step> {
     })
 }
 
+/// Setting a variable in words, for a value only the person knows (`<full path of …>`), in the
+/// shell of the text's platform: `export NAME=…`, or cmd.exe's `set NAME=…` for a Windows text.
+pub(crate) fn set_in_words(cx: &Cx<'_>, name: &str, value: &str) -> String {
+    if cx.scene.mentions_windows {
+        format!("set {name}={value}")
+    } else {
+        format!("export {name}={value}")
+    }
+}
+
 /// `2.5.1` for `2.5.1+cu121`.
 pub(crate) fn short_torch(v: &str) -> &str {
     v.split('+').next().unwrap_or(v)
