@@ -299,6 +299,8 @@ pub struct Scene {
     /// The system killed a compiler or linker of the build (`Killed signal terminated program
     /// cc1plus`, `Error 137`): out of memory.
     pub compiler_killed: bool,
+    /// MSVC said it ran out of heap (`C1060`): out of memory too, with nothing killed.
+    pub compiler_out_of_heap: bool,
     /// The wheel a package's setup.py tried to download (`Guessing wheel URL: …whl`, flash-attn,
     /// mamba-ssm): its name carries the CUDA and C++ ABI setup.py read from the installed torch.
     pub guessed_wheel: Option<String>,
@@ -419,8 +421,9 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("MSVC", fact::WINDOWS),
     ("\\Users\\", fact::WINDOWS),
     // The same paths written with forward slashes (CMake, MSYS, Python's own reprs): the user
-    // folder, and an environment's `Lib` folder, capitalized only on Windows.
-    (":/Users/", fact::WINDOWS),
+    // folder of the system drive (a bare `:/Users/` is also a macOS path list's), and an
+    // environment's `Lib` folder, capitalized only on Windows.
+    ("C:/Users/", fact::WINDOWS),
     ("/Lib/site-packages/", fact::WINDOWS),
     ("WinError", fact::WINDOWS),
     (".dll", fact::WINDOWS),
@@ -453,11 +456,12 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("triton-windows", fact::WINDOWS),
     ("Windows 1", fact::WINDOWS),
     // ZLUDA (torch's CUDA DLLs run on AMD's HIP runtime), in its projects' paths and names.
-    ("ZLUDA", fact::ZLUDA),
-    ("Zluda", fact::ZLUDA),
-    ("zluda", fact::ZLUDA),
-    // PyTorch by its project name, as people write it in prose and titles (`PyTorch`,
-    // `Pytorch`, `pytorch`).
+    // `ZLUDA`, `Zluda`, `zluda`.
+    ("LUDA", fact::ZLUDA),
+    ("luda", fact::ZLUDA),
+    // PyTorch by its project name, as people write it in prose and titles (`PyTorch`; `Pytorch`,
+    // `pytorch`).
+    ("yTorch", fact::PYTORCH),
     ("ytorch", fact::PYTORCH),
     // macOS: its paths, its libraries, its translation layer.
     ("/Users/", fact::MACOS),
@@ -1687,7 +1691,10 @@ impl Collector {
                 self.scene.build_failed.get_or_insert((span, None));
             }
             EventKind::PrecompiledWheelNotFound => self.scene.precompiled_wheel_missing = true,
-            EventKind::CompilerKilled => self.scene.compiler_killed = true,
+            EventKind::CompilerKilled { out_of_heap } => {
+                self.scene.compiler_killed |= !out_of_heap;
+                self.scene.compiler_out_of_heap |= out_of_heap;
+            }
             EventKind::GuessingWheelUrl { url } => {
                 self.scene.guessed_wheel.get_or_insert_with(|| url.clone());
             }

@@ -79,6 +79,10 @@ pub struct FixPayload {
     pub env: std::collections::BTreeMap<String, String>,
     pub notebook_cell: Option<String>,
     pub preferred: bool,
+    /// The shell its lines are written for when not POSIX sh (`cmd` for a text from Windows),
+    /// as the contract's `shell_dialect`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell_dialect: Option<String>,
 }
 
 pub enum TerminalDiagnosis {}

@@ -103,6 +103,8 @@ pub fn fix_payload(f: &Fix) -> FixPayload {
         env: f.env().into_iter().collect(),
         notebook_cell: f.notebook_cell(),
         preferred: f.preferred,
+        shell_dialect: (f.shell != abidoc_ide::fix::Shell::Posix)
+            .then(|| f.shell.as_str().to_owned()),
     }
 }
 
@@ -114,7 +116,19 @@ pub fn scan_report_json(d: &Diagnostic, meta: &abidoc_ide::ScanMeta) -> serde_js
     serde_json::Value::Object(obj)
 }
 
-/// An argument vector as a shell line, for display only (commands are never run through a shell).
+/// An argument vector as a line of `shell` (cmd.exe for a text from Windows), for display only
+/// (commands are never run through a shell).
+pub fn display_command_in(shell: abidoc_ide::fix::Shell, argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            abidoc_ide::fix::render::quote(shell, a)
+                .unwrap_or_else(|| "<refused: not quotable for this shell>".into())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The same as a POSIX sh line.
 pub fn display_command(argv: &[String]) -> String {
     argv.iter()
         .map(|a| {
@@ -166,7 +180,7 @@ pub fn diagnostic_markdown(d: &Diagnostic) -> String {
             }
             md.push('\n');
             for c in &f.commands() {
-                let _ = writeln!(md, "   `{}`", display_command(c));
+                let _ = writeln!(md, "   `{}`", display_command_in(f.shell, c));
             }
         }
     }
@@ -294,16 +308,19 @@ pub fn code_actions(
 /// What `abidoc.showFix` shows for a fix: the commands to type (shell-quoted), the variables to
 /// set, the notebook line. Text only: nothing here is run.
 pub fn fix_text(fix: &FixPayload) -> String {
+    use abidoc_ide::fix::{Shell, render};
+    let shell = match fix.shell_dialect.as_deref() {
+        Some("cmd") => Shell::Cmd,
+        _ => Shell::Posix,
+    };
+    let refused = || "<refused: not quotable for this shell>".to_owned();
     let mut text = format!("{}\n", fix.title);
     for (name, value) in &fix.env {
-        let _ = writeln!(
-            text,
-            "  export {}",
-            display_command(&[format!("{name}={value}")])
-        );
+        let line = render::env_line(shell, name, value).unwrap_or_else(refused);
+        let _ = writeln!(text, "  {line}");
     }
     for argv in &fix.commands {
-        let _ = writeln!(text, "  {}", display_command(argv));
+        let _ = writeln!(text, "  {}", display_command_in(shell, argv));
     }
     if let Some(cell) = fix.notebook_cell.as_ref().filter(|c| !c.trim().is_empty()) {
         let _ = writeln!(text, "In a notebook cell:\n  {}", cell.trim_end());

@@ -89,7 +89,11 @@ pub enum EventKind {
     /// The system killed the compiler or linker of a build (`Killed signal terminated program
     /// cc1plus`, nvcc's `'cicc' died due to signal 9`, make's `Error 137`, MSVC's `compiler is
     /// out of heap space`): the machine ran out of memory, usually with too many parallel jobs.
-    CompilerKilled,
+    CompilerKilled {
+        /// MSVC's own words (`C1060: compiler is out of heap space`): it stopped, nothing
+        /// killed it.
+        out_of_heap: bool,
+    },
     /// A pip install the user ran, as its line shows it after a shell or notebook prompt
     /// (`(venv) $ pip install git+https://github.com/princeton-vl/lietorch.git`).
     UserPipInstall { command: String },

@@ -4975,18 +4975,54 @@ fn docker_run_failed(l: &Line<'_>, out: &mut Out) {
         return;
     };
     let process = &s[open + 9..end];
-    let Some(p) = process.find("pip install ") else {
+    // The last `pip install` of the step's commands is the one that failed (`pip install
+    // --upgrade pip && pip install flash-attn …` stops at flash-attn).
+    let Some(args) = process
+        .split("&&")
+        .flat_map(|c| c.split([';', '|']))
+        .filter_map(|c| c.split_once("pip install ").map(|(_, a)| a))
+        .last()
+    else {
         return;
     };
-    let package = process[p + 12..]
-        .split_whitespace()
-        .find(|w| !w.starts_with('-'))
-        .map(|w| {
-            w.trim_matches(['\'', '"'])
-                .split(['=', '<', '>', '[', '@', '~', '!', ';'])
-                .next()
-                .unwrap_or("")
-        })
+    // Options that take a value: their value is no requirement.
+    const VALUED: [&str; 8] = [
+        "-i",
+        "--index-url",
+        "--extra-index-url",
+        "-f",
+        "--find-links",
+        "-r",
+        "-c",
+        "--requirement",
+    ];
+    let mut words = args.split_whitespace();
+    let mut named = None;
+    while let Some(w) = words.next() {
+        if VALUED.contains(&w) {
+            words.next();
+            continue;
+        }
+        if w.starts_with('-') {
+            continue;
+        }
+        let name = w
+            .trim_matches(['\'', '"'])
+            .split(['=', '<', '>', '[', '@', '~', '!', ';'])
+            .next()
+            .unwrap_or("");
+        // pip's own tools are upgraded before the real install, and torch's wheels are never
+        // built: neither is the build that failed.
+        if !matches!(
+            name.to_ascii_lowercase().as_str(),
+            "pip" | "setuptools" | "wheel" | "torch" | "torchvision" | "torchaudio"
+        ) {
+            named = Some(name);
+            break;
+        }
+        return;
+    }
+    let package = named
         .filter(|n| {
             !n.is_empty()
                 && n.len() <= 100
@@ -5016,7 +5052,15 @@ fn compiler_killed(l: &Line<'_>, out: &mut Out) {
             s.find("died due to signal 9")
                 .filter(|_| s.contains("nvcc") || s.contains("cicc") || s.contains("ptxas"))
         })
-        .or_else(|| s.find("terminated with signal 9"))
+        .or_else(|| {
+            // collect2's `ld terminated with signal 9 [Killed]`: a linker, not any process (a
+            // launcher's `worker process terminated with signal 9` is a run's, not a build's).
+            s.find("terminated with signal 9").filter(|_| {
+                ["collect2", "ld ", "lld", "cc1"]
+                    .iter()
+                    .any(|w| s.contains(w))
+            })
+        })
         .or_else(|| {
             s.find("Error 137")
                 .filter(|&p| s[..p].contains("***") && s[p + 9..].trim().is_empty())
@@ -5026,7 +5070,12 @@ fn compiler_killed(l: &Line<'_>, out: &mut Out) {
                 .filter(|_| s.contains("fatal error C"))
         });
     if let Some(p) = hit {
-        out.push(l.span(p, s.trim_end().len()), EventKind::CompilerKilled);
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::CompilerKilled {
+                out_of_heap: s[p..].starts_with("out of heap space"),
+            },
+        );
         out.push(
             l.span(p, s.trim_end().len()),
             EventKind::PipBuildFailed { package: None },

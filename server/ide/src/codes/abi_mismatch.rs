@@ -696,6 +696,8 @@ pub(crate) fn framework_version(
     {
         fixes.extend(recipes::source_build(code, cx, &pkg, &[]).map(Fix::leading));
     }
+    // Built at install, the package has no release built for a torch: its build is the fix.
+    let rebuilt = !fixes.is_empty();
     if let Some(req) = req {
         let moves = if pip_name == "torch" {
             "torchvision, torchaudio and other compiled extensions must come from releases made for it"
@@ -718,7 +720,7 @@ pub(crate) fn framework_version(
             }),
         );
     }
-    fixes.push(
+    fixes.extend((!rebuilt).then(|| {
         Fix::new(
             code,
             "package-for-framework",
@@ -728,8 +730,8 @@ pub(crate) fn framework_version(
         )
         .step(Step::Manual(format!(
             "find the {package} release built for {framework} {installed}, then pip install {dist}==<that release>"
-        ))),
-    );
+        )))
+    }));
     d.fixes = crate::fix::rank(fixes);
     d
 }

@@ -302,27 +302,44 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
 /// so the failure is an error, and fewer jobs come first; the builds that need no compile stay
 /// after it, and finding the cause in the log no longer applies.
 fn out_of_memory(cx: &Cx<'_>, d: &mut Diagnostic, fixes: &mut Vec<Fix>) {
-    if !cx.scene.compiler_killed {
+    let heap = cx.scene.compiler_out_of_heap;
+    if !cx.scene.compiler_killed && !heap {
         return;
     }
     let code = Code::BuildFailed;
+    let windows = cx.scene.mentions_windows || heap;
     d.severity = Severity::Error;
-    d.message = format!(
-        "{} ran out of memory: the system killed a compiler or linker (signal 9) while the build ran its jobs in parallel",
-        d.package
-            .as_deref()
-            .map_or_else(|| "a build".to_owned(), |p| format!("{p}'s build"))
-    );
-    d.evidence.push(
-        "a compiler or linker was killed by the system (`Killed`, signal 9, `Error 137`, or MSVC's `out of heap space`): what running out of memory looks like from inside a build".into(),
-    );
+    let build = d
+        .package
+        .as_deref()
+        .map_or_else(|| "a build".to_owned(), |p| format!("{p}'s build"));
+    d.message = if heap {
+        format!(
+            "{build} ran out of memory: the compiler (MSVC) ran out of heap space while the build ran its jobs in parallel"
+        )
+    } else {
+        format!(
+            "{build} ran out of memory: the system killed a compiler or linker (signal 9) while the build ran its jobs in parallel"
+        )
+    };
+    // The compiler's errors are this, not a cause of their own.
+    d.evidence
+        .retain(|e| !e.starts_with("the compiler ran and failed"));
+    d.evidence.push(if heap {
+        "MSVC stopped with `out of heap space` (C1060/C1002): the machine's memory, page file included, ran out".into()
+    } else {
+        "a compiler or linker was killed by the system (`Killed`, signal 9, `Error 137`): what running out of memory looks like from inside a build".into()
+    });
     fixes.retain(|f| !f.id.ends_with("/show-cause"));
+    let again = if windows {
+        "run the same install or build command again; if it stops again, MAX_JOBS=1, or a larger Windows page file"
+    } else {
+        "run the same install or build command again (a Makefile build: make -j2); if it is still killed, MAX_JOBS=1, or add swap"
+    };
     let steps: Vec<Step> = [("MAX_JOBS", "2"), ("CMAKE_BUILD_PARALLEL_LEVEL", "2")]
         .iter()
         .filter_map(|(n, v)| recipes::set_env(n, v))
-        .chain(std::iter::once(Step::Manual(
-            "run the same install or build command again (a Makefile build: make -j2); if it is still killed, MAX_JOBS=1, or add swap".into(),
-        )))
+        .chain(std::iter::once(Step::Manual(again.into())))
         .collect();
     fixes.push(
         Fix::new(
@@ -330,7 +347,7 @@ fn out_of_memory(cx: &Cx<'_>, d: &mut Diagnostic, fixes: &mut Vec<Fix>) {
             "fewer-jobs",
             FixKind::Configure,
             "Build again with fewer parallel jobs (MAX_JOBS=2)",
-            "torch's cpp_extension (and the setup.py scripts built on it) runs as many compiler jobs as there are CPUs unless MAX_JOBS says otherwise, and CMake builds as many as CMAKE_BUILD_PARALLEL_LEVEL; each nvcc or cc1plus job of a CUDA kernel file can take several GB, so fewer jobs fit in memory and the build only takes longer.",
+            "torch's cpp_extension (and the setup.py scripts built on it) runs as many compiler jobs as there are CPUs unless MAX_JOBS says otherwise, and CMake builds as many as CMAKE_BUILD_PARALLEL_LEVEL; each nvcc or compiler job of a CUDA kernel file can take several GB, so fewer jobs fit in memory and the build only takes longer.",
         )
         .steps(steps)
         .leading(),

@@ -147,6 +147,17 @@ impl Reads {
         }
     }
 
+    /// The same for cmd.exe (a build on Windows).
+    fn also_windows(self) -> &'static str {
+        match self {
+            Reads::CudaHome => "",
+            Reads::CudaHomeNoUnderscore => {
+                " and set \"PATH=%CUDAHOME%\\bin;%PATH%\" (this setup.py's locate_cuda() reads CUDAHOME, not CUDA_HOME, and PATH)"
+            }
+            Reads::Path => " and set \"PATH=%CUDA_HOME%\\bin;%PATH%\" (the build runs nvcc from PATH)",
+        }
+    }
+
     /// What else to say when the variable alone is not what the build reads.
     fn also(self) -> &'static str {
         match self {
@@ -169,8 +180,9 @@ fn find_toolkit_steps(cx: &Cx<'_>, reads: Reads) -> Vec<Step> {
         return vec![
             Step::Show(Query::CudaCompilersWindows),
             Step::Manual(format!(
-                "set {}=<the folder above bin\\nvcc.exe that where printed, e.g. C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.1> in the same cmd window (PowerShell: $env:{}=\"…\"), then run the build again",
+                "set \"{}=<the folder above bin\\nvcc.exe that where.exe printed, e.g. C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.1>\"{} in the same cmd window (PowerShell: $env:{}=\"…\"), then run the build again",
                 reads.var(),
+                reads.also_windows(),
                 reads.var()
             )),
         ];
@@ -213,7 +225,11 @@ pub(crate) fn fixes(
                     Reads::Path => "Find the CUDA toolkit already installed and put its bin directory on PATH".to_owned(),
                     _ => format!("Find the CUDA toolkit already installed and point {} at it", reads.var()),
                 },
-                format!("The build looked at ${}, /usr/local/cuda and the nvcc on PATH; a toolkit in /usr/local/cuda-X.Y, /opt or Debian's /usr/lib/nvidia-cuda-toolkit is not seen until {} names it. Pick the one whose version is torch.version.cuda.", reads.var(), if reads == Reads::Path { "PATH" } else { reads.var() }),
+                if cx.scene.mentions_windows {
+                    format!("The build looked at {} and the nvcc on PATH; NVIDIA's installer puts each toolkit in C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y and sets CUDA_PATH, which this build does not read. Pick the one whose version is torch.version.cuda.", reads.var())
+                } else {
+                    format!("The build looked at ${}, /usr/local/cuda and the nvcc on PATH; a toolkit in /usr/local/cuda-X.Y, /opt or Debian's /usr/lib/nvidia-cuda-toolkit is not seen until {} names it. Pick the one whose version is torch.version.cuda.", reads.var(), if reads == Reads::Path { "PATH" } else { reads.var() })
+                },
             )
             .steps(find_toolkit_steps(cx, reads))
             .unverified(),
@@ -271,17 +287,24 @@ pub(crate) fn fixes(
     // manager brought in for one binary.
     let conda = cx.world.in_conda() || cx.scene.mentions_conda;
     if !conda {
+        let windows = cx.scene.mentions_windows;
         fixes.push(
             Fix::new(
                 code,
                 "install-toolkit",
                 FixKind::Advice,
                 "Install the CUDA toolkit of torch's CUDA version, then set CUDA_HOME to it",
-                "pip's nvidia-* wheels carry the runtime, not the compiler; NVIDIA's installer or its repository's cuda-toolkit-X-Y package installs nvcc (root), into /usr/local/cuda-X.Y.",
+                if windows {
+                    "pip's nvidia-* wheels carry the runtime, not the compiler; NVIDIA's installer puts nvcc in C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y (an administrator's install)."
+                } else {
+                    "pip's nvidia-* wheels carry the runtime, not the compiler; NVIDIA's installer or its repository's cuda-toolkit-X-Y package installs nvcc (root), into /usr/local/cuda-X.Y."
+                },
             )
-            .step(Step::Manual(
-                "install the CUDA toolkit whose version is torch.version.cuda (https://developer.nvidia.com/cuda-toolkit-archive), then export CUDA_HOME=/usr/local/cuda-X.Y".into(),
-            )),
+            .step(Step::Manual(if windows {
+                "install the CUDA toolkit whose version is torch.version.cuda (https://developer.nvidia.com/cuda-toolkit-archive), then in a new cmd window set \"CUDA_HOME=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y\"".into()
+            } else {
+                "install the CUDA toolkit whose version is torch.version.cuda (https://developer.nvidia.com/cuda-toolkit-archive), then export CUDA_HOME=/usr/local/cuda-X.Y".into()
+            })),
         );
     }
     if conda && let Some(nvcc) = Name::new("cuda-nvcc") {

@@ -172,7 +172,22 @@ pub(crate) fn diagnose(
     // The PyTorch index the install looked in has no build of this release: its label is
     // mistyped (`cu12.6` for `cu126`, a driver's CUDA written as a build) or names a CUDA this
     // release was never built for (torch 2.4 has cu118, cu121 and cu124).
+    // Not when this Python has no wheel of the release anywhere: every version the index
+    // lists for it is newer (local builds counted), or the release tables end below it.
+    let every_listed_newer = pinned.as_ref().is_some_and(|p| {
+        let all: Vec<Version> = available
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|v| Version::parse(v.split('+').next().unwrap_or(v)))
+            .collect();
+        !all.is_empty() && all.iter().all(|v| v > p)
+    });
+    let python_too_new = newest_python
+        .zip(python_of(cx))
+        .is_some_and(|(newest, here)| here > newest);
     if torch_family
+        && !every_listed_newer
+        && !python_too_new
         && let Some(label) = cx.scene.version_of("pytorch-index-label")
         && let Some(b) = base
         && let Some((fix, message)) = index_label(cx, &name, b, label)

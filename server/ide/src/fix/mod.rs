@@ -157,7 +157,7 @@ impl Cost {
 pub enum Shell {
     #[default]
     Posix,
-    /// Windows' cmd.exe (whose `&&` and `"…"` Windows PowerShell 7 reads too).
+    /// Windows' cmd.exe (not PowerShell, whose `set` and `"…"` mean other things).
     Cmd,
 }
 

@@ -76,7 +76,8 @@ pub fn argv(step: &Step) -> Option<Vec<String>> {
             s("*/bin/nvcc"),
         ],
         Step::Show(Query::CudaCompilersWindows) => vec![
-            s("where"),
+            // `.exe` spelled out: in PowerShell a bare `where` is Where-Object.
+            s("where.exe"),
             s("/r"),
             s(r"C:\Program Files\NVIDIA GPU Computing Toolkit"),
             s("nvcc.exe"),
@@ -274,24 +275,58 @@ pub fn env_line(shell: Shell, name: &str, value: &str) -> Option<String> {
 }
 
 /// cmd.exe quoting: an argument of plain characters as it is, anything else inside double
-/// quotes, where `&|<>^` are literal; a `"` (which ends the quotes), `%` (expanded even inside
-/// them) or a control character is refused.
+/// quotes, where `&|<>^` are literal. A `"` inside is escaped for the program's own argument
+/// parser (Microsoft's C runtime: `\"`, backslashes before it and at the end doubled), and then
+/// no character cmd acts on may stand anywhere, since cmd toggles its quoting at every `"`. A
+/// `%` only as a URL's percent-encoding (`%2B`), which an interactive cmd leaves as it is; a
+/// control character is refused.
 pub fn cmd(arg: &str) -> Option<String> {
-    if arg.chars().any(char::is_control) || arg.contains(['"', '%']) {
+    if arg.chars().any(char::is_control) {
+        return None;
+    }
+    let b = arg.as_bytes();
+    let percent_encoded = b
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c == b'%')
+        .all(|(i, _)| {
+            b.get(i + 1..i + 3)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+        });
+    if !percent_encoded {
         return None;
     }
     let plain = !arg.is_empty()
-        && arg
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_./:=,+@-\\".contains(&b));
-    Some(if plain {
-        arg.to_owned()
-    } else {
-        // The program's own argument parser (Microsoft's C runtime) reads backslashes before
-        // the closing quote as escaping it: trailing ones are doubled.
-        let trailing = arg.len() - arg.trim_end_matches('\\').len();
-        format!("\"{arg}{}\"", "\\".repeat(trailing))
-    })
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || b"_./:=,+@-\\".contains(c));
+    if plain {
+        return Some(arg.to_owned());
+    }
+    if arg.contains('"') && arg.contains(['&', '|', '<', '>', '^']) {
+        return None;
+    }
+    let mut out = String::from("\"");
+    let mut backslashes = 0;
+    for c in arg.chars() {
+        match c {
+            '\\' => {
+                backslashes += 1;
+                out.push(c);
+            }
+            '"' => {
+                out.push_str(&"\\".repeat(backslashes + 1));
+                out.push('"');
+                backslashes = 0;
+            }
+            _ => {
+                backslashes = 0;
+                out.push(c);
+            }
+        }
+    }
+    out.push_str(&"\\".repeat(backslashes));
+    out.push('"');
+    Some(out)
 }
 
 fn join(args: &[String], quote: fn(&str) -> Option<String>) -> Option<String> {
@@ -349,6 +384,15 @@ mod tests {
         assert_eq!(cmd("numpy<2").as_deref(), Some("\"numpy<2\""));
         assert_eq!(cmd(r"C:\a b\").as_deref(), Some(r#""C:\a b\\""#));
         assert_eq!(cmd("x%PATH%"), None);
+        assert_eq!(
+            cmd("https://x/a%2Bcu121.whl").as_deref(),
+            Some("\"https://x/a%2Bcu121.whl\"")
+        );
+        assert_eq!(
+            cmd(r#"print(__import__("a.b").c)"#).as_deref(),
+            Some(r#""print(__import__(\"a.b\").c)""#)
+        );
+        assert_eq!(cmd(r#"a "b" & c"#), None);
         assert_eq!(
             env_line(Shell::Cmd, "MAX_JOBS", "4").as_deref(),
             Some("set \"MAX_JOBS=4\"")

@@ -133,8 +133,8 @@ pub enum Query {
     /// `/usr/lib/nvidia-cuda-toolkit`): a toolkit nothing points at.
     CudaCompilers,
     /// The same on Windows: the `nvcc.exe` files under NVIDIA's install directory
-    /// (`C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\vX.Y\bin`), by `where.exe`, which
-    /// cmd.exe and PowerShell run alike.
+    /// (`C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\vX.Y\bin`), by `where.exe`, named
+    /// with its extension so that PowerShell runs it too (its bare `where` is Where-Object).
     CudaCompilersWindows,
     /// The directory of the cuDNN pip installed (`nvidia-cudnn-cuNN`: `…/nvidia/cudnn/lib`).
     PipCudnnDir,
