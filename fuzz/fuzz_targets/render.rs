@@ -2,17 +2,19 @@
 //! log or path puts into a name, version, path, variable or URL either is refused by
 //! `fix::valid`, or reaches the shell line and the notebook cell as exactly one argument each
 //! (splitting the rendered line back as sh and IPython would gives the argument vector again),
-//! with no control character.
+//! with no control character; and in cmd.exe's form, read back by Microsoft's C runtime rules,
+//! one argument each too.
 #![no_main]
-use abidoc_ide::fix::render::{self, ipython, sh};
+use abidoc_ide::fix::render::{self, cmd, ipython, sh};
 use abidoc_ide::fix::{
-    EnvName, EnvValue, Name, Pid, Python, Requirement, SafePath, Step, Version, WheelUrl,
+    EnvName, EnvValue, Name, Pid, Python, Requirement, SafePath, Shell, Step, Version, WheelUrl,
 };
 use libfuzzer_sys::fuzz_target;
 
 /// POSIX sh word splitting of what `sh` produces: bare words, `'…'`, `"…"` holding nothing sh
-/// expands there, and `\'`; `&&` separates commands. `None` on anything `sh` never writes (an
-/// expansion character outside quotes, or `$`, `` ` ``, `\` or `!` inside double quotes).
+/// expands there (a `\` before anything but `$`, `` ` ``, `"`, `\` stays itself), and `\'`; `&&`
+/// separates commands. `None` on anything `sh` never writes (an expansion character outside
+/// quotes, or `$`, `` ` ``, `!` or an escaping `\` inside double quotes).
 fn split(line: &str) -> Option<Vec<Vec<String>>> {
     let mut cmds = vec![Vec::new()];
     let mut word: Option<String> = None;
@@ -42,7 +44,10 @@ fn split(line: &str) -> Option<Vec<Vec<String>>> {
                 loop {
                     match chars.next()? {
                         '"' => break,
-                        '$' | '`' | '\\' | '!' => return None,
+                        '$' | '`' | '!' => return None,
+                        '\\' if matches!(chars.peek(), Some('$' | '`' | '"' | '\\')) => {
+                            return None;
+                        }
                         q => w.push(q),
                     }
                 }
@@ -79,7 +84,89 @@ fn ipython_literal(line: &str) -> Option<String> {
     Some(out)
 }
 
+/// One argument as Microsoft's C runtime reads it from a command line: `"…"` groups, `2n`
+/// backslashes before a `"` are `n` and the quote toggles, `2n+1` are `n` and a literal `"`,
+/// other backslashes are themselves. `None` when cmd.exe would act on the text first (a `%`
+/// not of a URL's percent-encoding, or `&|<>^` outside quotes) or it is not one argument.
+fn cmd_split(line: &str) -> Option<Vec<String>> {
+    let b: Vec<char> = line.chars().collect();
+    let mut args = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quoted = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            '\\' => {
+                let n = b[i..].iter().take_while(|&&x| x == '\\').count();
+                let w = word.get_or_insert_with(String::new);
+                if b.get(i + n) == Some(&'"') {
+                    w.extend(std::iter::repeat_n('\\', n / 2));
+                    if n % 2 == 1 {
+                        w.push('"');
+                        i += n + 1;
+                        continue;
+                    }
+                    i += n;
+                    continue;
+                }
+                w.extend(std::iter::repeat_n('\\', n));
+                i += n;
+                continue;
+            }
+            '"' => {
+                word.get_or_insert_with(String::new);
+                quoted = !quoted;
+            }
+            ' ' if !quoted => {
+                if let Some(w) = word.take() {
+                    args.push(w);
+                }
+            }
+            '&' | '|' | '<' | '>' | '^' if !quoted => return None,
+            '%' => {
+                let hex = b.get(i + 1..i + 3)?;
+                if !hex.iter().all(char::is_ascii_hexdigit) {
+                    return None;
+                }
+                word.get_or_insert_with(String::new).push(c);
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+        i += 1;
+    }
+    if quoted {
+        return None;
+    }
+    if let Some(w) = word.take() {
+        args.push(w);
+    }
+    Some(args)
+}
+
+fn check_cmd_word(raw: &str) {
+    match cmd(raw) {
+        Some(q) => {
+            assert!(!q.chars().any(char::is_control), "{q:?}");
+            assert_eq!(cmd_split(&q), Some(vec![raw.to_owned()]), "cmd {raw:?} -> {q:?}");
+        }
+        None => {
+            let percent_ok = raw.match_indices('%').all(|(i, _)| {
+                raw.get(i + 1..i + 3)
+                    .is_some_and(|h| h.chars().all(|c| c.is_ascii_hexdigit()))
+            });
+            assert!(
+                raw.chars().any(char::is_control)
+                    || !percent_ok
+                    || raw.contains('"') && raw.contains(['&', '|', '<', '>', '^']),
+                "cmd refused {raw:?}"
+            );
+        }
+    }
+}
+
 fn check_word(raw: &str) {
+    check_cmd_word(raw);
     if let Some(q) = sh(raw) {
         assert!(!q.chars().any(char::is_control), "{q:?}");
         assert_eq!(split(&q), Some(vec![vec![raw.to_owned()]]), "sh {raw:?} -> {q:?}");
@@ -141,7 +228,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(!a.chars().any(char::is_control), "{a:?}");
         }
     }
-    if let Some(line) = render::shell_line(&steps) {
+    if let Some(line) = render::shell_line(&steps, Shell::Posix) {
         let got = split(&line).unwrap_or_else(|| panic!("unsplittable: {line:?}"));
         let want: Vec<Vec<String>> = steps
             .iter()
