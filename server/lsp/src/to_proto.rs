@@ -502,6 +502,27 @@ mod tests {
             fix_text(&env),
             "Point the loader at CUDA\n  export LD_LIBRARY_PATH=/usr/local/cuda/lib64\nIn a notebook cell:\n  %env LD_LIBRARY_PATH=/usr/local/cuda/lib64"
         );
+        // A fix for a text from Windows shows cmd.exe's lines.
+        let windows = FixPayload {
+            title: "Build with fewer jobs".into(),
+            commands: vec![vec![
+                "python".into(),
+                "-m".into(),
+                "pip".into(),
+                "install".into(),
+                "numpy<2".into(),
+            ]],
+            env: [("MAX_JOBS".to_owned(), "2".to_owned())]
+                .into_iter()
+                .collect(),
+            notebook_cell: None,
+            preferred: true,
+            shell_dialect: Some("cmd".into()),
+        };
+        assert_eq!(
+            fix_text(&windows),
+            "Build with fewer jobs\n  set \"MAX_JOBS=2\"\n  python -m pip install \"numpy<2\""
+        );
     }
 
     #[test]
