@@ -2381,8 +2381,16 @@ impl<'a> Scanner<'a> {
                 },
             );
         }
-        if let Some(p) = s.find("Unknown CUDA arch (") {
-            let arch = s[p + 19..].split(')').next().unwrap_or("");
+        // The message, not the source line that formats it (`"Unknown CUDA arch ({}) or GPU not
+        // supported".format(arch)` in a traceback's frame): an architecture is digits, dots,
+        // `+PTX`.
+        if let Some(p) = s.find("Unknown CUDA arch (")
+            && let arch = s[p + 19..].split(')').next().unwrap_or("")
+            && arch.starts_with(|c: char| c.is_ascii_digit())
+            && arch
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b".+_".contains(&c))
+        {
             out.push(
                 l.span(p, s.trim_end().len()),
                 EventKind::ToolkitArchRefused {

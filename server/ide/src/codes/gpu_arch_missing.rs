@@ -423,9 +423,10 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
             // on another node, the very way a binary comes to lack this GPU.
             f.steps.insert(
                 0,
-                Step::Manual(
-                    "before the commands: export TORCH_CUDA_ARCH_LIST=\"<this GPU's compute capability, e.g. 8.6>+PTX\" (nvidia-smi --query-gpu=compute_cap --format=csv), so the build compiles for this GPU whatever GPUs it sees".into(),
-                ),
+                Step::Manual(format!(
+                    "before the commands: {} (nvidia-smi --query-gpu=compute_cap --format=csv), so the build compiles for this GPU whatever GPUs it sees",
+                    recipes::set_in_words(cx, "TORCH_CUDA_ARCH_LIST", "<this GPU's compute capability, e.g. 8.6>+PTX")
+                )),
             );
         }
         fixes.push(f);
@@ -664,9 +665,10 @@ pub(crate) fn toolkit_refuses(
                 "Name this GPU's architecture for the build, then build again",
                 "torch's cpp_extension reads TORCH_CUDA_ARCH_LIST, CMake builds CMAKE_CUDA_ARCHITECTURES; set, they replace the detection that came out empty.",
             )
-            .step(Step::Manual(
-                "export TORCH_CUDA_ARCH_LIST=\"<compute capability, e.g. 8.6>\" (a CMake build: CMAKE_CUDA_ARCHITECTURES=86), then run the build again".into(),
-            ))
+            .step(Step::Manual(format!(
+                "{} (a CMake build: CMAKE_CUDA_ARCHITECTURES=86), then run the build again",
+                recipes::set_in_words(cx, "TORCH_CUDA_ARCH_LIST", "<compute capability, e.g. 8.6>")
+            )))
             .filled_in_with("this GPU's compute capability (nvidia-smi --query-gpu=compute_cap --format=csv)"),
         ];
         return d;
@@ -762,9 +764,10 @@ pub(crate) fn toolkit_refuses(
                 format!("Build without {arch}: set TORCH_CUDA_ARCH_LIST to architectures this torch knows"),
                 "cpp_extension reads TORCH_CUDA_ARCH_LIST (or the GPUs it sees) and refuses names its torch release predates; a list of older architectures (with +PTX on the newest, which the driver compiles for newer GPUs) builds.",
             )
-            .step(Step::Manual(
-                "export TORCH_CUDA_ARCH_LIST=\"8.0;8.6+PTX\" (architectures this torch lists), then run the build again".into(),
-            )),
+            .step(Step::Manual(format!(
+                "{} (architectures this torch lists), then run the build again",
+                recipes::set_in_words(cx, "TORCH_CUDA_ARCH_LIST", "8.0;8.6+PTX")
+            ))),
         );
         fixes.push(
             Fix::new(

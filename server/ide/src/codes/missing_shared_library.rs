@@ -1222,7 +1222,12 @@ fn install_system_library(
             .step(recipes::pip_install(cx, Vec::new(), reqs)),
         ];
     }
-    let alternatives = manager_alternatives(sys);
+    let mut alternatives = manager_alternatives(sys);
+    // A macOS library with no Homebrew formula in the table, or a Windows text: no Linux package
+    // manager applies.
+    if lib.ends_with(".dylib") || cx.scene.mentions_windows {
+        alternatives.retain(|a| a.starts_with("conda:"));
+    }
     // `what` may carry a remark in parentheses (how so-numbers name FFmpeg's majors): the
     // reason keeps it, the title does not.
     let title = format!(
@@ -1373,9 +1378,11 @@ pub(crate) fn cuda_setup_failed(
             "Or keep this release and put the CUDA runtime it looks for on the loader's path",
             "Older releases load libcudart from LD_LIBRARY_PATH (or BNB_CUDA_VERSION picks the library for another CUDA); `python -m bitsandbytes` prints what it found.",
         )
-        .step(Step::Manual(
-            "export LD_LIBRARY_PATH=<the directory with libcudart.so, e.g. site-packages/nvidia/cuda_runtime/lib or /usr/local/cuda/lib64>:$LD_LIBRARY_PATH".into(),
-        )),
+        .step(Step::Manual(if cx.scene.mentions_windows {
+            "set \"PATH=<the folder with cudart64_NN.dll, e.g. site-packages\\nvidia\\cuda_runtime\\bin or the CUDA toolkit's bin>;%PATH%\" in the window that starts Python".into()
+        } else {
+            "export LD_LIBRARY_PATH=<the directory with libcudart.so, e.g. site-packages/nvidia/cuda_runtime/lib or /usr/local/cuda/lib64>:$LD_LIBRARY_PATH".into()
+        })),
     );
     d.fixes = crate::fix::rank(fixes);
     d

@@ -55,11 +55,15 @@ pub(crate) fn set_env(name: &str, value: &str) -> Option<Step> {
     })
 }
 
-/// Setting a variable in words, for a value only the person knows (`<full path of …>`), in the
-/// shell of the text's platform: `export NAME=…`, or cmd.exe's `set NAME=…` for a Windows text.
+/// Setting a variable in words, for a value only the person knows (`<full path of …>`) or one
+/// written as a pattern, in the shell of the text's platform: `export NAME=…` (the value in
+/// double quotes where sh would split or expand it), or cmd.exe's `set "NAME=…"` for a Windows
+/// text (cmd keeps quotes inside a value as part of it).
 pub(crate) fn set_in_words(cx: &Cx<'_>, name: &str, value: &str) -> String {
     if cx.scene.mentions_windows {
-        format!("set {name}={value}")
+        format!("set \"{name}={value}\"")
+    } else if value.contains([' ', ';', '<', '>', '|', '&', '*', '?', '(', ')']) {
+        format!("export {name}=\"{value}\"")
     } else {
         format!("export {name}={value}")
     }
