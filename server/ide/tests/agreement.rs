@@ -105,10 +105,12 @@ fn fix_agrees(c: &Case, d: &Diagnostic) -> bool {
             .iter()
             .any(|s| matches!(s, Step::SetEnv { name: n, .. } if n.as_str() == name))
             || f.advice().iter().any(|a| {
-                // `export NAME=…`, cmd.exe's `set NAME=…` and PowerShell's `$env:NAME=…`, or
+                // `export NAME=…`, cmd.exe's `set NAME=…` or `set "NAME=…"` and PowerShell's
+                // `$env:NAME=…`, or
                 // `NAME=… command` (the variable set for that command).
                 a.contains(&format!("export {name}="))
                     || a.starts_with(&format!("set {name}="))
+                    || a.contains(&format!("set \"{name}="))
                     || a.contains(&format!("$env:{name}="))
                     || a.split("; ")
                         .any(|part| part.trim_start().starts_with(&format!("{name}=")))
