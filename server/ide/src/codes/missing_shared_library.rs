@@ -290,13 +290,37 @@ pub(crate) fn older_copy(
                 "The wheels were built with the {what} pip installs there; an older {lib} found earlier on the path (a system CUDA in LD_LIBRARY_PATH, another package's copy) lacks `{symbol}`."
             ),
         )
-        .steps(recipes::set_env("LD_LIBRARY_PATH", path.as_str()));
+        .steps(recipes::set_env(
+            if on_macos(cx, lib) {
+                "DYLD_LIBRARY_PATH"
+            } else {
+                "LD_LIBRARY_PATH"
+            },
+            path.as_str(),
+        ));
         if !cx.world.ctx.use_env {
             f = f.unverified();
         }
         fixes.push(f);
     }
-    fixes.push(
+    let older = if on_macos(cx, lib) {
+        // macOS: otool shows the install names a library asks for, dyld's variable is another.
+        Fix::new(
+            code,
+            "find-older-copy",
+            FixKind::Advice,
+            format!("Find the older {lib} dyld takes, and take its directory off DYLD_LIBRARY_PATH"),
+            "`otool -L` on the failing library shows the install name it asks for; a copy earlier on DYLD_LIBRARY_PATH (or another environment's lib) is found first.",
+        )
+        .step(Step::Manual(format!(
+            "otool -L {} | grep {}",
+            needer.unwrap_or("<the failing library>"),
+            lib.split('.').next().unwrap_or(lib)
+        )))
+        .step(Step::Manual(
+            "export DYLD_LIBRARY_PATH=<the same list without that directory>, then start Python again".into(),
+        ))
+    } else {
         Fix::new(
             code,
             "find-older-copy",
@@ -308,8 +332,8 @@ pub(crate) fn older_copy(
         .step(Step::Manual(
             "export LD_LIBRARY_PATH=<the same list without that directory> (often a CUDA toolkit's /usr/local/cuda*/lib64), then start Python again".into(),
         ))
-        .unverified(),
-    );
+    };
+    fixes.push(older.unverified());
     d.fixes = crate::fix::rank(fixes);
     d
 }
@@ -471,7 +495,14 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
                 format!("Let the loader find {lib} in {dir}"),
                 "The library exists on this machine but outside the loader's search path.",
             )
-            .steps(recipes::set_env("LD_LIBRARY_PATH", dir.as_str())),
+            .steps(recipes::set_env(
+                if on_macos(cx, lib) {
+                    "DYLD_LIBRARY_PATH"
+                } else {
+                    "LD_LIBRARY_PATH"
+                },
+                dir.as_str(),
+            )),
         );
     }
     // A package that opens the runtime itself has a release for the runtime at hand: the
@@ -607,7 +638,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
     {
         fixes.extend(recipes::source_build(code, cx, p, &[]));
     }
-    last_resort(lib, torch_lib, &mut fixes);
+    last_resort(lib, torch_lib, on_macos(cx, lib), &mut fixes);
     crate::fix::rank(fixes)
 }
 
@@ -791,7 +822,7 @@ fn aligned(cx: &Cx<'_>, d: &Diagnostic, key: &str, torch_lib: bool, pkg: Option<
 
 /// What stays when no table knows the library: torch's core libraries imported before torch,
 /// another torch's library, else finding its provider.
-fn last_resort(lib: &str, torch_lib: bool, fixes: &mut Vec<Fix>) {
+fn last_resort(lib: &str, torch_lib: bool, macos: bool, fixes: &mut Vec<Fix>) {
     let code = Code::MissingSharedLibrary;
     if torch_core_library(lib) {
         fixes.insert(
@@ -818,6 +849,28 @@ fn last_resort(lib: &str, torch_lib: bool, fixes: &mut Vec<Fix>) {
                 "torch libraries are renamed and split between releases; torchaudio, torchvision and other extensions must come from the release matching torch. `abidoc scan` names every package built for another torch.",
             )
             .step(Step::Manual("pin the package to the release built for the installed torch".into())),
+        );
+    }
+    // macOS' loader (dyld) reads DYLD_LIBRARY_PATH, and has neither ldconfig nor apt.
+    if fixes.is_empty() && macos {
+        fixes.push(
+            Fix::new(
+                code,
+                "find-provider",
+                FixKind::Advice,
+                format!(
+                    "Find which package should provide {lib} and install it, or add its directory to DYLD_LIBRARY_PATH"
+                ),
+                "`abidoc scan` lists every library whose needed libraries are not found, with their owners. dyld looks in the install name's directory (`Library not loaded: …`) and then DYLD_LIBRARY_PATH.",
+            )
+            .step(Step::Manual(if crate::fix::valid::plain_file_name(lib) {
+                format!(
+                    "find {lib}: on this Mac `find / -name '{lib}' 2>/dev/null`; as a package, the Homebrew formula (`brew search`) or conda-forge package of the project that ships it; install that, or, when the file is already on the Mac, export DYLD_LIBRARY_PATH=<the directory holding it>:$DYLD_LIBRARY_PATH"
+                )
+            } else {
+                "find the package that ships the library, install it (Homebrew or conda-forge), or, when the file is already on the Mac, export DYLD_LIBRARY_PATH=<the directory holding it>:$DYLD_LIBRARY_PATH".to_owned()
+            }))
+            .unverified(),
         );
     }
     if fixes.is_empty() {
@@ -1297,8 +1350,12 @@ fn install_system_library(
     }
 }
 
-/// A CUDA library's unversioned development name (`libcurand.so`), which only the linker asks
-/// for (`cannot find -lcurand`): the loader always asks for the numbered file.
+/// The library is missing on macOS: its name is a `.dylib`, or the text is a Mac's (its paths,
+/// `darwin` modules) and not Windows'.
+fn on_macos(cx: &Cx<'_>, lib: &str) -> bool {
+    lib.ends_with(".dylib") || cx.scene.mentions_macos && !cx.scene.mentions_windows
+}
+
 /// One of the libraries cuDNN splits into and opens itself (`libcudnn_<part>.so.N`), not the
 /// `libcudnn.so.N` an extension links.
 fn cudnn_sub_library(lib: &str) -> bool {
