@@ -5,7 +5,8 @@
 //! Produced by a version-not-found line naming a `GLIBCXX_`/`CXXABI_` version, and by an
 //! undefined symbol that libstdc++ owns. Fixes load a newer libstdc++ first, user-level: the
 //! conda environment's own lib/ (never the directory of the old library itself), a newer
-//! libstdc++ found on disk through `LD_PRELOAD`, or conda-forge's `libstdcxx-ng`.
+//! libstdc++ found on disk through `LD_PRELOAD`, or conda-forge's `libstdcxx-ng`. On macOS,
+//! whose C++ runtime is libc++, a module asking for libstdc++'s names is rebuilt with clang.
 
 use super::symbols::Case;
 use super::{Code, CodeDoc, Cx, recipes, version_needer};
@@ -15,7 +16,7 @@ use crate::fix::{CondaChannel, Fix, FixKind, Name, Requirement, SafePath, Step};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`GLIBCXX_*`/`CXXABI_*` version not found, or libstdc++ symbols undefined: an older libstdc++ is loaded than the one the extension was built with.",
     meaning: "An extension compiled with a newer GCC needs symbol versions of libstdc++ (`GLIBCXX_3.4.30`) that an older libstdc++ lacks. Which libstdc++ a process gets is decided by who loads one first: often the system's, found before a conda environment's newer one, or an old one bundled by another package.",
-    fixes: "1. Load the conda environment's own libstdc++ first (`LD_LIBRARY_PATH` to its lib/, never to the directory whose libstdc++ is too old). 2. `LD_PRELOAD` a newer libstdc++ abidoc found on disk. 3. Upgrade the environment's libstdc++ (`conda install -c conda-forge libstdcxx-ng`). Setting variables is safe; installs need confirmation; nothing needs root.",
+    fixes: "1. Load the conda environment's own libstdc++ first (`LD_LIBRARY_PATH` to its lib/, never to the directory whose libstdc++ is too old). 2. `LD_PRELOAD` a newer libstdc++ abidoc found on disk. 3. Upgrade the environment's libstdc++ (`conda install -c conda-forge libstdcxx-ng`). Setting variables is safe; installs need confirmation; nothing needs root. On macOS (libc++ is its C++ runtime) a libstdc++ symbol means a GCC build: rebuild with `CC=clang CXX=clang++`.",
     ..CodeDoc::BASE
 };
 
@@ -99,6 +100,44 @@ fn runtime(library: &str) -> Runtime {
 }
 
 pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
+    // macOS' C++ runtime is libc++: a module asking for libstdc++'s names was built with GCC
+    // (Homebrew's g++), and no libstdc++ to load first is the fix there.
+    let darwin = d
+        .library
+        .as_deref()
+        .is_some_and(|l| l.ends_with(".dylib") || l.contains("-darwin.so"))
+        || cx.scene.mentions_macos && !cx.scene.mentions_windows;
+    if darwin {
+        d.message = format!(
+            "{} needs `{}` from libstdc++ (GCC's C++ runtime), but macOS' C++ runtime is libc++: it was built with GCC rather than Apple's clang{}",
+            c.who, c.name, c.cut
+        );
+        d.explanation = Some("On macOS Python extensions link libc++, Apple clang's C++ runtime. A module compiled with GCC (Homebrew's g++, a CC/CXX pointing at it) asks for libstdc++'s names (`std::__cxx11::basic_string`), which libc++ does not define.".into());
+        let rebuild = Fix::new(
+            Code::LibstdcxxMismatch,
+            "rebuild-with-clang",
+            FixKind::SourceBuild,
+            "Build it again with Apple's clang (CC=clang CXX=clang++)",
+            "clang compiles against libc++, the runtime macOS loads; unset any CC/CXX that points at Homebrew's gcc first.",
+        )
+        .steps(recipes::set_env("CC", "clang"))
+        .steps(recipes::set_env("CXX", "clang++"));
+        let rebuild = match d.package.as_deref().and_then(Name::new) {
+            Some(pkg) => rebuild.step(recipes::pip_install(
+                cx,
+                vec![
+                    crate::fix::PipFlag::NoCacheDir,
+                    crate::fix::PipFlag::ForceReinstall,
+                    crate::fix::PipFlag::NoDeps,
+                    crate::fix::PipFlag::NoBinary(pkg.clone()),
+                ],
+                vec![Requirement::Any(pkg)],
+            )),
+            None => rebuild.step(Step::Manual("run the package's build or install again".into())),
+        };
+        d.fixes = vec![rebuild];
+        return;
+    }
     d.message = format!(
         "{} needs `{}` from libstdc++, but the libstdc++ loaded first is older than the one it was built with{}",
         c.who, c.name, c.cut
