@@ -851,48 +851,45 @@ fn last_resort(lib: &str, torch_lib: bool, macos: bool, fixes: &mut Vec<Fix>) {
             .step(Step::Manual("pin the package to the release built for the installed torch".into())),
         );
     }
-    // macOS' loader (dyld) reads DYLD_LIBRARY_PATH, and has neither ldconfig nor apt.
-    if fixes.is_empty() && macos {
-        fixes.push(
-            Fix::new(
-                code,
-                "find-provider",
-                FixKind::Advice,
-                format!(
-                    "Find which package should provide {lib} and install it, or add its directory to DYLD_LIBRARY_PATH"
-                ),
-                "`abidoc scan` lists every library whose needed libraries are not found, with their owners. dyld looks in the install name's directory (`Library not loaded: …`) and then DYLD_LIBRARY_PATH.",
-            )
-            .step(Step::Manual(if crate::fix::valid::plain_file_name(lib) {
-                format!(
-                    "find {lib}: on this Mac `find / -name '{lib}' 2>/dev/null`; as a package, the Homebrew formula (`brew search`) or conda-forge package of the project that ships it; install that, or, when the file is already on the Mac, export DYLD_LIBRARY_PATH=<the directory holding it>:$DYLD_LIBRARY_PATH"
-                )
-            } else {
-                "find the package that ships the library, install it (Homebrew or conda-forge), or, when the file is already on the Mac, export DYLD_LIBRARY_PATH=<the directory holding it>:$DYLD_LIBRARY_PATH".to_owned()
-            }))
-            .unverified(),
-        );
-    }
     if fixes.is_empty() {
+        // macOS' loader (dyld) reads DYLD_LIBRARY_PATH, and has neither ldconfig nor apt.
+        let (var, reason, found) = if macos {
+            (
+                "DYLD_LIBRARY_PATH",
+                " dyld looks in the install name's directory (`Library not loaded: …`) and then DYLD_LIBRARY_PATH.",
+                format!(
+                    "on this Mac `find / -name '{lib}' 2>/dev/null`; as a package, the Homebrew formula (`brew search`) or conda-forge package of the project that ships it"
+                ),
+            )
+        } else {
+            (
+                "LD_LIBRARY_PATH",
+                "",
+                format!(
+                    "on this machine `ldconfig -p | grep {lib}` or `find / -name '{lib}*' 2>/dev/null`; as a package, `apt-file search {lib}` or `dnf provides '*/{lib}'`"
+                ),
+            )
+        };
+        let add = format!("export {var}=<the directory holding it>:${var}");
         fixes.push(
             Fix::new(
                 code,
                 "find-provider",
                 FixKind::Advice,
-                format!(
-                    "Find which package should provide {lib} and install it, or add its directory to LD_LIBRARY_PATH"
-                ),
-                "`abidoc scan` lists every library whose needed libraries are not found, with their owners.",
+                format!("Find which package should provide {lib} and install it, or add its directory to {var}"),
+                format!("`abidoc scan` lists every library whose needed libraries are not found, with their owners.{reason}"),
             )
             // Both ways in words: the package manager's search names the package that ships
             // it; a copy already on the machine needs only the loader pointed at it.
             // The name goes into commands a person may paste: only a plain file name does.
             .step(Step::Manual(if crate::fix::valid::plain_file_name(lib) {
                 format!(
-                    "find {lib}: on this machine `ldconfig -p | grep {lib}` or `find / -name '{lib}*' 2>/dev/null`; as a package, `apt-file search {lib}` or `dnf provides '*/{lib}'`; install that package, or, when the file is already on the machine, export LD_LIBRARY_PATH=<the directory holding it>:$LD_LIBRARY_PATH"
+                    "find {lib}: {found}; install that package, or, when the file is already on the machine, {add}"
                 )
             } else {
-                "find the package that ships the library, install it, or, when the file is already on the machine, export LD_LIBRARY_PATH=<the directory holding it>:$LD_LIBRARY_PATH".to_owned()
+                format!(
+                    "find the package that ships the library, install it, or, when the file is already on the machine, {add}"
+                )
             }))
             .unverified(),
         );
