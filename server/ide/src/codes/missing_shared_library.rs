@@ -291,11 +291,7 @@ pub(crate) fn older_copy(
             ),
         )
         .steps(recipes::set_env(
-            if on_macos(cx, lib) {
-                "DYLD_LIBRARY_PATH"
-            } else {
-                "LD_LIBRARY_PATH"
-            },
+            loader_path_var(cx, lib),
             path.as_str(),
         ));
         if !cx.world.ctx.use_env {
@@ -496,11 +492,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
                 "The library exists on this machine but outside the loader's search path.",
             )
             .steps(recipes::set_env(
-                if on_macos(cx, lib) {
-                    "DYLD_LIBRARY_PATH"
-                } else {
-                    "LD_LIBRARY_PATH"
-                },
+                loader_path_var(cx, lib),
                 dir.as_str(),
             )),
         );
@@ -1351,6 +1343,15 @@ fn install_system_library(
 /// `darwin` modules) and not Windows'.
 fn on_macos(cx: &Cx<'_>, lib: &str) -> bool {
     lib.ends_with(".dylib") || cx.scene.mentions_macos && !cx.scene.mentions_windows
+}
+
+/// The variable the loader reads for extra directories: dyld's on macOS, else ld.so's.
+fn loader_path_var(cx: &Cx<'_>, lib: &str) -> &'static str {
+    if on_macos(cx, lib) {
+        "DYLD_LIBRARY_PATH"
+    } else {
+        "LD_LIBRARY_PATH"
+    }
 }
 
 /// One of the libraries cuDNN splits into and opens itself (`libcudnn_<part>.so.N`), not the
