@@ -389,10 +389,18 @@ pub fn human(reports: &[Report<'_>], color: bool) -> String {
                     let _ = writeln!(out, "     {}", st.dim("needs root"));
                 }
                 for (k, v) in &f.env() {
-                    let _ = writeln!(out, "     $ {}", env_line(f, k, v));
+                    let _ = writeln!(
+                        out,
+                        "     $ {}",
+                        abidoc_ide::fix::render::display_env(f.shell, k, v)
+                    );
                 }
                 for c in &f.commands() {
-                    let _ = writeln!(out, "     $ {}", command_line(f, c));
+                    let _ = writeln!(
+                        out,
+                        "     $ {}",
+                        abidoc_ide::fix::render::display_command(f.shell, c)
+                    );
                 }
                 for a in f.advice() {
                     let _ = writeln!(out, "     {}", st.dim(&format!("to do: {a}")));
@@ -434,23 +442,6 @@ pub fn human(reports: &[Report<'_>], color: bool) -> String {
 /// which validated steps never hold, is shown as refused rather than printed).
 pub fn shell_quote(arg: &str) -> String {
     abidoc_ide::fix::render::sh(arg).unwrap_or_else(|| "<refused: control character>".into())
-}
-
-/// One command of a fix as its shell reads it (POSIX sh, or cmd.exe for a Windows text).
-pub fn command_line(f: &abidoc_ide::Fix, argv: &[String]) -> String {
-    argv.iter()
-        .map(|a| {
-            f.quote(a)
-                .unwrap_or_else(|| "<refused: not quotable for this shell>".into())
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Setting one of a fix's variables in its shell (`export K=V`, cmd.exe's `set K=V`).
-pub fn env_line(f: &abidoc_ide::Fix, k: &str, v: &str) -> String {
-    f.env_line(k, v)
-        .unwrap_or_else(|| format!("{k}=<refused: not quotable for this shell>"))
 }
 
 pub fn scan_summary(outcome: &ScanOutcome, color: bool) -> String {

@@ -149,11 +149,19 @@ pub fn render(
                     // A fix that only sets variables has no command line: its exports are it.
                     if commands.is_empty() {
                         for (k, v) in f.env() {
-                            let _ = writeln!(out, "     $ {}", crate::render::env_line(f, &k, &v));
+                            let _ = writeln!(
+                                out,
+                                "     $ {}",
+                                abidoc_ide::fix::render::display_env(f.shell, &k, &v)
+                            );
                         }
                     }
                     for c in commands.iter().take(COMMANDS) {
-                        let _ = writeln!(out, "     $ {}", crate::render::command_line(f, c));
+                        let _ = writeln!(
+                            out,
+                            "     $ {}",
+                            abidoc_ide::fix::render::display_command(f.shell, c)
+                        );
                     }
                     if commands.len() > COMMANDS {
                         let _ = writeln!(

@@ -116,26 +116,10 @@ pub fn scan_report_json(d: &Diagnostic, meta: &abidoc_ide::ScanMeta) -> serde_js
     serde_json::Value::Object(obj)
 }
 
-/// An argument vector as a line of `shell` (cmd.exe for a text from Windows), for display only
-/// (commands are never run through a shell).
-pub fn display_command_in(shell: abidoc_ide::fix::Shell, argv: &[String]) -> String {
-    argv.iter()
-        .map(|a| {
-            abidoc_ide::fix::render::quote(shell, a)
-                .unwrap_or_else(|| "<refused: not quotable for this shell>".into())
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The same as a POSIX sh line.
+/// An argument vector as a POSIX sh line, for display only (commands are never run through a
+/// shell).
 pub fn display_command(argv: &[String]) -> String {
-    argv.iter()
-        .map(|a| {
-            abidoc_ide::fix::render::sh(a).unwrap_or_else(|| "<refused: control character>".into())
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    abidoc_ide::fix::render::display_command(abidoc_ide::fix::Shell::Posix, argv)
 }
 
 /// The explanation shown when hovering a diagnosed range.
@@ -180,7 +164,11 @@ pub fn diagnostic_markdown(d: &Diagnostic) -> String {
             }
             md.push('\n');
             for c in &f.commands() {
-                let _ = writeln!(md, "   `{}`", display_command_in(f.shell, c));
+                let _ = writeln!(
+                    md,
+                    "   `{}`",
+                    abidoc_ide::fix::render::display_command(f.shell, c)
+                );
             }
         }
     }
@@ -313,14 +301,12 @@ pub fn fix_text(fix: &FixPayload) -> String {
         Some("cmd") => Shell::Cmd,
         _ => Shell::Posix,
     };
-    let refused = || "<refused: not quotable for this shell>".to_owned();
     let mut text = format!("{}\n", fix.title);
     for (name, value) in &fix.env {
-        let line = render::env_line(shell, name, value).unwrap_or_else(refused);
-        let _ = writeln!(text, "  {line}");
+        let _ = writeln!(text, "  {}", render::display_env(shell, name, value));
     }
     for argv in &fix.commands {
-        let _ = writeln!(text, "  {}", display_command_in(shell, argv));
+        let _ = writeln!(text, "  {}", render::display_command(shell, argv));
     }
     if let Some(cell) = fix.notebook_cell.as_ref().filter(|c| !c.trim().is_empty()) {
         let _ = writeln!(text, "In a notebook cell:\n  {}", cell.trim_end());

@@ -102,12 +102,7 @@ fn runtime(library: &str) -> Runtime {
 pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
     // macOS' C++ runtime is libc++: a module asking for libstdc++'s names was built with GCC
     // (Homebrew's g++), and no libstdc++ to load first is the fix there.
-    let darwin = d
-        .library
-        .as_deref()
-        .is_some_and(|l| l.ends_with(".dylib") || l.contains("-darwin.so"))
-        || cx.scene.mentions_macos && !cx.scene.mentions_windows;
-    if darwin {
+    if super::on_macos(cx, d.library.as_deref()) {
         d.message = format!(
             "{} needs `{}` from libstdc++ (GCC's C++ runtime), but macOS' C++ runtime is libc++: it was built with GCC rather than Apple's clang{}",
             c.who, c.name, c.cut

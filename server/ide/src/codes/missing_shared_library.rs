@@ -299,7 +299,7 @@ pub(crate) fn older_copy(
         }
         fixes.push(f);
     }
-    let older = if on_macos(cx, lib) {
+    let older = if super::on_macos(cx, Some(lib)) {
         // macOS: otool shows the install names a library asks for, dyld's variable is another.
         Fix::new(
             code,
@@ -630,7 +630,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
     {
         fixes.extend(recipes::source_build(code, cx, p, &[]));
     }
-    last_resort(lib, torch_lib, on_macos(cx, lib), &mut fixes);
+    last_resort(lib, torch_lib, super::on_macos(cx, Some(lib)), &mut fixes);
     crate::fix::rank(fixes)
 }
 
@@ -1339,15 +1339,9 @@ fn install_system_library(
     }
 }
 
-/// The library is missing on macOS: its name is a `.dylib`, or the text is a Mac's (its paths,
-/// `darwin` modules) and not Windows'.
-fn on_macos(cx: &Cx<'_>, lib: &str) -> bool {
-    lib.ends_with(".dylib") || cx.scene.mentions_macos && !cx.scene.mentions_windows
-}
-
 /// The variable the loader reads for extra directories: dyld's on macOS, else ld.so's.
 fn loader_path_var(cx: &Cx<'_>, lib: &str) -> &'static str {
-    if on_macos(cx, lib) {
+    if super::on_macos(cx, Some(lib)) {
         "DYLD_LIBRARY_PATH"
     } else {
         "LD_LIBRARY_PATH"

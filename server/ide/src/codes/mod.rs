@@ -697,6 +697,14 @@ pub(crate) fn diagnose(
     Some(d)
 }
 
+/// The failure is on macOS: the library is a Mac's (`.dylib`, a `-darwin.so` module), or the
+/// text is a Mac's (its paths, `darwin` modules) and not Windows'. Its fixes then speak dyld's,
+/// Homebrew's and clang's language.
+pub(crate) fn on_macos(cx: &Cx<'_>, lib: Option<&str>) -> bool {
+    lib.is_some_and(|l| l.ends_with(".dylib") || l.contains("-darwin.so"))
+        || cx.scene.mentions_macos && !cx.scene.mentions_windows
+}
+
 /// Links the diagnoses of one text: a silent symptom names the failure that causes it.
 pub(crate) fn link(diags: &mut [Diagnostic]) {
     let causes: Vec<(Option<String>, String)> = diags

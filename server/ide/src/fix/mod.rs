@@ -303,16 +303,6 @@ impl Fix {
         render::shell_line(&self.steps, self.shell)
     }
 
-    /// One argument as this fix's shell reads it; `None` for one it cannot carry safely.
-    pub fn quote(&self, arg: &str) -> Option<String> {
-        render::quote(self.shell, arg)
-    }
-
-    /// Setting one variable in this fix's shell (`export K=V`, `set K=V`).
-    pub fn env_line(&self, name: &str, value: &str) -> Option<String> {
-        render::env_line(self.shell, name, value)
-    }
-
     /// The commands in uv's form, when the fix uses pip.
     pub fn uv_commands(&self) -> Option<Vec<Vec<String>>> {
         render::uv_commands(&self.steps)

@@ -274,6 +274,28 @@ pub fn env_line(shell: Shell, name: &str, value: &str) -> Option<String> {
     }
 }
 
+/// A command as a line of `shell` for people to read, never to run (commands run from their
+/// argument vectors): an argument the shell cannot carry is shown as refused.
+pub fn display_command(shell: Shell, argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| quote(shell, a).unwrap_or_else(|| refused(shell)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Setting a variable as a line of `shell` for people to read, like [`display_command`].
+pub fn display_env(shell: Shell, name: &str, value: &str) -> String {
+    env_line(shell, name, value).unwrap_or_else(|| format!("{name}={}", refused(shell)))
+}
+
+/// What stands for an argument `shell` cannot carry: sh refuses control characters only.
+fn refused(shell: Shell) -> String {
+    match shell {
+        Shell::Posix => "<refused: control character>".into(),
+        Shell::Cmd => "<refused: not quotable for this shell>".into(),
+    }
+}
+
 /// cmd.exe quoting: an argument of plain characters as it is, anything else inside double
 /// quotes, where `&|<>^` are literal. A `"` inside is escaped for the program's own argument
 /// parser (Microsoft's C runtime: `\"`, backslashes before it and at the end doubled), and then
