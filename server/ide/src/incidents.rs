@@ -1182,16 +1182,26 @@ impl Collector {
                 built_cuda,
                 built_python,
                 have_python,
-            } => self.push(
-                Failure::XformersBuiltFor {
-                    built_torch: built_torch.clone(),
-                    have_torch: have_torch.clone(),
-                    built_cuda: built_cuda.clone(),
-                    built_python: built_python.clone(),
-                    have_python: have_python.clone(),
-                },
-                span,
-            ),
+            } => {
+                // xFormers prints the torch that runs (`you have 2.15.0+cu132`): the installed
+                // torch, over any other version the text states for it.
+                if let Some(have) = have_torch {
+                    self.scene.versions.retain(|(s, _)| s != "torch");
+                    self.scene
+                        .versions
+                        .insert(0, ("torch".to_owned(), have.clone()));
+                }
+                self.push(
+                    Failure::XformersBuiltFor {
+                        built_torch: built_torch.clone(),
+                        have_torch: have_torch.clone(),
+                        built_cuda: built_cuda.clone(),
+                        built_python: built_python.clone(),
+                        have_python: have_python.clone(),
+                    },
+                    span,
+                );
+            }
             EventKind::ExtensionsSkipped {
                 package,
                 torch,

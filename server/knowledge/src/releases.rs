@@ -49,6 +49,32 @@ pub struct Release {
     pub wheel: Option<String>,
 }
 
+impl Release {
+    /// Whether its wheel is tagged for no Python ABI (`-py3-none-`, `-py39-none-`): a compiled
+    /// wheel so tagged that links torch is built on torch's stable ABI, which later torch
+    /// releases keep loading, so its torch requirement's floor is a minimum, not the build.
+    pub fn abi_free(&self) -> bool {
+        self.wheel_tags()
+            .is_some_and(|(py, abi, _)| py.starts_with("py3") && abi == "none")
+    }
+
+    /// A platform wheel without a Python ABI (`-py39-none-manylinux_2_28_x86_64`): compiled,
+    /// and on torch's stable ABI where it links torch (xformers 0.0.35, torchvision 0.29).
+    pub fn stable_abi_build(&self) -> bool {
+        self.abi_free() && self.wheel_tags().is_some_and(|(_, _, plat)| plat != "any")
+    }
+
+    /// The wheel file name's python, ABI and platform tags.
+    fn wheel_tags(&self) -> Option<(&str, &str, &str)> {
+        let stem = self.wheel.as_deref()?.strip_suffix(".whl")?;
+        let mut parts = stem.rsplitn(4, '-');
+        let plat = parts.next()?;
+        let abi = parts.next()?;
+        let py = parts.next()?;
+        Some((py, abi, plat))
+    }
+}
+
 /// How a package's `setup.py` names the GitHub wheel it downloads, for a range of its releases.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -236,9 +262,11 @@ pub fn companion_for_torch(package: &str, torch: &str) -> Option<&'static Releas
 pub fn companion_in_range(package: &str, torch: &str) -> Option<&'static Release> {
     let t = Version::parse(torch)?;
     let t = Version::parse(t.public())?;
-    releases(package)
-        .into_iter()
-        .find(|r| r.torch_spec.as_deref().is_some_and(|s| range_admits(s, &t)))
+    releases(package).into_iter().find(|r| {
+        r.torch_spec
+            .as_deref()
+            .is_some_and(|s| range_admits(s, &t, r.stable_abi_build()))
+    })
 }
 
 /// The lower bound of a requirement whose clauses are all `>=`/`>`/`<`/`<=` (`>=2.3.0,<3` →
@@ -261,8 +289,9 @@ pub fn spec_floor(spec: &str) -> Option<Version> {
 /// Whether a requirement made of `>=`, `>`, `<=`, `<` clauses (at least one lower bound)
 /// admits `torch`; any other operator admits nothing. An open range is trusted only near its
 /// lower bound (same major, at most two minors on): a claim about torch releases that did not
-/// exist yet when the release was made is not evidence.
-fn range_admits(spec: &str, torch: &Version) -> bool {
+/// exist yet when the release was made is not evidence, except from a build on torch's stable
+/// ABI (`stable_abi`), which later torch releases promise to load.
+fn range_admits(spec: &str, torch: &Version, stable_abi: bool) -> bool {
     let mut lower = false;
     let mut near = false;
     for clause in spec.split(',').map(str::trim).filter(|c| !c.is_empty()) {
@@ -293,7 +322,9 @@ fn range_admits(spec: &str, torch: &Version) -> bool {
             return false;
         }
     }
-    lower && near
+    // A floor far below this torch says only that the release once worked with it, unless the
+    // build is on torch's stable ABI, which every later torch keeps.
+    lower && (near || stable_abi)
 }
 
 /// Every release of `package` pinning this torch (exactly, or by major.minor when given only
@@ -671,5 +702,31 @@ mod tests {
         assert_eq!(pin_matches("2.5.*", &t), Some(PinMatch::Minor));
         assert_eq!(pin_matches("2.4.*", &t), None);
         assert_eq!(pin_matches("2.5.0", &t), None);
+    }
+
+    /// An open torch range is believed near its floor only, unless the wheel is a build on
+    /// torch's stable ABI (no Python ABI tag on a platform wheel).
+    #[test]
+    fn open_ranges() {
+        let far = Version::parse("2.15.0").unwrap();
+        assert!(!range_admits(">=2.10", &far, false));
+        assert!(range_admits(">=2.10", &far, true));
+        assert!(!range_admits(">=2.10,<2.12", &far, true));
+        assert!(range_admits(">=2.14", &far, false));
+        let release = |wheel: &str| Release {
+            wheel: Some(wheel.to_owned()),
+            ..Release::default()
+        };
+        let stable = release("xformers-0.0.35-py39-none-manylinux_2_28_x86_64.whl");
+        assert!(stable.abi_free() && stable.stable_abi_build());
+        let pure = release("torchao-0.1-py3-none-any.whl");
+        assert!(pure.abi_free() && !pure.stable_abi_build());
+        let abi3 = release("xformers-0.0.33-cp39-abi3-manylinux_2_28_x86_64.whl");
+        assert!(!abi3.abi_free() && !abi3.stable_abi_build());
+        // The shipped table: xformers 0.0.35 (`torch>=2.10`, py39-none) fits the newest torch.
+        assert_eq!(
+            companion_in_range("xformers", "2.15.0+cu132").map(|r| r.version.as_str()),
+            Some("0.0.35")
+        );
     }
 }

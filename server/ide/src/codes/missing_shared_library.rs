@@ -21,7 +21,7 @@ use crate::kb;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`libX.so.N: cannot open shared object file` (CUDA runtime, cuDNN, removed torch libraries, ...).",
     meaning: "A compiled module names the libraries it needs (`DT_NEEDED`); the loader searches RPATH/RUNPATH, `LD_LIBRARY_PATH`, the ld.so cache and the default directories. The library may be on the machine but outside that path, belong to another CUDA major than the one installed, have been renamed by a later torch, or come from a system package no wheel ships. Other loaders say it in their own words, read the same way: `Unable to load any of {…}`, `Could not load library X`, `Library X is not found or cannot be loaded`, DGL's per-torch libraries, macOS' `Library not loaded`, and Windows' `DLL load failed … module could not be found` / `[WinError 126] … Error loading \"…dll\"`, which never says which dependency is missing. cuDNN's sub-libraries and Windows' CUDA DLLs (`cublas64_11.dll`) are read as their product and major. jaxlib's `Unable to load cuDNN. Is it installed?` is its CUDA plugin failing to open the nvidia-* wheels `jax[cuda12]` installs, most often because another CUDA on LD_LIBRARY_PATH is found first.",
-    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install; for a CUDA library of a major PyPI ships no wheel of (`libcudart.so.10.2`), the search for an installed toolkit's copy (`/usr/local/cuda-10.2/lib64`) and its directory on `LD_LIBRARY_PATH`. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); without such a release, the torch it was built for. A package that links torch asking for a CUDA library of a major that is not torch's, or of a torch whose CUDA nothing states (a pip torch loads its own CUDA's libraries first), gets its build for the installed torch first, down to a source build, outside a conda environment (whose torch takes CUDA from the environment's lib directory). 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. A source build when the library is torch's and the package links torch. (A torch JIT op's own library missing from its build directory is an unfinished build: extension-incomplete-build.) A CUDA library's unversioned name (`libcudart.so`): when a build links it, the toolkit's copy on the linker's path; when a program loads it by that name (ctypes' `find_library`, cpm_kernels, CTranslate2's `Cannot load symbol cublasLtCreate`), the installed numbered file's directory on `LD_LIBRARY_PATH`, with a link of the asked name to it in a directory of the user's own (advice). On macOS (a `.dylib`, a Mac's paths) `DYLD_LIBRARY_PATH`, `otool -L` and Homebrew or conda-forge, never `ldd`, `ldconfig` or apt. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
+    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install; for a CUDA library of a major PyPI ships no wheel of (`libcudart.so.10.2`), the search for an installed toolkit's copy (`/usr/local/cuda-10.2/lib64`) and its directory on `LD_LIBRARY_PATH`. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); a release for the installed torch that is itself a build for the library's CUDA major (PyPI's xformers 0.0.35, on torch's stable ABI, is CUDA 12's) comes with that major's runtime wheel; without such a release, the torch it was built for. A package that links torch asking for a CUDA library of a major that is not torch's, or of a torch whose CUDA nothing states (a pip torch loads its own CUDA's libraries first), gets its build for the installed torch first, down to a source build, outside a conda environment (whose torch takes CUDA from the environment's lib directory). 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. A source build when the library is torch's and the package links torch. (A torch JIT op's own library missing from its build directory is an unfinished build: extension-incomplete-build.) A CUDA library's unversioned name (`libcudart.so`): when a build links it, the toolkit's copy on the linker's path; when a program loads it by that name (ctypes' `find_library`, cpm_kernels, CTranslate2's `Cannot load symbol cublasLtCreate`), the installed numbered file's directory on `LD_LIBRARY_PATH`, with a link of the asked name to it in a directory of the user's own (advice). On macOS (a `.dylib`, a Mac's paths) `DYLD_LIBRARY_PATH`, `otool -L` and Homebrew or conda-forge, never `ldd`, `ldconfig` or apt. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
     near_package: super::NearPackage::Never,
     ..CodeDoc::BASE
 };
@@ -783,6 +783,10 @@ fn aligned(cx: &Cx<'_>, d: &Diagnostic, key: &str, torch_lib: bool, pkg: Option<
                 // is the newest known.
                 .or_else(|| recipes::newest_pair(code, cx, p, &torch))
                 .or_else(|| recipes::newest_release(code, cx, p, &torch));
+        // The release for this torch may still be a build for another CUDA than torch's (PyPI's
+        // xformers 0.0.35 is CUDA 12's, on torch's stable ABI, beside a CUDA 13 torch): the
+        // runtime of the CUDA it asks for comes with it, a few megabytes against a torch move.
+        let companion = companion.map(|f| with_own_cuda_runtime(cx, f, p, &torch, key));
         // Nothing in the tables: the torch it was built for.
         if companion.is_none()
             && let Some(target) = cx.world.built_for_torch(d.library.as_deref())
@@ -810,6 +814,47 @@ fn aligned(cx: &Cx<'_>, d: &Diagnostic, key: &str, torch_lib: bool, pkg: Option<
         fixes.extend(recipes::find_links_advice(code, p, kb::package(p.as_str()).as_ref(), false));
     }
     fixes
+}
+
+/// A companion release for the installed torch, when the library that failed is a CUDA
+/// runtime of another major than torch's and the release is not known to be of torch's major:
+/// that runtime's PyPI wheel installed with it, as the step after.
+fn with_own_cuda_runtime(cx: &Cx<'_>, f: Fix, pkg: &Name, torch: &str, key: &str) -> Fix {
+    let Some((c, major)) = kb::cuda_library(key) else {
+        return f;
+    };
+    let torch_major = cx.torch_cuda_major();
+    let release_major = kb::release_for_torch(pkg.as_str(), torch)
+        .and_then(|v| abidoc_knowledge::releases::cuda_major(pkg.as_str(), &v));
+    if !f.id.ends_with("/companion-release")
+        || torch_major.is_none_or(|m| m == u64::from(major))
+        || release_major.is_some_and(|m| m != u64::from(major))
+    {
+        return f;
+    }
+    let Some(req) = c
+        .packages
+        .iter()
+        .find(|p| p.major == major)
+        .and_then(|p| Name::new(&p.name).map(|n| (p, n)))
+        .map(|(p, n)| {
+            if p.pin_major {
+                Requirement::Major(n, major)
+            } else {
+                Requirement::Any(n)
+            }
+        })
+    else {
+        return f;
+    };
+    let shown = crate::fix::render::requirement(&req);
+    let mut f = f.step(recipes::pip_install(cx, Vec::new(), vec![req]));
+    f.title = format!("{}, with {} of CUDA {major} ({shown})", f.title, c.what);
+    f.reason = format!(
+        "{} Its build asks for {key}, CUDA {major}'s, beside torch's own CUDA runtime: {shown} provides it without root, and each library keeps to the runtime it was built for.",
+        f.reason
+    );
+    f
 }
 
 /// What stays when no table knows the library: torch's core libraries imported before torch,

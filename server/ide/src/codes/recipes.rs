@@ -1498,14 +1498,10 @@ fn torch_of_release(
             [line] => line.clone(),
             _ => return None,
         },
-        // A wheel tagged for any CPython (`py3-none`) that links torch is built on torch's stable
+        // A wheel tagged for no Python ABI (`py3-none`, `py39-none`) that links torch is built on torch's stable
         // ABI, against a newer torch than its floor (torchaudio 2.11.1: `torch>=2.11`, built
         // with 2.15, and refused by 2.11.0's libraries): its floor names no build torch.
-        None if release
-            .wheel
-            .as_deref()
-            .is_some_and(|w| w.contains("-py3-none-")) =>
-        {
+        None if release.abi_free() => {
             return None;
         }
         // A package whose compiled code does not link torch (bitsandbytes loads its libraries
