@@ -1802,8 +1802,10 @@ impl<'a> Scanner<'a> {
             .iter()
             .any(|c| memmem::find(around.as_bytes(), c.as_bytes()).is_some());
         // Cython and pybind11 are build tools only: said alone (a title, pip's last lines), their
-        // absence is a build's.
-        let build_only = cython || module == "pybind11";
+        // absence is a build's. So is that of `packaging` and `wheel` in a report with no frames
+        // of a program that ran: the setup.py of flash-attn, apex and their kind imports them,
+        // and a program importing them at run time shows its traceback.
+        let build_only = cython || matches!(module, "pybind11" | "packaging" | "wheel");
         if tool && (in_build || module == "ninja" || build_only && bare_report(self.text)) {
             out.push(
                 span,
