@@ -400,11 +400,11 @@ mod fact {
     pub const OLD_CYTHON_C: u32 = 1 << 20;
 }
 
-// A phrase is a bit of [`TextFacts`]' `u64`: no more than 64 of them.
-const _: () = assert!(TEXT_PHRASES.len() <= 64);
+// A phrase is a bit of [`TextFacts`]' `u128`: no more than 128 of them.
+const _: () = assert!(TEXT_PHRASES.len() <= 128);
 
 /// Phrases that only a look at the whole text gives, each with what it shows (their order is the
-/// bit order of [`TextFacts`]; the automaton holds at most 64).
+/// bit order of [`TextFacts`]; the automaton holds at most 128).
 const TEXT_PHRASES: &[(&str, u32)] = &[
     ("conda", fact::CONDA),
     ("WSL", fact::WSL),
@@ -424,6 +424,15 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     // folder of the system drive (a bare `:/Users/` is also a macOS path list's), and an
     // environment's `Lib` folder, capitalized only on Windows.
     ("C:/Users/", fact::WINDOWS),
+    // A drive letter's root: the system drive anywhere, another drive in a traceback's frame
+    // (CPython's `File "D:\…"`, IPython's `File D:\…`), where a log's escaped text does not
+    // put it.
+    ("C:\\", fact::WINDOWS),
+    ("File \"D:\\", fact::WINDOWS),
+    ("File \"E:\\", fact::WINDOWS),
+    ("File \"F:\\", fact::WINDOWS),
+    ("File D:\\", fact::WINDOWS),
+    ("File E:\\", fact::WINDOWS),
     ("/Lib/site-packages/", fact::WINDOWS),
     ("WinError", fact::WINDOWS),
     (".dll", fact::WINDOWS),
@@ -502,7 +511,7 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TextFacts(u64);
+pub struct TextFacts(u128);
 
 impl TextFacts {
     /// One pass over `text`; the facts of a text's pieces combine with [`TextFacts::or`].
@@ -521,7 +530,7 @@ impl TextFacts {
                     .iter()
                     .enumerate()
                     .filter(|(_, (p, _))| text.contains(*p))
-                    .fold(0, |acc, (i, _)| acc | 1 << i),
+                    .fold(0, |acc, (i, _)| acc | 1u128 << i),
             ),
         }
     }
@@ -536,7 +545,7 @@ impl TextFacts {
         TEXT_PHRASES
             .iter()
             .enumerate()
-            .filter(|(i, _)| self.0 & (1 << i) != 0)
+            .filter(|(i, _)| self.0 & (1u128 << i) != 0)
             .fold(0, |acc, (_, (_, f))| acc | f)
     }
 }

@@ -926,16 +926,16 @@ fn piece_end(text: &str, lo: usize) -> usize {
     }
 }
 
-/// A fixed set of phrases (at most 64, none a prefix of another) searched for in one pass.
+/// A fixed set of phrases (at most 128, none a prefix of another) searched for in one pass.
 #[derive(Debug, Clone)]
 pub struct PhraseSet {
     ac: AhoCorasick,
-    all: u64,
+    all: u128,
 }
 
 impl PhraseSet {
     pub fn new(phrases: &[&str]) -> Option<Self> {
-        if phrases.is_empty() || phrases.len() > 64 {
+        if phrases.is_empty() || phrases.len() > 128 {
             return None;
         }
         // Leftmost-first keeps the SIMD prefilter (overlapping search has none).
@@ -945,13 +945,13 @@ impl PhraseSet {
             .ok()?;
         Some(Self {
             ac,
-            all: u64::MAX >> (64 - phrases.len()),
+            all: u128::MAX >> (128 - phrases.len()),
         })
     }
 
     /// Bit `i` is set when phrase `i` occurs in `text`.
-    pub fn find_in(&self, text: &str) -> u64 {
-        let mut found = 0u64;
+    pub fn find_in(&self, text: &str) -> u128 {
+        let mut found = 0u128;
         let mut at = 0;
         // Resuming one byte after each match's start (not after its end) also finds a phrase
         // that starts inside another; phrases that are not prefixes of each other never share a

@@ -1184,7 +1184,16 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
         leaf.strip_prefix('_')
             .is_some_and(|l| !l.is_empty() && head.rsplit('.').next() == Some(l))
     });
-    let compiled = lib_module || own_core || module.split('.').any(is_compiled_name);
+    // A private name Python finds no file for in a package it found only as a directory
+    // (`cannot import name '_runtime' from 'iree' (unknown location)`: a namespace package, a
+    // build tree or checkout without its compiled modules).
+    let unbuilt_private = from.is_some()
+        && name.starts_with('_')
+        && !name.starts_with("__")
+        && !name.contains('.')
+        && r.contains("(unknown location)");
+    let compiled =
+        lib_module || own_core || unbuilt_private || module.split('.').any(is_compiled_name);
     // A name of torch or a companion another package imports (`cannot import name
     // 'return_and_correct_aliasing' from 'torch.utils._python_dispatch'`, `No module named
     // 'torchvision.transforms.functional_tensor'`): Python API of another release, not a build.
