@@ -1406,7 +1406,8 @@ impl Collector {
             }
             EventKind::CompileNameMissing { name, detail }
                 if abidoc_knowledge::system_libs::header(name).is_some()
-                    || name.ends_with(".pc") =>
+                    || name.ends_with(".pc")
+                    || name.ends_with("Config.cmake") =>
             {
                 self.push(
                     Failure::HeaderMissing {

@@ -310,6 +310,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     // CUDA_TOOLKIT_ROOT_DIR …)`, `Could NOT find CUDAToolkit (missing: …)`.
     ("uses CUDA but I cannot find the CUDA", CUDAHOME),
     ("Could NOT find CUDA", CUDAHOME),
+    // CMake's config-mode find_package (`By not providing "FindTorch.cmake"`, `…package
+    // configuration file provided by "pybind11"`): a build dependency's CMake files.
+    ("By not providing \"Find", CUDAMM),
+    ("package configuration file provided by", CUDAMM),
     // setup scripts' locate_cuda() (py-faster-rcnn's and its descendants'): `The CUDA lib64 path
     // could not be located in /usr/lib64`.
     (" path could not be located in ", CUDAHOME),
@@ -405,6 +409,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     // maturin (PyO3 builds): `Cargo metadata failed. Do you have cargo in your PATH?`.
     ("Do you have cargo in your PATH", NOCC),
     ("unsupported GNU version", NOCC),
+    // A library's headers refusing the compiler's standard (`rocPRIM requires at least C++17`).
+    ("requires at least C++", NOCC),
     (
         "greater than the maximum required version by CUDA",
         NOCC | VERSION,
@@ -3145,6 +3151,33 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
             found = Some((k, format!("{name}.pc")));
         }
     }
+    // CMake's find_package in config mode: `By not providing "FindTorch.cmake" in
+    // CMAKE_MODULE_PATH this project has asked CMake to find a package configuration file
+    // provided by "Torch"` (the name on either line as it wraps), `Could not find a package
+    // configuration file provided by "pybind11"`: that package's `<Name>Config.cmake`, which
+    // its development files install. CUDA's own modules are another reader's.
+    if found.is_none() {
+        for lead in [
+            "By not providing \"Find",
+            "package configuration file provided by \"",
+        ] {
+            if let Some(p) = s.find(lead) {
+                let r = &s[p + lead.len()..];
+                let name = r[..r.find('"').unwrap_or(r.len())]
+                    .trim_end_matches(".cmake")
+                    .to_owned();
+                let plain = !name.is_empty()
+                    && name.len() <= 64
+                    && name
+                        .bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || b"_-.".contains(&c));
+                if plain && !name.starts_with("CUDA") && name != "Caffe2" {
+                    found = Some((p, format!("{name}Config.cmake")));
+                }
+                break;
+            }
+        }
+    }
     // PyTables' and h5py's setup looking for HDF5 before compiling: `Could not find a local
     // HDF5 installation.` — its headers, as a compiler would have said.
     if found.is_none()
@@ -5422,6 +5455,10 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // nvcc could not run the host compiler it was given (`-ccbin` naming one not installed).
         || s.contains("Failed to preprocess host compiler properties")
         || s.contains("C++17 or later compatible compiler is required")
+        // Any other library's headers refusing the standard the compiler speaks (rocPRIM's
+        // `#error "rocPRIM requires at least C++17"`, CUB's and Thrust's `requires at least
+        // C++14`).
+        || s.contains("requires at least C++")
         // torch's c10/util/C++17.h: `#error You need C++17 to compile PyTorch`.
         || s.contains("You need C++") && s.contains("to compile PyTorch")
         // nvcc of CUDA 11.x before 11.6 cannot parse gcc 11's <functional>

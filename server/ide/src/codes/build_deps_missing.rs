@@ -17,7 +17,7 @@ use crate::fix::{
 };
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or a tool too new (setuptools: `cannot import name 'packaging' from 'pkg_resources'`, `No module named 'pkg_resources'`; CMake 4: `Compatibility with CMake < 3.5 has been removed`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package; a CUDA library's, `curand_kernel.h`, `cusolverDn.h`: that library's development headers of torch's CUDA release, which a partial toolkit lacks); Inductor's `Cannot find a working triton installation`.",
+    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or a tool too new (setuptools: `cannot import name 'packaging' from 'pkg_resources'`, `No module named 'pkg_resources'`; CMake 4: `Compatibility with CMake < 3.5 has been removed`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package; a CUDA library's, `curand_kernel.h`, `cusolverDn.h`: that library's development headers of torch's CUDA release, which a partial toolkit lacks); Inductor's `Cannot find a working triton installation`; CMake's `find_package` finding no `<Name>Config.cmake` (torch's, which `torch.utils.cmake_prefix_path` or an unpacked libtorch provides; pybind11's; ROCm's under its prefix).",
     meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import, and setuptools 82 removed `pkg_resources` itself, which setup.py files and packages still import at run time. Cython 3 refuses `.pyx` sources written for Cython 0.29 where a C function pointer meets an `except *` function (`Cannot assign type '… except * nogil' to '… noexcept nogil'`): Cython below 3 builds them. A build tool a build runs as a program (swig, cmake, ninja, meson: `error: command 'swig.exe' failed: No such file or directory`, `/bin/sh: cmake: command not found`, `'cmake' is not recognized as an internal or external command`) is found on PATH by an isolated build too: pip's wheel of it, then the package again.",
     fixes: "For CMake 4 refusing an old `cmake_minimum_required`: `CMAKE_POLICY_VERSION_MINIMUM=3.5` (CMake's own hint, no download), else `pip install \"cmake<4\"` and the build with `--no-build-isolation`. Otherwise: 1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources.packaging` error `pip install \"setuptools<70\"`, for `No module named 'pkg_resources'` `pip install \"setuptools<82\"`, for Cython 3's `noexcept` refusal `pip install \"cython<3\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. A CUDA library's header: a full toolkit of torch's CUDA release (CUDA_HOME at it) first, then `cuda-libraries-dev-X-Y` from NVIDIA's repository (root) or conda-forge's package pinned with `cuda-version` (advice). The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
     near_package: super::NearPackage::NotTorch,
@@ -420,6 +420,9 @@ fn cuda_header(
 fn unknown_dependency(mut d: Diagnostic, header: &str, detail: &str) -> Diagnostic {
     let code = d.code;
     let who = d.package.as_deref().map(|p| format!("the build of {p}"));
+    if let Some(package) = header.strip_suffix("Config.cmake") {
+        return cmake_package(d, package, detail);
+    }
     let (message, title, why, step) = match header.strip_suffix(".pc") {
         Some(pc) => (
             format!(
@@ -454,6 +457,66 @@ fn unknown_dependency(mut d: Diagnostic, header: &str, detail: &str) -> Diagnost
     d.fixes = crate::fix::rank(vec![
         Fix::new(code, "dev-package", FixKind::Advice, title, why).step(Step::Manual(step)),
     ]);
+    d
+}
+
+/// CMake's config-mode `find_package(X)` finding no `XConfig.cmake`: torch's own CMake files
+/// ship in the wheel (`torch.utils.cmake_prefix_path`), pybind11's in its pip package; any
+/// other package's come with its development files, found through `CMAKE_PREFIX_PATH` or
+/// `X_DIR` once installed.
+fn cmake_package(mut d: Diagnostic, package: &str, detail: &str) -> Diagnostic {
+    let code = d.code;
+    let who = d
+        .package
+        .as_deref()
+        .map_or_else(|| "a CMake build".to_owned(), |p| format!("the CMake build of {p}"));
+    d.message = format!(
+        "{who} asks CMake for the package {package} (find_package), whose CMake files ({package}Config.cmake) are not where CMake looks"
+    );
+    d.evidence.push(format!("CMake says: {}", detail.trim()));
+    let fix = match package {
+        "Torch" => Fix::new(
+            code,
+            "cmake-prefix-torch",
+            FixKind::Configure,
+            "Point CMake at torch's CMake files: the pip torch's torch.utils.cmake_prefix_path, or an unpacked libtorch",
+            "The torch wheel ships TorchConfig.cmake under torch/share/cmake (torch itself prints the directory), and an unpacked libtorch under its own share/cmake; CMake finds it when CMAKE_PREFIX_PATH names that prefix by an absolute path.",
+        )
+        .step(Step::Manual(
+            "cmake -DCMAKE_PREFIX_PATH=\"$(python -c 'import torch; print(torch.utils.cmake_prefix_path)')\" … for the pip torch, or -DCMAKE_PREFIX_PATH=<the absolute path of the unpacked libtorch> (or export CMAKE_PREFIX_PATH before the build)".into(),
+        )),
+        "pybind11" => Fix::new(
+            code,
+            "cmake-prefix-pybind11",
+            FixKind::Configure,
+            "Install pybind11 and point CMake at its CMake files (pybind11_DIR)",
+            "pip's pybind11 ships pybind11Config.cmake; `python -m pybind11 --cmakedir` prints its directory.",
+        )
+        .step(Step::Manual(
+            "python -m pip install pybind11, then cmake -Dpybind11_DIR=\"$(python -m pybind11 --cmakedir)\" … (or export pybind11_DIR before the build)".into(),
+        )),
+        "hip" | "HIP" | "rocblas" | "hipblas" | "rocprim" | "hipcub" => Fix::new(
+            code,
+            "cmake-prefix-rocm",
+            FixKind::Configure,
+            format!("Point CMake at ROCm's CMake files ({package}Config.cmake under the ROCm prefix)"),
+            "ROCm installs its packages' CMake files under its prefix (/opt/rocm, or /opt/rocm-X.Y); a build that does not add it to CMAKE_PREFIX_PATH finds none of them.",
+        )
+        .step(Step::Manual(
+            "export CMAKE_PREFIX_PATH=/opt/rocm:$CMAKE_PREFIX_PATH (the ROCm prefix in use; /opt/rocm/lib/cmake holds one directory per package), then build again".into(),
+        )),
+        _ => Fix::new(
+            code,
+            "cmake-package",
+            FixKind::Advice,
+            format!("Install {package}'s development files and point CMake at them"),
+            format!("CMake finds {package} through {package}Config.cmake, which its development package (or conda-forge's package) installs; a prefix outside CMake's defaults goes on CMAKE_PREFIX_PATH, or {package}_DIR names the directory of the file."),
+        )
+        .step(Step::Manual(format!(
+            "install {package}'s development files (the distribution's -dev/-devel package, or conda-forge's), then cmake -DCMAKE_PREFIX_PATH=<its install prefix> … or -D{package}_DIR=<the directory holding {package}Config.cmake>"
+        ))),
+    };
+    d.fixes = crate::fix::rank(vec![fix]);
     d
 }
 

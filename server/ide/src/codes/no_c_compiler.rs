@@ -14,7 +14,7 @@ use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{CondaChannel, Fix, FixKind, Name, PipFlag, Requirement, Step, SystemManager};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A JIT compile step or a build found no C/C++ compiler, or none it accepts (a gcc newer than nvcc supports, one without C++17).",
+    summary: "A JIT compile step or a build found no C/C++ compiler, or none it accepts (a gcc newer than nvcc supports, one without C++17 for torch's headers or another library's: `rocPRIM requires at least C++17`).",
     meaning: "Triton and torch.compile build small launchers with the system's C compiler at run time, and C++ extensions compile on first import. Slim containers and fresh machines often have none, so the first compiled call fails. nvcc's own errors inside gcc's intrinsics headers (`…/gcc/x86_64-linux-gnu/5/include/avx512vlintrin.h(10919): error: …`) say the same of a host gcc it does not parse.",
     fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both. On Windows: Visual Studio Build Tools' C++ workload, run from a prompt with cl.exe on PATH. A compiler the build refuses: a gcc nvcc supports (`CC`/`CXX`/`NVCC_CCBIN` at an older one, e.g. gcc-11 for CUDA 11.x/12.0) or a newer CUDA toolkit; a compiler with C++17 (gcc 9 or later) for torch 2.x headers, with C++11 at least for any build (gcc 4.8 refuses it: `requires compiler and library support for the ISO C++ 2011 standard`); another gcc release where the compiler crashes on the source (`internal compiler error`, its own bug). A package whose compiled part is Rust (tokenizers, safetensors) built from its sdist without cargo: the newest release with a wheel for this Python and platform (`--only-binary`), else Rust from rustup (user-level, advice).",
     near_package: super::NearPackage::NotTorch,
@@ -47,6 +47,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         || detail.contains("You need C++17")
         || detail.contains("ISO C++ 2011")
         || detail.contains("internal compiler error")
+        || required_standard(detail).is_some()
     {
         return refused(source, detail);
     }
@@ -394,29 +395,37 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
         ))]);
         return d;
     }
-    if detail.contains("C++17 or later") || detail.contains("You need C++17") {
-        d.message = "the C++ compiler is too old for torch's headers, which need C++17".into();
+    let other_headers = required_standard(detail);
+    if detail.contains("C++17 or later") || detail.contains("You need C++17") || other_headers.is_some() {
+        let (whose, std) = other_headers.unwrap_or(("torch's".to_owned(), 17));
+        let gcc = match std {
+            ..=11 => 5,
+            14 => 6,
+            17 => 9,
+            _ => 11,
+        };
+        d.message = format!("the C++ compiler is too old for {whose} headers, which need C++{std}");
         d.fixes = crate::fix::rank(vec![
             Fix::new(
                 code,
                 "newer-gcc",
                 FixKind::Advice,
-                "Build with a compiler that supports C++17 (gcc 9 or later)",
-                "torch 2.x's headers refuse older compilers; a conda environment's compilers (conda-forge cxx-compiler) or the distribution's newer gcc (devtoolset/gcc-toolset on RHEL) are C++17 compilers.",
+                format!("Build with a compiler that supports C++{std} (gcc {gcc} or later)"),
+                format!("{whose} headers refuse older compilers; a conda environment's compilers (conda-forge cxx-compiler) or the distribution's newer gcc (devtoolset/gcc-toolset on RHEL: `scl enable gcc-toolset-13 bash`) are C++{std} compilers."),
             )
-            .step(Step::Manual(
-                "install gcc 9 or later (conda install -c conda-forge cxx-compiler, or the distribution's newer gcc), export CC and CXX to it, then build again".into(),
-            )),
+            .step(Step::Manual(format!(
+                "install gcc {gcc} or later (conda install -c conda-forge cxx-compiler, or the distribution's newer gcc), export CC and CXX to it, then build again"
+            ))),
             Fix::new(
                 code,
                 "cxx-standard",
                 FixKind::Advice,
-                "If gcc is 9 or later already: the build forces an older standard; set C++17 in its flags",
-                "gcc before 11 compiles C++14 unless told otherwise, and an extension's setup.py (extra_compile_args `-std=c++14`, a `cpp_standard` setting) or CMakeLists.txt (CMAKE_CXX_STANDARD) may ask for an older standard than torch 2.1 and later need.",
+                format!("If gcc is {gcc} or later already: the build forces an older standard; set C++{std} in its flags"),
+                format!("gcc before 11 compiles C++14 unless told otherwise, and an extension's setup.py (extra_compile_args `-std=c++14`, a `cpp_standard` setting) or CMakeLists.txt (CMAKE_CXX_STANDARD) may ask for an older standard than {whose} headers need."),
             )
-            .step(Step::Manual(
-                "check `gcc --version`; if 9 or later, replace -std=c++14 (cxx and nvcc args, cpp_standard, CMAKE_CXX_STANDARD) with C++17 in the extension's build files, then build again".into(),
-            )),
+            .step(Step::Manual(format!(
+                "check `gcc --version`; if {gcc} or later, set C++{std} (-std=c++{std} in the cxx and nvcc args, cpp_standard, CMAKE_CXX_STANDARD) in the extension's build files, then build again"
+            ))),
         ]);
         return d;
     }
@@ -470,3 +479,25 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
     ]);
     d
 }
+
+/// A library's headers refusing the compiler's standard (`#error "rocPRIM requires at least
+/// C++17"`): whose (`rocPRIM's`) and which standard (17).
+fn required_standard(detail: &str) -> Option<(String, u32)> {
+    let p = detail.find("requires at least C++")?;
+    let n: String = detail[p + 21..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .take(2)
+        .collect();
+    let std = n.parse().ok().filter(|n| matches!(n, 11 | 14 | 17 | 20 | 23))?;
+    let lib = detail[..p]
+        .trim_end()
+        .rsplit([' ', '"', '\'', '('])
+        .next()
+        .filter(|w| {
+            !w.is_empty() && w.len() <= 32 && w.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        })
+        .map_or_else(|| "a library's".to_owned(), |w| format!("{w}'s"));
+    Some((lib, std))
+}
+
