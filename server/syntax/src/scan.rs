@@ -492,6 +492,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Numpy is not available", NUMPY),
     ("dtype size changed", NUMPY),
     ("ndarray size changed", NUMPY),
+    ("has the wrong size, try recompiling", NUMPY),
     ("_ARRAY_API", NUMPY),
     ("compiled against A", NUMPY),
     ("multiarray failed to import", NUMPY),
@@ -5757,6 +5758,9 @@ fn numpy(l: &Line<'_>, out: &mut Out, head_read: bool) {
         "numpy.dtype size changed",
         "numpy.ndarray size changed",
         "numpy.ufunc size changed",
+        // NumPy 1.x's older wording, a module built against a newer NumPy than the one
+        // installed: `ValueError: numpy.dtype has the wrong size, try recompiling`.
+        "has the wrong size, try recompiling",
         "_ARRAY_API not found",
         "compiled against API version",
         "compiled against ABI version",

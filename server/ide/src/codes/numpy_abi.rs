@@ -98,8 +98,15 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     // The module built for the other NumPy is the package at fault; the text shows it near the
     // message (the import, the frames), else only NumPy is known.
     d.package = Some(culprit(cx, detail));
+    // NumPy 1.x's own wording for a module built against a newer 1.x (`numpy.dtype has the
+    // wrong size, try recompiling`): not a major apart.
+    let what = if detail.contains("has the wrong size") {
+        "a newer NumPy than the one installed (its C structures differ in size)"
+    } else {
+        "another NumPy major version than the one installed"
+    };
     d.message = format!(
-        "a compiled module was built against another NumPy major version than the one installed: {}",
+        "a compiled module was built against {what}: {}",
         detail.lines().next().unwrap_or("").trim()
     );
     d.fixes = fixes(cx, detail, d.package.as_deref());

@@ -627,6 +627,28 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
                 return;
             }
         }
+        // The variants not listed (`Could not find library geos_c or load any of its
+        // variants`): the library by its linker name.
+        if let Some(name) = ["Could not find library ", "Could not find lib "]
+            .iter()
+            .find_map(|w| s[..p].find(w).map(|k| s[k + w.len()..p].trim()))
+            .and_then(|n| n.strip_suffix(" or"))
+            .map(str::trim)
+            .filter(|n| {
+                !n.is_empty()
+                    && n.len() <= 64
+                    && n.bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || b"_-+.".contains(&c))
+            })
+        {
+            let lib = if name.starts_with("lib") {
+                format!("{name}.so")
+            } else {
+                format!("lib{name}.so")
+            };
+            push(p, &lib, None);
+            return;
+        }
     }
     // ONNX Runtime's own advice when its CUDA execution provider did not load: `Please install
     // the correct version of CUDA and cuDNN as mentioned in the GPU requirements page`.
