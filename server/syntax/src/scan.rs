@@ -159,6 +159,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("load any of its variants", LOADFORM),
     (" library file", LOADFORM),
     ("Could not load library", LOADFORM),
+    ("Couldn't open CUDA library ", LOADFORM),
+    ("failed to find lib", LOADFORM),
     ("The third-party dynamic library (", LOADFORM),
     // TensorFlow's loader, its `; dlerror: …` cut off (an issue's title).
     ("Could not load dynamic library '", LOADFORM),

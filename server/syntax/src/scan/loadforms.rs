@@ -825,6 +825,31 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             return;
         }
     }
+    // TensorFlow 1.x's dso_loader: `Couldn't open CUDA library libcupti.so. LD_LIBRARY_PATH:
+    // …`.
+    if let Some(p) = s.find("Couldn't open CUDA library ") {
+        let r = s.get(p + 27..).unwrap_or("");
+        let tok = r.split_whitespace().next().unwrap_or("");
+        let tok = tok.trim_end_matches(['.', ',', ':']);
+        if is_library_name(tok) {
+            push(p, file_name(tok), None);
+            return;
+        }
+    }
+    // A ctypes loader's own words with the library's short name (python-magic's `failed to
+    // find libmagic.  Check your installation`).
+    if let Some(p) = s.find("failed to find lib") {
+        let r = s.get(p + 15..).unwrap_or("");
+        let n = r
+            .bytes()
+            .take_while(|c| c.is_ascii_alphanumeric() || b"_+-".contains(c))
+            .count();
+        let name = &r[..n];
+        if n > 3 && n <= 64 && r[n..].starts_with(['.', ' ', ',', ':']) {
+            push(p, &format!("{name}.so"), None);
+            return;
+        }
+    }
     // cuDNN 9's loader on Windows: `Could not locate cudnn_ops64_9.dll. Please make sure it is
     // in your library path!`.
     if let Some(p) = s.find("Could not locate ") {
