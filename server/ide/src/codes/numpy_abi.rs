@@ -102,6 +102,8 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     // wrong size, try recompiling`): not a major apart.
     let what = if detail.contains("has the wrong size") {
         "a newer NumPy than the one installed (its C structures differ in size)"
+    } else if minor_api_step(detail) {
+        "a newer NumPy 1.x C API than the one installed"
     } else {
         "another NumPy major version than the one installed"
     };
@@ -189,6 +191,21 @@ fn fixes(cx: &Cx<'_>, detail: &str, package: Option<&str>) -> Vec<Fix> {
         );
     }
     crate::fix::rank(fixes)
+}
+
+/// `module compiled against API version 0xe but this version of numpy is 0xd`: both C API
+/// versions of NumPy 1.x (2.0's is 0x12), the module's the newer.
+fn minor_api_step(detail: &str) -> bool {
+    let hex_after = |w: &str| {
+        let r = &detail[detail.find(w)? + w.len()..];
+        let r = r.trim_start().strip_prefix("0x")?;
+        let n = r.bytes().take_while(u8::is_ascii_hexdigit).count();
+        u32::from_str_radix(&r[..n], 16).ok()
+    };
+    matches!(
+        (hex_after("compiled against API version"), hex_after("this version of numpy is")),
+        (Some(built), Some(have)) if built > have && built < 0x12
+    )
 }
 
 /// Whether the message is NumPy's own modules disagreeing (the scanner's reading, not another
