@@ -1334,6 +1334,7 @@ impl<'a> Scanner<'a> {
         if has(NOCC) {
             no_compiler(l, out);
             cython_source_missing(l, out);
+            build_program_unexecutable(l, out);
         }
         if has(COMPFAIL) {
             compile_failed(l, out);
@@ -6047,6 +6048,18 @@ fn bare_report(text: &str) -> bool {
 /// programs land on the environment's PATH).
 pub const BUILD_PROGRAMS: &[&str] = &["swig", "cmake", "ninja", "meson"];
 
+/// Build tools a build runs as programs that pip does not install: the system's package manager
+/// (or the tool's own installer) provides them.
+pub const SYSTEM_BUILD_PROGRAMS: &[&str] = &[
+    "bazel",
+    "make",
+    "pkg-config",
+    "autoconf",
+    "automake",
+    "libtool",
+    "nasm",
+];
+
 /// A build tool run as a program and not found: distutils' `error: command 'swig.exe' failed:
 /// No such file or directory`, a shell's `/bin/sh: cmake: command not found` (`sh: 1: cmake:
 /// not found`), Windows' `'cmake' is not recognized as an internal or external command`,
@@ -6056,7 +6069,11 @@ fn build_tool_missing(l: &Line<'_>, out: &mut Out) {
     let tool = |name: &str| -> Option<&'static str> {
         let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
         let base = base.strip_suffix(".exe").unwrap_or(base);
-        BUILD_PROGRAMS.iter().copied().find(|t| *t == base)
+        BUILD_PROGRAMS
+            .iter()
+            .chain(SYSTEM_BUILD_PROGRAMS)
+            .copied()
+            .find(|t| *t == base)
     };
     let quoted_after = |marker: &str| -> Option<(usize, &'static str)> {
         let p = s.find(marker)?;
@@ -6086,6 +6103,32 @@ fn build_tool_missing(l: &Line<'_>, out: &mut Out) {
             l.span(p, s.trim_end().len()),
             EventKind::BuildDependencyMissing {
                 module: t.to_owned(),
+                too_new: false,
+            },
+        );
+    }
+}
+
+/// distutils' `unable to execute 'bazel': No such file or directory`: a build tool run as a
+/// program that is not installed (compilers are [`no_compiler`]'s).
+fn build_program_unexecutable(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("unable to execute '") else {
+        return;
+    };
+    let r = &s[p + 19..];
+    let Some(e) = r.find('\'') else { return };
+    let name = r[..e].rsplit(['/', '\\']).next().unwrap_or("");
+    let name = name.strip_suffix(".exe").unwrap_or(name);
+    if let Some(t) = BUILD_PROGRAMS
+        .iter()
+        .chain(SYSTEM_BUILD_PROGRAMS)
+        .find(|t| **t == name)
+    {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::BuildDependencyMissing {
+                module: (*t).to_owned(),
                 too_new: false,
             },
         );

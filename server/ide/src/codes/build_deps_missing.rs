@@ -18,7 +18,7 @@ use crate::fix::{
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or a tool too new (setuptools: `cannot import name 'packaging' from 'pkg_resources'`, `No module named 'pkg_resources'`; CMake 4: `Compatibility with CMake < 3.5 has been removed`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package; a CUDA library's, `curand_kernel.h`, `cusolverDn.h`: that library's development headers of torch's CUDA release, which a partial toolkit lacks); Inductor's `Cannot find a working triton installation`; CMake's `find_package` finding no `<Name>Config.cmake` (torch's, which `torch.utils.cmake_prefix_path` or an unpacked libtorch provides; pybind11's; ROCm's under its prefix).",
-    meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import, and setuptools 82 removed `pkg_resources` itself, which setup.py files and packages still import at run time. Cython 3 refuses `.pyx` sources written for Cython 0.29 where a C function pointer meets an `except *` function (`Cannot assign type '… except * nogil' to '… noexcept nogil'`): Cython below 3 builds them. A build tool a build runs as a program (swig, cmake, ninja, meson: `error: command 'swig.exe' failed: No such file or directory`, `/bin/sh: cmake: command not found`, `'cmake' is not recognized as an internal or external command`) is found on PATH by an isolated build too: pip's wheel of it, then the package again.",
+    meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import, and setuptools 82 removed `pkg_resources` itself, which setup.py files and packages still import at run time. Cython 3 refuses `.pyx` sources written for Cython 0.29 where a C function pointer meets an `except *` function (`Cannot assign type '… except * nogil' to '… noexcept nogil'`): Cython below 3 builds them. A build tool a build runs as a program (swig, cmake, ninja, meson: `error: command 'swig.exe' failed: No such file or directory`, `/bin/sh: cmake: command not found`, `'cmake' is not recognized as an internal or external command`) is found on PATH by an isolated build too: pip's wheel of it, then the package again. Programs pip does not install (bazel, make, pkg-config, autoconf, automake, libtool, nasm: distutils' `unable to execute 'bazel'`) come from the system's package manager, Bazel through its launcher Bazelisk.",
     fixes: "For CMake 4 refusing an old `cmake_minimum_required`: `CMAKE_POLICY_VERSION_MINIMUM=3.5` (CMake's own hint, no download), else `pip install \"cmake<4\"` and the build with `--no-build-isolation`. Otherwise: 1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources.packaging` error `pip install \"setuptools<70\"`, for `No module named 'pkg_resources'` `pip install \"setuptools<82\"`, for Cython 3's `noexcept` refusal `pip install \"cython<3\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. A CUDA library's header: a full toolkit of torch's CUDA release (CUDA_HOME at it) first, then `cuda-libraries-dev-X-Y` from NVIDIA's repository (root) or conda-forge's package pinned with `cuda-version` (advice). The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
@@ -132,6 +132,9 @@ fn plain_program(cx: &Cx<'_>, module: &str, built: Option<&str>) -> bool {
 
 fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<Fix> {
     let code = Code::BuildDepsMissing;
+    if abidoc_syntax::scan::SYSTEM_BUILD_PROGRAMS.contains(&module) {
+        return system_program(code, module);
+    }
     let Some(tool) = Name::new(module) else {
         return Vec::new();
     };
@@ -458,6 +461,33 @@ fn unknown_dependency(mut d: Diagnostic, header: &str, detail: &str) -> Diagnost
         Fix::new(code, "dev-package", FixKind::Advice, title, why).step(Step::Manual(step)),
     ]);
     d
+}
+
+/// A build tool pip does not install, run as a program: the system's package manager's (Bazel
+/// through its own launcher, Bazelisk). Advice: which manager is in use is the person's.
+fn system_program(code: Code, program: &str) -> Vec<Fix> {
+    let (how, why) = if program == "bazel" {
+        (
+            "install Bazelisk as `bazel` on PATH (its release binary from https://github.com/bazelbuild/bazelisk/releases, `npm install -g @bazel/bazelisk`, or `brew install bazelisk`), then build again".to_owned(),
+            "The build runs `bazel`; Bazelisk is Bazel's launcher, which fetches the Bazel release the project asks for (its .bazelversion).".to_owned(),
+        )
+    } else {
+        let dnf = if program == "pkg-config" { "pkgconf-pkg-config" } else { program };
+        (
+            format!("sudo apt-get install {program} (Debian, Ubuntu), sudo dnf install {dnf} (Fedora, RHEL), brew install {program} (macOS), or conda install -c conda-forge {program} inside a conda environment; then build again"),
+            format!("The build runs `{program}` as a program; pip does not install it, the system's package manager does."),
+        )
+    };
+    vec![
+        Fix::new(
+            code,
+            "install-build-program",
+            FixKind::Advice,
+            format!("Install the build tool `{program}`, then build again"),
+            why,
+        )
+        .step(Step::Manual(how)),
+    ]
 }
 
 /// CMake's config-mode `find_package(X)` finding no `XConfig.cmake`: torch's own CMake files
