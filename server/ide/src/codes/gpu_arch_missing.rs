@@ -883,6 +883,18 @@ pub(crate) fn toolkit_refuses(
 /// else the newest release line's newest CUDA build.
 fn nvrtc_arch(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
     let code = Code::GpuArchMissing;
+    // A text that never shows torch, beside another package (OpenMM, CuPy compiling their
+    // kernels with NVRTC): that package's CUDA, which may also be newer than an old GPU.
+    if !cx.torch_shown(None) && cx.torch().is_none() {
+        let pkg = cx.near.filter(|p| *p != "torch").or_else(|| {
+            cx.scene
+                .mentions
+                .iter()
+                .map(|(_, n)| n.as_str())
+                .find(|n| *n != "torch")
+        });
+        return other_nvrtc(source, seen, pkg);
+    }
     let mut d = blank(code, source);
     d.package = Some("torch".into());
     d.evidence.push(format!("the text says: {}", seen.detail.trim()));
@@ -926,6 +938,35 @@ fn nvrtc_arch(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagno
         );
     }
     d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// Another package's NVRTC refusing the GPU's architecture: the CUDA it compiles with is newer
+/// than the GPU (CUDA 11 and 12 dropped Kepler's sm_30/35/37, CUDA 12 Maxwell's offline
+/// support is deprecated) or older. Its build for a CUDA that knows this GPU, in words: which
+/// CUDA is the person's to read off the GPU.
+fn other_nvrtc(source: Option<SourceRef>, seen: &Seen<'_>, pkg: Option<&str>) -> Diagnostic {
+    let code = Code::GpuArchMissing;
+    let mut d = blank(code, source);
+    d.package = pkg.map(str::to_owned);
+    let pkg = pkg.unwrap_or("the package");
+    d.evidence.push(format!("the text says: {}", seen.detail.trim()));
+    d.message = format!(
+        "{pkg}'s runtime compiler (NVRTC, of the CUDA {pkg} uses) refuses this GPU's architecture: that CUDA does not know the GPU (a GPU newer than it), or no longer does (CUDA 11 and 12 dropped Kepler GPUs)"
+    );
+    d.explanation = Some("Packages that generate their GPU kernels at run time (OpenMM, CuPy, numba) compile them with NVRTC for the GPU's architecture; the CUDA release decides which architectures it can name. A GPU newer than that CUDA needs a newer one; a Kepler GPU (sm_30–37) needs CUDA 10.2 or 11.x.".into());
+    d.fixes = crate::fix::rank(vec![
+        Fix::new(
+            code,
+            "package-cuda-for-gpu",
+            FixKind::Advice,
+            format!("Install {pkg}'s build for a CUDA that knows this GPU"),
+            "`nvidia-smi --query-gpu=name,compute_cap --format=csv` names the GPU's architecture; CUDA 11.8 and later know Ada and Hopper, 12.8 Blackwell; Kepler runs up to CUDA 11.x (10.2 for sm_30).",
+        )
+        .step(Step::Manual(format!(
+            "reinstall {pkg} with the CUDA runtime of a release that supports this GPU (conda: conda install -c conda-forge {pkg} cuda-version=<that CUDA>; pip: its build for that CUDA)"
+        ))),
+    ]);
     d
 }
 
