@@ -885,14 +885,17 @@ fn nvrtc_arch(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagno
     let code = Code::GpuArchMissing;
     // A text that never shows torch, beside another package (OpenMM, CuPy compiling their
     // kernels with NVRTC): that package's CUDA, which may also be newer than an old GPU.
-    if !cx.torch_shown(None) && cx.torch().is_none() {
-        let pkg = cx.near.filter(|p| *p != "torch").or_else(|| {
+    // (torch's own raises it bare: `RuntimeError: nvrtc: error: …`, which stays torch's.)
+    if !cx.torch_shown(None)
+        && cx.torch().is_none()
+        && let Some(pkg) = cx.near.filter(|p| *p != "torch").or_else(|| {
             cx.scene
                 .mentions
                 .iter()
                 .map(|(_, n)| n.as_str())
                 .find(|n| *n != "torch")
-        });
+        })
+    {
         return other_nvrtc(source, seen, pkg);
     }
     let mut d = blank(code, source);
@@ -945,11 +948,10 @@ fn nvrtc_arch(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagno
 /// than the GPU (CUDA 11 and 12 dropped Kepler's sm_30/35/37, CUDA 12 Maxwell's offline
 /// support is deprecated) or older. Its build for a CUDA that knows this GPU, in words: which
 /// CUDA is the person's to read off the GPU.
-fn other_nvrtc(source: Option<SourceRef>, seen: &Seen<'_>, pkg: Option<&str>) -> Diagnostic {
+fn other_nvrtc(source: Option<SourceRef>, seen: &Seen<'_>, pkg: &str) -> Diagnostic {
     let code = Code::GpuArchMissing;
     let mut d = blank(code, source);
-    d.package = pkg.map(str::to_owned);
-    let pkg = pkg.unwrap_or("the package");
+    d.package = Some(pkg.to_owned());
     d.evidence.push(format!("the text says: {}", seen.detail.trim()));
     d.message = format!(
         "{pkg}'s runtime compiler (NVRTC, of the CUDA {pkg} uses) refuses this GPU's architecture: that CUDA does not know the GPU (a GPU newer than it), or no longer does (CUDA 11 and 12 dropped Kepler GPUs)"
