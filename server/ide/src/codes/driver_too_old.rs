@@ -129,6 +129,24 @@ pub(crate) fn diagnose(
         ),
         None => fixes(cx, driver_cuda, needs, torch.as_deref()),
     };
+    // The CUDA runtime says the same when it finds no driver at all (libcuda.so.1 absent: a
+    // container started without the GPU, a machine without the driver): with no driver version
+    // read, that is as likely as an old one.
+    if driver_cuda.is_none() && detail.contains("driver version is insufficient") {
+        d.fixes.push(
+            Fix::new(
+                Code::DriverTooOld,
+                "driver-visible",
+                FixKind::Advice,
+                "Check that the driver is visible at all: a container started without the GPU reports this too",
+                "cudaErrorInsufficientDriver is also what the CUDA runtime returns when it cannot load the driver's libcuda.so.1: a Docker container started without `--gpus`, Singularity or Apptainer without `--nv`, a Kubernetes pod without an `nvidia.com/gpu` limit.",
+            )
+            .step(Step::Manual(
+                "run `nvidia-smi` where the program runs; inside a container, start it with the GPU (docker run --gpus all, singularity exec --nv, apptainer exec --nv)".into(),
+            )),
+        );
+        d.fixes = crate::fix::rank(std::mem::take(&mut d.fixes));
+    }
     d
 }
 
