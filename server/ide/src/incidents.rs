@@ -317,6 +317,9 @@ pub struct Scene {
     pub mentions_wsl: bool,
     /// The text shows Windows (its site-packages paths, MSVC's `cl.exe`).
     pub mentions_windows: bool,
+    /// The text shows a container (Docker, Singularity/Apptainer, CUDA's forward-compat
+    /// libraries of an image).
+    pub mentions_container: bool,
     /// The text shows macOS (its paths, `.dylib`s, Rosetta).
     pub mentions_macos: bool,
     /// The text shows an ARM Linux machine (`aarch64`, a Jetson, a Raspberry Pi).
@@ -398,6 +401,8 @@ mod fact {
     /// C an older Cython generated, compiled for Python 3.12 or later (`no member named
     /// 'ob_digit'`).
     pub const OLD_CYTHON_C: u32 = 1 << 20;
+    /// A container (Docker, Singularity/Apptainer, a CUDA image's forward-compat libraries).
+    pub const CONTAINER: u32 = 1 << 21;
 }
 
 // A phrase is a bit of [`TextFacts`]' `u128`: no more than 128 of them.
@@ -507,6 +512,15 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("CMAKE_CXX_STANDARD 14", fact::OLD_CXX),
     // torch 1.x's THC, in its messages (`THCudaCheck FAIL`) and headers.
     ("THCudaCheck", fact::THC),
+    // Containers, by their runtimes' names and CUDA images' forward-compatibility libraries.
+    ("docker", fact::CONTAINER),
+    ("Docker", fact::CONTAINER),
+    ("container", fact::CONTAINER),
+    ("Container", fact::CONTAINER),
+    ("ingularity", fact::CONTAINER),
+    ("pptainer", fact::CONTAINER),
+    ("cuda/compat", fact::CONTAINER),
+    ("cuda-compat", fact::CONTAINER),
 ];
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
@@ -578,6 +592,7 @@ impl Scene {
         self.torch_preloads |= has(fact::TORCH_PRELOADS);
         self.old_cxx_standard |= has(fact::OLD_CXX);
         self.mentions_thc |= has(fact::THC);
+        self.mentions_container |= has(fact::CONTAINER);
         self.mentions_inductor |= has(fact::INDUCTOR);
     }
 }

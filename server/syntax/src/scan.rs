@@ -556,6 +556,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("InsufficientDriver", DRIVER),
     ("forward compatibility was attempted", DRIVER),
     ("unsupported display driver", DRIVER),
+    ("Driver/library version mismatch", DRIVER),
+    ("does not match DSO version", DRIVER),
     ("INSUFFICIENT_DRIVER", DRIVER),
     ("with an unsupported toolchain", DRIVER),
     ("Unsupported .version ", DRIVER),
@@ -5987,6 +5989,11 @@ fn driver_too_old(l: &Line<'_>, out: &mut Out) {
         // Error 803: the CUDA user-space driver (libcuda) and the kernel module disagree (a
         // container's libcuda newer than the host's driver).
         || s.contains("unsupported display driver / cuda driver combination")
+        // The same disagreement in NVML's words (`Failed to initialize NVML: Driver/library
+        // version mismatch`) and the CUDA driver's (`kernel version 515.48.7 does not match DSO
+        // version 510.73.5`): a driver updated without the kernel module reloaded.
+        || s.contains("Driver/library version mismatch")
+        || s.contains("does not match DSO version")
         // ptxas (or the driver's JIT) given PTX of a newer ISA than it knows: `ptxas fatal :
         // Unsupported .version 6.3; current version is '6.1'` (numba's NVVM newer than the
         // driver's CUDA).

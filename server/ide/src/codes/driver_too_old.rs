@@ -15,7 +15,7 @@ use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name, PipFlag, Requirement, Step,
 use abidoc_knowledge::gpu;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "`The NVIDIA driver on your system is too old`, `CUDA driver version is insufficient for CUDA runtime version`, undefined driver API symbols (`cuGreenCtxCreate`): the driver is older than the CUDA a binary needs.",
+    summary: "`The NVIDIA driver on your system is too old`, `CUDA driver version is insufficient for CUDA runtime version`, undefined driver API symbols (`cuGreenCtxCreate`): the driver is older than the CUDA a binary needs. Also the driver at odds with itself: CUDA's error 803, NVML's `Driver/library version mismatch`, `kernel version X does not match DSO version Y` (its user-space libraries and its loaded kernel module of two releases: a reboot after an update, or an image's forward-compat libcuda off the path).",
     meaning: "Each CUDA release needs a minimum NVIDIA driver (CUDA 12.8 needs 570.26 on Linux; from CUDA 11 on, any release of a major also runs on its first driver, 525.60.13 for 12.x, through minor version compatibility, except PTX JIT). torch wheels bundle their CUDA runtime, so a torch built for a newer CUDA than the driver supports fails at its first CUDA call; a library calling a driver API function newer than the driver fails to load (`undefined symbol: cu…`). Triton compiles its kernels at run time with the ptxas its wheel carries (CUDA 12 from Triton 2.2): a driver older than that refuses them (`Triton Error [CUDA]: device kernel image is invalid`), whatever the GPU; TRITON_PTXAS_PATH names a ptxas of the driver's CUDA instead. The driver's CUDA is read from the text (`found version 11040` is CUDA 11.4) or from `/proc/driver/nvidia/version`.",
     fixes: "1. The same torch release built for a CUDA this driver runs, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu118`): user level, no root. 2. A newer NVIDIA driver, at least the minimum of torch's CUDA (needs root; advice, since driver installs depend on the system). With the text alone and no driver version, the general form, and (last) the check that a driver is visible at all: the CUDA runtime reports an insufficient driver when it loads none (a container started without `--gpus`/`--nv`).",
     ..CodeDoc::BASE
@@ -67,6 +67,9 @@ pub(crate) fn diagnose(
     let mut d = blank(Code::DriverTooOld, source);
     if detail.contains("Triton Error [CUDA]") {
         return triton_kernel(cx, d, found, detail);
+    }
+    if library_mismatch(detail) {
+        return mismatched_libraries(cx, d, detail);
     }
     // torch's own check says so; the CUDA runtime's `driver version is insufficient` comes from
     // whichever binary called it: the package the text shows there, torch when it shows no
@@ -147,6 +150,64 @@ pub(crate) fn diagnose(
         );
         d.fixes = crate::fix::rank(std::mem::take(&mut d.fixes));
     }
+    d
+}
+
+/// The driver's user-space libraries and its kernel module of two releases: CUDA's error 803
+/// (`system has unsupported display driver / cuda driver combination`), NVML's `Driver/library
+/// version mismatch`, the driver's `kernel version X does not match DSO version Y`.
+fn library_mismatch(detail: &str) -> bool {
+    detail.contains("unsupported display driver / cuda driver combination")
+        || detail.contains("Driver/library version mismatch")
+        || detail.contains("does not match DSO version")
+}
+
+/// Not an old driver: two of them. A driver updated while its old kernel module stays loaded
+/// (until a reboot), or a container whose image puts its own libcuda (CUDA's forward-compat
+/// libraries) before the host's. Both are advice: the reboot and the image are the person's.
+fn mismatched_libraries(cx: &Cx<'_>, mut d: Diagnostic, detail: &str) -> Diagnostic {
+    let code = Code::DriverTooOld;
+    d.package = None;
+    d.evidence.push(format!("the text says: {}", detail.trim()));
+    // `kernel version 515.48.7 does not match DSO version 510.73.5`: both releases named.
+    let versions = detail.find("kernel version ").and_then(|p| {
+        let r = &detail[p + 15..];
+        let k = r.split_whitespace().next()?;
+        let dso = r.split("DSO version ").nth(1)?.split_whitespace().next()?;
+        let plain = |v: &str| v.bytes().all(|c| c.is_ascii_digit() || c == b'.') && !v.is_empty();
+        (plain(k) && plain(dso.trim_end_matches(['.', ',']))).then(|| (k.to_owned(), dso.trim_end_matches(['.', ',']).to_owned()))
+    });
+    d.message = match &versions {
+        Some((k, dso)) => format!("the NVIDIA kernel module ({k}) and the driver's user-space libraries ({dso}) are of different releases: the driver was changed without the kernel module following"),
+        None => "the NVIDIA driver's user-space libraries (libcuda, NVML) and its loaded kernel module are of different releases: a driver updated without a reboot, or a container's own libcuda taken before the host's".to_owned(),
+    };
+    d.explanation = Some("libcuda.so.1 and libnvidia-ml.so.1 must be the release of the kernel module that is loaded. Installing a driver replaces the libraries at once, but the old module runs until the machine reboots; a CUDA image's forward-compatibility libraries (/usr/local/cuda/compat) put a newer libcuda first, which only datacenter GPUs with a matching kernel driver accept.".into());
+    let reboot = Fix::new(
+        code,
+        "reload-driver",
+        FixKind::Advice,
+        "Reboot (or reload the NVIDIA kernel modules) so the kernel module matches the installed driver; if they still differ, reinstall the driver",
+        "After a driver update, the kernel module of the old release stays loaded until the modules are reloaded; `cat /proc/driver/nvidia/version` shows the loaded one, `nvidia-smi` fails until they agree. A half-finished install (libraries of one release, module of another) is mended by installing the driver again.",
+    )
+    .step(Step::Manual(
+        "sudo reboot, or stop every process using the GPU and run `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`; then `nvidia-smi`; if it still reports a mismatch, reinstall the driver with the system's package manager or NVIDIA's installer and reboot".into(),
+    ));
+    let compat = Fix::new(
+        code,
+        "compat-off-path",
+        FixKind::Advice,
+        "In a container: take the image's CUDA forward-compat libcuda off the loader's path",
+        "CUDA images may register /usr/local/cuda/compat with ldconfig or LD_LIBRARY_PATH; that libcuda then stands in for the host's, and a host driver of another release (or a GeForce GPU) refuses it.",
+    )
+    .step(Step::Manual(
+        "`ldconfig -p | grep libcuda` shows which libcuda the loader takes; remove the compat directory (/usr/local/cuda/compat, /usr/local/cuda-X.Y/compat) from /etc/ld.so.conf.d and LD_LIBRARY_PATH, run ldconfig, and start the container with the host driver (docker run --gpus all)".into(),
+    ));
+    d.fixes = if cx.scene.mentions_container {
+        vec![compat.leading(), reboot]
+    } else {
+        vec![reboot, compat]
+    };
+    d.fixes = crate::fix::rank(std::mem::take(&mut d.fixes));
     d
 }
 
