@@ -299,6 +299,8 @@ pub struct Scene {
     /// The system killed a compiler or linker of the build (`Killed signal terminated program
     /// cc1plus`, `Error 137`): out of memory.
     pub compiler_killed: bool,
+    /// A cause a compile's own words named (CUB's headers on Windows, Thrust refusing a CUB).
+    pub compile_cause: Option<abidoc_syntax::CompileCause>,
     /// MSVC said it ran out of heap (`C1060`): out of memory too, with nothing killed.
     pub compiler_out_of_heap: bool,
     /// The wheel a package's setup.py tried to download (`Guessing wheel URL: …whl`, flash-attn,
@@ -1726,6 +1728,11 @@ impl Collector {
                 self.scene.build_failed.get_or_insert((span, None));
             }
             EventKind::PrecompiledWheelNotFound => self.scene.precompiled_wheel_missing = true,
+            EventKind::KnownCompileCause { cause } => {
+                self.scene.compile_cause.get_or_insert(*cause);
+                self.scene.compile_failed = true;
+                self.scene.build_failed.get_or_insert((span, None));
+            }
             EventKind::CompilerKilled { out_of_heap } => {
                 self.scene.compiler_killed |= !out_of_heap;
                 self.scene.compiler_out_of_heap |= out_of_heap;

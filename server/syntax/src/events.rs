@@ -94,6 +94,8 @@ pub enum EventKind {
         /// killed it.
         out_of_heap: bool,
     },
+    /// A compile stopped by a cause its words name (see [`CompileCause`]).
+    KnownCompileCause { cause: CompileCause },
     /// A pip install the user ran, as its line shows it after a shell or notebook prompt
     /// (`(venv) $ pip install git+https://github.com/princeton-vl/lietorch.git`).
     UserPipInstall { command: String },
@@ -409,6 +411,18 @@ pub enum GpuArchForm {
     /// torch's runtime compiler (NVRTC, of the CUDA torch was built with) does not know the
     /// GPU's architecture: `nvrtc: error: invalid value for --gpu-architecture (-arch)`.
     NvrtcArch,
+}
+
+/// Causes of a failed compile that their own words name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CompileCause {
+    /// CUB 1.15 (CUDA 11.x) compiled after windows.h on Windows: `rpcndr.h`'s `small` macro
+    /// breaks `dispatch_segmented_sort.cuh` (`error: expected an identifier` at its lines 338
+    /// and 379); fixed in CUB 1.16, which CUDA 12 ships.
+    CubWindowsMacro,
+    /// Thrust refusing the CUB on the include path: `The version of CUB in your include path is
+    /// not compatible with this release of Thrust` (a CUB_HOME of another release).
+    CubThrustVersion,
 }
 
 /// Why Windows' loader refused a DLL, as its error code (in any language) says.

@@ -11,7 +11,7 @@ pub mod pip;
 pub mod scan;
 pub mod span;
 
-pub use events::{DllFailure, Event, EventKind, GpuArchForm};
+pub use events::{CompileCause, DllFailure, Event, EventKind, GpuArchForm};
 pub use line_index::LineIndex;
 pub use scan::scan;
 pub use span::{SourceMap, Span};

@@ -14,7 +14,7 @@ use memchr::memmem;
 
 use crate::clean;
 use crate::span::SourceMap;
-use crate::{Event, EventKind, GpuArchForm, Parse, Problem, Span};
+use crate::{CompileCause, Event, EventKind, GpuArchForm, Parse, Problem, Span};
 
 mod backends;
 mod cpu;
@@ -455,6 +455,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ),
     ("unable to execute", NOCC),
     ("FAILED: ", COMPFAIL),
+    // CUB's own headers failing (see `CompileCause`).
+    ("dispatch_segmented_sort.cuh(", COMPFAIL),
+    ("The version of CUB in your include path", COMPFAIL),
     ("' failed", COMPFAIL | NOCC),
     ("CalledProcessError", COMPFAIL | EXC),
     ("build stopped", COMPFAIL),
@@ -1340,6 +1343,7 @@ impl<'a> Scanner<'a> {
         }
         if has(COMPFAIL) {
             compile_failed(l, out);
+            cub_compile_cause(l, out);
             self.kernel_arch_too_old(l, out);
             deepspeed_op_missing(l, out);
         }
@@ -5557,6 +5561,25 @@ fn cython_source_missing(l: &Line<'_>, out: &mut Out) {
                 module: "Cython".into(),
                 too_new: false,
             },
+        );
+    }
+}
+
+/// CUB's headers stopping a CUDA compile for a reason of their own (see `CompileCause`).
+fn cub_compile_cause(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let cause = if let Some(p) = s.find("dispatch_segmented_sort.cuh(")
+        && s[p..].contains("error")
+    {
+        Some((p, CompileCause::CubWindowsMacro))
+    } else {
+        s.find("The version of CUB in your include path")
+            .map(|p| (p, CompileCause::CubThrustVersion))
+    };
+    if let Some((p, cause)) = cause {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::KnownCompileCause { cause },
         );
     }
 }

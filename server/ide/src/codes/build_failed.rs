@@ -17,7 +17,7 @@ use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step, WheelUrl}
 use crate::kb::{Fetch, Listing};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`, `error: command '…/nvcc' failed`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile.",
+    summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`, `error: command '…/nvcc' failed`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile. A cause the compile names makes it an error with that cause's fix: the compiler killed for memory, CUB 1.15 after windows.h (`dispatch_segmented_sort.cuh(338)`: -DWIN32_LEAN_AND_MEAN), Thrust refusing the CUB on the include path (THRUST_IGNORE_CUB_VERSION_CHECK).",
     meaning: "pip compiles a package when no wheel on the index fits this Python and platform, and packages that pick their own prebuilt wheel in setup.py (flash-attn, mamba-ssm, causal-conv1d) compile when none fits the installed torch, CUDA and C++ ABI. pip's summary (`Failed building wheel for X`, `× python setup.py bdist_wheel did not run successfully`) comes after the compiler's own output, which holds the cause; a paste that keeps only the summary says that the build failed, not why. Where the package publishes builds elsewhere (its own wheel page per torch and CUDA, a release paired with each torch), installing one needs no compiler at all.",
     fixes: "0. A compiler or linker the system killed (gcc's `Killed signal terminated program cc1plus`, nvcc's `'cicc' died due to signal 9`, make's `Error 137`, MSVC's `out of heap space`): the machine ran out of memory, an error; MAX_JOBS=2 and CMAKE_BUILD_PARALLEL_LEVEL=2 and the same command again (MAX_JOBS=1 or swap if still killed) first, the builds below after it. 1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). A package that does not compile against torch: its newest release with a wheel for this Python and platform (`--only-binary`, which never compiles). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`). Two macOS causes are read and set: distutils' `$MACOSX_DEPLOYMENT_TARGET mismatch: now \"A\" but \"B\"` (the target B, set), and an SDK's `error: Unsupported architecture` for a universal2 build (ARCHFLAGS of this Mac's architecture). A source written for an older Python: a Rust extension whose PyO3 stops below this Python (`newer than PyO3's maximum supported version`), C an older Cython generated (`no member named 'ob_digit'`, 3.12), or CPython C API a release removed or changed (`PyUnicode_AsUnicode` in 3.12, `_PyLong_AsInt` in 3.13: `compat.toml [[python_capi_changed]]`): the package's newest release (made for newer Pythons, with wheels), else an older Python, else PyO3's stable-ABI switch (advice). A kernel the compiler refuses for the older GPUs the build also targets (ptxas' `Feature '…' requires .target sm_80 or higher`, nvcc's `atomicAdd` on `__half` below sm_70): TORCH_CUDA_ARCH_LIST from the highest capability the refusals name, with `+PTX`, then the build again; a GPU older than that gets advice only.",
     near_package: super::NearPackage::NotTorch,
@@ -293,8 +293,91 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
         ))),
     );
     out_of_memory(cx, &mut d, &mut fixes);
+    known_cause(cx, &mut d, &mut fixes);
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// A compile stopped by a cause its words name: CUB's headers on Windows. The cause is known,
+/// so the failure is an error and its fixes lead.
+fn known_cause(cx: &Cx<'_>, d: &mut Diagnostic, fixes: &mut Vec<Fix>) {
+    use abidoc_syntax::CompileCause;
+    let Some(cause) = cx.scene.compile_cause else {
+        return;
+    };
+    let code = Code::BuildFailed;
+    d.severity = Severity::Error;
+    let build = d
+        .package
+        .as_deref()
+        .map_or_else(|| "the build".to_owned(), |p| format!("{p}'s build"));
+    d.evidence
+        .retain(|e| !e.starts_with("the compiler ran and failed"));
+    match cause {
+        CompileCause::CubWindowsMacro => {
+            d.message = format!(
+                "{build} compiles CUB 1.15 (the CUB of CUDA 11.x) after windows.h, whose `small` macro (rpcndr.h) breaks CUB's segmented sort: `dispatch_segmented_sort.cuh` lines 338 and 379"
+            );
+            d.evidence.push("CUB 1.16 renamed what the macro clashes with; CUDA 12 ships CUB 2.x".into());
+            fixes.push(
+                Fix::new(
+                    code,
+                    "win32-lean-and-mean",
+                    FixKind::Configure,
+                    "Compile the CUDA sources with -DWIN32_LEAN_AND_MEAN, then build again",
+                    "WIN32_LEAN_AND_MEAN keeps windows.h from including rpcndr.h and its `small` macro; nothing else in the build changes.",
+                )
+                .step(Step::Manual(
+                    "add \"-DWIN32_LEAN_AND_MEAN\" to the extension's nvcc flags (setup.py's extra_compile_args[\"nvcc\"], nvcc_args, or CMake's CMAKE_CUDA_FLAGS), then build again".into(),
+                ))
+                .leading(),
+            );
+            fixes.push(
+                Fix::new(
+                    code,
+                    "newer-cub",
+                    FixKind::Advice,
+                    "Or build with a CUB of 1.16 or later: a CUDA 12 toolkit, or CUB_HOME at a newer CUB",
+                    "The clash is fixed in CUB 1.16 (NVIDIA/cub#423); CUDA 11.x toolkits keep CUB 1.15.",
+                )
+                .step(Step::Manual(
+                    "build with a CUDA 12 toolkit (CUDA_HOME at it), or download CUB 1.16+ from https://github.com/NVIDIA/cub/releases and set CUB_HOME to it (a CUB newer than the toolkit's Thrust also needs THRUST_IGNORE_CUB_VERSION_CHECK)".into(),
+                )),
+            );
+        }
+        CompileCause::CubThrustVersion => {
+            d.message = format!(
+                "{build} stopped in Thrust's version check: the CUB on the include path (CUB_HOME, or an -I before the toolkit's) is another release than the toolkit's Thrust accepts"
+            );
+            fixes.push(
+                Fix::new(
+                    code,
+                    "ignore-cub-version",
+                    FixKind::Configure,
+                    "Keep that CUB and tell Thrust to accept it (THRUST_IGNORE_CUB_VERSION_CHECK), then build again",
+                    "A newer CUB (taken for its fixes, as on Windows with CUDA 11.x) works with the toolkit's Thrust for these builds; the define skips Thrust's exact-version check.",
+                )
+                .step(Step::Manual(
+                    "add \"-DTHRUST_IGNORE_CUB_VERSION_CHECK\" to the nvcc flags (or `#define THRUST_IGNORE_CUB_VERSION_CHECK` before the Thrust include), then build again".into(),
+                ))
+                .leading(),
+            );
+            fixes.push(
+                Fix::new(
+                    code,
+                    "toolkit-cub",
+                    FixKind::Advice,
+                    "Or build with the toolkit's own CUB: unset CUB_HOME",
+                    "CUDA 11 and later ship CUB with Thrust, of the release Thrust expects; CUB_HOME is only for toolkits before 11.",
+                )
+                .step(Step::Manual(if cx.scene.mentions_windows {
+                    "set \"CUB_HOME=\" (or remove it from the environment), then build again".into()
+                } else {
+                    "unset CUB_HOME, then build again".into()
+                })),
+            );
+        }
+    }
 }
 
 /// The system killed the build's compiler or linker: the machine ran out of memory, which a
