@@ -648,6 +648,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("torch:", VERSION),
     // The banner the prebuilt-wheel packages' setup.py prints (`torch.__version__  = 2.4.0+cu121`).
     ("torch.__version__", VERSION),
+    // pip's own version, as it prints it (see `pip_version`).
+    ("You are using pip version ", VERSION),
+    ("Using pip ", VERSION),
+    ("(currently installed: ", VERSION),
     ("python=", VERSION),
     ("CUDA", VERSION),
     ("Cuda compilation", VERSION),
@@ -1432,6 +1436,7 @@ impl<'a> Scanner<'a> {
             versions(l, facts, out);
             nvcc_release(l, out);
             setup_banner_torch(l, out);
+            pip_version(l, out);
         }
         if has(WHEEL) {
             wheel_labels(l, out);
@@ -6503,6 +6508,32 @@ fn versions(l: &Line<'_>, facts: &[u16], out: &mut Out) {
     }
 }
 
+/// pip's own version: its upgrade notice (`You are using pip version 18.1, however version 24.0
+/// is available.`), its verbose banner (`Using pip 23.3.2 from …`), a package's own warning
+/// (`pip versions <19.3 (currently installed: 18.1) are unable to detect binary wheel
+/// compatibility`).
+fn pip_version(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let found = ["You are using pip version ", "Using pip "]
+        .iter()
+        .find_map(|w| s.find(w).map(|p| (p, p + w.len())))
+        .or_else(|| {
+            let p = s.find("(currently installed: ")?;
+            s[..p].contains("pip version").then_some((p, p + 22))
+        });
+    let Some((p, at)) = found else { return };
+    let v = version_token(&s[at..]).trim_end_matches([',', ')', '.']);
+    if is_version(v) {
+        out.push(
+            l.span(p, at + v.len()),
+            EventKind::Version {
+                subject: "pip".to_owned(),
+                version: v.to_owned(),
+            },
+        );
+    }
+}
+
 /// `torch.__version__  = 2.4.0+cu121`, as flash-attn's, mamba-ssm's and causal-conv1d's setup.py
 /// print it before they look for their prebuilt wheel.
 fn setup_banner_torch(l: &Line<'_>, out: &mut Out) {
@@ -6660,7 +6691,34 @@ fn after_char(s: &str, i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{content_start, first_word, rfind_space_or};
+    use super::{content_start, first_word, rfind_space_or, scan};
+    use crate::EventKind;
+
+    /// pip's version as its upgrade notice, its verbose banner and a package's warning print
+    /// it (the last from the tuning case `open-semantic-search-333`).
+    #[test]
+    fn pips_own_version() {
+        for (text, want) in [
+            (
+                "        WARNING: pip versions <19.3 (currently installed: 18.1) are unable to detect binary wheel compatibility for blis. To avoid a source install with a very long compilation time, please upgrade pip with `pip install --upgrade pip`.",
+                "18.1",
+            ),
+            (
+                "Using pip 23.3.2 from /usr/local/lib/python3.8/dist-packages/pip (python 3.8)",
+                "23.3.2",
+            ),
+            (
+                "You are using pip version 9.0.1, however version 19.2.3 is available.",
+                "9.0.1",
+            ),
+        ] {
+            let got = scan(text).value.into_iter().find_map(|e| match e.kind {
+                EventKind::Version { subject, version } if subject == "pip" => Some(version),
+                _ => None,
+            });
+            assert_eq!(got.as_deref(), Some(want), "{text}");
+        }
+    }
 
     #[test]
     fn a_loggers_prefix_and_source_location_are_not_content() {

@@ -13,11 +13,11 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, Severity, SourceRef};
-use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step, WheelUrl};
+use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step, Version, WheelUrl};
 use crate::kb::{Fetch, Listing};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`, `error: command '…/nvcc' failed`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile. A cause the compile names makes it an error with that cause's fix: the compiler killed for memory, CUB 1.15 after windows.h (`dispatch_segmented_sort.cuh(338)`: -DWIN32_LEAN_AND_MEAN), Thrust refusing the CUB on the include path (THRUST_IGNORE_CUB_VERSION_CHECK).",
+    summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`, `error: command '…/nvcc' failed`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile. A cause the compile names makes it an error with that cause's fix: the compiler killed for memory, CUB 1.15 after windows.h (`dispatch_segmented_sort.cuh(338)`: -DWIN32_LEAN_AND_MEAN), Thrust refusing the CUB on the include path (THRUST_IGNORE_CUB_VERSION_CHECK), a pip older than 20.3 (`You are using pip version 18.1`: it does not see today's manylinux wheels, so it compiled; upgrading pip comes first).",
     meaning: "pip compiles a package when no wheel on the index fits this Python and platform, and packages that pick their own prebuilt wheel in setup.py (flash-attn, mamba-ssm, causal-conv1d) compile when none fits the installed torch, CUDA and C++ ABI. pip's summary (`Failed building wheel for X`, `× python setup.py bdist_wheel did not run successfully`) comes after the compiler's own output, which holds the cause; a paste that keeps only the summary says that the build failed, not why. Where the package publishes builds elsewhere (its own wheel page per torch and CUDA, a release paired with each torch), installing one needs no compiler at all.",
     fixes: "0. A compiler or linker the system killed (gcc's `Killed signal terminated program cc1plus`, nvcc's `'cicc' died due to signal 9`, make's `Error 137`, MSVC's `out of heap space`): the machine ran out of memory, an error; MAX_JOBS=2 and CMAKE_BUILD_PARALLEL_LEVEL=2 and the same command again (MAX_JOBS=1 or swap if still killed) first, the builds below after it. 1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). A package that does not compile against torch: its newest release with a wheel for this Python and platform (`--only-binary`, which never compiles). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`). Two macOS causes are read and set: distutils' `$MACOSX_DEPLOYMENT_TARGET mismatch: now \"A\" but \"B\"` (the target B, set), and an SDK's `error: Unsupported architecture` for a universal2 build (ARCHFLAGS of this Mac's architecture). A source written for an older Python: a Rust extension whose PyO3 stops below this Python (`newer than PyO3's maximum supported version`), C an older Cython generated (`no member named 'ob_digit'`, 3.12), or CPython C API a release removed or changed (`PyUnicode_AsUnicode` in 3.12, `_PyLong_AsInt` in 3.13: `compat.toml [[python_capi_changed]]`): the package's newest release (made for newer Pythons, with wheels), else an older Python, else PyO3's stable-ABI switch (advice). A kernel the compiler refuses for the older GPUs the build also targets (ptxas' `Feature '…' requires .target sm_80 or higher`, nvcc's `atomicAdd` on `__half` below sm_70): TORCH_CUDA_ARCH_LIST from the highest capability the refusals name, with `+PTX`, then the build again; a GPU older than that gets advice only.",
     near_package: super::NearPackage::NotTorch,
@@ -292,10 +292,55 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
             }
         ))),
     );
+    // The more particular causes after: their messages stand.
+    old_pip(cx, &mut d, &mut fixes);
     out_of_memory(cx, &mut d, &mut fixes);
     known_cause(cx, &mut d, &mut fixes);
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// A pip older than the wheel tags packages publish (manylinux2014 needs pip 19.3, the
+/// `manylinux_2_28` of PEP 600 needs 20.3): it passes over the wheels and builds the sdist, so
+/// upgrading pip, then installing again, installs a wheel and compiles nothing.
+fn old_pip(cx: &Cx<'_>, d: &mut Diagnostic, fixes: &mut Vec<Fix>) {
+    let Some(pip) = cx.scene.version_of("pip") else {
+        return;
+    };
+    let Some(v) = abidoc_knowledge::Version::parse(pip) else {
+        return;
+    };
+    if v.major_minor() >= (20, 3) {
+        return;
+    }
+    let (Some(name), Some(floor)) = (Name::new("pip"), Version::new("20.3")) else {
+        return;
+    };
+    d.severity = Severity::Error;
+    let who = d.package.as_deref().unwrap_or("a package");
+    d.message = format!(
+        "{who} was built from source, and failed, under pip {pip}: a pip that old does not see the wheels packages publish today, so it compiles what a newer pip installs as a wheel"
+    );
+    d.evidence.push(format!(
+        "pip {pip} predates the wheel tags packages publish today (manylinux2014 needs pip 19.3, manylinux_2_28 needs 20.3): it built from source what a newer pip installs as a wheel"
+    ));
+    let mut f = Fix::new(
+        Code::BuildFailed,
+        "upgrade-pip",
+        FixKind::InstallMissing,
+        format!("Upgrade pip (it is {pip}), then install again: a newer pip takes the published wheel"),
+        "pip before 19.3 cannot read manylinux2014 wheel tags, and before 20.3 the manylinux_2_x tags of PEP 600: it skips the wheels and compiles the source distribution instead.",
+    )
+    .step(recipes::pip_install(
+        cx,
+        vec![PipFlag::Upgrade],
+        vec![Requirement::AtLeast(name, floor)],
+    ))
+    .cost(Cost::download());
+    if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
+        f = f.step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Any(pkg)]));
+    }
+    fixes.push(f.leading());
 }
 
 /// A compile stopped by a cause its words name: CUB's headers on Windows. The cause is known,
