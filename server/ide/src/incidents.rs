@@ -341,9 +341,10 @@ pub struct Scene {
     /// A macOS SDK's `error: Unsupported architecture`: the build asked the SDK for an
     /// architecture it cannot compile (a universal2 Python's arm64 on an older SDK).
     pub sdk_unsupported_arch: bool,
-    /// C an older Cython generated (`no member named 'ob_digit'`), compiled for a Python its
-    /// code predates.
-    pub old_cython_c: bool,
+    /// C an older Cython generated, compiled for a Python its internals changed in: the
+    /// release that changed them (`no member named 'ob_digit'`: 3.12; `invalid use of
+    /// incomplete type 'PyFrameObject'`: 3.11).
+    pub old_cython_c: Option<&'static str>,
     /// A function of CPython's C API that this Python removed or changed, which the build's
     /// source calls (`PyUnicode_AsUnicode`, removed in 3.12).
     pub python_capi: Option<String>,
@@ -405,6 +406,9 @@ mod fact {
     pub const OLD_CYTHON_C: u32 = 1 << 20;
     /// A container (Docker, Singularity/Apptainer, a CUDA image's forward-compat libraries).
     pub const CONTAINER: u32 = 1 << 21;
+    /// C an older Cython generated, compiled for Python 3.11 or later (`invalid use of
+    /// incomplete type 'PyFrameObject'`: 3.11 made the frame opaque).
+    pub const OLD_CYTHON_C_311: u32 = 1 << 22;
 }
 
 // A phrase is a bit of [`TextFacts`]' `u128`: no more than 128 of them.
@@ -456,6 +460,11 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("error: Unsupported architecture", fact::SDK_ARCH),
     // gcc quotes it either way (`'ob_digit'`, `‘ob_digit’`): the member's name alone.
     ("ob_digit", fact::OLD_CYTHON_C),
+    ("incomplete type 'PyFrameObject'", fact::OLD_CYTHON_C_311),
+    (
+        "incomplete type \u{2018}PyFrameObject\u{2019}",
+        fact::OLD_CYTHON_C_311,
+    ),
     (
         "registry+https://download.pytorch.org/",
         fact::PYTORCH_INDEX | fact::UV,
@@ -585,7 +594,11 @@ impl Scene {
             has(fact::WINDOWS) && !has(fact::LINUX_STATED) && !has(fact::MACOS_STATED);
         self.pytorch_index_used |= has(fact::PYTORCH_INDEX);
         self.sdk_unsupported_arch |= has(fact::SDK_ARCH);
-        self.old_cython_c |= has(fact::OLD_CYTHON_C);
+        if has(fact::OLD_CYTHON_C_311) {
+            self.old_cython_c = Some("3.11");
+        } else if has(fact::OLD_CYTHON_C) {
+            self.old_cython_c.get_or_insert("3.12");
+        }
         self.mentions_zluda |= has(fact::ZLUDA);
         self.mentions_pytorch |= has(fact::PYTORCH);
         self.mentions_macos |= has(fact::MACOS);

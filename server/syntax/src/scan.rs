@@ -476,6 +476,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("requires .target sm_", COMPFAIL),
     ("overloaded function \"atomicAdd\"", COMPFAIL),
     ("ob_digit", COMPFAIL),
+    ("incomplete type 'PyFrameObject'", COMPFAIL),
+    ("incomplete type \u{2018}PyFrameObject\u{2019}", COMPFAIL),
     ("fast path is not available", MAMBA),
     ("has no attribute 'causal_conv1d_", MAMBA),
     ("has no attribute 'selective_scan_", MAMBA),
@@ -5611,7 +5613,10 @@ fn compile_failed(l: &Line<'_>, out: &mut Out) {
         // C that an older Cython generated, compiled for Python 3.12 or later (its `PyLongObject`
         // has no `ob_digit` since 3.12).
         || s.contains("has no member named 'ob_digit'")
-        || s.contains("has no member named \u{2018}ob_digit\u{2019}");
+        || s.contains("has no member named \u{2018}ob_digit\u{2019}")
+        // The same Cython's C compiled for Python 3.11 or later, which made the frame opaque.
+        || s.contains("incomplete type 'PyFrameObject'")
+        || s.contains("incomplete type \u{2018}PyFrameObject\u{2019}");
     if hit {
         out.push(
             l.content_span(),
