@@ -532,6 +532,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Unknown CUDA arch", GPUARCH),
     ("Unknown CUDA Architecture", GPUARCH),
     (" kernel is not available", GPUARCH),
+    ("has no device code compatible with CUDA arch", GPUARCH),
     ("only supports Ampere", GPUARCH),
     ("Bfloat16 is only supported on GPUs", GPUARCH),
     ("NoKernelImage", GPUARCH),
@@ -2304,6 +2305,18 @@ impl<'a> Scanner<'a> {
                 .filter(|d| (2..=3).contains(&d.len()) && d.bytes().all(|c| c.is_ascii_digit()))
             {
                 capability = Some(format!("sm_{digits}"));
+                hit = true;
+            }
+        }
+        // ggml's (llama.cpp and the apps built on it): `CUDA kernel flash_attn_ext_f16 has no
+        // device code compatible with CUDA arch 750. ggml-cuda.cu was compiled for: …` — the
+        // architecture as CUDA writes it (750 is 7.5).
+        if let Some(p) = s.find("has no device code compatible with CUDA arch ") {
+            let r = &s[p + 45..];
+            let n = r.bytes().take_while(u8::is_ascii_digit).count();
+            if (3..=4).contains(&n) {
+                let arch = &r[..n];
+                capability = Some(format!("sm_{}", &arch[..n - 1]));
                 hit = true;
             }
         }

@@ -22,7 +22,7 @@ use abidoc_knowledge::gpu;
 use abidoc_syntax::GpuArchForm;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`, ROCm's `hipErrorNoBinaryForGpu`, torch's NVRTC refusing `--gpu-architecture`: torch or an extension has no code for this GPU's architecture.",
+    summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`, ROCm's `hipErrorNoBinaryForGpu`, torch's NVRTC refusing `--gpu-architecture` (another package's NVRTC where the text names it: OpenMM, CuPy), ggml's `has no device code compatible with CUDA arch 750` (its CMAKE_CUDA_ARCHITECTURES): torch or an extension has no code for this GPU's architecture.",
     meaning: "CUDA binaries carry machine code (cubins) for chosen SM architectures and optionally PTX that the driver compiles at load. A cubin runs on GPUs of its major with the same or a newer minor (sm_80 code runs on an 8.6 GPU); PTX runs on any newer GPU. A GPU newer than every cubin and PTX in the binary (an RTX 50xx, sm_120, under a torch built for CUDA 12.6), or older than the oldest (a Kepler or Maxwell card under a recent build), has no code to run. Packages guard their own kernels in their words too (xFormers' `… is for sm80, but was built for sm750` and `cutlassF: no kernel found to launch`, SageAttention's `SM89 kernel is not available`). abidoc reads the list the text prints and, with the environment, the GPU model the driver's files name (`/proc/driver/nvidia/gpus/*/information`, never `nvidia-smi`) and the `.nv_fatbin` section of the installed torch (`abidoc explain LIB` lists any library's architectures).",
     fixes: "1. The torch build for a CUDA that compiles for this GPU, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu128` for sm_120/Blackwell, which needs CUDA ≥ 12.8; a cu126 build for GPUs CUDA 13 dropped); extensions built for the old torch must then match it. 2. For an extension: a source build with the GPU's capability in `TORCH_CUDA_ARCH_LIST` (compiles; needs nvcc of torch's CUDA). A package with its own GPU builds that does not compile against torch and that nothing pins to one release (ONNX Runtime, PaddlePaddle, bitsandbytes, CuPy: `own_gpu_builds` in packages.toml; not Triton, jaxlib or TensorFlow, which move only with torch or their framework): its newest release, whose builds add newer GPUs (not for a GPU older than Volta, which releases drop). A package its importers do without (xFormers): its removal, as an alternative. 3. Advice when the GPU is older than every current build (a source build for its architecture), or when the text does not say which binary lacks it: first check torch's own list and, if the GPU is missing there (a GPU newer than the torch build, what threads most often confirm), torch's build for the newest CUDA; then the extension that launched the kernel, rebuilt for the GPU. A warning whose list holds a cubin of the GPU's major with an equal or lower minor is information: no fix is needed. PTX alone is not counted as enough: the driver compiles it at first use, and the CUDA libraries the build ships may have no code for the GPU.",
     ..CodeDoc::BASE
@@ -280,10 +280,17 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
         None => "a compiled binary this run uses".to_owned(),
     };
     d.message = match (&arch_txt, cc.and_then(gpu::min_cuda_for)) {
-        (Some(a), Some(min)) if too_new(cc, seen) => format!(
+        // Without the binary's list, only a GPU of the last few years is taken for newer
+        // than the build (a Turing GPU missing from a 2025 build was left out, not unknown).
+        (Some(a), Some(min))
+            if too_new(cc, seen)
+                && (!seen.supported.is_empty() || seen.range.is_some() || min >= (11, 8)) =>
+        {
+            format!(
             "{gpu_name} ({a}) has no code in {who}: it was compiled for older GPUs; this GPU needs a build for CUDA {} or newer",
             cuda_str(min)
-        ),
+        )
+        }
         (Some(a), _) => format!("{gpu_name} ({a}) has no code in {who}"),
         _ => format!(
             "the GPU has no code in {who}: it was compiled for other GPU architectures"
@@ -431,6 +438,24 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
         }
         fixes.push(f);
     }
+    // ggml (llama.cpp and what embeds it: llama-cpp-python, koboldcpp, ollama) compiles its
+    // CUDA kernels for the architectures CMake is given, never through torch.
+    let ggml = seen.detail.contains("ggml");
+    if ggml {
+        let arch = cc.map_or_else(|| "<the GPU's compute capability without the dot, e.g. 75>".to_owned(), |c| format!("{}{}", c.0, c.1));
+        fixes.push(
+            Fix::new(
+                code,
+                "ggml-cuda-architectures",
+                FixKind::SourceBuild,
+                format!("Build ggml's CUDA kernels for this GPU (CMAKE_CUDA_ARCHITECTURES={arch}), or take a release whose build includes it"),
+                "ggml compiles its kernels for the architectures its CMake build lists; a build or release without this GPU's has no code for it (its own message says which it has).",
+            )
+            .step(Step::Manual(format!(
+                "llama.cpp: cmake -B build -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES={arch} && cmake --build build; llama-cpp-python: CMAKE_ARGS=\"-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES={arch}\" pip install --no-cache-dir --force-reinstall llama-cpp-python; an application's prebuilt binary (koboldcpp, ollama): its release notes say which release adds the GPU"
+            ))),
+        );
+    }
     // torch's builds are a fix only where the text shows torch at all: a kernel of a TensorFlow
     // or Caffe op, or of a library nothing ties to torch, is that binary's own build.
     // c10's CUDA check words its errors `CUDA error: …` (with its CUDA_LAUNCH_BLOCKING hint):
@@ -471,7 +496,7 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
             ))),
         );
     }
-    if fixes.is_empty() || ext.is_none() && d.package.is_none() {
+    if !ggml && (fixes.is_empty() || ext.is_none() && d.package.is_none()) {
         // With no package named, torch itself is checked first (below); this is the other case.
         let bare = d.package.is_none();
         let (title, reason) = if bare && !torch_seen {
