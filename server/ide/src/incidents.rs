@@ -2775,7 +2775,11 @@ fn failing_imports(piece: &str) -> Vec<(usize, String)> {
     let mut pending: Option<(usize, String)> = None;
     let mut in_package = false;
     for line in piece.split_inclusive('\n') {
-        let t = line.trim();
+        // A quoted or logged traceback (`> `, `2024-05-01 … ERROR … - `) reads as the plain one.
+        let content = abidoc_syntax::scan::line_content(line);
+        let t = content.trim();
+        // Where `t` starts in `line`: the prefix, then the content's own leading blanks.
+        let t_at = (line.len() - content.len()) + (content.len() - content.trim_start().len());
         if let Some(r) = t.strip_prefix("File \"") {
             in_package = site_package_of(r.split('"').next().unwrap_or("")).is_some();
         }
@@ -2792,7 +2796,7 @@ fn failing_imports(piece: &str) -> Vec<(usize, String)> {
                     .trim_start_matches(|c: char| c.is_ascii_digit())
                     .trim_start()
             });
-            let lead = line.len() - line.trim_start().len() + (t.len() - code.len());
+            let lead = t_at + (t.len() - code.len());
             pending = import_statements(code).into_iter().next().and_then(
                 |Import { at: i, module, .. }| {
                     let top = module.split('.').next().unwrap_or("");

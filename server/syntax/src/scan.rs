@@ -456,7 +456,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("unable to execute", NOCC),
     ("FAILED: ", COMPFAIL),
     // CUB's own headers failing (see `CompileCause`).
-    ("dispatch_segmented_sort.cuh(", COMPFAIL),
+    // (By its file's tail: Markdown escapes the name's underscores, `dispatch\_segmented\_sort`.)
+    ("sort.cuh(", COMPFAIL),
     ("The version of CUB in your include path", COMPFAIL),
     ("' failed", COMPFAIL | NOCC),
     ("CalledProcessError", COMPFAIL | EXC),
@@ -2690,6 +2691,13 @@ impl Out {
 const LEVELS: &[&str] = &[
     "WARNING", "ERROR", "INFO", "DEBUG", "CRITICAL", "WARN", "FATAL", "TRACE",
 ];
+
+/// A line's content: what follows its indentation, Markdown quotes, pytest's `E   `, launcher
+/// tags and logging prefixes (see `content_start`), for readers of whole texts outside the
+/// scanner.
+pub fn line_content(s: &str) -> &str {
+    s.get(content_start(s)..).unwrap_or("")
+}
 
 /// Offset where a line's content starts after indentation, Markdown quotes, pytest `E   `,
 /// launcher tags (`[rank0]:`), timestamps and logging prefixes (`WARNING:root:`).
@@ -5588,8 +5596,11 @@ fn cython_source_missing(l: &Line<'_>, out: &mut Out) {
 /// CUB's headers stopping a CUDA compile for a reason of their own (see `CompileCause`).
 fn cub_compile_cause(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let cause = if let Some(p) = s.find("dispatch_segmented_sort.cuh(")
-        && s[p..].contains("error")
+    // `dispatch_segmented_sort.cuh(338)`, or with Markdown's escapes `segmented\_sort.cuh(`.
+    let cause = if let Some(p) = s.find("sort.cuh(")
+        && (s[..p].ends_with("segmented_") || s[..p].ends_with("segmented\\_"))
+        // The error on the line, or the line cut inside the line number (a wrapped paste).
+        && (s[p..].contains("error") || s[p + 9..].trim_end().bytes().all(|c| c.is_ascii_digit()))
     {
         Some((p, CompileCause::CubWindowsMacro))
     } else {
