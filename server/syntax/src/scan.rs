@@ -5602,7 +5602,9 @@ fn cub_compile_cause(l: &Line<'_>, out: &mut Out) {
         // The error on the line, or the line cut inside the line number (a wrapped paste).
         && (s[p..].contains("error") || s[p + 9..].trim_end().bytes().all(|c| c.is_ascii_digit()))
     {
-        Some((p, CompileCause::CubWindowsMacro))
+        // From the file's name (`dispatch_segmented_sort.cuh(338)`), after its directory.
+        let name = s[..p].rfind(['/', '\\', ' ']).map_or(0, |i| i + 1);
+        Some((name, CompileCause::CubWindowsMacro))
     } else {
         s.find("The version of CUB in your include path")
             .map(|p| (p, CompileCause::CubThrustVersion))
