@@ -322,6 +322,8 @@ pub struct Scene {
     /// The text shows a container (Docker, Singularity/Apptainer, CUDA's forward-compat
     /// libraries of an image).
     pub mentions_container: bool,
+    /// CMake stopped configuring (see `fact::CMAKE_ERROR`).
+    pub cmake_error: bool,
     /// The text shows macOS (its paths, `.dylib`s, Rosetta).
     pub mentions_macos: bool,
     /// The text shows an ARM Linux machine (`aarch64`, a Jetson, a Raspberry Pi).
@@ -409,6 +411,9 @@ mod fact {
     /// C an older Cython generated, compiled for Python 3.11 or later (`invalid use of
     /// incomplete type 'PyFrameObject'`: 3.11 made the frame opaque).
     pub const OLD_CYTHON_C_311: u32 = 1 << 22;
+    /// CMake stopped configuring (`CMake Error at …`, `-- Configuring incomplete`): its warnings
+    /// about optional packages are not why.
+    pub const CMAKE_ERROR: u32 = 1 << 23;
 }
 
 // A phrase is a bit of [`TextFacts`]' `u128`: no more than 128 of them.
@@ -532,6 +537,8 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("pptainer", fact::CONTAINER),
     ("cuda/compat", fact::CONTAINER),
     ("cuda-compat", fact::CONTAINER),
+    ("CMake Error", fact::CMAKE_ERROR),
+    ("Configuring incomplete", fact::CMAKE_ERROR),
 ];
 
 /// Which of [`TEXT_PHRASES`] a text (or any of its pieces) holds.
@@ -608,6 +615,7 @@ impl Scene {
         self.old_cxx_standard |= has(fact::OLD_CXX);
         self.mentions_thc |= has(fact::THC);
         self.mentions_container |= has(fact::CONTAINER);
+        self.cmake_error |= has(fact::CMAKE_ERROR);
         self.mentions_inductor |= has(fact::INDUCTOR);
     }
 }

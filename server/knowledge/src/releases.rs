@@ -294,6 +294,7 @@ pub fn spec_floor(spec: &str) -> Option<Version> {
 fn range_admits(spec: &str, torch: &Version, stable_abi: bool) -> bool {
     let mut lower = false;
     let mut near = false;
+    let mut same_major = false;
     for clause in spec.split(',').map(str::trim).filter(|c| !c.is_empty()) {
         let (op, v) = if let Some(v) = clause.strip_prefix(">=") {
             (">=", v)
@@ -313,6 +314,7 @@ fn range_admits(spec: &str, torch: &Version, stable_abi: bool) -> bool {
             ">=" | ">" => {
                 lower = true;
                 near |= torch.major() == v.major() && torch.minor() <= v.minor() + 2;
+                same_major |= torch.major() == v.major();
                 if op == ">=" { *torch >= v } else { *torch > v }
             }
             "<=" => *torch <= v,
@@ -323,8 +325,8 @@ fn range_admits(spec: &str, torch: &Version, stable_abi: bool) -> bool {
         }
     }
     // A floor far below this torch says only that the release once worked with it, unless the
-    // build is on torch's stable ABI, which every later torch keeps.
-    lower && (near || stable_abi)
+    // build is on torch's stable ABI, which every later torch of its major keeps.
+    lower && (near || stable_abi && same_major)
 }
 
 /// Every release of `package` pinning this torch (exactly, or by major.minor when given only
@@ -711,6 +713,11 @@ mod tests {
         let far = Version::parse("2.15.0").unwrap();
         assert!(!range_admits(">=2.10", &far, false));
         assert!(range_admits(">=2.10", &far, true));
+        assert!(!range_admits(
+            ">=2.10",
+            &Version::parse("3.1.0").unwrap(),
+            true
+        ));
         assert!(!range_admits(">=2.10,<2.12", &far, true));
         assert!(range_admits(">=2.14", &far, false));
         let release = |wheel: &str| Release {

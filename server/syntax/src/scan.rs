@@ -2310,16 +2310,11 @@ impl<'a> Scanner<'a> {
             }
         }
         // ggml's (llama.cpp and the apps built on it): `CUDA kernel flash_attn_ext_f16 has no
-        // device code compatible with CUDA arch 750. ggml-cuda.cu was compiled for: …` — the
-        // architecture as CUDA writes it (750 is 7.5).
-        if let Some(p) = s.find("has no device code compatible with CUDA arch ") {
-            let r = &s[p + 45..];
-            let n = r.bytes().take_while(u8::is_ascii_digit).count();
-            if (3..=4).contains(&n) {
-                let arch = &r[..n];
-                capability = Some(format!("sm_{}", &arch[..n - 1]));
-                hit = true;
-            }
+        // device code compatible with CUDA arch 750. ggml-cuda.cu was compiled for: …`. The
+        // number is the architecture of the code that ran (one of the build's, at most the
+        // GPU's own), not the GPU's: no capability is read from it.
+        if s.contains("has no device code compatible with CUDA arch ") {
+            hit = true;
         }
         // xFormers' (and torch's memory-efficient attention, which shares its CUTLASS kernels)
         // guards: a kernel for sm80 and newer run as code compiled for an older architecture
@@ -5496,7 +5491,11 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // Any other library's headers refusing the standard the compiler speaks (rocPRIM's
         // `#error "rocPRIM requires at least C++17"`, CUB's and Thrust's `requires at least
         // C++14`).
+        // (Only as an error: CUB and Thrust 1.x warn so on every C++11 compile, `warning: CUB
+        // requires at least C++14. C++11 is deprecated but still supported.`)
         || s.contains("requires at least C++")
+            && !s.contains("warning")
+            && !s.contains("deprecated")
         // torch's c10/util/C++17.h: `#error You need C++17 to compile PyTorch`.
         || s.contains("You need C++") && s.contains("to compile PyTorch")
         // nvcc of CUDA 11.x before 11.6 cannot parse gcc 11's <functional>
@@ -5597,10 +5596,31 @@ fn cython_source_missing(l: &Line<'_>, out: &mut Out) {
 fn cub_compile_cause(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     // `dispatch_segmented_sort.cuh(338)`, or with Markdown's escapes `segmented\_sort.cuh(`.
+    // Only the clash's own errors (`expected an identifier`, `invalid combination of type
+    // specifiers`, `expected a member name`: where `small` is no macro, as on Linux, the header
+    // fails otherwise), or the line cut inside the line number in a Windows path (a drive or a
+    // backslash).
+    let clash_words = |r: &str| {
+        r.contains("expected an identifier")
+            || r.contains("invalid combination of type specifiers")
+            || r.contains("expected a member name")
+    };
+    let cut = |r: &str| {
+        r.get(9..)
+            .is_some_and(|t| t.trim_end().bytes().all(|c| c.is_ascii_digit()))
+    };
+    let windows_path = |head: &str| {
+        head.contains('\\')
+            || head
+                .as_bytes()
+                .windows(3)
+                .any(|w| w[0].is_ascii_alphabetic() && w[1] == b':' && w[2] == b'/')
+    };
     let cause = if let Some(p) = s.find("sort.cuh(")
         && (s[..p].ends_with("segmented_") || s[..p].ends_with("segmented\\_"))
-        // The error on the line, or the line cut inside the line number (a wrapped paste).
-        && (s[p..].contains("error") || s[p + 9..].trim_end().bytes().all(|c| c.is_ascii_digit()))
+        // The clash's own errors say it wherever the path was cut; a line cut inside the
+        // number needs the Windows path beside it.
+        && (clash_words(&s[p..]) || cut(&s[p..]) && windows_path(&s[..p]))
     {
         // From the file's name (`dispatch_segmented_sort.cuh(338)`), after its directory.
         let name = s[..p].rfind(['/', '\\', ' ']).map_or(0, |i| i + 1);

@@ -227,6 +227,9 @@ pub(crate) fn header(
     d.package = cx
         .package_being_built(Some(detail))
         .filter(|p| *p != dependency);
+    if let Some(package) = header.strip_suffix("Config.cmake") {
+        return cmake_package(cx, d, package, detail);
+    }
     let Some(lib) = abidoc_knowledge::system_libs::header(header) else {
         return unknown_dependency(d, header, detail);
     };
@@ -423,9 +426,6 @@ fn cuda_header(
 fn unknown_dependency(mut d: Diagnostic, header: &str, detail: &str) -> Diagnostic {
     let code = d.code;
     let who = d.package.as_deref().map(|p| format!("the build of {p}"));
-    if let Some(package) = header.strip_suffix("Config.cmake") {
-        return cmake_package(d, package, detail);
-    }
     let (message, title, why, step) = match header.strip_suffix(".pc") {
         Some(pc) => (
             format!(
@@ -473,8 +473,14 @@ fn system_program(code: Code, program: &str) -> Vec<Fix> {
         )
     } else {
         let dnf = if program == "pkg-config" { "pkgconf-pkg-config" } else { program };
+        // macOS: make comes with the Command Line Tools; Homebrew's libtool is `glibtool`.
+        let mac = match program {
+            "make" => "xcode-select --install (macOS)".to_owned(),
+            "libtool" => "brew install libtool (macOS, where it is named glibtool)".to_owned(),
+            _ => format!("brew install {program} (macOS)"),
+        };
         (
-            format!("sudo apt-get install {program} (Debian, Ubuntu), sudo dnf install {dnf} (Fedora, RHEL), brew install {program} (macOS), or conda install -c conda-forge {program} inside a conda environment; then build again"),
+            format!("sudo apt-get install {program} (Debian, Ubuntu), sudo dnf install {dnf} (Fedora, RHEL), {mac}, or conda install -c conda-forge {program} inside a conda environment; then build again"),
             format!("The build runs `{program}` as a program; pip does not install it, the system's package manager does."),
         )
     };
@@ -494,8 +500,13 @@ fn system_program(code: Code, program: &str) -> Vec<Fix> {
 /// ship in the wheel (`torch.utils.cmake_prefix_path`), pybind11's in its pip package; any
 /// other package's come with its development files, found through `CMAKE_PREFIX_PATH` or
 /// `X_DIR` once installed.
-fn cmake_package(mut d: Diagnostic, package: &str, detail: &str) -> Diagnostic {
+fn cmake_package(cx: &Cx<'_>, mut d: Diagnostic, package: &str, detail: &str) -> Diagnostic {
     let code = d.code;
+    // CMake says the same of an optional package in a warning, and configures on: only a text
+    // where CMake stopped (`CMake Error`, `Configuring incomplete`) makes it the failure.
+    if !cx.scene.cmake_error {
+        d.severity = crate::diagnostic::Severity::Information;
+    }
     let who = d
         .package
         .as_deref()

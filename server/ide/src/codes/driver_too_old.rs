@@ -177,7 +177,14 @@ fn mismatched_libraries(cx: &Cx<'_>, mut d: Diagnostic, detail: &str) -> Diagnos
         let plain = |v: &str| v.bytes().all(|c| c.is_ascii_digit() || c == b'.') && !v.is_empty();
         (plain(k) && plain(dso.trim_end_matches(['.', ',']))).then(|| (k.to_owned(), dso.trim_end_matches(['.', ',']).to_owned()))
     });
+    // Which side is older says which moved: libraries newer than the module are an update not
+    // yet rebooted into; libraries older than it are an old copy taken first.
+    let stale_libraries = versions.as_ref().is_some_and(|(k, dso)| {
+        let v = |x: &str| abidoc_knowledge::Version::parse(x);
+        matches!((v(k), v(dso)), (Some(k), Some(dso)) if k > dso)
+    });
     d.message = match &versions {
+        Some((k, dso)) if stale_libraries => format!("the NVIDIA kernel module ({k}) is newer than the driver's user-space libraries the loader took ({dso}): an older copy of libcuda or NVML comes first on the loader's path (a container image's, a second driver install's)"),
         Some((k, dso)) => format!("the NVIDIA kernel module ({k}) and the driver's user-space libraries ({dso}) are of different releases: the driver was changed without the kernel module following"),
         None => "the NVIDIA driver's user-space libraries (libcuda, NVML) and its loaded kernel module are of different releases: a driver updated without a reboot, or a container's own libcuda taken before the host's".to_owned(),
     };
@@ -202,7 +209,19 @@ fn mismatched_libraries(cx: &Cx<'_>, mut d: Diagnostic, detail: &str) -> Diagnos
     .step(Step::Manual(
         "`ldconfig -p | grep libcuda` shows which libcuda the loader takes; remove the compat directory (/usr/local/cuda/compat, /usr/local/cuda-X.Y/compat) from /etc/ld.so.conf.d and LD_LIBRARY_PATH, run ldconfig, and start the container with the host driver (docker run --gpus all)".into(),
     ));
-    d.fixes = if cx.scene.mentions_container {
+    d.fixes = if stale_libraries {
+        let stale = Fix::new(
+            code,
+            "stale-libraries",
+            FixKind::Advice,
+            "Find the older libcuda / libnvidia-ml the loader takes and remove it, or install the driver again so its libraries match the module",
+            "The loaded kernel module is of a newer release than the user-space libraries found first: an older driver install's copies, or a container's, stand before the current ones.",
+        )
+        .step(Step::Manual(
+            "`ldconfig -p | grep -E 'libcuda|libnvidia-ml'` and LD_LIBRARY_PATH show which copies the loader takes; remove the older ones (or their directory from LD_LIBRARY_PATH / ld.so.conf.d, then ldconfig), or reinstall the driver of the module's release".into(),
+        ));
+        vec![stale.leading(), compat, reboot]
+    } else if cx.scene.mentions_container {
         vec![compat.leading(), reboot]
     } else {
         vec![reboot, compat]

@@ -442,14 +442,15 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
     // CUDA kernels for the architectures CMake is given, never through torch.
     let ggml = seen.detail.contains("ggml");
     if ggml {
-        let arch = cc.map_or_else(|| "<the GPU's compute capability without the dot, e.g. 75>".to_owned(), |c| format!("{}{}", c.0, c.1));
+        // `native`: CMake compiles for the GPUs of the machine that builds.
+        let arch = cc.map_or_else(|| "native".to_owned(), |c| format!("{}{}", c.0, c.1));
         fixes.push(
             Fix::new(
                 code,
                 "ggml-cuda-architectures",
                 FixKind::SourceBuild,
                 format!("Build ggml's CUDA kernels for this GPU (CMAKE_CUDA_ARCHITECTURES={arch}), or take a release whose build includes it"),
-                "ggml compiles its kernels for the architectures its CMake build lists; a build or release without this GPU's has no code for it (its own message says which it has).",
+                "ggml compiles its kernels for the architectures its CMake build lists; a build or release without this GPU's has no code for it (its own message lists the ones it has, and the architecture of the code that ran, which is one of them, not the GPU's). `native` builds for the GPUs of the machine that builds; elsewhere, the GPU's compute capability without the dot (nvidia-smi --query-gpu=compute_cap --format=csv). Where the GPU's own architecture is in the list, that kernel does not support it: its feature (flash attention) turned off is the way.",
             )
             .step(Step::Manual(format!(
                 "llama.cpp: cmake -B build -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES={arch} && cmake --build build; llama-cpp-python: CMAKE_ARGS=\"-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES={arch}\" pip install --no-cache-dir --force-reinstall llama-cpp-python; an application's prebuilt binary (koboldcpp, ollama): its release notes say which release adds the GPU"
@@ -911,14 +912,19 @@ fn nvrtc_arch(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> Diagno
     // A text that never shows torch, beside another package (OpenMM, CuPy compiling their
     // kernels with NVRTC): that package's CUDA, which may also be newer than an old GPU.
     // (torch's own raises it bare: `RuntimeError: nvrtc: error: …`, which stays torch's.)
+    // Only packages that compile their kernels with NVRTC at run time.
+    let nvrtc_user = |p: &&str| {
+        p.starts_with("cupy")
+            || matches!(*p, "openmm" | "numba" | "jax" | "jaxlib" | "warp-lang" | "taichi" | "cuda-python" | "pycuda")
+    };
     if !cx.torch_shown(None)
         && cx.torch().is_none()
-        && let Some(pkg) = cx.near.filter(|p| *p != "torch").or_else(|| {
+        && let Some(pkg) = cx.near.filter(nvrtc_user).or_else(|| {
             cx.scene
                 .mentions
                 .iter()
                 .map(|(_, n)| n.as_str())
-                .find(|n| *n != "torch")
+                .find(nvrtc_user)
         })
     {
         return other_nvrtc(source, seen, pkg);
@@ -990,9 +996,14 @@ fn other_nvrtc(source: Option<SourceRef>, seen: &Seen<'_>, pkg: &str) -> Diagnos
             format!("Install {pkg}'s build for a CUDA that knows this GPU"),
             "`nvidia-smi --query-gpu=name,compute_cap --format=csv` names the GPU's architecture; CUDA 11.8 and later know Ada and Hopper, 12.8 Blackwell; Kepler runs up to CUDA 11.x (10.2 for sm_30).",
         )
-        .step(Step::Manual(format!(
-            "reinstall {pkg} with the CUDA runtime of a release that supports this GPU (conda: conda install -c conda-forge {pkg} cuda-version=<that CUDA>; pip: its build for that CUDA)"
-        ))),
+        .step(Step::Manual({
+            // conda-forge names CuPy's one package `cupy`; PyPI has one per CUDA major.
+            let conda = if pkg.starts_with("cupy") { "cupy" } else { pkg };
+            format!(
+                "reinstall {pkg} with the CUDA runtime of a release that supports this GPU (conda: conda install -c conda-forge {conda} cuda-version=<that CUDA>; pip: its build for that CUDA{})",
+                if pkg.starts_with("cupy") { ", the cupy-cudaXXx wheel of that CUDA major" } else { "" }
+            )
+        })),
     ]);
     d
 }

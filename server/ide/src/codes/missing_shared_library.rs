@@ -824,11 +824,16 @@ fn with_own_cuda_runtime(cx: &Cx<'_>, f: Fix, pkg: &Name, torch: &str, key: &str
         return f;
     };
     let torch_major = cx.torch_cuda_major();
-    let release_major = kb::release_for_torch(pkg.as_str(), torch)
-        .and_then(|v| abidoc_knowledge::releases::cuda_major(pkg.as_str(), &v));
+    let release = kb::release_for_torch(pkg.as_str(), torch)
+        .and_then(|v| abidoc_knowledge::releases::release(pkg.as_str(), &v));
+    // Only a release PyPI ships as a binary wheel keeps its CUDA whatever torch is beside it:
+    // one built at install time (flash-attn's sdist fetching its wheel) takes torch's CUDA.
+    let binary_of_that_major = release.is_some_and(|r| {
+        r.wheels && r.wheel.is_some() && r.cuda_major.is_none_or(|m| m == u64::from(major))
+    });
     if !f.id.ends_with("/companion-release")
         || torch_major.is_none_or(|m| m == u64::from(major))
-        || release_major.is_some_and(|m| m != u64::from(major))
+        || !binary_of_that_major
     {
         return f;
     }

@@ -175,19 +175,31 @@ fn fixes(cx: &Cx<'_>, detail: &str, package: Option<&str>) -> Vec<Fix> {
             .step(Step::Manual("upgrade the module named in the traceback".into())),
         });
     } else {
+        // A module of NumPy 1.x's newer C API (`0xe` against `0xd`, `wrong size`): the newest
+        // 1.x, since NumPy 2 would break it the other way.
+        let within_1x = detail.contains("has the wrong size") || minor_api_step(detail);
+        let req = if within_1x {
+            Requirement::Below(numpy, two)
+        } else {
+            Requirement::Any(numpy)
+        };
         fixes.push(
             Fix::new(
                 code,
                 "upgrade-numpy",
                 FixKind::AlignCompanion,
-                "Upgrade NumPy to the version the module was built against",
-                "The module was compiled against a newer NumPy C API.",
+                if within_1x {
+                    "Upgrade NumPy to its newest 1.x release (numpy<2), which the module's C API is part of"
+                } else {
+                    "Upgrade NumPy to the version the module was built against"
+                },
+                if within_1x {
+                    "The module was compiled against a newer NumPy 1.x C API than the one installed; the newest 1.x release has it, and NumPy 2 would break the module the other way."
+                } else {
+                    "The module was compiled against a newer NumPy C API."
+                },
             )
-            .step(recipes::pip_install(
-                cx,
-                vec![PipFlag::Upgrade],
-                vec![Requirement::Any(numpy)],
-            )),
+            .step(recipes::pip_install(cx, vec![PipFlag::Upgrade], vec![req])),
         );
     }
     crate::fix::rank(fixes)

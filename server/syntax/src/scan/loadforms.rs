@@ -840,12 +840,24 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
     // find libmagic.  Check your installation`).
     if let Some(p) = s.find("failed to find lib") {
         let r = s.get(p + 15..).unwrap_or("");
+        // A file name as given (`libcudart.so.11.0`), else the short name (`libmagic`); never
+        // the word `library`.
+        let tok = r.split_whitespace().next().unwrap_or("");
+        let tok = tok.trim_end_matches(['.', ',', ':', ';']);
         let n = r
             .bytes()
             .take_while(|c| c.is_ascii_alphanumeric() || b"_+-".contains(c))
             .count();
         let name = &r[..n];
-        if n > 3 && n <= 64 && r[n..].starts_with(['.', ' ', ',', ':']) {
+        if is_library_name(tok) {
+            push(p, file_name(tok), None);
+            return;
+        }
+        if n > 3
+            && n <= 64
+            && !name.starts_with("librar")
+            && r[n..].starts_with(['.', ' ', ',', ':'])
+        {
             push(p, &format!("{name}.so"), None);
             return;
         }
