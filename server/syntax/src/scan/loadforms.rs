@@ -814,26 +814,24 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
         }
         return;
     }
-    // `Could not load library libcudnn_cnn_infer.so.8. Error: …` (cuDNN 8),
-    // `Could not load library cudnn_ops_infer64_8.dll. Error code 126`.
-    if let Some(p) = s.find("Could not load library ") {
-        let r = s.get(p + 23..).unwrap_or("");
-        let tok = r.split_whitespace().next().unwrap_or("");
-        let tok = tok.trim_end_matches(['.', ',', ':']);
-        if is_library_name(tok) {
-            push(p, file_name(tok), None);
-            return;
-        }
-    }
-    // TensorFlow 1.x's dso_loader: `Couldn't open CUDA library libcupti.so. LD_LIBRARY_PATH:
-    // …`.
-    if let Some(p) = s.find("Couldn't open CUDA library ") {
-        let r = s.get(p + 27..).unwrap_or("");
-        let tok = r.split_whitespace().next().unwrap_or("");
-        let tok = tok.trim_end_matches(['.', ',', ':']);
-        if is_library_name(tok) {
-            push(p, file_name(tok), None);
-            return;
+    // Loaders that name the file right after their words: `Could not load library
+    // libcudnn_cnn_infer.so.8. Error: …` (cuDNN 8), `Could not load library
+    // cudnn_ops_infer64_8.dll. Error code 126`, TensorFlow 1.x's dso_loader `Couldn't open CUDA
+    // library libcupti.so. LD_LIBRARY_PATH: …`, cuDNN 9's on Windows `Could not locate
+    // cudnn_ops64_9.dll. Please make sure it is in your library path!`.
+    for lead in [
+        "Could not load library ",
+        "Couldn't open CUDA library ",
+        "Could not locate ",
+    ] {
+        if let Some(p) = s.find(lead) {
+            let r = s.get(p + lead.len()..).unwrap_or("");
+            let tok = r.split_whitespace().next().unwrap_or("");
+            let tok = tok.trim_end_matches(['.', ',', ':', '!']);
+            if is_library_name(tok) {
+                push(p, file_name(tok), None);
+                return;
+            }
         }
     }
     // A ctypes loader's own words with the library's short name (python-magic's `failed to
@@ -859,17 +857,6 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
             && r[n..].starts_with(['.', ' ', ',', ':'])
         {
             push(p, &format!("{name}.so"), None);
-            return;
-        }
-    }
-    // cuDNN 9's loader on Windows: `Could not locate cudnn_ops64_9.dll. Please make sure it is
-    // in your library path!`.
-    if let Some(p) = s.find("Could not locate ") {
-        let r = s.get(p + 17..).unwrap_or("");
-        let tok = r.split_whitespace().next().unwrap_or("");
-        let tok = tok.trim_end_matches(['.', ',', ':', '!']);
-        if is_library_name(tok) {
-            push(p, file_name(tok), None);
             return;
         }
     }
