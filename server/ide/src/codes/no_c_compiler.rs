@@ -404,8 +404,16 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
             17 => 9,
             _ => 11,
         };
-        d.message = format!("the C++ compiler is too old for {whose} headers, which need C++{std}");
-        d.fixes = crate::fix::rank(vec![
+        // CUDA's own C++ libraries (CUB, Thrust, libcu++: CCCL) follow the toolkit (CUDA 13
+        // needs C++17) and nvcc's host compilers already speak it: the build's own older
+        // standard is what stops them.
+        let cuda_headers = ["CUB's", "Thrust's", "libcudacxx's", "CCCL's"].contains(&whose.as_str());
+        d.message = if cuda_headers {
+            format!("the build compiles with an older C++ standard than {whose} headers (CUDA's own) need: C++{std}")
+        } else {
+            format!("the C++ compiler is too old for {whose} headers, which need C++{std}")
+        };
+        let mut fixes = vec![
             Fix::new(
                 code,
                 "newer-gcc",
@@ -426,7 +434,15 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
             .step(Step::Manual(format!(
                 "check `gcc --version`; if {gcc} or later, set C++{std} (-std=c++{std} in the cxx and nvcc args, cpp_standard, CMAKE_CXX_STANDARD) in the extension's build files, then build again"
             ))),
-        ]);
+        ];
+        if cuda_headers {
+            fixes.reverse();
+            fixes[0] = fixes[0].clone().leading();
+            fixes[0].title = format!(
+                "Set C++{std} in the build's own flags (CMAKE_CXX_STANDARD and CMAKE_CUDA_STANDARD {std}, -std=c++{std} for nvcc and the compiler)"
+            );
+        }
+        d.fixes = crate::fix::rank(fixes);
         return d;
     }
     let gcc = newest.as_deref().unwrap_or("<the newest it supports>");
