@@ -249,18 +249,46 @@ fn python_symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
             }),
         );
     }
-    fixes.push(
-        Fix::new(
-            Code::AbiMismatch,
-            "other-python-path",
-            FixKind::Advice,
-            "Check that the module comes from this Python's own site-packages",
-            "A path of another Python version in the traceback (python2.7/, python3.8/ under a python3.10 run) means PYTHONPATH, a user site or a copied environment mixes interpreters.",
-        )
-        .step(Step::Manual(
-            "python -c \"import sys; print(sys.version); print(sys.path)\"   # then unset PYTHONPATH or remove the other version's directory from it".into(),
-        )),
-    );
+    // Python 2's own API (`PyCObject_Type`, `PyString_FromString`, `Py_InitModule4`), or a
+    // library under a python2.x directory (ROS Kinetic's `/opt/ros/kinetic/lib/python2.7/
+    // dist-packages/cv2.so` under Python 3): a Python 2 module on this Python's path, which no
+    // build of the package here replaces. Its directory off the path comes first.
+    let python2 = ["PyCObject_", "PyString_", "Py_InitModule4", "PyInt_", "PyUnicodeUCS"]
+        .iter()
+        .any(|p| c.name.starts_with(p))
+        || d.library.as_deref().is_some_and(|l| l.contains("/python2."));
+    let other_dir = d
+        .library
+        .as_deref()
+        .and_then(|l| {
+            ["/dist-packages/", "/site-packages/"]
+                .iter()
+                .find_map(|m| l.find(m).map(|i| &l[..i + m.len() - 1]))
+        })
+        .and_then(crate::fix::SafePath::new);
+    let mut other = Fix::new(
+        Code::AbiMismatch,
+        "other-python-path",
+        FixKind::Advice,
+        match (&other_dir, python2) {
+            (Some(dir), true) => format!("Take the Python 2 packages of {dir} off this Python's path"),
+            (None, true) => "Take the Python 2 module's directory off this Python's path".to_owned(),
+            _ => "Check that the module comes from this Python's own site-packages".to_owned(),
+        },
+        if python2 {
+            "The module was built for Python 2 and sits on this Python's path (a PYTHONPATH a Python 2 setup exported, such as ROS Kinetic's setup.bash): no build of the package here replaces that file, removing its directory from the path lets this Python's own copy load."
+        } else {
+            "A path of another Python version in the traceback (python2.7/, python3.8/ under a python3.10 run) means PYTHONPATH, a user site or a copied environment mixes interpreters."
+        },
+    )
+    .step(Step::Manual(match &other_dir {
+        Some(dir) => format!("python -c \"import sys; print(sys.version); print(sys.path)\"   # then remove {dir} from PYTHONPATH (or from sys.path before the import)"),
+        None => "python -c \"import sys; print(sys.version); print(sys.path)\"   # then unset PYTHONPATH or remove the other version's directory from it".into(),
+    }));
+    if python2 {
+        other = other.leading();
+    }
+    fixes.push(other);
     d.fixes = crate::fix::rank(fixes);
 }
 
