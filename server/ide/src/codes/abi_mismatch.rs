@@ -249,14 +249,13 @@ fn python_symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
             }),
         );
     }
-    // Python 2's own API (`PyCObject_Type`, `PyString_FromString`, `Py_InitModule4`), or a
-    // library under a python2.x directory (ROS Kinetic's `/opt/ros/kinetic/lib/python2.7/
-    // dist-packages/cv2.so` under Python 3): a Python 2 module on this Python's path, which no
-    // build of the package here replaces. Its directory off the path comes first.
-    let python2 = ["PyCObject_", "PyString_", "Py_InitModule4", "PyInt_", "PyUnicodeUCS"]
+    // API Python 3 removed (`PyCObject_Type`, `PyString_FromString`, `Py_InitModule4`): a
+    // Python 2 module on a Python 3's path (ROS Kinetic's `/opt/ros/kinetic/lib/python2.7/
+    // dist-packages/cv2.so`), which no build of the package here replaces. Its directory off
+    // the path comes first. (A UCS2/UCS4 symbol is two Python 2 builds: a build fixes that.)
+    let python2 = ["PyCObject_", "PyString_", "Py_InitModule4", "PyInt_"]
         .iter()
-        .any(|p| c.name.starts_with(p))
-        || d.library.as_deref().is_some_and(|l| l.contains("/python2."));
+        .any(|p| c.name.starts_with(p));
     let other_dir = d
         .library
         .as_deref()
