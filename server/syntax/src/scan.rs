@@ -371,6 +371,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     // A package's summary of its own libraries not loading (`package_library_unloadable`).
     ("Could not load libtorchcodec", CUDAMM),
     ("Unable to load cu", CUDAMM),
+    (" library was not found", CUDAMM),
     // bitsandbytes' CPU library (or none) loaded in place of its CUDA one.
     ("function 'c", CUDAMM),
     // Holds Mamba's `has no attribute 'causal_conv1d_…` trigger: both readers look.
@@ -3268,12 +3269,24 @@ fn package_library_unloadable(l: &Line<'_>, out: &mut Out) {
         // jaxlib's CUDA plugin opening the CUDA libraries of its nvidia-* wheels: `Unable to load
         // cuDNN. Is it installed?`, `Unable to load cuSPARSE. Is it installed?`.
         ("Unable to load cu", "jax"),
+        // jaxlib's version check of the same libraries: `jaxlib/cuda/versions_helpers.cc:81:
+        // operation cusparseGetProperty(MAJOR_VERSION, &major) failed: The cuSPARSE library
+        // was not found.`
+        (" library was not found", "jax"),
     ];
     let s = l.s();
     for (phrase, package) in FORMS {
         if let Some(p) = s.find(phrase)
-            && (*package != "jax" || s[p..].contains(". Is it installed?"))
+            && (*package != "jax"
+                || s[p..].contains(". Is it installed?")
+                || s.contains("jaxlib/") && s[..p].contains("failed: The cu"))
         {
+            // The version check's sentence from its start (`The cuSPARSE library …`).
+            let p = if phrase.starts_with(' ') {
+                s[..p].rfind("The cu").unwrap_or(p)
+            } else {
+                p
+            };
             out.push(
                 l.span(p, s.trim_end().len()),
                 EventKind::PackageLibraryUnloadable {
