@@ -197,6 +197,11 @@ pub enum Failure {
         detail: String,
         on_disk: bool,
     },
+    /// A library the loader found and could not read as one (`invalid ELF header`).
+    LibraryUnreadable {
+        library: String,
+        why: String,
+    },
     /// The CPU lacks an instruction a binary uses.
     IllegalInstruction {
         feature: Option<String>,
@@ -1540,6 +1545,13 @@ impl Collector {
                     need: need.clone(),
                     detail: detail.clone(),
                     on_disk: false,
+                },
+                span,
+            ),
+            EventKind::LibraryUnreadable { library, why } => self.push(
+                Failure::LibraryUnreadable {
+                    library: library.clone(),
+                    why: why.clone(),
                 },
                 span,
             ),

@@ -314,6 +314,11 @@ pub enum EventKind {
         need: Option<String>,
         detail: String,
     },
+    /// A library the loader found but could not read as one: glibc's `invalid ELF header`,
+    /// `file too short`, `ELF load command address/offset not properly aligned` — a damaged
+    /// file (a cut download or install) or no library at all (a Git LFS pointer, another
+    /// platform's file).
+    LibraryUnreadable { library: String, why: String },
     /// The CPU lacks an instruction a binary uses: `Illegal instruction (core dumped)`, zsh's
     /// `illegal hardware instruction`, `SIGILL`, jaxlib's `built using AVX instructions, which
     /// your CPU … do not support`. `feature` is the instruction set a message names (`AVX`).

@@ -159,6 +159,13 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("load any of its variants", LOADFORM),
     (" library file", LOADFORM),
     ("Could not load library", LOADFORM),
+    // glibc's words for a library it found and could not read (`loadforms::UNREADABLE`).
+    (": invalid ELF header", LOADFORM),
+    (": file too short", LOADFORM),
+    ("ELF load command address/offset", LOADFORM),
+    ("ELF file data encoding", LOADFORM),
+    ("ELF file version does not match", LOADFORM),
+    ("only ET_DYN and ET_EXEC", LOADFORM),
     ("Couldn't open CUDA library ", LOADFORM),
     ("failed to find lib", LOADFORM),
     ("The third-party dynamic library (", LOADFORM),
@@ -1270,6 +1277,7 @@ impl<'a> Scanner<'a> {
         if has(LOADFORM) {
             loadforms::library_sentences(l, out);
             loadforms::extension_not_available(l, out);
+            loadforms::unreadable_library(l, out);
         }
         if has(WINDLL) {
             let next = self.next_line(l);

@@ -579,6 +579,9 @@ pub(crate) fn diagnose(
         Failure::DriverTooOld { found, detail } => {
             driver_too_old::diagnose(&cx, source, found.as_deref(), detail)
         }
+        Failure::LibraryUnreadable { library, why } => {
+            missing_shared_library::unreadable(&cx, source, library, why)
+        }
         Failure::CpuOnlyTorch { detail, asserted } => {
             cpu_only_torch::diagnose(&cx, source, detail, *asserted)
         }

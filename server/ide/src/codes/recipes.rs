@@ -1206,35 +1206,15 @@ pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name
     // What replaces a build for this environment is its published wheel, fetched whole again
     // (a mixed or half-written install of torch, Paddle's core missing its own symbols).
     if kb::wheels_only(pkg.as_str()) {
-        // The same release, pinned: an unpinned reinstall would move it to the newest.
-        let req = cx
-            .world
-            .installed_version(pkg.as_str())
-            .or_else(|| cx.scene.version_of(pkg.as_str()).map(str::to_owned))
-            .and_then(|v| exact(pkg.as_str(), &v));
-        let fix = Fix::new(
+        return Some(reinstall_same_release(
             code,
-            "reinstall-wheel",
-            FixKind::PrebuiltWheel,
+            cx,
+            pkg,
             format!("Reinstall {pkg}'s wheel whole (PyPI has no source of it to build)"),
-            format!("{pkg} is published as wheels only; a fresh copy of the same release's wheel for this Python and platform, never the cached one, replaces files a mixed or interrupted install left behind."),
-        )
-        .cost(Cost {
-            downloads: true,
-            ..Cost::default()
-        });
-        return Some(match req {
-            Some(req) => fix.step(pip_install(
-                cx,
-                vec![PipFlag::ForceReinstall, PipFlag::NoCacheDir, PipFlag::NoDeps],
-                vec![req],
-            )),
-            None => fix
-                .step(Step::Manual(format!(
-                    "python -m pip install --force-reinstall --no-cache-dir --no-deps {pkg}==<the installed version, as `pip show {pkg}` prints it>"
-                )))
-                .filled_in_with(format!("the installed {pkg} version")),
-        });
+            format!(
+                "{pkg} is published as wheels only; a fresh copy of the same release's wheel for this Python and platform, never the cached one, replaces files a mixed or interrupted install left behind."
+            ),
+        ));
     }
     let mut names: Vec<Name> = partners
         .iter()
@@ -1427,6 +1407,39 @@ fn move_torch_steps(cx: &Cx<'_>, target: &str, install: Step, also: &mut Vec<Str
     }
     steps.push(install);
     steps
+}
+
+/// The same release of `pkg` installed again, whole and never from pip's cache (`id`
+/// `reinstall-wheel`): pinned to the installed or stated version, since an unpinned reinstall
+/// would move it to the newest; with neither known, the command with the version to fill in.
+pub(crate) fn reinstall_same_release(
+    code: Code,
+    cx: &Cx<'_>,
+    pkg: &Name,
+    title: String,
+    why: String,
+) -> Fix {
+    let req = cx
+        .world
+        .installed_version(pkg.as_str())
+        .or_else(|| cx.scene.version_of(pkg.as_str()).map(str::to_owned))
+        .and_then(|v| exact(pkg.as_str(), &v));
+    let fix = Fix::new(code, "reinstall-wheel", FixKind::PrebuiltWheel, title, why).cost(Cost {
+        downloads: true,
+        ..Cost::default()
+    });
+    match req {
+        Some(req) => fix.step(pip_install(
+            cx,
+            vec![PipFlag::ForceReinstall, PipFlag::NoCacheDir, PipFlag::NoDeps],
+            vec![req],
+        )),
+        None => fix
+            .step(Step::Manual(format!(
+                "python -m pip install --force-reinstall --no-cache-dir --no-deps {pkg}==<the installed version, as `pip show {pkg}` prints it>"
+            )))
+            .filled_in_with(format!("the installed {pkg} version")),
+    }
 }
 
 /// The newest release of `pkg` that pins a torch, with that torch, when that torch is older than

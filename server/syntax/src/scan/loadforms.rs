@@ -1279,6 +1279,43 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
     out.push(l.span(p, end), EventKind::CompiledModuleMissing { module });
 }
 
+/// glibc's words for a file it found and could not read as a library, each as it prints it
+/// after the file's path and a colon.
+const UNREADABLE: &[&str] = &[
+    "invalid ELF header",
+    "file too short",
+    "ELF load command address/offset not properly aligned",
+    "ELF file data encoding not little-endian",
+    "ELF file version does not match current one",
+    "only ET_DYN and ET_EXEC can be loaded",
+];
+
+/// A library the loader found and could not read (see `EventKind::LibraryUnreadable`): the
+/// path is the word before `: <reason>`.
+pub(super) fn unreadable_library(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some((p, why)) = UNREADABLE.iter().find_map(|w| s.find(w).map(|p| (p, *w))) else {
+        return;
+    };
+    let Some(before) = s[..p].trim_end().strip_suffix(':') else {
+        return;
+    };
+    // `before` is a prefix of `s`; the path its last word.
+    let word = before.rsplit([' ', '\t', '\'', '"']).next().unwrap_or("");
+    let start = before.len() - word.len();
+    let path = word.trim_end_matches(':');
+    if !is_library_name(file_name(path)) {
+        return;
+    }
+    out.push(
+        l.span(start, p + why.len()),
+        EventKind::LibraryUnreadable {
+            library: cap(path).to_owned(),
+            why: why.to_owned(),
+        },
+    );
+}
+
 /// mmcv's op loader (`mmcv.utils.ext_loader`) asserting that its compiled `_ext` has a function:
 /// `active_rotated_filter_forward miss in module _ext` — an mmcv installed without its ops (the
 /// lite build, or a build that skipped them), or built before the op existed.
