@@ -421,6 +421,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("unsupported GNU version", NOCC),
     // A library's headers refusing the compiler's standard (`rocPRIM requires at least C++17`).
     ("requires at least C++", NOCC),
+    // A build's own check of the compiler (NumPy's meson: `NumPy requires GCC >= 9.3`), and the
+    // system's g++ given ROCm's flags (`unrecognized command-line option '--offload-arch=…'`).
+    ("requires GCC >=", NOCC),
+    ("unrecognized command-line option", NOCC),
     (
         "greater than the maximum required version by CUDA",
         NOCC | VERSION,
@@ -5517,6 +5521,8 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         || s.contains("requires at least C++")
             && !s.contains("warning")
             && !s.contains("deprecated")
+        || s.contains("requires GCC >=")
+        || s.contains("unrecognized command-line option") && s.contains("--offload-arch")
         // torch's c10/util/C++17.h: `#error You need C++17 to compile PyTorch`.
         || s.contains("You need C++") && s.contains("to compile PyTorch")
         // nvcc of CUDA 11.x before 11.6 cannot parse gcc 11's <functional>

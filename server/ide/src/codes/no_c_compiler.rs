@@ -48,6 +48,8 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         || detail.contains("ISO C++ 2011")
         || detail.contains("internal compiler error")
         || required_standard(detail).is_some()
+        || detail.contains("requires GCC >=")
+        || detail.contains("--offload-arch")
     {
         return refused(source, detail);
     }
@@ -264,6 +266,49 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let code = Code::NoCCompiler;
     let mut d = blank(code, source);
     d.evidence.push(format!("the text says: {}", detail.trim()));
+    // ROCm's flags given to the system's g++: HIP sources need ROCm's clang (hipcc).
+    if detail.contains("--offload-arch") {
+        d.message = "HIP sources are being compiled by the system's g++, which does not know ROCm's flags (`--offload-arch`): the build needs ROCm's clang (hipcc) as its compiler".into();
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "rocm-compiler",
+                FixKind::Advice,
+                "Build with ROCm's compiler: CC and CXX at ROCm's clang (or hipcc)",
+                "ROCm's clang compiles HIP and knows --offload-arch; CMake takes the compiler from CC/CXX (or CMAKE_CXX_COMPILER) when it configures a fresh build directory.",
+            )
+            .step(Step::Manual(
+                "CC=/opt/rocm/llvm/bin/clang CXX=/opt/rocm/llvm/bin/clang++ and a fresh build (pip: add --no-cache-dir --force-reinstall; CMake: a new build directory, or -DCMAKE_CXX_COMPILER=/opt/rocm/llvm/bin/clang++)".into(),
+            )),
+        ]);
+        return d;
+    }
+    // A build's own check of the compiler's version (NumPy's meson: `NumPy requires GCC >=
+    // 9.3`).
+    if let Some(p) = detail.find("requires GCC >=") {
+        let v: String = detail[p + 15..]
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .take(8)
+            .collect();
+        let v = v.trim_end_matches('.');
+        let need = if v.is_empty() { "a newer gcc".to_owned() } else { format!("gcc {v} or newer") };
+        d.message = format!("the build needs {need}, and the compiler it found is older");
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "newer-gcc",
+                FixKind::Advice,
+                format!("Build with {need}"),
+                "The distribution's newer gcc (gcc-toolset on RHEL and manylinux2014 images), a conda environment's compilers (conda-forge cxx-compiler), or, in a cibuildwheel build, a newer manylinux image (manylinux_2_28) gives it; a release with a wheel for this platform needs no compiler at all.",
+            )
+            .step(Step::Manual(format!(
+                "install {need} (conda install -c conda-forge cxx-compiler, or the distribution's gcc-toolset), export CC and CXX to it, then build again"
+            ))),
+        ]);
+        return d;
+    }
     // nvcc names the newest gcc it accepts: `gcc versions later than 11 are not supported`.
     // gcc 11's <functional> defeats nvcc before CUDA 11.6 without any version check: gcc 10
     // is the newest that builds.
