@@ -378,6 +378,12 @@ const TRIGGERS: &[(&str, u64)] = &[
     // A package's summary of its own libraries not loading (`package_library_unloadable`).
     ("Could not load libtorchcodec", CUDAMM),
     ("Unable to load cu", CUDAMM),
+    // A library's configuration program not found (`pg_config executable not found`,
+    // `mysql_config: not found`): `compile_name_missing`.
+    ("config not found", CUDAMM),
+    ("config executable not found", CUDAMM),
+    ("config: not found", CUDAMM),
+    ("config: command not found", CUDAMM),
     (" library was not found", CUDAMM),
     // bitsandbytes' CPU library (or none) loaded in place of its CUDA one.
     ("function 'c", CUDAMM),
@@ -3224,6 +3230,14 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
             }
         }
     }
+    // A library's configuration program a build runs for its flags, not there: `mecab-config
+    // not found`, psycopg2's `pg_config executable not found.`, `/bin/sh: 1: mysql_config: not
+    // found`, `mysql_config: command not found`. Its development package provides it.
+    if found.is_none()
+        && let Some((p, tool)) = config_tool_missing(s)
+    {
+        found = Some((p, tool.to_owned()));
+    }
     // PyTables' and h5py's setup looking for HDF5 before compiling: `Could not find a local
     // HDF5 installation.` — its headers, as a compiler would have said.
     if found.is_none()
@@ -3245,6 +3259,33 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
             detail: cap(s.trim()).to_owned(),
         },
     );
+}
+
+/// A `NAME-config` / `NAME_config` program named right before `not found`, `executable not
+/// found`, `: not found` or `: command not found`: where it starts, and the name.
+fn config_tool_missing(s: &str) -> Option<(usize, &str)> {
+    for (i, _) in s.match_indices("config") {
+        let end = i + 6;
+        let head = &s[..i];
+        if !(head.ends_with('-') || head.ends_with('_')) {
+            continue;
+        }
+        let start = head
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .map_or(0, |k| k + 1);
+        let tool = &s[start..end];
+        if tool.len() <= 7 || tool.len() > 40 || tool.starts_with(['-', '_']) {
+            continue;
+        }
+        let rest = s[end..].trim_start_matches(['\'', '"', ':']).trim_start();
+        if ["not found", "executable not found", "command not found"]
+            .iter()
+            .any(|w| rest.starts_with(w))
+        {
+            return Some((start, tool));
+        }
+    }
+    None
 }
 
 /// bitsandbytes' own CUDA library not loading (see `EventKind::CudaSetupFailed`).

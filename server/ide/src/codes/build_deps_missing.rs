@@ -17,7 +17,7 @@ use crate::fix::{
 };
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or a tool too new (setuptools: `cannot import name 'packaging' from 'pkg_resources'`, `No module named 'pkg_resources'`; CMake 4: `Compatibility with CMake < 3.5 has been removed`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package; a CUDA library's, `curand_kernel.h`, `cusolverDn.h`: that library's development headers of torch's CUDA release, which a partial toolkit lacks); Inductor's `Cannot find a working triton installation`; CMake's `find_package` finding no `<Name>Config.cmake` (torch's, which `torch.utils.cmake_prefix_path` or an unpacked libtorch provides; pybind11's; ROCm's under its prefix).",
+    summary: "A build (or a torch extension's JIT build) lacks a build tool of its own: `No module named 'packaging'` / `'wheel'` / `'setuptools'` / `'ninja'`, `Ninja is required to load C++ extensions`, or a tool too new (setuptools: `cannot import name 'packaging' from 'pkg_resources'`, `No module named 'pkg_resources'`; CMake 4: `Compatibility with CMake < 3.5 has been removed`); `invalid command 'bdist_wheel'`; `Python.h: No such file or directory` (the interpreter's headers) or another library's header (`cblas.h`, `glm/glm.hpp`: its development package; a library's configuration program, `pg_config executable not found`, `mysql_config: not found`, `mecab-config not found`: the same package; a CUDA library's, `curand_kernel.h`, `cusolverDn.h`: that library's development headers of torch's CUDA release, which a partial toolkit lacks); Inductor's `Cannot find a working triton installation`; CMake's `find_package` finding no `<Name>Config.cmake` (torch's, which `torch.utils.cmake_prefix_path` or an unpacked libtorch provides; pybind11's; ROCm's under its prefix).",
     meaning: "Extensions such as flash-attn import `packaging`, `wheel`, `setuptools` or `ninja` in their setup.py, and torch's C++ extension builder (DeepSpeed ops, apex, nvdiffrast, any `torch.utils.cpp_extension.load`) runs ninja. Built with `--no-build-isolation` (which these extensions need to see the installed torch), the build uses the environment's own tools, so a missing one stops it before anything compiles; setuptools 70 and later removed `pkg_resources.packaging`, which older setup.py files import, and setuptools 82 removed `pkg_resources` itself, which setup.py files and packages still import at run time. Cython 3 refuses `.pyx` sources written for Cython 0.29 where a C function pointer meets an `except *` function (`Cannot assign type '… except * nogil' to '… noexcept nogil'`): Cython below 3 builds them. A build tool a build runs as a program (swig, cmake, ninja, meson: `error: command 'swig.exe' failed: No such file or directory`, `/bin/sh: cmake: command not found`, `'cmake' is not recognized as an internal or external command`) is found on PATH by an isolated build too: pip's wheel of it, then the package again. Programs pip does not install (bazel, make, pkg-config, autoconf, automake, libtool, nasm: distutils' `unable to execute 'bazel'`) come from the system's package manager, Bazel through its launcher Bazelisk.",
     fixes: "For CMake 4 refusing an old `cmake_minimum_required`: `CMAKE_POLICY_VERSION_MINIMUM=3.5` (CMake's own hint, no download), else `pip install \"cmake<4\"` and the build with `--no-build-isolation`. Otherwise: 1. Install the missing tool with pip (`pip install packaging wheel`, `pip install ninja`; for the `pkg_resources.packaging` error `pip install \"setuptools<70\"`, for `No module named 'pkg_resources'` `pip install \"setuptools<82\"`, for Cython 3's `noexcept` refusal `pip install \"cython<3\"`), user level, nothing removed. 2. When the log shows which package was being built, install it again with `--no-build-isolation` after the tool, so its build sees the tools and the installed torch. A CUDA library's header: a full toolkit of torch's CUDA release (CUDA_HOME at it) first, then `cuda-libraries-dev-X-Y` from NVIDIA's repository (root) or conda-forge's package pinned with `cuda-version` (advice). The interpreter's headers come with the interpreter: the distribution's `python3-dev`/`python3-devel` (root), or a conda or uv-managed Python. Triton for Inductor: `pip install triton` (`triton-windows` on Windows).",
     near_package: super::NearPackage::NotTorch,
@@ -233,11 +233,23 @@ pub(crate) fn header(
     let Some(lib) = abidoc_knowledge::system_libs::header(header) else {
         return unknown_dependency(d, header, detail);
     };
+    // A library's configuration program (`pg_config`, `mysql_config`) rather than a header.
+    let config_tool = header.ends_with("-config") || header.ends_with("_config");
     let what = d.package.as_deref().map_or_else(
-        || "a build of a C++/CUDA extension".to_owned(),
+        || {
+            if config_tool {
+                "a build".to_owned()
+            } else {
+                "a build of a C++/CUDA extension".to_owned()
+            }
+        },
         |p| format!("the build of {p}"),
     );
     d.message = match header.strip_suffix(".pc") {
+        None if config_tool => format!(
+            "{what} runs `{header}`, the configuration program of {}: it comes with that library's development files, which are not installed (or not on PATH)",
+            lib.what
+        ),
         Some(pc) => format!(
             "{what} asks pkg-config for `{pc}` of {}, whose development files are not installed where pkg-config looks",
             lib.what
@@ -247,7 +259,11 @@ pub(crate) fn header(
             lib.what
         ),
     };
-    d.evidence.push(format!("the compiler says: {}", detail.trim()));
+    d.evidence.push(format!(
+        "{} says: {}",
+        if config_tool { "the build" } else { "the compiler" },
+        detail.trim()
+    ));
     if lib.cuda_toolkit {
         return cuda_header(cx, d, header, lib);
     }
