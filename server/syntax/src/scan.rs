@@ -4401,17 +4401,20 @@ fn exception(l: &Line<'_>, out: &mut Out) {
             );
             // The loader's sentence cut off after the library's name (an issue's title:
             // `ImportError: libGL.so.1`): the library is what is missing.
+            // (Its Markdown code span and the sentence's stop are not the name: `libClp.so.1\`.`;
+            // a colon is: the loader's reason follows, on the next line.)
+            let lib = msg.trim_end_matches(['`', '.', '\'', '"']);
             if matches!(name, "ImportError" | "OSError")
-                && !msg.contains(char::is_whitespace)
-                && loadforms::is_library_name(msg)
+                && !lib.contains(char::is_whitespace)
+                && loadforms::is_library_name(lib)
             {
                 out.push(
                     l.span(
-                        s[..end].rfind(msg).unwrap_or(name_end + 1),
+                        s[..end].rfind(lib).unwrap_or(name_end + 1),
                         end.max(name_end + 1),
                     ),
                     EventKind::MissingSharedLibrary {
-                        name: cap(msg.trim_end_matches([':', '.'])).to_owned(),
+                        name: cap(lib).to_owned(),
                         required_by: None,
                     },
                 );
