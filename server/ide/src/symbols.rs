@@ -88,10 +88,18 @@ pub fn owner(symbol: &str) -> Owner {
     }
     match outermost_name(s) {
         Some("std") | Some("__gnu_cxx") | Some("__cxxabiv1") => Owner::Libstdcxx,
+        // A gflags flag lives in a namespace of its type (`fLI64::FLAGS_caffe2_…`) and is
+        // defined by the library that declares it: caffe2's and torch's flags are torch's.
+        Some(n)
+            if n.starts_with("fL") && (s.contains("FLAGS_caffe2") || s.contains("FLAGS_torch")) =>
+        {
+            Owner::Torch
+        }
         Some(ns) if abidoc_knowledge::is_torch_namespace(ns) => Owner::Torch,
         // torch's C API mangled as C++ (`_Z16THPVariable_WrapRKN2at10TensorBaseE`), as the
         // torch index counts it.
-        Some(n) if n.starts_with("TH") => Owner::Torch,
+        // THC's error check (`_Z13__THCudaCheck9cudaErrorPKci`, torch 1.x until 1.11) too.
+        Some(n) if n.starts_with("TH") || n.starts_with("__THC") => Owner::Torch,
         Some("pybind11") => Owner::Python,
         Some(_) => Owner::Own,
         None => Owner::Unknown,
