@@ -315,9 +315,10 @@ pub enum EventKind {
         detail: String,
     },
     /// A library the loader found but could not read as one: glibc's `invalid ELF header`,
-    /// `file too short`, `ELF load command address/offset not properly aligned` — a damaged
-    /// file (a cut download or install) or no library at all (a Git LFS pointer, another
-    /// platform's file).
+    /// `file too short` — a damaged file (a cut download or install) or no library at all (a
+    /// Git LFS pointer, another platform's file) —, and `ELF load command address/offset not
+    /// properly aligned` (or `not page-aligned`): a file a faulty tool rewrote, or a 4K-page
+    /// build under a kernel of larger pages.
     LibraryUnreadable { library: String, why: String },
     /// The CPU lacks an instruction a binary uses: `Illegal instruction (core dumped)`, zsh's
     /// `illegal hardware instruction`, `SIGILL`, jaxlib's `built using AVX instructions, which

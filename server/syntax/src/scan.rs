@@ -166,7 +166,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("ELF file data encoding", LOADFORM),
     ("ELF file version does not match", LOADFORM),
     ("only ET_DYN and ET_EXEC", LOADFORM),
-    ("Couldn't open CUDA library ", LOADFORM),
+    // (It holds `CUDA`, the version trigger, whose readers run here too.)
+    ("Couldn't open CUDA library ", LOADFORM | VERSION),
     ("failed to find lib", LOADFORM),
     ("The third-party dynamic library (", LOADFORM),
     // TensorFlow's loader, its `; dlerror: …` cut off (an issue's title).
@@ -183,7 +184,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("libNVVM cannot be found", LOADFORM),
     (" not found in the system path", LOADFORM),
     // A library file retold as missing (`libcudart.so.11.0 not found`).
-    (" not found", LOADFORM),
+    // (Also a library's configuration program, `pg_config executable not found`, and jaxlib's
+    // `The cuSPARSE library was not found`: CUDAMM's readers.)
+    (" not found", LOADFORM | CUDAMM),
     ("cannot be found", LOADFORM),
     ("could not be found", LOADFORM),
     (" is missing", LOADFORM),
@@ -378,13 +381,6 @@ const TRIGGERS: &[(&str, u64)] = &[
     // A package's summary of its own libraries not loading (`package_library_unloadable`).
     ("Could not load libtorchcodec", CUDAMM),
     ("Unable to load cu", CUDAMM),
-    // A library's configuration program not found (`pg_config executable not found`,
-    // `mysql_config: not found`): `compile_name_missing`.
-    ("config not found", CUDAMM),
-    ("config executable not found", CUDAMM),
-    ("config: not found", CUDAMM),
-    ("config: command not found", CUDAMM),
-    (" library was not found", CUDAMM),
     // bitsandbytes' CPU library (or none) loaded in place of its CUDA one.
     ("function 'c", CUDAMM),
     // Holds Mamba's `has no attribute 'causal_conv1d_…` trigger: both readers look.
@@ -551,7 +547,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Unknown CUDA arch", GPUARCH),
     ("Unknown CUDA Architecture", GPUARCH),
     (" kernel is not available", GPUARCH),
-    ("has no device code compatible with CUDA arch", GPUARCH),
+    ("has no device code compatible with", GPUARCH),
     ("only supports Ampere", GPUARCH),
     ("Bfloat16 is only supported on GPUs", GPUARCH),
     ("NoKernelImage", GPUARCH),
@@ -1288,6 +1284,7 @@ impl<'a> Scanner<'a> {
             loadforms::library_sentences(l, out);
             loadforms::extension_not_available(l, out);
             loadforms::unreadable_library(l, out);
+            config_tool_missing(l, out);
         }
         if has(WINDLL) {
             let next = self.next_line(l);
@@ -3230,14 +3227,6 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
             }
         }
     }
-    // A library's configuration program a build runs for its flags, not there: `mecab-config
-    // not found`, psycopg2's `pg_config executable not found.`, `/bin/sh: 1: mysql_config: not
-    // found`, `mysql_config: command not found`. Its development package provides it.
-    if found.is_none()
-        && let Some((p, tool)) = config_tool_missing(s)
-    {
-        found = Some((p, tool.to_owned()));
-    }
     // PyTables' and h5py's setup looking for HDF5 before compiling: `Could not find a local
     // HDF5 installation.` — its headers, as a compiler would have said.
     if found.is_none()
@@ -3261,19 +3250,44 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
     );
 }
 
+/// A library's configuration program a build runs for its flags, not there: `mecab-config not
+/// found`, psycopg2's `pg_config executable not found.`, `/bin/sh: 1: mysql_config: not found`,
+/// `mysql_config: command not found`: the program's name, for its development package (the
+/// header table's), as a header missing is.
+fn config_tool_missing(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    if let Some((p, tool)) = config_tool_at(s) {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::CompileNameMissing {
+                name: tool.to_owned(),
+                detail: cap(s.trim()).to_owned(),
+            },
+        );
+    }
+}
+
 /// A `NAME-config` / `NAME_config` program named right before `not found`, `executable not
-/// found`, `: not found` or `: command not found`: where it starts, and the name.
-fn config_tool_missing(s: &str) -> Option<(usize, &str)> {
+/// found`, `: not found` or `: command not found` (`pkg-config`, a build program, is not one):
+/// where it starts, and the name.
+fn config_tool_at(s: &str) -> Option<(usize, &str)> {
     for (i, _) in s.match_indices("config") {
         let end = i + 6;
         let head = &s[..i];
         if !(head.ends_with('-') || head.ends_with('_')) {
             continue;
         }
+        // After the last character that is no part of a name (its whole width: it may be
+        // multibyte).
         let start = head
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-            .map_or(0, |k| k + 1);
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+            .map_or(0, |(k, c)| k + c.len_utf8());
         let tool = &s[start..end];
+        if tool == "pkg-config" {
+            continue;
+        }
         if tool.len() <= 7 || tool.len() > 40 || tool.starts_with(['-', '_']) {
             continue;
         }
@@ -4401,13 +4415,17 @@ fn exception(l: &Line<'_>, out: &mut Out) {
             );
             // The loader's sentence cut off after the library's name (an issue's title:
             // `ImportError: libGL.so.1`): the library is what is missing.
-            // (Its Markdown code span and the sentence's stop are not the name: `libClp.so.1\`.`;
-            // a colon is: the loader's reason follows, on the next line.)
-            let lib = msg.trim_end_matches(['`', '.', '\'', '"']);
+            // A Markdown code span or quotes around the name and the sentence's full stop are
+            // not part of it (`\`libClp.so.1\`.`). A trailing colon stays for the test: a path
+            // ending `.so:` is a loader's sentence continued on the next line, not this form.
+            let lib = msg
+                .trim_end_matches(['`', '.', '\'', '"'])
+                .trim_start_matches(['`', '\'', '"']);
             if matches!(name, "ImportError" | "OSError")
                 && !lib.contains(char::is_whitespace)
                 && loadforms::is_library_name(lib)
             {
+                let lib = lib.trim_end_matches(':');
                 out.push(
                     l.span(
                         s[..end].rfind(lib).unwrap_or(name_end + 1),

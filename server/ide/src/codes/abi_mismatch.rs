@@ -256,9 +256,12 @@ fn python_symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
     let python2 = ["PyCObject_", "PyString_", "Py_InitModule4", "PyInt_"]
         .iter()
         .any(|p| c.name.starts_with(p));
+    // Its directory is named only for a Python 2 module: another symbol's library may sit in
+    // this very environment's site-packages.
     let other_dir = d
         .library
         .as_deref()
+        .filter(|_| python2)
         .and_then(|l| {
             ["/dist-packages/", "/site-packages/"]
                 .iter()

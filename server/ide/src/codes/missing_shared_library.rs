@@ -19,7 +19,7 @@ use crate::incidents::basename;
 use crate::kb;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "`libX.so.N: cannot open shared object file` (CUDA runtime, cuDNN, removed torch libraries, ...); a library found but unreadable (`invalid ELF header`, `file too short`: damaged, or a Git LFS pointer).",
+    summary: "`libX.so.N: cannot open shared object file` (CUDA runtime, cuDNN, removed torch libraries, ...); a library found but unreadable (`invalid ELF header`, `file too short`: damaged, or a Git LFS pointer; a misaligned load command: a file a faulty tool rewrote, or a 4K-page build under larger pages).",
     meaning: "A compiled module names the libraries it needs (`DT_NEEDED`); the loader searches RPATH/RUNPATH, `LD_LIBRARY_PATH`, the ld.so cache and the default directories. The library may be on the machine but outside that path, belong to another CUDA major than the one installed, have been renamed by a later torch, or come from a system package no wheel ships. Other loaders say it in their own words, read the same way: `Unable to load any of {…}`, `Could not load library X`, `Library X is not found or cannot be loaded`, DGL's per-torch libraries, macOS' `Library not loaded`, and Windows' `DLL load failed … module could not be found` / `[WinError 126] … Error loading \"…dll\"`, which never says which dependency is missing. cuDNN's sub-libraries and Windows' CUDA DLLs (`cublas64_11.dll`) are read as their product and major. jaxlib's `Unable to load cuDNN. Is it installed?` is its CUDA plugin failing to open the nvidia-* wheels `jax[cuda12]` installs, most often because another CUDA on LD_LIBRARY_PATH is found first.",
     fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install; for a CUDA library of a major PyPI ships no wheel of (`libcudart.so.10.2`), the search for an installed toolkit's copy (`/usr/local/cuda-10.2/lib64`) and its directory on `LD_LIBRARY_PATH`. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); a release for the installed torch that is itself a build for the library's CUDA major (PyPI's xformers 0.0.35, on torch's stable ABI, is CUDA 12's) comes with that major's runtime wheel; without such a release, the torch it was built for. A package that links torch asking for a CUDA library of a major that is not torch's, or of a torch whose CUDA nothing states (a pip torch loads its own CUDA's libraries first), gets its build for the installed torch first, down to a source build, outside a conda environment (whose torch takes CUDA from the environment's lib directory). 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. A source build when the library is torch's and the package links torch. (A torch JIT op's own library missing from its build directory is an unfinished build: extension-incomplete-build.) A CUDA library's unversioned name (`libcudart.so`): when a build links it, the toolkit's copy on the linker's path; when a program loads it by that name (ctypes' `find_library`, cpm_kernels, CTranslate2's `Cannot load symbol cublasLtCreate`), the installed numbered file's directory on `LD_LIBRARY_PATH`, with a link of the asked name to it in a directory of the user's own (advice). On macOS (a `.dylib`, a Mac's paths) `DYLD_LIBRARY_PATH`, `otool -L` and Homebrew or conda-forge, never `ldd`, `ldconfig` or apt. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
     near_package: super::NearPackage::Never,
@@ -830,15 +830,49 @@ pub(crate) fn unreadable(
     let mut d = blank(code, source);
     let base = crate::incidents::basename(library);
     d.library = Some(library.to_owned());
-    d.package = crate::incidents::site_package_of(library)
-        .or_else(|| cx.near.map(str::to_owned));
-    d.message = format!(
-        "{base} is there, but the loader cannot read it as a library ({why}): the file is damaged (a cut download or install, a full disk) or is no library at all (a Git LFS pointer, another platform's file)"
-    );
+    let norm = library.replace('\\', "/");
+    let in_env = norm.contains("/site-packages/") || norm.contains("/dist-packages/");
+    // The package whose files these are: its directory, or (`numpy.libs/`, auditwheel's
+    // vendored libraries) the package the `.libs` directory belongs to. A namespace directory
+    // (`nvidia/cudnn/lib`) names no one package: its owner is `pip`'s to find.
+    let owner = ["/site-packages/", "/dist-packages/"]
+        .iter()
+        .find_map(|m| norm.rsplit_once(m).map(|(_, r)| r))
+        .and_then(|r| r.split('/').next())
+        .map(|top| top.strip_suffix(".libs").unwrap_or(top))
+        .filter(|top| !top.is_empty() && *top != "nvidia")
+        .map(crate::kb::normalize);
+    d.package = owner.clone().or_else(|| cx.near.map(str::to_owned));
+    // glibc's misaligned load command: a file rewritten by a faulty tool (patchelf's
+    // alignment bugs, in repaired or repackaged wheels), or on a kernel of 16K/64K pages a
+    // library laid out for 4K ones.
+    let misaligned = why.contains("aligned");
+    d.message = if misaligned {
+        format!(
+            "{base} is there, but its segments are not aligned as this system's loader needs ({why}): a file rewritten by a faulty tool (patchelf, in a repaired or repackaged wheel), or on a kernel of 16K or 64K pages (Asahi Linux, some aarch64 systems) a build made for 4K pages"
+        )
+    } else {
+        format!(
+            "{base} is there, but the loader cannot read it as a library ({why}): the file is damaged (a cut download or install, a full disk) or is no library at all (a Git LFS pointer, another platform's file)"
+        )
+    };
     d.evidence.push(format!("the loader says: {library}: {why}"));
     let mut fixes = Vec::new();
-    let in_env = crate::incidents::site_package_of(library).is_some();
-    if in_env && let Some(pkg) = d.package.as_deref().and_then(Name::new) {
+    if in_env && owner.is_none() {
+        fixes.push(
+            Fix::new(
+                code,
+                "find-owner",
+                FixKind::Advice,
+                format!("Find the pip package that installed {base}, and install it again whole"),
+                "The file sits in this Python environment under a directory no single package names (nvidia/…): `pip` says whose it is.",
+            )
+            .step(Step::Manual(format!(
+                "python -m pip list | grep -i nvidia, then `python -m pip show -f <package>` lists its files; python -m pip install --force-reinstall --no-cache-dir --no-deps <the package that lists {base}>"
+            ))),
+        );
+    }
+    if in_env && let Some(pkg) = owner.as_deref().and_then(Name::new) {
         fixes.push(recipes::reinstall_same_release(
             code,
             cx,
@@ -846,7 +880,7 @@ pub(crate) fn unreadable(
             format!("Install {pkg} again whole, without pip's cache"),
             format!("A fresh copy of the same release replaces the damaged {base}; --no-cache-dir keeps pip from reusing a cached copy, which may be the damaged one."),
         ).leading());
-    } else if let Some(path) = SafePath::new(library) {
+    } else if !in_env && let Some(path) = SafePath::new(library) {
         fixes.push(
             Fix::new(
                 code,
@@ -858,6 +892,20 @@ pub(crate) fn unreadable(
             .step(Step::Manual(format!(
                 "find its owner (`dpkg -S {path}` or `rpm -qf {path}`, else the SDK or build that made it) and reinstall it"
             ))),
+        );
+    }
+    if misaligned {
+        fixes.push(
+            Fix::new(
+                code,
+                "page-size-build",
+                FixKind::Advice,
+                "On a kernel of 16K or 64K pages: a build of the package laid out for them",
+                "`getconf PAGESIZE` prints the kernel's page size; a library whose segments are aligned for 4K pages does not load under a larger one. conda-forge's builds, or a build made on that system, are laid out for it.",
+            )
+            .step(Step::Manual(
+                "getconf PAGESIZE; if it is 16384 or 65536, install the package from conda-forge or build it on this system".into(),
+            )),
         );
     }
     if let Some(path) = SafePath::new(library) {

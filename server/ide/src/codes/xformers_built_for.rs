@@ -12,7 +12,7 @@ use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "xFormers was built for another torch/Python/CUDA than the one running.",
     meaning: "Each xformers release ships binaries for exactly one torch release. Installed next to another torch, its compiled library fails to load and xformers silently falls back: memory-efficient attention and other kernels are off.",
-    fixes: "1. The xformers release built for the installed torch (`--no-deps` so torch stays); where that release is a PyPI build on torch's stable ABI whose CUDA the release data does not record, beside a torch of another CUDA major than the failed build's, the CUDA runtime wheel of the build's major as the step after, if the loader asks for it. 2. Uninstall xformers when nothing needs it: torch's `scaled_dot_product_attention` covers memory-efficient attention for most uses. Both need confirmation.",
+    fixes: "1. The xformers release built for the installed torch (`--no-deps` so torch stays); where that release is a PyPI build on torch's stable ABI whose CUDA the release data does not record, the CUDA runtime wheel of the major the loader asks for as the step after, if it asks. 2. Uninstall xformers when nothing needs it: torch's `scaled_dot_product_attention` covers memory-efficient attention for most uses. Both need confirmation.",
     ..CodeDoc::BASE
 };
 
@@ -52,37 +52,29 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, b: Build<'_>) -> 
     if let Some(c) = b.built_cuda {
         d.evidence.push(format!("xFormers was built with CUDA {c}"));
     }
-    d.fixes = fixes(cx, b.have_torch, b.built_cuda);
+    d.fixes = fixes(cx, b.have_torch);
     d
 }
 
 /// A release for this torch that is a PyPI binary whose CUDA the release data does not record
-/// (0.0.35, on torch's stable ABI), beside a torch of another CUDA major than the build that
-/// failed (`CUDA 1208` against `+cu132`): PyPI's build keeps its own CUDA, whose runtime wheel
-/// may then be wanting — said as the step after, for the loader's own words to decide.
-fn with_runtime_note(f: Fix, pkg: &Name, torch: &str, built_cuda: Option<&str>) -> Fix {
-    let torch_major = abidoc_knowledge::Version::parse(torch)
-        .and_then(|v| v.local_cuda())
-        .map(|(m, _)| m);
-    // xFormers prints its CUDA as `1208` (12.8).
-    let built_major = built_cuda
-        .filter(|c| c.len() >= 3 && c.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|c| c[..c.len() - 2].parse::<u64>().ok());
+/// (0.0.35, on torch's stable ABI), beside a torch whose CUDA its label states: PyPI's build keeps
+/// its own CUDA, which need not be torch's, so the runtime wheel of the major the loader asks
+/// for may be wanting — the step after, in words, for the loader's own message to decide.
+fn with_runtime_note(f: Fix, pkg: &Name, torch: &str) -> Fix {
+    let torch_cuda = abidoc_knowledge::Version::parse(torch).and_then(|v| v.local_cuda());
     let release = crate::kb::release_for_torch(pkg.as_str(), torch)
         .and_then(|v| abidoc_knowledge::releases::release(pkg.as_str(), &v));
-    match (torch_major, built_major, release) {
-        (Some(t), Some(b), Some(r))
-            if t != b && r.wheels && r.wheel.is_some() && r.cuda_major.is_none() =>
-        {
-            f.step(Step::Manual(format!(
-                "if importing it then reports libcudart.so.{b} missing (PyPI's build of CUDA {b}, beside torch's CUDA {t}): python -m pip install nvidia-cuda-runtime-cu{b}"
-            )))
+    match (torch_cuda, release) {
+        (Some(_), Some(r)) if r.wheels && r.wheel.is_some() && r.cuda_major.is_none() => {
+            f.step(Step::Manual(
+                "if importing it then reports libcudart.so.N missing (PyPI's build of another CUDA than torch's): python -m pip install the CUDA runtime wheel of that major (nvidia-cuda-runtime-cu11 or -cu12; nvidia-cuda-runtime==13.* for 13)".into(),
+            ))
         }
         _ => f,
     }
 }
 
-fn fixes(cx: &Cx<'_>, have_torch: Option<&str>, built_cuda: Option<&str>) -> Vec<Fix> {
+fn fixes(cx: &Cx<'_>, have_torch: Option<&str>) -> Vec<Fix> {
     let code = Code::XformersBuiltFor;
     let mut fixes = Vec::new();
     let Some(pkg) = Name::new("xformers") else {
@@ -91,7 +83,7 @@ fn fixes(cx: &Cx<'_>, have_torch: Option<&str>, built_cuda: Option<&str>) -> Vec
     if let Some(t) = have_torch.map(str::to_owned).or_else(|| cx.torch()) {
         fixes.extend(
             recipes::companion_release(code, cx, &pkg, &t, None)
-                .map(|f| with_runtime_note(f, &pkg, &t, built_cuda)),
+                .map(|f| with_runtime_note(f, &pkg, &t)),
         );
     } else {
         // Neither the text nor an environment says which torch: the general form, one resolve

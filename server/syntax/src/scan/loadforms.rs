@@ -1285,6 +1285,7 @@ const UNREADABLE: &[&str] = &[
     "invalid ELF header",
     "file too short",
     "ELF load command address/offset not properly aligned",
+    "ELF load command address/offset not page-aligned",
     "ELF file data encoding not little-endian",
     "ELF file version does not match current one",
     "only ET_DYN and ET_EXEC can be loaded",
