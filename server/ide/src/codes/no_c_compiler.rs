@@ -295,18 +295,11 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
         let v = v.trim_end_matches('.');
         let need = if v.is_empty() { "a newer gcc".to_owned() } else { format!("gcc {v} or newer") };
         d.message = format!("the build needs {need}, and the compiler it found is older");
-        d.fixes = crate::fix::rank(vec![
-            Fix::new(
-                code,
-                "newer-gcc",
-                FixKind::Advice,
-                format!("Build with {need}"),
-                "The distribution's newer gcc (gcc-toolset on RHEL and manylinux2014 images), a conda environment's compilers (conda-forge cxx-compiler), or, in a cibuildwheel build, a newer manylinux image (manylinux_2_28) gives it; a release with a wheel for this platform needs no compiler at all.",
-            )
-            .step(Step::Manual(format!(
-                "install {need} (conda install -c conda-forge cxx-compiler, or the distribution's gcc-toolset), export CC and CXX to it, then build again"
-            ))),
-        ]);
+        d.fixes = crate::fix::rank(vec![newer_gcc(
+            format!("Build with {need}"),
+            "The distribution's newer gcc (gcc-toolset on RHEL and manylinux2014 images), a conda environment's compilers (conda-forge cxx-compiler), or, in a cibuildwheel build, a newer manylinux image (manylinux_2_28) gives it; a release with a wheel for this platform needs no compiler at all.".to_owned(),
+            &need,
+        )]);
         return d;
     }
     // nvcc names the newest gcc it accepts: `gcc versions later than 11 are not supported`.
@@ -412,18 +405,11 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
     }
     if detail.contains("ISO C++ 2011") {
         d.message = "the C++ compiler is too old for this build: gcc before 6 compiles C++98 unless told, and its headers refuse the C++11 the sources need".into();
-        d.fixes = crate::fix::rank(vec![
-            Fix::new(
-                code,
-                "newer-gcc",
-                FixKind::Advice,
-                "Build with a newer gcc (6 or later, 9 or later for torch 2.x)",
-                "gcc 6 and later compile C++14 by default; a conda environment's compilers (conda-forge cxx-compiler) or the distribution's newer gcc (devtoolset/gcc-toolset on RHEL and CentOS, whose default gcc 4.8 this is) need no change to the package.",
-            )
-            .step(Step::Manual(
-                "install a newer gcc (conda install -c conda-forge cxx-compiler, or devtoolset/gcc-toolset), export CC and CXX to it, then build again".into(),
-            )),
-        ]);
+        d.fixes = crate::fix::rank(vec![newer_gcc(
+            "Build with a newer gcc (6 or later, 9 or later for torch 2.x)".to_owned(),
+            "gcc 6 and later compile C++14 by default; a conda environment's compilers (conda-forge cxx-compiler) or the distribution's newer gcc (devtoolset/gcc-toolset on RHEL and CentOS, whose default gcc 4.8 this is) need no change to the package.".to_owned(),
+            "a newer gcc",
+        )]);
         return d;
     }
     if detail.contains("internal compiler error") {
@@ -459,16 +445,11 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
             format!("the C++ compiler is too old for {whose} headers, which need C++{std}")
         };
         let mut fixes = vec![
-            Fix::new(
-                code,
-                "newer-gcc",
-                FixKind::Advice,
+            newer_gcc(
                 format!("Build with a compiler that supports C++{std} (gcc {gcc} or later)"),
                 format!("{whose} headers refuse older compilers; a conda environment's compilers (conda-forge cxx-compiler) or the distribution's newer gcc (devtoolset/gcc-toolset on RHEL: `scl enable gcc-toolset-13 bash`) are C++{std} compilers."),
-            )
-            .step(Step::Manual(format!(
-                "install gcc {gcc} or later (conda install -c conda-forge cxx-compiler, or the distribution's newer gcc), export CC and CXX to it, then build again"
-            ))),
+                &format!("gcc {gcc} or later"),
+            ),
             Fix::new(
                 code,
                 "cxx-standard",
@@ -539,6 +520,16 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
         .unverified(),
     ]);
     d
+}
+
+/// A newer gcc for a build its compiler is too old for (`need`: `gcc 9 or later`), in words:
+/// which of conda's, the distribution's or an image's gcc is the person's to choose.
+fn newer_gcc(title: String, why: String, need: &str) -> Fix {
+    Fix::new(Code::NoCCompiler, "newer-gcc", FixKind::Advice, title, why).step(Step::Manual(
+        format!(
+            "install {need} (conda install -c conda-forge cxx-compiler, or the distribution's gcc-toolset/devtoolset), export CC and CXX to it, then build again"
+        ),
+    ))
 }
 
 /// A library's headers refusing the compiler's standard (`#error "rocPRIM requires at least
