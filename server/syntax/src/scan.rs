@@ -420,6 +420,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("can't find Rust compiler", NOCC),
     // maturin (PyO3 builds): `Cargo metadata failed. Do you have cargo in your PATH?`.
     ("Do you have cargo in your PATH", NOCC),
+    // A Rust toolchain older than the crate needs: cargo's `requires rustc 1.70 or newer, while
+    // the currently active rustc version is 1.65.0`, rustc's `error[E0658]: … is unstable`.
+    ("currently active rustc version", NOCC),
+    ("error[E0658]", NOCC),
     ("unsupported GNU version", NOCC),
     // A library's headers refusing the compiler's standard (`rocPRIM requires at least C++17`).
     ("requires at least C++", NOCC),
@@ -5561,6 +5565,8 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         || s.contains("Rust package manager, is not installed")
         || s.contains("can't find Rust compiler")
         || s.contains("Do you have cargo in your PATH")
+        || s.contains("currently active rustc version")
+        || s.contains("error[E0658]")
         // A compiler the build refuses: nvcc's host_config.h (`unsupported GNU version! gcc
         // versions later than 11 are not supported!`) and torch's headers (`C++17 or later
         // compatible compiler is required to use PyTorch`).

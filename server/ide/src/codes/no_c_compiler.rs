@@ -14,7 +14,7 @@ use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{CondaChannel, Fix, FixKind, Name, PipFlag, Requirement, Step, SystemManager};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "A JIT compile step or a build found no C/C++ compiler, or none it accepts (a gcc newer than nvcc supports, one without C++17 for torch's headers or another library's: `rocPRIM requires at least C++17`; a build's own check, `NumPy requires GCC >= 9.3`; ROCm's `--offload-arch` given to the system's g++).",
+    summary: "A JIT compile step or a build found no C/C++ compiler, or none it accepts (a gcc newer than nvcc supports, one without C++17 for torch's headers or another library's: `rocPRIM requires at least C++17`; a build's own check, `NumPy requires GCC >= 9.3`; a Rust toolchain missing or older than the crates need, `requires rustc 1.70 or newer`, `error[E0658]`; ROCm's `--offload-arch` given to the system's g++).",
     meaning: "Triton and torch.compile build small launchers with the system's C compiler at run time, and C++ extensions compile on first import. Slim containers and fresh machines often have none, so the first compiled call fails. nvcc's own errors inside gcc's intrinsics headers (`…/gcc/x86_64-linux-gnu/5/include/avx512vlintrin.h(10919): error: …`) say the same of a host gcc it does not parse.",
     fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both. On Windows: Visual Studio Build Tools' C++ workload, run from a prompt with cl.exe on PATH. A compiler the build refuses: a gcc nvcc supports (`CC`/`CXX`/`NVCC_CCBIN` at an older one, e.g. gcc-11 for CUDA 11.x/12.0) or a newer CUDA toolkit; a compiler with C++17 (gcc 9 or later) for torch 2.x headers, with C++11 at least for any build (gcc 4.8 refuses it: `requires compiler and library support for the ISO C++ 2011 standard`); another gcc release where the compiler crashes on the source (`internal compiler error`, its own bug). A package whose compiled part is Rust (tokenizers, safetensors) built from its sdist without cargo: the newest release with a wheel for this Python and platform (`--only-binary`), else Rust from rustup (user-level, advice).",
     near_package: super::NearPackage::NotTorch,
@@ -56,6 +56,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     if detail.contains("Rust package manager")
         || detail.contains("Rust compiler")
         || detail.contains("cargo in your PATH")
+        || rust_too_old(detail)
     {
         return rust(cx, source, detail);
     }
@@ -207,6 +208,13 @@ fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
 /// without a Rust toolchain: pip found no wheel of it for this Python and platform. A wheel of
 /// another release comes first (`--only-binary`: the newest one built for this Python and
 /// platform); rustup, user-level, makes the build itself possible.
+/// A Rust toolchain older than the crate being built needs: cargo's `requires rustc 1.70 or
+/// newer, while the currently active rustc version is 1.65.0`, or rustc's `error[E0658]` (a
+/// feature this compiler has not stabilized).
+fn rust_too_old(detail: &str) -> bool {
+    detail.contains("currently active rustc version") || detail.contains("error[E0658]")
+}
+
 fn rust(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
     let code = Code::NoCCompiler;
     let mut d = blank(code, source);
@@ -214,9 +222,16 @@ fn rust(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
         .package_being_built(Some(detail))
         .or_else(|| cx.near.filter(|p| *p != "torch").map(str::to_owned));
     let who = d.package.clone().unwrap_or_else(|| "the package".into());
-    d.message = format!(
-        "pip is building {who} from source, and its build needs a Rust toolchain (cargo, rustc) that is not installed: no wheel of this release fits this Python and platform"
-    );
+    let too_old = rust_too_old(detail);
+    d.message = if too_old {
+        format!(
+            "pip is building {who} from source with a Rust toolchain older than its crates need (a distribution's rustc, usually): no wheel of this release fits this Python and platform"
+        )
+    } else {
+        format!(
+            "pip is building {who} from source, and its build needs a Rust toolchain (cargo, rustc) that is not installed: no wheel of this release fits this Python and platform"
+        )
+    };
     d.evidence.push(format!("the text says: {}", detail.trim()));
     let mut fixes = Vec::new();
     if let Some(p) = d.package.as_deref().and_then(Name::new) {
@@ -241,7 +256,18 @@ fn rust(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
             .unverified(),
         );
     }
-    fixes.push(
+    fixes.push(if too_old {
+        Fix::new(
+            code,
+            "rustup",
+            FixKind::Advice,
+            "Update Rust with rustup (`rustup update`), or install it with rustup in place of the distribution's older rustc, and run the install again",
+            "rustup keeps the stable toolchain current in the user's home; a distribution's rustc (or Homebrew's) lags behind what crates require, and comes first on PATH unless removed or put after ~/.cargo/bin.",
+        )
+        .step(Step::Manual(
+            "rustup update stable (or install rustup from https://rustup.rs and make ~/.cargo/bin come first on PATH); `rustc --version` then shows the new one; run the pip install again".into(),
+        ))
+    } else {
         Fix::new(
             code,
             "rustup",
@@ -251,8 +277,8 @@ fn rust(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
         )
         .step(Step::Manual(
             "install Rust from https://rustup.rs (user-level, no root), open a new shell so cargo is on PATH, then run the pip install again".into(),
-        )),
-    );
+        ))
+    });
     d.fixes = crate::fix::rank(fixes);
     d
 }
