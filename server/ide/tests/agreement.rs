@@ -376,9 +376,9 @@ fn agreement_with_confirmed_fixes() {
 
 /// Tuning-set cases agreeing when the floors were last raised (2026-11-29: code 1826 of 2089,
 /// package 1070 of 2089, fix 879 of 1759).
-const FLOOR_CODE: usize = 1997;
-const FLOOR_PACKAGE: usize = 1163;
-const FLOOR_FIX: usize = 937;
+const FLOOR_CODE: usize = 2007;
+const FLOOR_PACKAGE: usize = 1164;
+const FLOOR_FIX: usize = 941;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;
