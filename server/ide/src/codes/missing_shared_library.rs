@@ -786,7 +786,7 @@ fn aligned(cx: &Cx<'_>, d: &Diagnostic, key: &str, torch_lib: bool, pkg: Option<
         // The release for this torch may still be a build for another CUDA than torch's (PyPI's
         // xformers 0.0.35 is CUDA 12's, on torch's stable ABI, beside a CUDA 13 torch): the
         // runtime of the CUDA it asks for comes with it, a few megabytes against a torch move.
-        let companion = companion.map(|f| with_own_cuda_runtime(cx, f, p, &torch, key));
+        let companion = companion.map(|f| recipes::with_own_cuda_runtime(cx, f, p, &torch, key));
         // Nothing in the tables: the torch it was built for.
         if companion.is_none()
             && let Some(target) = cx.world.built_for_torch(d.library.as_deref())
@@ -922,52 +922,6 @@ pub(crate) fn unreadable(
     }
     d.fixes = crate::fix::rank(fixes);
     d
-}
-
-/// A companion release for the installed torch, when the library that failed is a CUDA
-/// runtime of another major than torch's and the release is not known to be of torch's major:
-/// that runtime's PyPI wheel installed with it, as the step after.
-fn with_own_cuda_runtime(cx: &Cx<'_>, f: Fix, pkg: &Name, torch: &str, key: &str) -> Fix {
-    let Some((c, major)) = kb::cuda_library(key) else {
-        return f;
-    };
-    let torch_major = cx.torch_cuda_major();
-    let release = kb::release_for_torch(pkg.as_str(), torch)
-        .and_then(|v| abidoc_knowledge::releases::release(pkg.as_str(), &v));
-    // Only a release PyPI ships as a binary wheel keeps its CUDA whatever torch is beside it:
-    // one built at install time (flash-attn's sdist fetching its wheel) takes torch's CUDA.
-    let binary_of_that_major = release.is_some_and(|r| {
-        r.wheels && r.wheel.is_some() && r.cuda_major.is_none_or(|m| m == u64::from(major))
-    });
-    if !f.id.ends_with("/companion-release")
-        || torch_major.is_none_or(|m| m == u64::from(major))
-        || !binary_of_that_major
-    {
-        return f;
-    }
-    let Some(req) = c
-        .packages
-        .iter()
-        .find(|p| p.major == major)
-        .and_then(|p| Name::new(&p.name).map(|n| (p, n)))
-        .map(|(p, n)| {
-            if p.pin_major {
-                Requirement::Major(n, major)
-            } else {
-                Requirement::Any(n)
-            }
-        })
-    else {
-        return f;
-    };
-    let shown = crate::fix::render::requirement(&req);
-    let mut f = f.step(recipes::pip_install(cx, Vec::new(), vec![req]));
-    f.title = format!("{}, with {} of CUDA {major} ({shown})", f.title, c.what);
-    f.reason = format!(
-        "{} Its build asks for {key}, CUDA {major}'s, beside torch's own CUDA runtime: {shown} provides it without root, and each library keeps to the runtime it was built for.",
-        f.reason
-    );
-    f
 }
 
 /// What stays when no table knows the library: torch's core libraries imported before torch,

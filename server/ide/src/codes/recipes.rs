@@ -254,7 +254,25 @@ pub(crate) fn extension_mismatch(
     });
     let pinned = pinned_torch.is_some() && torch.is_none();
     fixes.extend(pinned_torch);
-    fixes.extend(align_with_torch(code, cx, &pkg, pinned));
+    // The failing build asks for a CUDA runtime torch's CUDA does not bring (a CUDA 12
+    // xFormers beside a CUDA 13 torch): the release for this torch may be PyPI's build of that
+    // CUDA too, which then needs its runtime beside it.
+    let runtime_key = library
+        .and_then(|l| cx.world.library_facts(l))
+        .and_then(|f| {
+            f.missing_needed
+                .into_iter()
+                .find(|n| kb::cuda_library(n).is_some())
+        });
+    let aligned = align_with_torch(code, cx, &pkg, pinned);
+    fixes.extend(
+        aligned
+            .into_iter()
+            .map(|f| match (&runtime_key, torch.as_deref()) {
+                (Some(key), Some(t)) => with_own_cuda_runtime(cx, f, &pkg, t, key),
+                _ => f,
+            }),
+    );
     if let Some(torch) = &torch
         && (code == Code::Cxx11AbiMismatch || code == Code::AbiMismatch)
     {
@@ -529,6 +547,58 @@ pub(crate) fn companion_release(
             ..Cost::default()
         }),
     )
+}
+
+/// A companion release for the installed torch, when the library that failed is a CUDA
+/// runtime of another major than torch's and the release is not known to be of torch's major:
+/// that runtime's PyPI wheel installed with it, as the step after.
+pub(crate) fn with_own_cuda_runtime(
+    cx: &Cx<'_>,
+    f: Fix,
+    pkg: &Name,
+    torch: &str,
+    key: &str,
+) -> Fix {
+    let Some((c, major)) = kb::cuda_library(key) else {
+        return f;
+    };
+    let torch_major = cx.torch_cuda_major();
+    let release = kb::release_for_torch(pkg.as_str(), torch)
+        .and_then(|v| abidoc_knowledge::releases::release(pkg.as_str(), &v));
+    // Only a release PyPI ships as a binary wheel keeps its CUDA whatever torch is beside it:
+    // one built at install time (flash-attn's sdist fetching its wheel) takes torch's CUDA.
+    let binary_of_that_major = release.is_some_and(|r| {
+        r.wheels && r.wheel.is_some() && r.cuda_major.is_none_or(|m| m == u64::from(major))
+    });
+    if !f.id.ends_with("/companion-release")
+        || torch_major.is_none_or(|m| m == u64::from(major))
+        || !binary_of_that_major
+    {
+        return f;
+    }
+    let Some(req) = c
+        .packages
+        .iter()
+        .find(|p| p.major == major)
+        .and_then(|p| Name::new(&p.name).map(|n| (p, n)))
+        .map(|(p, n)| {
+            if p.pin_major {
+                Requirement::Major(n, major)
+            } else {
+                Requirement::Any(n)
+            }
+        })
+    else {
+        return f;
+    };
+    let shown = crate::fix::render::requirement(&req);
+    let mut f = f.step(pip_install(cx, Vec::new(), vec![req]));
+    f.title = format!("{}, with {} of CUDA {major} ({shown})", f.title, c.what);
+    f.reason = format!(
+        "{} Its build asks for {key}, CUDA {major}'s, beside torch's own CUDA runtime: {shown} provides it without root, and each library keeps to the runtime it was built for.",
+        f.reason
+    );
+    f
 }
 
 /// Alignment without a known version: a package whose setup.py fetches the prebuilt wheel for
