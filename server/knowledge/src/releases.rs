@@ -64,6 +64,12 @@ impl Release {
         self.abi_free() && self.wheel_tags().is_some_and(|(_, _, plat)| plat != "any")
     }
 
+    /// PyPI ships it as a binary wheel, which keeps the CUDA it was built with whatever torch is
+    /// installed beside it (an sdist builds against the torch and CUDA at hand).
+    pub fn binary_wheel(&self) -> bool {
+        self.wheels && self.wheel.is_some()
+    }
+
     /// The wheel file name's python, ABI and platform tags.
     fn wheel_tags(&self) -> Option<(&str, &str, &str)> {
         let stem = self.wheel.as_deref()?.strip_suffix(".whl")?;

@@ -567,9 +567,8 @@ pub(crate) fn with_own_cuda_runtime(
         .and_then(|v| abidoc_knowledge::releases::release(pkg.as_str(), &v));
     // Only a release PyPI ships as a binary wheel keeps its CUDA whatever torch is beside it:
     // one built at install time (flash-attn's sdist fetching its wheel) takes torch's CUDA.
-    let binary_of_that_major = release.is_some_and(|r| {
-        r.wheels && r.wheel.is_some() && r.cuda_major.is_none_or(|m| m == u64::from(major))
-    });
+    let binary_of_that_major = release
+        .is_some_and(|r| r.binary_wheel() && r.cuda_major.is_none_or(|m| m == u64::from(major)));
     if !f.id.ends_with("/companion-release")
         || torch_major.is_none_or(|m| m == u64::from(major))
         || !binary_of_that_major

@@ -65,7 +65,7 @@ fn with_runtime_note(f: Fix, pkg: &Name, torch: &str) -> Fix {
     let release = crate::kb::release_for_torch(pkg.as_str(), torch)
         .and_then(|v| abidoc_knowledge::releases::release(pkg.as_str(), &v));
     match (torch_cuda, release) {
-        (Some(_), Some(r)) if r.wheels && r.wheel.is_some() && r.cuda_major.is_none() => {
+        (Some(_), Some(r)) if r.binary_wheel() && r.cuda_major.is_none() => {
             f.step(Step::Manual(
                 "if importing it then reports libcudart.so.N missing (PyPI's build of another CUDA than torch's): python -m pip install the CUDA runtime wheel of that major (nvidia-cuda-runtime-cu11 or -cu12; nvidia-cuda-runtime==13.* for 13)".into(),
             ))
