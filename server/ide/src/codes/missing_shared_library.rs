@@ -21,7 +21,7 @@ use crate::kb;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`libX.so.N: cannot open shared object file` (CUDA runtime, cuDNN, removed torch libraries, ...); a library found but unreadable (`invalid ELF header`, `file too short`: damaged, or a Git LFS pointer; a misaligned load command: a file a faulty tool rewrote, or a 4K-page build under larger pages).",
     meaning: "A compiled module names the libraries it needs (`DT_NEEDED`); the loader searches RPATH/RUNPATH, `LD_LIBRARY_PATH`, the ld.so cache and the default directories. The library may be on the machine but outside that path, belong to another CUDA major than the one installed, have been renamed by a later torch, or come from a system package no wheel ships. Other loaders say it in their own words, read the same way: `Unable to load any of {…}`, `Could not load library X`, `Library X is not found or cannot be loaded`, DGL's per-torch libraries, macOS' `Library not loaded`, and Windows' `DLL load failed … module could not be found` / `[WinError 126] … Error loading \"…dll\"`, which never says which dependency is missing. cuDNN's sub-libraries and Windows' CUDA DLLs (`cublas64_11.dll`) are read as their product and major. jaxlib's `Unable to load cuDNN. Is it installed?` is its CUDA plugin failing to open the nvidia-* wheels `jax[cuda12]` installs, most often because another CUDA on LD_LIBRARY_PATH is found first.",
-    fixes: "1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install; for a CUDA library of a major PyPI ships no wheel of (`libcudart.so.10.2`), the search for an installed toolkit's copy (`/usr/local/cuda-10.2/lib64`) and its directory on `LD_LIBRARY_PATH`. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); a release for the installed torch that is itself a build for the library's CUDA major (PyPI's xformers 0.0.35, on torch's stable ABI, is CUDA 12's) comes with that major's runtime wheel; without such a release, the torch it was built for. A package that links torch asking for a CUDA library of a major that is not torch's, or of a torch whose CUDA nothing states (a pip torch loads its own CUDA's libraries first), gets its build for the installed torch first, down to a source build, outside a conda environment (whose torch takes CUDA from the environment's lib directory). 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. A source build when the library is torch's and the package links torch. (A torch JIT op's own library missing from its build directory is an unfinished build: extension-incomplete-build.) A CUDA library's unversioned name (`libcudart.so`): when a build links it, the toolkit's copy on the linker's path; when a program loads it by that name (ctypes' `find_library`, cpm_kernels, CTranslate2's `Cannot load symbol cublasLtCreate`), the installed numbered file's directory on `LD_LIBRARY_PATH`, with a link of the asked name to it in a directory of the user's own (advice). On macOS (a `.dylib`, a Mac's paths) `DYLD_LIBRARY_PATH`, `otool -L` and Homebrew or conda-forge, never `ldd`, `ldconfig` or apt. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
+    fixes: "A library auditwheel renamed and vendored into a wheel (`libpq-a407f694.so.5.12`: eight hex digits of its hash before the soname's tail) comes back only with that wheel: the package installed again whole, then the release before the one the text shows. Otherwise: 1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install; for a CUDA library of a major PyPI ships no wheel of (`libcudart.so.10.2`), the search for an installed toolkit's copy (`/usr/local/cuda-10.2/lib64`) and its directory on `LD_LIBRARY_PATH`. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); a release for the installed torch that is itself a build for the library's CUDA major (PyPI's xformers 0.0.35, on torch's stable ABI, is CUDA 12's) comes with that major's runtime wheel; without such a release, the torch it was built for. A package that links torch asking for a CUDA library of a major that is not torch's, or of a torch whose CUDA nothing states (a pip torch loads its own CUDA's libraries first), gets its build for the installed torch first, down to a source build, outside a conda environment (whose torch takes CUDA from the environment's lib directory). 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. A source build when the library is torch's and the package links torch. (A torch JIT op's own library missing from its build directory is an unfinished build: extension-incomplete-build.) A CUDA library's unversioned name (`libcudart.so`): when a build links it, the toolkit's copy on the linker's path; when a program loads it by that name (ctypes' `find_library`, cpm_kernels, CTranslate2's `Cannot load symbol cublasLtCreate`), the installed numbered file's directory on `LD_LIBRARY_PATH`, with a link of the asked name to it in a directory of the user's own (advice). On macOS (a `.dylib`, a Mac's paths) `DYLD_LIBRARY_PATH`, `otool -L` and Homebrew or conda-forge, never `ldd`, `ldconfig` or apt. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
     near_package: super::NearPackage::Never,
     ..CodeDoc::BASE
 };
@@ -102,6 +102,16 @@ pub(crate) fn diagnose(
     d.package = cx
         .package_of(required_by, !kb::is_torch_library(lib))
         .or_else(|| super::loadforms::dgl_hint(lib).map(|_| "dgl".to_owned()));
+    // A library a wheel repair tool renamed and vendored into its package (auditwheel's
+    // `libpq-a407f694.so.5.12`): no system package or other wheel ships that name, so only the
+    // package's own wheel brings it back; LD_LIBRARY_PATH or a system install cannot.
+    if let Some(real) = vendored(lib) {
+        d.message = format!(
+            "the shared library {lib} cannot be found{who}: it is {real} as a wheel repair tool (auditwheel) renamed it and vendored it into the package's own `.libs` directory, so nothing but that package provides it: its installed files are incomplete (copied without that directory, or partly removed), or its release shipped without it"
+        );
+        d.fixes = vendored_fixes(cx, d.package.as_deref(), lib);
+        return d;
+    }
     // cuDNN 8.7 and later open NVRTC by its unversioned name when a convolution needs it, at run
     // time: no linker is involved, and pip's NVRTC wheel ships only the numbered file.
     if lib == "libnvrtc.so"
@@ -1475,6 +1485,81 @@ fn linker_name(lib: &str) -> bool {
     lib.strip_suffix(".so").is_some_and(|stem| CUDA.contains(&stem))
 }
 
+/// The library's own name when `lib` is one auditwheel vendored: `lib<name>-<8 hex digits of
+/// its hash>` then the soname's tail (`libpq-a407f694.so.5.12` is libpq.so.5.12,
+/// `libopenblasp-r0-2ecf47d5.3.13.dev.so` is libopenblasp-r0.3.13.dev.so). A hash without a
+/// letter is taken for a date or version (`libfoo-20230101.so`) and left alone.
+fn vendored(lib: &str) -> Option<String> {
+    if !lib.starts_with("lib") {
+        return None;
+    }
+    let mut from = 0;
+    while let Some(i) = lib[from..].find('-').map(|i| i + from) {
+        let hash = lib.get(i + 1..i + 9)?;
+        let after = &lib[(i + 9).min(lib.len())..];
+        if hash.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+            && hash.bytes().any(|b| b.is_ascii_alphabetic())
+            && after.starts_with('.')
+            && after.contains("so")
+        {
+            return Some(format!("{}{after}", &lib[..i]));
+        }
+        from = i + 1;
+    }
+    None
+}
+
+/// A vendored library missing: the package's wheel again, whole; then, for a release whose
+/// wheel lacks it, the release before the one the text shows.
+fn vendored_fixes(cx: &Cx<'_>, package: Option<&str>, lib: &str) -> Vec<Fix> {
+    let code = Code::MissingSharedLibrary;
+    let Some(pkg) = package.and_then(Name::new) else {
+        return vec![
+            Fix::new(
+                code,
+                "reinstall-wheel",
+                FixKind::Advice,
+                "Install again the package whose `.libs` directory should hold it",
+                format!("{lib} is vendored by one package's wheel; the traceback's package (its `<name>.libs` directory in site-packages) is the one to install again."),
+            )
+            .step(Step::Manual(format!(
+                "python -m pip install --force-reinstall --no-cache-dir --no-deps <the package that imports it> (its wheel carries {lib})"
+            ))),
+        ];
+    };
+    let mut fixes = vec![recipes::reinstall_same_release(
+        code,
+        cx,
+        &pkg,
+        format!("Install {pkg} again, whole: its wheel carries {lib}"),
+        format!("{lib} ships inside {pkg}'s wheel (in its `.libs` directory); a fresh install of the same release puts it back."),
+    )];
+    let shown = cx
+        .world
+        .installed_version(pkg.as_str())
+        .or_else(|| cx.scene.version_of(pkg.as_str()).map(str::to_owned))
+        .and_then(|v| Version::new(&v));
+    if let Some(v) = shown {
+        fixes.push(
+            Fix::new(
+                code,
+                "previous-release",
+                FixKind::PrebuiltWheel,
+                format!("Or, if {pkg} {v} fails again after a fresh install, a release before it"),
+                format!("A release whose wheel was repaired without {lib} fails for everyone who installs it; the one before it loads until a fixed release comes."),
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::NoCacheDir],
+                vec![Requirement::Below(pkg, v)],
+            ))
+            .cost(crate::fix::Cost::download())
+            .unverified(),
+        );
+    }
+    crate::fix::rank(fixes)
+}
+
 /// A Python extension module (`knn.so`, `_C.cpython-310-x86_64-linux-gnu.so`, not a `lib*.so`
 /// library any directory may hold) given by its path inside an installed package's directory:
 /// the module's name and the package directory's name.
@@ -1875,7 +1960,7 @@ pub(crate) fn unshipped_system_library(
 
 #[cfg(test)]
 mod tests {
-    use super::python_library;
+    use super::{python_library, vendored};
 
     #[test]
     fn python_own_library_by_its_version() {
@@ -1884,5 +1969,21 @@ mod tests {
         assert_eq!(python_library("libpython3.13t.so").as_deref(), Some("3.13"));
         assert_eq!(python_library("libpython_extra.so"), None);
         assert_eq!(python_library("libpythonX.so.1"), None);
+    }
+
+    #[test]
+    fn auditwheel_names_by_their_library() {
+        assert_eq!(vendored("libpq-a407f694.so.5.12").as_deref(), Some("libpq.so.5.12"));
+        assert_eq!(
+            vendored("libopenblasp-r0-2ecf47d5.3.13.dev.so").as_deref(),
+            Some("libopenblasp-r0.3.13.dev.so")
+        );
+        assert_eq!(vendored("libgomp-a34b3233.so.1"), Some("libgomp.so.1".to_owned()));
+        // A date or version, an uppercase word, a name that is not a library's.
+        assert_eq!(vendored("libfoo-20230101.so"), None);
+        assert_eq!(vendored("libboost_python-1.74.so"), None);
+        assert_eq!(vendored("libfoo-DEADBEEF.so"), None);
+        assert_eq!(vendored("cudnn-a407f694.so"), None);
+        assert_eq!(vendored("libx-a40"), None);
     }
 }
