@@ -408,8 +408,17 @@ fn package_from_path(path: &str) -> Option<String> {
         Some(egg) => egg.split('-').next().unwrap_or(egg),
         None => first,
     };
+    // auditwheel's directory of vendored libraries is named after the distribution
+    // (`psycopg2_binary.libs/libpq-a407f694.so.5.12`, `opencv_python.libs`).
+    if let Some(dist) = first.strip_suffix(".libs") {
+        return (!dist.is_empty()).then(|| kb::normalize(dist));
+    }
     let name = first.trim_start_matches('_');
-    (!name.is_empty()).then(|| kb::normalize(name))
+    // An import name is not always its distribution's (`bx` is bx-python's, `PIL` Pillow's).
+    (!name.is_empty()).then(|| {
+        abidoc_knowledge::names::distribution_of_import(name)
+            .map_or_else(|| kb::normalize(name), str::to_owned)
+    })
 }
 
 /// A top-level compiled module no table knows (`torch_batch_svd.cpython-36m-x86_64-linux-gnu.so`,

@@ -2362,7 +2362,7 @@ fn setuptools_extensions(piece: &str) -> Vec<(usize, String)> {
             && !top.starts_with('_')
             && !crate::sources::names_no_project(top);
         if ok {
-            out.push((at, crate::kb::normalize(&top.replace('_', "-"))));
+            out.push((at, distribution_of(top)));
         }
         if out.len() >= 16 {
             break;
@@ -2434,7 +2434,7 @@ fn compiled_imports(imports: &[Import<'_>]) -> Vec<(usize, String)> {
                 .map(str::trim)
                 .any(compiled);
         if valid && is_compiled && !matches!(top, "torch" | "torchvision" | "torchaudio") {
-            out.push((at, crate::kb::normalize(&top.replace('_', "-"))));
+            out.push((at, distribution_of(top)));
         }
     }
     out
@@ -2698,7 +2698,7 @@ fn plain_module(top: &str) -> bool {
 }
 
 /// The distribution of a top-level module: the tables' name for it, else its own name.
-fn distribution_of(top: &str) -> String {
+pub(crate) fn distribution_of(top: &str) -> String {
     abidoc_knowledge::packages::package_for_module(top).map_or_else(
         || {
             abidoc_knowledge::names::distribution_of_import(top)
@@ -2827,7 +2827,7 @@ fn failing_imports(piece: &str) -> Vec<(usize, String)> {
                         Some(p) if !p.is_compiled() => return None,
                         Some(p) => p.name.clone(),
                         None if plain_module(top) && !top.starts_with('_') && !in_package => {
-                            crate::kb::normalize(top)
+                            distribution_of(top)
                         }
                         None => return None,
                     };

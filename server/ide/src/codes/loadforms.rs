@@ -790,7 +790,7 @@ fn package(module: Option<&str>, dll: Option<&str>) -> Option<String> {
 fn dotted_top(module: &str) -> Option<String> {
     let (top, _) = module.split_once('.')?;
     (!top.is_empty() && !top.starts_with('_') && !crate::sources::names_no_project(top))
-        .then(|| kb::normalize(top))
+        .then(|| crate::incidents::distribution_of(top))
 }
 
 /// A top-level compiled module named after its package with a build suffix
