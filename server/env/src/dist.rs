@@ -103,6 +103,30 @@ impl Requirement {
     pub fn is_extra_only(&self) -> bool {
         self.marker.as_deref().is_some_and(|m| m.contains("extra"))
     }
+
+    /// The lowest major version the specifier admits, from its lower bounds (`>=2.0` and `~=2.1`
+    /// are 2, `>1.26` is 1, `==2.*` is 2); `None` when it sets none.
+    pub fn minimum_major(&self) -> Option<u64> {
+        self.specifier
+            .split(',')
+            .filter_map(|clause| {
+                let c = clause.trim();
+                let v = c
+                    .strip_prefix(">=")
+                    .or_else(|| c.strip_prefix("~="))
+                    .or_else(|| c.strip_prefix("==="))
+                    .or_else(|| c.strip_prefix("=="))
+                    .or_else(|| c.strip_prefix('>'))?;
+                let digits: String = v
+                    .trim()
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .take(9)
+                    .collect();
+                digits.parse().ok()
+            })
+            .max()
+    }
 }
 
 /// What a wheel's local version label says about its build (`+cu12torch2.5cxx11abiFALSE`,

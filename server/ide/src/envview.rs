@@ -495,6 +495,24 @@ impl EnvView {
             .collect()
     }
 
+    /// Installed distributions that require `pkg` at `major` or later (`numpy>=2`), outside
+    /// their extras: moving `pkg` below that major breaks them.
+    pub fn requiring_major(&self, pkg: &str, major: u64) -> Vec<String> {
+        let name = crate::kb::normalize(pkg);
+        self.env
+            .dists
+            .iter()
+            .filter(|d| {
+                d.requires_dist.iter().any(|r| {
+                    crate::kb::normalize(&r.name) == name
+                        && !r.is_extra_only()
+                        && r.minimum_major().is_some_and(|m| m >= major)
+                })
+            })
+            .map(|d| d.normalized.clone())
+            .collect()
+    }
+
     /// A libstdc++ in the environment's own directories that defines `version`.
     pub fn libstdcxx_with(&self, version: &str) -> Option<String> {
         for dir in self.env.env_lib_dirs() {

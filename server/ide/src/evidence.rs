@@ -171,6 +171,15 @@ impl<'a> World<'a> {
             .unwrap_or_default()
     }
 
+    /// Installed distributions that require `pkg` at `major` or later (see
+    /// [`crate::envview`]); empty without an environment.
+    pub fn requiring_major(&self, pkg: &str, major: u64) -> Vec<String> {
+        self.env
+            .as_ref()
+            .map(|e| e.requiring_major(pkg, major))
+            .unwrap_or_default()
+    }
+
     /// Installed distributions whose Requires-Dist names `pkg` (so uninstalling it breaks them).
     pub fn required_by(&self, pkg: &str) -> Vec<String> {
         self.env

@@ -13,7 +13,7 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step, Version};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A module compiled against NumPy 1.x running under NumPy 2.x, or the reverse.",
     meaning: "NumPy 2 changed the C ABI. Extensions compiled against NumPy 1.x (torch ≤ 2.2, older OpenCV and many others) fail to import under NumPy 2, and modules built for 2.x need a NumPy that new. NumPy 2.0 (and 1.24 before it) also removed names from its Python namespace, so code written for older releases fails with `module 'numpy' has no attribute 'float_'` or `cannot import name 'BUFSIZE' from 'numpy'`.",
-    fixes: "1. For a module built for NumPy 1.x: `pip install \"numpy<2\"`. 2. Or upgrade the failing module to a release built for NumPy 2 (a command for the package the text shows near the message, else advice). For a module built for a newer NumPy: upgrade NumPy. For a name a NumPy release removed (`np.float_` in 2.0, `np.float` in 1.24): the NumPy before that release, or the package or code moved to the new names (advice).",
+    fixes: "1. For a module built for NumPy 1.x: `pip install \"numpy<2\"` (ranked after the module's upgrade when a package of the environment requires NumPy 2 in its metadata: NumPy 1.x would break it). 2. Or upgrade the failing module to a release built for NumPy 2 (a command for the package the text shows near the message, else advice). For a module built for a newer NumPy: upgrade NumPy. For a name a NumPy release removed (`np.float_` in 2.0, `np.float` in 1.24): the NumPy before that release, or the package or code moved to the new names (advice).",
     ..CodeDoc::BASE
 };
 
@@ -131,20 +131,37 @@ fn fixes(cx: &Cx<'_>, detail: &str, package: Option<&str>) -> Vec<Fix> {
         return fixes;
     };
     if to_v1 {
-        fixes.push(
-            Fix::new(
-                code,
-                "numpy-below-2",
-                FixKind::AlignCompanion,
-                "Install NumPy 1.x (numpy<2)",
-                "The failing module was compiled against NumPy 1.x; NumPy 2 changed the C ABI.",
-            )
-            .step(recipes::pip_install(
-                cx,
-                Vec::new(),
-                vec![Requirement::Below(numpy, two)],
-            )),
-        );
+        // Packages of the environment that require NumPy 2 (`numpy>=2` in their metadata): NumPy
+        // 1.x would break each of them, so the module built for 1.x moves instead.
+        let needs_two: Vec<String> = cx
+            .world
+            .requiring_major("numpy", 2)
+            .into_iter()
+            .filter(|p| Some(p.as_str()) != package)
+            .collect();
+        let below = Fix::new(
+            code,
+            "numpy-below-2",
+            FixKind::AlignCompanion,
+            "Install NumPy 1.x (numpy<2)",
+            "The failing module was compiled against NumPy 1.x; NumPy 2 changed the C ABI.",
+        )
+        .step(recipes::pip_install(
+            cx,
+            Vec::new(),
+            vec![Requirement::Below(numpy, two)],
+        ));
+        fixes.push(if needs_two.is_empty() {
+            below
+        } else {
+            below.blocked_by(format!(
+                "{} require{} NumPy 2 (numpy>=2 in {} metadata): NumPy 1.x would break {}",
+                needs_two.join(", "),
+                if needs_two.len() == 1 { "s" } else { "" },
+                if needs_two.len() == 1 { "its" } else { "their" },
+                if needs_two.len() == 1 { "it" } else { "them" },
+            ))
+        });
         // The package named near the message, typed: its newest release is built for NumPy 2
         // (most released since mid-2024 are); torch's is a torch move (2.3 and later).
         let named = package
