@@ -117,13 +117,9 @@ impl Requirement {
                     .or_else(|| c.strip_prefix("==="))
                     .or_else(|| c.strip_prefix("=="))
                     .or_else(|| c.strip_prefix('>'))?;
-                let digits: String = v
-                    .trim()
-                    .chars()
-                    .take_while(char::is_ascii_digit)
-                    .take(9)
-                    .collect();
-                digits.parse().ok()
+                let digits: String = v.trim().chars().take_while(char::is_ascii_digit).collect();
+                // A number longer than any release's major is no version (and no bound).
+                (digits.len() <= 9).then(|| digits.parse().ok()).flatten()
             })
             .max()
     }

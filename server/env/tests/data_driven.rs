@@ -84,12 +84,18 @@ fn names_requirements_and_labels() {
         "torch===2.5.1+cu121",
         "xformers[extra1, extra2] >=0.0.28 ; python_version >= \"3.9\"",
         ";",
+        "numpy<2.3.0,>=2; python_version >= \"3.9\"",
+        "numpy~=2.1",
+        "numpy>1.26,<3",
+        "numpy<2",
+        "numpy>=99999999999999999999",
     ] {
         let req = Requirement::parse(r);
         let _ = writeln!(
             out,
-            "{r:?} -> {req:?} pin={:?}",
-            req.as_ref().and_then(|q| q.exact_pin())
+            "{r:?} -> {req:?} pin={:?} minimum_major={:?}",
+            req.as_ref().and_then(|q| q.exact_pin()),
+            req.as_ref().and_then(|q| q.minimum_major())
         );
     }
     for l in [
