@@ -252,6 +252,8 @@ pub enum Failure {
     OpenmpDuplicate {
         initializing: Option<String>,
         found: Option<String>,
+        /// mkl-service's refusal of this MKL threading layer (`INTEL`).
+        mkl_layer: Option<String>,
     },
     /// A package skipping its compiled extensions because of the torch it finds (torchao).
     ExtensionsSkipped {
@@ -866,6 +868,7 @@ fn key_of(f: &Failure) -> Failure {
         Failure::OpenmpDuplicate { .. } => Failure::OpenmpDuplicate {
             initializing: None,
             found: None,
+            mkl_layer: None,
         },
         Failure::WrongArchitecture { library, .. } => Failure::WrongArchitecture {
             library: library.clone(),
@@ -1633,10 +1636,12 @@ impl Collector {
             EventKind::OpenmpDuplicate {
                 initializing,
                 found,
+                mkl_layer,
             } => self.push(
                 Failure::OpenmpDuplicate {
                     initializing: initializing.clone(),
                     found: found.clone(),
+                    mkl_layer: mkl_layer.clone(),
                 },
                 span,
             ),

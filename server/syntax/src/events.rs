@@ -372,9 +372,13 @@ pub enum EventKind {
     },
     /// Two OpenMP runtimes initialized in one process: `OMP: Error #15: Initializing
     /// libiomp5md.dll, but found libiomp5md.dll already initialized.`
+    /// Also mkl-service's refusal (`MKL_THREADING_LAYER=INTEL is incompatible with libgomp.so.1
+    /// library`): MKL's threading layer (`mkl_layer`, its Intel runtime) meeting the GNU runtime
+    /// already loaded (`found`).
     OpenmpDuplicate {
         initializing: Option<String>,
         found: Option<String>,
+        mkl_layer: Option<String>,
     },
     /// `TypeError: f(): incompatible function arguments` from a pybind11 extension. `module` is
     /// the compiled module the call went through, where the traceback's source line shows it

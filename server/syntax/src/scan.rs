@@ -637,6 +637,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("FFmpeg extension. Tried versions", IOBACK),
     ("No ffmpeg exe could be found", IOBACK),
     ("already initialized", FOREIGN),
+    // mkl-service's check of MKL's threading layer against the OpenMP runtime already loaded.
+    (" is incompatible with libgomp", FOREIGN),
     ("copies of the OpenMP runtime", FOREIGN),
     ("cuda.is_available()", CPUTORCH),
     ("Is CUDA available: False", CPUTORCH),

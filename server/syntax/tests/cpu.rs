@@ -139,6 +139,18 @@ fn openmp_runtimes_wheels_and_stacks() {
         k.contains(&EventKind::OpenmpDuplicate {
             initializing: s("libiomp5md.dll"),
             found: s("libiomp5md.dll"),
+            mkl_layer: None,
+        }),
+        "{k:?}"
+    );
+    let k = kinds(
+        "Error: mkl-service + Intel(R) MKL: MKL_THREADING_LAYER=INTEL is incompatible with libgomp.so.1 library.\n        Try to import numpy first or set the threading layer accordingly. Set MKL_SERVICE_FORCE_INTEL to force it.",
+    );
+    assert!(
+        k.contains(&EventKind::OpenmpDuplicate {
+            initializing: s("libiomp5"),
+            found: s("libgomp.so.1"),
+            mkl_layer: s("INTEL"),
         }),
         "{k:?}"
     );

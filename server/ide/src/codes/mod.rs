@@ -645,7 +645,13 @@ pub(crate) fn diagnose(
         Failure::OpenmpDuplicate {
             initializing,
             found,
+            mkl_layer: None,
         } => openmp_duplicate::diagnose(&cx, source, initializing.as_deref(), found.as_deref()),
+        Failure::OpenmpDuplicate {
+            found,
+            mkl_layer: Some(layer),
+            ..
+        } => openmp_duplicate::mkl_layer(&cx, source, layer, found.as_deref()),
         // A `+cpu` torch was turned into `CpuOnlyTorch` when the incidents were collected; on an
         // ARM machine or on Windows PyPI's torch is CPU-only too (its CUDA builds live on
         // PyTorch's index and, for Jetson, NVIDIA's); otherwise CUDA being unavailable has too

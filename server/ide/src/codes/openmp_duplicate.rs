@@ -12,9 +12,9 @@ use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{Fix, FixKind, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "Two OpenMP runtimes were loaded into one process (`OMP: Error #15`).",
+    summary: "Two OpenMP runtimes were loaded into one process (`OMP: Error #15`), or mkl-service refused to start Intel's beside GNU's (`MKL_THREADING_LAYER=INTEL is incompatible with libgomp`).",
     meaning: "Packages that compute in parallel ship an OpenMP runtime: Intel's `libiomp5` (torch's Windows and older macOS wheels, MKL's conda packages, CTranslate2) or LLVM's `libomp`. When a second copy initializes in a process that already runs one, Intel's runtime stops the program, since two thread pools can oversubscribe the CPU or, rarely, give wrong results. Typical pairs: conda's `Library\\bin\\libiomp5md.dll` and torch's own; torch's and CTranslate2's; a conda NumPy (MKL) next to a pip torch.",
-    fixes: "1. `KMP_DUPLICATE_LIB_OK=TRUE`, set before the program starts (Intel's own switch; it lets both copies run, which works in practice though Intel calls it unsupported). 2. Keep one runtime: install the packages that bring one from the same source (all from pip, or all from one conda channel), or remove the extra copy's package.",
+    fixes: "mkl-service's refusal (`MKL_THREADING_LAYER=INTEL is incompatible with libgomp.so.1 library`): 1. `MKL_THREADING_LAYER=GNU` (MKL threads with the GNU runtime already loaded). 2. `MKL_SERVICE_FORCE_INTEL=1` (its own switch). 3. NumPy imported first (advice); in conda, NumPy without MKL (advice). Otherwise: 1. `KMP_DUPLICATE_LIB_OK=TRUE`, set before the program starts (Intel's own switch; it lets both copies run, which works in practice though Intel calls it unsupported). 2. Keep one runtime: install the packages that bring one from the same source (all from pip, or all from one conda channel), or remove the extra copy's package.",
     near_package: super::NearPackage::Never,
     ..CodeDoc::BASE
 };
@@ -94,6 +94,73 @@ pub(crate) fn diagnose(
             shippers.first().map_or("torch", String::as_str)
         ))),
     );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// mkl-service's refusal (`MKL_THREADING_LAYER=INTEL is incompatible with libgomp.so.1
+/// library`): MKL was about to start its Intel OpenMP runtime in a process where GNU's (loaded
+/// by torch, a compiled extension or a library built with GCC) already runs. MKL can thread with
+/// GNU's runtime instead; mkl-service's own switch forces the Intel one regardless.
+pub(crate) fn mkl_layer(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    layer: &str,
+    found: Option<&str>,
+) -> Diagnostic {
+    let code = Code::OpenmpDuplicate;
+    let mut d = blank(code, source);
+    let gomp = found.unwrap_or("libgomp.so.1");
+    d.package = Some("mkl-service".to_owned());
+    d.message = format!(
+        "MKL's {layer} threading layer would start Intel's OpenMP runtime in a process where GNU's ({gomp}) is already loaded, and mkl-service refuses the pair"
+    );
+    d.evidence.push(format!(
+        "mkl-service: MKL_THREADING_LAYER={layer} is incompatible with {gomp}"
+    ));
+    d.explanation = Some(format!("NumPy, SciPy or torch from conda's MKL builds thread through MKL, whose default layer uses Intel's OpenMP runtime (libiomp5). When a library built with GCC (torch's CPU code, an extension, scikit-learn) loaded GNU's runtime ({gomp}) first, mkl-service stops the program rather than run two OpenMP runtimes. MKL's GNU layer threads with the runtime already there."));
+    let mut fixes = vec![
+        Fix::new(
+            code,
+            "mkl-gnu-layer",
+            FixKind::Configure,
+            "Let MKL thread with GNU's OpenMP: MKL_THREADING_LAYER=GNU",
+            format!("MKL then uses {gomp}, the runtime already loaded, so one OpenMP runtime runs. It must be set before the program starts (the shell, the job script or the service's environment)."),
+        )
+        .steps(recipes::set_env("MKL_THREADING_LAYER", "GNU")),
+        Fix::new(
+            code,
+            "mkl-force-intel",
+            FixKind::Configure,
+            "Or keep MKL's Intel layer anyway: MKL_SERVICE_FORCE_INTEL=1",
+            "mkl-service's own switch to go on with the Intel layer beside GNU's runtime: two thread pools may then oversubscribe the CPU.",
+        )
+        .steps(recipes::set_env("MKL_SERVICE_FORCE_INTEL", "1")),
+        Fix::new(
+            code,
+            "numpy-first",
+            FixKind::Advice,
+            "Or import NumPy before the package that loads GNU's runtime",
+            "MKL's runtime then starts first and mkl-service's check passes (the message's own first suggestion); it depends on import order, which the variables above do not.",
+        )
+        .step(Step::Manual(
+            "put `import numpy` before `import torch` (and any other compiled package) at the top of the program".into(),
+        )),
+    ];
+    if cx.scene.mentions_conda {
+        fixes.push(
+            Fix::new(
+                code,
+                "one-runtime",
+                FixKind::Advice,
+                "Keep one OpenMP runtime: NumPy without MKL's Intel threading",
+                "conda's MKL builds bring Intel's runtime; NumPy built on OpenBLAS (conda-forge's default, or pip's wheels) brings none beside GNU's.",
+            )
+            .step(Step::Manual(
+                "install NumPy and SciPy from conda-forge with OpenBLAS (`conda install \"libblas=*=*openblas\"`) or from pip, so MKL is not loaded".into(),
+            )),
+        );
+    }
     d.fixes = crate::fix::rank(fixes);
     d
 }

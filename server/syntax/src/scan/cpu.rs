@@ -164,9 +164,32 @@ pub(super) fn illegal_instruction(l: &Line<'_>, out: &mut Out) {
     );
 }
 
-/// `OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already initialized.`
+/// `OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already initialized.`,
+/// and mkl-service's `MKL_THREADING_LAYER=INTEL is incompatible with libgomp.so.1 library.`
 pub(super) fn openmp_duplicate(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    if let Some(p) = s.find(" is incompatible with libgomp") {
+        let before = &s[..p];
+        let layer = before
+            .rsplit_once("MKL_THREADING_LAYER=")
+            .map(|(_, v)| v)
+            .filter(|v| !v.is_empty() && v.len() <= 16 && v.bytes().all(|c| c.is_ascii_alphanumeric()));
+        let after = &s[p + " is incompatible with ".len()..];
+        let n = after
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+            .count();
+        let start = before.find("MKL_THREADING_LAYER=").unwrap_or(p + 1);
+        out.push(
+            l.span(start, s.trim_end().len().max(start)),
+            EventKind::OpenmpDuplicate {
+                initializing: Some("libiomp5".to_owned()),
+                found: non_empty(after[..n].trim_end_matches('.')),
+                mkl_layer: Some(layer.unwrap_or("INTEL").to_owned()),
+            },
+        );
+        return;
+    }
     // The error's own line, or — where a paste kept only part of it — its words without the
     // `OMP: Error #15:` prefix, or the hint line that follows it.
     let Some(p) = s
@@ -194,6 +217,7 @@ pub(super) fn openmp_duplicate(l: &Line<'_>, out: &mut Out) {
         EventKind::OpenmpDuplicate {
             initializing: name("Initializing "),
             found: name("but found "),
+            mkl_layer: None,
         },
     );
 }
