@@ -299,6 +299,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     // *) except * nogil' to 'void (*)(const char *) noexcept nogil'`.
     ("Cannot assign type '", NOTORCH),
     ("CUDA_HOME", CUDAHOME),
+    ("Cuda is not availab", CUDAHOME),
     // An extension whose build found no CUDA and compiled its CPU half only (detectron2's,
     // maskrcnn-benchmark's and DCN's `AT_ERROR("Not compiled with GPU support")`).
     ("Not compiled with GPU support", CUDAHOME),
@@ -5389,6 +5390,10 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
         || s.contains("uses CUDA but I cannot find the CUDA")
         || s.contains("Could NOT find CUDA (missing:")
         || s.contains("Could NOT find CUDAToolkit (missing:")
+        // Deformable-DETR's and DCNv2's setup.py, copied by many detection repositories:
+        // `if torch.cuda.is_available() and CUDA_HOME is not None: … else: raise
+        // NotImplementedError('Cuda is not availabel')` (sic).
+        || s.contains("Cuda is not availab")
         || s.contains("Not compiled with GPU support")
         || s.contains("Not compiled with CUDA support")
         || s.contains("_impl: implementation for device cuda")

@@ -17,7 +17,7 @@ use crate::fix::{
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "Building a CUDA extension without `nvcc` / `CUDA_HOME`.",
     meaning: "torch's cpp_extension compiles CUDA sources with `$CUDA_HOME/bin/nvcc`. pip's nvidia-* runtime wheels carry no compiler, and conda's `cudatoolkit` has none either, so a source build finds no nvcc unless a toolkit is installed and named. A build that found none may still finish with the CPU half alone, which says so at run time (`Not compiled with GPU support`): that is `extension-incomplete-build`, with these fixes among its own.",
-    fixes: "1. `CUDA_HOME` to one directory when the text shows it set to a `:`-joined list (`:/usr/local/cuda/bin/nvcc`), or to a toolkit abidoc found on disk (safe). 2. Without one found: `find` the nvcc installed in /usr/local, /opt or /usr/lib, then `CUDA_HOME` to its directory (look first, safe). The variable is the one the failing build reads: old `setup.py` scripts' `locate_cuda()` reads `CUDAHOME` (`Either add it to your path, or set $CUDAHOME`), a script or Makefile running `nvcc` needs the toolkit's `bin` on PATH (which `sudo` resets). 3. For packages that publish prebuilt wheels (flash-attn, mamba-ssm, causal-conv1d): install, letting setup.py fetch the wheel matching torch, no nvcc needed. 4. nvcc from conda (`cuda-nvcc`, matching torch's CUDA), then `CUDA_HOME`, in a conda environment; elsewhere NVIDIA's toolkit of torch's CUDA (advice: an installer or root).",
+    fixes: "1. `CUDA_HOME` to one directory when the text shows it set to a `:`-joined list (`:/usr/local/cuda/bin/nvcc`), or to a toolkit abidoc found on disk (safe). 2. Without one found: `find` the nvcc installed in /usr/local, /opt or /usr/lib, then `CUDA_HOME` to its directory (look first, safe). The variable is the one the failing build reads: old `setup.py` scripts' `locate_cuda()` reads `CUDAHOME` (`Either add it to your path, or set $CUDAHOME`), a script or Makefile running `nvcc` needs the toolkit's `bin` on PATH (which `sudo` resets). 3. For packages that publish prebuilt wheels (flash-attn, mamba-ssm, causal-conv1d): install, letting setup.py fetch the wheel matching torch, no nvcc needed. 4. nvcc from conda (`cuda-nvcc`, matching torch's CUDA), then `CUDA_HOME`, in a conda environment; elsewhere NVIDIA's toolkit of torch's CUDA (advice: an installer or root). The setup.py that raises `NotImplementedError('Cuda is not availabel')` (Deformable-DETR's, DCNv2's) also needs a GPU torch sees at build time: last, in words, building where one is visible (not in `docker build`) or its condition reduced to CUDA_HOME with TORCH_CUDA_ARCH_LIST.",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
 };
@@ -91,6 +91,25 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
             f = f.unverified();
         }
         fixes.insert(0, f);
+    }
+    // The setup.py Deformable-DETR and DCNv2 spread: it builds the CUDA op only when torch sees a
+    // GPU *and* CUDA_HOME is set, and says neither which one failed.
+    if detail.contains("Cuda is not availab") {
+        d.message = format!(
+            "{what} compiled from source, and its setup.py refuses to build the CUDA op: it requires both a CUDA toolkit (CUDA_HOME) and a GPU torch can see (torch.cuda.is_available()), and one of them is missing"
+        );
+        fixes.push(
+            Fix::new(
+                Code::CudaHomeMissing,
+                "gpu-at-build",
+                FixKind::Advice,
+                "Or, with the toolkit in place, build where torch sees a GPU",
+                "This setup.py also checks torch.cuda.is_available(): a build inside `docker build`, on a login node, or with a CPU-only torch fails the same way however CUDA_HOME is set. Build on a machine (or in a container run) with the GPU visible and a CUDA build of torch, or change the script's condition to `CUDA_HOME is not None` and give the GPUs' architectures in TORCH_CUDA_ARCH_LIST.",
+            )
+            .step(Step::Manual(
+                "check `python -c \"import torch; print(torch.cuda.is_available(), torch.version.cuda)\"` prints True and a CUDA version where the build runs".into(),
+            )),
+        );
     }
     d.fixes = crate::fix::rank(fixes);
     d
