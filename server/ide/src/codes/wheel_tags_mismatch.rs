@@ -15,7 +15,7 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Query, Requirement, Step};
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "pip refuses a wheel file built for another Python, OS or CPU architecture (`is not a supported wheel on this platform`).",
     meaning: "A wheel's file name carries its tags: the Python it was built for (`cp310`), its ABI, and its platform (`manylinux_2_28_x86_64`, `linux_aarch64`, `macosx_14_0_arm64`, `win_amd64`). pip installs a wheel only when each tag is one its interpreter accepts. A wheel downloaded by hand (a GitHub release, a board vendor's page) for another Python version, a 32-bit ARM wheel on a 64-bit OS, an arm64 macOS wheel under an x86_64 Python running in Rosetta or on an older macOS, a glibc-tagged wheel on an older glibc: each is refused.",
-    fixes: "1. List the tags this interpreter accepts (`python -m pip debug --verbose`, read-only) and pick the wheel whose tags appear there. 2. The package's wheel for this Python (`cpXY`), or a Python of the wheel's version (a virtual environment of that version). 3. Where the platform differs (an x86_64 Python on Apple Silicon, a 32-bit OS on a 64-bit board): a Python of the wheel's architecture.",
+    fixes: "1. List the tags this interpreter accepts (`python -m pip debug --verbose`, read-only) and pick the wheel whose tags appear there. 2. The same release by name (`pip install name==version`, pip picks its file for this interpreter; first when the text shows this Python and the wheel is for another), the package's wheel for this Python (`cpXY`), or a Python of the wheel's version (a virtual environment of that version). 3. Where the platform differs (an x86_64 Python on Apple Silicon, a 32-bit OS on a 64-bit board): a Python of the wheel's architecture.",
     ..CodeDoc::BASE
 };
 
@@ -147,23 +147,60 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> D
             ));
         }
         if let Some(pkg) = Name::new(name) {
-            fixes.push(
-                Fix::new(
-                    code,
-                    "let-pip-choose",
-                    FixKind::PrebuiltWheel,
-                    format!("Or let pip choose {pkg}'s file for this interpreter"),
-                    "Asked for the package rather than a file, pip downloads the wheel whose tags this interpreter accepts, or builds the sdist when the project publishes none for it (then it needs a compiler).",
-                )
-                .step(recipes::pip_install(
-                    cx,
-                    vec![PipFlag::NoCacheDir],
-                    vec![Requirement::Any(pkg)],
-                ))
-                .cost(crate::fix::Cost::download()),
-            );
+            // The same release by name where the file names one pip can pin: its file for this
+            // interpreter, not whatever release is newest (which may move torch with it).
+            let pinned = recipes::exact(pkg.as_str(), version);
+            let what = match &pinned {
+                Some(_) => format!("install {pkg} {version} by name, so pip picks its file for this interpreter"),
+                None => format!("install {pkg} by name, so pip picks its file for this interpreter"),
+            };
+            // First when it leads (below), else one more way after the tags are listed.
+            let title = if py_differs {
+                let mut t = what.clone();
+                t[..1].make_ascii_uppercase();
+                t
+            } else {
+                format!("Or {what}")
+            };
+            let req = pinned.unwrap_or(Requirement::Any(pkg));
+            let fix = Fix::new(
+                code,
+                "let-pip-choose",
+                FixKind::PrebuiltWheel,
+                title,
+                "Asked for the package rather than a file, pip downloads the wheel whose tags this interpreter accepts, or builds the sdist when the project publishes none for it (then it needs a compiler); a release published only as files elsewhere is not found this way.",
+            )
+            .step(recipes::pip_install(cx, vec![PipFlag::NoCacheDir], vec![req]))
+            .cost(crate::fix::Cost::download());
+            // The text shows this interpreter's Python and the wheel is for another: the tags
+            // need no listing, the release's file for this Python is the fix.
+            fixes.push(if py_differs { fix.leading() } else { fix });
         }
     }
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AnalysisHost, Code, Context};
+
+    fn first_fix(text: &str) -> String {
+        let diags = AnalysisHost::new().diagnose_text(text, &Context::default());
+        let d = diags
+            .iter()
+            .find(|d| d.code == Code::WheelTagsMismatch)
+            .expect("wheel-tags-mismatch");
+        d.fixes[0].id.clone()
+    }
+
+    /// With the interpreter's Python in the text and another in the wheel's tag, the release's
+    /// file for this Python leads; with nothing to compare, the tags are listed first.
+    #[test]
+    fn the_release_by_name_leads_when_the_python_is_known_to_differ() {
+        let wheel = "ERROR: xformers-0.0.14.dev0-cp37-cp37m-linux_x86_64.whl is not a supported wheel on this platform.\n";
+        assert_eq!(first_fix(wheel), "wheel-tags-mismatch/list-tags");
+        let with_python = format!("Python 3.8.16\n$ pip install xformers-0.0.14.dev0-cp37-cp37m-linux_x86_64.whl\n{wheel}");
+        assert_eq!(first_fix(&with_python), "wheel-tags-mismatch/let-pip-choose");
+    }
 }
