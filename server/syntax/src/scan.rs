@@ -486,6 +486,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("implicit declaration of function", CUDAMM),
     ("too few arguments to function", CUDAMM),
     ("use of undeclared identifier", CUDAMM),
+    // MSVC's C2065 (its C3861, `identifier not found`, is under ` not found`).
+    ("': undeclared identifier", CUDAMM),
+    ("”: undeclared identifier", CUDAMM),
     ("undefined reference to", CUDAMM),
     ("fatal error LNK1120", COMPFAIL),
     // DeepSpeed's CPU optimizers without their JIT op (`'DeepSpeedCPUAdam' object has no
@@ -3058,10 +3061,14 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
     }
     let quoted_before = |p: usize| -> Option<String> {
         let before = s.get(..p)?.trim_end();
+        // MSVC puts a colon after the quoted name (`'AT_CHECK': identifier not found`).
+        let before = before.strip_suffix(':').unwrap_or(before).trim_end();
         let close = before.chars().last()?;
         let open = match close {
             '\'' => '\'',
             '’' => '‘',
+            // MSVC in Chinese and Japanese locales: `“AT_CHECK”: identifier not found`.
+            '”' => '“',
             '"' => '"',
             '`' => '`',
             _ => return None,
@@ -3077,6 +3084,10 @@ fn compile_name_missing(l: &Line<'_>, out: &mut Out) {
         // gcc: `'THCState' does not name a type` (a type the headers no longer declare).
         "does not name a type",
         "is undefined",
+        // MSVC: C3861 `'AT_CHECK': identifier not found`, C2065 `'THCState': undeclared
+        // identifier`.
+        "identifier not found",
+        "undeclared identifier",
     ] {
         if let Some(p) = s.find(phrase) {
             found = quoted_before(p).map(|n| (p, n));
