@@ -5389,6 +5389,9 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
                 || s.contains("could not be located")
                 || s.contains("command not found")
                 || s.contains("cannot find")
+                // FlashInfer's JIT: `Could not find nvcc and default cuda_home='/usr/local/cuda'
+                // doesn't exist`.
+                || s.contains("Could not find nvcc")
                 || s.contains("not recognized")))
         || s.contains("bare_metal_version")
         || s.contains("The CUDA ") && s.contains(" path could not be located in ")
