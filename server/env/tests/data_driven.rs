@@ -95,7 +95,8 @@ fn names_requirements_and_labels() {
             out,
             "{r:?} -> {req:?} pin={:?} minimum_major={:?}",
             req.as_ref().and_then(|q| q.exact_pin()),
-            req.as_ref().and_then(|q| q.minimum_major())
+            req.as_ref()
+                .and_then(abidoc_env::Requirement::minimum_major)
         );
     }
     for l in [

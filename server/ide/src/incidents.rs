@@ -112,6 +112,14 @@ pub enum Failure {
         range: Option<(String, Option<String>)>,
         detail: String,
     },
+    /// pip installed a package whose metadata pins another torch (`requires torch==2.3.0, but
+    /// you have torch 2.2.1`): its compiled parts are built for that torch.
+    PinnedTorch {
+        package: String,
+        version: String,
+        needs: String,
+        installed: String,
+    },
     /// A package's own check says it was built for another release of its framework.
     FrameworkVersion {
         package: String,
@@ -773,6 +781,12 @@ fn key_of(f: &Failure) -> Failure {
         Failure::MambaFastPath { kernel, .. } => Failure::MambaFastPath {
             model_class: None,
             kernel: kernel.clone(),
+        },
+        Failure::PinnedTorch { package, .. } => Failure::PinnedTorch {
+            package: package.clone(),
+            version: String::new(),
+            needs: String::new(),
+            installed: String::new(),
         },
         Failure::XformersBuiltFor { .. } => Failure::XformersBuiltFor {
             built_torch: None,
@@ -1645,6 +1659,47 @@ impl Collector {
                 },
                 span,
             ),
+            // pip's resolver kept a torch the package's metadata pins away from: a package that
+            // links torch pins the torch its binaries were built for, and the installed one is
+            // what runs (pip says which), as xFormers' own message says of itself.
+            EventKind::PipRequirementConflict {
+                package,
+                version,
+                requires,
+                requirement,
+                have,
+            } if requires == "torch" && requirement.starts_with("==") => {
+                let dist = crate::kb::normalize(package);
+                let needs = requirement.trim_start_matches('=').to_owned();
+                self.scene.versions.retain(|(s, _)| s != "torch");
+                self.scene
+                    .versions
+                    .insert(0, ("torch".to_owned(), have.clone()));
+                if dist == "xformers" {
+                    self.push(
+                        Failure::XformersBuiltFor {
+                            built_torch: Some(needs),
+                            have_torch: Some(have.clone()),
+                            built_cuda: None,
+                            built_python: None,
+                            have_python: None,
+                        },
+                        span,
+                    );
+                } else if crate::kb::links_torch(&dist) == Some(true)
+                    || crate::kb::requirements_pin_torch(&dist)
+                {
+                    self.push(
+                        Failure::PinnedTorch {
+                            package: dist,
+                            version: version.clone(),
+                            needs,
+                            installed: have.clone(),
+                        },
+                        span,
+                    );
+                }
+            }
             EventKind::PipUsingCached { file } if file.ends_with(".whl") => {
                 self.push(Failure::StaleWheelCache { file: file.clone() }, span);
             }

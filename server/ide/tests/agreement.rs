@@ -276,9 +276,11 @@ fn score<'a>(cases: impl Iterator<Item = &'a Case>, ctx: &Context) -> Score {
                 }
             ));
         }
-        let named = diags
-            .iter()
-            .any(|d| d.package.as_deref().is_some_and(|p| same_package(p, &c.package)));
+        let named = diags.iter().any(|d| {
+            d.package
+                .as_deref()
+                .is_some_and(|p| same_package(p, &c.package))
+        });
         if named {
             sc.pkg_ok += 1;
         }

@@ -77,6 +77,16 @@ pub enum EventKind {
     PipBuildingWheel { package: String, built: bool },
     /// `Using cached X-1.2-cp310-….whl` or a `.tar.gz`.
     PipUsingCached { file: String },
+    /// pip's resolver installed a package beside a release its metadata excludes: `xformers
+    /// 0.0.26.post1 requires torch==2.3.0, but you have torch 2.2.1+cu121 which is
+    /// incompatible.` `requirement` is the specifier as written (`==2.3.0`, `<2.4,>=2.3`).
+    PipRequirementConflict {
+        package: String,
+        version: String,
+        requires: String,
+        requirement: String,
+        have: String,
+    },
     /// `error: subprocess-exited-with-error`, `Failed to build X`, `× … did not run successfully`.
     PipBuildFailed { package: Option<String> },
     /// torch's cpp_extension JIT build failing: `RuntimeError: Error building extension

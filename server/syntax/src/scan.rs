@@ -247,6 +247,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Running setup.py install for", PIP),
     ("Running setup.py develop for", PIP),
     ("Using cached", PIP),
+    // pip's resolver after installing: `X 1.0 requires torch==2.3.0, but you have torch 2.2.1
+    // which is incompatible.`
+    (" which is incompatible", PIP),
     ("Guessing wheel URL", PIP),
     ("Precompiled wheel", PIP),
     ("subprocess-exited-with-error", BFAIL),
@@ -4786,10 +4789,56 @@ fn end_within(outer: &str, sub: &str) -> usize {
     }
 }
 
+/// `xformers 0.0.26.post1 requires torch==2.3.0, but you have torch 2.2.1+cu121 which is
+/// incompatible.`: the package, its version, the requirement's name and specifier, and the
+/// version installed instead. Every part is a plain name or version, or nothing is read.
+fn requirement_conflict(c: &str) -> Option<EventKind> {
+    let end = c.find(" which is incompatible")?;
+    let (head, have_part) = c[..end].split_once(", but you have ")?;
+    let (who, req) = head.split_once(" requires ")?;
+    let (package, version) = who.trim().rsplit_once(' ')?;
+    let (have_name, have) = have_part.trim().split_once(' ')?;
+    let split = req.find(['=', '<', '>', '~', '!']).unwrap_or(req.len());
+    let (requires, requirement) = req.split_at(split);
+    let name_ok = |n: &str| {
+        !n.is_empty()
+            && n.len() <= 64
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    };
+    let spec_ok = requirement.len() <= 64
+        && requirement
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"=<>~!.,*+".contains(&b));
+    let version_ok = |v: &str| {
+        is_version(v)
+            && v.len() <= 64
+            && v.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_' | b'!'))
+    };
+    (name_ok(package)
+        && version_ok(version)
+        && name_ok(requires)
+        && requires.eq_ignore_ascii_case(have_name)
+        && version_ok(have)
+        && spec_ok)
+        .then(|| EventKind::PipRequirementConflict {
+            package: package.to_owned(),
+            version: version.to_owned(),
+            requires: requires.to_ascii_lowercase(),
+            requirement: requirement.to_owned(),
+            have: have.to_owned(),
+        })
+}
+
 fn pip_line(l: &Line<'_>, out: &mut Out) {
     let c = l.c().trim_start();
     let cs = l.content + (l.c().len() - c.len());
     let ce = cs + c.trim_end().len();
+    if let Some(e) = requirement_conflict(c) {
+        out.push(l.span(cs, ce), e);
+        return;
+    }
     // `Successfully installed numpy-1.26.4 torch-2.4.0+cu121`: the versions pip just put in
     // place, of the subjects the version reader knows.
     const INSTALLED: &str = "Successfully installed ";

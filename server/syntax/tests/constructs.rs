@@ -535,3 +535,25 @@ fn version_wrapped_inside_quotes() {
         "{got}"
     );
 }
+
+#[test]
+fn pip_requirement_conflict() {
+    check(
+        "xformers 0.0.26.post1 requires torch==2.3.0, but you have torch 2.2.1+cu121 which is incompatible.\n",
+        r#"
+Version { subject: "xformers", version: "0.0.26.post1" } @ "xformers 0.0.26.post1"
+PipRequirementConflict { package: "xformers", version: "0.0.26.post1", requires: "torch", requirement: "==2.3.0", have: "2.2.1+cu121" } @ "xformers 0.0.26.post1 requires torch==2.3.0, but you have torch 2.2.1+cu121 which is incompatible."
+Version { subject: "torch", version: "2.3.0" } @ "torch==2.3.0"
+Version { subject: "torch", version: "2.2.1+cu121" } @ "torch 2.2.1+cu121"
+"#,
+    );
+    // A range, and words where a version should be: the first is read as written, the second not.
+    check(
+        "flashinfer-python 0.2.0 requires torch<2.6,>=2.5, but you have torch 2.4.0 which is incompatible.\nfoo 1.0 requires torch==2.3.0, but you have torch $(id) which is incompatible.\n",
+        r#"
+PipRequirementConflict { package: "flashinfer-python", version: "0.2.0", requires: "torch", requirement: "<2.6,>=2.5", have: "2.4.0" } @ "flashinfer-python 0.2.0 requires torch<2.6,>=2.5, but you have torch 2.4.0 which is incompatible."
+Version { subject: "torch", version: "2.4.0" } @ "torch 2.4.0"
+Version { subject: "torch", version: "2.3.0" } @ "torch==2.3.0"
+"#,
+    );
+}

@@ -527,6 +527,12 @@ pub(crate) fn diagnose(
             needs,
             installed,
         } => abi_mismatch::framework_version(&cx, source, package, framework, needs, installed),
+        Failure::PinnedTorch {
+            package,
+            version,
+            needs,
+            installed,
+        } => abi_mismatch::pinned_torch(&cx, source, package, version, needs, installed),
         Failure::PjrtApi {
             plugin,
             plugin_api,

@@ -11,7 +11,7 @@ use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "xFormers was built for another torch/Python/CUDA than the one running.",
-    meaning: "Each xformers release ships binaries for exactly one torch release. Installed next to another torch, its compiled library fails to load and xformers silently falls back: memory-efficient attention and other kernels are off.",
+    meaning: "Each xformers release ships binaries for exactly one torch release. Installed next to another torch, its compiled library fails to load and xformers silently falls back: memory-efficient attention and other kernels are off. pip's resolver says the same when it installs one beside another torch (`xformers 0.0.26.post1 requires torch==2.3.0, but you have torch 2.2.1+cu121 which is incompatible`).",
     fixes: "1. The xformers release built for the installed torch (`--no-deps` so torch stays); where that release is a PyPI build on torch's stable ABI whose CUDA the release data does not record, the CUDA runtime wheel of the major the loader asks for as the step after, if it asks. 2. Uninstall xformers when nothing needs it: torch's `scaled_dot_product_attention` covers memory-efficient attention for most uses. Both need confirmation.",
     ..CodeDoc::BASE
 };

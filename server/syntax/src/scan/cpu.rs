@@ -173,7 +173,9 @@ pub(super) fn openmp_duplicate(l: &Line<'_>, out: &mut Out) {
         let layer = before
             .rsplit_once("MKL_THREADING_LAYER=")
             .map(|(_, v)| v)
-            .filter(|v| !v.is_empty() && v.len() <= 16 && v.bytes().all(|c| c.is_ascii_alphanumeric()));
+            .filter(|v| {
+                !v.is_empty() && v.len() <= 16 && v.bytes().all(|c| c.is_ascii_alphanumeric())
+            });
         let after = &s[p + " is incompatible with ".len()..];
         let n = after
             .bytes()
