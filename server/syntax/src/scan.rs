@@ -685,6 +685,16 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("(currently installed: ", VERSION),
     ("python=", VERSION),
     ("CUDA", VERSION),
+    // GPU architecture checks that hold `CUDA` (they keep its group: the leftmost trigger wins).
+    // TensorFlow's `was not built with CUDA kernel binaries compatible with compute capability
+    // 8.6`; vLLM's `no cutlass_scaled_mm kernel for CUDA device capability: 100`.
+    (
+        "was not built with CUDA kernel binaries compatible",
+        VERSION | GPUARCH,
+    ),
+    ("kernel for CUDA device capability", VERSION | GPUARCH),
+    // LLVM's NVPTX backend (XLA's, Triton's) emitting a PTX ISA older than the GPU's.
+    ("does not support target 'sm_", GPUARCH),
     ("Cuda compilation", VERSION),
     ("xformers ", VERSION),
     ("xformers=", VERSION),
@@ -2338,6 +2348,25 @@ impl<'a> Scanner<'a> {
                 hit = true;
             }
         }
+        // TensorFlow's check of its build against the GPU (`TensorFlow was not built with CUDA
+        // kernel binaries compatible with compute capability 8.6. CUDA kernels will be
+        // jit-compiled from PTX`), and a package's kernel table (vLLM's `no cutlass_scaled_mm
+        // kernel for CUDA device capability: 100. Required capability: 90`).
+        for marker in [
+            "kernel binaries compatible with compute capability ",
+            "kernel for CUDA device capability: ",
+        ] {
+            if let Some(p) = s.find(marker) {
+                let t = &s[p + marker.len()..];
+                let digits: String = t.chars().take_while(char::is_ascii_digit).take(3).collect();
+                capability = if t[digits.len()..].starts_with('.') {
+                    capability_token(t)
+                } else {
+                    (digits.len() >= 2).then(|| format!("sm_{digits}"))
+                };
+                hit = true;
+            }
+        }
         // ggml's (llama.cpp and the apps built on it): `CUDA kernel flash_attn_ext_f16 has no
         // device code compatible with CUDA arch 750. ggml-cuda.cu was compiled for: …`. The
         // number is the architecture of the code that ran (one of the build's, at most the
@@ -2443,6 +2472,28 @@ impl<'a> Scanner<'a> {
                     detail: cap(s[p..].trim_end()).to_owned(),
                 },
             );
+        }
+        // LLVM's NVPTX backend, inside XLA or Triton: `PTX version 8.5 does not support target
+        // 'sm_120'. Minimum required PTX version is 8.7.` (the toolchain bundled with the
+        // framework is older than the GPU).
+        if let Some(p) = s.find("does not support target 'sm_")
+            && s[..p].contains("PTX version")
+        {
+            let arch: String = s[p + 24..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .take(10)
+                .collect();
+            if arch.len() > 3 {
+                out.push(
+                    l.span(p, s.trim_end().len()),
+                    EventKind::ToolkitArchRefused {
+                        arch,
+                        tool: Some("LLVM's NVPTX backend (bundled by XLA or Triton)".into()),
+                        detail: cap(s[p..].trim_end()).to_owned(),
+                    },
+                );
+            }
         }
         // The message, not the source line that formats it (`"Unknown CUDA arch ({}) or GPU not
         // supported".format(arch)` in a traceback's frame): an architecture is digits, dots,

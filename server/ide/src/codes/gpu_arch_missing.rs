@@ -23,7 +23,7 @@ use abidoc_syntax::GpuArchForm;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`no kernel image is available for execution on the device`, `sm_120 is not compatible with the current PyTorch installation`, ROCm's `hipErrorNoBinaryForGpu`, torch's NVRTC refusing `--gpu-architecture` (another package's NVRTC where the text names it: OpenMM, CuPy), ggml's `has no device code compatible with CUDA arch 750` (its CMAKE_CUDA_ARCHITECTURES): torch or an extension has no code for this GPU's architecture.",
-    meaning: "CUDA binaries carry machine code (cubins) for chosen SM architectures and optionally PTX that the driver compiles at load. A cubin runs on GPUs of its major with the same or a newer minor (sm_80 code runs on an 8.6 GPU); PTX runs on any newer GPU. A GPU newer than every cubin and PTX in the binary (an RTX 50xx, sm_120, under a torch built for CUDA 12.6), or older than the oldest (a Kepler or Maxwell card under a recent build), has no code to run. Packages guard their own kernels in their words too (xFormers' `… is for sm80, but was built for sm750` and `cutlassF: no kernel found to launch`, SageAttention's `SM89 kernel is not available`). abidoc reads the list the text prints and, with the environment, the GPU model the driver's files name (`/proc/driver/nvidia/gpus/*/information`, never `nvidia-smi`) and the `.nv_fatbin` section of the installed torch (`abidoc explain LIB` lists any library's architectures).",
+    meaning: "CUDA binaries carry machine code (cubins) for chosen SM architectures and optionally PTX that the driver compiles at load. A cubin runs on GPUs of its major with the same or a newer minor (sm_80 code runs on an 8.6 GPU); PTX runs on any newer GPU. A GPU newer than every cubin and PTX in the binary (an RTX 50xx, sm_120, under a torch built for CUDA 12.6), or older than the oldest (a Kepler or Maxwell card under a recent build), has no code to run. Packages guard their own kernels in their words too (xFormers' `… is for sm80, but was built for sm750` and `cutlassF: no kernel found to launch`, SageAttention's `SM89 kernel is not available`). abidoc reads the list the text prints and, with the environment, the GPU model the driver's files name (`/proc/driver/nvidia/gpus/*/information`, never `nvidia-smi`) and the `.nv_fatbin` section of the installed torch (`abidoc explain LIB` lists any library's architectures). Frameworks and packages say it in their own words: TensorFlow's `was not built with CUDA kernel binaries compatible with compute capability 8.6` (its kernels then JIT-compile from PTX, or fail), a package's kernel table (vLLM's `no cutlass_scaled_mm kernel for CUDA device capability: 100`), and the LLVM that XLA or Triton bundles (`PTX version 8.5 does not support target 'sm_120'`: that toolchain predates the GPU).",
     fixes: "1. The torch build for a CUDA that compiles for this GPU, from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cu128` for sm_120/Blackwell, which needs CUDA ≥ 12.8; a cu126 build for GPUs CUDA 13 dropped); extensions built for the old torch must then match it. 2. For an extension: a source build with the GPU's capability in `TORCH_CUDA_ARCH_LIST` (compiles; needs nvcc of torch's CUDA). A package with its own GPU builds that does not compile against torch and that nothing pins to one release (ONNX Runtime, PaddlePaddle, bitsandbytes, CuPy: `own_gpu_builds` in packages.toml; not Triton, jaxlib or TensorFlow, which move only with torch or their framework): its newest release, whose builds add newer GPUs (not for a GPU older than Volta, which releases drop). A package its importers do without (xFormers): its removal, as an alternative. 3. Advice when the GPU is older than every current build (a source build for its architecture), or when the text does not say which binary lacks it: first check torch's own list and, if the GPU is missing there (a GPU newer than the torch build, what threads most often confirm), torch's build for the newest CUDA; then the extension that launched the kernel, rebuilt for the GPU. A warning whose list holds a cubin of the GPU's major with an equal or lower minor is information: no fix is needed. PTX alone is not counted as enough: the driver compiles it at first use, and the CUDA libraries the build ships may have no code for the GPU.",
     ..CodeDoc::BASE
 };
@@ -561,14 +561,20 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
         .step(Step::Manual(
             "abidoc explain path/to/the_extension.so   # lists its sm_XX cubins and PTX".into(),
         ))
-        .step(Step::Manual(
-            "TORCH_CUDA_ARCH_LIST=\"<major>.<minor>+PTX\" pip install --no-build-isolation --no-cache-dir --force-reinstall --no-binary <package> <package>".into(),
-        ))
+        .step(Step::Manual(format!(
+            "TORCH_CUDA_ARCH_LIST=\"{}+PTX\" pip install --no-build-isolation --no-cache-dir --force-reinstall --no-binary <package> <package>",
+            // The GPU's capability where the text gives it.
+            cc.map_or_else(|| "<major>.<minor>".to_owned(), |c| format!("{}.{}", c.0, c.1))
+        )))
         .unverified();
         // Nothing but this rebuild applies where torch is not in the picture: a source build
-        // complete but for the package and the GPU's capability.
+        // complete but for the package (and the GPU's capability, where the text gives none).
         fixes.push(if bare && !torch_seen {
-            rebuild.filled_in_with("the package that owns the library and the GPU's compute capability")
+            rebuild.filled_in_with(if cc.is_some() {
+                "the package that owns the library"
+            } else {
+                "the package that owns the library and the GPU's compute capability"
+            })
         } else {
             rebuild
         });
