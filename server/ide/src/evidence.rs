@@ -441,7 +441,7 @@ fn module_package(file: &str) -> Option<String> {
         .and_then(|s| s.split(".so").next())?;
     const GENERIC: &[&str] = &["C", "ext", "cuda", "core", "ops", "lib", "main", "kernels"];
     (is_extension_module(file) && is_identifier(stem) && stem.len() > 2 && !GENERIC.contains(&stem))
-        .then(|| kb::normalize(stem))
+        .then(|| crate::sources::stem_package(stem).unwrap_or_else(|| kb::normalize(stem)))
 }
 
 /// A CPython extension module's file name (`x.cpython-312-….so`, `x.abi3.so`).

@@ -329,6 +329,10 @@ pub struct Scene {
     /// Where pip's build environment failed getting the build's requirements (the package's
     /// setup ran and failed before compiling).
     pub requirements_step_failed: Option<Span>,
+    /// A frame of torch inside pip's isolated build environment
+    /// (`/tmp/pip-build-env-x/overlay/lib/python3.8/site-packages/torch/utils/cpp_extension.py`):
+    /// the build runs against a torch pip downloaded for it, not the installed one.
+    pub isolated_torch: Option<Span>,
     pub mentions_conda: bool,
     /// The text blames or mentions WSL2 (a frequent wrong explanation of symbol errors).
     pub mentions_wsl: bool,
@@ -1724,6 +1728,12 @@ impl Collector {
             }
             EventKind::Frame { file, function, .. } => {
                 self.last_frame = Some(file.clone());
+                if self.scene.isolated_torch.is_none() {
+                    let f = file.replace('\\', "/");
+                    if f.contains("/pip-build-env-") && f.contains("-packages/torch/") {
+                        self.scene.isolated_torch = Some(span);
+                    }
+                }
                 // A Cython module's initialization (`File "src/cython_bbox.pyx", line 12, in
                 // init cython_bbox`): that compiled module is the one being imported, and the
                 // package directory its source sits in (`pesq/cypesq.pyx`, relative to the
@@ -2046,6 +2056,25 @@ impl Collector {
             out.push(Incident {
                 failure: Failure::BuildIsolation {
                     package: Some(pkg.clone()),
+                },
+                primary: at,
+                related: Vec::new(),
+            });
+        }
+        // A build that failed inside torch's own build code as pip's isolated environment had it
+        // (its frames under `pip-build-env-…/overlay`), and nothing above says why: the build
+        // ran against a torch pip downloaded for it, which --no-build-isolation replaces with
+        // the installed one.
+        if out.is_empty()
+            && let Some(at) = scene.isolated_torch
+        {
+            out.push(Incident {
+                failure: Failure::BuildIsolation {
+                    package: scene
+                        .build_failed
+                        .as_ref()
+                        .and_then(|(_, p)| p.clone())
+                        .or_else(|| scene.packages_built.first().cloned()),
                 },
                 primary: at,
                 related: Vec::new(),

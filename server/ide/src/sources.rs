@@ -135,3 +135,34 @@ pub(crate) fn source_project(text: &str) -> Option<String> {
         && !names_no_project(name);
     ok.then(|| kb::normalize(name))
 }
+
+/// A top-level compiled module named after its package with a build suffix
+/// (`onnxruntime_pybind11_state`, `exllamav2_ext`, `causal_conv1d_cuda`): the package of the
+/// stem's own name, the distribution `pip install <stem>` gives (where several distributions
+/// share the import, `onnxruntime` and `onnxruntime-gpu`, a name the text shows wins later).
+pub(crate) fn stem_package(top: &str) -> Option<String> {
+    const SUFFIXES: &[&str] = &[
+        "_pybind11_state",
+        "_pybind11",
+        "_pybind",
+        "_ext",
+        "_cuda",
+        // `grouped_gemm_backend`.
+        "_backend",
+        "_kernels",
+        "_kernel",
+        "_cpp",
+        "_cc",
+        "_C",
+    ];
+    let stem = SUFFIXES.iter().find_map(|s| top.strip_suffix(s))?;
+    // A distribution's import name starts with a letter: `_89_C` (tiny-cuda-nn's module for
+    // sm_89) names an architecture, not a package.
+    if stem.len() < 3
+        || !stem.bytes().next().is_some_and(|c| c.is_ascii_alphabetic())
+        || !stem.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    {
+        return None;
+    }
+    Some(kb::normalize(stem))
+}

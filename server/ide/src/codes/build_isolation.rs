@@ -11,7 +11,7 @@ use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A source build of a torch extension cannot see torch (`No module named 'torch'` inside pip's isolated build), or would build against a different torch than the installed one.",
-    meaning: "pip and uv build sdists in a fresh, isolated environment holding only the declared build requirements. Extensions whose setup.py imports torch fail there, or, when torch is declared, build against whatever torch the resolver picks rather than the one installed. `No module named 'torch'` said alone (an issue's title, the last lines of pip's output, no program's traceback) is read the same way, as a warning that says so: a program that ran shows its frames.",
+    meaning: "pip and uv build sdists in a fresh, isolated environment holding only the declared build requirements. Extensions whose setup.py imports torch fail there, or, when torch is declared, build against whatever torch the resolver picks rather than the one installed. `No module named 'torch'` said alone (an issue's title, the last lines of pip's output, no program's traceback) is read the same way, as a warning that says so: a program that ran shows its frames. A build whose torch frames run from `pip-build-env-…/overlay` (torch's cpp_extension failing there, as its ninja check does) built against a torch pip downloaded into that environment, not the installed one: the same flag builds it against the installed torch.",
     fixes: "1. Build against the installed torch: `pip install --no-build-isolation PKG` (torch first when it is missing). 2. With uv: `uv pip install --no-build-isolation`, or `match-runtime` in `[tool.uv.extra-build-dependencies]`. 3. In requirements files, install torch in a step before the extensions.",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
@@ -24,9 +24,15 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
         .or_else(|| cx.scene.packages_built.first().cloned())
         .map(|p| crate::kb::normalize(&p));
     let pkg = d.package.clone().unwrap_or_else(|| "the package".into());
-    d.message = format!(
-        "{pkg} imports torch in its build script, but pip/uv build it in an isolated environment without torch: build it against the installed torch with --no-build-isolation"
-    );
+    d.message = if cx.scene.isolated_torch.is_some() {
+        format!(
+            "{pkg} was built in pip's isolated build environment, against a torch pip downloaded for the build (its frames run from pip-build-env-…/overlay), not the installed one, and the build failed there: build it against the installed torch with --no-build-isolation"
+        )
+    } else {
+        format!(
+            "{pkg} imports torch in its build script, but pip/uv build it in an isolated environment without torch: build it against the installed torch with --no-build-isolation"
+        )
+    };
     // Read from the error line alone (no build and no program shown): the usual meaning in
     // reports of compiled extensions, said as such.
     if d.package.is_none() && cx.scene.build_failed.is_none() {

@@ -779,7 +779,7 @@ fn package(module: Option<&str>, dll: Option<&str>) -> Option<String> {
             let top = module?.split('.').next()?;
             abidoc_knowledge::packages::package_for_module(top)
                 .map(|p| p.name.clone())
-                .or_else(|| stem_package(top))
+                .or_else(|| crate::sources::stem_package(top))
         })
 }
 
@@ -791,35 +791,6 @@ fn dotted_top(module: &str) -> Option<String> {
     let (top, _) = module.split_once('.')?;
     (!top.is_empty() && !top.starts_with('_') && !crate::sources::names_no_project(top))
         .then(|| crate::incidents::distribution_of(top))
-}
-
-/// A top-level compiled module named after its package with a build suffix
-/// (`onnxruntime_pybind11_state`, `exllamav2_ext`, `causal_conv1d_cuda`): the package of the
-/// stem's own name, the distribution `pip install <stem>` gives (where several distributions
-/// share the import, `onnxruntime` and `onnxruntime-gpu`, a name the text shows wins later).
-fn stem_package(top: &str) -> Option<String> {
-    const SUFFIXES: &[&str] = &[
-        "_pybind11_state",
-        "_pybind11",
-        "_pybind",
-        "_ext",
-        "_cuda",
-        "_kernels",
-        "_kernel",
-        "_cpp",
-        "_cc",
-        "_C",
-    ];
-    let stem = SUFFIXES.iter().find_map(|s| top.strip_suffix(s))?;
-    // A distribution's import name starts with a letter: `_89_C` (tiny-cuda-nn's module for
-    // sm_89) names an architecture, not a package.
-    if stem.len() < 3
-        || !stem.bytes().next().is_some_and(|c| c.is_ascii_alphabetic())
-        || !stem.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-    {
-        return None;
-    }
-    Some(kb::normalize(stem))
 }
 
 /// The checkout the traceback runs `module`'s package from: the package directory's name and
