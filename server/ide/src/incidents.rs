@@ -316,6 +316,8 @@ pub struct Scene {
     pub compiler_killed: bool,
     /// A cause a compile's own words named (CUB's headers on Windows, Thrust refusing a CUB).
     pub compile_cause: Option<abidoc_syntax::CompileCause>,
+    /// The package directory `build_ext --inplace` found missing (`monotonic_align`).
+    pub inplace_dir: Option<String>,
     /// MSVC said it ran out of heap (`C1060`): out of memory too, with nothing killed.
     pub compiler_out_of_heap: bool,
     /// The wheel a package's setup.py tried to download (`Guessing wheel URL: …whl`, flash-attn,
@@ -1831,6 +1833,13 @@ impl Collector {
                 self.scene.build_failed.get_or_insert((span, None));
             }
             EventKind::PrecompiledWheelNotFound => self.scene.precompiled_wheel_missing = true,
+            EventKind::InplaceTargetMissing { dir } => {
+                self.scene
+                    .compile_cause
+                    .get_or_insert(abidoc_syntax::CompileCause::InplaceDirMissing);
+                self.scene.inplace_dir.get_or_insert_with(|| dir.clone());
+                self.scene.build_failed.get_or_insert((span, None));
+            }
             EventKind::KnownCompileCause { cause } => {
                 self.scene.compile_cause.get_or_insert(*cause);
                 self.scene.compile_failed = true;

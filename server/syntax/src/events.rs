@@ -106,6 +106,9 @@ pub enum EventKind {
     },
     /// A compile stopped by a cause its words name (see [`CompileCause`]).
     KnownCompileCause { cause: CompileCause },
+    /// The directory `build_ext --inplace` could not write the built module into (see
+    /// `CompileCause::InplaceDirMissing`), relative as printed.
+    InplaceTargetMissing { dir: String },
     /// A pip install the user ran, as its line shows it after a shell or notebook prompt
     /// (`(venv) $ pip install git+https://github.com/princeton-vl/lietorch.git`).
     UserPipInstall { command: String },
@@ -443,6 +446,11 @@ pub enum CompileCause {
     /// Thrust refusing the CUB on the include path: `The version of CUB in your include path is
     /// not compatible with this release of Thrust` (a CUB_HOME of another release).
     CubThrustVersion,
+    /// `build_ext --inplace` copying the built module into a package directory that does not
+    /// exist where the command runs: `error: could not create
+    /// 'monotonic_align/core.cpython-37m-x86_64-linux-gnu.so': No such file or directory` (the
+    /// extension's dotted name has a package part the folder lacks).
+    InplaceDirMissing,
 }
 
 /// Why Windows' loader refused a DLL, as its error code (in any language) says.

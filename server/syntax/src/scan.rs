@@ -481,6 +481,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     // (By its file's tail: Markdown escapes the name's underscores, `dispatch\_segmented\_sort`.)
     ("sort.cuh(", COMPFAIL),
     ("The version of CUB in your include path", COMPFAIL),
+    // distutils' `build_ext --inplace` into a missing package directory (see
+    // `inplace_target_missing`).
+    ("could not create '", COMPFAIL),
     ("' failed", COMPFAIL | NOCC),
     ("CalledProcessError", COMPFAIL | EXC),
     ("build stopped", COMPFAIL),
@@ -1391,6 +1394,7 @@ impl<'a> Scanner<'a> {
         if has(COMPFAIL) {
             compile_failed(l, out);
             cub_compile_cause(l, out);
+            inplace_target_missing(l, out);
             self.kernel_arch_too_old(l, out);
             deepspeed_op_missing(l, out);
         }
@@ -5803,6 +5807,41 @@ fn cython_source_missing(l: &Line<'_>, out: &mut Out) {
             EventKind::BuildDependencyMissing {
                 module: "Cython".into(),
                 too_new: false,
+            },
+        );
+    }
+}
+
+/// distutils' `error: could not create 'monotonic_align/core.cpython-37m-x86_64-linux-gnu.so':
+/// No such file or directory` (see `CompileCause::InplaceDirMissing`): the built module's
+/// directory, a relative path of plain names.
+fn inplace_target_missing(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find("could not create '") else {
+        return;
+    };
+    let rest = &s[p + 18..];
+    let Some(q) = rest.find("':") else { return };
+    if !rest[q..].contains("No such file or directory") {
+        return;
+    }
+    let target = &rest[..q];
+    let file = target.rsplit('/').next().unwrap_or(target);
+    let module = file.contains(".cpython-") || file.ends_with(".so") || file.ends_with(".pyd");
+    let Some((dir, _)) = target.rsplit_once('/') else {
+        return;
+    };
+    let plain = !dir.is_empty()
+        && dir.len() <= 200
+        && !dir.starts_with('/')
+        && dir.split('/').all(|c| {
+            !c.is_empty() && c != ".." && c.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        });
+    if module && plain {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::InplaceTargetMissing {
+                dir: dir.to_owned(),
             },
         );
     }
