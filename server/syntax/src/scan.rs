@@ -2483,7 +2483,7 @@ impl<'a> Scanner<'a> {
         if let Some(p) = s.find("does not support target 'sm_")
             && s[..p].contains("PTX version")
         {
-            let arch: String = s[p + 24..]
+            let arch: String = s[p + 25..]
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .take(10)

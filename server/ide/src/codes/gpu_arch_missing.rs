@@ -320,6 +320,12 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
     }
     d.explanation = Some("CUDA binaries carry machine code for chosen GPU architectures and optionally PTX that the driver compiles at load time. When neither matches this GPU, the first kernel launch fails with `no kernel image is available for execution on the device`.".into());
     d.fixes = fixes(cx, &d, cc, seen);
+    // TensorFlow's check is its own warning: it goes on, compiling PTX for the GPU at start.
+    if seen.detail.contains("TensorFlow was not built with CUDA kernel binaries")
+        && seen.detail.contains("jit-compiled")
+    {
+        d.severity = crate::diagnostic::Severity::Warning;
+    }
     d
 }
 
@@ -497,7 +503,27 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
             ))),
         );
     }
-    if !ggml && (fixes.is_empty() || ext.is_none() && d.package.is_none()) {
+    // TensorFlow's own check names the binary: TensorFlow, whose releases carry kernels for the
+    // GPUs of their day (and PTX it JIT-compiles, slowly or not at all, for newer ones).
+    if seen.detail.contains("TensorFlow was not built with CUDA kernel binaries") {
+        fixes.push(
+            Fix::new(
+                code,
+                "tensorflow-for-gpu",
+                FixKind::Advice,
+                "Install a TensorFlow release built with kernels for this GPU",
+                "TensorFlow's wheels carry kernels for the GPUs of their release; for a newer GPU it JIT-compiles PTX at start (many minutes) or fails. A later release (or tf-nightly) built with this capability runs it natively.",
+            )
+            .step(Step::Manual(format!(
+                "pip install --upgrade tensorflow (a release whose build lists {}), then check `tf.config.list_physical_devices('GPU')`",
+                cc.map_or_else(|| "this GPU's compute capability".to_owned(), |c| format!("compute capability {}.{}", c.0, c.1))
+            ))),
+        );
+    }
+    if !ggml
+        && (fixes.is_empty() || ext.is_none() && d.package.is_none())
+        && !seen.detail.contains("TensorFlow was not built with CUDA kernel binaries")
+    {
         // With no package named, torch itself is checked first (below); this is the other case.
         let bare = d.package.is_none();
         let (title, reason) = if bare && !torch_seen {
@@ -761,6 +787,38 @@ pub(crate) fn toolkit_refuses(
         |m| format!("CUDA {} or newer", cuda_str(m)),
     );
     let mut fixes = Vec::new();
+    // XLA's own LLVM (TensorFlow's, jaxlib's): only a release of the framework made after the
+    // GPU emits PTX for it.
+    let xla = cx
+        .scene
+        .mentions
+        .iter()
+        .map(|(_, n)| n.as_str())
+        .find(|n| matches!(*n, "tensorflow" | "jaxlib" | "jax" | "tf-nightly"));
+    if tool.is_some_and(|t| t.starts_with("LLVM's NVPTX"))
+        && let Some(framework) = xla
+    {
+        let framework = if framework == "jax" { "jaxlib" } else { framework };
+        d.package = Some(framework.to_owned());
+        d.message = format!(
+            "XLA's compiler in {framework} (the LLVM it bundles) predates {arch}: this {framework} cannot compile kernels for this GPU"
+        );
+        fixes.push(
+            Fix::new(
+                code,
+                "framework-for-gpu",
+                FixKind::Advice,
+                format!("Install a {framework} release made after {arch} came out, for {needs}"),
+                format!("XLA emits PTX with the LLVM built into {framework}; a release whose LLVM knows {arch} (built for {needs}) compiles for this GPU."),
+            )
+            .step(Step::Manual(format!(
+                "pip install --upgrade {} (a release built for {needs}), and check the GPU is listed afterwards",
+                if framework == "jaxlib" { "\"jax[cuda12]\"" } else { framework }
+            ))),
+        );
+        d.fixes = crate::fix::rank(fixes);
+        return d;
+    }
     // Triton's own LLVM (not a toolkit): only a Triton release made after the GPU compiles for
     // it, and torch pins the Triton it was tested with.
     if tool.is_some_and(|t| t.starts_with("LLVM")) {
