@@ -260,6 +260,10 @@ pub struct BuildRecipe {
     /// Roughly how long a source build takes on a workstation, in minutes (stated with the fix).
     #[serde(default)]
     pub minutes: Option<u32>,
+    /// For a package built only in a project's checkout, the commands that build it there when
+    /// they are not `pip install .` in its directory (VITS' `monotonic_align`, built in place).
+    #[serde(default)]
+    pub checkout_command: Option<String>,
     /// The switch that lets setup.py reach its prebuilt-wheel download on a machine without
     /// nvcc (set to `TRUE`): without it, setup.py stops before downloading anything.
     #[serde(default)]

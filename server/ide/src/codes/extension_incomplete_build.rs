@@ -113,10 +113,24 @@ pub(crate) fn module_missing(
     let named = cx.as_named(package.to_owned());
     let package = named.as_str();
     d.package = Some(named.clone());
-    d.message = format!(
-        "{package} is installed without its compiled module {module}: its C++/CUDA extensions were not built (or their build failed and was skipped)"
-    );
-    d.explanation = Some(format!("{module} is one of {package}'s compiled extension modules. Source installs build them only when asked (apex's --cpp_ext/--cuda_ext) and when nvcc and a matching torch are found; otherwise the Python half installs alone and the first use of the kernels fails. A complete build, or a wheel that contains them, fixes it."));
+    let checkout = crate::kb::checkout_only(package);
+    d.message = if checkout {
+        format!(
+            "{package}'s compiled module {module} is not built: it is compiled in the project's checkout, not installed from PyPI, and that build was not run (or failed) where the code runs"
+        )
+    } else {
+        format!(
+            "{package} is installed without its compiled module {module}: its C++/CUDA extensions were not built (or their build failed and was skipped)"
+        )
+    };
+    d.explanation = Some(if checkout {
+        let how = abidoc_knowledge::packages::package(package)
+            .and_then(|f| f.notes.first().cloned())
+            .unwrap_or_default();
+        format!("{module} is built from the checkout's own sources, never downloaded. {how}")
+    } else {
+        format!("{module} is one of {package}'s compiled extension modules. Source installs build them only when asked (apex's --cpp_ext/--cuda_ext) and when nvcc and a matching torch are found; otherwise the Python half installs alone and the first use of the kernels fails. A complete build, or a wheel that contains them, fixes it.")
+    });
     let mut fixes = recipes::extension_mismatch(
         Code::ExtensionIncompleteBuild,
         cx,
@@ -129,6 +143,7 @@ pub(crate) fn module_missing(
     // platform's wheel is the whole fix (no compiler).
     if crate::kb::links_torch(package) == Some(false)
         && !crate::kb::sdist_only(package)
+        && !checkout
         && let Some(n) = Name::new(package)
     {
         fixes.insert(

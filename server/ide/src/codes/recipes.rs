@@ -1247,24 +1247,37 @@ fn align_torch_unnamed(code: Code, cx: &Cx<'_>, target: &str) -> Option<Fix> {
 pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name]) -> Option<Fix> {
     // Built from a project's checkout only: the build is run there, never installed by name.
     if kb::checkout_only(pkg.as_str()) {
+        // Its own command where the table has one (a Cython module built in place); otherwise
+        // the directory's setup.py through pip.
+        let own = abidoc_knowledge::packages::package(pkg.as_str())
+            .and_then(|p| p.build.checkout_command.clone());
+        let torch = kb::links_torch(pkg.as_str()) != Some(false);
         return Some(
             Fix::new(
                 code,
                 "source-build",
                 FixKind::SourceBuild,
                 format!("Build {pkg} again from the project checkout it comes from"),
-                "It is not on PyPI: the project that needs it builds it from a directory of its own checkout, against the torch in this environment (--no-build-isolation). Remove that directory's build/ and any stale *.so first, so the new build replaces the old one.",
+                if torch {
+                    "It is not on PyPI: the project that needs it builds it from a directory of its own checkout, against the torch in this environment (--no-build-isolation). Remove that directory's build/ and any stale *.so first, so the new build replaces the old one."
+                } else {
+                    "It is not on PyPI: the project builds it from its own checkout, where its code imports it. Remove that directory's build/ and any stale module first, so the new build replaces the old one."
+                },
             )
-            .step(Step::Manual(format!(
+            .step(Step::Manual(own.unwrap_or_else(|| format!(
                 "cd <the checkout's {pkg} directory> && rm -rf build && python -m pip install --no-build-isolation --no-cache-dir ."
-            )))
+            ))))
             .cost(Cost {
                 downloads: false,
                 compiles: Some(Compile {
                     minutes: kb::package(pkg.as_str())
                         .and_then(|f| f.build_minutes)
-                        .unwrap_or(10),
-                    needs: vec!["nvcc", "ninja", "a C++ compiler"],
+                        .unwrap_or(if torch { 10 } else { 1 }),
+                    needs: if torch {
+                        vec!["nvcc", "ninja", "a C++ compiler"]
+                    } else {
+                        vec!["a C compiler"]
+                    },
                 }),
                 also: Vec::new(),
             }),
