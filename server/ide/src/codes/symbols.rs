@@ -381,6 +381,19 @@ fn signature_changed(owner: Owner, symbol: &str, truncated: bool, torch: Option<
         (None, None) => return false,
         (a, b) => a.unwrap_or_default().union(b.unwrap_or_default()),
     };
+    // A torch older than the index's first release (torch 1.8) says nothing of what it
+    // exports: the symbol's own shape (its std::string ABI) is all there is to go by.
+    let parse = abidoc_knowledge::Version::parse;
+    if let Some(t) = torch
+        && ix::release_index(t).is_none()
+        && let (Some(stated), Some(first)) = (
+            parse(t),
+            ix::releases().first().and_then(|r| parse(&r.version)),
+        )
+        && stated < first
+    {
+        return false;
+    }
     let target = torch
         .and_then(ix::release_index)
         .or_else(|| ix::releases().len().checked_sub(1));
@@ -412,5 +425,33 @@ fn common_evidence(cx: &Cx<'_>, d: &mut Diagnostic, case: &Case<'_>, owner: Owne
         .is_some_and(|p| p == "mamba-ssm" || p == "causal-conv1d");
     if cx.scene.mentions_fallback || ssm && cx.scene.mentions_wsl {
         d.evidence.push("a silent fallback (Conv1d or the naive scan) is not the same model: it changes results and speed, so fix the kernels rather than train on the fallback".into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AnalysisHost, Code, Context};
+
+    fn codes(text: &str) -> Vec<Code> {
+        AnalysisHost::new()
+            .diagnose_text(text, &Context::default())
+            .iter()
+            .map(|d| d.code)
+            .collect()
+    }
+
+    /// A torch older than the index says nothing of its exports: a `std::__cxx11` symbol under
+    /// torch 1.8.1 is the string ABI, not a signature the newest torch changed.
+    #[test]
+    fn a_torch_before_the_index_leaves_the_symbols_shape() {
+        let lib = "OSError: /opt/conda/lib/python3.8/site-packages/torch_scatter/_version_cpu.so: undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\n";
+        assert_eq!(
+            codes(&format!("torch 1.8.1\n{lib}")),
+            vec![Code::Cxx11AbiMismatch]
+        );
+        assert_eq!(
+            codes(&format!("torch 2.5.1\n{lib}")),
+            vec![Code::AbiMismatch]
+        );
     }
 }
