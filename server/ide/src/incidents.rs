@@ -112,6 +112,11 @@ pub enum Failure {
         range: Option<(String, Option<String>)>,
         detail: String,
     },
+    /// A package's setup refusing this Python (numba's guard): its release predates it.
+    PythonRange {
+        python: String,
+        supported: String,
+    },
     /// pip installed a package whose metadata pins another torch (`requires torch==2.3.0, but
     /// you have torch 2.2.1`): its compiled parts are built for that torch.
     PinnedTorch {
@@ -335,6 +340,9 @@ pub struct Scene {
     /// (`/tmp/pip-build-env-x/overlay/lib/python3.8/site-packages/torch/utils/cpp_extension.py`):
     /// the build runs against a torch pip downloaded for it, not the installed one.
     pub isolated_torch: Option<Span>,
+    /// The text is auditwheel repairing a built wheel (`Cannot repair wheel, because required
+    /// library … could not be located`): a missing library is the build machine's, not a user's.
+    pub auditwheel: bool,
     pub mentions_conda: bool,
     /// The text blames or mentions WSL2 (a frequent wrong explanation of symbol errors).
     pub mentions_wsl: bool,
@@ -788,6 +796,10 @@ fn key_of(f: &Failure) -> Failure {
             model_class: None,
             kernel: kernel.clone(),
         },
+        Failure::PythonRange { .. } => Failure::PythonRange {
+            python: String::new(),
+            supported: String::new(),
+        },
         Failure::PinnedTorch { package, .. } => Failure::PinnedTorch {
             package: package.clone(),
             version: String::new(),
@@ -1124,6 +1136,23 @@ impl Collector {
                                 .map(|r| format!(" (needed by {r})"))
                                 .unwrap_or_default()
                         ),
+                    },
+                    span,
+                );
+            }
+            EventKind::PythonRangeRefused { python, supported } => self.push(
+                Failure::PythonRange {
+                    python: python.clone(),
+                    supported: supported.clone(),
+                },
+                span,
+            ),
+            EventKind::AuditwheelMissing { library } => {
+                self.scene.auditwheel = true;
+                self.push(
+                    Failure::MissingLibrary {
+                        name: library.clone(),
+                        required_by: None,
                     },
                     span,
                 );

@@ -27,6 +27,13 @@ pub enum EventKind {
         /// the symbol's provider, named by the message itself.
         version_of: Option<String>,
     },
+    /// A package's setup refusing the Python it runs under (numba's and llvmlite's guard:
+    /// `Cannot install on Python version 3.13.0; only versions >=3.9,<3.13 are supported.`):
+    /// pip found no wheel for this Python and built the sdist, whose release predates it.
+    PythonRangeRefused { python: String, supported: String },
+    /// auditwheel not finding a library the wheel it repairs links: `ValueError: Cannot repair
+    /// wheel, because required library "libcudart.so.13" could not be located`.
+    AuditwheelMissing { library: String },
     /// `libX.so.N: cannot open shared object file: No such file or directory`.
     MissingSharedLibrary {
         name: String,

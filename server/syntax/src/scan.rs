@@ -484,6 +484,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     // distutils' `build_ext --inplace` into a missing package directory (see
     // `inplace_target_missing`).
     ("could not create '", COMPFAIL),
+    // auditwheel repairing a wheel (see `loadforms::auditwheel_missing`).
+    ("Cannot repair wheel, because required library", LOADFORM),
+    ("Cannot install on Python version ", LOADFORM),
     ("' failed", COMPFAIL | NOCC),
     ("CalledProcessError", COMPFAIL | EXC),
     ("build stopped", COMPFAIL),
@@ -1310,6 +1313,8 @@ impl<'a> Scanner<'a> {
             loadforms::library_sentences(l, out);
             loadforms::extension_not_available(l, out);
             loadforms::unreadable_library(l, out);
+            loadforms::auditwheel_missing(l, out);
+            loadforms::python_range_refused(l, out);
             config_tool_missing(l, out);
         }
         if has(WINDLL) {

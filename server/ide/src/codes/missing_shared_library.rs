@@ -21,7 +21,7 @@ use crate::kb;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`libX.so.N: cannot open shared object file` (CUDA runtime, cuDNN, removed torch libraries, ...); a library found but unreadable (`invalid ELF header`, `file too short`: damaged, or a Git LFS pointer; a misaligned load command: a file a faulty tool rewrote, or a 4K-page build under larger pages).",
     meaning: "A compiled module names the libraries it needs (`DT_NEEDED`); the loader searches RPATH/RUNPATH, `LD_LIBRARY_PATH`, the ld.so cache and the default directories. The library may be on the machine but outside that path, belong to another CUDA major than the one installed, have been renamed by a later torch, or come from a system package no wheel ships. Other loaders say it in their own words, read the same way: `Unable to load any of {…}`, `Could not load library X`, `Library X is not found or cannot be loaded`, DGL's per-torch libraries, macOS' `Library not loaded`, and Windows' `DLL load failed … module could not be found` / `[WinError 126] … Error loading \"…dll\"`, which never says which dependency is missing. cuDNN's sub-libraries and Windows' CUDA DLLs (`cublas64_11.dll`) are read as their product and major. jaxlib's `Unable to load cuDNN. Is it installed?` is its CUDA plugin failing to open the nvidia-* wheels `jax[cuda12]` installs, most often because another CUDA on LD_LIBRARY_PATH is found first.",
-    fixes: "A library auditwheel renamed and vendored into a wheel (`libpq-a407f694.so.5.12`: eight hex digits of its hash before the soname's tail) comes back only with that wheel: the package installed again whole, then the release before the one the text shows. Otherwise: 1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install; for a CUDA library of a major PyPI ships no wheel of (`libcudart.so.10.2`), the search for an installed toolkit's copy (`/usr/local/cuda-10.2/lib64`) and its directory on `LD_LIBRARY_PATH`. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); a release for the installed torch that is itself a build for the library's CUDA major (PyPI's xformers 0.0.35, on torch's stable ABI, is CUDA 12's) comes with that major's runtime wheel; without such a release, the torch it was built for. A package that links torch asking for a CUDA library of a major that is not torch's, or of a torch whose CUDA nothing states (a pip torch loads its own CUDA's libraries first), gets its build for the installed torch first, down to a source build, outside a conda environment (whose torch takes CUDA from the environment's lib directory). 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. A source build when the library is torch's and the package links torch. (A torch JIT op's own library missing from its build directory is an unfinished build: extension-incomplete-build.) A CUDA library's unversioned name (`libcudart.so`): when a build links it, the toolkit's copy on the linker's path; when a program loads it by that name (ctypes' `find_library`, cpm_kernels, CTranslate2's `Cannot load symbol cublasLtCreate`), the installed numbered file's directory on `LD_LIBRARY_PATH`, with a link of the asked name to it in a directory of the user's own (advice). On macOS (a `.dylib`, a Mac's paths) `DYLD_LIBRARY_PATH`, `otool -L` and Homebrew or conda-forge, never `ldd`, `ldconfig` or apt. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice).",
+    fixes: "A library auditwheel renamed and vendored into a wheel (`libpq-a407f694.so.5.12`: eight hex digits of its hash before the soname's tail) comes back only with that wheel: the package installed again whole, then the release before the one the text shows. Otherwise: 1. Point the loader at the directory on this machine that holds it (`LD_LIBRARY_PATH`; safe). For a cuDNN sub-library (`libcudnn_ops.so.9`, `libcudnn_cnn_infer.so.8`: libcudnn opens them by name, so cuDNN itself loaded) read without an environment: the command that prints pip's cuDNN directory, then that directory on `LD_LIBRARY_PATH` (safe), before any install; for a CUDA library of a major PyPI ships no wheel of (`libcudart.so.10.2`), the search for an installed toolkit's copy (`/usr/local/cuda-10.2/lib64`) and its directory on `LD_LIBRARY_PATH`. 2. The companion release built for the installed torch, when the library belonged to another torch or is the CUDA runtime of another torch's CUDA major (a companion built for CUDA 12 next to a CUDA 13 torch); a release for the installed torch that is itself a build for the library's CUDA major (PyPI's xformers 0.0.35, on torch's stable ABI, is CUDA 12's) comes with that major's runtime wheel; without such a release, the torch it was built for. A package that links torch asking for a CUDA library of a major that is not torch's, or of a torch whose CUDA nothing states (a pip torch loads its own CUDA's libraries first), gets its build for the installed torch first, down to a source build, outside a conda environment (whose torch takes CUDA from the environment's lib directory). 3. The PyPI package of the exact CUDA major the so-number names (no root). 4. For a package with a variant that does not need the library (opencv-python's `-headless` wheels link no libGL or GLib): that variant in its place (user-level). 5. A system library's package: pip, else conda inside a conda environment, else the distribution's package manager (root), chosen from `/etc/os-release`. 6. A source build when the library is torch's and the package links torch. (A torch JIT op's own library missing from its build directory is an unfinished build: extension-incomplete-build.) A CUDA library's unversioned name (`libcudart.so`): when a build links it, the toolkit's copy on the linker's path; when a program loads it by that name (ctypes' `find_library`, cpm_kernels, CTranslate2's `Cannot load symbol cublasLtCreate`), the installed numbered file's directory on `LD_LIBRARY_PATH`, with a link of the asked name to it in a directory of the user's own (advice). On macOS (a `.dylib`, a Mac's paths) `DYLD_LIBRARY_PATH`, `otool -L` and Homebrew or conda-forge, never `ldd`, `ldconfig` or apt. On Windows never `LD_LIBRARY_PATH`, `apt` or `ldconfig`: the CUDA wheel of the DLL's major, torch's CUDA build from PyTorch's index when the DLL is torch's own, the package's build for the installed torch, and the Microsoft Visual C++ Redistributable (advice). DGL's libraries: the DGL build for the installed torch, or a torch that DGL build supports (advice). auditwheel repairing a built wheel (`Cannot repair wheel, because required library \"libcudart.so.13\" could not be located`): a CUDA, driver or torch library left out with `--exclude`, any other's directory given to auditwheel on LD_LIBRARY_PATH.",
     near_package: super::NearPackage::Never,
     ..CodeDoc::BASE
 };
@@ -35,6 +35,11 @@ pub(crate) fn diagnose(
     // Windows' DLLs get Windows' fixes (never LD_LIBRARY_PATH, apt or ldconfig).
     if super::loadforms::is_windows(name) && super::loadforms::dgl_hint(name).is_none() {
         return super::loadforms::windows(cx, source, None, Some(name), abidoc_syntax::DllFailure::Missing);
+    }
+    // auditwheel repairing a freshly built wheel: the library is the build machine's to find or
+    // to leave out, never an install on a user's machine.
+    if cx.scene.auditwheel {
+        return auditwheel(source, name);
     }
     // A JIT op's own library missing from its build directory: that build never finished.
     if required_by.is_none()
@@ -1483,6 +1488,60 @@ fn linker_name(lib: &str) -> bool {
         "libcusolver", "libnvrtc", "libcudnn", "libnvToolsExt", "libnvJitLink",
     ];
     lib.strip_suffix(".so").is_some_and(|stem| CUDA.contains(&stem))
+}
+
+/// auditwheel could not find a library the wheel it repairs links (`Cannot repair wheel, because
+/// required library "libcudart.so.13" could not be located`). CUDA's, the driver's and torch's
+/// libraries are never vendored (torch's wheel and the nvidia-* wheels bring them at run time):
+/// excluded from the repair; another library's directory is given to auditwheel.
+fn auditwheel(source: Option<SourceRef>, name: &str) -> Diagnostic {
+    let code = Code::MissingSharedLibrary;
+    let mut d = blank(code, source);
+    let lib = basename(name);
+    let key = super::loadforms::product_soname(lib);
+    let key = key.as_deref().unwrap_or(lib);
+    let runtime = kb::cuda_library(key).is_some()
+        || kb::is_torch_library(lib)
+        || abidoc_knowledge::system_libs::is_driver_library(lib);
+    d.message = format!(
+        "auditwheel cannot repair the wheel: the built extension links {lib}, which is not on the build machine's loader path, so auditwheel cannot copy it into the wheel{}",
+        if runtime {
+            " (and a CUDA, driver or torch library must not be copied in: torch's and the nvidia-* wheels provide it where the wheel runs)"
+        } else {
+            ""
+        }
+    );
+    let mut fixes = Vec::new();
+    if runtime {
+        fixes.push(
+            Fix::new(
+                code,
+                "auditwheel-exclude",
+                FixKind::Advice,
+                format!("Leave {lib} out of the repair: auditwheel repair --exclude {lib}"),
+                "The wheel then keeps its dependency on the library by name, as torch's own extensions do; the CUDA runtime, driver and torch libraries come from the environment it is installed in (torch's wheel and its nvidia-* wheels).",
+            )
+            .step(Step::Manual(format!(
+                "add --exclude {lib} (one per library of CUDA, the driver or torch the extension links) to the `auditwheel repair` command of the build"
+            )))
+            .leading(),
+        );
+    } else {
+        fixes.push(
+            Fix::new(
+                code,
+                "auditwheel-path",
+                FixKind::Advice,
+                format!("Let auditwheel find {lib}: its directory on LD_LIBRARY_PATH for the repair"),
+                "auditwheel looks libraries up as the loader does; the directory the build linked it from (an install prefix, a build tree) must be on the loader's path while it runs, and it then copies the library into the wheel.",
+            )
+            .step(Step::Manual(format!(
+                "LD_LIBRARY_PATH=<the directory holding {lib}>:$LD_LIBRARY_PATH auditwheel repair <the wheel>"
+            ))),
+        );
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
 }
 
 /// The library's own name when `lib` is one auditwheel vendored: `lib<name>-<8 hex digits of

@@ -18,7 +18,7 @@ use abidoc_knowledge::Version;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "pip finds no release of a requirement for this Python and platform (`Could not find a version that satisfies the requirement`, `No matching distribution found`).",
     meaning: "pip lists, after `from versions:`, the releases that have a file this interpreter accepts. A pinned release missing from that list was published only for other Python versions or platforms (a release older than this Python, as `torch==1.13.1` under Python 3.12; a package with no Windows or ARM wheels) or lives on another index (`torch==2.1.0+cu118` is on PyTorch's index, not PyPI). An empty list (`none`) means no release at all installs here. The diagnosis compares the pin with the list, the Python the text shows, and, for the packages of the release tables, the newest Python each release has wheels for. Poetry says it as `Unable to find installation candidates for torch (2.5.1+cu124)`: the locked build is on no source pyproject.toml declares (or has no file for this Python or platform).",
-    fixes: "0. A torch-family release missing from the PyTorch index the text shows (`Looking in indexes: https://download.pytorch.org/whl/cu12.6`): a label written with a dot, or one the release was never built for (compare `gpu.toml [[torch_builds]]`): the release, and the companions the text names at their releases for it, from the index of the label meant, else of the newest build whose CUDA is not above it. 1. A `+cuXYZ` torch build: the same pin from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cuXYZ`). 2. The nearest release pip lists at or after the pin (torch moves its companions with it). 3. A Python the pinned release has wheels for (a virtual environment of that version): advice, since the interpreter is the user's choice. Under Poetry, PyTorch's index declared as an explicit source and named in torch's dependency comes first (pip's flags do not reach it).",
+    fixes: "0. A torch-family release missing from the PyTorch index the text shows (`Looking in indexes: https://download.pytorch.org/whl/cu12.6`): a label written with a dot, or one the release was never built for (compare `gpu.toml [[torch_builds]]`): the release, and the companions the text names at their releases for it, from the index of the label meant, else of the newest build whose CUDA is not above it. 1. A `+cuXYZ` torch build: the same pin from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cuXYZ`). 2. The nearest release pip lists at or after the pin (torch moves its companions with it). 3. A Python the pinned release has wheels for (a virtual environment of that version): advice, since the interpreter is the user's choice. Under Poetry, PyTorch's index declared as an explicit source and named in torch's dependency comes first (pip's flags do not reach it). A package's setup refusing this Python (numba's and llvmlite's `Cannot install on Python version 3.13.0; only versions >=3.9,<3.13 are supported.`): its newest release as a wheel (--only-binary; --pre when only a pre-release supports it), else a Python in the range.",
     ..CodeDoc::BASE
 };
 
@@ -350,6 +350,68 @@ pub(crate) fn diagnose(
             })),
         );
     }
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// A package's setup refusing the Python it runs under (`Cannot install on Python version 3.13.0;
+/// only versions >=3.9,<3.13 are supported.`, numba's and llvmlite's guard): pip found no wheel of
+/// the requested release for this Python and built its sdist, which predates it. A release (or
+/// pre-release) made for this Python, as a wheel, or a Python the release supports.
+pub(crate) fn python_range(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    python: &str,
+    supported: &str,
+) -> Diagnostic {
+    let code = Code::NoMatchingDistribution;
+    let mut d = blank(code, source);
+    d.package = cx
+        .scene
+        .packages_built
+        .first()
+        .map(|p| crate::kb::normalize(p));
+    let who = d.package.clone().unwrap_or_else(|| "the package pip is building".into());
+    let short: String = python.split('.').take(2).collect::<Vec<_>>().join(".");
+    d.message = format!(
+        "{who} supports only Python {supported}, and this is Python {python}: pip found no wheel of that release for this Python and built its source, whose setup refuses it"
+    );
+    d.evidence.push(format!("its setup: only versions {supported} are supported"));
+    let mut fixes = Vec::new();
+    if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
+        fixes.push(
+            Fix::new(
+                code,
+                "release-for-python",
+                FixKind::PrebuiltWheel,
+                format!("Install {pkg}'s newest release as a wheel, which may support Python {short}"),
+                format!("A release made after Python {short} came out has wheels for it; --only-binary makes pip say so instead of building an old release's source. When only a pre-release supports it yet, add --pre."),
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::Upgrade, PipFlag::OnlyBinary(pkg.clone())],
+                vec![crate::fix::Requirement::Any(pkg)],
+            ))
+            .cost(crate::fix::Cost::download())
+            .unverified(),
+        );
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "python-in-range",
+            FixKind::Advice,
+            if fixes.is_empty() {
+                format!("Use a Python in {supported}, or a release of the package made for Python {short}")
+            } else {
+                format!("Or use a Python in {supported}")
+            },
+            "A virtual environment of a Python the release supports installs its wheel without building anything.",
+        )
+        .step(Step::Manual(format!(
+            "create an environment with a Python in {supported} (python3.X -m venv …, conda create -n … python=3.X) and install there"
+        ))),
+    );
     d.fixes = crate::fix::rank(fixes);
     d
 }

@@ -1291,6 +1291,58 @@ const UNREADABLE: &[&str] = &[
     "only ET_DYN and ET_EXEC can be loaded",
 ];
 
+/// numba's and llvmlite's setup guard: `Cannot install on Python version 3.13.0; only versions
+/// >=3.9,<3.13 are supported.` (see `EventKind::PythonRangeRefused`).
+pub(super) fn python_range_refused(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    const MARK: &str = "Cannot install on Python version ";
+    let Some(p) = s.find(MARK) else { return };
+    let rest = &s[p + MARK.len()..];
+    let Some((python, tail)) = rest.split_once("; only versions ") else {
+        return;
+    };
+    let supported = tail.split(" are supported").next().unwrap_or("").trim();
+    let ok = |v: &str, extra: &[u8]| {
+        !v.is_empty()
+            && v.len() <= 40
+            && v.bytes()
+                .all(|b| b.is_ascii_digit() || b == b'.' || extra.contains(&b))
+    };
+    if ok(python, b"") && ok(supported, b"<>=!,") {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::PythonRangeRefused {
+                python: python.to_owned(),
+                supported: supported.to_owned(),
+            },
+        );
+    }
+}
+
+/// auditwheel's `Cannot repair wheel, because required library "libcudart.so.13" could not be
+/// located` (see `EventKind::AuditwheelMissing`).
+pub(super) fn auditwheel_missing(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    const MARK: &str = "Cannot repair wheel, because required library \"";
+    let Some(p) = s.find(MARK) else { return };
+    let rest = &s[p + MARK.len()..];
+    let Some(q) = rest.find('"') else { return };
+    let lib = &rest[..q];
+    let plain = !lib.is_empty()
+        && lib.len() <= 128
+        && lib
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+'));
+    if plain {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::AuditwheelMissing {
+                library: lib.to_owned(),
+            },
+        );
+    }
+}
+
 /// A library the loader found and could not read (see `EventKind::LibraryUnreadable`): the
 /// path is the word before `: <reason>`.
 pub(super) fn unreadable_library(l: &Line<'_>, out: &mut Out) {
