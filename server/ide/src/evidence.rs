@@ -424,10 +424,7 @@ fn package_from_path(path: &str) -> Option<String> {
     }
     let name = first.trim_start_matches('_');
     // An import name is not always its distribution's (`bx` is bx-python's, `PIL` Pillow's).
-    (!name.is_empty()).then(|| {
-        abidoc_knowledge::names::distribution_of_import(name)
-            .map_or_else(|| kb::normalize(name), str::to_owned)
-    })
+    (!name.is_empty()).then(|| crate::incidents::distribution_of(name))
 }
 
 /// A top-level compiled module no table knows (`torch_batch_svd.cpython-36m-x86_64-linux-gnu.so`,
