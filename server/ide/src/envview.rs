@@ -499,6 +499,15 @@ impl EnvView {
     /// their extras: moving `pkg` below that major breaks them.
     pub fn requiring_major(&self, pkg: &str, major: u64) -> Vec<String> {
         let name = crate::kb::normalize(pkg);
+        // A requirement counts where its marker holds for this environment's Python (one that
+        // cannot be told, an unknown variable or Python, does not count).
+        let markers = abidoc_env::plans::MarkerEnv {
+            python_version: self.env.layout.python_version.clone(),
+        };
+        let applies = |r: &abidoc_env::Requirement| match r.marker.as_deref() {
+            None => true,
+            Some(m) => abidoc_env::plans::marker_holds(m, &markers) == Some(true),
+        };
         self.env
             .dists
             .iter()
@@ -506,6 +515,7 @@ impl EnvView {
                 d.requires_dist.iter().any(|r| {
                     crate::kb::normalize(&r.name) == name
                         && !r.is_extra_only()
+                        && applies(r)
                         && r.minimum_major().is_some_and(|m| m >= major)
                 })
             })

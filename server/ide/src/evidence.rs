@@ -438,7 +438,13 @@ fn module_package(file: &str) -> Option<String> {
         .and_then(|s| s.split(".so").next())?;
     const GENERIC: &[&str] = &["C", "ext", "cuda", "core", "ops", "lib", "main", "kernels"];
     (is_extension_module(file) && is_identifier(stem) && stem.len() > 2 && !GENERIC.contains(&stem))
-        .then(|| crate::sources::stem_package(stem).unwrap_or_else(|| kb::normalize(stem)))
+        .then(|| {
+            // The stem names a distribution only where the tables know it (`emd` on PyPI is
+            // another project than a checkout's `emd_cuda`); else the module's own name.
+            crate::sources::stem_package(stem)
+                .filter(|p| kb::package(p).is_some())
+                .unwrap_or_else(|| kb::normalize(stem))
+        })
 }
 
 /// A CPython extension module's file name (`x.cpython-312-….so`, `x.abi3.so`).

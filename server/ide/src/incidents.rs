@@ -112,6 +112,11 @@ pub enum Failure {
         range: Option<(String, Option<String>)>,
         detail: String,
     },
+    /// auditwheel repairing a built wheel could not find a library it links: the build
+    /// machine's to find or to leave out, not a user's install.
+    AuditwheelMissing {
+        library: String,
+    },
     /// A package's setup refusing this Python (numba's guard): its release predates it.
     PythonRange {
         python: String,
@@ -340,9 +345,6 @@ pub struct Scene {
     /// (`/tmp/pip-build-env-x/overlay/lib/python3.8/site-packages/torch/utils/cpp_extension.py`):
     /// the build runs against a torch pip downloaded for it, not the installed one.
     pub isolated_torch: Option<Span>,
-    /// The text is auditwheel repairing a built wheel (`Cannot repair wheel, because required
-    /// library … could not be located`): a missing library is the build machine's, not a user's.
-    pub auditwheel: bool,
     pub mentions_conda: bool,
     /// The text blames or mentions WSL2 (a frequent wrong explanation of symbol errors).
     pub mentions_wsl: bool,
@@ -796,6 +798,9 @@ fn key_of(f: &Failure) -> Failure {
             model_class: None,
             kernel: kernel.clone(),
         },
+        Failure::AuditwheelMissing { library } => Failure::AuditwheelMissing {
+            library: library.clone(),
+        },
         Failure::PythonRange { .. } => Failure::PythonRange {
             python: String::new(),
             supported: String::new(),
@@ -1147,16 +1152,12 @@ impl Collector {
                 },
                 span,
             ),
-            EventKind::AuditwheelMissing { library } => {
-                self.scene.auditwheel = true;
-                self.push(
-                    Failure::MissingLibrary {
-                        name: library.clone(),
-                        required_by: None,
-                    },
-                    span,
-                );
-            }
+            EventKind::AuditwheelMissing { library } => self.push(
+                Failure::AuditwheelMissing {
+                    library: library.clone(),
+                },
+                span,
+            ),
             EventKind::MissingSharedLibrary { name, required_by } => {
                 self.push(
                     Failure::MissingLibrary {
@@ -1706,22 +1707,16 @@ impl Collector {
             } if requires == "torch" && requirement.starts_with("==") => {
                 let dist = crate::kb::normalize(package);
                 let needs = requirement.trim_start_matches('=').to_owned();
-                self.scene.versions.retain(|(s, _)| s != "torch");
-                self.scene
-                    .versions
-                    .insert(0, ("torch".to_owned(), have.clone()));
-                if dist == "xformers" {
-                    self.push(
-                        Failure::XformersBuiltFor {
-                            built_torch: Some(needs),
-                            have_torch: Some(have.clone()),
-                            built_cuda: None,
-                            built_python: None,
-                            have_python: None,
-                        },
-                        span,
-                    );
-                } else if crate::kb::links_torch(&dist) == Some(true)
+                // The release pip kept, where no other line of the text said which one.
+                if self.scene.version_of("torch").is_none() {
+                    self.scene.versions.push(("torch".to_owned(), have.clone()));
+                }
+                // Only a local label apart (`2.1.0+cu121` against `2.1.0`): the same release,
+                // whose binaries load; pip's complaint is about the build's name.
+                let release = |v: &str| v.split('+').next().unwrap_or(v).to_owned();
+                if release(&needs) == release(have) {
+                } else if dist == "xformers"
+                    || crate::kb::links_torch(&dist) == Some(true)
                     || crate::kb::requirements_pin_torch(&dist)
                 {
                     self.push(

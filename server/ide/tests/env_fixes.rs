@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use abidoc_ide::{Code, Context};
 
-/// A site-packages with NumPy 2.3.1, pandas 2.0.3 (built against NumPy 1.x) and, when
-/// `opencv` is set, opencv-python 4.12.0.88, whose metadata (as published) requires NumPy 2.
-fn site(root: &Path, opencv: bool) -> PathBuf {
+/// A site-packages of Python 3.11 with NumPy 2.3.1, pandas 2.0.3 (built against NumPy 1.x)
+/// and, when `opencv` is set, opencv-python 4.12.0.88, whose metadata (as published) requires
+/// NumPy 2; `later` adds a package that requires NumPy 2 only on Python 3.13 and later.
+fn site(root: &Path, opencv: bool, later: bool) -> PathBuf {
     let sp = root.join("lib/python3.11/site-packages");
     let write = |rel: &str, body: &str| {
         let p = sp.join(rel);
@@ -26,6 +27,12 @@ fn site(root: &Path, opencv: bool) -> PathBuf {
         "pandas-2.0.3.dist-info/METADATA",
         "Metadata-Version: 2.1\nName: pandas\nVersion: 2.0.3\nRequires-Dist: numpy>=1.21.0; python_version >= \"3.10\"\nRequires-Dist: python-dateutil>=2.8.2\n",
     );
+    if later {
+        write(
+            "later-1.0.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: later\nVersion: 1.0\nRequires-Dist: numpy>=2; python_version >= \"3.13\"\n",
+        );
+    }
     if opencv {
         write("cv2/__init__.py", "");
         write(
@@ -49,9 +56,9 @@ Traceback (most recent call last):
 ImportError: numpy.core.multiarray failed to import
 ";
 
-fn preferred(opencv: bool) -> (String, Vec<abidoc_ide::Fix>) {
+fn preferred(opencv: bool, later: bool) -> (String, Vec<abidoc_ide::Fix>) {
     let root = tempfile::tempdir().expect("tempdir");
-    let sp = site(root.path(), opencv);
+    let sp = site(root.path(), opencv, later);
     let text = TRACEBACK.replace("SP", &sp.display().to_string());
     let ctx = Context {
         use_env: true,
@@ -68,16 +75,20 @@ fn preferred(opencv: bool) -> (String, Vec<abidoc_ide::Fix>) {
 
 #[test]
 fn numpy_1x_first_when_nothing_installed_needs_numpy_2() {
-    let (package, fixes) = preferred(false);
+    let (package, fixes) = preferred(false, false);
     assert_eq!(package, "pandas");
+    assert!(fixes[0].id.ends_with("numpy-below-2"), "{:?}", fixes[0].id);
+    // A requirement whose marker does not hold for this Python is not in the way.
+    let (_, fixes) = preferred(false, true);
     assert!(fixes[0].id.ends_with("numpy-below-2"), "{:?}", fixes[0].id);
 }
 
 #[test]
 fn the_module_moves_when_an_installed_package_needs_numpy_2() {
-    let (package, fixes) = preferred(true);
+    let (package, fixes) = preferred(true, false);
     assert_eq!(package, "pandas");
     assert!(fixes[0].id.ends_with("upgrade-module"), "{:?}", fixes[0].id);
+    assert!(!fixes[0].title.starts_with("Or "), "{}", fixes[0].title);
     assert!(
         fixes[0].shell_line().is_some_and(|l| l.contains("pandas")),
         "{:?}",

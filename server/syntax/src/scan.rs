@@ -486,7 +486,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("could not create '", COMPFAIL),
     // auditwheel repairing a wheel (see `loadforms::auditwheel_missing`).
     ("Cannot repair wheel, because required library", LOADFORM),
-    ("Cannot install on Python version ", LOADFORM),
+    ("Cannot install on Python version ", LOADFORM | VERSION),
     ("' failed", COMPFAIL | NOCC),
     ("CalledProcessError", COMPFAIL | EXC),
     ("build stopped", COMPFAIL),
@@ -497,7 +497,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("use of undeclared identifier", CUDAMM),
     // MSVC's C2065 (its C3861, `identifier not found`, is under ` not found`).
     ("': undeclared identifier", CUDAMM),
-    ("”: undeclared identifier", CUDAMM),
+    // Older MSVC puts a space before the colon (`'THCState' : undeclared identifier`).
+    ("' : undeclared identifier", CUDAMM),
     ("undefined reference to", CUDAMM),
     ("fatal error LNK1120", COMPFAIL),
     // DeepSpeed's CPU optimizers without their JIT op (`'DeepSpeedCPUAdam' object has no
@@ -2494,11 +2495,20 @@ impl<'a> Scanner<'a> {
                 .take(10)
                 .collect();
             if arch.len() > 3 {
+                // Whose LLVM, where the line says (XLA logs its source path).
+                let lower = s.to_ascii_lowercase();
+                let tool = if lower.contains("xla") || lower.contains("tensorflow") {
+                    "LLVM's NVPTX backend (XLA)"
+                } else if lower.contains("triton") {
+                    "LLVM's NVPTX backend (Triton)"
+                } else {
+                    "LLVM's NVPTX backend (bundled by XLA or Triton)"
+                };
                 out.push(
                     l.span(p, s.trim_end().len()),
                     EventKind::ToolkitArchRefused {
                         arch,
-                        tool: Some("LLVM's NVPTX backend (bundled by XLA or Triton)".into()),
+                        tool: Some(tool.into()),
                         detail: cap(s[p..].trim_end()).to_owned(),
                     },
                 );
@@ -5516,7 +5526,8 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
         // Deformable-DETR's and DCNv2's setup.py, copied by many detection repositories:
         // `if torch.cuda.is_available() and CUDA_HOME is not None: … else: raise
         // NotImplementedError('Cuda is not availabel')` (sic).
-        || s.contains("Cuda is not availab")
+        || s.contains("Cuda is not availabel")
+        || s.contains("NotImplementedError") && s.contains("Cuda is not available")
         || s.contains("Not compiled with GPU support")
         || s.contains("Not compiled with CUDA support")
         || s.contains("_impl: implementation for device cuda")
@@ -5830,9 +5841,13 @@ fn inplace_target_missing(l: &Line<'_>, out: &mut Out) {
     if !rest[q..].contains("No such file or directory") {
         return;
     }
-    let target = &rest[..q];
-    let file = target.rsplit('/').next().unwrap_or(target);
-    let module = file.contains(".cpython-") || file.ends_with(".so") || file.ends_with(".pyd");
+    // Windows prints the relative path with backslashes (`monotonic_align\core.cp310-….pyd`).
+    let target = rest[..q].replace('\\', "/");
+    let file = target.rsplit('/').next().unwrap_or(&target);
+    let module = file.contains(".cpython-")
+        || file.contains(".cp3")
+        || file.ends_with(".so")
+        || file.ends_with(".pyd");
     let Some((dir, _)) = target.rsplit_once('/') else {
         return;
     };

@@ -779,6 +779,24 @@ pub(crate) fn pinned_torch(
     needs: &str,
     installed: &str,
 ) -> Diagnostic {
+    // xFormers says the same of itself at import (`built for PyTorch X, you have Y`): its code.
+    if package == "xformers" {
+        let mut d = super::xformers_built_for::diagnose(
+            cx,
+            source,
+            super::xformers_built_for::Build {
+                built_torch: Some(needs),
+                have_torch: Some(installed),
+                built_cuda: None,
+                built_python: None,
+                have_python: None,
+            },
+        );
+        d.message = format!(
+            "pip installed xformers {version}, built for torch {needs} (its metadata pins torch=={needs}), beside torch {installed}: imported, it will run without its C++/CUDA kernels (memory-efficient attention off)"
+        );
+        return d;
+    }
     let code = Code::AbiMismatch;
     let mut d = blank(code, source);
     d.severity = Severity::Warning;
@@ -792,7 +810,9 @@ pub(crate) fn pinned_torch(
     let mut fixes = Vec::new();
     if let Some(pkg) = Name::new(package) {
         fixes.extend(recipes::align_with_torch(code, cx, &pkg, true));
-        fixes.extend(recipes::align_torch(code, cx, &pkg, needs, Some(installed)));
+        // PyPI's release by its public number (a `+cu121` label is PyTorch's index's).
+        let target = needs.split('+').next().unwrap_or(needs);
+        fixes.extend(recipes::align_torch(code, cx, &pkg, target, Some(installed)));
     }
     d.fixes = crate::fix::rank(fixes);
     d

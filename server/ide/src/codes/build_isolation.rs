@@ -35,6 +35,11 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
     };
     // Read from the error line alone (no build and no program shown): the usual meaning in
     // reports of compiled extensions, said as such.
+    // Read from the overlay's frames: where the build failed is known, why it failed there is
+    // not always (a compiler error inside would say more).
+    if cx.scene.isolated_torch.is_some() {
+        d.severity = crate::diagnostic::Severity::Warning;
+    }
     if d.package.is_none() && cx.scene.build_failed.is_none() {
         d.severity = crate::diagnostic::Severity::Warning;
         d.message.push_str(" (read from the error alone: if it came from running a program rather than installing a package, torch is not installed in the Python that ran it)");
@@ -45,6 +50,14 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
 
 fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
     let code = Code::BuildIsolation;
+    // Why the isolated build fails: without torch, or (its frames under pip-build-env's overlay)
+    // with a torch of its own.
+    let isolated_torch = cx.scene.isolated_torch.is_some();
+    let why_isolated = if isolated_torch {
+        "pip's isolated build environment downloads a torch of its own for the build, not the one installed"
+    } else {
+        "pip's isolated build environment has none"
+    };
     let Some(pkg) = package.and_then(Name::new) else {
         // The text names no package: the same steps in their general form, for the package
         // whose install printed this.
@@ -54,7 +67,11 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
                 "no-build-isolation",
                 FixKind::Advice,
                 "Install torch first, then the package that failed with --no-build-isolation",
-                "A package that compiles against torch imports it in its build script; pip's and uv's isolated build environments have none, so the build must use this environment's torch.",
+                if isolated_torch {
+                    "A package that compiles against torch imports it in its build script; pip's isolated build environment downloaded a torch of its own for it, so the build must use this environment's torch instead."
+                } else {
+                    "A package that compiles against torch imports it in its build script; pip's and uv's isolated build environments have none, so the build must use this environment's torch."
+                },
             )
             .step(Step::Manual(
                 "pip install torch (the build your project uses), then pip install --no-build-isolation <the package whose install printed this>".into(),
@@ -103,7 +120,7 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
                 "no-build-isolation",
                 FixKind::SourceBuild,
                 format!("Build {pkg} against the installed torch (--no-build-isolation)"),
-                format!("{pkg}'s setup.py imports torch; pip's isolated build environment has none."),
+                format!("{pkg}'s setup.py imports torch; {why_isolated}."),
             )
             .step(build)
             .cost(cost),

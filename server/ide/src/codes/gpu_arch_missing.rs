@@ -788,16 +788,29 @@ pub(crate) fn toolkit_refuses(
     );
     let mut fixes = Vec::new();
     // XLA's own LLVM (TensorFlow's, jaxlib's): only a release of the framework made after the
-    // GPU emits PTX for it.
-    let xla = cx
-        .scene
-        .mentions
-        .iter()
-        .map(|(_, n)| n.as_str())
-        .find(|n| matches!(*n, "tensorflow" | "jaxlib" | "jax" | "tf-nightly"));
-    if tool.is_some_and(|t| t.starts_with("LLVM's NVPTX"))
-        && let Some(framework) = xla
-    {
+    // GPU emits PTX for it. Whose LLVM: the line's own words (XLA's source path), else Triton
+    // where the text shows Triton, else the framework the text names.
+    let mentioned = |names: &[&str]| {
+        cx.scene
+            .mentions
+            .iter()
+            .map(|(_, n)| n.as_str())
+            .find(|n| names.contains(n))
+    };
+    let xla = match tool {
+        Some(t) if t.ends_with("(XLA)") => {
+            Some(mentioned(&["jaxlib", "jax"]).map_or("tensorflow", |_| "jaxlib"))
+        }
+        Some(t) if t.starts_with("LLVM's NVPTX backend (bundled") => {
+            if mentioned(&["triton"]).is_some() {
+                None
+            } else {
+                mentioned(&["tensorflow", "tf-nightly", "jaxlib", "jax"])
+            }
+        }
+        _ => None,
+    };
+    if let Some(framework) = xla {
         let framework = if framework == "jax" { "jaxlib" } else { framework };
         d.package = Some(framework.to_owned());
         d.message = format!(

@@ -36,11 +36,6 @@ pub(crate) fn diagnose(
     if super::loadforms::is_windows(name) && super::loadforms::dgl_hint(name).is_none() {
         return super::loadforms::windows(cx, source, None, Some(name), abidoc_syntax::DllFailure::Missing);
     }
-    // auditwheel repairing a freshly built wheel: the library is the build machine's to find or
-    // to leave out, never an install on a user's machine.
-    if cx.scene.auditwheel {
-        return auditwheel(source, name);
-    }
     // A JIT op's own library missing from its build directory: that build never finished.
     if required_by.is_none()
         && let Some(dir) = jit_build_dir(name)
@@ -111,6 +106,8 @@ pub(crate) fn diagnose(
     // `libpq-a407f694.so.5.12`): no system package or other wheel ships that name, so only the
     // package's own wheel brings it back; LD_LIBRARY_PATH or a system install cannot.
     if let Some(real) = vendored(lib) {
+        // Only a wheel vendors: the distribution as the text names it (psycopg2-binary).
+        d.package = d.package.take().map(|p| cx.as_named(p));
         d.message = format!(
             "the shared library {lib} cannot be found{who}: it is {real} as a wheel repair tool (auditwheel) renamed it and vendored it into the package's own `.libs` directory, so nothing but that package provides it: its installed files are incomplete (copied without that directory, or partly removed), or its release shipped without it"
         );
@@ -1494,7 +1491,7 @@ fn linker_name(lib: &str) -> bool {
 /// required library "libcudart.so.13" could not be located`). CUDA's, the driver's and torch's
 /// libraries are never vendored (torch's wheel and the nvidia-* wheels bring them at run time):
 /// excluded from the repair; another library's directory is given to auditwheel.
-fn auditwheel(source: Option<SourceRef>, name: &str) -> Diagnostic {
+pub(crate) fn auditwheel(source: Option<SourceRef>, name: &str) -> Diagnostic {
     let code = Code::MissingSharedLibrary;
     let mut d = blank(code, source);
     let lib = basename(name);

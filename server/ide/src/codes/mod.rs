@@ -527,6 +527,9 @@ pub(crate) fn diagnose(
             needs,
             installed,
         } => abi_mismatch::framework_version(&cx, source, package, framework, needs, installed),
+        Failure::AuditwheelMissing { library } => {
+            missing_shared_library::auditwheel(source, library)
+        }
         Failure::PythonRange { python, supported } => {
             no_matching_distribution::python_range(&cx, source, python, supported)
         }

@@ -378,7 +378,31 @@ pub(crate) fn python_range(
     );
     d.evidence.push(format!("its setup: only versions {supported} are supported"));
     let mut fixes = Vec::new();
-    if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
+    // A Python older than the range's lower bound: no newer release brings it back.
+    let mm = |v: &str| -> Option<(u32, u32)> {
+        let mut it = v.trim().split('.');
+        Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+    };
+    let below = supported
+        .split(',')
+        .filter_map(|c| c.trim().strip_prefix(">="))
+        .filter_map(mm)
+        .zip(mm(python))
+        .any(|(lo, py)| py < lo);
+    if below {
+        fixes.push(
+            Fix::new(
+                code,
+                "older-release",
+                FixKind::Advice,
+                format!("Install an older release of {who} that still supports Python {short}, or use a newer Python"),
+                format!("Releases drop old Pythons: this one needs {supported}; an earlier release has wheels for Python {short}, or a newer Python takes this one."),
+            )
+            .step(Step::Manual(format!(
+                "pin the release before the one that dropped Python {short} (its release notes say which), or create an environment with a Python in {supported}"
+            ))),
+        );
+    } else if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
         fixes.push(
             Fix::new(
                 code,

@@ -172,7 +172,11 @@ fn fixes(cx: &Cx<'_>, detail: &str, package: Option<&str>) -> Vec<Fix> {
                 code,
                 "upgrade-module",
                 FixKind::AlignCompanion,
-                format!("Or upgrade {p} to its newest release, built for NumPy 2"),
+                // First when NumPy 1.x is in the way (`needs_two`), one more way otherwise.
+                format!(
+                    "{} {p} to its newest release, built for NumPy 2",
+                    if needs_two.is_empty() { "Or upgrade" } else { "Upgrade" }
+                ),
                 format!("Most packages released since mid-2024 are built for NumPy 2; {p}'s newest release imports under it, if it has one for this Python."),
             )
             .step(recipes::pip_install(
@@ -186,7 +190,11 @@ fn fixes(cx: &Cx<'_>, detail: &str, package: Option<&str>) -> Vec<Fix> {
                 code,
                 "upgrade-module",
                 FixKind::Advice,
-                "Or upgrade the failing module to a release built for NumPy 2",
+                if needs_two.is_empty() {
+                    "Or upgrade the failing module to a release built for NumPy 2"
+                } else {
+                    "Upgrade the failing module to a release built for NumPy 2"
+                },
                 "Most packages released since mid-2024 support NumPy 2.",
             )
             .step(Step::Manual("upgrade the module named in the traceback".into())),

@@ -1259,9 +1259,9 @@ pub(crate) fn source_build(code: Code, cx: &Cx<'_>, pkg: &Name, partners: &[Name
                 FixKind::SourceBuild,
                 format!("Build {pkg} again from the project checkout it comes from"),
                 if torch {
-                    "It is not on PyPI: the project that needs it builds it from a directory of its own checkout, against the torch in this environment (--no-build-isolation). Remove that directory's build/ and any stale *.so first, so the new build replaces the old one."
+                    "It is not installed from PyPI: the project that needs it builds it from a directory of its own checkout, against the torch in this environment (--no-build-isolation). Remove that directory's build/ and any stale *.so first, so the new build replaces the old one."
                 } else {
-                    "It is not on PyPI: the project builds it from its own checkout, where its code imports it. Remove that directory's build/ and any stale module first, so the new build replaces the old one."
+                    "It is not installed from PyPI: the project builds it in its own checkout, where its code imports it, with the commands below."
                 },
             )
             .step(Step::Manual(own.unwrap_or_else(|| format!(

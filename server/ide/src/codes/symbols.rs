@@ -381,7 +381,7 @@ fn signature_changed(owner: Owner, symbol: &str, truncated: bool, torch: Option<
         (None, None) => return false,
         (a, b) => a.unwrap_or_default().union(b.unwrap_or_default()),
     };
-    // A torch older than the index's first release (torch 1.8) says nothing of what it
+    // A torch older than the index's first release says nothing of what it
     // exports: the symbol's own shape (its std::string ABI) is all there is to go by.
     let parse = abidoc_knowledge::Version::parse;
     if let Some(t) = torch

@@ -89,8 +89,9 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> D
     // reads it.
     let t = abidoc_env::wheel::parse_file_name(wheel);
     d.package = t.as_ref().map(|(name, ..)| crate::kb::normalize(name));
-    let built = t.as_ref().map(|(_, _, (python, _, platform))| {
+    let built = t.as_ref().map(|(_, _, (python, abi, platform))| {
         let py = python_of(python).unwrap_or_else(|| python.clone());
+        let py = if abi == "abi3" { format!("{py} or later") } else { py };
         format!("{py}, {}", platform_of(platform))
     });
     d.message = match &built {
@@ -106,10 +107,22 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> D
     let wheel_py = t
         .as_ref()
         .and_then(|(_, _, (python, _, _))| cpython_of(python));
+    // A stable-ABI wheel (`cp38-abi3`) installs on its Python and every later one: only an
+    // older interpreter differs.
+    let abi3 = t.as_ref().is_some_and(|(_, _, (_, abi, _))| abi == "abi3");
     let mut py_differs = false;
     if let (Some(h), Some(w)) = (&have, &wheel_py) {
         let short: String = h.split('.').take(2).collect::<Vec<_>>().join(".");
-        if short != *w {
+        let mm = |v: &str| -> Option<(u32, u32)> {
+            let mut it = v.split('.');
+            Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+        };
+        let refused = if abi3 {
+            mm(&short).zip(mm(w)).is_some_and(|(h, w)| h < w)
+        } else {
+            short != *w
+        };
+        if refused {
             py_differs = true;
             d.evidence
                 .push(format!("the text shows Python {h}; the wheel is for Python {w}"));
@@ -149,13 +162,18 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> D
         if let Some(pkg) = Name::new(name) {
             // The same release by name where the file names one pip can pin: its file for this
             // interpreter, not whatever release is newest (which may move torch with it).
-            let pinned = recipes::exact(pkg.as_str(), version);
+            // A local build label (`+cu122torch2.2…`) is a file published elsewhere: PyPI has
+            // only the public release, by that number.
+            let public = version.split('+').next().unwrap_or(version);
+            let local = public != version.as_str();
+            let pinned = recipes::exact(pkg.as_str(), public);
             let what = match &pinned {
-                Some(_) => format!("install {pkg} {version} by name, so pip picks its file for this interpreter"),
+                Some(_) => format!("install {pkg} {public} by name, so pip picks its file for this interpreter"),
                 None => format!("install {pkg} by name, so pip picks its file for this interpreter"),
             };
             // First when it leads (below), else one more way after the tags are listed.
-            let title = if py_differs {
+            let lead = py_differs && !local;
+            let title = if lead {
                 let mut t = what.clone();
                 t[..1].make_ascii_uppercase();
                 t
@@ -174,7 +192,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> D
             .cost(crate::fix::Cost::download());
             // The text shows this interpreter's Python and the wheel is for another: the tags
             // need no listing, the release's file for this Python is the fix.
-            fixes.push(if py_differs { fix.leading() } else { fix });
+            fixes.push(if lead { fix.leading() } else { fix });
         }
     }
     d.fixes = crate::fix::rank(fixes);

@@ -170,24 +170,29 @@ pub(super) fn openmp_duplicate(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     if let Some(p) = s.find(" is incompatible with libgomp") {
         let before = &s[..p];
-        let layer = before
+        // mkl-service's words only: the layer it names (`MKL_THREADING_LAYER=INTEL`), else no
+        // reading (LLVM's libomp beside libgomp is another message).
+        let Some(layer) = before
             .rsplit_once("MKL_THREADING_LAYER=")
             .map(|(_, v)| v)
             .filter(|v| {
                 !v.is_empty() && v.len() <= 16 && v.bytes().all(|c| c.is_ascii_alphanumeric())
-            });
+            })
+        else {
+            return;
+        };
         let after = &s[p + " is incompatible with ".len()..];
         let n = after
             .bytes()
             .take_while(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
             .count();
-        let start = before.find("MKL_THREADING_LAYER=").unwrap_or(p + 1);
+        let start = before.rfind("MKL_THREADING_LAYER=").unwrap_or(p);
         out.push(
             l.span(start, s.trim_end().len().max(start)),
             EventKind::OpenmpDuplicate {
                 initializing: Some("libiomp5".to_owned()),
                 found: non_empty(after[..n].trim_end_matches('.')),
-                mkl_layer: Some(layer.unwrap_or("INTEL").to_owned()),
+                mkl_layer: Some(layer.to_owned()),
             },
         );
         return;

@@ -1308,7 +1308,7 @@ pub(super) fn python_range_refused(l: &Line<'_>, out: &mut Out) {
             && v.bytes()
                 .all(|b| b.is_ascii_digit() || b == b'.' || extra.contains(&b))
     };
-    if ok(python, b"") && ok(supported, b"<>=!,") {
+    if ok(python, b"abrc") && ok(supported, b"<>=!,") {
         out.push(
             l.span(p, s.trim_end().len()),
             EventKind::PythonRangeRefused {
