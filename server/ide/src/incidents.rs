@@ -529,6 +529,8 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ("darwin", fact::MACOS),
     (".dylib", fact::MACOS),
     ("/opt/homebrew", fact::MACOS),
+    // Its per-user temporary directory (pip's build directories live there).
+    ("/private/var/folders/", fact::MACOS),
     ("macOS", fact::MACOS),
     ("Rosetta", fact::MACOS),
     ("Apple Silicon", fact::MACOS),

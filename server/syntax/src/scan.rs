@@ -661,6 +661,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("enabled jaxlib is not installed", CPUTORCH),
     ("No GPU/TPU found, falling back to CPU", CPUTORCH),
     ("only works on NVIDIA GPUs", CPUTORCH),
+    // A build against a CPU-only torch, as its traceback's source lines show (see
+    // `cpu_torch_at_build`).
+    ("torch.version.cuda.", CPUTORCH),
+    ("arch_list[-1] += '+PTX'", CPUTORCH),
     // Version subjects with the separator that follows them in version statements: bare names
     // (`python3.10/` in every path, `numpy>=`, `cuda:0`) would make most log lines candidates.
     ("PyTorch", VERSION),
@@ -1471,6 +1475,7 @@ impl<'a> Scanner<'a> {
         if has(CPUTORCH) {
             cpu_only_torch(l, out);
             self.cuda_unavailable(l, out);
+            self.cpu_torch_at_build(l, out);
         }
         if has(VERSION) {
             if l.s().contains("JAX plugin ") {
@@ -6528,6 +6533,33 @@ fn cpu_only_torch(l: &Line<'_>, out: &mut Out) {
                 detail: l.content_text(),
             },
         );
+    }
+}
+
+impl Scanner<'_> {
+    /// A build stopped by a CPU-only torch, read from the source line its traceback shows:
+    /// a setup.py's `torch.version.cuda.split(".")` on `None` (`AttributeError: 'NoneType' object
+    /// has no attribute 'split'`, here or on the next line), or torch's `_get_cuda_arch_flags`
+    /// with no GPU to compile for (`arch_list[-1] += '+PTX'`, an `IndexError`: torch saw no
+    /// CUDA device and TORCH_CUDA_ARCH_LIST is unset).
+    fn cpu_torch_at_build(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        let none_attr = "'NoneType' object has no attribute";
+        let hit = if let Some(p) = s.find("torch.version.cuda.") {
+            let next = self.next_line(l);
+            (s.contains(none_attr) || next.as_ref().is_some_and(|n| n.s().contains(none_attr)))
+                .then_some(p)
+        } else {
+            s.find("arch_list[-1] += '+PTX'")
+        };
+        if let Some(p) = hit {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::CpuOnlyTorch {
+                    detail: l.content_text(),
+                },
+            );
+        }
     }
 }
 

@@ -19,7 +19,7 @@ use abidoc_knowledge::gpu;
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`Torch not compiled with CUDA enabled`, a `+cpu` torch: the installed torch is a CPU-only build.",
     meaning: "JAX's CPU-only jaxlib says it as `a CUDA-enabled jaxlib is not installed. Falling back to cpu.` (older releases: `No GPU/TPU found, falling back to CPU`): PyPI's plain jaxlib is the CPU build, and its CUDA backend is a plugin that jax's `cuda12`/`cuda13` extra installs. PyTorch publishes one build per CUDA version plus a CPU-only build, each on its own index. PyPI serves the CPU-only build on Windows and macOS, `+cpu` versions come from the cpu index, and a requirements file that names plain `torch` can replace a CUDA build with it. A CPU-only torch has no `libtorch_cuda.so`, and every CUDA call fails with this assertion; an extension's CUDA build against it finds no `c10_cuda`/`torch_cuda` to link (`LNK1181: cannot open input file 'c10_cuda.lib'`, `cannot find -lc10_cuda`).",
-    fixes: "1. The CUDA build of the same torch release from PyTorch's index (`pip install --force-reinstall torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128`): the build for the driver's CUDA when the driver version is known, else the release's default CUDA; downloads several GB. torchvision and torchaudio move with it. 2. With no version known, the general form for the newest release. For JAX: `pip install -U \"jax[cuda12]\"` (`cuda13` where the text shows its plugin), jax, jaxlib and the plugin of one release.",
+    fixes: "1. The CUDA build of the same torch release from PyTorch's index (`pip install --force-reinstall torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128`): the build for the driver's CUDA when the driver version is known, else the release's default CUDA; downloads several GB. torchvision and torchaudio move with it. 2. With no version known, the general form for the newest release. For JAX: `pip install -U \"jax[cuda12]\"` (`cuda13` where the text shows its plugin), jax, jaxlib and the plugin of one release. A build that read `torch.version.cuda` as None (a setup.py's `.split(\".\")`) or found no GPU to compile for (cpp_extension's `arch_list[-1] += '+PTX'` IndexError) gets the same CUDA torch, and for the latter also TORCH_CUDA_ARCH_LIST where a CUDA torch builds on a machine without a GPU. On macOS no CUDA torch exists: the CUDA part runs on a machine with an NVIDIA GPU, or the package's CPU/MPS path.",
     ..CodeDoc::BASE
 };
 
@@ -79,6 +79,14 @@ pub(crate) fn diagnose(
             .push(format!("/proc/driver/nvidia/version: NVIDIA driver {v}"));
     }
     d.message = match (&torch, asserted) {
+        _ if detail.contains("torch.version.cuda.") => format!(
+            "the package's build reads torch.version.cuda, which is None: the installed torch{} is a CPU-only build, and this package builds only against a CUDA torch",
+            torch.as_deref().map(|t| format!(" {t}")).unwrap_or_default()
+        ),
+        _ if detail.contains("arch_list[-1]") => format!(
+            "torch's extension builder found no CUDA GPU to compile for and TORCH_CUDA_ARCH_LIST is unset: the installed torch{} is a CPU-only build, or no GPU is visible where the build runs (a container build, a login node)",
+            torch.as_deref().map(|t| format!(" {t}")).unwrap_or_default()
+        ),
         _ if detail.contains("only torch's CUDA builds ship") => format!(
             "the extension's CUDA build links torch's CUDA libraries, and the installed torch{} is a CPU-only build without them",
             torch.as_deref().map(|t| format!(" {t}")).unwrap_or_default()
@@ -94,6 +102,39 @@ pub(crate) fn diagnose(
     };
     d.explanation = Some("PyPI serves CPU-only torch on Windows and macOS, and the cpu index serves `+cpu` builds; a requirements file or another package's dependency can also replace a CUDA build with one. The CUDA builds live on PyTorch's own indexes, one per CUDA version.".into());
     d.fixes = fixes(cx, torch.as_deref(), driver.as_deref());
+    // macOS has no CUDA torch at all (Apple's GPUs run through MPS): no index serves one.
+    if cx.scene.mentions_macos && !cx.scene.mentions_windows {
+        d.message.push_str("; on macOS no CUDA build of torch exists (Apple's GPUs run through MPS)");
+        d.fixes = vec![
+            Fix::new(
+                Code::CpuOnlyTorch,
+                "no-cuda-on-macos",
+                FixKind::Advice,
+                "Run the CUDA part on a Linux or Windows machine with an NVIDIA GPU, or use the package's CPU or MPS path",
+                "PyTorch publishes no CUDA builds for macOS; a package that builds or runs only with CUDA cannot do so on a Mac, whatever torch is installed there.",
+            )
+            .step(Step::Manual(
+                "use a machine with an NVIDIA GPU (Linux or Windows) for this package, or the package's release or option that runs without CUDA (its README names it, if any)".into(),
+            )),
+        ];
+        return d;
+    }
+    // A CUDA torch on a machine whose build sees no GPU: the architectures to build for, named.
+    if detail.contains("arch_list[-1]") {
+        d.fixes.push(
+            Fix::new(
+                Code::CpuOnlyTorch,
+                "arch-list-without-gpu",
+                FixKind::Advice,
+                "Or, where torch is a CUDA build and the build machine has no GPU: name the GPUs to build for in TORCH_CUDA_ARCH_LIST",
+                "torch's cpp_extension compiles for the GPUs it sees, else for TORCH_CUDA_ARCH_LIST; with neither it has no architecture at all.",
+            )
+            .step(Step::Manual(
+                "export TORCH_CUDA_ARCH_LIST=\"<the GPUs' compute capabilities, e.g. 8.0;8.6;8.9>\" (nvidia-smi --query-gpu=compute_cap --format=csv on the machine that runs it), then build again".into(),
+            )),
+        );
+        d.fixes = crate::fix::rank(std::mem::take(&mut d.fixes));
+    }
     if cx.scene.mentions_arm {
         d.evidence.push("the text shows an ARM machine: PyPI's aarch64 torch is a CPU-only build; the CUDA builds for ARM servers (Grace, GB10) are on PyTorch's cu12x/cu13x indexes".into());
     }
