@@ -193,6 +193,26 @@ SCENARIOS = [
         "probe": "import pandas",
     },
     {
+        "name": "numpy2-needed-beside",
+        # The same pandas, beside a package whose metadata requires NumPy 2 (opencv-python-headless
+        # 4.12: `numpy<2.3.0,>=2; python_version >= "3.9"`): numpy<2 would break it, so the
+        # module built for NumPy 1.x is the one to move.
+        "reference": [["pip", "install", "--no-deps", "pandas==2.2.3"]],
+        "title": "torch 2.15.0, numpy 2 with pandas 2.0.3 (compiled against numpy 1.x) beside opencv-python-headless 4.12 (requires numpy>=2)",
+        "base": "2.15.0",
+        "install": [
+            [
+                "pandas==2.0.3",
+                "python-dateutil",
+                "pytz",
+                "tzdata",
+                "six",
+                "opencv-python-headless==4.12.0.88",
+            ]
+        ],
+        "probe": "import pandas",
+    },
+    {
         "name": "triton-newer",
         "reference": [["pip", "install", "--no-deps", "triton==3.2.0"]],
         "title": "torch 2.6.0 with Triton 3.5.0 (torch pins 3.2.0): Inductor's own imports fail",
