@@ -388,9 +388,9 @@ fn agreement_with_confirmed_fixes() {
 
 /// Tuning-set cases agreeing when the floors were last raised (2026-11-29: code 1826 of 2089,
 /// package 1070 of 2089, fix 879 of 1759).
-const FLOOR_CODE: usize = 2007;
-const FLOOR_PACKAGE: usize = 1164;
-const FLOOR_FIX: usize = 941;
+const FLOOR_CODE: usize = 2091;
+const FLOOR_PACKAGE: usize = 1254;
+const FLOOR_FIX: usize = 975;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;
