@@ -1713,10 +1713,14 @@ impl Collector {
                 if self.scene.version_of("torch").is_none() {
                     self.scene.versions.push(("torch".to_owned(), have.clone()));
                 }
-                // Only a local label apart (`2.1.0+cu121` against `2.1.0`): the same release,
-                // whose binaries load; pip's complaint is about the build's name.
-                let release = |v: &str| v.split('+').next().unwrap_or(v).to_owned();
-                if release(&needs) == release(have) {
+                // Only a local label or a patch release apart (`2.1.0+cu121` against `2.1.0`,
+                // `2.3.0` against `2.3.1`): torch keeps its C++ ABI within a release line, so the
+                // binaries load; pip's complaint is about the exact pin.
+                let line = |v: &str| {
+                    let v = v.split('+').next().unwrap_or(v);
+                    v.split('.').take(2).collect::<Vec<_>>().join(".")
+                };
+                if line(&needs) == line(have) {
                 } else if dist == "xformers"
                     || crate::kb::links_torch(&dist) == Some(true)
                     || crate::kb::requirements_pin_torch(&dist)
