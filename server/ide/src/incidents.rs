@@ -1716,15 +1716,14 @@ impl Collector {
                 // Only a local label or a patch release apart (`2.1.0+cu121` against `2.1.0`,
                 // `2.3.0` against `2.3.1`): torch keeps its C++ ABI within a release line, so the
                 // binaries load; pip's complaint is about the exact pin.
-                let line = |v: &str| {
-                    let v = v.split('+').next().unwrap_or(v);
-                    v.split('.').take(2).collect::<Vec<_>>().join(".")
-                };
-                if line(&needs) == line(have) {
-                } else if dist == "xformers"
+                let parse = abidoc_knowledge::Version::parse;
+                let same_line = parse(&needs)
+                    .zip(parse(have))
+                    .is_some_and(|(a, b)| a.same_minor(&b));
+                let built_for_torch = dist == "xformers"
                     || crate::kb::links_torch(&dist) == Some(true)
-                    || crate::kb::requirements_pin_torch(&dist)
-                {
+                    || crate::kb::requirements_pin_torch(&dist);
+                if !same_line && built_for_torch {
                     self.push(
                         Failure::PinnedTorch {
                             package: dist,

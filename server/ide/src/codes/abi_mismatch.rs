@@ -811,7 +811,7 @@ pub(crate) fn pinned_torch(
     if let Some(pkg) = Name::new(package) {
         fixes.extend(recipes::align_with_torch(code, cx, &pkg, true));
         // PyPI's release by its public number (a `+cu121` label is PyTorch's index's).
-        let target = needs.split('+').next().unwrap_or(needs);
+        let target = recipes::short_torch(needs);
         fixes.extend(recipes::align_torch(code, cx, &pkg, target, Some(installed)));
     }
     d.fixes = crate::fix::rank(fixes);

@@ -372,23 +372,20 @@ pub(crate) fn python_range(
         .first()
         .map(|p| crate::kb::normalize(p));
     let who = d.package.clone().unwrap_or_else(|| "the package pip is building".into());
-    let short: String = python.split('.').take(2).collect::<Vec<_>>().join(".");
+    let short = Version::parse(python).map_or_else(|| python.to_owned(), |v| v.major_minor_string());
     d.message = format!(
         "{who} supports only Python {supported}, and this is Python {python}: pip found no wheel of that release for this Python and built its source, whose setup refuses it"
     );
     d.evidence.push(format!("its setup: only versions {supported} are supported"));
     let mut fixes = Vec::new();
     // A Python older than the range's lower bound: no newer release brings it back.
-    let mm = |v: &str| -> Option<(u32, u32)> {
-        let mut it = v.trim().split('.');
-        Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
-    };
-    let below = supported
-        .split(',')
-        .filter_map(|c| c.trim().strip_prefix(">="))
-        .filter_map(mm)
-        .zip(mm(python))
-        .any(|(lo, py)| py < lo);
+    let below = Version::parse(python).is_some_and(|py| {
+        supported
+            .split(',')
+            .filter_map(|c| c.trim().strip_prefix(">="))
+            .filter_map(Version::parse)
+            .any(|lo| py.major_minor() < lo.major_minor())
+    });
     if below {
         fixes.push(
             Fix::new(

@@ -11,6 +11,7 @@
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::fix::{Fix, FixKind, Name, PipFlag, Query, Requirement, Step};
+use abidoc_knowledge::Version;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "pip refuses a wheel file built for another Python, OS or CPU architecture (`is not a supported wheel on this platform`).",
@@ -111,16 +112,13 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> D
     // older interpreter differs.
     let abi3 = t.as_ref().is_some_and(|(_, _, (_, abi, _))| abi == "abi3");
     let mut py_differs = false;
-    if let (Some(h), Some(w)) = (&have, &wheel_py) {
-        let short: String = h.split('.').take(2).collect::<Vec<_>>().join(".");
-        let mm = |v: &str| -> Option<(u32, u32)> {
-            let mut it = v.split('.');
-            Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
-        };
+    if let (Some(h), Some(w)) = (&have, &wheel_py)
+        && let (Some(hv), Some(wv)) = (Version::parse(h), Version::parse(w))
+    {
         let refused = if abi3 {
-            mm(&short).zip(mm(w)).is_some_and(|(h, w)| h < w)
+            hv.major_minor() < wv.major_minor()
         } else {
-            short != *w
+            !hv.same_minor(&wv)
         };
         if refused {
             py_differs = true;
@@ -164,7 +162,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> D
             // interpreter, not whatever release is newest (which may move torch with it).
             // A local build label (`+cu122torch2.2…`) is a file published elsewhere: PyPI has
             // only the public release, by that number.
-            let public = version.split('+').next().unwrap_or(version);
+            let public = recipes::short_torch(version);
             let local = public != version.as_str();
             let pinned = recipes::exact(pkg.as_str(), public);
             let what = match &pinned {
