@@ -779,24 +779,6 @@ pub(crate) fn pinned_torch(
     needs: &str,
     installed: &str,
 ) -> Diagnostic {
-    // xFormers says the same of itself at import (`built for PyTorch X, you have Y`): its code.
-    if package == "xformers" {
-        let mut d = super::xformers_built_for::diagnose(
-            cx,
-            source,
-            super::xformers_built_for::Build {
-                built_torch: Some(needs),
-                have_torch: Some(installed),
-                built_cuda: None,
-                built_python: None,
-                have_python: None,
-            },
-        );
-        d.message = format!(
-            "pip installed xformers {version}, built for torch {needs} (its metadata pins torch=={needs}), beside torch {installed}: imported, it will run without its C++/CUDA kernels (memory-efficient attention off)"
-        );
-        return d;
-    }
     let code = Code::AbiMismatch;
     let mut d = blank(code, source);
     d.severity = Severity::Warning;

@@ -533,6 +533,15 @@ pub(crate) fn diagnose(
         Failure::PythonRange { python, supported } => {
             no_matching_distribution::python_range(&cx, source, python, supported)
         }
+        // xFormers says the same of itself at import (`built for PyTorch X, you have Y`).
+        Failure::PinnedTorch {
+            package,
+            version,
+            needs,
+            installed,
+        } if package == "xformers" => {
+            xformers_built_for::pip_pinned(&cx, source, version, needs, installed)
+        }
         Failure::PinnedTorch {
             package,
             version,

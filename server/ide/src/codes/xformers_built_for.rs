@@ -121,3 +121,30 @@ fn fixes(cx: &Cx<'_>, have_torch: Option<&str>) -> Vec<Fix> {
     );
     crate::fix::rank(fixes)
 }
+
+/// pip's resolver installing xFormers beside another torch (`xformers 0.0.26.post1 requires
+/// torch==2.3.0, but you have torch 2.2.1+cu121`): what its own message will say at import,
+/// said before it, with the same fixes.
+pub(crate) fn pip_pinned(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    version: &str,
+    needs: &str,
+    installed: &str,
+) -> Diagnostic {
+    let mut d = diagnose(
+        cx,
+        source,
+        Build {
+            built_torch: Some(needs),
+            have_torch: Some(installed),
+            built_cuda: None,
+            built_python: None,
+            have_python: None,
+        },
+    );
+    d.message = format!(
+        "pip installed xformers {version}, built for torch {needs} (its metadata pins torch=={needs}), beside torch {installed}: imported, it will run without its C++/CUDA kernels (memory-efficient attention off)"
+    );
+    d
+}
