@@ -197,10 +197,7 @@ pub(crate) fn diagnose(
     d.package = Some(package.to_owned());
     let facts = abidoc_knowledge::packages::package(package);
     let all: &[IoBackend] = facts.map_or(&[], |f| f.io_backends.as_slice());
-    let stated = cx
-        .world
-        .installed_version(package)
-        .or_else(|| cx.scene.version_of(package).map(str::to_owned));
+    let stated = cx.package_version(package);
     let asked = backend.and_then(|b| {
         all.iter()
             .find(|k| k.names.iter().any(|n| n.eq_ignore_ascii_case(b)))

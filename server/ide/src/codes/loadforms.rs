@@ -533,11 +533,7 @@ fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &
         fixes.push(vc_redist(code));
     }
     let pkg = d.package.as_deref().filter(|p| *p != "torch");
-    let installed = pkg.and_then(|p| {
-        cx.world
-            .installed_version(p)
-            .or_else(|| cx.scene.version_of(p).map(str::to_owned))
-    });
+    let installed = pkg.and_then(|p| cx.package_version(p));
     fixes.extend(release_before(cx, code, pkg, installed.as_deref()));
     if d.package.as_deref() == Some("torch") {
         fixes.push(

@@ -1591,9 +1591,7 @@ fn vendored_fixes(cx: &Cx<'_>, package: Option<&str>, lib: &str) -> Vec<Fix> {
         format!("{lib} ships inside {pkg}'s wheel (in its `.libs` directory); a fresh install of the same release puts it back."),
     )];
     let shown = cx
-        .world
-        .installed_version(pkg.as_str())
-        .or_else(|| cx.scene.version_of(pkg.as_str()).map(str::to_owned))
+        .package_version(pkg.as_str())
         .and_then(|v| Version::new(&v));
     if let Some(v) = shown {
         fixes.push(

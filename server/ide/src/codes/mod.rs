@@ -312,6 +312,13 @@ impl Cx<'_> {
     }
 
     /// The installed torch, else the one the text states.
+    /// A package's version: the installed one, else the one the text states.
+    pub fn package_version(&self, pkg: &str) -> Option<String> {
+        self.world
+            .installed_version(pkg)
+            .or_else(|| self.scene.version_of(pkg).map(str::to_owned))
+    }
+
     pub fn torch(&self) -> Option<String> {
         self.world
             .torch_version()

@@ -1502,9 +1502,7 @@ pub(crate) fn reinstall_same_release(
     why: String,
 ) -> Fix {
     let req = cx
-        .world
-        .installed_version(pkg.as_str())
-        .or_else(|| cx.scene.version_of(pkg.as_str()).map(str::to_owned))
+        .package_version(pkg.as_str())
         .and_then(|v| exact(pkg.as_str(), &v));
     let fix = Fix::new(code, "reinstall-wheel", FixKind::PrebuiltWheel, title, why).cost(Cost {
         downloads: true,
