@@ -117,6 +117,14 @@ pub enum Failure {
     AuditwheelMissing {
         library: String,
     },
+    /// A symbol of macOS' own libraries missing (dyld's `Expected in: /usr/lib/libSystem.B.dylib`):
+    /// the binary was built for a newer macOS than this one.
+    MacosTooOld {
+        library: Option<String>,
+        symbol: String,
+        system_library: String,
+        built_for: Option<String>,
+    },
     /// A package's setup refusing this Python (numba's guard): its release predates it.
     PythonRange {
         python: String,
@@ -803,6 +811,12 @@ fn key_of(f: &Failure) -> Failure {
         Failure::AuditwheelMissing { library } => Failure::AuditwheelMissing {
             library: library.clone(),
         },
+        Failure::MacosTooOld { symbol, .. } => Failure::MacosTooOld {
+            library: None,
+            symbol: symbol.clone(),
+            system_library: String::new(),
+            built_for: None,
+        },
         Failure::PythonRange { .. } => Failure::PythonRange {
             python: String::new(),
             supported: String::new(),
@@ -1147,6 +1161,20 @@ impl Collector {
                     span,
                 );
             }
+            EventKind::MacosSymbolMissing {
+                library,
+                symbol,
+                system_library,
+                built_for,
+            } => self.push(
+                Failure::MacosTooOld {
+                    library: library.clone(),
+                    symbol: symbol.clone(),
+                    system_library: system_library.clone(),
+                    built_for: built_for.clone(),
+                },
+                span,
+            ),
             EventKind::PythonRangeRefused { python, supported } => self.push(
                 Failure::PythonRange {
                     python: python.clone(),

@@ -27,6 +27,15 @@ pub enum EventKind {
         /// the symbol's provider, named by the message itself.
         version_of: Option<String>,
     },
+    /// macOS' dyld missing a symbol in a library of macOS itself (`Symbol not found: _clock_gettime
+    /// … Expected in: /usr/lib/libSystem.B.dylib`): the binary was built for a newer macOS
+    /// (`built_for`, from dyld's `which was built for Mac OS X 10.12`) than the one it runs on.
+    MacosSymbolMissing {
+        library: Option<String>,
+        symbol: String,
+        system_library: String,
+        built_for: Option<String>,
+    },
     /// A package's setup refusing the Python it runs under (numba's and llvmlite's guard:
     /// `Cannot install on Python version 3.13.0; only versions >=3.9,<3.13 are supported.`):
     /// pip found no wheel for this Python and built the sdist, whose release predates it.

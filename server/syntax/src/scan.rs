@@ -1253,6 +1253,133 @@ impl<'a> Scanner<'a> {
         Some(make_line(self.text, start, end, false))
     }
 
+    fn mac_symbol_not_found(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        // dyld before macOS 12: `Symbol not found: _X`; since: `symbol not found in flat
+        // namespace '_X'` (the symbol quoted), or `Symbol not found: (_X)`.
+        const FLAT: &str = "symbol not found in flat namespace";
+        let (p, q) = if let Some(p) = s.find("Symbol not found:") {
+            (p, p + "Symbol not found:".len())
+        } else if let Some(p) = s.find(FLAT) {
+            let r = &s[p + FLAT.len()..];
+            let t = r.trim_start();
+            let quote = usize::from(t.starts_with(['\'', '`', '"']));
+            (p, p + FLAT.len() + (r.len() - t.len()) + quote)
+        } else {
+            return;
+        };
+        let r = s[q..].trim_start();
+        let paren = usize::from(r.starts_with('('));
+        let r = &r[paren..];
+        let q = q + (s[q..].len() - r.len());
+        let n = r.bytes().take_while(|&c| is_sym_byte(c)).count();
+        if n == 0 {
+            return;
+        }
+        let raw_sym = r[..n].trim_end_matches('.');
+        // dyld prints the C-level name: one extra leading underscore.
+        let symbol = raw_sym.strip_prefix('_').unwrap_or(raw_sym);
+        let library = s[..p].find("dlopen(").and_then(|i| {
+            let r = &s[i + 7..p];
+            let e = r.find([',', ')']).unwrap_or(r.len());
+            non_empty(&r[..e])
+        });
+        let start = s[..p].find("dlopen(").map_or(p, |i| i + 7);
+        let span = l.span(start, q + raw_sym.len());
+        // dyld names where it looked (`Expected in: /usr/lib/libSystem.B.dylib`) and the
+        // macOS the binary was built for, on this line or the next few: a symbol of macOS's
+        // own libraries missing there means a build for a newer macOS than this one.
+        let (expected_in, built_for, referenced_from) = self.dyld_context(l, q + raw_sym.len());
+        if let Some(system_library) = expected_in.filter(|e| is_macos_system_library(e)) {
+            out.push(
+                span,
+                EventKind::MacosSymbolMissing {
+                    // The binary that calls it (a library the module loads), else the module.
+                    library: referenced_from.or(library),
+                    symbol: cap(symbol).to_owned(),
+                    system_library,
+                    built_for,
+                },
+            );
+            return;
+        }
+        let truncated = symbol.starts_with("_Z") && !demangles(symbol);
+        out.push(
+            span,
+            EventKind::UndefinedSymbol {
+                library,
+                symbol: cap(symbol).to_owned(),
+                truncated,
+                version_of: None,
+            },
+        );
+    }
+
+    /// dyld's `Expected in: LIB`, `Referenced from: BIN` and `(which was built for Mac OS X
+    /// 10.15)` / `(which was built for macOS 13.0)` after a missing symbol: on the rest of its
+    /// line (a paste that joined them) or the three lines after it, which dyld indents.
+    fn dyld_context(
+        &self,
+        l: &Line<'_>,
+        from: usize,
+    ) -> (Option<String>, Option<String>, Option<String>) {
+        let mut expected = None;
+        let mut built_for = None;
+        let mut referenced = None;
+        let path_after = |t: &str, key: &str| {
+            t.find(key).and_then(|p| {
+                t[p + key.len()..]
+                    .split_whitespace()
+                    .next()
+                    .map(|w| w.trim_matches(['\'', '"', '(', ')', ',']))
+                    .and_then(non_empty)
+            })
+        };
+        let mut read = |t: &str| {
+            if expected.is_none() {
+                expected = path_after(t, "Expected in:");
+            }
+            if referenced.is_none() {
+                referenced = path_after(t, "Referenced from:");
+            }
+            if built_for.is_none()
+                && let Some(p) = t.find("which was built for ")
+            {
+                let r = &t[p + "which was built for ".len()..];
+                let r = r
+                    .strip_prefix("Mac OS X ")
+                    .or_else(|| r.strip_prefix("macOS "));
+                built_for = r
+                    .map(|r| {
+                        r.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+                            .next()
+                            .unwrap_or("")
+                            .trim_end_matches('.')
+                    })
+                    .filter(|v| !v.is_empty() && v.len() <= 8)
+                    .map(str::to_owned);
+            }
+        };
+        read(l.s().get(from..).unwrap_or(""));
+        let mut next = self.next_line(l);
+        for _ in 0..3 {
+            let Some(cur) = next else { break };
+            let t = cur.c().trim_start();
+            // A paste may drop the indent or the `Referenced from:` label (a wrapped line
+            // starting with the path): the markers say the line is still dyld's.
+            if !(t.starts_with("in /")
+                || ["Referenced from", "Expected in", "which was built for"]
+                    .iter()
+                    .any(|m| t.contains(m)))
+            {
+                break;
+            }
+            read(t);
+            next = self.next_line(&cur);
+        }
+        (expected, built_for, referenced)
+    }
+
     /// The path of the CUDA compiler (`…/bin/ptxas`, `…/bin/nvcc`) on this line or the few after
     /// it (Triton prints its `Repro command:` two lines below the error): whose compiler refused.
     fn compiler_path(&self, l: &Line<'_>) -> Option<String> {
@@ -1307,7 +1434,7 @@ impl<'a> Scanner<'a> {
         if has(SYM) {
             self.undefined_symbols(l, out);
             self.wrapped_undefined_symbol(l, out);
-            mac_symbol_not_found(l, out);
+            self.mac_symbol_not_found(l, out);
             link_time_reference(l, out);
             windows_entry_point(l, out);
         }
@@ -3724,46 +3851,13 @@ fn link_time_reference(l: &Line<'_>, out: &mut Out) {
     );
 }
 
-fn mac_symbol_not_found(l: &Line<'_>, out: &mut Out) {
-    let s = l.s();
-    // dyld before macOS 12: `Symbol not found: _X`; since: `symbol not found in flat namespace
-    // '_X'` (the symbol quoted).
-    const FLAT: &str = "symbol not found in flat namespace";
-    let (p, q) = if let Some(p) = s.find("Symbol not found:") {
-        (p, p + "Symbol not found:".len())
-    } else if let Some(p) = s.find(FLAT) {
-        let r = &s[p + FLAT.len()..];
-        let t = r.trim_start();
-        let quote = usize::from(t.starts_with(['\'', '`', '"']));
-        (p, p + FLAT.len() + (r.len() - t.len()) + quote)
-    } else {
-        return;
-    };
-    let r = s[q..].trim_start();
-    let q = q + (s[q..].len() - r.len());
-    let n = r.bytes().take_while(|&c| is_sym_byte(c)).count();
-    if n == 0 {
-        return;
-    }
-    let raw_sym = r[..n].trim_end_matches('.');
-    // dyld prints the C-level name: one extra leading underscore.
-    let symbol = raw_sym.strip_prefix('_').unwrap_or(raw_sym);
-    let library = s[..p].find("dlopen(").and_then(|i| {
-        let r = &s[i + 7..p];
-        let e = r.find([',', ')']).unwrap_or(r.len());
-        non_empty(&r[..e])
-    });
-    let start = s[..p].find("dlopen(").map_or(p, |i| i + 7);
-    let truncated = symbol.starts_with("_Z") && !demangles(symbol);
-    out.push(
-        l.span(start, q + raw_sym.len()),
-        EventKind::UndefinedSymbol {
-            library,
-            symbol: cap(symbol).to_owned(),
-            truncated,
-            version_of: None,
-        },
-    );
+/// A library of macOS itself (`/usr/lib/libSystem.B.dylib`, `/usr/lib/libobjc.A.dylib`,
+/// `/System/Library/Frameworks/…`): part of the OS, of its release.
+fn is_macos_system_library(path: &str) -> bool {
+    (path.starts_with("/usr/lib/")
+        && !path["/usr/lib/".len()..].contains('/')
+        && path.ends_with(".dylib"))
+        || path.starts_with("/System/Library/")
 }
 
 /// A package's check of its framework's version: `Version mismatch: Open3D needs PyTorch version

@@ -115,6 +115,26 @@ UndefinedSymbol { library: Some("/u/_torch_sox.cpython-37m-darwin.so"), symbol: 
     );
 }
 
+/// A symbol expected in a library of macOS itself: a build for a newer macOS (dyld before and
+/// since macOS 12, which quotes the paths and brackets the symbol).
+#[test]
+fn macos_system_symbol_not_found() {
+    check(
+        "ImportError: dlopen(/s/open3d.so, 2): Symbol not found: _objc_opt_class\n  Referenced from: /s/open3d.so (which was built for Mac OS X 10.15)\n  Expected in: /usr/lib/libobjc.A.dylib\n",
+        r#"
+Exception { name: "ImportError", message: "dlopen(/s/open3d.so, 2): Symbol not found: _objc_opt_class" } @ "ImportError: dlopen(/s/open3d.so, 2): Symbol not found: _objc_opt_class"
+MacosSymbolMissing { library: Some("/s/open3d.so"), symbol: "objc_opt_class", system_library: "/usr/lib/libobjc.A.dylib", built_for: Some("10.15") } @ "/s/open3d.so, 2): Symbol not found: _objc_opt_class"
+"#,
+    );
+    check(
+        "ImportError: dlopen(/s/_C.so, 0x0002): Symbol not found: (_clock_gettime)\n  Referenced from: '/s/lib/libc10.dylib' (which was built for macOS 13.0)\n  Expected in: '/usr/lib/libSystem.B.dylib'\n",
+        r#"
+Exception { name: "ImportError", message: "dlopen(/s/_C.so, 0x0002): Symbol not found: (_clock_gettime)" } @ "ImportError: dlopen(/s/_C.so, 0x0002): Symbol not found: (_clock_gettime)"
+MacosSymbolMissing { library: Some("/s/lib/libc10.dylib"), symbol: "clock_gettime", system_library: "/usr/lib/libSystem.B.dylib", built_for: Some("13.0") } @ "/s/_C.so, 0x0002): Symbol not found: (_clock_gettime"
+"#,
+    );
+}
+
 #[test]
 fn repr_quoted_with_escaped_newline() {
     check(

@@ -537,6 +537,19 @@ pub(crate) fn diagnose(
         Failure::AuditwheelMissing { library } => {
             missing_shared_library::auditwheel(source, library)
         }
+        Failure::MacosTooOld {
+            library,
+            symbol,
+            system_library,
+            built_for,
+        } => glibc_too_old::macos(
+            &cx,
+            source,
+            library.as_deref(),
+            symbol,
+            system_library,
+            built_for.as_deref(),
+        ),
         Failure::PythonRange { python, supported } => {
             no_matching_distribution::python_range(&cx, source, python, supported)
         }
