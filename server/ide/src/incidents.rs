@@ -125,6 +125,10 @@ pub enum Failure {
         system_library: String,
         built_for: Option<String>,
     },
+    /// A conda solver seeing no driver (`__cuda` virtual package missing).
+    CondaCudaVirtual {
+        detail: String,
+    },
     /// A package's setup refusing this Python (numba's guard): its release predates it.
     PythonRange {
         python: String,
@@ -817,6 +821,9 @@ fn key_of(f: &Failure) -> Failure {
             system_library: String::new(),
             built_for: None,
         },
+        Failure::CondaCudaVirtual { .. } => Failure::CondaCudaVirtual {
+            detail: String::new(),
+        },
         Failure::PythonRange { .. } => Failure::PythonRange {
             python: String::new(),
             supported: String::new(),
@@ -1172,6 +1179,12 @@ impl Collector {
                     symbol: symbol.clone(),
                     system_library: system_library.clone(),
                     built_for: built_for.clone(),
+                },
+                span,
+            ),
+            EventKind::CondaCudaVirtualMissing { detail } => self.push(
+                Failure::CondaCudaVirtual {
+                    detail: detail.clone(),
                 },
                 span,
             ),

@@ -36,6 +36,10 @@ pub enum EventKind {
         system_library: String,
         built_for: Option<String>,
     },
+    /// conda's, mamba's or pixi's solver finding no `__cuda` virtual package, which stands for
+    /// the NVIDIA driver where the environment is solved: `Virtual package '__cuda' does not
+    /// match any of the available virtual packages on your machine`.
+    CondaCudaVirtualMissing { detail: String },
     /// A package's setup refusing the Python it runs under (numba's and llvmlite's guard:
     /// `Cannot install on Python version 3.13.0; only versions >=3.9,<3.13 are supported.`):
     /// pip found no wheel for this Python and built the sdist, whose release predates it.

@@ -125,6 +125,13 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("DLL load failed", WINDLL),
     ("WinError 12", WINDLL),
     ("WinError 1114", WINDLL),
+    // Python 2's `WindowsError: [Error 126] The specified module could not be found`.
+    ("[Error 126]", WINDLL),
+    ("[Error 127]", WINDLL),
+    // Windows' error 126 retold without Python's words (`Import Error: DLL failed. The
+    // specified module could not be found.`); carries LOADFORM for the `could not be found`
+    // inside it.
+    ("specified module could not be found", WINDLL | LOADFORM),
     ("LoadLibrary failed with error", WINDLL),
     // A process Windows would not start because a DLL (or a function in one) is missing, by its
     // exit status: STATUS_DLL_NOT_FOUND and STATUS_ENTRYPOINT_NOT_FOUND in hex, signed and
@@ -399,6 +406,11 @@ const TRIGGERS: &[(&str, u64)] = &[
     // MSVC's linker: `LINK : fatal error LNK1181: cannot open input file 'c10_cuda.lib'`.
     ("cannot open input file '", LD),
     ("libcuda.so", LIBCUDA),
+    // conda's, mamba's and pixi's solvers finding no `__cuda` virtual package (no driver seen
+    // where the environment is solved).
+    ("Virtual package '__cuda'", LIBCUDA),
+    ("nothing provides __cuda", LIBCUDA),
+    ("__cuda is missing", LIBCUDA),
     ("Found no NVIDIA driver", LIBCUDA),
     ("no CUDA-capable device", LIBCUDA),
     ("No CUDA GPUs are available", LIBCUDA),
@@ -615,6 +627,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("ILLEGAL INSTRUCTION", FOREIGN),
     ("llegal hardware instruction", FOREIGN),
     ("SIGILL", FOREIGN),
+    // The kernel's log of a process killed by an instruction its CPU lacks (`python[24460] trap
+    // invalid opcode ip:7fb4d67981ad … in dlib.cpython-36m-x86_64-linux-gnu.so[…]`).
+    ("trap invalid opcode", FOREIGN),
     ("0xc000001d", FOREIGN),
     ("0xC000001D", FOREIGN),
     ("-1073741795", FOREIGN),
@@ -1977,6 +1992,22 @@ impl<'a> Scanner<'a> {
         let cython = module == "Cython" && (whole || rest[n..].starts_with('.'));
         let tool = whole && BUILD_TOOLS.contains(&module) || cython;
         if !(whole && module == "torch" || tool) {
+            // Any module a setup.py imports at its top (`from setuptools_rust import
+            // RustExtension`, `import skbuild`) is a build requirement: its frame is the last
+            // above the exception.
+            if n > 0
+                && (whole || rest[n..].starts_with('.'))
+                && module != "torch"
+                && self.raised_in_setup_py(l)
+            {
+                out.push(
+                    l.span(p, s.trim_end().len()),
+                    EventKind::BuildDependencyMissing {
+                        module: module.to_owned(),
+                        too_new: false,
+                    },
+                );
+            }
             return;
         }
         let span = l.span(p, s.trim_end().len());
@@ -2023,6 +2054,22 @@ impl<'a> Scanner<'a> {
         } else if !tool && (in_build || bare_report(self.text)) {
             out.push(span, EventKind::BuildIsolationNoTorch { package: None });
         }
+    }
+
+    /// Whether the traceback's last frame above `l` (within the four lines before it: the
+    /// frame, its source line, a caret line) is a `setup.py` at module level: the exception
+    /// was raised by the build script itself.
+    fn raised_in_setup_py(&self, l: &Line<'_>) -> bool {
+        let mut cur = self.prev_line(l);
+        for _ in 0..4 {
+            let Some(line) = cur else { return false };
+            let t = line.c().trim_start();
+            if t.starts_with("File \"") {
+                return t.contains("setup.py\", line ") && t.trim_end().ends_with("in <module>");
+            }
+            cur = self.prev_line(&line);
+        }
+        false
     }
 
     // ---- CUDA version mismatch (possibly wrapped) ----
@@ -5721,6 +5768,26 @@ fn linker_cannot_find(l: &Line<'_>, out: &mut Out) {
 
 fn libcuda(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    // conda's solvers model the driver as the virtual package `__cuda` (its version the CUDA
+    // the driver supports, read from libcuda when solving): pixi's `Virtual package '__cuda'
+    // does not match any of the available virtual packages`, conda's `nothing provides __cuda
+    // needed by pytorch-…-cuda…`, mamba's `__cuda is missing on the system`.
+    if let Some(p) = [
+        "Virtual package '__cuda'",
+        "nothing provides __cuda",
+        "__cuda is missing",
+    ]
+    .iter()
+    .find_map(|w| s.find(w))
+    {
+        out.push(
+            l.span(p, s.trim_end().len()),
+            EventKind::CondaCudaVirtualMissing {
+                detail: s[p..].trim_end().to_owned(),
+            },
+        );
+        return;
+    }
     let hit = s.contains("libcuda.so cannot found")
         || s.contains("Failed to find libcuda")
         || s.contains("libcuda.so not found")

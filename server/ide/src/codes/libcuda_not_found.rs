@@ -12,8 +12,8 @@ use crate::fix::{Fix, FixKind, SafePath, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`cannot find -lcuda`, `libcuda.so cannot found`: the JIT compiler (Triton) cannot link the driver library; `Failed to dlopen libcuda.so`, torch's `Found no NVIDIA driver on your system`: the driver library cannot be loaded at all; `no CUDA-capable device is detected`: the driver loaded and sees no GPU.",
-    meaning: "`-lcuda` needs a file named exactly `libcuda.so`. The driver installs `libcuda.so.1` (and `libcuda.so.<driver version>`); the unversioned link normally comes from a -dev package, which containers and many machines lack. Triton honours `TRITON_LIBCUDA_PATH`. Loaders that open the driver by name at run time (cuda-python: `Failed to dlopen libcuda.so`) need its directory on the loader's path (WSL: `/usr/lib/wsl/lib`); a launcher Triton or Inductor cached without libcuda (`__triton_launcher.so: undefined symbol: cuLaunchKernel`) keeps failing until its cache is cleared.",
-    fixes: "1. A `libcuda.so` link to the driver's library in a directory of the user's (`~/.local/lib/abidoc/libcuda`), given to Triton through `TRITON_LIBCUDA_PATH` and to other linkers through `LIBRARY_PATH`: no root. 2. The system link next to the driver library, then `ldconfig` (needs root). With no driver library found on disk, the same steps are advice with the usual path. For a run-time `dlopen`, the driver directory on `LD_LIBRARY_PATH`; for a cached launcher, clearing that cache once the link works (advice). The CUDA toolkit's stub loaded as the driver (a `…/stubs/libcuda.so` in a loader's message, numba's `Mapped libcuda.so paths:` report, the driver API's error 34 `CUDA_ERROR_STUB_LIBRARY`): the stubs directory off LD_LIBRARY_PATH and any libcuda.so link into it removed (advice).",
+    meaning: "`-lcuda` needs a file named exactly `libcuda.so`. The driver installs `libcuda.so.1` (and `libcuda.so.<driver version>`); the unversioned link normally comes from a -dev package, which containers and many machines lack. Triton honours `TRITON_LIBCUDA_PATH`. Loaders that open the driver by name at run time (cuda-python: `Failed to dlopen libcuda.so`) need its directory on the loader's path (WSL: `/usr/lib/wsl/lib`); a launcher Triton or Inductor cached without libcuda (`__triton_launcher.so: undefined symbol: cuLaunchKernel`) keeps failing until its cache is cleared. conda's, mamba's and pixi's solvers stand for the driver by the virtual package `__cuda` (its version the CUDA the driver supports, read from libcuda when solving): `Virtual package '__cuda' does not match any of the available virtual packages`, `nothing provides __cuda needed by pytorch-…`, `__cuda is missing on the system` say the solver saw no driver — a machine without one (a CI runner, a login node, an image build), or a driver not loadable there.",
+    fixes: "1. A `libcuda.so` link to the driver's library in a directory of the user's (`~/.local/lib/abidoc/libcuda`), given to Triton through `TRITON_LIBCUDA_PATH` and to other linkers through `LIBRARY_PATH`: no root. 2. The system link next to the driver library, then `ldconfig` (needs root). With no driver library found on disk, the same steps are advice with the usual path. For a run-time `dlopen`, the driver directory on `LD_LIBRARY_PATH`; for a cached launcher, clearing that cache once the link works (advice). The CUDA toolkit's stub loaded as the driver (a `…/stubs/libcuda.so` in a loader's message, numba's `Mapped libcuda.so paths:` report, the driver API's error 34 `CUDA_ERROR_STUB_LIBRARY`): the stubs directory off LD_LIBRARY_PATH and any libcuda.so link into it removed (advice). For a conda solver without `__cuda`: `CONDA_OVERRIDE_CUDA` set to the CUDA the target machine's driver supports (the solver's own hint; the version the requirement names when it names one), else the driver made loadable where the solver runs (advice).",
     ..CodeDoc::BASE
 };
 
@@ -124,4 +124,90 @@ fn fixes(cx: &Cx<'_>, built: Option<&str>) -> Vec<Fix> {
         );
     }
     crate::fix::rank(fixes)
+}
+
+/// conda's, mamba's or pixi's solver finding no `__cuda` virtual package: the solver stands for
+/// the driver by it, read from libcuda where the environment is solved. On a machine without
+/// the driver (a CI runner, a login node, an image build) `CONDA_OVERRIDE_CUDA` declares the CUDA
+/// the target machine's driver supports; on the GPU machine, the driver itself is not loadable.
+pub(crate) fn conda_virtual(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
+    let code = Code::LibcudaNotFound;
+    let mut d = blank(code, source);
+    // `nothing provides __cuda >=12 needed by pytorch-2.1.0-py3.10_cuda12.1_…`: the package
+    // that asks for it, by its name before the version.
+    let needed_by = detail.split_once("needed by ").and_then(|(_, r)| {
+        let w = r.split_whitespace().next()?;
+        let name = w
+            .split('-')
+            .take_while(|p| !p.starts_with(|c: char| c.is_ascii_digit()))
+            .collect::<Vec<_>>()
+            .join("-");
+        // conda's `pytorch` is pip's torch.
+        (!name.is_empty()).then(|| match name.as_str() {
+            "pytorch" => "torch".to_owned(),
+            _ => crate::kb::normalize(&name),
+        })
+    });
+    d.package = needed_by.or_else(|| cx.torch_shown(None).then(|| "torch".to_owned()));
+    // The CUDA the requirement names (`__cuda >=12`), else the one the text states.
+    let wanted = detail
+        .split_once("__cuda")
+        .map(|(_, r)| r.trim_start().trim_start_matches(['>', '=', '\'', ' ']))
+        .map(|r| {
+            r.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .next()
+                .unwrap_or("")
+                .trim_end_matches('.')
+                .to_owned()
+        })
+        .filter(|v| !v.is_empty() && v.len() <= 6)
+        .or_else(|| cx.scene.version_of("cuda").map(str::to_owned));
+    d.message = "the conda solver sees no NVIDIA driver here: it stands for the driver by the virtual package `__cuda` (read from libcuda.so when solving), and the CUDA packages asked for need it".into();
+    d.evidence.push(format!("the solver says: {}", detail.trim()));
+    let value = wanted.clone().unwrap_or_else(|| "12.4".into());
+    let mut fixes = Vec::new();
+    let reason = "Where the environment is solved without a GPU (a CI runner, a login node, an image build), CONDA_OVERRIDE_CUDA declares the CUDA that the driver of the machine it will run on supports; conda, mamba and pixi read it in place of libcuda (the solver's own hint).";
+    match (
+        wanted.as_deref(),
+        super::recipes::set_env("CONDA_OVERRIDE_CUDA", &value),
+    ) {
+        (Some(v), Some(step)) => fixes.push(
+            Fix::new(
+                code,
+                "conda-override-cuda",
+                FixKind::Configure,
+                format!("Solve with CONDA_OVERRIDE_CUDA={v}, where no driver is visible"),
+                reason,
+            )
+            .step(step)
+            .step(Step::Manual("then run the install (or `pixi install`) again".into())),
+        ),
+        _ => fixes.push(
+            Fix::new(
+                code,
+                "conda-override-cuda",
+                FixKind::Configure,
+                "Solve with CONDA_OVERRIDE_CUDA set to the CUDA the target machine's driver supports, where no driver is visible",
+                reason,
+            )
+            .step(Step::Manual(format!(
+                "{} (the CUDA `nvidia-smi` shows on the GPU machine), then run the install again",
+                super::recipes::set_in_words(cx, "CONDA_OVERRIDE_CUDA", "12.4")
+            ))),
+        ),
+    }
+    fixes.push(
+        Fix::new(
+            code,
+            "driver-visible",
+            FixKind::Advice,
+            "On the GPU machine itself, make the NVIDIA driver loadable where the solver runs",
+            "The solver reads the driver's CUDA from libcuda.so.1: a container started without the GPU (`--gpus all`), a driver not installed, or libcuda outside the loader's path leaves `__cuda` out.",
+        )
+        .step(Step::Manual(
+            "check that `nvidia-smi` works where conda runs; in a container, start it with the GPU (docker run --gpus all); `conda info` lists the virtual packages it sees".into(),
+        )),
+    );
+    d.fixes = crate::fix::rank(fixes);
+    d
 }

@@ -550,6 +550,9 @@ pub(crate) fn diagnose(
             system_library,
             built_for.as_deref(),
         ),
+        Failure::CondaCudaVirtual { detail } => {
+            libcuda_not_found::conda_virtual(&cx, source, detail)
+        }
         Failure::PythonRange { python, supported } => {
             no_matching_distribution::python_range(&cx, source, python, supported)
         }

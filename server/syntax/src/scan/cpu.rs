@@ -116,6 +116,7 @@ pub(super) fn illegal_instruction(l: &Line<'_>, out: &mut Out) {
     let hit = lower_hit
         .or_else(|| s.find("illegal hardware instruction"))
         .or_else(|| s.find("SIGILL"))
+        .or_else(|| s.find("trap invalid opcode"))
         .or_else(|| s.find("非法指令"))
         .or_else(|| s.find("不正な命令"))
         .or_else(|| {

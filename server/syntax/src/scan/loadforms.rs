@@ -211,7 +211,17 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
     let win = s
         .find("WinError 126")
         .or_else(|| s.find("WinError 127"))
-        .or_else(|| s.find("WinError 1114"));
+        .or_else(|| s.find("WinError 1114"))
+        // Python 2's `WindowsError: [Error 126] …`.
+        .or_else(|| s.find("[Error 126]").map(|p| p + 1))
+        .or_else(|| s.find("[Error 127]").map(|p| p + 1));
+    // Windows' sentence alone on a line that says a DLL or an import failed (`Import Error:
+    // DLL failed. The specified module could not be found.`): its own words name the failure.
+    // (Python's own `DLL load failed`, in any case, is read by its own readers.)
+    let retold_126 = s.find("specified module could not be found").filter(|_| {
+        let l = s.to_ascii_lowercase();
+        !l.contains("dll load failed") && (l.contains("dll") || l.contains("import"))
+    });
     // ctypes' `Could not find module 'C:\…\x.dll' (or one of its dependencies)`, also as people
     // retell it without the quotes.
     let ctypes = s.find("Could not find module '").or_else(|| {
@@ -246,20 +256,23 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
     let r_load = s.find("unable to load shared object '").filter(|_| {
         lower.contains(".dll'") && (has("LoadLibrary failure") || !wrapped_reason.is_empty())
     });
-    let Some(start) = [dll_load, win, ctypes, cffi, loadlib, retold, r_load]
-        .into_iter()
-        .flatten()
-        .min()
-    else {
+    let Some(start) = [
+        dll_load, win, ctypes, cffi, loadlib, retold, r_load, retold_126,
+    ]
+    .into_iter()
+    .flatten()
+    .min() else {
         return;
     };
     let procedure = s.contains("WinError 127")
+        || s.contains("[Error 127]")
         || s.contains("LoadLibrary failed with error 127")
         || s.contains("error 0x7f")
         || PROCEDURE_NOT_FOUND.iter().any(|p| has(p));
     let init_failed = s.contains("WinError 1114") || INIT_FAILED.iter().any(|p| has(p));
     let module_missing = (retold.is_some() && !s.contains("WinError 1"))
         || s.contains("WinError 126")
+        || s.contains("[Error 126]")
         || s.contains("LoadLibrary failed with error 126")
         || s.contains("error 0x7e")
         || ctypes.is_some()
@@ -274,8 +287,15 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
         let rest = rest.trim_end_matches(['"', '\'', '`', ')', '.']).trim_end();
         match rest.strip_prefix("while importing") {
             // A module name as Markdown escapes it (`onnxruntime\_pybind11\_state`) is the name.
+            // A retelling may run on after the name (`… while importing onnx_cpp2py_export
+            // onnx.onnx_cpp2py_export ...`): the name is the first word.
             Some(m) => {
-                let m = m.trim().trim_end_matches(':').replace("\\_", "_");
+                let m = m
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .trim_end_matches(':')
+                    .replace("\\_", "_");
                 !m.is_empty()
                     && m.bytes()
                         .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
