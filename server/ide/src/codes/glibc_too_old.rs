@@ -29,23 +29,17 @@ pub(crate) fn diagnose(
     d.message = format!(
         "{needer} needs {version}, but the system C library {library} is older: it was built on a newer Linux than this one"
     );
-    // An optional package (its importers fall back without it) can simply go.
-    let remove = d
-        .package
-        .as_deref()
-        .and_then(crate::fix::Name::new)
-        .and_then(|p| recipes::uninstall_optional(Code::GlibcTooOld, cx, &p));
     // pip chooses wheels by this system's glibc (their manylinux tags): a build that asks for
     // a newer one came from elsewhere (conda, another machine's environment, a mislabeled
     // wheel). Wheels only, pip takes the newest release built for this glibc.
-    let rewheel = rewheel(
+    let ours = for_this_system(
         cx,
         d.package.as_deref(),
         ("wheel-for-this-glibc", "this system's glibc"),
         "the manylinux tags this system's glibc accepts",
         &format!("an older glibc than {version}"),
     );
-    d.fixes = crate::fix::rank(remove.into_iter().chain(rewheel).chain([
+    d.fixes = crate::fix::rank(ours.into_iter().chain([
         Fix::new(
             Code::GlibcTooOld,
             "older-glibc-build",
@@ -61,17 +55,22 @@ pub(crate) fn diagnose(
     d
 }
 
-/// The package again from pip, wheels only: pip picks a wheel by the platform tags this system
-/// accepts (`manylinux_2_17`, `macosx_10_15`), so a build made elsewhere for a newer system
-/// (conda's, another machine's) is replaced by the newest release built for this one.
-fn rewheel(
+/// A package built for a newer system than this one: removed where it is optional (its
+/// importers fall back without it), and again from pip, wheels only: pip picks a wheel by the
+/// platform tags this system accepts (`manylinux_2_17`, `macosx_10_15`), so a build made
+/// elsewhere for a newer system (conda's, another machine's) is replaced by the newest release
+/// built for this one.
+fn for_this_system(
     cx: &Cx<'_>,
     package: Option<&str>,
     (id, system): (&str, &str),
     tags: &str,
     target: &str,
-) -> Option<Fix> {
-    package
+) -> Vec<Fix> {
+    let remove = package
+        .and_then(crate::fix::Name::new)
+        .and_then(|p| recipes::uninstall_optional(Code::GlibcTooOld, cx, &p));
+    let rewheel = package
         .filter(|p| *p != "torch")
         .and_then(crate::fix::Name::new)
         .map(|p| {
@@ -98,7 +97,8 @@ fn rewheel(
                 also: vec![format!("may move {p} to an older release, the newest with a wheel for {system}")],
             })
             .unverified()
-        })
+        });
+    remove.into_iter().chain(rewheel).collect()
 }
 
 /// macOS' dyld missing a symbol of macOS' own libraries (`Symbol not found: _clock_gettime …
@@ -135,12 +135,7 @@ pub(crate) fn macos(
         status: crate::diagnostic::SymbolStatus::Missing,
         nearest: None,
     });
-    let remove = d
-        .package
-        .as_deref()
-        .and_then(crate::fix::Name::new)
-        .and_then(|p| recipes::uninstall_optional(Code::GlibcTooOld, cx, &p));
-    let rewheel = rewheel(
+    let ours = for_this_system(
         cx,
         d.package.as_deref(),
         ("wheel-for-this-macos", "this macOS"),
@@ -149,9 +144,7 @@ pub(crate) fn macos(
     );
     let pkg = d.package.clone().unwrap_or_else(|| "the package".to_owned());
     d.fixes = crate::fix::rank(
-        remove
-            .into_iter()
-            .chain(rewheel)
+        ours.into_iter()
             .chain([Fix::new(
                 Code::GlibcTooOld,
                 "older-os-build",
