@@ -408,7 +408,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("libcuda.so", LIBCUDA),
     // conda's, mamba's and pixi's solvers finding no `__cuda` virtual package (no driver seen
     // where the environment is solved).
-    ("Virtual package '__cuda'", LIBCUDA),
+    ("Virtual package '__cuda", LIBCUDA),
     ("nothing provides __cuda", LIBCUDA),
     ("__cuda is missing", LIBCUDA),
     ("Found no NVIDIA driver", LIBCUDA),
@@ -1305,7 +1305,12 @@ impl<'a> Scanner<'a> {
         // macOS the binary was built for, on this line or the next few: a symbol of macOS's
         // own libraries missing there means a build for a newer macOS than this one.
         let (expected_in, built_for, referenced_from) = self.dyld_context(l, q + raw_sym.len());
-        if let Some(system_library) = expected_in.filter(|e| is_macos_system_library(e)) {
+        // A CPython symbol expected in Python.framework is a module built for another Python,
+        // not an older macOS.
+        if let Some(system_library) = expected_in
+            .filter(|e| is_macos_system_library(e, built_for.is_some()))
+            .filter(|_| !symbol.starts_with("Py") && !symbol.starts_with("_Py"))
+        {
             out.push(
                 span,
                 EventKind::MacosSymbolMissing {
@@ -1341,11 +1346,14 @@ impl<'a> Scanner<'a> {
         let mut expected = None;
         let mut built_for = None;
         let mut referenced = None;
+        // dyld since macOS 13 puts the image's UUID before its path (`Expected in:
+        // <850F…> /usr/lib/libSystem.B.dylib`, with `<` or `‹`): the path is the first word
+        // after it.
         let path_after = |t: &str, key: &str| {
             t.find(key).and_then(|p| {
                 t[p + key.len()..]
                     .split_whitespace()
-                    .next()
+                    .find(|w| !w.starts_with(['<', '\u{2039}']))
                     .map(|w| w.trim_matches(['\'', '"', '(', ')', ',']))
                     .and_then(non_empty)
             })
@@ -1357,10 +1365,12 @@ impl<'a> Scanner<'a> {
             if referenced.is_none() {
                 referenced = path_after(t, "Referenced from:");
             }
+            // `(which was built for Mac OS X 10.15)`, and since macOS 13 `(built for macOS
+            // 14.0 which is newer than running OS)`.
             if built_for.is_none()
-                && let Some(p) = t.find("which was built for ")
+                && let Some(p) = t.find("built for ")
             {
-                let r = &t[p + "which was built for ".len()..];
+                let r = &t[p + "built for ".len()..];
                 let r = r
                     .strip_prefix("Mac OS X ")
                     .or_else(|| r.strip_prefix("macOS "));
@@ -1380,12 +1390,15 @@ impl<'a> Scanner<'a> {
         for _ in 0..3 {
             let Some(cur) = next else { break };
             let t = cur.c().trim_start();
-            // A paste may drop the indent or the `Referenced from:` label (a wrapped line
-            // starting with the path): the markers say the line is still dyld's.
-            if !(t.starts_with("in /")
-                || ["Referenced from", "Expected in", "which was built for"]
-                    .iter()
-                    .any(|m| t.contains(m)))
+            // dyld's lines carry its labels (a paste may drop the indent, or the `Referenced
+            // from:` label before a wrapped path, keeping `which was built for`), or its
+            // closing `in /path`; another failure's line ends them.
+            if t.contains("Symbol not found")
+                || t.contains("dlopen(")
+                || !(t.starts_with("in /")
+                    || ["Referenced from", "Expected in", "built for "]
+                        .iter()
+                        .any(|m| t.contains(m)))
             {
                 break;
             }
@@ -1995,15 +2008,21 @@ impl<'a> Scanner<'a> {
             // Any module a setup.py imports at its top (`from setuptools_rust import
             // RustExtension`, `import skbuild`) is a build requirement: its frame is the last
             // above the exception.
-            if n > 0
-                && (whole || rest[n..].starts_with('.'))
-                && module != "torch"
-                && self.raised_in_setup_py(l)
+            // A dotted name quoted (`'numpy.distutils'`) says its parent imported: a part the
+            // installed release lacks, not a missing requirement. `distutils`, gone from Python
+            // 3.12, comes back with setuptools' shim; other standard modules removed (`imp`)
+            // have no package to install.
+            if n > 0 && whole && module != "torch" && module != "imp" && self.raised_in_setup_py(l)
             {
                 out.push(
                     l.span(p, s.trim_end().len()),
                     EventKind::BuildDependencyMissing {
-                        module: module.to_owned(),
+                        module: if module == "distutils" {
+                            "setuptools"
+                        } else {
+                            module
+                        }
+                        .to_owned(),
                         too_new: false,
                     },
                 );
@@ -3899,12 +3918,26 @@ fn link_time_reference(l: &Line<'_>, out: &mut Out) {
 }
 
 /// A library of macOS itself (`/usr/lib/libSystem.B.dylib`, `/usr/lib/libobjc.A.dylib`,
-/// `/System/Library/Frameworks/…`): part of the OS, of its release.
-fn is_macos_system_library(path: &str) -> bool {
-    (path.starts_with("/usr/lib/")
+/// `/System/Library/Frameworks/…`): part of the OS, of its release. Without dyld's word on the
+/// macOS the binary was built for, only the libraries every program links (the C library, the
+/// Objective-C runtime, libc++, a system framework): another `/usr/lib` library missing a
+/// symbol is more often a library mixed up with another (libedit for GNU readline).
+fn is_macos_system_library(path: &str, built_for_known: bool) -> bool {
+    if path.contains("Python.framework") {
+        return false;
+    }
+    let in_usr_lib = path.starts_with("/usr/lib/")
         && !path["/usr/lib/".len()..].contains('/')
-        && path.ends_with(".dylib"))
-        || path.starts_with("/System/Library/")
+        && path.ends_with(".dylib");
+    let core = ["libSystem", "libobjc", "libc++"]
+        .iter()
+        .any(|l| path.starts_with(&format!("/usr/lib/{l}")))
+        || path.starts_with("/System/Library/Frameworks/");
+    if built_for_known {
+        in_usr_lib || path.starts_with("/System/Library/")
+    } else {
+        core
+    }
 }
 
 /// A package's check of its framework's version: `Version mismatch: Open3D needs PyTorch version
@@ -5773,7 +5806,7 @@ fn libcuda(l: &Line<'_>, out: &mut Out) {
     // does not match any of the available virtual packages`, conda's `nothing provides __cuda
     // needed by pytorch-…-cuda…`, mamba's `__cuda is missing on the system`.
     if let Some(p) = [
-        "Virtual package '__cuda'",
+        "Virtual package '__cuda",
         "nothing provides __cuda",
         "__cuda is missing",
     ]
@@ -5783,7 +5816,7 @@ fn libcuda(l: &Line<'_>, out: &mut Out) {
         out.push(
             l.span(p, s.trim_end().len()),
             EventKind::CondaCudaVirtualMissing {
-                detail: s[p..].trim_end().to_owned(),
+                detail: cap(s[p..].trim_end()).to_owned(),
             },
         );
         return;

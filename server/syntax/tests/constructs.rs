@@ -135,6 +135,19 @@ MacosSymbolMissing { library: Some("/s/lib/libc10.dylib"), symbol: "clock_gettim
     );
 }
 
+/// dyld since macOS 13: the image's UUID before each path, `built for macOS 14.0 which is newer
+/// than running OS`.
+#[test]
+fn macos_system_symbol_with_image_uuids() {
+    check(
+        "ImportError: dlopen(/x/_C.so, 0x0002): Symbol not found: _clock_gettime\n  Referenced from: <83C6A1B2> /x/lib/libc10.dylib (built for macOS 14.0 which is newer than running OS)\n  Expected in:     <850F1111> /usr/lib/libSystem.B.dylib\n",
+        r#"
+Exception { name: "ImportError", message: "dlopen(/x/_C.so, 0x0002): Symbol not found: _clock_gettime" } @ "ImportError: dlopen(/x/_C.so, 0x0002): Symbol not found: _clock_gettime"
+MacosSymbolMissing { library: Some("/x/lib/libc10.dylib"), symbol: "clock_gettime", system_library: "/usr/lib/libSystem.B.dylib", built_for: Some("14.0") } @ "/x/_C.so, 0x0002): Symbol not found: _clock_gettime"
+"#,
+    );
+}
+
 #[test]
 fn repr_quoted_with_escaped_newline() {
     check(

@@ -142,11 +142,14 @@ pub(crate) fn conda_virtual(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str
             .take_while(|p| !p.starts_with(|c: char| c.is_ascii_digit()))
             .collect::<Vec<_>>()
             .join("-");
-        // conda's `pytorch` is pip's torch.
-        (!name.is_empty()).then(|| match name.as_str() {
-            "pytorch" => "torch".to_owned(),
-            _ => crate::kb::normalize(&name),
-        })
+        // conda's `pytorch` (and its `pytorch-cuda` metapackage) is pip's torch; conda's
+        // CUDA metapackages (`cudatoolkit`, `cuda-version`) are no pip package.
+        match name.as_str() {
+            "" => None,
+            "pytorch" | "pytorch-cuda" => Some("torch".to_owned()),
+            n if n.starts_with("cuda") => None,
+            _ => Some(crate::kb::normalize(&name)),
+        }
     });
     d.package = needed_by.or_else(|| cx.torch_shown(None).then(|| "torch".to_owned()));
     // The CUDA the requirement names (`__cuda >=12`), else the one the text states.
@@ -161,8 +164,14 @@ pub(crate) fn conda_virtual(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str
                 .to_owned()
         })
         .filter(|v| !v.is_empty() && v.len() <= 6)
-        .or_else(|| cx.scene.version_of("cuda").map(str::to_owned));
-    d.message = "the conda solver sees no NVIDIA driver here: it stands for the driver by the virtual package `__cuda` (read from libcuda.so when solving), and the CUDA packages asked for need it".into();
+        // A solver that lists a `__cuda=11.4` it sees has a driver, too old for the
+        // requirement: no override then (the install would succeed and fail at run time).
+        .filter(|_| !detail.contains("__cuda="));
+    d.message = if detail.contains("__cuda=") {
+        "the conda solver's NVIDIA driver (the virtual package `__cuda` it lists) supports an older CUDA than the packages asked for need: a newer driver, or their builds for that CUDA".into()
+    } else {
+        "the conda solver sees no NVIDIA driver here: it stands for the driver by the virtual package `__cuda` (read from libcuda.so when solving), and the CUDA packages asked for need it".into()
+    };
     d.evidence.push(format!("the solver says: {}", detail.trim()));
     let value = wanted.clone().unwrap_or_else(|| "12.4".into());
     let mut fixes = Vec::new();

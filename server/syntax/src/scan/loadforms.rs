@@ -289,11 +289,13 @@ pub(super) fn windows_dll(l: &Line<'_>, next: Option<&str>, out: &mut Out) {
             // A module name as Markdown escapes it (`onnxruntime\_pybind11\_state`) is the name.
             // A retelling may run on after the name (`… while importing onnx_cpp2py_export
             // onnx.onnx_cpp2py_export ...`): the name is the first word.
+            // With Python's colon after the name, Windows' reason follows it: another reason
+            // (`%1 is not a valid Win32 application`) is another failure, so the whole rest
+            // must be the name.
             Some(m) => {
-                let m = m
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or("")
+                let m = m.trim();
+                let first = m.split_whitespace().next().unwrap_or("");
+                let m = if first.ends_with(':') { m } else { first }
                     .trim_end_matches(':')
                     .replace("\\_", "_");
                 !m.is_empty()
