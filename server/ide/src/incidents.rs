@@ -129,6 +129,10 @@ pub enum Failure {
     CondaCudaVirtual {
         detail: String,
     },
+    /// TensorFlow naming an op no loaded library registered.
+    TensorflowOp {
+        op: String,
+    },
     /// A package's setup refusing this Python (numba's guard): its release predates it.
     PythonRange {
         python: String,
@@ -824,6 +828,7 @@ fn key_of(f: &Failure) -> Failure {
         Failure::CondaCudaVirtual { .. } => Failure::CondaCudaVirtual {
             detail: String::new(),
         },
+        Failure::TensorflowOp { op } => Failure::TensorflowOp { op: op.clone() },
         Failure::PythonRange { .. } => Failure::PythonRange {
             python: String::new(),
             supported: String::new(),
@@ -1188,6 +1193,9 @@ impl Collector {
                 },
                 span,
             ),
+            EventKind::TensorflowOpMissing { op } => {
+                self.push(Failure::TensorflowOp { op: op.clone() }, span);
+            }
             EventKind::PythonRangeRefused { python, supported } => self.push(
                 Failure::PythonRange {
                     python: python.clone(),

@@ -29,6 +29,11 @@ pub struct Package {
     /// `torch.ops.fbgemm.*`, `torchcodec_ns`): an operator missing from one is this package's.
     #[serde(default)]
     pub op_namespaces: Vec<String>,
+    /// The TensorFlow ops its library registers, by name (`CaseFoldUTF8`) or by the namespace
+    /// or prefix they share (`Addons>`, `SimpleML*`): an op TensorFlow finds unregistered is
+    /// this package's.
+    #[serde(default)]
+    pub tf_ops: Vec<String>,
     /// Its compiled code links against torch's C++ libraries, so it must be built for the
     /// installed torch (false for ctypes-loaded libraries such as bitsandbytes').
     #[serde(default)]
@@ -399,6 +404,22 @@ pub fn package_for_op_namespace(ns: &str) -> Option<&'static Package> {
         .get(ns)
         .map(|&i| &idx.packages[i])
         .or_else(|| package(ns))
+}
+
+/// The package whose library registers the TensorFlow op `op` (`Addons>Resampler` is
+/// tensorflow-addons', `CaseFoldUTF8` tensorflow-text's).
+pub fn package_for_tf_op(op: &str) -> Option<&'static Package> {
+    all().iter().find(|p| {
+        p.tf_ops.iter().any(|t| {
+            if t.ends_with('>') {
+                op.starts_with(t.as_str())
+            } else if let Some(prefix) = t.strip_suffix('*') {
+                op.starts_with(prefix)
+            } else {
+                op == t
+            }
+        })
+    })
 }
 
 /// Every package in the table.

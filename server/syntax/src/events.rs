@@ -40,6 +40,10 @@ pub enum EventKind {
     /// the NVIDIA driver where the environment is solved: `Virtual package '__cuda' does not
     /// match any of the available virtual packages on your machine`.
     CondaCudaVirtualMissing { detail: String },
+    /// TensorFlow running a graph with an op no library of the process registered: `Op type not
+    /// registered 'CaseFoldUTF8' in binary running on host` (a custom-op package not imported,
+    /// not installed, or built for another TensorFlow). `op` as named (`Addons>Resampler`).
+    TensorflowOpMissing { op: String },
     /// A package's setup refusing the Python it runs under (numba's and llvmlite's guard:
     /// `Cannot install on Python version 3.13.0; only versions >=3.9,<3.13 are supported.`):
     /// pip found no wheel for this Python and built the sdist, whose release predates it.

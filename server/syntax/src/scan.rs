@@ -216,6 +216,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("c++ library", LOADFORM),
     ("C++ library", LOADFORM),
     ("No such operator", OPMISS),
+    // TensorFlow's graph naming an op no library of this process registered.
+    ("Op type not registered", OPMISS),
     ("'_OpNamespace' '", OPMISS),
     ("Unknown builtin op", OPMISS),
     ("from the 'CUDA' backend", OPMISS),
@@ -243,6 +245,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Input In", FRAME),
     ("<ipython-input-", FRAME),
     (".py in ", FRAME),
+    // pytest's short frames (`../site-packages/PIL/Image.py:56: in <module>`); carries NUMPY for
+    // the `in the NumPy 2.0 release` that could start inside it.
+    (": in ", FRAME | NUMPY),
     ("--> ", MARK),
     ("Failed to import", WRAP),
     ("pip install", SUGG),
@@ -4866,6 +4871,31 @@ fn frame(l: &Line<'_>, out: &mut Out) {
         }
         return;
     }
+    // pytest: `../lib/python3.7/site-packages/PIL/Image.py:56: in <module>` (a path ending in
+    // `.py`, its line, the function; nothing else on the line).
+    if let Some(i) = ct.find(": in ") {
+        let loc = &ct[..i];
+        if let Some((file, num)) = loc.rsplit_once(':')
+            && file.ends_with(".py")
+            && !file.contains(' ')
+            && !num.is_empty()
+            && num.len() <= 7
+            && num.bytes().all(|b| b.is_ascii_digit())
+        {
+            let func = ct[i + 5..].trim();
+            if !func.is_empty() && !func.contains(' ') {
+                out.push(
+                    l.span(cs, end),
+                    EventKind::Frame {
+                        file: file.to_owned(),
+                        line: num.parse().ok(),
+                        function: Some(func_name(func)),
+                    },
+                );
+            }
+            return;
+        }
+    }
     // <ipython-input-1-4cf0a64f61c0> in <module>()  |  ~/x/y.py in f(a)
     if ct.starts_with("<ipython-input-") || ct.contains(".py in ") {
         let Some(i) = ct.find(" in ") else { return };
@@ -6216,6 +6246,25 @@ fn flash_attn(l: &Line<'_>, out: &mut Out) {
 
 fn operator_missing(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    // TensorFlow: `Op type not registered 'CaseFoldUTF8' in binary running on host. Make sure
+    // the Op and Kernel are registered in the binary running in this process.`
+    if let Some(p) = s.find("Op type not registered") {
+        let r = s[p + "Op type not registered".len()..].trim_start();
+        let r = r.trim_start_matches(['\'', '"', '`']);
+        let n = r
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || b"_>.".contains(&c))
+            .count();
+        if n > 0 && n <= 128 {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::TensorflowOpMissing {
+                    op: r[..n].to_owned(),
+                },
+            );
+        }
+        return;
+    }
     let Some(p) = s.find(" does not exist") else {
         return;
     };

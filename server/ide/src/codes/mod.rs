@@ -553,6 +553,7 @@ pub(crate) fn diagnose(
         Failure::CondaCudaVirtual { detail } => {
             libcuda_not_found::conda_virtual(&cx, source, detail)
         }
+        Failure::TensorflowOp { op } => torch_ops_missing::tensorflow_op(&cx, source, op),
         Failure::PythonRange { python, supported } => {
             no_matching_distribution::python_range(&cx, source, python, supported)
         }

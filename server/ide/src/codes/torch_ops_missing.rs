@@ -1,5 +1,6 @@
 //! `torch-ops-missing`: an extension's operators never registered (`operator torchvision::nms
-//! does not exist`) because its library failed to load silently.
+//! does not exist`) because its library failed to load silently; TensorFlow's unregistered
+//! custom op (`Op type not registered 'CaseFoldUTF8'`), its package not imported or loaded.
 //!
 //! Produced by torch's "operator X::y does not exist" (and `'_OpNamespace' 'X' object has no
 //! attribute 'y'`), torchvision's/torchaudio's "Couldn't
@@ -19,9 +20,9 @@ use crate::fix::{Fix, Name};
 use crate::kb;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
-    summary: "`operator X::y does not exist` and similar: an extension's operators never registered because its library failed to load silently.",
-    meaning: "torchvision, torchaudio, torchcodec and similar packages load their compiled operators when imported (torchcodec through `torch.ops.load_library`, which says only `Could not load this library: PATH`), and swallow or rephrase the failure; the first call of an operator then fails (`operator x::y does not exist`, `No such operator x::y`, or newer torch's `'_OpNamespace' 'x' object has no attribute 'y'`; the namespace names the package: `fbgemm` is fbgemm-gpu's). Almost always the package was built for another torch release. With the environment, the libraries the text names are read from disk: their torch symbols that the installed torch does not export, and the system libraries (FFmpeg) the loader would not find.",
-    fixes: "1. The companion release built for the installed torch (exact pin, `--no-cache-dir --no-deps`), or its wheel from the project's find-links page for that torch and CUDA (PyG). When none of the libraries can load without a system library the machine lacks (torchcodec's FFmpeg), that library's install is part of the same fix (no release loads without it), with root where only the distribution's package manager provides it. 2. Without a version to pin: install torch and the companion in one command, so pip resolves a matching pair (torch pinned when its version is known).",
+    summary: "`operator X::y does not exist` and similar: an extension's operators never registered because its library failed to load silently; TensorFlow's `Op type not registered 'X'` alike.",
+    meaning: "torchvision, torchaudio, torchcodec and similar packages load their compiled operators when imported (torchcodec through `torch.ops.load_library`, which says only `Could not load this library: PATH`), and swallow or rephrase the failure; the first call of an operator then fails (`operator x::y does not exist`, `No such operator x::y`, or newer torch's `'_OpNamespace' 'x' object has no attribute 'y'`; the namespace names the package: `fbgemm` is fbgemm-gpu's). Almost always the package was built for another torch release. With the environment, the libraries the text names are read from disk: their torch symbols that the installed torch does not export, and the system libraries (FFmpeg) the loader would not find. TensorFlow says the same of a custom op (`Op type not registered 'CaseFoldUTF8' in binary running on host`): the package whose library registers it (tensorflow-text, tensorflow-addons' `Addons>` ops, tensorflow-io's `IO>`, by the tables' `tf_ops`) was not imported before the graph was loaded — a SavedModel or TF Hub model needs the import first —, is not installed, or is built for another TensorFlow.",
+    fixes: "1. The companion release built for the installed torch (exact pin, `--no-cache-dir --no-deps`), or its wheel from the project's find-links page for that torch and CUDA (PyG). When none of the libraries can load without a system library the machine lacks (torchcodec's FFmpeg), that library's install is part of the same fix (no release loads without it), with root where only the distribution's package manager provides it. 2. Without a version to pin: install torch and the companion in one command, so pip resolves a matching pair (torch pinned when its version is known). For a TensorFlow op: its package's release for the installed TensorFlow (tensorflow-text's line of its major.minor), and its import before the model is loaded.",
     ..CodeDoc::BASE
 };
 
@@ -162,4 +163,87 @@ fn fixes(
         super::missing_shared_library::with_system_library(cx, &mut fixes, pkg.as_str(), lib, sys);
     }
     crate::fix::rank(fixes)
+}
+
+/// TensorFlow's `Op type not registered 'X'`: the library that registers the op was not loaded
+/// in this process. A custom-op package registers its ops when imported, so a SavedModel or TF
+/// Hub model that uses them loads only after `import tensorflow_text` (and the like); the
+/// package may also be missing, or built for another TensorFlow release line, whose library
+/// then fails to load.
+pub(crate) fn tensorflow_op(cx: &Cx<'_>, source: Option<SourceRef>, op: &str) -> Diagnostic {
+    let code = Code::TorchOpsMissing;
+    let mut d = blank(code, source);
+    let owner = abidoc_knowledge::packages::package_for_tf_op(op);
+    d.package = owner.map(|p| p.name.clone());
+    let tf = cx.package_version("tensorflow");
+    let Some(p) = owner else {
+        d.message = format!(
+            "TensorFlow has no op `{op}` registered in this process: the graph (a SavedModel, a TF Hub model) uses a custom op whose library was not loaded — its package not imported, not installed, or built for another TensorFlow"
+        );
+        d.fixes = crate::fix::rank(vec![
+            Fix::new(
+                code,
+                "import-op-package",
+                crate::fix::FixKind::Advice,
+                format!("Import the package that defines `{op}` before loading the model, installed in its release for this TensorFlow"),
+                "A custom op's library registers the op when its package is imported; TensorFlow cannot find a package from an op's name.",
+            )
+            .step(crate::fix::Step::Manual(format!(
+                "find the package whose ops include {op} (the model's documentation names it), pip install its release for this TensorFlow, and import it before loading the model"
+            ))),
+        ]);
+        return d;
+    };
+    let import = p
+        .import_names
+        .first()
+        .cloned()
+        .unwrap_or_else(|| p.name.replace('-', "_"));
+    // English's possessive of a name ending in s (`tensorflow-addons'`).
+    let whose = if p.name.ends_with('s') {
+        format!("{}'", p.name)
+    } else {
+        format!("{}'s", p.name)
+    };
+    d.message = format!(
+        "TensorFlow has no op `{op}` registered in this process: it is {whose}, which registers its ops when `import {import}` runs — not imported before the model was loaded, not installed, or built for another TensorFlow release"
+    );
+    d.evidence.push(format!("`{op}` is one of {whose} ops ({})", p.source));
+    // tensorflow-text is released per TensorFlow major.minor (2.15.x for TensorFlow 2.15): its
+    // line of the installed TensorFlow; the others by name, their pages pairing releases.
+    let series = tf
+        .as_deref()
+        .and_then(abidoc_knowledge::Version::parse)
+        .map(|v| v.major_minor())
+        .and_then(|(a, b)| Some((u32::try_from(a).ok()?, u32::try_from(b).ok()?)));
+    let name = Name::new(&p.name);
+    let req = match (name, series) {
+        (Some(n), Some((a, b))) if p.name == "tensorflow-text" => {
+            Some(crate::fix::Requirement::Series(n, a, b))
+        }
+        (Some(n), _) => Some(crate::fix::Requirement::Any(n)),
+        (None, _) => None,
+    };
+    let mut fixes = Vec::new();
+    if let Some(req) = req {
+        let shown = crate::fix::render::requirement(&req);
+        fixes.push(
+            Fix::new(
+                code,
+                "install-op-package",
+                crate::fix::FixKind::InstallMissing,
+                format!("Install {shown} and `import {import}` before loading the model"),
+                format!(
+                    "Importing {} registers its ops with TensorFlow; a release built for another TensorFlow line fails to load its library, so the release for this TensorFlow is installed (pip keeps it when it is already there).",
+                    p.name
+                ),
+            )
+            .step(recipes::pip_install(cx, Vec::new(), vec![req]))
+            .step(crate::fix::Step::Manual(format!(
+                "add `import {import}` before the model is loaded (hub.KerasLayer, tf.saved_model.load): nothing else uses it, the import itself registers the ops"
+            ))),
+        );
+    }
+    d.fixes = crate::fix::rank(fixes);
+    d
 }
