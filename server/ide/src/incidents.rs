@@ -133,6 +133,11 @@ pub enum Failure {
     TensorflowOp {
         op: String,
     },
+    /// A Cython module lacking the C API another module was compiled against.
+    CythonApi {
+        module: String,
+        name: String,
+    },
     /// A package's setup refusing this Python (numba's guard): its release predates it.
     PythonRange {
         python: String,
@@ -829,6 +834,10 @@ fn key_of(f: &Failure) -> Failure {
             detail: String::new(),
         },
         Failure::TensorflowOp { op } => Failure::TensorflowOp { op: op.clone() },
+        Failure::CythonApi { module, name } => Failure::CythonApi {
+            module: module.clone(),
+            name: name.clone(),
+        },
         Failure::PythonRange { .. } => Failure::PythonRange {
             python: String::new(),
             supported: String::new(),
@@ -1196,6 +1205,13 @@ impl Collector {
             EventKind::TensorflowOpMissing { op } => {
                 self.push(Failure::TensorflowOp { op: op.clone() }, span);
             }
+            EventKind::CythonApiMissing { module, name } => self.push(
+                Failure::CythonApi {
+                    module: module.clone(),
+                    name: name.clone(),
+                },
+                span,
+            ),
             EventKind::PythonRangeRefused { python, supported } => self.push(
                 Failure::PythonRange {
                     python: python.clone(),

@@ -44,6 +44,10 @@ pub enum EventKind {
     /// registered 'CaseFoldUTF8' in binary running on host` (a custom-op package not imported,
     /// not installed, or built for another TensorFlow). `op` as named (`Addons>Resampler`).
     TensorflowOpMissing { op: String },
+    /// Cython's import-time check of a module whose C API another module cimports: `cudf._lib.cudf
+    /// does not export expected C function get_column_data_ptr`. `module` is the provider; the
+    /// importer was compiled against another release of it.
+    CythonApiMissing { module: String, name: String },
     /// A package's setup refusing the Python it runs under (numba's and llvmlite's guard:
     /// `Cannot install on Python version 3.13.0; only versions >=3.9,<3.13 are supported.`):
     /// pip found no wheel for this Python and built the sdist, whose release predates it.

@@ -101,6 +101,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("un defined symbol", SYM),
     ("undefind symbol", SYM),
     ("Symbol not found", SYM),
+    // A Cython module's cimport of another module's C API (`cudf._lib.cudf does not export
+    // expected C function get_column_data_ptr`).
+    ("does not export expected C", SYM),
     ("symbol not found in flat namespace", SYM | LOADFORM),
     ("Version mismatch: ", VERSION),
     // Intel Extension for PyTorch's check of torch at import.
@@ -326,6 +329,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("cuda_runtime.h: No such file", CUDAHOME),
     ("nvcc", CUDAHOME | NOCC),
     ("bare_metal_version", CUDAHOME),
+    // distutils handed a CUDA source with no CUDA build step set up (CuPy's setup without
+    // nvcc): `error: unknown file type '.cu' (from 'cupy/cuda/cupy_thrust.cu')`.
+    ("unknown file type '.cu'", CUDAHOME),
     // ninja asked for a toolkit file under an empty CUDA_HOME (`'/lib64/libcudart.so', needed
     // by '…', missing and no known rule to make it`).
     ("missing and no known rule to make it", CUDAHOME),
@@ -1468,6 +1474,7 @@ impl<'a> Scanner<'a> {
             self.undefined_symbols(l, out);
             self.wrapped_undefined_symbol(l, out);
             self.mac_symbol_not_found(l, out);
+            cython_capi(l, out);
             link_time_reference(l, out);
             windows_entry_point(l, out);
         }
@@ -3922,6 +3929,43 @@ fn link_time_reference(l: &Line<'_>, out: &mut Out) {
     );
 }
 
+/// Cython's check at import of a module it cimports from: `cudf._lib.cudf does not export
+/// expected C function get_column_data_ptr` (also `C variable`, `type`): the module imported
+/// is of another release than the one the importer was compiled against.
+fn cython_capi(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let Some(p) = s.find(" does not export expected C ") else {
+        return;
+    };
+    let module = s[..p]
+        .rsplit([' ', ':', '\'', '"'])
+        .next()
+        .unwrap_or("")
+        .trim();
+    let valid = |w: &str| {
+        !w.is_empty()
+            && w.len() <= 200
+            && w.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+    };
+    let rest = &s[p + " does not export expected C ".len()..];
+    let name = rest
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("")
+        .trim_end_matches(['.', '\'', '"']);
+    if !valid(module) || !valid(name) {
+        return;
+    }
+    out.push(
+        l.span(p - module.len(), s.trim_end().len()),
+        EventKind::CythonApiMissing {
+            module: module.to_owned(),
+            name: name.to_owned(),
+        },
+    );
+}
+
 /// A library of macOS itself (`/usr/lib/libSystem.B.dylib`, `/usr/lib/libobjc.A.dylib`,
 /// `/System/Library/Frameworks/…`): part of the OS, of its release. Without dyld's word on the
 /// macOS the binary was built for, only the libraries every program links (the C library, the
@@ -5180,8 +5224,13 @@ fn pip_line(l: &Line<'_>, out: &mut Out) {
     .iter()
     .find_map(|w| c.find(w).map(|i| (i, w.len())))
     {
-        // Older pips say `Running setup.py install for X ... error` where newer build a wheel.
-        let name = c[i + n..].split_whitespace().next().unwrap_or("");
+        // Older pips say `Running setup.py install for X ... error` where newer build a wheel;
+        // pip's verbose log puts a colon after the name (`… for cupy: finished with status`).
+        let name = c[i + n..]
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(':');
         if !name.is_empty() {
             out.push(
                 l.span(cs + i, ce),
@@ -5670,7 +5719,7 @@ fn find_build_package(text: &str, near: Span) -> Option<String> {
                 .split_whitespace()
                 .next()
                 .unwrap_or("");
-            let tok = tok.trim_matches('`');
+            let tok = tok.trim_matches('`').trim_end_matches(':');
             // `Collecting git+https://github.com/facebookresearch/detectron2.git`: the
             // repository's name.
             if let Some(url) = tok.strip_prefix("git+") {
@@ -5720,7 +5769,10 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
                 // FlashInfer's JIT: `Could not find nvcc and default cuda_home='/usr/local/cuda'
                 // doesn't exist`.
                 || s.contains("Could not find nvcc")
+                // CuPy's setup: `*** WARNING: nvcc not in path.`
+                || s.contains("not in path")
                 || s.contains("not recognized")))
+        || s.contains("unknown file type '.cu'")
         || s.contains("bare_metal_version")
         || s.contains("The CUDA ") && s.contains(" path could not be located in ")
         // CMake's CUDA language finding no nvcc (`No CMAKE_CUDA_COMPILER could be found`, its

@@ -19,7 +19,7 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled extension needs symbols the installed torch (or another library it links) does not export: it was built against a different version.",
-    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it. pip says it before the import does: `torchaudio 2.1.0 requires torch==2.1.0, but you have torch 2.0.1 which is incompatible` names a package that links torch pinned to another release line (a warning: pip finished; the release built for the installed torch first, then the torch it pins; a patch release or a `+cuXYZ` label apart keeps the C++ ABI and is no conflict). A package may check it itself (Open3D's `Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`, TensorFlow alike; DeepSpeed's ops compiled at install, `PyTorch version mismatch! … Install torch version=2.1, Runtime torch version=2.2`): the framework release it names, or its release for the installed one; a package that compiles against torch when installed (DeepSpeed) is first built again against the installed torch, as its own message asks. JAX checks its CUDA plugin the same way (`JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not compatible with the installed jaxlib version 0.9.0.1`): the plugin and its PJRT of the installed jaxlib's version; jax checks jaxlib both ways (`jaxlib is version 0.1.69, but this version of jax requires version 0.1.74`, `jaxlib version 0.4.26 is newer than and incompatible with jax version 0.4.25`): the jax release of the installed jaxlib, or the jaxlib of the installed jax, of the same build. Triton is such a companion: torch's Inductor reads internals of the Triton release torch pins (`triton_key`, `CompiledKernel.launch_enter_hook`, `AttrsDescriptor` as a dataclass), and kernel packages import Triton API that releases remove (`triton.ops` in 3.2): the Triton torch requires (the release tables know it per torch), or the package's release that follows the move. XLA checks any backend plugin's C API the same way (`Mismatched PJRT plugin PJRT API version (0.38) and framework PJRT API version 0.40`, Intel's XPU plugin, Apple's Metal, libtpu): the jax release the plugin was made for, or jax and the plugin together through jax's extra. A package that does not link torch says the same of its own libraries (`openvino/_pyopenvino…so: undefined symbol: _ZN2ov3Any4Base9to_stringEv`, a binding needing a scoped C++ name its core library or a dependency lacks): that library is loaded in another release than the module was built against (two installs mixed, an older copy found first), and the fix is one release of the package, whole.",
+    meaning: "Extensions call into torch's C++ libraries by exact mangled name, which encodes the function's signature. When torch changes a signature or removes a function between releases, a library built against the old torch asks the loader for a name the installed torch no longer exports, and the import fails with `undefined symbol: _ZN3c10…`. Reinstalling the same wheel brings the same binary back; what helps is a build made for the installed torch, or the torch the binary was made for. Windows says it as `DLL load failed … The specified procedure could not be found` (error 127, in any language): a DLL lacks a function the module imports. At build time the same mismatch is a C++ name or header a torch release removed (`'AT_CHECK' was not declared`, `THC/THC.h: No such file or directory`): the source's port to the names instead, or a torch before the removal (tables in `compat.toml [[torch_api_removed]]`). In Python the same mismatch is a name of torch or a companion (torchvision, torchaudio, torchao, torchtext) that another package imports and the installed release lacks (`cannot import name 'X' from 'torch.…'`, `No module named 'torchvision.transforms.functional_tensor'`, `module 'torch.library' has no attribute 'register_fake'`): the package was released for another release of it. pip says it before the import does: `torchaudio 2.1.0 requires torch==2.1.0, but you have torch 2.0.1 which is incompatible` names a package that links torch pinned to another release line (a warning: pip finished; the release built for the installed torch first, then the torch it pins; a patch release or a `+cuXYZ` label apart keeps the C++ ABI and is no conflict). A package may check it itself (Open3D's `Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!`, TensorFlow alike; DeepSpeed's ops compiled at install, `PyTorch version mismatch! … Install torch version=2.1, Runtime torch version=2.2`): the framework release it names, or its release for the installed one; a package that compiles against torch when installed (DeepSpeed) is first built again against the installed torch, as its own message asks. JAX checks its CUDA plugin the same way (`JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not compatible with the installed jaxlib version 0.9.0.1`): the plugin and its PJRT of the installed jaxlib's version; jax checks jaxlib both ways (`jaxlib is version 0.1.69, but this version of jax requires version 0.1.74`, `jaxlib version 0.4.26 is newer than and incompatible with jax version 0.4.25`): the jax release of the installed jaxlib, or the jaxlib of the installed jax, of the same build. Triton is such a companion: torch's Inductor reads internals of the Triton release torch pins (`triton_key`, `CompiledKernel.launch_enter_hook`, `AttrsDescriptor` as a dataclass), and kernel packages import Triton API that releases remove (`triton.ops` in 3.2): the Triton torch requires (the release tables know it per torch), or the package's release that follows the move. XLA checks any backend plugin's C API the same way (`Mismatched PJRT plugin PJRT API version (0.38) and framework PJRT API version 0.40`, Intel's XPU plugin, Apple's Metal, libtpu): the jax release the plugin was made for, or jax and the plugin together through jax's extra. A package that does not link torch says the same of its own libraries (`openvino/_pyopenvino…so: undefined symbol: _ZN2ov3Any4Base9to_stringEv`, a binding needing a scoped C++ name its core library or a dependency lacks): that library is loaded in another release than the module was built against (two installs mixed, an older copy found first), and the fix is one release of the package, whole. Cython checks the same at import between modules: `cudf._lib.cudf does not export expected C function get_column_data_ptr` says a module compiled with `cimport` of another package's C API (cugraph of cudf's, cuda-core of cuda-bindings') found that package at another release; both installed again in one resolve take releases made for each other.",
     fixes: "1. Uninstall the package when the model in use does not need it (instant, nothing downloaded; offered first only when abidoc knows the model). 2. The companion release built for the installed torch, pinned exactly, with `--no-cache-dir --no-deps`. 3. The torch the binary was built for, saying what else moves. 4. The project's prebuilt wheel for this torch/CUDA/ABI/Python (unverified URL). 5. A source build that really compiles (force-build switch or `--no-binary`, `--no-build-isolation`), with its time and needs. Every command needs the user's confirmation; none needs root.",
     model_decides: true,
     ..CodeDoc::BASE
@@ -1095,6 +1095,67 @@ pub(crate) fn newer_api(cx: &Cx<'_>, source: Option<SourceRef>, api: &str) -> Di
             "pip install --upgrade \"torch>={added}\" together with the torchvision/torchaudio releases made for it"
         ))),
     );
+    d.fixes = crate::fix::rank(fixes);
+    d
+}
+
+/// Cython's `cudf._lib.cudf does not export expected C function get_column_data_ptr`: a module
+/// compiled with `cimport` of another module's C API found that module at another release (two
+/// packages of one family out of step: cugraph and cudf, cuda-core and cuda-bindings). The two
+/// reinstalled in one resolve, so pip takes releases whose requirements agree.
+pub(crate) fn cython_api(
+    cx: &Cx<'_>,
+    source: Option<SourceRef>,
+    module: &str,
+    name: &str,
+) -> Diagnostic {
+    let code = Code::AbiMismatch;
+    let mut d = blank(code, source);
+    // A namespace package's subpackage is a distribution of its own (`cuda.bindings` is
+    // cuda-bindings): its first two parts, where the tables know them, else its top level.
+    let two: String = module.split('.').take(2).collect::<Vec<_>>().join(".");
+    let top = module.split('.').next().unwrap_or(module);
+    let provider = abidoc_knowledge::names::distribution_of_import(&two)
+        .map_or_else(|| crate::incidents::distribution_of(top), str::to_owned);
+    // The importer: the package the traceback shows around the message, when it is another.
+    let importer = cx
+        .near
+        .map(crate::kb::normalize)
+        .filter(|p| *p != provider && p != "torch");
+    d.package = importer.clone().or_else(|| Some(provider.clone()));
+    let who = importer
+        .as_deref()
+        .map_or_else(|| "a module that cimports it".to_owned(), |p| format!("{p}'s compiled module"));
+    d.message = format!(
+        "{module} does not export the C function `{name}` that {who} was compiled against: {provider} is of another release than the one it was built with"
+    );
+    d.evidence.push(format!(
+        "Cython checks at import that {module} exports every C function and variable a `cimport` of it uses; `{name}` is not among them"
+    ));
+    let names: Vec<Name> = importer
+        .iter()
+        .chain(std::iter::once(&provider))
+        .filter_map(|p| Name::new(p))
+        .collect();
+    let mut fixes = Vec::new();
+    if !names.is_empty() {
+        let shown = names.iter().map(Name::as_str).collect::<Vec<_>>().join(" and ");
+        fixes.push(
+            Fix::new(
+                code,
+                "align-family",
+                FixKind::AlignCompanion,
+                format!("Install {shown} again in one resolve, of releases made for each other"),
+                "pip resolves both at once and takes releases whose requirements agree; without its cache, the files of the release that did not match are replaced. Where one of them comes from conda or a nightly index, install both from that same source.",
+            )
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+                names.into_iter().map(Requirement::Any).collect(),
+            ))
+            .cost(crate::fix::Cost::download()),
+        );
+    }
     d.fixes = crate::fix::rank(fixes);
     d
 }

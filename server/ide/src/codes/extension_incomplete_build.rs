@@ -19,8 +19,8 @@ use crate::kb;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "The undefined symbol belongs to the extension's own package: a partial build, not a torch mismatch.",
-    meaning: "The library references a function its own sources should define, and nothing defines it: the build left a kernel out (a GPU architecture or a feature switch was not compiled), or files of two builds were mixed. Torch is not involved, so aligning torch does not help. The same holds when the package's compiled module is absent altogether (`No module named 'exllamav2_ext'`, `'mmcv._ext'`): a wheel or build without it, or a source checkout that shadows the installed package. An op torch builds just in time (DeepSpeed's `cpu_adam`, `fused_adam`) whose library is missing from its directory under `~/.cache/torch_extensions` never finished building: the build's own error comes earlier in the log, and its directory (a build product) goes before the next try. A log that stops at such a build's progress (`Using … as PyTorch extensions root...`, `Loading extension module X...`, `… kernel during runtime now`) with nothing after it is a build that hangs, most often waiting on the `lock` file an interrupted build left in the op's directory: a warning, with that lock (or a fresh TORCH_EXTENSIONS_DIR) as the way out. A package built without its CUDA half says so at run time (`Not compiled with GPU support` in detectron2-style ops, PyG's `Not compiled with CUDA support`, mmcv's `nms_impl: implementation for device cuda:0 not found`): its build found no CUDA toolkit, or its CPU build was installed.",
-    fixes: "1. The companion release built for the installed torch (a complete wheel). 2. The project's prebuilt wheel. 3. A complete source build that really compiles (ranked after everything else when the machine has no CUDA compiler: it cannot run there). Uninstalling is offered when the model in use does not need the package, and for an optional package on a machine that cannot compile it. A JIT op's unfinished build: its build directory first (removed by a command only when the text shows the build failing and the directory holds nothing but build files), then the package's build; a hanging JIT build: its stale lock, or a fresh extensions root. A package without its CUDA half: its CUDA build from the project's wheel page (mmcv, PyG) first, then the CUDA toolkit found or installed for a build that compiles it. All need confirmation. A JIT op its package reports missing afterwards (DeepSpeed's `'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'`, op `cpu_adam`): its build directory under torch_extensions removed (advice: the text does not show where), then the package's install-time build of its ops; dropped when the text shows the op's own failure.",
+    meaning: "The library references a function its own sources should define, and nothing defines it: the build left a kernel out (a GPU architecture or a feature switch was not compiled), or files of two builds were mixed. Torch is not involved, so aligning torch does not help. The same holds when the package's compiled module is absent altogether (`No module named 'exllamav2_ext'`, `'mmcv._ext'`): a wheel or build without it, or a source checkout that shadows the installed package. An op torch builds just in time (DeepSpeed's `cpu_adam`, `fused_adam`) whose library is missing from its directory under `~/.cache/torch_extensions` never finished building: the build's own error comes earlier in the log, and its directory (a build product) goes before the next try. A log that stops at such a build's progress (`Using … as PyTorch extensions root...`, `Loading extension module X...`, `… kernel during runtime now`) with nothing after it is a build that hangs, most often waiting on the `lock` file an interrupted build left in the op's directory: a warning, with that lock (or a fresh TORCH_EXTENSIONS_DIR) as the way out. A package built without its CUDA half says so at run time (`Not compiled with GPU support` in detectron2-style ops, PyG's `Not compiled with CUDA support`, mmcv's `nms_impl: implementation for device cuda:0 not found`): its build found no CUDA toolkit, or its CPU build was installed. pandas says it in its own words (`C extension: No module named 'pandas._libs' not built`), and a private name imported from a package in a source checkout (`cannot import name '_extras' from 'numba.cuda.cudadrv' (/home/u/numba-cuda/…/__init__.py)`) is a compiled module never built there.",
+    fixes: "1. The companion release built for the installed torch (a complete wheel). 2. The project's prebuilt wheel. 3. A complete source build that really compiles (ranked after everything else when the machine has no CUDA compiler: it cannot run there). Uninstalling is offered when the model in use does not need the package, and for an optional package on a machine that cannot compile it. A JIT op's unfinished build: its build directory first (removed by a command only when the text shows the build failing and the directory holds nothing but build files), then the package's build; a hanging JIT build: its stale lock, or a fresh extensions root. A package without its CUDA half: its CUDA build from the project's wheel page (mmcv, PyG) first, then the CUDA toolkit found or installed for a build that compiles it. All need confirmation. A JIT op its package reports missing afterwards (DeepSpeed's `'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'`, op `cpu_adam`): its build directory under torch_extensions removed (advice: the text does not show where), then the package's install-time build of its ops; dropped when the text shows the op's own failure. A package that does not build against torch (by the tables, or unknown to them in a text that shows no torch and not named for CUDA) gets its wheel for this platform first (`--force-reinstall --only-binary`): its compiled module comes in that wheel, no compiler needed.",
     model_decides: true,
     ..CodeDoc::BASE
 };
@@ -138,34 +138,8 @@ pub(crate) fn module_missing(
         None,
         &[],
     );
-    // A package that does not build against torch ships its compiled module in one wheel per
-    // platform: missing, it is a copy made for another platform or a broken install, and this
-    // platform's wheel is the whole fix (no compiler).
-    if crate::kb::links_torch(package) == Some(false)
-        && !crate::kb::sdist_only(package)
-        && !checkout
-        && let Some(n) = Name::new(package)
-    {
-        fixes.insert(
-            0,
-            Fix::new(
-                Code::ExtensionIncompleteBuild,
-                "platform-wheel",
-                FixKind::PrebuiltWheel,
-                format!("Reinstall {n} from its wheel for this Python and platform"),
-                format!("{n}'s compiled module comes in one wheel per platform and Python; a copy built or bundled elsewhere (a zip made on macOS for Linux, an environment copied between machines) is not importable here. A bundle for another machine is built with pip's --platform and --python-version options."),
-            )
-            .step(recipes::pip_install(
-                cx,
-                vec![
-                    crate::fix::PipFlag::ForceReinstall,
-                    crate::fix::PipFlag::NoCacheDir,
-                    crate::fix::PipFlag::OnlyBinary(n.clone()),
-                ],
-                vec![crate::fix::Requirement::Any(n)],
-            ))
-            .leading(),
-        );
+    if !checkout && let Some(f) = platform_wheel(cx, package) {
+        fixes.insert(0, f);
     }
     d.fixes = crate::fix::rank(fixes);
     d
@@ -365,4 +339,39 @@ pub(crate) fn jit_op_unavailable(cx: &Cx<'_>, source: Option<SourceRef>, package
     }
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// A package that does not build against torch ships its compiled module in one wheel per
+/// platform: missing, it is a copy made for another platform or a broken install, and this
+/// platform's wheel is the whole fix (no compiler). A package the tables do not know, in a text
+/// that shows no torch at all, is taken for one too (pandas' `C extension: … not built`).
+pub(crate) fn platform_wheel(cx: &Cx<'_>, package: &str) -> Option<Fix> {
+    // (One named for CUDA, `knn-cuda`, is a GPU extension built from source.)
+    let not_torch = match crate::kb::links_torch(package) {
+        Some(links) => !links,
+        None => !cx.torch_shown(None) && !package.contains("cuda"),
+    };
+    if !not_torch || crate::kb::sdist_only(package) || crate::kb::checkout_only(package) {
+        return None;
+    }
+    let n = Name::new(package)?;
+    Some(
+        Fix::new(
+            Code::ExtensionIncompleteBuild,
+            "platform-wheel",
+            FixKind::PrebuiltWheel,
+            format!("Reinstall {n} from its wheel for this Python and platform"),
+            format!("{n}'s compiled module comes in one wheel per platform and Python; a copy built or bundled elsewhere (a zip made on macOS for Linux, an environment copied between machines) is not importable here. A bundle for another machine is built with pip's --platform and --python-version options."),
+        )
+        .step(recipes::pip_install(
+            cx,
+            vec![
+                crate::fix::PipFlag::ForceReinstall,
+                crate::fix::PipFlag::NoCacheDir,
+                crate::fix::PipFlag::OnlyBinary(n.clone()),
+            ],
+            vec![crate::fix::Requirement::Any(n)],
+        ))
+        .leading(),
+    )
 }

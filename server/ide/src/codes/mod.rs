@@ -554,6 +554,7 @@ pub(crate) fn diagnose(
             libcuda_not_found::conda_virtual(&cx, source, detail)
         }
         Failure::TensorflowOp { op } => torch_ops_missing::tensorflow_op(&cx, source, op),
+        Failure::CythonApi { module, name } => abi_mismatch::cython_api(&cx, source, module, name),
         Failure::PythonRange { python, supported } => {
             no_matching_distribution::python_range(&cx, source, python, supported)
         }

@@ -1255,13 +1255,29 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
     // A private name Python finds no file for in a package it found only as a directory
     // (`cannot import name '_runtime' from 'iree' (unknown location)`: a namespace package, a
     // build tree or checkout without its compiled modules).
+    // Or from a package in a source checkout (`cannot import name '_extras' from
+    // 'numba.cuda.cudadrv' (/home/u/numba-cuda/numba_cuda/numba/cuda/cudadrv/__init__.py)`):
+    // its modules are there, its compiled ones were never built in place.
+    let in_checkout = r.split_once(" (").is_some_and(|(_, loc)| {
+        let loc = loc.trim_end().trim_end_matches(')');
+        (loc.starts_with('/') || loc.get(1..3) == Some(":\\"))
+            && !loc.contains("site-packages")
+            && !loc.contains("dist-packages")
+            && loc.ends_with(".py")
+    });
     let unbuilt_private = from.is_some()
         && name.starts_with('_')
         && !name.starts_with("__")
         && !name.contains('.')
-        && r.contains("(unknown location)");
-    let compiled =
-        lib_module || own_core || unbuilt_private || module.split('.').any(is_compiled_name);
+        && (r.contains("(unknown location)") || in_checkout);
+    // pandas' own words for its unbuilt extensions: `C extension: No module named
+    // 'pandas._libs' not built. If you want to import pandas from the source directory, …`.
+    let c_extension = s.contains("C extension:") && s.contains(" not built");
+    let compiled = lib_module
+        || own_core
+        || unbuilt_private
+        || c_extension
+        || module.split('.').any(is_compiled_name);
     // A name of torch or a companion another package imports (`cannot import name
     // 'return_and_correct_aliasing' from 'torch.utils._python_dispatch'`, `No module named
     // 'torchvision.transforms.functional_tensor'`): Python API of another release, not a build.
