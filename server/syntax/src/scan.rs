@@ -125,6 +125,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     (" not found in DLL: ", SYM),
     ("not defined in file ", SYM),
     ("cannot open shared object", SHLIB),
+    // MKL's dispatcher: `Intel MKL FATAL ERROR: Cannot load libmkl_mc3.so or libmkl_def.so.`
+    ("MKL FATAL ERROR", SHLIB),
     ("DLL load failed", WINDLL),
     ("WinError 12", WINDLL),
     ("WinError 1114", WINDLL),
@@ -332,6 +334,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     // distutils handed a CUDA source with no CUDA build step set up (CuPy's setup without
     // nvcc): `error: unknown file type '.cu' (from 'cupy/cuda/cupy_thrust.cu')`.
     ("unknown file type '.cu'", CUDAHOME),
+    // A Makefile linking a CUDA object nvcc never made (`gcc: error: …/roi_pooling.cu.o: No
+    // such file or directory`); carries the groups of `No such file or directory` inside it.
+    (".cu.o: No such file", NOCC | CUDAHOME | CUDAMM | BFAIL),
     // ninja asked for a toolkit file under an empty CUDA_HOME (`'/lib64/libcudart.so', needed
     // by '…', missing and no known rule to make it`).
     ("missing and no known rule to make it", CUDAHOME),
@@ -480,6 +485,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("include file 'Python.h' not found", NOTORCH),
     ("'Python.h' file not found", NOTORCH),
     ("Compatibility with CMake < 3.5 has been removed", NOTORCH),
+    // atari-py's setup after its CMake step failed: `HINT: are you sure cmake is installed?`
+    ("are you sure cmake is installed", NOTORCH),
     ("' file not found", CUDAMM),
     ("include file '", CUDAMM),
     ("fatal error: Python.h: ", NOTORCH | CUDAMM),
@@ -638,6 +645,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("ILLEGAL INSTRUCTION", FOREIGN),
     ("llegal hardware instruction", FOREIGN),
     ("SIGILL", FOREIGN),
+    // A process killed by signal 4 (SIGILL), as supervisors and Docker print it.
+    ("by signal 4)", FOREIGN),
+    ("exited with code 132", FOREIGN),
     // The kernel's log of a process killed by an instruction its CPU lacks (`python[24460] trap
     // invalid opcode ip:7fb4d67981ad … in dlib.cpython-36m-x86_64-linux-gnu.so[…]`).
     ("trap invalid opcode", FOREIGN),
@@ -1961,6 +1971,7 @@ impl<'a> Scanner<'a> {
                 "cmake",
                 true,
             ),
+            ("are you sure cmake is installed", "cmake", false),
             // torch.compile's Inductor backend without Triton (Windows has no `triton` wheel).
             ("Cannot find a working triton installation", "triton", false),
             // Triton imported by torch.compile or a kernel package where none is installed
@@ -4396,6 +4407,26 @@ fn version_of(after: &str) -> Option<String> {
 
 fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
+    // MKL's dispatcher finding none of its CPU-specific libraries: `Intel MKL FATAL ERROR:
+    // Cannot load libmkl_mc3.so or libmkl_def.so.` (the first named is the one it wanted).
+    if let Some(p) = s.find("MKL FATAL ERROR: Cannot load ") {
+        let r = &s[p + "MKL FATAL ERROR: Cannot load ".len()..];
+        let name = r
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(['.', ',']);
+        if name.starts_with("libmkl") || name.starts_with("mkl_") {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::MissingSharedLibrary {
+                    name: cap(name).to_owned(),
+                    required_by: None,
+                },
+            );
+        }
+        return;
+    }
     // bitsandbytes names the library of its own it looked for and did not find.
     if let Some(p) = s.find("Required library version not found:") {
         let r = &s[p + 35..];
@@ -5773,6 +5804,7 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
                 || s.contains("not in path")
                 || s.contains("not recognized")))
         || s.contains("unknown file type '.cu'")
+        || s.contains(".cu.o: No such file")
         || s.contains("bare_metal_version")
         || s.contains("The CUDA ") && s.contains(" path could not be located in ")
         // CMake's CUDA language finding no nvcc (`No CMAKE_CUDA_COMPILER could be found`, its
@@ -5966,7 +5998,8 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         || s.contains("No working C++ compiler found")
         // setuptools on Windows without Build Tools, and cpp_extension failing to run `cl`
         // (`Error checking compiler version for cl: [WinError 2] …`, in any language).
-        || s.contains("Microsoft Visual C++ 14.0 or greater is required")
+        // (`is` ends the line where a console wrapped the sentence.)
+        || s.contains("Microsoft Visual C++ 14.0 or greater is")
         // nvdiffrast's own search for MSVC (its torch/ops.py): `Could not locate a supported
         // Microsoft Visual C++ installation`.
         || s.contains("Could not locate a supported Microsoft Visual C++ installation")

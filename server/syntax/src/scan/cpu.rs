@@ -117,6 +117,8 @@ pub(super) fn illegal_instruction(l: &Line<'_>, out: &mut Out) {
         .or_else(|| s.find("illegal hardware instruction"))
         .or_else(|| s.find("SIGILL"))
         .or_else(|| s.find("trap invalid opcode"))
+        .or_else(|| s.find("by signal 4)"))
+        .or_else(|| s.find("exited with code 132"))
         .or_else(|| s.find("非法指令"))
         .or_else(|| s.find("不正な命令"))
         .or_else(|| {
@@ -306,10 +308,13 @@ pub(super) fn no_matching_distribution(l: &Line<'_>, out: &mut Out) {
     // uv, when a release exists but has nothing for this platform: ``Distribution
     // `onnxruntime-gpu==1.27.0 @ registry+https://pypi.org/simple` can't be installed because it
     // doesn't have a source distribution or wheel for the current platform``.
+    // (Older uv prints the requirement without the backticks: `Distribution rdkit==2024.3.5 @
+    // registry+https://pypi.org/simple can't be installed …`.)
     if let Some(q) = s.find("doesn't have a source distribution or wheel")
-        && let Some(p) = s[..q].find("Distribution `")
+        && let Some(p) = s[..q].find("Distribution ")
     {
-        let req = s[p + 14..q]
+        let req = s[p + 13..q]
+            .trim_start_matches('`')
             .split(['`', ' '])
             .next()
             .unwrap_or("")
