@@ -202,8 +202,8 @@ fn fixes(cx: &Cx<'_>, module: &str, too_new: bool, built: Option<&str>) -> Vec<F
             vec![PipFlag::NoBuildIsolation]
         };
         f = f.step(recipes::pip_install(cx, flags, vec![Requirement::Any(pkg)]));
-    } else if matches!(module, "packaging" | "wheel") {
-        // A setup.py importing them in pip's isolated build environment does not see what
+    } else if !program && !module.starts_with("triton") && module != "pkg_resources" {
+        // A setup.py importing a module in pip's isolated build environment does not see what
         // is installed here: the install that failed runs again seeing this environment.
         f = f.step(Step::Manual(
             "then run the install that failed again with --no-build-isolation (pip's isolated build does not see what this environment has)".into(),

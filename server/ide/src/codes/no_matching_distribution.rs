@@ -307,11 +307,8 @@ pub(crate) fn diagnose(
                 code,
                 "python-for-release",
                 FixKind::Advice,
-                // An alternative only where another fix comes before it.
-                format!(
-                    "{} {name} {p} and run it under {which}",
-                    if fixes.is_empty() { "Keep" } else { "Or keep" }
-                ),
+                // (`rank` drops the "Or" where nothing comes before it.)
+                format!("Or keep {name} {p} and run it under {which}"),
                 "A virtual environment of that Python installs the pinned release as published; the rest of the requirements may need their releases for it too.",
             )
             .step(Step::Manual(match newest_python {

@@ -382,6 +382,17 @@ pub fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
     for (i, f) in out.iter_mut().enumerate() {
         f.preferred = i == 0;
     }
+    // A fix written as an alternative (`Or keep torch 1.13.1 and run it under Python 3.10`) reads
+    // so only after another; ranked first, it is the fix.
+    if let Some(first) = out.first_mut()
+        && let Some(rest) = first.title.strip_prefix("Or ")
+    {
+        let mut chars = rest.chars();
+        first.title = chars
+            .next()
+            .map(|c| c.to_uppercase().chain(chars).collect())
+            .unwrap_or_default();
+    }
     out
 }
 
