@@ -27,10 +27,25 @@ pub(crate) const DOC: CodeDoc = CodeDoc {
 
 pub(crate) fn symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
     if c.c_function {
-        d.message = format!(
-            "{} references the C function `{}`, which no torch release defines: its own core library (not loaded, or built without it) or a library it should have been linked with is missing, not a torch mismatch{}",
-            c.who, c.name, c.cut
-        );
+        // Torch is worth ruling out only where it is in the picture: a package that links it,
+        // or a text that shows it.
+        let torch_near = d
+            .package
+            .as_deref()
+            .map_or(cx.torch_shown(None), |p| {
+                crate::kb::links_torch(p).unwrap_or_else(|| cx.torch_shown(None))
+            });
+        d.message = if torch_near {
+            format!(
+                "{} references the C function `{}`, which no torch release defines: its own core library (not loaded, or built without it) or a library it should have been linked with is missing, not a torch mismatch{}",
+                c.who, c.name, c.cut
+            )
+        } else {
+            format!(
+                "{} references the C function `{}`, which nothing loaded defines: its own core library (not loaded, or built without it) or a library it should have been linked with is missing{}",
+                c.who, c.name, c.cut
+            )
+        };
         d.evidence.push(format!(
             "`{}` is a plain C name outside torch's API (`THP*`, `aoti_torch_*`, `torch_*`) and outside the libraries abidoc knows by their prefixes",
             c.name
