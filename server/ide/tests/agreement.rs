@@ -386,11 +386,11 @@ fn agreement_with_confirmed_fixes() {
     );
 }
 
-/// Tuning-set cases agreeing when the floors were last raised (2026-11-29: code 2194 of 2564,
-/// package 1324 of 2564, fix 1018 of 2111).
-const FLOOR_CODE: usize = 2194;
-const FLOOR_PACKAGE: usize = 1324;
-const FLOOR_FIX: usize = 1018;
+/// Tuning-set cases agreeing when the floors were last raised (2026-11-29: code 2205 of 2564,
+/// package 1328 of 2564, fix 1021 of 2111).
+const FLOOR_CODE: usize = 2205;
+const FLOOR_PACKAGE: usize = 1328;
+const FLOOR_FIX: usize = 1021;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;
