@@ -1429,6 +1429,56 @@ impl<'a> Scanner<'a> {
         (expected, built_for, referenced)
     }
 
+    /// MKL's dispatcher finding none of its CPU-specific libraries: `Intel MKL FATAL ERROR:
+    /// Cannot load libmkl_mc3.so or libmkl_def.so.` (the first named is the one it wanted).
+    /// After MKL's own `INTEL MKL ERROR: …: undefined symbol: …` the file was found and lacks a
+    /// symbol: that line is the failure, not a missing library.
+    fn mkl_fatal(&self, l: &Line<'_>, out: &mut Out) {
+        let s = l.s();
+        let Some(p) = s.find("MKL FATAL ERROR: Cannot load ") else {
+            return;
+        };
+        if memmem::find(self.text.as_bytes(), b"MKL ERROR").is_some()
+            && memmem::find(self.text.as_bytes(), b"undefined symbol").is_some()
+        {
+            return;
+        }
+        let r = &s[p + "MKL FATAL ERROR: Cannot load ".len()..];
+        let name = r
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(['.', ',']);
+        if name.starts_with("libmkl") || name.starts_with("mkl_") {
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::MissingSharedLibrary {
+                    name: cap(name).to_owned(),
+                    required_by: None,
+                },
+            );
+        }
+    }
+
+    /// A Makefile linking a CUDA object nvcc never made (`gcc: error: …/roi_pooling.cu.o: No
+    /// such file or directory`): no nvcc ran, unless the text shows it running (then its own
+    /// error is the failure).
+    fn cu_object_missing(&self, l: &Line<'_>, out: &mut Out) {
+        if !l.s().contains(".cu.o: No such file") {
+            return;
+        }
+        let t = self.text.as_bytes();
+        if memmem::find(t, b"nvcc ").is_some() || memmem::find(t, b".cu(").is_some() {
+            return;
+        }
+        out.push(
+            l.content_span(),
+            EventKind::CudaHomeMissing {
+                detail: l.content_text(),
+            },
+        );
+    }
+
     /// The path of the CUDA compiler (`…/bin/ptxas`, `…/bin/nvcc`) on this line or the few after
     /// it (Triton prints its `Repro command:` two lines below the error): whose compiler refused.
     fn compiler_path(&self, l: &Line<'_>) -> Option<String> {
@@ -1490,6 +1540,7 @@ impl<'a> Scanner<'a> {
         }
         if has(SHLIB) {
             missing_shared_library(l, out);
+            self.mkl_fatal(l, out);
         }
         if has(LOADFORM) {
             loadforms::library_sentences(l, out);
@@ -1562,6 +1613,7 @@ impl<'a> Scanner<'a> {
         }
         if has(CUDAHOME) {
             cuda_home(l, out);
+            self.cu_object_missing(l, out);
         }
         if has(CUDAMM) {
             self.cuda_mismatch(l, out);
@@ -1992,6 +2044,20 @@ impl<'a> Scanner<'a> {
             ("No module named \"pkg_resources\"", "pkg_resources", false),
         ];
         if cython3_noexcept(l, out) {
+            return;
+        }
+        // atari-py prints its hint after any failed make: where CMake's own output shows, cmake
+        // ran, and the hint's other guess (a missing library) is the one left.
+        if s.contains("are you sure cmake is installed")
+            && [
+                "-- Configuring",
+                "CMake Error",
+                "make[",
+                "-- The C compiler",
+            ]
+            .iter()
+            .any(|m| memmem::find(self.text.as_bytes(), m.as_bytes()).is_some())
+        {
             return;
         }
         for &(words, module, too_new) in NAMED {
@@ -3948,11 +4014,12 @@ fn cython_capi(l: &Line<'_>, out: &mut Out) {
     let Some(p) = s.find(" does not export expected C ") else {
         return;
     };
+    // The word right before the phrase, untrimmed: it ends where the phrase starts, so its
+    // start is a character boundary.
     let module = s[..p]
-        .rsplit([' ', ':', '\'', '"'])
+        .rsplit(|c: char| c.is_whitespace() || matches!(c, ':' | '\'' | '"'))
         .next()
-        .unwrap_or("")
-        .trim();
+        .unwrap_or("");
     let valid = |w: &str| {
         !w.is_empty()
             && w.len() <= 200
@@ -4407,26 +4474,6 @@ fn version_of(after: &str) -> Option<String> {
 
 fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    // MKL's dispatcher finding none of its CPU-specific libraries: `Intel MKL FATAL ERROR:
-    // Cannot load libmkl_mc3.so or libmkl_def.so.` (the first named is the one it wanted).
-    if let Some(p) = s.find("MKL FATAL ERROR: Cannot load ") {
-        let r = &s[p + "MKL FATAL ERROR: Cannot load ".len()..];
-        let name = r
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .trim_end_matches(['.', ',']);
-        if name.starts_with("libmkl") || name.starts_with("mkl_") {
-            out.push(
-                l.span(p, s.trim_end().len()),
-                EventKind::MissingSharedLibrary {
-                    name: cap(name).to_owned(),
-                    required_by: None,
-                },
-            );
-        }
-        return;
-    }
     // bitsandbytes names the library of its own it looked for and did not find.
     if let Some(p) = s.find("Required library version not found:") {
         let r = &s[p + 35..];
@@ -5801,10 +5848,9 @@ fn cuda_home(l: &Line<'_>, out: &mut Out) {
                 // doesn't exist`.
                 || s.contains("Could not find nvcc")
                 // CuPy's setup: `*** WARNING: nvcc not in path.`
-                || s.contains("not in path")
+                || s.contains("nvcc not in path")
                 || s.contains("not recognized")))
         || s.contains("unknown file type '.cu'")
-        || s.contains(".cu.o: No such file")
         || s.contains("bare_metal_version")
         || s.contains("The CUDA ") && s.contains(" path could not be located in ")
         // CMake's CUDA language finding no nvcc (`No CMAKE_CUDA_COMPILER could be found`, its

@@ -181,3 +181,20 @@ fn a_timestamp_never_swallows_the_message_after_it() {
         assert_eq!(names, vec![name.to_owned()], "{line:?}");
     }
 }
+
+/// A reader that takes the word before its phrase must start that word on a character boundary
+/// and stay inside the line, whatever stands before it (an ideographic space, a tab, dyld's
+/// markers running into another error).
+#[test]
+fn words_before_a_phrase_keep_character_boundaries() {
+    for line in [
+        "a\u{3000} does not export expected C function f\n",
+        "cudf._lib.cudf\t does not export expected C function g\n",
+        "\u{3000}Symbol not found: (_x)\n  Referenced from: <\u{2039}> \u{3000}\n  Expected in: \u{2039}\n",
+        "Op type not registered '\u{3000}' in binary\n",
+        "x.py:\u{3000}: in <module>\n",
+        "Intel MKL FATAL ERROR: Cannot load \u{3000}\n",
+    ] {
+        spans_valid(line);
+    }
+}

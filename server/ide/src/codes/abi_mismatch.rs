@@ -1138,7 +1138,22 @@ pub(crate) fn cython_api(
         .filter_map(|p| Name::new(p))
         .collect();
     let mut fixes = Vec::new();
-    if !names.is_empty() {
+    // Only with both named is one resolve typed: the provider alone upgraded may widen the gap
+    // to an older importer.
+    if names.len() == 1 {
+        fixes.push(
+            Fix::new(
+                code,
+                "align-family",
+                FixKind::Advice,
+                format!("Install {provider} and the package that cimports it again together, of releases made for each other"),
+                "pip resolving both at once takes releases whose requirements agree; the traceback's frames above the error name the package whose compiled module failed.",
+            )
+            .step(Step::Manual(format!(
+                "python -m pip install --upgrade --no-cache-dir {provider} <the package that imports it>, both from the same source (PyPI, conda, or the nightly index they came from)"
+            ))),
+        );
+    } else if !names.is_empty() {
         let shown = names.iter().map(Name::as_str).collect::<Vec<_>>().join(" and ");
         fixes.push(
             Fix::new(

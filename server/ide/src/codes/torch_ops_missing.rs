@@ -178,18 +178,18 @@ pub(crate) fn tensorflow_op(cx: &Cx<'_>, source: Option<SourceRef>, op: &str) ->
     let tf = cx.package_version("tensorflow");
     let Some(p) = owner else {
         d.message = format!(
-            "TensorFlow has no op `{op}` registered in this process: the graph (a SavedModel, a TF Hub model) uses a custom op whose library was not loaded — its package not imported, not installed, or built for another TensorFlow"
+            "TensorFlow has no op `{op}` registered in this process: the graph (a SavedModel, a TF Hub model) uses an op this TensorFlow lacks — a custom op whose package was not imported, not installed or built for another TensorFlow, or a built-in op of a newer TensorFlow than the one loading the model"
         );
         d.fixes = crate::fix::rank(vec![
             Fix::new(
                 code,
                 "import-op-package",
                 crate::fix::FixKind::Advice,
-                format!("Import the package that defines `{op}` before loading the model, installed in its release for this TensorFlow"),
-                "A custom op's library registers the op when its package is imported; TensorFlow cannot find a package from an op's name.",
+                format!("Import the package that defines `{op}` before loading the model (its release for this TensorFlow), or load the model with the TensorFlow that saved it"),
+                "A custom op's library registers the op when its package is imported; TensorFlow cannot find a package from an op's name. A built-in op of a newer TensorFlow (a model exported by it) needs that TensorFlow.",
             )
             .step(crate::fix::Step::Manual(format!(
-                "find the package whose ops include {op} (the model's documentation names it), pip install its release for this TensorFlow, and import it before loading the model"
+                "find the package whose ops include {op} (the model's documentation names it), pip install its release for this TensorFlow, and import it before loading the model; if {op} is TensorFlow's own, use the TensorFlow release the model was saved with or a newer one"
             ))),
         ]);
         return d;
@@ -216,33 +216,59 @@ pub(crate) fn tensorflow_op(cx: &Cx<'_>, source: Option<SourceRef>, op: &str) ->
         .and_then(abidoc_knowledge::Version::parse)
         .map(|v| v.major_minor())
         .and_then(|(a, b)| Some((u32::try_from(a).ok()?, u32::try_from(b).ok()?)));
+    let mut fixes = Vec::new();
+    let reason = format!(
+        "Importing {} registers its ops with TensorFlow; a release built for another TensorFlow line fails to load its library, so its release for the installed TensorFlow is the one to have (pip keeps it when it is already there).",
+        p.name
+    );
+    let import_step = crate::fix::Step::Manual(format!(
+        "add `import {import}` before the model is loaded (hub.KerasLayer, tf.saved_model.load): nothing else uses it, the import itself registers the ops"
+    ));
+    // tensorflow-text is released per TensorFlow major.minor: with TensorFlow's version known,
+    // that line; without it, the same pin in words (a bare install would take the newest, whose
+    // pin moves TensorFlow, or keep a mismatched one). The other packages by name.
     let name = Name::new(&p.name);
     let req = match (name, series) {
         (Some(n), Some((a, b))) if p.name == "tensorflow-text" => {
             Some(crate::fix::Requirement::Series(n, a, b))
         }
+        (Some(_), None) if p.name == "tensorflow-text" => None,
         (Some(n), _) => Some(crate::fix::Requirement::Any(n)),
         (None, _) => None,
     };
-    let mut fixes = Vec::new();
-    if let Some(req) = req {
-        let shown = crate::fix::render::requirement(&req);
-        fixes.push(
+    match req {
+        Some(req) => {
+            let shown = crate::fix::render::requirement(&req);
+            fixes.push(
+                Fix::new(
+                    code,
+                    "install-op-package",
+                    crate::fix::FixKind::InstallMissing,
+                    format!("Install {shown} and `import {import}` before loading the model"),
+                    reason,
+                )
+                .step(recipes::pip_install(cx, Vec::new(), vec![req]))
+                .step(import_step),
+            );
+        }
+        None => fixes.push(
             Fix::new(
                 code,
                 "install-op-package",
                 crate::fix::FixKind::InstallMissing,
-                format!("Install {shown} and `import {import}` before loading the model"),
                 format!(
-                    "Importing {} registers its ops with TensorFlow; a release built for another TensorFlow line fails to load its library, so the release for this TensorFlow is installed (pip keeps it when it is already there).",
+                    "Install {}'s release for your TensorFlow and `import {import}` before loading the model",
                     p.name
                 ),
+                reason,
             )
-            .step(recipes::pip_install(cx, Vec::new(), vec![req]))
             .step(crate::fix::Step::Manual(format!(
-                "add `import {import}` before the model is loaded (hub.KerasLayer, tf.saved_model.load): nothing else uses it, the import itself registers the ops"
-            ))),
-        );
+                "python -m pip install \"{}==X.Y.*\" with X.Y your TensorFlow's major.minor (`pip show tensorflow`)",
+                p.name
+            )))
+            .step(import_step)
+            .filled_in_with("your TensorFlow's major.minor"),
+        ),
     }
     d.fixes = crate::fix::rank(fixes);
     d

@@ -384,14 +384,21 @@ pub fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
     }
     // A fix written as an alternative (`Or keep torch 1.13.1 and run it under Python 3.10`) reads
     // so only after another; ranked first, it is the fix.
+    // (A lowercase word starts the sentence; a command or a name keeps its case.)
     if let Some(first) = out.first_mut()
         && let Some(rest) = first.title.strip_prefix("Or ")
     {
+        let word = rest.split_whitespace().next().unwrap_or("");
+        let plain = word.bytes().all(|c| c.is_ascii_lowercase())
+            && !matches!(
+                word,
+                "pip" | "conda" | "uv" | "python" | "torch" | "apt" | "brew"
+            );
         let mut chars = rest.chars();
-        first.title = chars
-            .next()
-            .map(|c| c.to_uppercase().chain(chars).collect())
-            .unwrap_or_default();
+        first.title = match chars.next() {
+            Some(c) if plain => c.to_uppercase().chain(chars).collect(),
+            _ => rest.to_owned(),
+        };
     }
     out
 }

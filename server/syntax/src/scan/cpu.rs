@@ -118,7 +118,12 @@ pub(super) fn illegal_instruction(l: &Line<'_>, out: &mut Out) {
         .or_else(|| s.find("SIGILL"))
         .or_else(|| s.find("trap invalid opcode"))
         .or_else(|| s.find("by signal 4)"))
-        .or_else(|| s.find("exited with code 132"))
+        // 132 itself, not 1320–1329.
+        .or_else(|| {
+            s.find("exited with code 132").filter(|&p| {
+                !s[p + "exited with code 132".len()..].starts_with(|c: char| c.is_ascii_digit())
+            })
+        })
         .or_else(|| s.find("非法指令"))
         .or_else(|| s.find("不正な命令"))
         .or_else(|| {
@@ -310,8 +315,11 @@ pub(super) fn no_matching_distribution(l: &Line<'_>, out: &mut Out) {
     // doesn't have a source distribution or wheel for the current platform``.
     // (Older uv prints the requirement without the backticks: `Distribution rdkit==2024.3.5 @
     // registry+https://pypi.org/simple can't be installed …`.)
+    // The requirement is uv's `NAME==VERSION @ INDEX` (a hint's `Distribution found but …` is
+    // prose).
     if let Some(q) = s.find("doesn't have a source distribution or wheel")
-        && let Some(p) = s[..q].find("Distribution ")
+        && let Some(p) = s[..q].rfind("Distribution ")
+        && s[p..q].contains(" @ ")
     {
         let req = s[p + 13..q]
             .trim_start_matches('`')

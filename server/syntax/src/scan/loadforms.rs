@@ -1260,10 +1260,15 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
     // its modules are there, its compiled ones were never built in place.
     let in_checkout = r.split_once(" (").is_some_and(|(_, loc)| {
         let loc = loc.trim_end().trim_end_matches(')');
+        // A package's `__init__.py`, outside every Python's own library (`/usr/lib/python3.8/
+        // typing.py` is the standard library's `typing`, not a checkout).
+        let lower = loc.replace('\\', "/").to_ascii_lowercase();
         (loc.starts_with('/') || loc.get(1..3) == Some(":\\"))
-            && !loc.contains("site-packages")
-            && !loc.contains("dist-packages")
-            && loc.ends_with(".py")
+            && !lower.contains("site-packages")
+            && !lower.contains("dist-packages")
+            && !lower.contains("/lib/python")
+            && !lower.contains("/lib/pypy")
+            && lower.ends_with("/__init__.py")
     });
     let unbuilt_private = from.is_some()
         && name.starts_with('_')
@@ -1272,7 +1277,9 @@ pub(super) fn compiled_module_missing(l: &Line<'_>, out: &mut Out) {
         && (r.contains("(unknown location)") || in_checkout);
     // pandas' own words for its unbuilt extensions: `C extension: No module named
     // 'pandas._libs' not built. If you want to import pandas from the source directory, …`.
-    let c_extension = s.contains("C extension:") && s.contains(" not built");
+    // (Older pandas put any inner ImportError in the same sentence: only its own modules count.)
+    let c_extension =
+        s.contains("C extension:") && s.contains(" not built") && module.starts_with("pandas.");
     let compiled = lib_module
         || own_core
         || unbuilt_private
