@@ -683,6 +683,12 @@ impl Scene {
         let mut found: Vec<(usize, String)> = abidoc_knowledge::packages::mentions(piece)
             .into_iter()
             .filter(|m| m.package.name != "torch" || torch_in_code(piece, m.at))
+            // A conda environment named after a package (`…/envs/mxnet/lib/python2.7/…`) says
+            // nothing of which package failed.
+            .filter(|m| {
+                let before = piece.get(..m.at).unwrap_or("");
+                !(before.ends_with("envs/") || before.ends_with("envs\\"))
+            })
             .map(|m| (m.at, m.distribution.to_owned()))
             .collect();
         let imports = import_statements(piece);
@@ -1863,6 +1869,10 @@ impl Collector {
                 } else if (file.starts_with('/') || file.contains('/') && !file.starts_with('<'))
                     && !file.contains("/site-packages/")
                     && !file.contains("/dist-packages/")
+                    // Python's own library (`…/envs/mxnet/lib/python2.7/importlib/…`) is no
+                    // project's checkout.
+                    && !file.contains("/lib/python")
+                    && !file.contains("/lib/pypy")
                     && self.scene.checkout_files.len() < 32
                 {
                     push_distinct(&mut self.scene.checkout_files, file);

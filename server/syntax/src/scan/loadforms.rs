@@ -1493,6 +1493,10 @@ pub fn is_compiled_name(part: &str) -> bool {
         || part.starts_with("cython_")
         || part.ends_with("_cython")
         || matches!(part, "cpu_nms" | "gpu_nms")
+        // SWIG's wrapper modules (`_swigfaiss`), and a CUDA op named in the middle of its name
+        // (RAFT's `alt_cuda_corr`).
+        || part.starts_with("_swig")
+        || part.contains("_cuda_")
         || SUFFIXES
             .iter()
             // `*_kernel(s)` also names pure-Python packages (`liger_kernel`, `triton_kernels`,
