@@ -213,6 +213,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("or cannot be loaded", LOADFORM),
     ("Cannot load ", LOADFORM),
     ("Library not loaded", LOADFORM),
+    // glcontext's and similar loaders: `Exception: (detect) libX11.so not loaded`.
+    (".so not loaded", LOADFORM),
     ("Cannot dlopen some GPU libraries", LOADFORM),
     ("cannot load library '", LOADFORM),
     ("manage to locate a library called", LOADFORM),

@@ -463,10 +463,30 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
         let word = before.rsplit([' ', ':', '\'', '"']).next().unwrap_or("");
         let name = word.split('*').next().unwrap_or("").trim_end_matches('.');
         if name.starts_with("lib") && name.contains(".so") {
+            // `word` ends `before`, a prefix of `s`: it starts at their length difference.
             out.push(
-                l.span(p - word.len(), s.trim_end().len()),
+                l.span(before.len() - word.len(), s.trim_end().len()),
                 EventKind::MissingSharedLibrary {
                     name: cap(name).to_owned(),
+                    required_by: None,
+                },
+            );
+        }
+        return;
+    }
+    // A loader's own words for a library it could not open (glcontext: `Exception: (detect)
+    // libX11.so not loaded`): the library is the word before them.
+    if let Some(p) = s.find(".so not loaded") {
+        let head = &s[..p + 3];
+        let word = head
+            .rsplit(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '\'' | '"' | ':'))
+            .next()
+            .unwrap_or("");
+        if word.starts_with("lib") && is_library_name(word) {
+            out.push(
+                l.span(head.len() - word.len(), s.trim_end().len()),
+                EventKind::MissingSharedLibrary {
+                    name: cap(word).to_owned(),
                     required_by: None,
                 },
             );
