@@ -77,7 +77,11 @@ pub(super) fn wrong_architecture(l: &Line<'_>, out: &mut Out) {
         // Error 193 is also what `subprocess` raises for a file that is no program: only a load
         // (a DLL or module the line names) is a library of another architecture.
         let lower = s.to_ascii_lowercase();
-        if library.is_none() && !lower.contains(".dll") && !lower.contains(".pyd") {
+        if library.is_none()
+            && !lower.contains(".dll")
+            && !lower.contains(".pyd")
+            && !lower.contains("dll load failed")
+        {
             return;
         }
         (p, library, None, None)
