@@ -407,6 +407,13 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("bitsandbytes CUDA binary", CUDAMM),
     ("bitsandbytes native library", CUDAMM),
     ("CUDA detection failed", CUDAMM),
+    // bitsandbytes' CUDA setup (before 0.43) finding no runtime, and its Linux build's setup
+    // failing on Windows paths; the first carries VERSION for the `CUDA` inside it.
+    (
+        "main CUDA runtime library was not detected",
+        CUDAMM | VERSION,
+    ),
+    ("argument of type 'WindowsPath' is not iterable", CUDAMM),
     // A package's summary of its own libraries not loading (`package_library_unloadable`).
     ("Could not load libtorchcodec", CUDAMM),
     ("Unable to load cu", CUDAMM),
@@ -3691,10 +3698,17 @@ fn cuda_setup_failed(l: &Line<'_>, out: &mut Out) {
         "Could not find the bitsandbytes CUDA binary",
         "Could not load bitsandbytes native library",
         "CUDA SETUP: CUDA detection failed",
+        "The main issue seems to be that the main CUDA runtime library was not detected",
     ]
     .iter()
     .find_map(|m| s.find(m))
-    .or_else(|| bnb_function_missing(s)) else {
+    .or_else(|| bnb_function_missing(s))
+    // bitsandbytes' Linux build on Windows, whose setup iterates a Windows path (its name, or
+    // its `CUDA SETUP` lines, on the line).
+    .or_else(|| {
+        s.find("argument of type 'WindowsPath' is not iterable")
+            .filter(|_| s.contains("bitsandbytes") || s.contains("CUDA SETUP"))
+    }) else {
         return;
     };
     // Every form is bitsandbytes' (its CUDA setup, its own messages).
