@@ -687,7 +687,10 @@ impl Scene {
             // nothing of which package failed.
             .filter(|m| {
                 let before = piece.get(..m.at).unwrap_or("");
-                !(before.ends_with("envs/") || before.ends_with("envs\\"))
+                before
+                    .strip_suffix(['/', '\\'])
+                    .and_then(|b| b.rsplit(['/', '\\']).next())
+                    != Some("envs")
             })
             .map(|m| (m.at, m.distribution.to_owned()))
             .collect();
@@ -1870,9 +1873,8 @@ impl Collector {
                     && !file.contains("/site-packages/")
                     && !file.contains("/dist-packages/")
                     // Python's own library (`…/envs/mxnet/lib/python2.7/importlib/…`) is no
-                    // project's checkout.
-                    && !file.contains("/lib/python")
-                    && !file.contains("/lib/pypy")
+                    // project's checkout (a build tree's `lib/python_package` is one).
+                    && !python_library(file)
                     && self.scene.checkout_files.len() < 32
                 {
                     push_distinct(&mut self.scene.checkout_files, file);
@@ -2908,6 +2910,21 @@ pub(crate) fn distribution_of(top: &str) -> String {
         },
         |p| p.name.clone(),
     )
+}
+
+/// A file of Python's own library: under `lib/python3.X/` or `lib/pypy…/`, PyPy's
+/// `lib-python/`, outside any site-packages (checked by the caller).
+fn python_library(file: &str) -> bool {
+    let f = file.replace('\\', "/").to_ascii_lowercase();
+    f.contains("/lib-python/")
+        || ["/lib/python", "/lib/pypy"].iter().any(|m| {
+            f.match_indices(m).any(|(i, _)| {
+                f[i + m.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit())
+            })
+        })
 }
 
 /// The length of the interactive prompt a line starts with: Python's `>>> ` and `... `,

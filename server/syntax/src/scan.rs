@@ -214,7 +214,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Cannot load ", LOADFORM),
     ("Library not loaded", LOADFORM),
     // glcontext's and similar loaders: `Exception: (detect) libX11.so not loaded`.
-    (".so not loaded", LOADFORM),
+    (" not loaded", LOADFORM),
     ("Cannot dlopen some GPU libraries", LOADFORM),
     ("cannot load library '", LOADFORM),
     ("manage to locate a library called", LOADFORM),
@@ -3703,8 +3703,9 @@ fn cuda_setup_failed(l: &Line<'_>, out: &mut Out) {
     .iter()
     .find_map(|m| s.find(m))
     .or_else(|| bnb_function_missing(s))
-    // bitsandbytes' Linux build on Windows, whose setup iterates a Windows path (its name, or
-    // its `CUDA SETUP` lines, on the line).
+    // bitsandbytes' Linux build on Windows, whose setup iterates a Windows path, retold on one
+    // line with its name or its `CUDA SETUP` (in the log itself, the `Problem:` line above
+    // reads it).
     .or_else(|| {
         s.find("argument of type 'WindowsPath' is not iterable")
             .filter(|_| s.contains("bitsandbytes") || s.contains("CUDA SETUP"))

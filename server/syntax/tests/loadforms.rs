@@ -298,6 +298,15 @@ fn compiled_module_missing() {
         mods("ModuleNotFoundError: No module named 'hailo_platform.pyhailort._pyhailort'\n"),
         vec!["hailo_platform.pyhailort._pyhailort".to_owned()]
     );
+    // SWIG's wrapper, a CUDA op named in the middle.
+    assert_eq!(
+        mods("ImportError: No module named _swigfaiss\n"),
+        vec!["_swigfaiss".to_owned()]
+    );
+    assert_eq!(
+        mods("ModuleNotFoundError: No module named 'alt_cuda_corr'\n"),
+        vec!["alt_cuda_corr".to_owned()]
+    );
     assert_eq!(
         mods("Please compile MultiScaleDeformableAttention CUDA op with the following commands:\n"),
         vec!["MultiScaleDeformableAttention".to_owned()]
@@ -312,6 +321,10 @@ fn compiled_module_missing() {
         "ModuleNotFoundError: No module named 'liger_kernel'\n",
         "ModuleNotFoundError: No module named 'triton_kernels'\n",
         "ModuleNotFoundError: No module named 'bash_kernel'\n",
+        // Functions named for CUDA, and torch's own private modules.
+        "ImportError: cannot import name 'is_cuda_available' from 'accelerate.utils' (/x/site-packages/accelerate/utils/__init__.py)\n",
+        "ImportError: cannot import name 'is_torch_cuda_available' from 'transformers.utils'\n",
+        "ModuleNotFoundError: No module named 'torch.utils._cuda_trace'\n",
     ] {
         assert_eq!(mods(t), Vec::<String>::new(), "{t}");
     }

@@ -474,24 +474,32 @@ pub(super) fn library_sentences(l: &Line<'_>, out: &mut Out) {
         }
         return;
     }
-    // A loader's own words for a library it could not open (glcontext: `Exception: (detect)
-    // libX11.so not loaded`): the library is the word before them.
-    if let Some(p) = s.find(".so not loaded") {
-        let head = &s[..p + 3];
+    // A loader's own words for a library it could not open, ending the line (glcontext:
+    // `Exception: (detect) libX11.so not loaded`, `… /usr/lib/x86_64-linux-gnu/libEGL.so.1 not
+    // loaded`): the library is the word before them. (A warning that goes on, `libtcmalloc.so
+    // not loaded, using …`, is no failure.)
+    if let Some(p) = s.find(" not loaded")
+        && s[p + " not loaded".len()..]
+            .trim()
+            .trim_matches(['.', '!', '\'', '"', ')'])
+            .is_empty()
+    {
+        let head = &s[..p];
         let word = head
-            .rsplit(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '\'' | '"' | ':'))
+            .rsplit(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '\'' | '"'))
             .next()
             .unwrap_or("");
-        if word.starts_with("lib") && is_library_name(word) {
+        let name = file_name(word);
+        if name.starts_with("lib") && is_library_name(name) {
             out.push(
                 l.span(head.len() - word.len(), s.trim_end().len()),
                 EventKind::MissingSharedLibrary {
-                    name: cap(word).to_owned(),
+                    name: cap(name).to_owned(),
                     required_by: None,
                 },
             );
+            return;
         }
-        return;
     }
     let end = s.trim_end().len();
     let mut push = |at: usize, name: &str, required_by: Option<String>| {
@@ -1513,10 +1521,18 @@ pub fn is_compiled_name(part: &str) -> bool {
         || part.starts_with("cython_")
         || part.ends_with("_cython")
         || matches!(part, "cpu_nms" | "gpu_nms")
-        // SWIG's wrapper modules (`_swigfaiss`), and a CUDA op named in the middle of its name
-        // (RAFT's `alt_cuda_corr`).
+        // SWIG's wrapper modules (`_swigfaiss`), and a CUDA op named for CUDA in the middle of
+        // its name (RAFT's `alt_cuda_corr`): not a private module, not a function's name
+        // (`is_cuda_available`, `get_cuda_version` imported from a Python module).
         || part.starts_with("_swig")
-        || part.contains("_cuda_")
+        || (part.contains("_cuda_")
+            && !part.starts_with('_')
+            && ![
+                "is_", "has_", "get_", "set_", "check_", "use_", "enable_", "disable_", "init_",
+                "to_", "with_", "require_", "maybe_",
+            ]
+            .iter()
+            .any(|verb| part.starts_with(verb)))
         || SUFFIXES
             .iter()
             // `*_kernel(s)` also names pure-Python packages (`liger_kernel`, `triton_kernels`,
