@@ -122,16 +122,13 @@ pub(crate) fn library_skew(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
         );
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             Code::AbiMismatch,
             "find-other-copy",
-            FixKind::Advice,
             "Find the other copy of the library the loader takes",
             "`ldd` on the failing module shows which file each library resolves to; one outside the package's directory (LD_LIBRARY_PATH, /usr/lib, another environment) is the older copy.",
-        )
-        .step(Step::Manual(
-            "ldd <the failing module> | grep -v '=> /lib' ; pip list | grep -i <the package>; conda list | grep -i <the package>".into(),
-        )),
+            "ldd <the failing module> | grep -v '=> /lib' ; pip list | grep -i <the package>; conda list | grep -i <the package>",
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
 }
@@ -167,30 +164,26 @@ fn import_order(d: &mut Diagnostic, c: &Case<'_>, libs: &[&str]) {
     ));
     d.explanation = Some(format!("{} does not link torch's libraries by path: it expects `import torch` to have loaded them into the process. Imported first (or from a Python where torch is not installed), its torch symbols have no definition yet, whatever the torch version.", c.module));
     let mut fixes = vec![
-        Fix::new(
+        Fix::in_words(
             Code::AbiMismatch,
             "import-torch-first",
-            FixKind::Advice,
             format!("Import torch before {}", c.module),
             "`import torch` loads torch's libraries (libtorch_python, libc10, …) that the extension's symbols resolve against; the extension's import must come after it, in the same Python that has torch.",
-        )
-        .step(Step::Manual(format!(
-            "add `import torch` before the import of {} (and run it with the Python whose site-packages hold torch)",
-            c.module
-        ))),
+            format!(
+                "add `import torch` before the import of {} (and run it with the Python whose site-packages hold torch)",
+                c.module
+            ),
+        ),
     ];
     if let Some(l) = cuda_lib {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 Code::AbiMismatch,
                 "cpu-only-torch",
-                FixKind::Advice,
                 format!("Check that torch is a CUDA build ({l} comes only with CUDA builds)"),
                 "A CPU-only torch (`+cpu`, or PyPI's default on Windows and macOS) has no CUDA libraries; the extension needs its CUDA build.",
-            )
-            .step(Step::Manual(
-                "python -c \"import torch; print(torch.__version__, torch.version.cuda)\"   # None: a CPU-only build".into(),
-            )),
+                "python -c \"import torch; print(torch.__version__, torch.version.cuda)\"   # None: a CPU-only build",
+            ),
         );
     }
     d.fixes = crate::fix::rank(fixes);
@@ -268,10 +261,9 @@ fn python_symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
                 .find_map(|m| l.find(m).map(|i| &l[..i + m.len() - 1]))
         })
         .and_then(crate::fix::SafePath::new);
-    let mut other = Fix::new(
+    let mut other = Fix::in_words(
         Code::AbiMismatch,
         "other-python-path",
-        FixKind::Advice,
         match (&other_dir, python2) {
             (Some(dir), true) => format!("Take the Python 2 packages of {dir} off this Python's path"),
             (None, true) => "Take the Python 2 module's directory off this Python's path".to_owned(),
@@ -282,11 +274,11 @@ fn python_symbol(cx: &Cx<'_>, d: &mut Diagnostic, c: &Case<'_>) {
         } else {
             "A path of another Python version in the traceback (python2.7/, python3.8/ under a python3.10 run) means PYTHONPATH, a user site or a copied environment mixes interpreters."
         },
-    )
-    .step(Step::Manual(match &other_dir {
-        Some(dir) => format!("python -c \"import sys; print(sys.version); print(sys.path)\"   # then remove {dir} from PYTHONPATH (or from sys.path before the import)"),
-        None => "python -c \"import sys; print(sys.version); print(sys.path)\"   # then unset PYTHONPATH or remove the other version's directory from it".into(),
-    }));
+        match &other_dir {
+            Some(dir) => format!("python -c \"import sys; print(sys.version); print(sys.path)\"   # then remove {dir} from PYTHONPATH (or from sys.path before the import)"),
+            None => "python -c \"import sys; print(sys.version); print(sys.path)\"   # then unset PYTHONPATH or remove the other version's directory from it".to_owned(),
+        },
+    );
     if python2 {
         other = other.leading();
     }
@@ -402,26 +394,24 @@ pub(crate) fn cxx_standard(
     // torch 1.5 moved its headers to C++14, torch 2.1 to C++17.
     let before = if needs == "17" { "2.1" } else { "1.5" };
     d.fixes = crate::fix::rank(vec![
-        Fix::new(
+        Fix::in_words(
             code,
             "cxx-standard",
-            FixKind::Advice,
             format!("Build it with C++{needs}: raise the standard its build sets"),
             format!("torch's headers check the standard they are compiled with; the extension's setup.py (extra_compile_args `-std=c++14`, a `cpp_standard` setting) or CMakeLists.txt (CMAKE_CXX_STANDARD) sets an older one for both the C++ and the nvcc compiles. Raised to {needs}, the same sources usually build; newer releases of the project often carry the change."),
-        )
-        .step(Step::Manual(format!(
-            "in the extension's setup.py / CMakeLists.txt, replace -std=c++11/-std=c++14 (cxx and nvcc args, cpp_standard, CMAKE_CXX_STANDARD) with C++{needs}, then build again"
-        ))),
-        Fix::new(
+            format!(
+                "in the extension's setup.py / CMakeLists.txt, replace -std=c++11/-std=c++14 (cxx and nvcc args, cpp_standard, CMAKE_CXX_STANDARD) with C++{needs}, then build again"
+            ),
+        ),
+        Fix::in_words(
             code,
             "older-torch",
-            FixKind::Advice,
             "Or build against the older torch its flags were written for",
             format!("torch {before} and later need C++{needs}; an environment of the extension's era builds it unchanged, with that era's companions and Python."),
-        )
-        .step(Step::Manual(format!(
-            "in an environment of its era: pip install \"torch<{before}\" (with its companions), then build again"
-        ))),
+            format!(
+                "in an environment of its era: pip install \"torch<{before}\" (with its companions), then build again"
+            ),
+        ),
     ]);
     d
 }
@@ -852,22 +842,21 @@ fn jax_needs_jaxlib(cx: &Cx<'_>, d: &mut Diagnostic, needs: &str, installed: &st
         ),
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "jaxlib-jax-needs",
-            FixKind::Advice,
             if newer {
                 format!("Or install jaxlib {needs}, the release of the installed jax, of the same build (CUDA or CPU) as the installed one")
             } else {
                 format!("Or install jaxlib {needs} or newer, of the same build (CUDA or CPU) as the installed one")
             },
             "A CUDA jaxlib comes with jax's CUDA extra (`jax[cuda12]` today; older releases from JAX's find-links page); PyPI's plain jaxlib is the CPU build.",
-        )
-        .step(Step::Manual(if newer {
-            format!("pip install \"jaxlib=={needs}\" of the build in use (for CUDA: pip install -U \"jax[cuda12]\", which moves jax and jaxlib together)")
-        } else {
-            format!("pip install \"jaxlib>={needs}\" of the build in use (for CUDA: pip install -U \"jax[cuda12]\")")
-        })),
+            if newer {
+                format!("pip install \"jaxlib=={needs}\" of the build in use (for CUDA: pip install -U \"jax[cuda12]\", which moves jax and jaxlib together)")
+            } else {
+                format!("pip install \"jaxlib>={needs}\" of the build in use (for CUDA: pip install -U \"jax[cuda12]\")")
+            },
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
 }
@@ -1142,16 +1131,15 @@ pub(crate) fn cython_api(
     // to an older importer.
     if names.len() == 1 {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "align-family",
-                FixKind::Advice,
                 format!("Install {provider} and the package that cimports it again together, of releases made for each other"),
                 "pip resolving both at once takes releases whose requirements agree; the traceback's frames above the error name the package whose compiled module failed.",
-            )
-            .step(Step::Manual(format!(
-                "python -m pip install --upgrade --no-cache-dir {provider} <the package that imports it>, both from the same source (PyPI, conda, or the nightly index they came from)"
-            ))),
+                format!(
+                    "python -m pip install --upgrade --no-cache-dir {provider} <the package that imports it>, both from the same source (PyPI, conda, or the nightly index they came from)"
+                ),
+            ),
         );
     } else if !names.is_empty() {
         let shown = names.iter().map(Name::as_str).collect::<Vec<_>>().join(" and ");

@@ -292,17 +292,16 @@ pub(crate) fn header(
     let macos = cx.scene.mentions_macos && !windows;
     if let Some(formula) = lib.brew.first().filter(|_| macos) {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "brew-package",
-                FixKind::Advice,
                 format!("Install {} with Homebrew ({}), then build again", lib.what, lib.brew.join(" ")),
                 "Homebrew installs the headers without root; a keg-only formula (libomp, openblas) stays outside the compiler's default search path, so the build is told where it is.",
-            )
-            .step(Step::Manual(format!(
-                "brew install {}; export CPATH=\"$(brew --prefix {formula})/include:$CPATH\" LIBRARY_PATH=\"$(brew --prefix {formula})/lib:$LIBRARY_PATH\", then build again",
-                lib.brew.join(" ")
-            ))),
+                format!(
+                    "brew install {}; export CPATH=\"$(brew --prefix {formula})/include:$CPATH\" LIBRARY_PATH=\"$(brew --prefix {formula})/lib:$LIBRARY_PATH\", then build again",
+                    lib.brew.join(" ")
+                ),
+            ),
         );
     }
     match cx.world.system_package_manager() {
@@ -317,14 +316,13 @@ pub(crate) fn header(
             let apt = format!("apt-get install {}", lib.apt.join(" "));
             let dnf = format!("dnf install {}", lib.dnf.join(" "));
             fixes.push(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "dev-package",
-                    FixKind::Advice,
                     format!("Install the development files of {} (needs root), then build again", lib.what),
                     format!("The distribution is not known here: Debian/Ubuntu `{apt}`; Fedora/RHEL `{dnf}`."),
-                )
-                .step(Step::Manual(format!("{apt} (Debian/Ubuntu) or {dnf} (Fedora/RHEL)"))),
+                    format!("{apt} (Debian/Ubuntu) or {dnf} (Fedora/RHEL)"),
+                ),
             );
         }
     }
@@ -345,17 +343,16 @@ pub(crate) fn header(
     }
     if windows && fixes.is_empty() {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "windows-headers",
-                FixKind::Advice,
                 format!("Install {}'s headers and add their directory to INCLUDE, then build again", lib.what),
                 "MSVC looks for headers in the directories of the INCLUDE variable (set by the Native Tools prompt) and those the build passes with /I; vcpkg or the library's SDK installs them.",
-            )
-            .step(Step::Manual(format!(
-                "install {} (vcpkg, or its SDK), then `set INCLUDE=<its include directory>;%INCLUDE%` in the prompt that builds",
-                lib.what
-            ))),
+                format!(
+                    "install {} (vcpkg, or its SDK), then `set INCLUDE=<its include directory>;%INCLUDE%` in the prompt that builds",
+                    lib.what
+                ),
+            ),
         );
     }
     d.fixes = crate::fix::rank(fixes);
@@ -407,31 +404,29 @@ fn cuda_header(
         .step(Step::Manual(format!(
             "ls -d /usr/local/cuda*/include/{header} (or your cluster's CUDA module); export CUDA_HOME=<that toolkit, of {shown}>, then build again"
         ))),
-        Fix::new(
+        Fix::in_words(
             code,
             "cuda-dev-package",
-            FixKind::Advice,
             format!("Install {}'s development package of {shown} (needs root)", lib.what),
             "NVIDIA's CUDA repository names the development packages per CUDA release; `cuda-libraries-dev-X-Y` installs every library's headers of that release.",
-        )
-        .step(Step::Manual(format!(
-            "apt-get install cuda-libraries-dev-{dash} (Debian/Ubuntu, NVIDIA's CUDA repository) or dnf install cuda-libraries-devel-{dash} (Fedora/RHEL), then build again"
-        ))),
+            format!(
+                "apt-get install cuda-libraries-dev-{dash} (Debian/Ubuntu, NVIDIA's CUDA repository) or dnf install cuda-libraries-devel-{dash} (Fedora/RHEL), then build again"
+            ),
+        ),
     ];
     if !lib.conda.is_empty() && (cx.world.in_conda() || cx.scene.mentions_conda) {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "conda-dev-package",
-                FixKind::Advice,
                 format!("In the conda environment: conda-forge's {} for {shown}", lib.conda.join(", ")),
                 "No root needed; pinning cuda-version keeps the headers of torch's CUDA release, not the newest.",
-            )
-            .step(Step::Manual(format!(
-                "conda install -c conda-forge {} cuda-version={}, then build again",
-                lib.conda.join(" "),
-                release.as_deref().unwrap_or("<torch's CUDA, e.g. 12.4>")
-            ))),
+                format!(
+                    "conda install -c conda-forge {} cuda-version={}, then build again",
+                    lib.conda.join(" "),
+                    release.as_deref().unwrap_or("<torch's CUDA, e.g. 12.4>")
+                ),
+            ),
         );
     }
     d.fixes = crate::fix::rank(fixes);
@@ -503,14 +498,13 @@ fn system_program(code: Code, program: &str) -> Vec<Fix> {
         )
     };
     vec![
-        Fix::new(
+        Fix::in_words(
             code,
             "install-build-program",
-            FixKind::Advice,
             format!("Install the build tool `{program}`, then build again"),
             why,
-        )
-        .step(Step::Manual(how)),
+            how,
+        ),
     ]
 }
 
@@ -564,16 +558,15 @@ fn cmake_package(cx: &Cx<'_>, mut d: Diagnostic, package: &str, detail: &str) ->
         .step(Step::Manual(
             "export CMAKE_PREFIX_PATH=/opt/rocm:$CMAKE_PREFIX_PATH (the ROCm prefix in use; /opt/rocm/lib/cmake holds one directory per package), then build again".into(),
         )),
-        _ => Fix::new(
+        _ => Fix::in_words(
             code,
             "cmake-package",
-            FixKind::Advice,
             format!("Install {package}'s development files and point CMake at them"),
             format!("CMake finds {package} through {package}Config.cmake, which its development package (or conda-forge's package) installs; a prefix outside CMake's defaults goes on CMAKE_PREFIX_PATH, or {package}_DIR names the directory of the file."),
-        )
-        .step(Step::Manual(format!(
-            "install {package}'s development files (the distribution's -dev/-devel package, or conda-forge's), then cmake -DCMAKE_PREFIX_PATH=<its install prefix> … or -D{package}_DIR=<the directory holding {package}Config.cmake>"
-        ))),
+            format!(
+                "install {package}'s development files (the distribution's -dev/-devel package, or conda-forge's), then cmake -DCMAKE_PREFIX_PATH=<its install prefix> … or -D{package}_DIR=<the directory holding {package}Config.cmake>"
+            ),
+        ),
     };
     d.fixes = crate::fix::rank(vec![fix]);
     d
@@ -620,27 +613,23 @@ fn python_headers(cx: &Cx<'_>) -> Vec<Fix> {
         Some(SystemManager::Apt) => fixes.push(system(SystemManager::Apt, "python3-dev")),
         Some(SystemManager::Dnf) => fixes.push(system(SystemManager::Dnf, "python3-devel")),
         None => fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "python-headers",
-                FixKind::Advice,
                 "Install the Python development headers for this interpreter (needs root)",
                 why,
-            )
-            .step(Step::Manual(
-                "apt-get install python3-dev (Debian/Ubuntu; python3.X-dev for a deadsnakes Python) or dnf install python3-devel (Fedora/RHEL)".into(),
-            )),
+                "apt-get install python3-dev (Debian/Ubuntu; python3.X-dev for a deadsnakes Python) or dnf install python3-devel (Fedora/RHEL)",
+            ),
         ),
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "python-with-headers",
-            FixKind::Advice,
             "Or build in a conda or uv-managed Python, which ships its headers",
             "No root needed: the environment's own interpreter carries include/python3.X/Python.h.",
-        )
-        .step(Step::Manual("create the environment with conda or `uv venv --python 3.X`, then build there".into())),
+            "create the environment with conda or `uv venv --python 3.X`, then build there",
+        ),
     );
     crate::fix::rank(fixes)
 }

@@ -80,16 +80,15 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
     // the package skips it, only the toolchain it needs, which its output names.
     if let Some(ext) = jit {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "show-cause",
-                FixKind::Advice,
                 format!("See why {ext} did not compile: the build output above the error"),
                 "torch's cpp_extension runs ninja in its extensions directory and prints the compiler's output before `Error building extension`: the first `error:` or `FAILED:` line there (no nvcc, a compiler too new for nvcc, a missing header) is the cause, and abidoc reads it from the whole log.",
-            )
-            .step(Step::Manual(format!(
-                "run again keeping the whole output (`python your_script.py 2>&1 | tee build.log`, then `abidoc check build.log`); the build directory is ~/.cache/torch_extensions/<python and CUDA tags>/{ext} (or $TORCH_EXTENSIONS_DIR), whose removal makes the next run rebuild from scratch"
-            ))),
+                format!(
+                    "run again keeping the whole output (`python your_script.py 2>&1 | tee build.log`, then `abidoc check build.log`); the build directory is ~/.cache/torch_extensions/<python and CUDA tags>/{ext} (or $TORCH_EXTENSIONS_DIR), whose removal makes the next run rebuild from scratch"
+                ),
+            ),
         );
         out_of_memory(cx, &mut d, &mut fixes);
         d.fixes = crate::fix::rank(fixes);
@@ -194,10 +193,9 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
         });
         fixes.extend(newer);
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "older-python",
-                FixKind::Advice,
                 match (python_too_new, capi) {
                     (Some(max), _) => format!("Keep this release and run it under Python {max} or older"),
                     (None, Some((_, c))) => format!("Keep this release and run it under a Python before {}", c.release),
@@ -205,13 +203,13 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
                     (None, None) => "Keep this release and run it under Python 3.11 or older".to_owned(),
                 },
                 "A virtual environment of an older Python installs the release as published.",
-            )
-            .step(Step::Manual(match (python_too_new, capi) {
-                (Some(v), _) => format!("uv venv --python {v} (or: conda create -n env python={v}), then install there"),
-                (None, Some((_, c))) => format!("create the environment with a Python older than {} (uv venv --python 3.X, or conda create -n env python=3.X), then install there", c.release),
-                (None, None) if cython_c == Some("3.11") => "uv venv --python 3.10 (or: conda create -n env python=3.10), then install there".to_owned(),
-                (None, None) => "uv venv --python 3.11 (or: conda create -n env python=3.11), then install there".to_owned(),
-            })),
+                match (python_too_new, capi) {
+                    (Some(v), _) => format!("uv venv --python {v} (or: conda create -n env python={v}), then install there"),
+                    (None, Some((_, c))) => format!("create the environment with a Python older than {} (uv venv --python 3.X, or conda create -n env python=3.X), then install there", c.release),
+                    (None, None) if cython_c == Some("3.11") => "uv venv --python 3.10 (or: conda create -n env python=3.10), then install there".to_owned(),
+                    (None, None) => "uv venv --python 3.11 (or: conda create -n env python=3.11), then install there".to_owned(),
+                },
+            ),
         );
         if python_too_new.is_some() {
             fixes.push(
@@ -283,22 +281,21 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
         .and_then(Name::new)
         .map_or_else(|| "<the package>".to_owned(), |n| n.to_string());
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "show-cause",
-            FixKind::Advice,
             "See why the build failed: its first `error:` line",
             "The cause (no nvcc, no compiler or one too new, a missing header or build tool, torch not visible to the build) is printed before pip's summary; `-v` keeps all of it, and abidoc reads it from the whole log.",
-        )
-        .step(Step::Manual(format!(
-            "pip install -v --no-cache-dir {}{target} 2>&1 | tee build.log (the install that failed, with -v), then `abidoc check build.log`",
-            // A build against the installed torch is seen as it failed only with torch visible.
-            if d.package.as_deref().and_then(crate::kb::links_torch) == Some(true) {
-                "--no-build-isolation "
-            } else {
-                ""
-            }
-        ))),
+            format!(
+                "pip install -v --no-cache-dir {}{target} 2>&1 | tee build.log (the install that failed, with -v), then `abidoc check build.log`",
+                // A build against the installed torch is seen as it failed only with torch visible.
+                if d.package.as_deref().and_then(crate::kb::links_torch) == Some(true) {
+                    "--no-build-isolation "
+                } else {
+                    ""
+                }
+            ),
+        ),
     );
     // The more particular causes after: their messages stand.
     old_pip(cx, &mut d, &mut fixes);
@@ -386,16 +383,13 @@ fn known_cause(cx: &Cx<'_>, d: &mut Diagnostic, fixes: &mut Vec<Fix>) {
                 .leading(),
             );
             fixes.push(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "newer-cub",
-                    FixKind::Advice,
                     "Or build with a CUB of 1.16 or later: a CUDA 12 toolkit, or CUB_HOME at a newer CUB",
                     "The clash is fixed in CUB 1.16 (NVIDIA/cub#423); CUDA 11.x toolkits keep CUB 1.15.",
-                )
-                .step(Step::Manual(
-                    "build with a CUDA 12 toolkit (CUDA_HOME at it), or download CUB 1.16+ from https://github.com/NVIDIA/cub/releases and set CUB_HOME to it (a CUB newer than the toolkit's Thrust also needs THRUST_IGNORE_CUB_VERSION_CHECK)".into(),
-                )),
+                    "build with a CUDA 12 toolkit (CUDA_HOME at it), or download CUB 1.16+ from https://github.com/NVIDIA/cub/releases and set CUB_HOME to it (a CUB newer than the toolkit's Thrust also needs THRUST_IGNORE_CUB_VERSION_CHECK)",
+                ),
             );
         }
         CompileCause::InplaceDirMissing => {
@@ -404,16 +398,15 @@ fn known_cause(cx: &Cx<'_>, d: &mut Diagnostic, fixes: &mut Vec<Fix>) {
                 "{build} compiled, but `build_ext --inplace` could not copy the built module into {dir}/: that directory does not exist where the command ran (the extension's dotted name has a package part the folder lacks)"
             );
             fixes.push(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "inplace-dir",
-                    FixKind::Advice,
                     format!("Create {dir}/ where the build runs, then build again"),
                     "setup.py names the extension with its package (`monotonic_align.core`), so --inplace writes it into that package's directory below the current one; creating it lets the copy succeed, and the import then finds the module there.",
+                    format!(
+                        "in the directory where `python setup.py build_ext --inplace` ran: mkdir -p {dir}, then run it again"
+                    ),
                 )
-                .step(Step::Manual(format!(
-                    "in the directory where `python setup.py build_ext --inplace` ran: mkdir -p {dir}, then run it again"
-                )))
                 .leading(),
             );
         }
@@ -435,18 +428,17 @@ fn known_cause(cx: &Cx<'_>, d: &mut Diagnostic, fixes: &mut Vec<Fix>) {
                 .leading(),
             );
             fixes.push(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "toolkit-cub",
-                    FixKind::Advice,
                     "Or build with the toolkit's own CUB: unset CUB_HOME",
                     "CUDA 11 and later ship CUB with Thrust, of the release Thrust expects; CUB_HOME is only for toolkits before 11.",
-                )
-                .step(Step::Manual(if cx.scene.mentions_windows {
-                    "set \"CUB_HOME=\" (or remove it from the environment), then build again".into()
-                } else {
-                    "unset CUB_HOME, then build again".into()
-                })),
+                    if cx.scene.mentions_windows {
+                        "set \"CUB_HOME=\" (or remove it from the environment), then build again".to_owned()
+                    } else {
+                        "unset CUB_HOME, then build again".to_owned()
+                    },
+                ),
             );
         }
     }
@@ -531,17 +523,16 @@ fn own_wheel(cx: &Cx<'_>, pkg: &Name, torch: &str) -> Option<Fix> {
                 && guessed.is_some_and(|g| g.rsplit('/').next() == Some(w.file_name.as_str())) =>
         {
             Some(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "wheel-download",
-                    FixKind::Advice,
                     format!("Let setup.py download {} (it is published; the download failed)", w.file_name),
                     format!("{pkg}'s setup.py guessed the right wheel, which the release data lists, and could not download it: this machine does not reach github.com (no internet, a proxy or firewall), so it compiled instead. Fetched elsewhere, the file installs with no compile."),
-                )
-                .step(Step::Manual(format!(
-                    "check that this machine reaches github.com (set HTTPS_PROXY if it needs a proxy), then install again; or download {} on a machine that does, copy it here and `pip install --no-deps ./{}`",
-                    w.file_name, w.file_name
-                ))),
+                    format!(
+                        "check that this machine reaches github.com (set HTTPS_PROXY if it needs a proxy), then install again; or download {} on a machine that does, copy it here and `pip install --no-deps ./{}`",
+                        w.file_name, w.file_name
+                    ),
+                ),
             )
         }
         (Fetch::Wheel(w), Listing::Listed { source }) => {
@@ -601,18 +592,17 @@ fn own_wheel(cx: &Cx<'_>, pkg: &Name, torch: &str) -> Option<Fix> {
         (_, Listing::NotListed { torch: lines, .. }) if !lines.is_empty() => {
             let shown: Vec<&str> = lines.iter().map(String::as_str).take(6).collect();
             Some(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "torch-with-wheels",
-                    FixKind::Advice,
                     format!("Use a torch line {pkg} {} publishes wheels for ({})", answer.version, shown.join(", ")),
                     format!("{pkg}'s setup.py downloads a prebuilt wheel only for the torch lines its release was built for, and compiles otherwise; torch {t} is not one of them. With torch (and its companions) of a listed line, the install downloads instead of compiling."),
-                )
-                .step(Step::Manual(format!(
-                    "install torch of one of these lines ({}) with its torchvision/torchaudio, then pip install --no-build-isolation {pkg}=={}",
-                    shown.join(", "),
-                    answer.version
-                ))),
+                    format!(
+                        "install torch of one of these lines ({}) with its torchvision/torchaudio, then pip install --no-build-isolation {pkg}=={}",
+                        shown.join(", "),
+                        answer.version
+                    ),
+                ),
             )
         }
         _ => None,
@@ -681,14 +671,13 @@ fn kernel_needs_newer_gpu(cx: &Cx<'_>, mut d: Diagnostic, cap: &str) -> Diagnost
         );
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "older-gpu",
-            FixKind::Advice,
             format!("On a GPU older than compute capability {cap}: a release or build of the package without these kernels"),
             format!("No build makes a GPU older than {cap} run instructions it lacks; the package's release from before these kernels, or a fallback path it offers, is the way there."),
-        )
-        .step(Step::Manual("check the package's documentation for the GPUs it supports and an older release or a switch that skips these kernels".into())),
+            "check the package's documentation for the GPUs it supports and an older release or a switch that skips these kernels",
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
     d

@@ -7,7 +7,7 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement, Step};
+use crate::fix::{Cost, Fix, FixKind, Name, PipFlag, Requirement};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A source build of a torch extension cannot see torch (`No module named 'torch'` inside pip's isolated build), or would build against a different torch than the installed one.",
@@ -62,20 +62,17 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
         // The text names no package: the same steps in their general form, for the package
         // whose install printed this.
         return vec![
-            Fix::new(
+            Fix::in_words(
                 code,
                 "no-build-isolation",
-                FixKind::Advice,
                 "Install torch first, then the package that failed with --no-build-isolation",
                 if isolated_torch {
                     "A package that compiles against torch imports it in its build script; pip's isolated build environment downloaded a torch of its own for it, so the build must use this environment's torch instead."
                 } else {
                     "A package that compiles against torch imports it in its build script; pip's and uv's isolated build environments have none, so the build must use this environment's torch."
                 },
-            )
-            .step(Step::Manual(
-                "pip install torch (the build your project uses), then pip install --no-build-isolation <the package whose install printed this>".into(),
-            )),
+                "pip install torch (the build your project uses), then pip install --no-build-isolation <the package whose install printed this>",
+            ),
         ];
     };
     let mut fixes = Vec::new();
@@ -128,27 +125,25 @@ fn fixes(cx: &Cx<'_>, package: Option<&str>) -> Vec<Fix> {
     }
     if cx.scene.used_uv {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "uv-no-build-isolation",
-                FixKind::Advice,
                 format!("With uv: uv pip install --no-build-isolation {pkg}"),
                 "uv isolates builds too; or declare torch with match-runtime in [tool.uv.extra-build-dependencies].",
-            )
-            .step(Step::Manual(format!(
-                "[tool.uv.extra-build-dependencies] {pkg} = [{{ requirement = \"torch\", match-runtime = true }}]"
-            ))),
+                format!(
+                    "[tool.uv.extra-build-dependencies] {pkg} = [{{ requirement = \"torch\", match-runtime = true }}]"
+                ),
+            ),
         );
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "requirements-order",
-            FixKind::Advice,
             "In requirements files, install torch in a step before the CUDA extensions",
             "A single `pip install -r requirements.txt` builds the extensions before torch exists.",
-        )
-        .step(Step::Manual("pip install torch, then pip install --no-build-isolation -r requirements.txt".into())),
+            "pip install torch, then pip install --no-build-isolation -r requirements.txt",
+        ),
     );
     crate::fix::rank(fixes)
 }

@@ -147,16 +147,13 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
         );
     } else if !outside_env && !process_emulated {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "reinstall-owner",
-                FixKind::Advice,
                 "Reinstall the package that owns the library with this Python's pip",
                 "The text does not show which package installed the file; reinstalled by this interpreter's pip (--force-reinstall --no-cache-dir), it comes back in this interpreter's architecture.",
-            )
-            .step(Step::Manual(
-                "python -m pip install --force-reinstall --no-cache-dir --no-deps <the package that installed the library>".into(),
-            )),
+                "python -m pip install --force-reinstall --no-cache-dir --no-deps <the package that installed the library>",
+            ),
         );
     }
     if macos && !process_emulated && seen.need.is_none() {

@@ -13,7 +13,7 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name, Step};
+use crate::fix::{Cost, Fix, FixKind, IndexUrl, Name};
 use abidoc_knowledge::gpu;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
@@ -106,32 +106,26 @@ pub(crate) fn diagnose(
     if cx.scene.mentions_macos && !cx.scene.mentions_windows {
         d.message.push_str("; on macOS no CUDA build of torch exists (Apple's GPUs run through MPS)");
         d.fixes = vec![
-            Fix::new(
+            Fix::in_words(
                 Code::CpuOnlyTorch,
                 "no-cuda-on-macos",
-                FixKind::Advice,
                 "Run the CUDA part on a Linux or Windows machine with an NVIDIA GPU, or use the package's CPU or MPS path",
                 "PyTorch publishes no CUDA builds for macOS; a package that builds or runs only with CUDA cannot do so on a Mac, whatever torch is installed there.",
-            )
-            .step(Step::Manual(
-                "use a machine with an NVIDIA GPU (Linux or Windows) for this package, or the package's release or option that runs without CUDA (its README names it, if any)".into(),
-            )),
+                "use a machine with an NVIDIA GPU (Linux or Windows) for this package, or the package's release or option that runs without CUDA (its README names it, if any)",
+            ),
         ];
         return d;
     }
     // A CUDA torch on a machine whose build sees no GPU: the architectures to build for, named.
     if detail.contains("arch_list[-1]") {
         d.fixes.push(
-            Fix::new(
+            Fix::in_words(
                 Code::CpuOnlyTorch,
                 "arch-list-without-gpu",
-                FixKind::Advice,
                 "Or, where torch is a CUDA build and the build machine has no GPU: name the GPUs to build for in TORCH_CUDA_ARCH_LIST",
                 "torch's cpp_extension compiles for the GPUs it sees, else for TORCH_CUDA_ARCH_LIST; with neither it has no architecture at all.",
-            )
-            .step(Step::Manual(
-                "export TORCH_CUDA_ARCH_LIST=\"<the GPUs' compute capabilities, e.g. 8.0;8.6;8.9>\" (nvidia-smi --query-gpu=compute_cap --format=csv on the machine that runs it), then build again".into(),
-            )),
+                "export TORCH_CUDA_ARCH_LIST=\"<the GPUs' compute capabilities, e.g. 8.0;8.6;8.9>\" (nvidia-smi --query-gpu=compute_cap --format=csv on the machine that runs it), then build again",
+            ),
         );
         d.fixes = crate::fix::rank(std::mem::take(&mut d.fixes));
     }
@@ -142,16 +136,13 @@ pub(crate) fn diagnose(
     if cx.scene.mentions_jetson {
         d.fixes.insert(
             0,
-            Fix::new(
+            Fix::in_words(
                 Code::CpuOnlyTorch,
                 "jetpack-build",
-                FixKind::Advice,
                 "Install NVIDIA's torch wheel for this board's JetPack",
                 "Neither PyPI nor PyTorch's indexes build torch for a Jetson's integrated GPU; NVIDIA publishes wheels per JetPack release (its 'PyTorch for Jetson' page, or the jetson-ai-lab index), and the JetPack containers (l4t-pytorch) carry them.",
+                "find the JetPack release (`cat /etc/nv_tegra_release` or `dpkg -l nvidia-jetpack`), then install NVIDIA's torch wheel for it (and the torchvision built against that wheel)",
             )
-            .step(Step::Manual(
-                "find the JetPack release (`cat /etc/nv_tegra_release` or `dpkg -l nvidia-jetpack`), then install NVIDIA's torch wheel for it (and the torchvision built against that wheel)".into(),
-            ))
             .leading(),
         );
         d.fixes = crate::fix::rank(std::mem::take(&mut d.fixes));
@@ -231,16 +222,13 @@ fn fixes(cx: &Cx<'_>, torch: Option<&str>, driver: Option<&str>) -> Vec<Fix> {
     });
     match (torch.map(recipes::short_torch), name) {
         (Some(t), Some(_)) if nightly => fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "cuda-build",
-                FixKind::Advice,
                 format!("Install the CUDA nightly build matching torch {t}"),
                 "A nightly torch comes from PyTorch's nightly indexes (https://download.pytorch.org/whl/nightly/cuXYZ), one per CUDA version; pick the one your driver supports.",
-            )
-            .step(Step::Manual(
-                "pip install --pre --force-reinstall torch --index-url https://download.pytorch.org/whl/nightly/cuXYZ".into(),
-            )),
+                "pip install --pre --force-reinstall torch --index-url https://download.pytorch.org/whl/nightly/cuXYZ",
+            ),
         ),
         (Some(t), Some(_)) => {
             if let Some(var) = variant(t, driver)
@@ -302,16 +290,13 @@ fn fixes(cx: &Cx<'_>, torch: Option<&str>, driver: Option<&str>) -> Vec<Fix> {
         _ => {}
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "check-requirements",
-            FixKind::Advice,
             "Keep requirements from bringing the CPU build back",
             "A plain `torch` in a requirements file resolves to PyPI's build (CPU-only on Windows and macOS); name the CUDA index there (`--index-url` / `--extra-index-url` line) or install torch first.",
-        )
-        .step(Step::Manual(
-            "add `--extra-index-url https://download.pytorch.org/whl/cuXYZ` to requirements.txt, or install torch before the other requirements".into(),
-        )),
+            "add `--extra-index-url https://download.pytorch.org/whl/cuXYZ` to requirements.txt, or install torch before the other requirements",
+        ),
     );
     crate::fix::rank(fixes)
 }

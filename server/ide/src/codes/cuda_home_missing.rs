@@ -51,16 +51,13 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     if detail.contains("No CUDA toolset found") {
         d.message = "CMake's Visual Studio generator finds no CUDA toolset: the CUDA toolkit's Visual Studio integration is not installed in this Visual Studio".into();
         d.fixes = crate::fix::rank(vec![
-            Fix::new(
+            Fix::in_words(
                 Code::CudaHomeMissing,
                 "vs-integration",
-                FixKind::Advice,
                 "Install the CUDA toolkit's Visual Studio integration into this Visual Studio",
                 "The CUDA installer puts its MSBuild files (CUDA X.Y.props/.targets) into the Visual Studios it finds; one installed later has none, and CMake's Visual Studio generator then finds no CUDA toolset.",
-            )
-            .step(Step::Manual(
-                "copy the files of <CUDA install>\\extras\\visual_studio_integration\\MSBuildExtensions into <Visual Studio>\\MSBuild\\Microsoft\\VC\\<version>\\BuildCustomizations (or re-run the CUDA installer with its Visual Studio Integration), then build again".into(),
-            )),
+                "copy the files of <CUDA install>\\extras\\visual_studio_integration\\MSBuildExtensions into <Visual Studio>\\MSBuild\\Microsoft\\VC\\<version>\\BuildCustomizations (or re-run the CUDA installer with its Visual Studio Integration), then build again",
+            ),
         ]);
         return d;
     }
@@ -99,16 +96,13 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
             "{what} compiled from source, and its setup.py refuses to build the CUDA op: it requires both a CUDA toolkit (CUDA_HOME) and a GPU torch can see (torch.cuda.is_available()), and one of them is missing"
         );
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 Code::CudaHomeMissing,
                 "gpu-at-build",
-                FixKind::Advice,
                 "Or, with the toolkit in place, build where torch sees a GPU",
                 "This setup.py also checks torch.cuda.is_available(): a build inside `docker build`, on a login node, or with a CPU-only torch fails the same way however CUDA_HOME is set. Build on a machine (or in a container run) with the GPU visible and a CUDA build of torch, or change the script's condition to `CUDA_HOME is not None` and give the GPUs' architectures in TORCH_CUDA_ARCH_LIST.",
-            )
-            .step(Step::Manual(
-                "check `python -c \"import torch; print(torch.cuda.is_available(), torch.version.cuda)\"` prints True and a CUDA version where the build runs".into(),
-            )),
+                "check `python -c \"import torch; print(torch.cuda.is_available(), torch.version.cuda)\"` prints True and a CUDA version where the build runs",
+            ),
         );
     }
     d.fixes = crate::fix::rank(fixes);
@@ -308,22 +302,21 @@ pub(crate) fn fixes(
     if !conda {
         let windows = cx.scene.mentions_windows;
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "install-toolkit",
-                FixKind::Advice,
                 "Install the CUDA toolkit of torch's CUDA version, then set CUDA_HOME to it",
                 if windows {
                     "pip's nvidia-* wheels carry the runtime, not the compiler; NVIDIA's installer puts nvcc in C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y (an administrator's install)."
                 } else {
                     "pip's nvidia-* wheels carry the runtime, not the compiler; NVIDIA's installer or its repository's cuda-toolkit-X-Y package installs nvcc (root), into /usr/local/cuda-X.Y."
                 },
-            )
-            .step(Step::Manual(if windows {
-                "install the CUDA toolkit whose version is torch.version.cuda (https://developer.nvidia.com/cuda-toolkit-archive), then in a new cmd window set \"CUDA_HOME=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y\"".into()
-            } else {
-                "install the CUDA toolkit whose version is torch.version.cuda (https://developer.nvidia.com/cuda-toolkit-archive), then export CUDA_HOME=/usr/local/cuda-X.Y".into()
-            })),
+                if windows {
+                    "install the CUDA toolkit whose version is torch.version.cuda (https://developer.nvidia.com/cuda-toolkit-archive), then in a new cmd window set \"CUDA_HOME=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y\"".to_owned()
+                } else {
+                    "install the CUDA toolkit whose version is torch.version.cuda (https://developer.nvidia.com/cuda-toolkit-archive), then export CUDA_HOME=/usr/local/cuda-X.Y".to_owned()
+                },
+            ),
         );
     }
     if conda && let Some(nvcc) = Name::new("cuda-nvcc") {

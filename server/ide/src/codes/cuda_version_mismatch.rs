@@ -44,16 +44,13 @@ pub(crate) fn diagnose(
             detail.trim()
         );
         d.fixes = vec![
-            Fix::new(
+            Fix::in_words(
                 Code::CudaVersionMismatch,
                 "newer-toolkit",
-                FixKind::Advice,
                 "Install a CUDA toolkit at least as new as torch's CUDA and set CUDA_HOME to it",
                 "An nvcc that does not know C++17 (CUDA 11 and later do) or the flags torch's cpp_extension passes (-generate-dependencies-with-compile needs CUDA 10.2) is older than the torch being built against; the build uses the nvcc on CUDA_HOME or PATH.",
+                "install the CUDA toolkit of torch.version.cuda (NVIDIA's installer or conda's cuda-nvcc), then export CUDA_HOME=<its directory>",
             )
-            .step(Step::Manual(
-                "install the CUDA toolkit of torch.version.cuda (NVIDIA's installer or conda's cuda-nvcc), then export CUDA_HOME=<its directory>".into(),
-            ))
             .unverified(),
         ];
         return d;
@@ -94,16 +91,15 @@ pub(crate) fn diagnose(
             );
         }
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 Code::CudaVersionMismatch,
                 "older-copy-first",
-                FixKind::Advice,
                 format!("Or find the older {lib} loaded first and take its directory off LD_LIBRARY_PATH"),
                 "A CUDA toolkit's lib64 (or a conda environment's lib) ahead of the nvidia-* wheels on LD_LIBRARY_PATH wins: the newer copy installed is then never loaded.",
-            )
-            .step(Step::Manual(format!(
-                "echo $LD_LIBRARY_PATH; find / -name '{lib}*' 2>/dev/null; take the directory holding the older one off LD_LIBRARY_PATH"
-            ))),
+                format!(
+                    "echo $LD_LIBRARY_PATH; find / -name '{lib}*' 2>/dev/null; take the directory holding the older one off LD_LIBRARY_PATH"
+                ),
+            ),
         );
         d.fixes = crate::fix::rank(fixes);
         return d;
@@ -115,16 +111,13 @@ pub(crate) fn diagnose(
         d.message = "numba's CUDA compiler (the NVVM of the CUDA toolkit numba found: conda's cudatoolkit, CUDA_HOME or the nvidia-cuda-nvcc wheel) supports no compute capability this numba release knows: the toolkit and numba are of releases that do not go together".into();
         d.evidence.push(format!("the text says: {}", detail.trim()));
         d.fixes = crate::fix::rank(vec![
-            Fix::new(
+            Fix::in_words(
                 Code::CudaVersionMismatch,
                 "numba-for-toolkit",
-                FixKind::Advice,
                 "Install the numba release made for the CUDA toolkit in use (or the toolkit that numba release supports)",
                 "Each numba release supports a range of CUDA toolkits and asks the toolkit's NVVM which GPUs it compiles for; a toolkit older than the range (a conda cudatoolkit 10.x under a newer numba) or newer than it answers with none. `numba -s` prints the toolkit and the NVVM numba found.",
+                "numba -s (its CUDA section names the toolkit found); then pip install the numba release whose documentation lists that CUDA toolkit (an older numba for an older toolkit), or install the toolkit it supports (conda install cuda-nvcc cuda-version=<major.minor>, or pip install nvidia-cuda-nvcc-cu12)",
             )
-            .step(Step::Manual(
-                "numba -s (its CUDA section names the toolkit found); then pip install the numba release whose documentation lists that CUDA toolkit (an older numba for an older toolkit), or install the toolkit it supports (conda install cuda-nvcc cuda-version=<major.minor>, or pip install nvidia-cuda-nvcc-cu12)".into(),
-            ))
             .unverified(),
         ]);
         return d;
@@ -135,16 +128,13 @@ pub(crate) fn diagnose(
         d.package = d.package.or_else(|| cx.near.filter(|p| *p != "torch").map(str::to_owned));
         d.message = "nvcc and the CUDA headers the build includes come from two different CUDA toolkits: CUDA_HOME (or an include path) names one and PATH finds the other's nvcc".into();
         d.fixes = vec![
-            Fix::new(
+            Fix::in_words(
                 Code::CudaVersionMismatch,
                 "one-toolkit",
-                FixKind::Advice,
                 "Point CUDA_HOME, PATH and the include paths at one CUDA toolkit, of torch's CUDA",
                 "A JIT or pip build takes nvcc from CUDA_HOME/bin or PATH and headers from CUDA_HOME/include and the paths it is given; two toolkits side by side (a system /usr/local/cuda and a conda or pip toolkit) mix when these disagree.",
+                "export CUDA_HOME=<the toolkit of torch.version.cuda> and PATH=$CUDA_HOME/bin:$PATH (and LD_LIBRARY_PATH=$CUDA_HOME/lib64), then build again",
             )
-            .step(Step::Manual(
-                "export CUDA_HOME=<the toolkit of torch.version.cuda> and PATH=$CUDA_HOME/bin:$PATH (and LD_LIBRARY_PATH=$CUDA_HOME/lib64), then build again".into(),
-            ))
             .unverified(),
         ];
         return d;
@@ -213,16 +203,13 @@ pub(crate) fn nvcc_newer_than_runtime(
     let mut fixes = build_fixes(cx, d.package.as_deref(), None, torch_cuda.as_deref());
     if torch_cuda.is_none() {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "toolkit-of-torch",
-                FixKind::Advice,
                 "Rebuild the extension with the CUDA toolkit of torch's CUDA",
                 "Extensions must be compiled with the CUDA major.minor torch was built with; the build uses the nvcc on CUDA_HOME or PATH.",
+                "python -c \"import torch; print(torch.version.cuda)\", install that CUDA toolkit, export CUDA_HOME=<its directory> and PATH=$CUDA_HOME/bin:$PATH, then rebuild the extension",
             )
-            .step(Step::Manual(
-                "python -c \"import torch; print(torch.version.cuda)\", install that CUDA toolkit, export CUDA_HOME=<its directory> and PATH=$CUDA_HOME/bin:$PATH, then rebuild the extension".into(),
-            ))
             .unverified(),
         );
     }
@@ -270,16 +257,15 @@ pub(crate) fn from_env(
         );
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             Code::CudaVersionMismatch,
             "match-cuda",
-            FixKind::Advice,
             format!("Install the {pkg} build for CUDA {torch_cuda}"),
             "Packages that share CUDA objects must be compiled for the same CUDA major as torch.",
-        )
-        .step(Step::Manual(format!(
-            "install the {pkg} wheel built for CUDA {torch_cuda} (its index or release page names the CUDA)"
-        ))),
+            format!(
+                "install the {pkg} wheel built for CUDA {torch_cuda} (its index or release page names the CUDA)"
+            ),
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
 }
@@ -311,14 +297,13 @@ fn build_fixes(
                 .steps(recipes::set_env("CUDA_HOME", home.as_str())),
             ),
             None => fixes.push(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "install-toolkit",
-                    FixKind::Advice,
                     format!("Install the CUDA {e} toolkit (torch's CUDA) and set CUDA_HOME to it"),
                     "Extensions must be compiled with the CUDA major.minor torch was built with.",
+                    format!("install the CUDA {e} toolkit, then export CUDA_HOME=<its directory>"),
                 )
-                .step(Step::Manual(format!("install the CUDA {e} toolkit, then export CUDA_HOME=<its directory>")))
                 .unverified(),
             ),
         }
@@ -347,16 +332,15 @@ fn build_fixes(
     {
         let theirs = expected.map(|e| format!(" (CUDA {e})")).unwrap_or_default();
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "isolated-build",
-                FixKind::Advice,
                 "If your installed torch is built for the toolkit's CUDA, build with --no-build-isolation",
                 format!("`{cmd}` builds in pip's isolated environment, into which pip installs the newest torch from PyPI{theirs}; the check then compares the toolkit with that torch, not the installed one. With --no-build-isolation the build uses the installed torch (install the package's other build requirements first)."),
-            )
-            .step(Step::Manual(format!(
-                "python -c \"import torch; print(torch.version.cuda)\" — if it prints the toolkit's CUDA, run `{cmd} --no-build-isolation`"
-            ))),
+                format!(
+                    "python -c \"import torch; print(torch.version.cuda)\" — if it prints the toolkit's CUDA, run `{cmd} --no-build-isolation`"
+                ),
+            ),
         );
     }
     if let Some(fv) = found {
@@ -600,16 +584,13 @@ pub(crate) fn cudnn_runtime(
             ));
             if detail.contains("dnn implementation") {
                 fixes.push(
-                    Fix::new(
+                    Fix::in_words(
                         code,
                         "memory-growth",
-                        FixKind::Advice,
                         "If the log shows allocation failures (`CUBLAS_STATUS_ALLOC_FAILED`, `CUDA_ERROR_OUT_OF_MEMORY`): let TensorFlow grow its GPU memory",
                         "TensorFlow takes the whole GPU at start unless told otherwise; cuDNN then cannot allocate its workspace, and its ops fail the same way as with a wrong cuDNN.",
-                    )
-                    .step(Step::Manual(
-                        "before any op runs: for g in tf.config.list_physical_devices('GPU'): tf.config.experimental.set_memory_growth(g, True) (or export TF_FORCE_GPU_ALLOW_GROWTH=true)".into(),
-                    )),
+                        "before any op runs: for g in tf.config.list_physical_devices('GPU'): tf.config.experimental.set_memory_growth(g, True) (or export TF_FORCE_GPU_ALLOW_GROWTH=true)",
+                    ),
                 );
             }
             fixes.push(
@@ -643,16 +624,15 @@ pub(crate) fn cudnn_runtime(
                 ));
             }
             fixes.push(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "jax-pip-cuda",
-                    FixKind::Advice,
                     format!("Install JAX with its pip CUDA libraries (jax[cuda{major}]) instead of the local CUDA"),
                     "The jax[cudaNN] extra installs the nvidia-* wheels its jaxlib was built against and loads them first; the `_local` extras use the system's CUDA, which must be at least as new.",
-                )
-                .step(Step::Manual(format!(
-                    "pip install --upgrade \"jax[cuda{major}]\" (and unset LD_LIBRARY_PATH entries that point at an older CUDA)"
-                ))),
+                    format!(
+                        "pip install --upgrade \"jax[cuda{major}]\" (and unset LD_LIBRARY_PATH entries that point at an older CUDA)"
+                    ),
+                ),
             );
             if !is_cudnn {
                 fixes.push(install(
@@ -663,16 +643,13 @@ pub(crate) fn cudnn_runtime(
         }
         _ => {
             fixes.push(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "cudnn-off-path",
-                    FixKind::Advice,
                     format!("Let torch load the cuDNN it ships: take the directory holding {loaded} off LD_LIBRARY_PATH"),
                     "torch's wheels carry the cuDNN they were compiled with (in torch/lib, or the nvidia-cudnn package they require) and load it first unless LD_LIBRARY_PATH names a directory with another libcudnn (a conda env's cudnn, the toolkit's lib64).",
-                )
-                .step(Step::Manual(
-                    "print LD_LIBRARY_PATH, drop the directories that hold a libcudnn.so (conda's lib, /usr/local/cuda/lib64), and start Python again".into(),
-                )),
+                    "print LD_LIBRARY_PATH, drop the directories that hold a libcudnn.so (conda's lib, /usr/local/cuda/lib64), and start Python again",
+                ),
             );
             fixes.push(install(
                 format!("Or install cuDNN {want}, the version torch was compiled with, where the loader finds it"),

@@ -10,7 +10,7 @@ use super::symbols::Case;
 use super::{Code, CodeDoc, Cx, recipes};
 use crate::diagnostic::Diagnostic;
 use crate::symbols::StringAbi;
-use crate::fix::{Fix, FixKind, Step};
+use crate::fix::Fix;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "The missing symbols differ from exported ones only by the C++11 `std::string` ABI (`Ss` vs `St7__cxx11`, `B5cxx11` tags).",
@@ -54,15 +54,12 @@ pub(crate) fn tensorflow_op(d: &mut Diagnostic, lib: &str, name: &str, abi: Stri
         "{lib} asks TensorFlow for `{name}` with {built}, but the installed TensorFlow was built with {other}: the op was compiled with another _GLIBCXX_USE_CXX11_ABI than TensorFlow's"
     );
     d.fixes = crate::fix::rank(vec![
-        Fix::new(
+        Fix::in_words(
             code,
             "tf-compile-flags",
-            FixKind::Advice,
             "Rebuild the op with the compile and link flags TensorFlow reports",
             "tf.sysconfig.get_compile_flags() includes the -D_GLIBCXX_USE_CXX11_ABI value this TensorFlow was built with (and its include path); get_link_flags() the library to link. A gcc older than 5 has only the old ABI.",
-        )
-        .step(Step::Manual(
-            "compile with $(python -c \"import tensorflow as tf; print(' '.join(tf.sysconfig.get_compile_flags()))\") and link with $(python -c \"import tensorflow as tf; print(' '.join(tf.sysconfig.get_link_flags()))\")".into(),
-        )),
+            "compile with $(python -c \"import tensorflow as tf; print(' '.join(tf.sysconfig.get_compile_flags()))\") and link with $(python -c \"import tensorflow as tf; print(' '.join(tf.sysconfig.get_link_flags()))\")",
+        ),
     ]);
 }

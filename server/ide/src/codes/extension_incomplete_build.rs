@@ -289,17 +289,16 @@ pub(crate) fn jit_stalled(
     );
     let mut fixes = vec![remove.leading()];
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "fresh-extensions-root",
-            FixKind::Advice,
             "Or build in a fresh extensions root (TORCH_EXTENSIONS_DIR)",
             "torch builds JIT extensions under TORCH_EXTENSIONS_DIR when it is set; an empty directory of this user's has no stale lock, and no other user's build on a shared file system to wait for.",
-        )
-        .step(Step::Manual(format!(
-            "{}, then run again",
-            recipes::set_in_words(cx, "TORCH_EXTENSIONS_DIR", "<an empty directory of your own>")
-        ))),
+            format!(
+                "{}, then run again",
+                recipes::set_in_words(cx, "TORCH_EXTENSIONS_DIR", "<an empty directory of your own>")
+            ),
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
     d

@@ -71,14 +71,13 @@ fn fixes(cx: &Cx<'_>, reason: &str) -> Vec<Fix> {
         );
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "sdpa",
-            FixKind::Advice,
             "Or use attn_implementation=\"sdpa\"",
             "torch's built-in attention needs no extension and is close in speed for most models.",
-        )
-        .step(Step::Manual("attn_implementation=\"sdpa\"".into())),
+            "attn_implementation=\"sdpa\"",
+        ),
     );
     if !on_cpu && !not_installed {
         fixes.extend(recipes::source_build(code, cx, &fa, &[]));

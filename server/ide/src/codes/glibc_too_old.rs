@@ -9,7 +9,7 @@
 
 use super::{Code, CodeDoc, Cx, recipes, version_needer};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Cost, Fix, FixKind, PipFlag, Requirement, Step};
+use crate::fix::{Cost, Fix, FixKind, PipFlag, Requirement};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`GLIBC_*` version not found; on macOS, a symbol of macOS' own libraries not found.",
@@ -40,17 +40,16 @@ pub(crate) fn diagnose(
         &format!("an older glibc than {version}"),
     );
     d.fixes = crate::fix::rank(ours.into_iter().chain([
-        Fix::new(
+        Fix::in_words(
             Code::GlibcTooOld,
             "older-glibc-build",
-            FixKind::Advice,
             format!("Install a build of the package made for an older glibc (manylinux2014) or run on a newer OS (needs {version})"),
             "The C library cannot be replaced per process; a wheel built for the system's glibc is the way out.",
-        )
-        .step(Step::Manual(format!(
-            "find a release of {} whose wheel is built for manylinux2014 (glibc 2.17), or use a newer OS image",
-            d.package.as_deref().unwrap_or("the package")
-        ))),
+            format!(
+                "find a release of {} whose wheel is built for manylinux2014 (glibc 2.17), or use a newer OS image",
+                d.package.as_deref().unwrap_or("the package")
+            ),
+        ),
     ]).collect());
     d
 }
@@ -145,16 +144,15 @@ pub(crate) fn macos(
     let pkg = d.package.clone().unwrap_or_else(|| "the package".to_owned());
     d.fixes = crate::fix::rank(
         ours.into_iter()
-            .chain([Fix::new(
+            .chain([Fix::in_words(
                 Code::GlibcTooOld,
                 "older-os-build",
-                FixKind::Advice,
                 format!("Install a release of {pkg} built for this macOS, or {update}"),
                 "macOS' own libraries come with the OS: a build whose minimum macOS is this one (an older release, or one built here) loads, as does the same build on a newer macOS.",
-            )
-            .step(Step::Manual(format!(
-                "check this Mac's version (`sw_vers -productVersion`); install an older release of {pkg} whose wheel's macosx tag is at most that version, or {update}"
-            )))])
+                format!(
+                    "check this Mac's version (`sw_vers -productVersion`); install an older release of {pkg} whose wheel's macosx tag is at most that version, or {update}"
+                ),
+            )])
             .collect(),
     );
     d

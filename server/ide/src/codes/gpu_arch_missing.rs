@@ -507,17 +507,16 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, cc: Option<(u32, u32)>, seen: &Seen<'_>) -
     // GPUs of their day (and PTX it JIT-compiles, slowly or not at all, for newer ones).
     if seen.detail.contains("TensorFlow was not built with CUDA kernel binaries") {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "tensorflow-for-gpu",
-                FixKind::Advice,
                 "Install a TensorFlow release built with kernels for this GPU",
                 "TensorFlow's wheels carry kernels for the GPUs of their release; for a newer GPU it JIT-compiles PTX at start (many minutes) or fails. A later release (or tf-nightly) built with this capability runs it natively.",
-            )
-            .step(Step::Manual(format!(
-                "pip install --upgrade tensorflow (a release whose build lists {}), then check `tf.config.list_physical_devices('GPU')`",
-                cc.map_or_else(|| "this GPU's compute capability".to_owned(), |c| format!("compute capability {}.{}", c.0, c.1))
-            ))),
+                format!(
+                    "pip install --upgrade tensorflow (a release whose build lists {}), then check `tf.config.list_physical_devices('GPU')`",
+                    cc.map_or_else(|| "this GPU's compute capability".to_owned(), |c| format!("compute capability {}.{}", c.0, c.1))
+                ),
+            ),
         );
     }
     if !ggml
@@ -817,17 +816,16 @@ pub(crate) fn toolkit_refuses(
             "XLA's compiler in {framework} (the LLVM it bundles) predates {arch}: this {framework} cannot compile kernels for this GPU"
         );
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "framework-for-gpu",
-                FixKind::Advice,
                 format!("Install a {framework} release made after {arch} came out, for {needs}"),
                 format!("XLA emits PTX with the LLVM built into {framework}; a release whose LLVM knows {arch} (built for {needs}) compiles for this GPU."),
-            )
-            .step(Step::Manual(format!(
-                "pip install --upgrade {} (a release built for {needs}), and check the GPU is listed afterwards",
-                if framework == "jaxlib" { "\"jax[cuda12]\"" } else { framework }
-            ))),
+                format!(
+                    "pip install --upgrade {} (a release built for {needs}), and check the GPU is listed afterwards",
+                    if framework == "jaxlib" { "\"jax[cuda12]\"" } else { framework }
+                ),
+            ),
         );
         d.fixes = crate::fix::rank(fixes);
         return d;
@@ -860,17 +858,16 @@ pub(crate) fn toolkit_refuses(
     }
     if cpp_extension {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "limit-archs",
-                FixKind::Advice,
                 format!("Build without {arch}: set TORCH_CUDA_ARCH_LIST to architectures this torch knows"),
                 "cpp_extension reads TORCH_CUDA_ARCH_LIST (or the GPUs it sees) and refuses names its torch release predates; a list of older architectures (with +PTX on the newest, which the driver compiles for newer GPUs) builds.",
-            )
-            .step(Step::Manual(format!(
-                "{} (architectures this torch lists), then run the build again",
-                recipes::set_in_words(cx, "TORCH_CUDA_ARCH_LIST", "8.0;8.6+PTX")
-            ))),
+                format!(
+                    "{} (architectures this torch lists), then run the build again",
+                    recipes::set_in_words(cx, "TORCH_CUDA_ARCH_LIST", "8.0;8.6+PTX")
+                ),
+            ),
         );
         fixes.push(
             Fix::new(
@@ -923,16 +920,13 @@ pub(crate) fn toolkit_refuses(
     }
     if !dropped {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "newer-toolkit",
-                FixKind::Advice,
                 format!("Install a CUDA toolkit with {needs} (at least torch's CUDA) and set CUDA_HOME to it"),
                 "A compiler that does not know the GPU architecture (compute_86 needs CUDA 11.1, compute_89/90 CUDA 11.8, sm_100/120 CUDA 12.8) is older than the GPU; the build uses the nvcc on CUDA_HOME or PATH.",
+                "install the CUDA toolkit of torch.version.cuda or newer (NVIDIA's installer or conda's cuda-nvcc), then export CUDA_HOME=<its directory>",
             )
-            .step(Step::Manual(
-                "install the CUDA toolkit of torch.version.cuda or newer (NVIDIA's installer or conda's cuda-nvcc), then export CUDA_HOME=<its directory>".into(),
-            ))
             .unverified(),
         );
     }
@@ -944,28 +938,24 @@ pub(crate) fn toolkit_refuses(
             "TORCH_CUDA_ARCH_LIST=<the GPU's capability, e.g. 8.6>"
         };
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "limit-archs",
-                FixKind::Advice,
                 format!("Build only for the GPUs in use, leaving out {arch}"),
                 "The build compiles for a fixed list of architectures unless told otherwise; naming this machine's GPU (`torch.cuda.get_device_capability()`) leaves out the one this compiler cannot compile.",
-            )
-            .step(Step::Manual(format!("export {var}, then run the build again"))),
+                format!("export {var}, then run the build again"),
+            ),
         );
     }
     if dropped {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "older-toolkit",
-                FixKind::Advice,
                 "For a GPU of that architecture, build with a toolkit that still compiles for it",
                 "A CUDA toolkit before the release that dropped the architecture, with a torch built for that CUDA.",
+                "install the CUDA toolkit of a torch build that still supports this GPU, then export CUDA_HOME=<its directory>",
             )
-            .step(Step::Manual(
-                "install the CUDA toolkit of a torch build that still supports this GPU, then export CUDA_HOME=<its directory>".into(),
-            ))
             .unverified(),
         );
     }
@@ -1066,21 +1056,20 @@ fn other_nvrtc(source: Option<SourceRef>, seen: &Seen<'_>, pkg: &str) -> Diagnos
     );
     d.explanation = Some("Packages that generate their GPU kernels at run time (OpenMM, CuPy, numba) compile them with NVRTC for the GPU's architecture; the CUDA release decides which architectures it can name. A GPU newer than that CUDA needs a newer one; a Kepler GPU (sm_30–37) needs CUDA 10.2 or 11.x.".into());
     d.fixes = crate::fix::rank(vec![
-        Fix::new(
+        Fix::in_words(
             code,
             "package-cuda-for-gpu",
-            FixKind::Advice,
             format!("Install {pkg}'s build for a CUDA that knows this GPU"),
             "`nvidia-smi --query-gpu=name,compute_cap --format=csv` names the GPU's architecture; CUDA 11.8 and later know Ada and Hopper, 12.8 Blackwell; Kepler runs up to CUDA 11.x (10.2 for sm_30).",
-        )
-        .step(Step::Manual({
-            // conda-forge names CuPy's one package `cupy`; PyPI has one per CUDA major.
-            let conda = if pkg.starts_with("cupy") { "cupy" } else { pkg };
-            format!(
-                "reinstall {pkg} with the CUDA runtime of a release that supports this GPU (conda: conda install -c conda-forge {conda} cuda-version=<that CUDA>; pip: its build for that CUDA{})",
-                if pkg.starts_with("cupy") { ", the cupy-cudaXXx wheel of that CUDA major" } else { "" }
-            )
-        })),
+            {
+                // conda-forge names CuPy's one package `cupy`; PyPI has one per CUDA major.
+                let conda = if pkg.starts_with("cupy") { "cupy" } else { pkg };
+                format!(
+                    "reinstall {pkg} with the CUDA runtime of a release that supports this GPU (conda: conda install -c conda-forge {conda} cuda-version=<that CUDA>; pip: its build for that CUDA{})",
+                    if pkg.starts_with("cupy") { ", the cupy-cudaXXx wheel of that CUDA major" } else { "" }
+                )
+            },
+        ),
     ]);
     d
 }
@@ -1117,16 +1106,13 @@ fn rocm(source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
             }
         }
         None => fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "hsa-override",
-                FixKind::Advice,
                 "Present the GPU as the target of its family that the build has (HSA_OVERRIDE_GFX_VERSION)",
                 "`rocminfo | grep gfx` names the GPU's target. Radeon RX 6000 (gfx1031–gfx1036) run gfx1030's code, RX 7600–7800 (gfx1101, gfx1102) gfx1100's; older or unlisted targets need a build for them.",
-            )
-            .step(Step::Manual(
-                "export HSA_OVERRIDE_GFX_VERSION=10.3.0   # RX 6000 (RDNA2); 11.0.0 for RX 7600–7800 (RDNA3)".into(),
-            )),
+                "export HSA_OVERRIDE_GFX_VERSION=10.3.0   # RX 6000 (RDNA2); 11.0.0 for RX 7600–7800 (RDNA3)",
+            ),
         ),
     }
     fixes.push(
@@ -1171,14 +1157,13 @@ fn triton_too_old(source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic {
         );
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "non-triton-backend",
-            FixKind::Advice,
             "Or compile with a backend that does not generate Triton kernels",
             "torch.compile(model, backend=\"aot_eager\") (or \"cudagraphs\") traces the model without Inductor's Triton code generation.",
-        )
-        .step(Step::Manual("pass backend=\"aot_eager\" where the code calls torch.compile".into())),
+            "pass backend=\"aot_eager\" where the code calls torch.compile",
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
     d
@@ -1194,24 +1179,20 @@ fn flash_attn_too_old(source: Option<SourceRef>, seen: &Seen<'_>) -> Diagnostic 
     d.message = "FlashAttention 2 has kernels only for Ampere (sm_80) and newer GPUs; this GPU is older, so no flash-attn 2 build runs on it".into();
     d.evidence.push(format!("the text says: {}", seen.detail.trim()));
     d.fixes = crate::fix::rank(vec![
-        Fix::new(
+        Fix::in_words(
             code,
             "sdpa",
-            FixKind::Advice,
             "Run the model with PyTorch's own attention instead of FlashAttention 2",
             "torch.nn.functional.scaled_dot_product_attention picks a memory-efficient kernel that runs on older GPUs; transformers takes attn_implementation=\"sdpa\" (or \"eager\") where it took \"flash_attention_2\".",
-        )
-        .step(Step::Manual(
-            "load the model with attn_implementation=\"sdpa\" (or drop use_flash_attention_2=True)".into(),
-        )),
-        Fix::new(
+            "load the model with attn_implementation=\"sdpa\" (or drop use_flash_attention_2=True)",
+        ),
+        Fix::in_words(
             code,
             "flash-attn-1",
-            FixKind::Advice,
             "On a Turing GPU (sm_75: T4, RTX 20xx), FlashAttention 1.x still runs",
             "flash-attn 1.x compiled kernels for Turing and Ampere; its API differs from 2.x, so only code written for 1.x uses it.",
+            "pip install \"flash-attn<2\" --no-build-isolation (compiles; needs nvcc)",
         )
-        .step(Step::Manual("pip install \"flash-attn<2\" --no-build-isolation (compiles; needs nvcc)".into()))
         .unverified(),
     ]);
     d
@@ -1237,16 +1218,13 @@ fn bf16_unsupported(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) -> 
     );
     d.evidence.push(format!("the text says: {}", seen.detail.trim()));
     d.fixes = crate::fix::rank(vec![
-        Fix::new(
+        Fix::in_words(
             code,
             "dtype-half",
-            FixKind::Advice,
             "Run the model in float16 on this GPU (--dtype half)",
             "vLLM takes --dtype half on its command line (LLM(model=..., dtype=\"half\") in Python); transformers takes torch_dtype=torch.float16. float32 (--dtype float) keeps full precision at twice the memory.",
-        )
-        .step(Step::Manual(
-            "pass --dtype half (or dtype=\"half\" / torch_dtype=torch.float16) where the model is loaded".into(),
-        )),
+            "pass --dtype half (or dtype=\"half\" / torch_dtype=torch.float16) where the model is loaded",
+        ),
     ]);
     d
 }

@@ -122,29 +122,27 @@ fn program_fixes(cx: &Cx<'_>, package: &str, b: &IoBackend, program: &str) -> Ve
             );
         }
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "program",
-                FixKind::Advice,
                 format!("Install the `{program}` program ({})", sys.what.split(" (").next().unwrap_or(&sys.what)),
                 format!("{package} runs `{program}` and found none: neither a copy of its own nor one on PATH."),
-            )
-            .step(Step::Manual(ways.join("; "))),
+                ways.join("; "),
+            ),
         );
     }
     if let Some(var) = b.env.as_deref() {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "program-path",
-                FixKind::Advice,
                 format!("Or point {package} at an `{program}` it does not find by itself ({var})"),
                 format!("{package} reads the program's path from {var} before it looks anywhere else."),
-            )
-            .step(Step::Manual(format!(
-                "{}, then start Python again",
-                recipes::set_in_words(cx, var, &format!("<full path of an {program} program>"))
-            ))),
+                format!(
+                    "{}, then start Python again",
+                    recipes::set_in_words(cx, var, &format!("<full path of an {program} program>"))
+                ),
+            ),
         );
     }
     fixes

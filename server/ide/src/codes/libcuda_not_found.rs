@@ -206,16 +206,13 @@ pub(crate) fn conda_virtual(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str
         ),
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "driver-visible",
-            FixKind::Advice,
             "On the GPU machine itself, make the NVIDIA driver loadable where the solver runs",
             "The solver reads the driver's CUDA from libcuda.so.1: a container started without the GPU (`--gpus all`), a driver not installed, or libcuda outside the loader's path leaves `__cuda` out.",
-        )
-        .step(Step::Manual(
-            "check that `nvidia-smi` works where conda runs; in a container, start it with the GPU (docker run --gpus all); `conda info` lists the virtual packages it sees".into(),
-        )),
+            "check that `nvidia-smi` works where conda runs; in a container, start it with the GPU (docker run --gpus all); `conda info` lists the virtual packages it sees",
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
     d

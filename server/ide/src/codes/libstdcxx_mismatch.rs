@@ -238,20 +238,19 @@ fn fixes(
             }),
         ),
         _ => fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "newer-runtime",
-                FixKind::Advice,
                 format!("Put a newer {lib_name} first on the library path"),
                 format!(
                     "The {lib_name} loaded now{} lacks {what}; a newer GCC runtime provides it (a conda environment's, whose lib/ goes first on LD_LIBRARY_PATH, before any directory it already needs).",
                     old.map(|o| format!(" ({o})")).unwrap_or_default()
                 ),
+                format!(
+                    "conda install -c conda-forge {}; export LD_LIBRARY_PATH=$CONDA_PREFIX/lib",
+                    rt.conda
+                ),
             )
-            .step(Step::Manual(format!(
-                "conda install -c conda-forge {}; export LD_LIBRARY_PATH=$CONDA_PREFIX/lib",
-                rt.conda
-            )))
             .unverified(),
         ),
     }

@@ -272,16 +272,13 @@ pub(crate) fn windows(
         );
         d.explanation = Some("torch's DLLs are built together with the CUDA, cuDNN and runtime DLLs in torch\\lib; Windows loads a same-named DLL found earlier on its search path first. Removing the older copy from PATH, or reinstalling torch into a clean environment, brings them back together.".into());
         d.fixes = crate::fix::rank(vec![
-            Fix::new(
+            Fix::in_words(
                 code,
                 "windows-torch-build",
-                FixKind::Advice,
                 "Reinstall torch cleanly (its CUDA build from PyTorch's index), and take older CUDA or runtime DLLs off PATH",
                 "The procedure is missing from a DLL of another version than the one torch was built with; a clean install of one torch build, with nothing older found first on PATH, loads matching DLLs.",
+                "pip uninstall torch, then pip install torch --index-url https://download.pytorch.org/whl/<cuda label>; remove older CUDA bin directories from PATH",
             )
-            .step(Step::Manual(
-                "pip uninstall torch, then pip install torch --index-url https://download.pytorch.org/whl/<cuda label>; remove older CUDA bin directories from PATH".into(),
-            ))
             .unverified(),
             vc_redist(code),
         ]);
@@ -364,16 +361,15 @@ pub(crate) fn windows(
             // No PyPI wheel carries this major (cuDNN 7, CUDA 10's runtime): NVIDIA's installer
             // or archive of it, its bin directory found by Windows.
             None => fixes.push(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "cuda-runtime-path",
-                    FixKind::Advice,
                     format!("Install the NVIDIA library that ships {f} (the version the failing package was built for) and add its bin directory to PATH"),
                     format!("{f} is NVIDIA's (CUDA or cuDNN), of a version no PyPI wheel ships for Windows; the package that failed loads it from PATH. The CUDA toolkit's bin, and cuDNN's bin copied into it or added to PATH, are where it looks."),
-                )
-                .step(Step::Manual(format!(
-                    "install the CUDA/cuDNN release that provides {f}, then add the directory holding it to PATH and open a new terminal"
-                ))),
+                    format!(
+                        "install the CUDA/cuDNN release that provides {f}, then add the directory holding it to PATH and open a new terminal"
+                    ),
+                ),
             ),
         }
     }
@@ -390,16 +386,13 @@ pub(crate) fn windows(
         // would replace the DLLs ZLUDA patched.
         if cx.scene.mentions_zluda {
             fixes.push(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "zluda-hip-path",
-                    FixKind::Advice,
                     "Put the AMD HIP SDK's bin directory on PATH (ZLUDA runs torch's CUDA DLLs on it)",
                     "ZLUDA's torch loads AMD's HIP runtime DLLs (amdhip64, hiprtc) from the HIP SDK; Windows finds them only when the SDK's bin is on PATH (and HIP_PATH names the SDK). Install the HIP SDK version the ZLUDA setup names if it is missing.",
+                    "add C:\\Program Files\\AMD\\ROCm\\<version>\\bin to the system PATH and set HIP_PATH to C:\\Program Files\\AMD\\ROCm\\<version>\\, then open a new terminal",
                 )
-                .step(Step::Manual(
-                    "add C:\\Program Files\\AMD\\ROCm\\<version>\\bin to the system PATH and set HIP_PATH to C:\\Program Files\\AMD\\ROCm\\<version>\\, then open a new terminal".into(),
-                ))
                 .leading(),
             );
         } else {
@@ -415,16 +408,15 @@ pub(crate) fn windows(
         // torch helps; the DLLs it loads but does not ship (CUDA's, TensorRT's, the runtime's)
         // must be found.
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "dll-dependencies",
-                FixKind::Advice,
                 format!("Make the DLLs {pkg} loads findable: install what provides them, or add their directory to PATH"),
                 format!("{pkg}'s module does not link torch; it loads DLLs its wheel does not ship (a CUDA or TensorRT runtime of the version it was built for, the Visual C++ runtime). Since Python 3.8 Windows searches only the module's directory, the system directories and those added with os.add_dll_directory, not every PATH entry."),
-            )
-            .step(Step::Manual(format!(
-                "install the runtime {pkg}'s release notes name (its CUDA/cuDNN/TensorRT version), then add its bin directory with os.add_dll_directory(...) before the import, or to PATH"
-            ))),
+                format!(
+                    "install the runtime {pkg}'s release notes name (its CUDA/cuDNN/TensorRT version), then add its bin directory with os.add_dll_directory(...) before the import, or to PATH"
+                ),
+            ),
         );
     } else if product.is_none() && (module.is_some() || file.is_some_and(is_pyd)) {
         // A Python extension module: its DLLs are torch's and CUDA's of the build it was made
@@ -451,14 +443,13 @@ pub(crate) fn windows(
         && let Some(f) = file
     {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "find-provider",
-                FixKind::Advice,
                 format!("Install what provides {f}, or put the directory that holds it on PATH"),
                 "Windows looks for a DLL beside the program, in the loading module's directory and on PATH; the package that should ship it (its wheel, or conda's) is not installed there.",
+                format!("find the package that ships {f}"),
             )
-            .step(Step::Manual(format!("find the package that ships {f}")))
             .unverified(),
         );
     }
@@ -488,26 +479,24 @@ fn triton_launcher(d: &mut Diagnostic, module: &str) {
     );
     d.explanation = Some("Triton compiles small C modules (cuda_utils, kernel launchers) with the C compiler it finds and keeps them in %USERPROFILE%\\.triton\\cache; torch's Inductor keeps its own under %TEMP%\\torchinductor_<user>. After an upgrade of Triton, torch or Python the cached copies no longer match and are still loaded first; emptying both caches makes the next run build them again.".into());
     d.fixes = crate::fix::rank(vec![
-        Fix::new(
+        Fix::in_words(
             code,
             "clear-triton-cache",
-            FixKind::Advice,
             "Empty Triton's and Inductor's caches, then run again",
             "Both hold only modules and kernels compiled on this machine; the next run rebuilds them for the Triton, Python and CUDA installed now.",
-        )
-        .step(Step::Manual(
-            "delete %USERPROFILE%\\.triton\\cache and %TEMP%\\torchinductor_<user> (compiled kernels only; the next run rebuilds them)".into(),
-        )),
-        Fix::new(
+            "delete %USERPROFILE%\\.triton\\cache and %TEMP%\\torchinductor_<user> (compiled kernels only; the next run rebuilds them)",
+        ),
+        Fix::in_words(
             code,
             "triton-for-torch",
-            FixKind::Advice,
             format!("Install the {port} release made for the installed torch"),
-            format!("{port} pairs each of its release lines with one torch release (its page lists them); a Triton of another line builds modules the installed torch's Inductor does not expect."),
-        )
-        .step(Step::Manual(format!(
-            "pip install -U \"{port}<X.Y+1\" with X.Y the line its page pairs with your torch"
-        ))),
+            format!(
+                "{port} pairs each of its release lines with one torch release (its page lists them); a Triton of another line builds modules the installed torch's Inductor does not expect."
+            ),
+            format!(
+                "pip install -U \"{port}<X.Y+1\" with X.Y the line its page pairs with your torch"
+            ),
+        ),
         vc_redist(code),
     ]);
 }
@@ -537,16 +526,13 @@ fn init_failed(cx: &Cx<'_>, d: &mut Diagnostic, file: Option<&str>, importing: &
     fixes.extend(release_before(cx, code, pkg, installed.as_deref()));
     if d.package.as_deref() == Some("torch") {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "windows-torch-build",
-                FixKind::Advice,
                 "Or install the torch release before the one that fails",
                 "torch's DLLs (c10.dll first) need the Visual C++ runtime they were built with; an earlier torch release was built with an older one.",
+                "pip install \"torch<the installed version>\" torchvision torchaudio from the same index",
             )
-            .step(Step::Manual(
-                "pip install \"torch<the installed version>\" torchvision torchaudio from the same index".into(),
-            ))
             .unverified(),
         );
     }
@@ -653,16 +639,13 @@ fn windows_torch_build(cx: &Cx<'_>, code: Code, dll: Option<&str>) -> Fix {
         .as_deref()
         .and_then(|var| recipes::torch_build_step(cx, release.as_deref(), var));
     let Some((step, var)) = step.zip(variant) else {
-        return Fix::new(
+        return Fix::in_words(
             code,
             "windows-torch-build",
-            FixKind::Advice,
             "Reinstall torch, torchvision and torchaudio together from PyTorch's index for your CUDA",
             "PyPI's Windows torch is the CPU build; the CUDA builds (with their DLLs) come from https://download.pytorch.org/whl/<cuda label>.",
+            "pip install --force-reinstall torch torchvision torchaudio --index-url https://download.pytorch.org/whl/<cuda label, e.g. cu126>",
         )
-        .step(Step::Manual(
-            "pip install --force-reinstall torch torchvision torchaudio --index-url https://download.pytorch.org/whl/<cuda label, e.g. cu126>".into(),
-        ))
         .unverified();
     };
     let what = release
@@ -717,16 +700,13 @@ fn is_pyd(f: &str) -> bool {
 
 /// The Microsoft Visual C++ Redistributable: every torch and extension DLL needs its runtime.
 pub(crate) fn vc_redist(code: Code) -> Fix {
-    Fix::new(
+    Fix::in_words(
         code,
         "vc-redist",
-        FixKind::Advice,
         "Install the latest Microsoft Visual C++ Redistributable (x64)",
         "Compiled Python modules on Windows need the Visual C++ runtime DLLs (vcruntime140.dll, msvcp140.dll); a missing or old runtime gives exactly this error. It installs system-wide from Microsoft (administrator).",
+        "install https://aka.ms/vs/17/release/vc_redist.x64.exe, then open a new terminal",
     )
-    .step(Step::Manual(
-        "install https://aka.ms/vs/17/release/vc_redist.x64.exe, then open a new terminal".into(),
-    ))
     .unverified()
 }
 
@@ -1049,18 +1029,13 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
     if sees_no_gpu(detail) {
         d.message = "CUDA sees no GPU: the driver answered, but no device is visible to this process (CUDA_VISIBLE_DEVICES hides them, a container started without GPU access, or the driver does not see the card)".into();
         d.evidence.push(format!("the text says: {}", detail.trim()));
-        d.fixes = crate::fix::rank(vec![
-            Fix::new(
-                code,
-                "visible-devices",
-                FixKind::Advice,
-                "Make the GPU visible: check CUDA_VISIBLE_DEVICES, and start the container with GPU access",
-                "An empty or wrong CUDA_VISIBLE_DEVICES (set by a launcher, a scheduler, or a script before torch starts) hides every GPU; in Docker the GPU appears only with --gpus all and the NVIDIA Container Toolkit.",
-            )
-            .step(Step::Manual(
-                "echo $CUDA_VISIBLE_DEVICES; when it is empty or names no GPU of this machine: export CUDA_VISIBLE_DEVICES=0 (the GPU's index; or unset CUDA_VISIBLE_DEVICES) before Python starts; in Docker: run with --gpus all; nvidia-smi on the host shows whether the driver sees the card".into(),
-            )),
-        ]);
+        d.fixes = crate::fix::rank(vec![Fix::in_words(
+            code,
+            "visible-devices",
+            "Make the GPU visible: check CUDA_VISIBLE_DEVICES, and start the container with GPU access",
+            "An empty or wrong CUDA_VISIBLE_DEVICES (set by a launcher, a scheduler, or a script before torch starts) hides every GPU; in Docker the GPU appears only with --gpus all and the NVIDIA Container Toolkit.",
+            "echo $CUDA_VISIBLE_DEVICES; when it is empty or names no GPU of this machine: export CUDA_VISIBLE_DEVICES=0 (the GPU's index; or unset CUDA_VISIBLE_DEVICES) before Python starts; in Docker: run with --gpus all; nvidia-smi on the host shows whether the driver sees the card",
+        )]);
         return d;
     }
     let stub = match stub_library(detail).and_then(SafePath::new) {
@@ -1084,19 +1059,18 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
         ));
         d.explanation = Some("The toolkit's lib64/stubs directory holds empty copies of the driver's libraries so that builds can link `-lcuda` on a machine without a GPU. Put on LD_LIBRARY_PATH (or in an ld.so.conf file) it shadows the real libcuda.so.1, and every CUDA call fails (`UNKNOWN_CUDA_ERROR`, `CUDA driver version is insufficient`, missing symbols).".into());
         d.fixes = crate::fix::rank(vec![
-            Fix::new(
+            Fix::in_words(
                 code,
                 "drop-stubs-dir",
-                FixKind::Advice,
                 format!("Take {dir} off LD_LIBRARY_PATH (keep it for linking only: LIBRARY_PATH)"),
                 "The driver's own libcuda.so.1, installed with the driver, is then the one loaded; a build that links -lcuda finds the stub through LIBRARY_PATH, which the run-time loader never reads.",
-            )
-            .step(Step::Manual(match &path {
-                Some(_) => format!(
-                    "export LD_LIBRARY_PATH=\"$(printf %s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF '{dir}' | paste -sd: -)\" (and remove it from /etc/ld.so.conf.d, then sudo ldconfig); if a build needs it, export LIBRARY_PATH={dir} instead"
-                ),
-                None => "echo $LD_LIBRARY_PATH and ls -l /usr/lib*/libcuda.so* /usr/lib/x86_64-linux-gnu/libcuda.so*: take any …/stubs directory off LD_LIBRARY_PATH (and out of /etc/ld.so.conf.d, then sudo ldconfig), and remove a libcuda.so link that points into one; if a build needs the stub, export LIBRARY_PATH=<that stubs directory> instead".to_owned(),
-            })),
+                match &path {
+                    Some(_) => format!(
+                        "export LD_LIBRARY_PATH=\"$(printf %s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF '{dir}' | paste -sd: -)\" (and remove it from /etc/ld.so.conf.d, then sudo ldconfig); if a build needs it, export LIBRARY_PATH={dir} instead"
+                    ),
+                    None => "echo $LD_LIBRARY_PATH and ls -l /usr/lib*/libcuda.so* /usr/lib/x86_64-linux-gnu/libcuda.so*: take any …/stubs directory off LD_LIBRARY_PATH (and out of /etc/ld.so.conf.d, then sudo ldconfig), and remove a libcuda.so link that points into one; if a build needs the stub, export LIBRARY_PATH=<that stubs directory> instead".to_owned(),
+                },
+            ),
         ]);
         return d;
     }
@@ -1145,16 +1119,13 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
             .steps(recipes::set_env("LD_LIBRARY_PATH", "/usr/lib/wsl/lib")),
         ),
         None => fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "driver-dir",
-                FixKind::Advice,
                 "Add the directory that holds the driver's libcuda.so.1 to LD_LIBRARY_PATH (WSL: /usr/lib/wsl/lib)",
                 "abidoc found no driver library here, so it gives no path; `ldconfig -p | grep libcuda` shows where the driver put it.",
+                "export LD_LIBRARY_PATH=<the directory of libcuda.so.1, as `ldconfig -p | grep libcuda` shows it; on WSL /usr/lib/wsl/lib>:$LD_LIBRARY_PATH",
             )
-            .step(Step::Manual(
-                "export LD_LIBRARY_PATH=<the directory of libcuda.so.1, as `ldconfig -p | grep libcuda` shows it; on WSL /usr/lib/wsl/lib>:$LD_LIBRARY_PATH".into(),
-            ))
             .unverified(),
         ),
     }
@@ -1164,16 +1135,13 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
     if !found && detail.starts_with("libcuda.so:") {
         fixes.insert(
             0,
-            Fix::new(
+            Fix::in_words(
                 code,
                 "user-link",
-                FixKind::Advice,
                 "Link libcuda.so to the driver's libcuda.so.1 in a directory of yours, and put it on LD_LIBRARY_PATH",
                 "The driver installs libcuda.so.1; the unversioned libcuda.so that is opened here normally comes from a -dev package. A link in your own directory needs no root.",
+                "mkdir -p ~/.local/lib/libcuda && ln -s \"$(ldconfig -p | grep -m1 'libcuda.so.1 ' | awk '{print $NF}')\" ~/.local/lib/libcuda/libcuda.so && export LD_LIBRARY_PATH=~/.local/lib/libcuda:$LD_LIBRARY_PATH",
             )
-            .step(Step::Manual(
-                "mkdir -p ~/.local/lib/libcuda && ln -s \"$(ldconfig -p | grep -m1 'libcuda.so.1 ' | awk '{print $NF}')\" ~/.local/lib/libcuda/libcuda.so && export LD_LIBRARY_PATH=~/.local/lib/libcuda:$LD_LIBRARY_PATH".into(),
-            ))
             .unverified(),
         );
     }
@@ -1183,16 +1151,13 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
         || detail.contains("CUDA driver initialization failed");
     if no_driver {
         d.message = "torch found no NVIDIA driver: the driver's libcuda.so.1 is not on this machine or not visible to it (no driver installed, a container started without the GPU, WSL without its driver directory)".into();
-        let driver = Fix::new(
+        let driver = Fix::in_words(
             code,
             "install-driver",
-            FixKind::Advice,
             "Install the NVIDIA driver, or start the container with GPU access",
             "libcuda comes with the NVIDIA driver, not with CUDA wheels or the toolkit; in a container it is mounted by the NVIDIA Container Toolkit when the container starts with --gpus all (docker) or a GPU resource (Kubernetes).",
-        )
-        .step(Step::Manual(
-            "on the host: install the NVIDIA driver (nvidia-smi then lists the GPU); in Docker: run with --gpus all after installing nvidia-container-toolkit".into(),
-        ));
+            "on the host: install the NVIDIA driver (nvidia-smi then lists the GPU); in Docker: run with --gpus all after installing nvidia-container-toolkit",
+        );
         if !found {
             fixes.insert(0, driver);
         } else {
@@ -1203,16 +1168,13 @@ pub(crate) fn libcuda_dlopen(cx: &Cx<'_>, source: Option<SourceRef>, detail: &st
         // outside its path (WSL's directory, a container's compat one) first, as threads find,
         // or no driver mounted at all.
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "install-driver",
-                FixKind::Advice,
                 format!("Or run where the NVIDIA driver is: {asked} comes with it"),
                 "The driver's user-space libraries are not pip packages. In Docker, start the container with `--gpus all` (NVIDIA Container Toolkit) so they are mounted in; on a machine without an NVIDIA GPU, nothing that needs them can run.",
+                "start the container with --gpus all (nvidia-container-toolkit), or run on a machine with the NVIDIA driver",
             )
-            .step(Step::Manual(
-                "start the container with --gpus all (nvidia-container-toolkit), or run on a machine with the NVIDIA driver".into(),
-            ))
             .unverified(),
         );
     }
@@ -1233,18 +1195,13 @@ pub(crate) fn launcher_cache_fix(detail: &str) -> Option<Fix> {
         path.get(..i + "/.triton/cache".len())?
     };
     let dir = SafePath::new(dir)?;
-    Some(
-        Fix::new(
-            Code::LibcudaNotFound,
-            "clear-launcher-cache",
-            FixKind::Advice,
-            format!("Clear the compiled-kernel cache {dir} once libcuda.so can be linked"),
-            "The launcher in the cache was linked without the driver library and is reused on every run; removing the cache makes Triton build it again.",
-        )
-        .step(Step::Manual(format!(
-            "delete {dir} (it holds only compiled kernels; the next run rebuilds them)"
-        ))),
-    )
+    Some(Fix::in_words(
+        Code::LibcudaNotFound,
+        "clear-launcher-cache",
+        format!("Clear the compiled-kernel cache {dir} once libcuda.so can be linked"),
+        "The launcher in the cache was linked without the driver library and is reused on every run; removing the cache makes Triton build it again.",
+        format!("delete {dir} (it holds only compiled kernels; the next run rebuilds them)"),
+    ))
 }
 
 #[cfg(test)]

@@ -233,16 +233,15 @@ pub(crate) fn older_copy(
                 channel: CondaChannel::Configured,
                 packages: vec![req],
             }),
-            None => Fix::new(
+            None => Fix::in_words(
                 code,
                 "keep-provider",
-                FixKind::Advice,
                 format!("Pin {keep}: the releases before {removed} still have `{symbol}`"),
                 why,
-            )
-            .step(Step::Manual(format!(
-                "conda install \"{keep}\" in the environment (or add {keep} to its environment.yml), then start Python again"
-            ))),
+                format!(
+                    "conda install \"{keep}\" in the environment (or add {keep} to its environment.yml), then start Python again"
+                ),
+            ),
         }]);
         return d;
     }
@@ -268,16 +267,15 @@ pub(crate) fn older_copy(
             "{who} needs {shown} from {what}, but the copy of {dll} Windows loads first does not define it: another version of that DLL (beside the program, in System32 or earlier on PATH) is loaded in place of the one it was built with"
         );
         d.fixes = crate::fix::rank(vec![
-            Fix::new(
+            Fix::in_words(
                 code,
                 "find-older-copy",
-                FixKind::Advice,
                 format!("Find the other copy of {dll} Windows loads first, and take it off the search path (or update the package that ships it)"),
                 "Windows takes the first DLL of a name it finds; `where` (or Process Monitor) shows the copies, and the package that installed the older one (another app's runtime, an older wheel) is the one to update or remove.",
+                format!(
+                    "find the copies of {dll} beside the program and on PATH (`where <its name>.dll`), update or remove the package that ships the older one, then start Python again"
+                ),
             )
-            .step(Step::Manual(format!(
-                "find the copies of {dll} beside the program and on PATH (`where <its name>.dll`), update or remove the package that ships the older one, then start Python again"
-            )))
             .unverified(),
             super::loadforms::vc_redist(code),
         ]);
@@ -455,26 +453,24 @@ fn python_library(lib: &str) -> Option<String> {
 fn python_library_fixes(lib: &str, v: &str) -> Vec<Fix> {
     let code = Code::MissingSharedLibrary;
     vec![
-        Fix::new(
+        Fix::in_words(
             code,
             "python-libdir",
-            FixKind::Advice,
             format!("Put Python {v}'s library directory on the loader's path"),
             "A conda or uv interpreter keeps libpython in its own lib directory (sysconfig's LIBDIR), which the loader does not search unless told; the module finds it there once it is on LD_LIBRARY_PATH.",
-        )
-        .step(Step::Manual(format!(
-            "export LD_LIBRARY_PATH=\"$(python{v} -c 'import sysconfig; print(sysconfig.get_config_var(\"LIBDIR\"))')\":$LD_LIBRARY_PATH (run it with the Python that imports the module; check that {lib} is in that directory)"
-        ))),
-        Fix::new(
+            format!(
+                "export LD_LIBRARY_PATH=\"$(python{v} -c 'import sysconfig; print(sysconfig.get_config_var(\"LIBDIR\"))')\":$LD_LIBRARY_PATH (run it with the Python that imports the module; check that {lib} is in that directory)"
+            ),
+        ),
+        Fix::in_words(
             code,
             "python-shared-build",
-            FixKind::Advice,
             format!("Use a Python {v} built with its shared library"),
             format!("A system Python gets {lib} from its distribution's package (Debian and Ubuntu: libpython{v}); pyenv builds it only when asked; conda's and uv's Pythons ship it."),
-        )
-        .step(Step::Manual(format!(
-            "sudo apt-get install libpython{v} (Debian/Ubuntu), or with pyenv: PYTHON_CONFIGURE_OPTS=\"--enable-shared\" pyenv install --force {v}, then recreate the environment"
-        ))),
+            format!(
+                "sudo apt-get install libpython{v} (Debian/Ubuntu), or with pyenv: PYTHON_CONFIGURE_OPTS=\"--enable-shared\" pyenv install --force {v}, then recreate the environment"
+            ),
+        ),
     ]
 }
 
@@ -538,14 +534,13 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
             ),
         };
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "driver",
-                FixKind::Advice,
                 format!("Run on a machine or container that has the NVIDIA driver ({lib} comes with it)"),
                 why,
+                step,
             )
-            .step(Step::Manual(step))
             .unverified(),
         );
         return crate::fix::rank(fixes);
@@ -559,31 +554,29 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
     // that name, in a directory of the user's own on the loader's path.
     if linker_name(lib) && !building {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "unversioned-link",
-                FixKind::Advice,
                 format!("Let the loader find the installed {lib}.N: its directory on LD_LIBRARY_PATH, and the unversioned name linked to it where that is what is asked"),
                 "Only the CUDA toolkit's lib64 (or a -dev package) holds the unversioned name; pip's nvidia-* wheels and the runtime packages ship the numbered file alone (libcudart.so.12), in a directory the loader does not search for other packages. Its directory on LD_LIBRARY_PATH serves a program that opens the numbered file; one that opens the unversioned name (ctypes' find_library, Paddle) also needs a link under that name, in a directory of your own: no root, nothing installed changes.",
+                format!(
+                    "find the numbered file (`find / -name '{lib}.*' 2>/dev/null`; none: install the CUDA library of the package's CUDA major, nvidia-*-cuXX), then export LD_LIBRARY_PATH=<its directory>:$LD_LIBRARY_PATH; if the error names {lib} itself: `mkdir -p ~/.local/lib/cuda-names && ln -s <that file> ~/.local/lib/cuda-names/{lib}` and add ~/.local/lib/cuda-names to LD_LIBRARY_PATH too"
+                ),
             )
-            .step(Step::Manual(format!(
-                "find the numbered file (`find / -name '{lib}.*' 2>/dev/null`; none: install the CUDA library of the package's CUDA major, nvidia-*-cuXX), then export LD_LIBRARY_PATH=<its directory>:$LD_LIBRARY_PATH; if the error names {lib} itself: `mkdir -p ~/.local/lib/cuda-names && ln -s <that file> ~/.local/lib/cuda-names/{lib}` and add ~/.local/lib/cuda-names to LD_LIBRARY_PATH too"
-            )))
             .unverified(),
         );
     }
     if linker_name(lib) && building {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "link-dev-name",
-                FixKind::Advice,
                 format!("Make {lib} visible to the linker: link the CUDA toolkit's copy into a directory on its -L path"),
                 "The build links with -l against the unversioned name; a toolkit outside the default paths, or pip's nvidia-* wheels (which ship only the numbered file), leave it unfound.",
+                format!(
+                    "ln -s <CUDA toolkit>/lib64/{lib} <a directory on the build's -L path, such as torch/lib>, or set LIBRARY_PATH=<CUDA toolkit>/lib64"
+                ),
             )
-            .step(Step::Manual(format!(
-                "ln -s <CUDA toolkit>/lib64/{lib} <a directory on the build's -L path, such as torch/lib>, or set LIBRARY_PATH=<CUDA toolkit>/lib64"
-            )))
             .unverified(),
         );
     }
@@ -713,10 +706,9 @@ fn cuda_runtime(cx: &Cx<'_>, d: &Diagnostic, lib: &str, key: &str) -> Vec<Fix> {
                 );
             }
             fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "cuda-runtime",
-                FixKind::Advice,
                 format!("Install the package's build for the CUDA you have (it wants CUDA {major})"),
                 format!(
                     "PyPI ships {} only for CUDA {}; a build of the package for your CUDA, or the CUDA {major} toolkit, is the way out.",
@@ -727,11 +719,11 @@ fn cuda_runtime(cx: &Cx<'_>, d: &Diagnostic, lib: &str, key: &str) -> Vec<Fix> {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
-            )
-            .step(Step::Manual(format!(
-                "install a build of {} made for the installed CUDA",
-                d.package.as_deref().unwrap_or("the package")
-            ))),
+                format!(
+                    "install a build of {} made for the installed CUDA",
+                    d.package.as_deref().unwrap_or("the package")
+                ),
+            ),
         );
         }
     }
@@ -872,16 +864,15 @@ pub(crate) fn unreadable(
     let mut fixes = Vec::new();
     if in_env && owner.is_none() {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "find-owner",
-                FixKind::Advice,
                 format!("Find the pip package that installed {base}, and install it again whole"),
                 "The file sits in this Python environment under a directory no single package names (nvidia/…): `pip` says whose it is.",
-            )
-            .step(Step::Manual(format!(
-                "python -m pip list | grep -i nvidia, then `python -m pip show -f <package>` lists its files; python -m pip install --force-reinstall --no-cache-dir --no-deps <the package that lists {base}>"
-            ))),
+                format!(
+                    "python -m pip list | grep -i nvidia, then `python -m pip show -f <package>` lists its files; python -m pip install --force-reinstall --no-cache-dir --no-deps <the package that lists {base}>"
+                ),
+            ),
         );
     }
     if in_env && let Some(pkg) = owner.as_deref().and_then(Name::new) {
@@ -894,30 +885,26 @@ pub(crate) fn unreadable(
         ).leading());
     } else if !in_env && let Some(path) = SafePath::new(library) {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "replace-damaged",
-                FixKind::Advice,
                 format!("Reinstall what put {base} there"),
                 "The file is outside any Python environment: the system package, SDK or image that installed it puts a good copy back.",
-            )
-            .step(Step::Manual(format!(
-                "find its owner (`dpkg -S {path}` or `rpm -qf {path}`, else the SDK or build that made it) and reinstall it"
-            ))),
+                format!(
+                    "find its owner (`dpkg -S {path}` or `rpm -qf {path}`, else the SDK or build that made it) and reinstall it"
+                ),
+            ),
         );
     }
     if misaligned {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "page-size-build",
-                FixKind::Advice,
                 "On a kernel of 16K or 64K pages: a build of the package laid out for them",
                 "`getconf PAGESIZE` prints the kernel's page size; a library whose segments are aligned for 4K pages does not load under a larger one. conda-forge's builds, or a build made on that system, are laid out for it.",
-            )
-            .step(Step::Manual(
-                "getconf PAGESIZE; if it is 16384 or 65536, install the package from conda-forge or build it on this system".into(),
-            )),
+                "getconf PAGESIZE; if it is 16384 or 65536, install the package from conda-forge or build it on this system",
+            ),
         );
     }
     if let Some(path) = SafePath::new(library) {
@@ -943,16 +930,13 @@ fn last_resort(lib: &str, torch_lib: bool, macos: bool, fixes: &mut Vec<Fix>) {
     if torch_core_library(lib) {
         fixes.insert(
             0,
-            Fix::new(
+            Fix::in_words(
                 code,
                 "import-torch-first",
-                FixKind::Advice,
                 "Import torch before the extension (and check that this Python has torch)",
                 format!("{lib} sits in torch/lib, which the loader searches only once `import torch` has loaded it; an extension imported first (or run by a Python without torch) cannot find it. Extensions whose package imports torch itself never hit this."),
-            )
-            .step(Step::Manual(
-                "put `import torch` before the import that fails; `python -c \"import torch; print(torch.__file__)\"` shows whether this Python has torch".into(),
-            )),
+                "put `import torch` before the import that fails; `python -c \"import torch; print(torch.__file__)\"` shows whether this Python has torch",
+            ),
         );
     }
     if fixes.is_empty() && torch_lib {
@@ -1123,22 +1107,21 @@ fn cudnn_fix(
         })
         .collect();
     Some(
-        Fix::new(
+        Fix::in_words(
             code,
             "cudnn",
-            FixKind::Advice,
             format!("Install cuDNN {} for the CUDA major in use, from PyPI", c.major),
             format!(
                 "{lib} is cuDNN {}'s; the text does not say which CUDA major is in use, so the package is one of: {}.",
                 c.major,
                 choices.join("; ")
             ),
-        )
-        .step(Step::Manual(format!(
-            "pip install the cuDNN {} package for the CUDA in use ({})",
-            c.major,
-            choices.join("; ")
-        ))),
+            format!(
+                "pip install the cuDNN {} package for the CUDA in use ({})",
+                c.major,
+                choices.join("; ")
+            ),
+        ),
     )
 }
 
@@ -1511,30 +1494,28 @@ pub(crate) fn auditwheel(source: Option<SourceRef>, name: &str) -> Diagnostic {
     let mut fixes = Vec::new();
     if runtime {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "auditwheel-exclude",
-                FixKind::Advice,
                 format!("Leave {lib} out of the repair: auditwheel repair --exclude {lib}"),
                 "The wheel then keeps its dependency on the library by name, as torch's own extensions do; the CUDA runtime, driver and torch libraries come from the environment it is installed in (torch's wheel and its nvidia-* wheels).",
+                format!(
+                    "add --exclude {lib} (one per library of CUDA, the driver or torch the extension links) to the `auditwheel repair` command of the build"
+                ),
             )
-            .step(Step::Manual(format!(
-                "add --exclude {lib} (one per library of CUDA, the driver or torch the extension links) to the `auditwheel repair` command of the build"
-            )))
             .leading(),
         );
     } else {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "auditwheel-path",
-                FixKind::Advice,
                 format!("Let auditwheel find {lib}: its directory on LD_LIBRARY_PATH for the repair"),
                 "auditwheel looks libraries up as the loader does; the directory the build linked it from (an install prefix, a build tree) must be on the loader's path while it runs, and it then copies the library into the wheel.",
-            )
-            .step(Step::Manual(format!(
-                "LD_LIBRARY_PATH=<the directory holding {lib}>:$LD_LIBRARY_PATH auditwheel repair <the wheel>"
-            ))),
+                format!(
+                    "LD_LIBRARY_PATH=<the directory holding {lib}>:$LD_LIBRARY_PATH auditwheel repair <the wheel>"
+                ),
+            ),
         );
     }
     d.fixes = crate::fix::rank(fixes);
@@ -1571,16 +1552,15 @@ fn vendored_fixes(cx: &Cx<'_>, package: Option<&str>, lib: &str) -> Vec<Fix> {
     let code = Code::MissingSharedLibrary;
     let Some(pkg) = package.and_then(Name::new) else {
         return vec![
-            Fix::new(
+            Fix::in_words(
                 code,
                 "reinstall-wheel",
-                FixKind::Advice,
                 "Install again the package whose `.libs` directory should hold it",
                 format!("{lib} is vendored by one package's wheel; the traceback's package (its `<name>.libs` directory in site-packages) is the one to install again."),
-            )
-            .step(Step::Manual(format!(
-                "python -m pip install --force-reinstall --no-cache-dir --no-deps <the package that imports it> (its wheel carries {lib})"
-            ))),
+                format!(
+                    "python -m pip install --force-reinstall --no-cache-dir --no-deps <the package that imports it> (its wheel carries {lib})"
+                ),
+            ),
         ];
     };
     let mut fixes = vec![recipes::reinstall_same_release(
@@ -1671,18 +1651,17 @@ pub(crate) fn cuda_setup_failed(
         ));
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "runtime-on-path",
-            FixKind::Advice,
             "Or keep this release and put the CUDA runtime it looks for on the loader's path",
             "Older releases load libcudart from LD_LIBRARY_PATH (or BNB_CUDA_VERSION picks the library for another CUDA); `python -m bitsandbytes` prints what it found.",
-        )
-        .step(Step::Manual(if cx.scene.mentions_windows {
-            "set \"PATH=<the folder with cudart64_NN.dll, e.g. site-packages\\nvidia\\cuda_runtime\\bin or the CUDA toolkit's bin>;%PATH%\" in the window that starts Python".into()
-        } else {
-            "export LD_LIBRARY_PATH=<the directory with libcudart.so, e.g. site-packages/nvidia/cuda_runtime/lib or /usr/local/cuda/lib64>:$LD_LIBRARY_PATH".into()
-        })),
+            if cx.scene.mentions_windows {
+                "set \"PATH=<the folder with cudart64_NN.dll, e.g. site-packages\\nvidia\\cuda_runtime\\bin or the CUDA toolkit's bin>;%PATH%\" in the window that starts Python".to_owned()
+            } else {
+                "export LD_LIBRARY_PATH=<the directory with libcudart.so, e.g. site-packages/nvidia/cuda_runtime/lib or /usr/local/cuda/lib64>:$LD_LIBRARY_PATH".to_owned()
+            },
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
     d
@@ -1894,20 +1873,17 @@ pub(crate) fn gpu_libraries(
         );
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "library-dirs-on-path",
-            FixKind::Advice,
             if fixes.is_empty() {
                 "Put the directories of the CUDA libraries already installed on LD_LIBRARY_PATH"
             } else {
                 "Or put the directories of the CUDA libraries already installed on LD_LIBRARY_PATH"
             },
             "A library that is on the machine (pip's site-packages/nvidia/*/lib, a conda environment's lib, a toolkit's lib64) but outside the loader's search path is found once its directory is on LD_LIBRARY_PATH (TensorFlow 2.16.1's pip layout needs this).",
-        )
-        .step(Step::Manual(
-            "export LD_LIBRARY_PATH=<the directories holding libcudart, libcublas, libcudnn …>:$LD_LIBRARY_PATH, then start Python again".into(),
-        )),
+            "export LD_LIBRARY_PATH=<the directories holding libcudart, libcublas, libcudnn …>:$LD_LIBRARY_PATH, then start Python again",
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
     d

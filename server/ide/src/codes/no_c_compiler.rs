@@ -118,16 +118,13 @@ fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
         || detail.contains("vcvarsall");
     if windows {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "msvc",
-                FixKind::Advice,
                 "Install Visual Studio Build Tools (C++ workload) and run from a prompt where cl.exe is on PATH",
                 "On Windows, torch.compile and C++ extensions compile with MSVC's cl.exe; the Build Tools' \"Desktop development with C++\" workload installs it, and the \"x64 Native Tools Command Prompt\" (or vcvars64.bat) puts it on PATH.",
-            )
-            .step(Step::Manual(
-                "install Visual Studio Build Tools with \"Desktop development with C++\" (https://visualstudio.microsoft.com/visual-cpp-build-tools/), then start Python from the x64 Native Tools Command Prompt".into(),
-            )),
+                "install Visual Studio Build Tools with \"Desktop development with C++\" (https://visualstudio.microsoft.com/visual-cpp-build-tools/), then start Python from the x64 Native Tools Command Prompt",
+            ),
         );
         return crate::fix::rank(fixes);
     }
@@ -172,31 +169,29 @@ fn fixes(cx: &Cx<'_>, detail: &str) -> Vec<Fix> {
             let apt = format!("apt-get install {}", tool.apt.join(" "));
             let dnf = format!("dnf install {}", tool.dnf.join(" "));
             fixes.push(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "system-compiler",
-                    FixKind::Advice,
                     "Install a C compiler with the system's package manager (needs root)",
                     format!(
                         "{why} The distribution is not known here: Debian/Ubuntu `{apt}`; Fedora/RHEL `{dnf}`; conda `conda install -c conda-forge {}`.",
                         tool.conda.join(" ")
                     ),
-                )
-                .step(Step::Manual(format!(
-                    "{apt} (Debian/Ubuntu) or {dnf} (Fedora/RHEL)"
-                ))),
+                    format!(
+                        "{apt} (Debian/Ubuntu) or {dnf} (Fedora/RHEL)"
+                    ),
+                ),
             );
         }
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "point-cc",
-            FixKind::Advice,
             "Or point CC at a compiler that exists elsewhere on the machine",
             "Triton honours CC when no `cc`/`gcc` is on PATH.",
+            "export CC=/path/to/gcc",
         )
-        .step(Step::Manual("export CC=/path/to/gcc".into()))
         .unverified(),
     );
     crate::fix::rank(fixes)
@@ -257,27 +252,21 @@ fn rust(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> Diagnostic {
         );
     }
     fixes.push(if too_old {
-        Fix::new(
+        Fix::in_words(
             code,
             "rustup",
-            FixKind::Advice,
             "Update Rust with rustup (`rustup update`), or install it with rustup in place of the distribution's older rustc, and run the install again",
             "rustup keeps the stable toolchain current in the user's home; a distribution's rustc (or Homebrew's) lags behind what crates require, and comes first on PATH unless removed or put after ~/.cargo/bin.",
+            "rustup update stable (or install rustup from https://rustup.rs and make ~/.cargo/bin come first on PATH); `rustc --version` then shows the new one; run the pip install again",
         )
-        .step(Step::Manual(
-            "rustup update stable (or install rustup from https://rustup.rs and make ~/.cargo/bin come first on PATH); `rustc --version` then shows the new one; run the pip install again".into(),
-        ))
     } else {
-        Fix::new(
+        Fix::in_words(
             code,
             "rustup",
-            FixKind::Advice,
             "Install a Rust toolchain with rustup (user-level) and run the install again",
             "rustup installs cargo and rustc into the user's home; the build finds them on PATH (a new shell, or `source $HOME/.cargo/env`).",
+            "install Rust from https://rustup.rs (user-level, no root), open a new shell so cargo is on PATH, then run the pip install again",
         )
-        .step(Step::Manual(
-            "install Rust from https://rustup.rs (user-level, no root), open a new shell so cargo is on PATH, then run the pip install again".into(),
-        ))
     });
     d.fixes = crate::fix::rank(fixes);
     d
@@ -296,16 +285,13 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
     if detail.contains("--offload-arch") {
         d.message = "HIP sources are being compiled by the system's g++, which does not know ROCm's flags (`--offload-arch`): the build needs ROCm's clang (hipcc) as its compiler".into();
         d.fixes = crate::fix::rank(vec![
-            Fix::new(
+            Fix::in_words(
                 code,
                 "rocm-compiler",
-                FixKind::Advice,
                 "Build with ROCm's compiler: CC and CXX at ROCm's clang (or hipcc)",
                 "ROCm's clang compiles HIP and knows --offload-arch; CMake takes the compiler from CC/CXX (or CMAKE_CXX_COMPILER) when it configures a fresh build directory.",
-            )
-            .step(Step::Manual(
-                "CC=/opt/rocm/llvm/bin/clang CXX=/opt/rocm/llvm/bin/clang++ and a fresh build (pip: add --no-cache-dir --force-reinstall; CMake: a new build directory, or -DCMAKE_CXX_COMPILER=/opt/rocm/llvm/bin/clang++)".into(),
-            )),
+                "CC=/opt/rocm/llvm/bin/clang CXX=/opt/rocm/llvm/bin/clang++ and a fresh build (pip: add --no-cache-dir --force-reinstall; CMake: a new build directory, or -DCMAKE_CXX_COMPILER=/opt/rocm/llvm/bin/clang++)",
+            ),
         ]);
         return d;
     }
@@ -374,32 +360,28 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
             "Visual Studio's C++ standard library refuses this nvcc: it expects CUDA {want} or newer, and the CUDA toolkit building the extension is older"
         );
         d.fixes = crate::fix::rank(vec![
-            Fix::new(
+            Fix::in_words(
                 code,
                 "newer-toolkit",
-                FixKind::Advice,
                 format!("Build with CUDA {want} or newer (of torch's CUDA major), or with an older MSVC toolset"),
                 "Each Visual Studio 2022 update raises the oldest CUDA its STL accepts; a newer CUDA toolkit satisfies it, and so does the older MSVC toolset (installable beside the newer one in the Visual Studio Installer's individual components) selected for the build.",
-            )
-            .step(Step::Manual(format!(
-                "install CUDA {want} or newer and set CUDA_HOME to it, or install an older MSVC v143 toolset (Visual Studio Installer, individual components) and build from its developer prompt"
-            ))),
+                format!(
+                    "install CUDA {want} or newer and set CUDA_HOME to it, or install an older MSVC v143 toolset (Visual Studio Installer, individual components) and build from its developer prompt"
+                ),
+            ),
         ]);
         return d;
     }
     if detail.contains("unsupported Microsoft Visual Studio version") {
         d.message = "nvcc refuses the host compiler: this Visual Studio's MSVC is outside the versions this CUDA toolkit supports".into();
         d.fixes = crate::fix::rank(vec![
-            Fix::new(
+            Fix::in_words(
                 code,
                 "supported-msvc",
-                FixKind::Advice,
                 "Build with an MSVC toolset this CUDA toolkit supports, or with a newer CUDA toolkit",
                 "CUDA's host_config.h accepts a fixed range of Visual Studio versions (each toolkit's installation guide lists them); an older MSVC toolset installed beside the newer one in the Visual Studio Installer, or a toolkit of torch's CUDA major new enough for this Visual Studio, passes its check.",
-            )
-            .step(Step::Manual(
-                "install the MSVC toolset the toolkit's installation guide lists (Visual Studio Installer, individual components) and build from its developer prompt, or install a newer CUDA toolkit of torch's CUDA major and set CUDA_HOME to it".into(),
-            )),
+                "install the MSVC toolset the toolkit's installation guide lists (Visual Studio Installer, individual components) and build from its developer prompt, or install a newer CUDA toolkit of torch's CUDA major and set CUDA_HOME to it",
+            ),
             Fix::new(
                 code,
                 "allow-unsupported",
@@ -416,16 +398,13 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
     {
         d.message = "nvcc could not run its host C++ compiler: the one it was told to use (`-ccbin`, NVCC_CCBIN or the build's flags) is not installed".into();
         d.fixes = crate::fix::rank(vec![
-            Fix::new(
+            Fix::in_words(
                 code,
                 "host-compiler",
-                FixKind::Advice,
                 "Point nvcc at an installed host compiler",
                 "nvcc runs the host compiler first to read its properties; a `-ccbin` flag in the build's nvcc arguments (or NVCC_CCBIN) naming a compiler that is not on this machine stops it there. Drop that flag, or install that compiler.",
-            )
-            .step(Step::Manual(
-                "remove the -ccbin flag from the extension's nvcc arguments (setup.py extra_compile_args) or unset NVCC_CCBIN, so nvcc uses the installed gcc/g++, then build again".into(),
-            )),
+                "remove the -ccbin flag from the extension's nvcc arguments (setup.py extra_compile_args) or unset NVCC_CCBIN, so nvcc uses the installed gcc/g++, then build again",
+            ),
         ]);
         return d;
     }
@@ -440,16 +419,13 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
     }
     if detail.contains("internal compiler error") {
         d.message = "the C++ compiler crashed on the package's source (an internal compiler error, a bug of this compiler release): another gcc release compiles it".into();
-        d.fixes = crate::fix::rank(vec![Fix::new(
+        d.fixes = crate::fix::rank(vec![Fix::in_words(
             code,
             "other-gcc",
-            FixKind::Advice,
             "Build with another gcc release (a newer one first; one nvcc supports)",
             "An internal compiler error is the compiler's own bug, fixed in later releases of it; the package's source is not at fault. For CUDA sources the gcc must still be one the toolkit accepts.",
-        )
-        .step(Step::Manual(
-            "install another gcc (conda install -c conda-forge gxx=<version>, or the distribution's gcc-<version>), export CC, CXX and NVCC_CCBIN to it, then build again".into(),
-        ))]);
+            "install another gcc (conda install -c conda-forge gxx=<version>, or the distribution's gcc-<version>), export CC, CXX and NVCC_CCBIN to it, then build again",
+        )]);
         return d;
     }
     let other_headers = required_standard(detail);
@@ -476,16 +452,15 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
                 format!("{whose} headers refuse older compilers; a conda environment's compilers (conda-forge cxx-compiler) or the distribution's newer gcc (devtoolset/gcc-toolset on RHEL: `scl enable gcc-toolset-13 bash`) are C++{std} compilers."),
                 &format!("gcc {gcc} or later"),
             ),
-            Fix::new(
+            Fix::in_words(
                 code,
                 "cxx-standard",
-                FixKind::Advice,
                 format!("If gcc is {gcc} or later already: the build forces an older standard; set C++{std} in its flags"),
                 format!("gcc before 11 compiles C++14 unless told otherwise, and an extension's setup.py (extra_compile_args `-std=c++14`, a `cpp_standard` setting) or CMakeLists.txt (CMAKE_CXX_STANDARD) may ask for an older standard than {whose} headers need."),
-            )
-            .step(Step::Manual(format!(
-                "check `gcc --version`; if {gcc} or later, set C++{std} (-std=c++{std} in the cxx and nvcc args, cpp_standard, CMAKE_CXX_STANDARD) in the extension's build files, then build again"
-            ))),
+                format!(
+                    "check `gcc --version`; if {gcc} or later, set C++{std} (-std=c++{std} in the cxx and nvcc args, cpp_standard, CMAKE_CXX_STANDARD) in the extension's build files, then build again"
+                ),
+            ),
         ];
         if cuda_headers {
             fixes.reverse();
@@ -523,26 +498,22 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
         )
     };
     d.fixes = crate::fix::rank(vec![
-        Fix::new(
+        Fix::in_words(
             code,
             "older-host-compiler",
-            FixKind::Advice,
             format!("Build with gcc {gcc}, a host compiler this nvcc supports"),
             "nvcc compiles host code with the gcc it finds; an older gcc installed beside the newer one, named by CC/CXX and NVCC_CCBIN, satisfies its check without touching the system default.",
-        )
-        .step(Step::Manual(format!(
-            "install gcc-{gcc} and g++-{gcc} (or conda-forge gxx={gcc}), then export CC=gcc-{gcc} CXX=g++-{gcc} NVCC_CCBIN=g++-{gcc} and build again"
-        ))),
-        Fix::new(
+            format!(
+                "install gcc-{gcc} and g++-{gcc} (or conda-forge gxx={gcc}), then export CC=gcc-{gcc} CXX=g++-{gcc} NVCC_CCBIN=g++-{gcc} and build again"
+            ),
+        ),
+        Fix::in_words(
             code,
             "newer-toolkit",
-            FixKind::Advice,
             "Or build with a newer CUDA toolkit, which supports this gcc",
             "Each CUDA release raises the newest host compiler it accepts; the toolkit must still match torch's CUDA major.",
+            "install a newer CUDA toolkit of torch's CUDA major and export CUDA_HOME=<its directory>",
         )
-        .step(Step::Manual(
-            "install a newer CUDA toolkit of torch's CUDA major and export CUDA_HOME=<its directory>".into(),
-        ))
         .unverified(),
     ]);
     d

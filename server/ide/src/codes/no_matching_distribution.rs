@@ -12,7 +12,7 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Fix, FixKind, IndexUrl, Name, PipFlag, Step};
+use crate::fix::{Fix, FixKind, IndexUrl, Name, PipFlag};
 use abidoc_knowledge::Version;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
@@ -219,17 +219,16 @@ pub(crate) fn diagnose(
         && let Some(url) = IndexUrl::pytorch(l)
     {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "poetry-source",
-                FixKind::Advice,
                 format!("Declare PyTorch's {l} index as an explicit Poetry source for {name}"),
                 format!("Poetry installs {name} {b}+{l} only from a source that has it: PyTorch's index, declared with priority \"explicit\" and named in {name}'s dependency, so nothing else is looked up there. If the build has no wheel for this Python or platform (Python 3.13 before its releases for it, macOS for CUDA builds), the index does not help: a release or Python that has one does."),
+                format!(
+                    "in pyproject.toml: [[tool.poetry.source]] name = \"pytorch-{l}\", url = \"{}\", priority = \"explicit\"; and {name} = {{ version = \"{b}\", source = \"pytorch-{l}\" }}; then poetry lock && poetry install",
+                    url.as_str()
+                ),
             )
-            .step(Step::Manual(format!(
-                "in pyproject.toml: [[tool.poetry.source]] name = \"pytorch-{l}\", url = \"{}\", priority = \"explicit\"; and {name} = {{ version = \"{b}\", source = \"pytorch-{l}\" }}; then poetry lock && poetry install",
-                url.as_str()
-            )))
             // pip's flags do not reach a Poetry install: its source comes first.
             .leading(),
         );
@@ -303,18 +302,17 @@ pub(crate) fn diagnose(
             None => format!("a Python version {name} {p} publishes wheels for (its PyPI page lists the cpXY tags)"),
         };
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "python-for-release",
-                FixKind::Advice,
                 // (`rank` drops the "Or" where nothing comes before it.)
                 format!("Or keep {name} {p} and run it under {which}"),
                 "A virtual environment of that Python installs the pinned release as published; the rest of the requirements may need their releases for it too.",
-            )
-            .step(Step::Manual(match newest_python {
-                Some((a, b)) => format!("uv venv --python {a}.{b} (or: conda create -n env python={a}.{b}), then install the requirements there"),
-                None => format!("create a virtual environment with a Python {name} {p} supports, then install the requirements there"),
-            })),
+                match newest_python {
+                    Some((a, b)) => format!("uv venv --python {a}.{b} (or: conda create -n env python={a}.{b}), then install the requirements there"),
+                    None => format!("create a virtual environment with a Python {name} {p} supports, then install the requirements there"),
+                },
+            ),
         );
     }
     // A project that publishes no Windows wheels, whose Windows builds another distribution
@@ -337,18 +335,17 @@ pub(crate) fn diagnose(
     if fixes.is_empty() {
         let name_ok = Name::new(&name).is_some();
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "find-release",
-                FixKind::Advice,
                 format!("Find where {name} publishes builds for {here}"),
                 "Its project page names the Pythons and platforms it builds for, and any index of its own (PyTorch's per-CUDA indexes, a vendor's wheel page); on a platform it never builds for, a community build or another Python is the way.",
-            )
-            .step(Step::Manual(if name_ok {
-                format!("python -m pip index versions {name}   # the releases this interpreter can install; `python -m pip debug --verbose` lists the tags it accepts")
-            } else {
-                "python -m pip debug --verbose   # the wheel tags this interpreter accepts".into()
-            })),
+                if name_ok {
+                    format!("python -m pip index versions {name}   # the releases this interpreter can install; `python -m pip debug --verbose` lists the tags it accepts")
+                } else {
+                    "python -m pip debug --verbose   # the wheel tags this interpreter accepts".to_owned()
+                },
+            ),
         );
     }
     d.fixes = crate::fix::rank(fixes);
@@ -389,16 +386,15 @@ pub(crate) fn python_range(
     });
     if below {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "older-release",
-                FixKind::Advice,
                 format!("Install an older release of {who} that still supports Python {short}, or use a newer Python"),
                 format!("Releases drop old Pythons: this one needs {supported}; an earlier release has wheels for Python {short}, or a newer Python takes this one."),
-            )
-            .step(Step::Manual(format!(
-                "pin the release before the one that dropped Python {short} (its release notes say which), or create an environment with a Python in {supported}"
-            ))),
+                format!(
+                    "pin the release before the one that dropped Python {short} (its release notes say which), or create an environment with a Python in {supported}"
+                ),
+            ),
         );
     } else if let Some(pkg) = d.package.as_deref().and_then(Name::new) {
         fixes.push(
@@ -419,20 +415,19 @@ pub(crate) fn python_range(
         );
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "python-in-range",
-            FixKind::Advice,
             if fixes.is_empty() {
                 format!("Use a Python in {supported}, or a release of the package made for Python {short}")
             } else {
                 format!("Or use a Python in {supported}")
             },
             "A virtual environment of a Python the release supports installs its wheel without building anything.",
-        )
-        .step(Step::Manual(format!(
-            "create an environment with a Python in {supported} (python3.X -m venv …, conda create -n … python=3.X) and install there"
-        ))),
+            format!(
+                "create an environment with a Python in {supported} (python3.X -m venv …, conda create -n … python=3.X) and install there"
+            ),
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
     d
@@ -493,16 +488,15 @@ fn index_unreachable(cx: &Cx<'_>, mut d: Diagnostic, name: &str) -> Diagnostic {
         );
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "index-reachable",
-            FixKind::Advice,
             "Make the package index reachable to pip (and to the build's isolated environment)",
             "`pip config list` and PIP_INDEX_URL show the index pip uses; behind a proxy, set HTTPS_PROXY (a build's isolated environment inherits the environment, not pip's command-line options); with a private mirror, add the packages it lacks.",
-        )
-        .step(Step::Manual(format!(
-            "python -m pip config list; python -m pip index versions {name}   # which index pip asks, and what it answers"
-        ))),
+            format!(
+                "python -m pip config list; python -m pip index versions {name}   # which index pip asks, and what it answers"
+            ),
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
     d

@@ -60,17 +60,16 @@ pub(crate) fn removed_name(cx: &Cx<'_>, source: Option<SourceRef>, name: &str) -
         );
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "upgrade-module",
-            FixKind::Advice,
             format!("Or upgrade the package that uses np.{name} (or change the code) to NumPy {}'s names", row.removed_in),
             row.instead.clone(),
-        )
-        .step(Step::Manual(format!(
-            "upgrade the package in the traceback that uses np.{name}, or change your code. {}",
-            row.instead
-        ))),
+            format!(
+                "upgrade the package in the traceback that uses np.{name}, or change your code. {}",
+                row.instead
+            ),
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
     d
@@ -186,18 +185,17 @@ fn fixes(cx: &Cx<'_>, detail: &str, package: Option<&str>) -> Vec<Fix> {
             ))
             .cost(crate::fix::Cost::download())
             .unverified(),
-            None => Fix::new(
+            None => Fix::in_words(
                 code,
                 "upgrade-module",
-                FixKind::Advice,
                 if needs_two.is_empty() {
                     "Or upgrade the failing module to a release built for NumPy 2"
                 } else {
                     "Upgrade the failing module to a release built for NumPy 2"
                 },
                 "Most packages released since mid-2024 support NumPy 2.",
-            )
-            .step(Step::Manual("upgrade the module named in the traceback".into())),
+                "upgrade the module named in the traceback",
+            ),
         });
     } else {
         // A module of NumPy 1.x's newer C API (`0xe` against `0xd`, `wrong size`): the newest

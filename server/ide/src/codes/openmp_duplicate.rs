@@ -9,7 +9,7 @@
 
 use super::{Code, CodeDoc, Cx, blank, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Fix, FixKind, Step};
+use crate::fix::{Fix, FixKind};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "Two OpenMP runtimes were loaded into one process (`OMP: Error #15`), or mkl-service refused to start Intel's beside GNU's (`MKL_THREADING_LAYER=INTEL is incompatible with libgomp`).",
@@ -78,21 +78,20 @@ pub(crate) fn diagnose(
     ];
     let conda = cx.scene.mentions_conda;
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "one-runtime",
-            FixKind::Advice,
             "Keep one OpenMP runtime: install the packages that bring one from the same source",
             if conda {
                 "In a conda environment, conda's MKL packages put libiomp5 in the environment's library directory (Library\\bin on Windows) while pip's torch carries its own: install torch and NumPy from the same place (both from conda-forge, or both with pip and without conda's mkl/intel-openmp), then only one runtime loads."
             } else {
                 "Each package that ships its own OpenMP runtime loads it; when two are imported, two runtimes start. Install them from the same source (all wheels from pip, or all from one conda channel), or remove the one the program does not need."
             },
-        )
-        .step(Step::Manual(format!(
-            "find the copies (`python -m pip show -f {}`, and the environment's library directory) and keep the packages that bring them from one source",
-            shippers.first().map_or("torch", String::as_str)
-        ))),
+            format!(
+                "find the copies (`python -m pip show -f {}`, and the environment's library directory) and keep the packages that bring them from one source",
+                shippers.first().map_or("torch", String::as_str)
+            ),
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
     d
@@ -136,29 +135,23 @@ pub(crate) fn mkl_layer(
             "mkl-service's own switch to go on with the Intel layer beside GNU's runtime: two thread pools may then oversubscribe the CPU.",
         )
         .steps(recipes::set_env("MKL_SERVICE_FORCE_INTEL", "1")),
-        Fix::new(
+        Fix::in_words(
             code,
             "numpy-first",
-            FixKind::Advice,
             "Or import NumPy before the package that loads GNU's runtime",
             "MKL's runtime then starts first and mkl-service's check passes (the message's own first suggestion); it depends on import order, which the variables above do not.",
-        )
-        .step(Step::Manual(
-            "put `import numpy` before `import torch` (and any other compiled package) at the top of the program".into(),
-        )),
+            "put `import numpy` before `import torch` (and any other compiled package) at the top of the program",
+        ),
     ];
     if cx.scene.mentions_conda {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "one-runtime",
-                FixKind::Advice,
                 "Keep one OpenMP runtime: NumPy without MKL's Intel threading",
                 "conda's MKL builds bring Intel's runtime; NumPy built on OpenBLAS (conda-forge's default, or pip's wheels) brings none beside GNU's.",
-            )
-            .step(Step::Manual(
-                "install NumPy and SciPy from conda-forge with OpenBLAS (`conda install \"libblas=*=*openblas\"`) or from pip, so MKL is not loaded".into(),
-            )),
+                "install NumPy and SciPy from conda-forge with OpenBLAS (`conda install \"libblas=*=*openblas\"`) or from pip, so MKL is not loaded",
+            ),
         );
     }
     d.fixes = crate::fix::rank(fixes);

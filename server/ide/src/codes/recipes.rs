@@ -190,18 +190,20 @@ pub(crate) fn extension_mismatch(
     {
         let lib = lib.as_str();
         let dir = lib.rsplit_once('/').map_or(lib, |(d, _)| d);
-        return vec![
-            Fix::new(
-                code,
-                "system-copy",
-                FixKind::Advice,
-                format!("Rebuild or reinstall what put {} in {dir}, or keep it off the loader's path", crate::incidents::basename(lib)),
-                format!("{lib} is not a file of {pkg} or of any pip package: it was installed in {dir} by a system package, a container image or a build of its own, and no reinstall of {pkg} changes it. Rebuild or reinstall it whole (the version {pkg} was built with), or, when {pkg} ships its own copy, take {dir} off LD_LIBRARY_PATH so the loader takes that one."),
-            )
-            .step(Step::Manual(format!(
+        return vec![Fix::in_words(
+            code,
+            "system-copy",
+            format!(
+                "Rebuild or reinstall what put {} in {dir}, or keep it off the loader's path",
+                crate::incidents::basename(lib)
+            ),
+            format!(
+                "{lib} is not a file of {pkg} or of any pip package: it was installed in {dir} by a system package, a container image or a build of its own, and no reinstall of {pkg} changes it. Rebuild or reinstall it whole (the version {pkg} was built with), or, when {pkg} ships its own copy, take {dir} off LD_LIBRARY_PATH so the loader takes that one."
+            ),
+            format!(
                 "find what owns {lib} (`dpkg -S {lib}` / `rpm -qf {lib}`, else the build or image that made {dir}); rebuild or reinstall it, or remove {dir} from LD_LIBRARY_PATH"
-            ))),
-        ];
+            ),
+        )];
     }
     let facts = kb::package(pkg.as_str());
     let partners: Vec<Name> = facts
@@ -303,18 +305,17 @@ pub(crate) fn extension_mismatch(
     without_nvcc(cx, &pkg, facts.as_ref(), &mut fixes);
     if cx.scene.used_uv {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "uv-match-runtime",
-                FixKind::Advice,
                 format!("In a uv project, build {pkg} against the runtime torch"),
                 format!(
                     "Add to pyproject.toml: [tool.uv.extra-build-dependencies] {pkg} = [{{ requirement = \"torch\", match-runtime = true }}], then `uv sync`."
                 ),
-            )
-            .step(Step::Manual(format!(
-                "[tool.uv.extra-build-dependencies] {pkg} = [{{ requirement = \"torch\", match-runtime = true }}]"
-            ))),
+                format!(
+                    "[tool.uv.extra-build-dependencies] {pkg} = [{{ requirement = \"torch\", match-runtime = true }}]"
+                ),
+            ),
         );
     }
     fixes
@@ -1150,16 +1151,15 @@ fn follow_torch(
     }
     if fixes.is_empty() {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "same-release",
-                FixKind::Advice,
                 format!("Install torch and {pkg} of the same release"),
                 format!("{pkg}'s releases are numbered as the torch they are built for (its 2.7 release for torch 2.7)."),
+                format!(
+                    "pip show torch for its version X.Y, then pip install \"{pkg}==X.Y.*\""
+                ),
             )
-            .step(Step::Manual(format!(
-                "pip show torch for its version X.Y, then pip install \"{pkg}==X.Y.*\""
-            )))
             .filled_in_with("the installed torch's major.minor"),
         );
     }

@@ -10,7 +10,7 @@
 
 use super::{Code, CodeDoc, Cx, recipes};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Fix, FixKind, SafePath, Step};
+use crate::fix::{Fix, FixKind, SafePath};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "glibc has no static TLS left for a library loaded at run time (`cannot allocate memory in static TLS block`), usually libgomp on aarch64.",
@@ -72,29 +72,23 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, library: Option<&
         );
     } else {
         fixes.push(
-            Fix::new(
+            Fix::in_words(
                 code,
                 "preload",
-                FixKind::Advice,
                 format!("Load {file} at start-up (LD_PRELOAD), before Python imports anything"),
                 "Preloaded, the library's thread-local storage is reserved with the process's own; the import then finds it loaded.",
-            )
-            .step(Step::Manual(
-                "export LD_PRELOAD=<full path of the library the error names>, then start Python again".into(),
-            )),
+                "export LD_PRELOAD=<full path of the library the error names>, then start Python again",
+            ),
         );
     }
     fixes.push(
-        Fix::new(
+        Fix::in_words(
             code,
             "import-first",
-            FixKind::Advice,
             "Or import the package that loads it first",
             "Loaded early, while the surplus is unused, the library fits: importing it (scikit-learn, torch) before OpenCV or the other package that filled the block avoids the failure without changing the environment. On glibc 2.33 and later, GLIBC_TUNABLES=glibc.rtld.optional_static_tls=<bytes> enlarges the surplus.",
-        )
-        .step(Step::Manual(
-            "move the import of the package whose library the error names to the top of the program".into(),
-        )),
+            "move the import of the package whose library the error names to the top of the program",
+        ),
     );
     d.fixes = crate::fix::rank(fixes);
     d

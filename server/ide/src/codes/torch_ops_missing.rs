@@ -181,16 +181,15 @@ pub(crate) fn tensorflow_op(cx: &Cx<'_>, source: Option<SourceRef>, op: &str) ->
             "TensorFlow has no op `{op}` registered in this process: the graph (a SavedModel, a TF Hub model) uses an op this TensorFlow lacks — a custom op whose package was not imported, not installed or built for another TensorFlow, or a built-in op of a newer TensorFlow than the one loading the model"
         );
         d.fixes = crate::fix::rank(vec![
-            Fix::new(
+            Fix::in_words(
                 code,
                 "import-op-package",
-                crate::fix::FixKind::Advice,
                 format!("Import the package that defines `{op}` before loading the model (its release for this TensorFlow), or load the model with the TensorFlow that saved it"),
                 "A custom op's library registers the op when its package is imported; TensorFlow cannot find a package from an op's name. A built-in op of a newer TensorFlow (a model exported by it) needs that TensorFlow.",
-            )
-            .step(crate::fix::Step::Manual(format!(
-                "find the package whose ops include {op} (the model's documentation names it), pip install its release for this TensorFlow, and import it before loading the model; if {op} is TensorFlow's own, use the TensorFlow release the model was saved with or a newer one"
-            ))),
+                format!(
+                    "find the package whose ops include {op} (the model's documentation names it), pip install its release for this TensorFlow, and import it before loading the model; if {op} is TensorFlow's own, use the TensorFlow release the model was saved with or a newer one"
+                ),
+            ),
         ]);
         return d;
     };

@@ -139,16 +139,15 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, wheel: &str) -> D
     if let Some((name, version, (_, _, platform))) = &t {
         if py_differs && let Some(w) = &wheel_py {
             fixes.push(
-                Fix::new(
+                Fix::in_words(
                     code,
                     "python-of-wheel",
-                    FixKind::Advice,
                     format!("Get {name}'s wheel for this Python, or install it from a Python {w} environment"),
                     "The wheel's Python tag is the only one a different interpreter version refuses by itself; the project's page for that release usually has one file per Python.",
-                )
-                .step(Step::Manual(format!(
-                    "download the {name}-{version} wheel tagged for this Python (cpXY, as `python -m pip debug --verbose` lists), or create an environment of Python {w} (python{w} -m venv …, conda create -n … python={w}) and install the file there"
-                ))),
+                    format!(
+                        "download the {name}-{version} wheel tagged for this Python (cpXY, as `python -m pip debug --verbose` lists), or create an environment of Python {w} (python{w} -m venv …, conda create -n … python={w}) and install the file there"
+                    ),
+                ),
             );
         }
         if platform.starts_with("macosx_") && platform.ends_with("arm64") {

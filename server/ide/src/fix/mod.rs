@@ -216,6 +216,18 @@ impl Fix {
         }
     }
 
+    /// Advice: one step in words (a search, a choice, a change only the person can make), never
+    /// a command to run.
+    pub fn in_words(
+        code: Code,
+        what: &str,
+        title: impl Into<String>,
+        reason: impl Into<String>,
+        words: impl Into<String>,
+    ) -> Fix {
+        Fix::new(code, what, FixKind::Advice, title, reason).step(Step::Manual(words.into()))
+    }
+
     /// Ranks this fix first whatever its kind (see [`Fix::lead`]).
     pub fn leading(mut self) -> Fix {
         self.lead = true;
