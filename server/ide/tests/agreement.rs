@@ -386,11 +386,11 @@ fn agreement_with_confirmed_fixes() {
     );
 }
 
-/// Tuning-set cases agreeing when the floors were last raised (2026-11-29: code 2205 of 2564,
-/// package 1328 of 2564, fix 1021 of 2111).
-const FLOOR_CODE: usize = 2205;
-const FLOOR_PACKAGE: usize = 1328;
-const FLOOR_FIX: usize = 1021;
+/// Tuning-set cases agreeing when the floors were last raised (2026-11-29: code 2208 of 2564,
+/// package 1333 of 2564, fix 1022 of 2111).
+const FLOOR_CODE: usize = 2208;
+const FLOOR_PACKAGE: usize = 1333;
+const FLOOR_FIX: usize = 1022;
 
 /// A way a report gets pasted: the text in, the text as it arrives.
 type Paste = fn(&str) -> String;
