@@ -830,9 +830,6 @@ fn key_of(f: &Failure) -> Failure {
             model_class: None,
             kernel: kernel.clone(),
         },
-        Failure::AuditwheelMissing { library } => Failure::AuditwheelMissing {
-            library: library.clone(),
-        },
         Failure::MacosTooOld { symbol, .. } => Failure::MacosTooOld {
             library: None,
             symbol: symbol.clone(),
@@ -841,11 +838,6 @@ fn key_of(f: &Failure) -> Failure {
         },
         Failure::CondaCudaVirtual { .. } => Failure::CondaCudaVirtual {
             detail: String::new(),
-        },
-        Failure::TensorflowOp { op } => Failure::TensorflowOp { op: op.clone() },
-        Failure::CythonApi { module, name } => Failure::CythonApi {
-            module: module.clone(),
-            name: name.clone(),
         },
         Failure::PythonRange { .. } => Failure::PythonRange {
             python: String::new(),

@@ -2107,20 +2107,15 @@ impl<'a> Scanner<'a> {
             // RustExtension`, `import skbuild`) is a build requirement: its frame is the last
             // above the exception.
             // A dotted name quoted (`'numpy.distutils'`) says its parent imported: a part the
-            // installed release lacks, not a missing requirement. `distutils`, gone from Python
-            // 3.12, comes back with setuptools' shim; other standard modules removed (`imp`)
-            // have no package to install.
+            // installed release lacks, not a missing requirement. Standard modules Python
+            // removed with no package to replace them (`imp`) are no requirement either
+            // (`distutils`, gone from 3.12, is setuptools' shim: the import tables say so).
             if n > 0 && whole && module != "torch" && module != "imp" && self.raised_in_setup_py(l)
             {
                 out.push(
                     l.span(p, s.trim_end().len()),
                     EventKind::BuildDependencyMissing {
-                        module: if module == "distutils" {
-                            "setuptools"
-                        } else {
-                            module
-                        }
-                        .to_owned(),
+                        module: module.to_owned(),
                         too_new: false,
                     },
                 );

@@ -153,7 +153,7 @@ pub(crate) fn module_missing(
         None,
         &[],
     );
-    if !checkout && let Some(f) = platform_wheel(cx, package) {
+    if !checkout && let Some(f) = platform_wheel(cx, package, None) {
         fixes.insert(0, f);
     }
     d.fixes = crate::fix::rank(fixes);
@@ -359,7 +359,13 @@ pub(crate) fn jit_op_unavailable(cx: &Cx<'_>, source: Option<SourceRef>, package
 /// platform: missing, it is a copy made for another platform or a broken install, and this
 /// platform's wheel is the whole fix (no compiler). A package the tables do not know, in a text
 /// that shows no torch at all, is taken for one too (pandas' `C extension: … not built`).
-pub(crate) fn platform_wheel(cx: &Cx<'_>, package: &str) -> Option<Fix> {
+///
+/// `module`, the compiled module the text names, when it is named for CUDA (`pointnet2_cuda`)
+/// says a GPU extension built from source, as a package named for CUDA (`knn-cuda`) does.
+pub(crate) fn platform_wheel(cx: &Cx<'_>, package: &str, module: Option<&str>) -> Option<Fix> {
+    if module.is_some_and(|m| m.to_ascii_lowercase().contains("cuda")) {
+        return None;
+    }
     // (One named for CUDA, `knn-cuda`, is a GPU extension built from source.)
     let not_torch = match crate::kb::links_torch(package) {
         Some(links) => !links,
@@ -377,15 +383,7 @@ pub(crate) fn platform_wheel(cx: &Cx<'_>, package: &str) -> Option<Fix> {
             format!("Reinstall {n} from its wheel for this Python and platform"),
             format!("{n}'s compiled module comes in one wheel per platform and Python; a copy built or bundled elsewhere (a zip made on macOS for Linux, an environment copied between machines) is not importable here. A bundle for another machine is built with pip's --platform and --python-version options."),
         )
-        .step(recipes::pip_install(
-            cx,
-            vec![
-                crate::fix::PipFlag::ForceReinstall,
-                crate::fix::PipFlag::NoCacheDir,
-                crate::fix::PipFlag::OnlyBinary(n.clone()),
-            ],
-            vec![crate::fix::Requirement::Any(n)],
-        ))
+        .step(recipes::wheel_again(cx, &n, false))
         .leading(),
     )
 }

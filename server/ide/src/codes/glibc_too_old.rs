@@ -9,7 +9,7 @@
 
 use super::{Code, CodeDoc, Cx, recipes, version_needer};
 use crate::diagnostic::{Diagnostic, SourceRef};
-use crate::fix::{Cost, Fix, FixKind, PipFlag, Requirement};
+use crate::fix::{Cost, Fix, FixKind};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "`GLIBC_*` version not found; on macOS, a symbol of macOS' own libraries not found.",
@@ -80,16 +80,7 @@ fn for_this_system(
                 format!("Reinstall {p} with pip from a wheel built for {system}"),
                 format!("pip picks a wheel by {tags} and, with --only-binary, never compiles instead: the newest release of {p} built for {target} replaces the one built elsewhere (conda's, another machine's). If the same release comes back, its wheel is labelled for an older system than it needs: pin an older release."),
             )
-            .step(recipes::pip_install(
-                cx,
-                vec![
-                    PipFlag::ForceReinstall,
-                    PipFlag::NoCacheDir,
-                    PipFlag::NoDeps,
-                    PipFlag::OnlyBinary(p.clone()),
-                ],
-                vec![Requirement::Any(p.clone())],
-            ))
+            .step(recipes::wheel_again(cx, &p, true))
             .cost(Cost {
                 downloads: true,
                 compiles: None,

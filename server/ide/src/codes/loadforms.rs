@@ -965,14 +965,12 @@ pub(crate) fn compiled_module_missing(
     } else {
         fixes.insert(at, advice);
     }
-    // An installed package that is no torch extension: its wheel for this platform first (a
-    // module named for CUDA, `pointnet2_cuda`, is a GPU extension built from source).
+    // An installed package that is no torch extension: its wheel for this platform first.
     if checkout.is_none()
-        && !module.to_ascii_lowercase().contains("cuda")
         && let Some(f) = d
             .package
             .as_deref()
-            .and_then(|p| super::extension_incomplete_build::platform_wheel(cx, p))
+            .and_then(|p| super::extension_incomplete_build::platform_wheel(cx, p, Some(module)))
     {
         fixes.insert(0, f);
     }

@@ -564,15 +564,10 @@ pub(crate) fn diagnose(
             version,
             needs,
             installed,
-        } if package == "xformers" => {
-            xformers_built_for::pip_pinned(&cx, source, version, needs, installed)
-        }
-        Failure::PinnedTorch {
-            package,
-            version,
-            needs,
-            installed,
-        } => abi_mismatch::pinned_torch(&cx, source, package, version, needs, installed),
+        } => match package.as_str() {
+            "xformers" => xformers_built_for::pip_pinned(&cx, source, version, needs, installed),
+            _ => abi_mismatch::pinned_torch(&cx, source, package, version, needs, installed),
+        },
         Failure::PjrtApi {
             plugin,
             plugin_api,

@@ -1491,6 +1491,18 @@ fn move_torch_steps(cx: &Cx<'_>, target: &str, install: Step, also: &mut Vec<Str
     steps
 }
 
+/// `pkg` installed again from a wheel only (`--only-binary`, never the cache, `--no-deps` unless
+/// its dependencies may move too): pip takes the newest release with a wheel this interpreter and
+/// platform accept, and never compiles in its place.
+pub(crate) fn wheel_again(cx: &Cx<'_>, pkg: &Name, no_deps: bool) -> Step {
+    let mut flags = vec![PipFlag::ForceReinstall, PipFlag::NoCacheDir];
+    if no_deps {
+        flags.push(PipFlag::NoDeps);
+    }
+    flags.push(PipFlag::OnlyBinary(pkg.clone()));
+    pip_install(cx, flags, vec![Requirement::Any(pkg.clone())])
+}
+
 /// The same release of `pkg` installed again, whole and never from pip's cache (`id`
 /// `reinstall-wheel`): pinned to the installed or stated version, since an unpinned reinstall
 /// would move it to the newest; with neither known, the command with the version to fill in.
