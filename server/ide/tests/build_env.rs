@@ -2,6 +2,8 @@
 //! says what is in its way and ranks after what can.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -11,11 +13,7 @@ use abidoc_ide::{AnalysisHost, Code, Context, DescribedMachine};
 /// skipped: its Python half, no `causal_conv1d_cuda` module.
 fn skipped_build(root: &Path, torch: &str) -> PathBuf {
     let sp = root.join("lib/python3.11/site-packages");
-    let write = |rel: &str, body: &str| {
-        let p = sp.join(rel);
-        std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(p, body).expect("write");
-    };
+    let write = |rel: &str, body: &str| common::write_under(&sp, rel, body);
     write("torch/__init__.py", "");
     write(
         "torch/version.py",

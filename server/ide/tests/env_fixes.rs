@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use abidoc_ide::{Code, Context};
@@ -12,11 +14,7 @@ use abidoc_ide::{Code, Context};
 /// NumPy 2; `later` adds a package that requires NumPy 2 only on Python 3.13 and later.
 fn site(root: &Path, opencv: bool, later: bool) -> PathBuf {
     let sp = root.join("lib/python3.11/site-packages");
-    let write = |rel: &str, body: &str| {
-        let p = sp.join(rel);
-        std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(p, body).expect("write");
-    };
+    let write = |rel: &str, body: &str| common::write_under(&sp, rel, body);
     write("numpy/__init__.py", "");
     write(
         "numpy-2.3.1.dist-info/METADATA",

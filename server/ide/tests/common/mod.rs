@@ -1,7 +1,9 @@
-//! Shared test helpers: one analysis host per test binary, and a readable rendering of
-//! diagnoses for snapshots.
+//! Shared test helpers: one analysis host per test binary, a readable rendering of diagnoses
+//! for snapshots, and the files of a site-packages a test builds.
 
 #![allow(dead_code)] // each test binary uses what it needs
+// Test helpers: a panic is a failing test.
+#![allow(clippy::expect_used)]
 
 use abidoc_ide::Diagnostic;
 
@@ -91,4 +93,12 @@ pub fn render(text: &str, diags: &[Diagnostic]) -> String {
         }
     }
     s
+}
+
+/// Writes `body` to `root/rel`, making its directories: the files of a site-packages a test
+/// builds.
+pub fn write_under(root: &std::path::Path, rel: &str, body: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(p, body).expect("write");
 }
