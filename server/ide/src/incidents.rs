@@ -2313,7 +2313,7 @@ fn own_module(module: &str) -> Option<Failure> {
         .filter(|p| lists_module(p, module))
         .map(|p| Failure::OwnModuleMissing {
             module: module.to_owned(),
-            package: p.name.clone(),
+            package: abidoc_knowledge::packages::untagged_name(p).to_owned(),
         })
 }
 
@@ -2738,7 +2738,9 @@ fn logger_names(piece: &str) -> Vec<(usize, String)> {
             }
             let known = abidoc_knowledge::packages::package_for_module(top);
             match known {
-                Some(p) if p.is_compiled() => out.push((i, p.name.clone())),
+                Some(p) if p.is_compiled() => {
+                    out.push((i, abidoc_knowledge::packages::untagged_name(p).to_owned()));
+                }
                 Some(_) => {}
                 None if plain_module(top)
                     && abidoc_knowledge::names::distribution_of_import(top).is_some() =>
@@ -2895,12 +2897,14 @@ fn plain_module(top: &str) -> bool {
 
 /// The distribution of a top-level module: the tables' name for it, else its own name.
 pub(crate) fn distribution_of(top: &str) -> String {
+    // A module says nothing of which CUDA build of a package installed it (`cupy` is any
+    // `cupy-cudaXXx`): such a package goes by its name without a CUDA tag.
     abidoc_knowledge::packages::package_for_module(top).map_or_else(
         || {
             abidoc_knowledge::names::distribution_of_import(top)
                 .map_or_else(|| crate::kb::normalize(top), str::to_owned)
         },
-        |p| p.name.clone(),
+        |p| crate::kb::untagged_name(&p.name),
     )
 }
 
@@ -3036,7 +3040,7 @@ fn failing_imports(piece: &str) -> Vec<(usize, String)> {
                         // A package of pure Python the tables know (transformers) only passes
                         // the failure of a compiled one on.
                         Some(p) if !p.is_compiled() => return None,
-                        Some(p) => p.name.clone(),
+                        Some(p) => abidoc_knowledge::packages::untagged_name(p).to_owned(),
                         None if plain_module(top) && !top.starts_with('_') && !in_package => {
                             distribution_of(top)
                         }
@@ -3154,7 +3158,7 @@ pub(crate) fn site_package_of(file: &str) -> Option<String> {
         return None;
     }
     match abidoc_knowledge::packages::package_for_module(top) {
-        Some(p) if p.is_compiled() => Some(p.name.clone()),
+        Some(p) if p.is_compiled() => Some(abidoc_knowledge::packages::untagged_name(p).to_owned()),
         Some(_) => None,
         None => Some(distribution_of(top)),
     }

@@ -208,6 +208,18 @@ pub fn package(name: &str) -> Option<PackageFacts> {
     k::packages::package(name).map(facts)
 }
 
+/// The name a package published per CUDA build goes by when no build is meant (`cudf` for
+/// `cudf-cu12`, `cupy` for `cupy-cuda12x`): its alias without a CUDA tag; any other name as
+/// it is.
+pub fn untagged_name(name: &str) -> String {
+    abidoc_knowledge::packages::package(name)
+        .filter(|f| !abidoc_knowledge::packages::cuda_variants(f).is_empty())
+        .map_or_else(
+            || name.to_owned(),
+            |f| abidoc_knowledge::packages::untagged_name(f).to_owned(),
+        )
+}
+
 /// Whether `name` is built only from a project's checkout (`Package::checkout_only`): no fix
 /// installs it by name.
 pub fn checkout_only(name: &str) -> bool {

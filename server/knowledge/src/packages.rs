@@ -422,6 +422,77 @@ pub fn package_for_tf_op(op: &str) -> Option<&'static Package> {
     })
 }
 
+/// The CUDA a distribution's name says it is built for: `cupy-cuda12x` and `cudf-cu12` any
+/// CUDA 12 (`(12, None)`), `spconv-cu113` 11.3, `cupy-cuda102` 10.2. `None` for a name without
+/// such a suffix.
+pub fn cuda_tag(name: &str) -> Option<(u32, Option<u32>)> {
+    let last = name.rsplit('-').next()?;
+    let (digits, any_minor) = if let Some(d) = last.strip_prefix("cuda") {
+        match d.strip_suffix('x') {
+            Some(major) => (major, true),
+            None => (d, false),
+        }
+    } else {
+        (last.strip_prefix("cu")?, false)
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) || name == last {
+        return None;
+    }
+    let n: u32 = digits.parse().ok()?;
+    match digits.len() {
+        2 if any_minor || last.starts_with("cu") && !last.starts_with("cuda") => Some((n, None)),
+        3 if !any_minor => Some((n / 10, Some(n % 10))),
+        _ => None,
+    }
+}
+
+/// The name a package published per CUDA build goes by when no build is meant (`cudf` for
+/// `cudf-cu12`, `cupy` for `cupy-cuda12x`): its first name without a CUDA tag; any other
+/// package's name.
+pub fn untagged_name(p: &Package) -> &str {
+    if cuda_variants(p).is_empty() {
+        return &p.name;
+    }
+    std::iter::once(&p.name)
+        .chain(&p.aliases)
+        .find(|n| cuda_tag(n).is_none())
+        .unwrap_or(&p.name)
+}
+
+/// A package published as one distribution per CUDA build (CuPy's `cupy-cuda12x`, RAPIDS'
+/// `cudf-cu12`, spconv's `spconv-cu118`): those distributions (its name and aliases that carry
+/// a CUDA tag) with the CUDA each is for. Empty for a package one distribution serves on every
+/// CUDA.
+pub fn cuda_variants(p: &Package) -> Vec<(&str, (u32, Option<u32>))> {
+    let tagged: Vec<_> = std::iter::once(&p.name)
+        .chain(&p.aliases)
+        .filter_map(|n| Some((n.as_str(), cuda_tag(n)?)))
+        .collect();
+    if tagged.len() >= 2 {
+        tagged
+    } else {
+        Vec::new()
+    }
+}
+
+/// The distribution of a per-CUDA package ([`cuda_variants`]) built for CUDA `major` (and
+/// `minor`, where its builds are per minor): the one for the whole major, else the minor's own,
+/// else the newest build of that major not newer than the minor (with no minor given, the
+/// newest of the major).
+pub fn variant_for_cuda(p: &Package, major: u32, minor: Option<u32>) -> Option<&str> {
+    let same: Vec<_> = cuda_variants(p)
+        .into_iter()
+        .filter(|(_, (m, _))| *m == major)
+        .collect();
+    if let Some((n, _)) = same.iter().find(|(_, (_, mi))| mi.is_none()) {
+        return Some(n);
+    }
+    same.iter()
+        .filter(|(_, (_, mi))| minor.is_none_or(|want| mi.is_some_and(|m| m <= want)))
+        .max_by_key(|(_, (_, mi))| *mi)
+        .map(|(n, _)| *n)
+}
+
 /// Every package in the table.
 pub fn all() -> &'static [Package] {
     &index().packages
@@ -531,24 +602,36 @@ pub fn mentions(text: &str) -> Vec<Mention> {
         /// Per pattern: package index, and whether the term may run on into a word: a hyphenated
         /// distribution name (pip's build directories follow it with `_<hash>`) or the fixed
         /// head of a library pattern (`libbitsandbytes_cuda` of `libbitsandbytes_cuda124.so`).
-        owner: Vec<(usize, Tail, Option<usize>)>,
+        owner: Vec<(usize, Tail, Spelling)>,
+    }
+    /// What a term spells of its package: the distribution's name, one of its aliases, or
+    /// something else it installs (an import name, a module, a library), which says nothing of
+    /// which of a per-CUDA package's builds is meant.
+    #[derive(Clone, Copy)]
+    enum Spelling {
+        Name,
+        Alias(usize),
+        Other,
     }
     static TERMS: OnceLock<Option<Terms>> = OnceLock::new();
     let Some(terms) = TERMS.get_or_init(|| {
         let idx = index();
-        // (term, package, tail, alias index when the term spells an alias)
-        let mut words: Vec<(String, usize, Tail, Option<usize>)> = Vec::new();
+        let mut words: Vec<(String, usize, Tail, Spelling)> = Vec::new();
         for (i, p) in idx.packages.iter().enumerate() {
             if !p.is_compiled() {
                 continue;
             }
-            let mut add_as = |w: &str, tail: Tail, alias: Option<usize>| {
+            let mut add_as = |w: &str, tail: Tail, alias: Spelling| {
                 if w.len() >= 3 && !words.iter().any(|(x, ..)| x.eq_ignore_ascii_case(w)) {
                     words.push((w.to_owned(), i, tail, alias));
                 }
             };
-            let names = std::iter::once((&p.name, None))
-                .chain(p.aliases.iter().enumerate().map(|(k, a)| (a, Some(k))));
+            let names = std::iter::once((&p.name, Spelling::Name)).chain(
+                p.aliases
+                    .iter()
+                    .enumerate()
+                    .map(|(k, a)| (a, Spelling::Alias(k))),
+            );
             for (n, alias) in names {
                 add_as(
                     n,
@@ -561,7 +644,7 @@ pub fn mentions(text: &str) -> Vec<Mention> {
                 );
                 add_as(&n.replace('-', "_"), Tail::None, alias);
             }
-            let mut add = |w: &str, tail: Tail| add_as(w, tail, None);
+            let mut add = |w: &str, tail: Tail| add_as(w, tail, Spelling::Other);
             for n in &p.import_names {
                 add(n, Tail::None);
             }
@@ -619,9 +702,11 @@ pub fn mentions(text: &str) -> Vec<Mention> {
             && right_ok
             && let Some(package) = idx.packages.get(pkg)
         {
-            let distribution = alias
-                .and_then(|k| package.aliases.get(k))
-                .unwrap_or(&package.name);
+            let distribution = match alias {
+                Spelling::Name => package.name.as_str(),
+                Spelling::Alias(k) => package.aliases.get(k).unwrap_or(&package.name).as_str(),
+                Spelling::Other => untagged_name(package),
+            };
             out.push(Mention {
                 at: m.start(),
                 package,
@@ -688,5 +773,27 @@ mod tests {
         assert!(glob("*_cuda", "deform_conv_cuda"));
         assert!(glob("a*b*c", "aXbYc"));
         assert!(!glob("a*b*c", "ac"));
+    }
+
+    /// The tags per-CUDA distributions carry, and the build each CUDA gets.
+    #[test]
+    fn cuda_tags_and_variants() {
+        assert_eq!(cuda_tag("cupy-cuda12x"), Some((12, None)));
+        assert_eq!(cuda_tag("cupy-cuda102"), Some((10, Some(2))));
+        assert_eq!(cuda_tag("cudf-cu12"), Some((12, None)));
+        assert_eq!(cuda_tag("spconv-cu113"), Some((11, Some(3))));
+        assert_eq!(cuda_tag("nvidia-cuda-runtime-cu12"), Some((12, None)));
+        assert_eq!(cuda_tag("cupy"), None);
+        assert_eq!(cuda_tag("cu12"), None);
+        assert_eq!(cuda_tag("jax-cuda12-plugin"), None);
+        assert_eq!(cuda_tag("pycuda"), None);
+        let cupy = package("cupy").expect("cupy is in the table");
+        assert_eq!(variant_for_cuda(cupy, 13, Some(0)), Some("cupy-cuda13x"));
+        assert_eq!(variant_for_cuda(cupy, 11, None), Some("cupy-cuda11x"));
+        let spconv = package("spconv").expect("spconv is in the table");
+        assert_eq!(variant_for_cuda(spconv, 11, Some(5)), Some("spconv-cu114"));
+        assert_eq!(variant_for_cuda(spconv, 12, None), Some("spconv-cu126"));
+        assert_eq!(variant_for_cuda(spconv, 9, None), None);
+        assert!(cuda_variants(package("torch").expect("torch")).is_empty());
     }
 }

@@ -1106,12 +1106,21 @@ pub(crate) fn cython_api(
     let top = module.split('.').next().unwrap_or(module);
     let provider = abidoc_knowledge::names::distribution_of_import(&two)
         .map_or_else(|| crate::incidents::distribution_of(top), str::to_owned);
-    // The importer: the package the traceback shows around the message, when it is another.
+    // The importer: the package the traceback shows around the message, when it is another
+    // (the message names the provider's module, which is near it too).
+    let family = |p: &str| crate::kb::package(p).map_or_else(|| crate::kb::normalize(p), |f| f.name);
     let importer = cx
         .near
+        .into_iter()
+        .chain(cx.scene.package_near_skipping(cx.span, &[top, provider.as_str(), "torch"]))
         .map(crate::kb::normalize)
-        .filter(|p| *p != provider && p != "torch");
+        .find(|p| family(p) != family(&provider) && p != "torch");
     d.package = importer.clone().or_else(|| Some(provider.clone()));
+    // Each is installed by its distribution's name; one published per CUDA build only where
+    // the text or environment says which build (`cudf-cu12`), else the fix stays in words.
+    let provider_build = cx.cuda_build_of(&provider);
+    let provider = crate::kb::untagged_name(&provider);
+    let importer_build = importer.as_deref().and_then(|p| cx.cuda_build_of(p));
     let who = importer
         .as_deref()
         .map_or_else(|| "a module that cimports it".to_owned(), |p| format!("{p}'s compiled module"));
@@ -1121,29 +1130,15 @@ pub(crate) fn cython_api(
     d.evidence.push(format!(
         "Cython checks at import that {module} exports every C function and variable a `cimport` of it uses; `{name}` is not among them"
     ));
-    let names: Vec<Name> = importer
-        .iter()
-        .chain(std::iter::once(&provider))
-        .filter_map(|p| Name::new(p))
+    let typed: Option<Vec<Name>> = [importer_build, provider_build]
+        .into_iter()
+        .map(|b| b.as_deref().and_then(Name::new))
         .collect();
-    let mut fixes = Vec::new();
     // Only with both named is one resolve typed: the provider alone upgraded may widen the gap
     // to an older importer.
-    if names.len() == 1 {
-        fixes.push(
-            Fix::in_words(
-                code,
-                "align-family",
-                format!("Install {provider} and the package that cimports it again together, of releases made for each other"),
-                "pip resolving both at once takes releases whose requirements agree; the traceback's frames above the error name the package whose compiled module failed.",
-                format!(
-                    "python -m pip install --upgrade --no-cache-dir {provider} <the package that imports it>, both from the same source (PyPI, conda, or the nightly index they came from)"
-                ),
-            ),
-        );
-    } else if !names.is_empty() {
-        let shown = names.iter().map(Name::as_str).collect::<Vec<_>>().join(" and ");
-        fixes.push(
+    let fix = match typed {
+        Some(names) => {
+            let shown = names.iter().map(Name::as_str).collect::<Vec<_>>().join(" and ");
             Fix::new(
                 code,
                 "align-family",
@@ -1156,9 +1151,37 @@ pub(crate) fn cython_api(
                 vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
                 names.into_iter().map(Requirement::Any).collect(),
             ))
-            .cost(crate::fix::Cost::download()),
-        );
-    }
+            .cost(crate::fix::Cost::download())
+        }
+        None => {
+            // A name to fill in: the package the frames show (its CUDA build's suffix where it
+            // has one), or a placeholder.
+            let spelled = |p: &str| cx.cuda_build_of(p).unwrap_or_else(|| format!("{p}-cuXX"));
+            let other = importer.as_deref().map_or_else(
+                || "<the package that cimports it>".to_owned(),
+                |p| spelled(p),
+            );
+            let first = spelled(&provider);
+            let note = if first.ends_with("-cuXX") || other.ends_with("-cuXX") {
+                " (-cuXX: the build for this machine's CUDA, -cu12 or -cu13)"
+            } else {
+                ""
+            };
+            Fix::in_words(
+                code,
+                "align-family",
+                format!(
+                    "Install {provider} and {} again together, of releases made for each other",
+                    importer.as_deref().unwrap_or("the package that cimports it")
+                ),
+                "pip resolving both at once takes releases whose requirements agree; the traceback's frames above the error name the package whose compiled module failed.",
+                format!(
+                    "python -m pip install --upgrade --no-cache-dir {first} {other}{note}, both from the same source (PyPI, conda, or the nightly index they came from)"
+                ),
+            )
+        }
+    };
+    let fixes = vec![fix];
     d.fixes = crate::fix::rank(fixes);
     d
 }

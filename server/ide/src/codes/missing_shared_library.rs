@@ -610,6 +610,9 @@ fn fixes(cx: &Cx<'_>, d: &Diagnostic, lib: &str) -> Vec<Fix> {
             f.leading()
         }));
     }
+    if let Some((_, major)) = kb::cuda_library(key) {
+        fixes.extend(cuda_variant(cx, lib, major, pkg.as_ref()));
+    }
     fixes.extend(newer_release(cx, lib, pkg.as_ref(), torch_lib));
     let provider = kb::system_library(key);
     // The CUDA table and the provider table may both know a library (`libcublas.so.11`): one
@@ -1170,8 +1173,14 @@ fn newer_release(cx: &Cx<'_>, lib: &str, pkg: Option<&Name>, torch_lib: bool) ->
         ),
         _ => return None,
     };
-    // A package built only from a checkout has no release to install by name.
-    if kb::checkout_only(pkg.as_str()) {
+    // A package built only from a checkout has no release to install by name; one published
+    // per CUDA major is upgraded by its build's own name (`cupy` alone is CuPy's source build).
+    if kb::checkout_only(pkg.as_str())
+        || abidoc_knowledge::packages::package(pkg.as_str()).is_some_and(|f| {
+            !abidoc_knowledge::packages::cuda_variants(f).is_empty()
+                && abidoc_knowledge::packages::cuda_tag(pkg.as_str()).is_none()
+        })
+    {
         return None;
     }
     Some(newest_release(
@@ -1180,6 +1189,86 @@ fn newer_release(cx: &Cx<'_>, lib: &str, pkg: Option<&Name>, torch_lib: bool) ->
         format!("Install the newest {pkg}, built for the CUDA this machine has"),
         why,
     ))
+}
+
+/// A package published once per CUDA build (CuPy's `cupy-cuda12x`, RAPIDS' `cudf-cu12`,
+/// spconv's `spconv-cu118`) asking for a CUDA `major` library: the build installed is the one
+/// for that CUDA. Where the machine's CUDA is known and another, its own build replaces the
+/// installed one (one download, nothing compiled); where nothing says, the swap is advice for
+/// a machine whose CUDA is not `major`.
+fn cuda_variant(cx: &Cx<'_>, lib: &str, major: u32, pkg: Option<&Name>) -> Option<Fix> {
+    use abidoc_knowledge::packages::{cuda_tag, cuda_variants, variant_for_cuda};
+    let pkg = pkg?;
+    let facts = abidoc_knowledge::packages::package(pkg.as_str())?;
+    let variants = cuda_variants(facts);
+    if variants.is_empty() {
+        return None;
+    }
+    let code = Code::MissingSharedLibrary;
+    // The build installed: the one the text names, else the one the environment holds, else the
+    // build for the CUDA the library belongs to (the one that asks for it).
+    let installed = cuda_tag(pkg.as_str())
+        .map(|_| pkg.as_str().to_owned())
+        .or_else(|| {
+            variants
+                .iter()
+                .find(|(n, _)| cx.world.installed_version(n).is_some())
+                .map(|(n, _)| (*n).to_owned())
+        })
+        .or_else(|| variant_for_cuda(facts, major, None).map(str::to_owned))?;
+    let machine = cx.machine_cuda();
+    if machine.is_some_and(|(m, _)| m == major) {
+        return None;
+    }
+    let why = format!(
+        "{installed} is {pkg}'s build for CUDA {major}, and it loads {lib}, CUDA {major}'s. {pkg} is published once per CUDA build, and the build must be the one for the CUDA the machine runs: its own build brings the libraries of that CUDA, where adding CUDA {major}'s runtime beside another CUDA only moves the failure."
+    );
+    if let Some((m, minor)) = machine
+        && let Some(target) = variant_for_cuda(facts, m, minor)
+        && let (Some(old), Some(new)) = (Name::new(&installed), Name::new(target))
+    {
+        return Some(
+            Fix::new(
+                code,
+                "cuda-build",
+                FixKind::AlignCompanion,
+                format!("Install {target}, the {pkg} build for CUDA {m} this machine runs, in place of {installed}"),
+                why,
+            )
+            .step(recipes::pip_uninstall(cx, vec![old]))
+            .step(recipes::pip_install(
+                cx,
+                vec![PipFlag::NoCacheDir],
+                vec![Requirement::Any(new)],
+            ))
+            .cost(crate::fix::Cost::download())
+            .leading(),
+        );
+    }
+    // One build per other CUDA major, the newest major first.
+    let mut majors: Vec<u32> = variants.iter().map(|(_, (m, _))| *m).filter(|m| *m != major).collect();
+    majors.sort_unstable_by(|a, b| b.cmp(a));
+    majors.dedup();
+    let others: Vec<String> = majors
+        .into_iter()
+        .filter_map(|m| Some(format!("{} for CUDA {m}", variant_for_cuda(facts, m, None)?)))
+        .collect();
+    if others.is_empty() {
+        return None;
+    }
+    Some(
+        Fix::in_words(
+            code,
+            "cuda-build",
+            format!("If this machine's CUDA is not {major}: install the {pkg} build for its CUDA in place of {installed}"),
+            why,
+            format!(
+                "pip uninstall {installed}, then pip install the build for the machine's CUDA ({})",
+                others.join(", ")
+            ),
+        )
+        .unverified(),
+    )
 }
 
 /// The package's newest release from PyPI, never a cached build: the fix when an older release

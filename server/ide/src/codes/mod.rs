@@ -325,6 +325,53 @@ impl Cx<'_> {
             .or_else(|| self.scene.version_of("torch").map(str::to_owned))
     }
 
+    /// The CUDA this machine runs, as far as anything says: the installed torch's, else the
+    /// `+cuNNN` label of the torch the text states, else the CUDA the text states (nvidia-smi's
+    /// `CUDA Version`). `None` where nothing says, or a CPU torch is all there is.
+    pub fn machine_cuda(&self) -> Option<(u32, Option<u32>)> {
+        let parse = |v: &str| {
+            let mut parts = v.split('.');
+            let major: u32 = parts.next()?.parse().ok()?;
+            Some((major, parts.next().and_then(|m| m.parse().ok())))
+        };
+        let found = match self.world.torch_cuda() {
+            Some(c) => parse(&c),
+            None => self
+                .torch()
+                .and_then(|t| abidoc_knowledge::Version::parse(&t))
+                .and_then(|t| t.local_cuda())
+                .and_then(|(major, minor)| {
+                    Some((u32::try_from(major).ok()?, u32::try_from(minor).ok()))
+                })
+                .or_else(|| self.scene.version_of("cuda").and_then(parse)),
+        };
+        found.filter(|(major, _)| *major > 0)
+    }
+
+    /// The distribution to install of `package`: itself, or, for a package published once per
+    /// CUDA build (`cudf` is `cudf-cu12` or `cudf-cu13`), the build the text or environment
+    /// names, else the one for [`Cx::machine_cuda`]; `None` when nothing says which build.
+    pub fn cuda_build_of(&self, package: &str) -> Option<String> {
+        use abidoc_knowledge::packages::{cuda_tag, cuda_variants, variant_for_cuda};
+        let Some(facts) =
+            abidoc_knowledge::packages::package(package).filter(|f| !cuda_variants(f).is_empty())
+        else {
+            return Some(package.to_owned());
+        };
+        let named = self.as_named(package.to_owned());
+        if cuda_tag(&named).is_some() {
+            return Some(named);
+        }
+        if let Some((n, _)) = cuda_variants(facts)
+            .into_iter()
+            .find(|(n, _)| self.world.installed_version(n).is_some())
+        {
+            return Some(n.to_owned());
+        }
+        let (major, minor) = self.machine_cuda()?;
+        variant_for_cuda(facts, major, minor).map(str::to_owned)
+    }
+
     /// The CUDA major of the torch in use: the installed torch's `version.py`, else the
     /// `+cuXYZ` label of the torch the text states; `Some(0)` for a CPU build; `None` unknown.
     pub fn torch_cuda_major(&self) -> Option<u64> {
