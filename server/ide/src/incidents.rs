@@ -399,6 +399,9 @@ pub struct Scene {
     /// release that changed them (`no member named 'ob_digit'`: 3.12; `invalid use of
     /// incomplete type 'PyFrameObject'`: 3.11).
     pub old_cython_c: Option<&'static str>,
+    /// Cython refused the package's sources (`Error compiling Cython file`): `Some(true)` where
+    /// its words are Cython 3's (`noexcept`, `cython_sources`), `Some(false)` otherwise.
+    pub cython_failed: Option<bool>,
     /// A function of CPython's C API that this Python removed or changed, which the build's
     /// source calls (`PyUnicode_AsUnicode`, removed in 3.12).
     pub python_capi: Option<String>,
@@ -1870,6 +1873,27 @@ impl Collector {
                     && self.scene.checkout_files.len() < 32
                 {
                     push_distinct(&mut self.scene.checkout_files, file);
+                }
+            }
+            EventKind::CythonCompileFailed { file, cython3 } => {
+                let three = *cython3 || self.scene.cython_failed == Some(true);
+                self.scene.cython_failed = Some(three);
+                // The source's package, where the file lies in one (`…/site-packages/mujoco_py/
+                // cymj.pyx`, pip's build directory).
+                let package = file.as_deref().and_then(|f| {
+                    pip_build_dirs(f)
+                        .into_iter()
+                        .next()
+                        .map(|(_, p)| p)
+                        .or_else(|| site_package_of(f))
+                });
+                if let Some(p) = &package {
+                    self.scene.mention(span.start, p);
+                }
+                match &mut self.scene.build_failed {
+                    None => self.scene.build_failed = Some((span, package)),
+                    Some((_, named @ None)) => *named = package,
+                    Some(_) => {}
                 }
             }
             EventKind::PipBuildFailed { package } => {

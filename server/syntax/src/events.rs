@@ -117,6 +117,12 @@ pub enum EventKind {
     },
     /// `error: subprocess-exited-with-error`, `Failed to build X`, `× … did not run successfully`.
     PipBuildFailed { package: Option<String> },
+    /// Cython refusing a package's `.pyx` sources (`Error compiling Cython file:`,
+    /// `Cython.Compiler.Errors.CompileError: …/cymj.pyx`), or setuptools asking Cython 3 for an
+    /// attribute it dropped (`AttributeError: cython_sources`): the Cython installed is not the
+    /// one the sources were written for. `file` is the source named, `cython3` whether the
+    /// words are Cython 3's (its `noexcept` and exception-value checks, `cython_sources`).
+    CythonCompileFailed { file: Option<String>, cython3: bool },
     /// torch's cpp_extension JIT build failing: `RuntimeError: Error building extension
     /// 'fused_adam'` (the extension's name, not a distribution's).
     JitBuildFailed { extension: String },

@@ -125,6 +125,14 @@ const TRIGGERS: &[(&str, u64)] = &[
     (" not found in DLL: ", SYM),
     ("not defined in file ", SYM),
     ("cannot open shared object", SHLIB),
+    // glibc's message in the system's language (see `LOCALIZED_CANNOT_OPEN`).
+    ("无法打开共享对象文件", SHLIB),
+    ("невозможно открыть разделяемый объектный файл", SHLIB),
+    ("Shared-Object-Datei nicht öffnen", SHLIB),
+    ("共有オブジェクトファイルを開けません", SHLIB),
+    ("공유 객체 파일을 열 수 없습니다", SHLIB),
+    ("fichier d'objet partagé", SHLIB),
+    ("fichero del objeto compartido", SHLIB),
     // MKL's dispatcher: `Intel MKL FATAL ERROR: Cannot load libmkl_mc3.so or libmkl_def.so.`
     ("MKL FATAL ERROR", SHLIB),
     ("DLL load failed", WINDLL),
@@ -308,6 +316,10 @@ const TRIGGERS: &[(&str, u64)] = &[
         BFAIL,
     ),
     ("Error compiling objects for extension", BFAIL),
+    ("Error compiling Cython file", BFAIL),
+    // Both contain shorter triggers that start later, whose groups they carry.
+    ("Cython.Compiler.Errors.CompileError", BFAIL | NOCC),
+    ("AttributeError: cython_sources", BFAIL | EXC | NUMPY),
     ("MACOSX_DEPLOYMENT_TARGET mismatch", BFAIL),
     ("PyO3's maximum supported version", BFAIL),
     ("No module named", NOTORCH),
@@ -646,6 +658,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("incompatible architecture", FOREIGN),
     ("mach-o file, but is an incompatible", FOREIGN),
     ("but wrong architecture", FOREIGN),
+    ("unknown file type, first eight bytes", FOREIGN),
     ("wrong ELF class", FOREIGN),
     ("not a valid Win32 application", FOREIGN),
     ("cannot execute binary file", FOREIGN),
@@ -4484,6 +4497,19 @@ fn version_of(after: &str) -> Option<String> {
     (v.contains(".so") && v.len() <= 128).then(|| v.to_owned())
 }
 
+/// glibc's `cannot open shared object file` as a system in another language prints it (its
+/// translations: Chinese, Russian, German, Japanese, Korean, French, Spanish), each the part of
+/// the phrase that stays the same in a pasted line.
+const LOCALIZED_CANNOT_OPEN: &[&str] = &[
+    "无法打开共享对象文件",
+    "невозможно открыть разделяемый объектный файл",
+    "Shared-Object-Datei nicht öffnen",
+    "共有オブジェクトファイルを開けません",
+    "공유 객체 파일을 열 수 없습니다",
+    "fichier d'objet partagé",
+    "fichero del objeto compartido",
+];
+
 fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     // bitsandbytes names the library of its own it looked for and did not find.
@@ -4509,17 +4535,29 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
     // A line cut right after the phrase (`libGLX_nvidia.so.0: cannot open shared object`, as
     // the Vulkan loader's message is often pasted) says the same.
     let full = s.find("cannot open shared object file");
-    let Some(p) = full.or_else(|| {
-        s.find("cannot open shared object")
-            .filter(|&p| s[p + 25..].trim().is_empty())
-    }) else {
+    let localized = || {
+        LOCALIZED_CANNOT_OPEN.iter().find_map(|w| {
+            let p = s.find(w)?;
+            // The German and French phrases start lower in the sentence (`Kann die …`,
+            // `ne peut ouvrir le …`): the library's colon is before those words.
+            let lead = s[..p].rfind(": ").map_or(p, |c| c + 2);
+            Some(lead)
+        })
+    };
+    let Some(p) = full
+        .or_else(|| {
+            s.find("cannot open shared object")
+                .filter(|&p| s[p + 25..].trim().is_empty())
+        })
+        .or_else(localized)
+    else {
         return;
     };
     let Some((name, at)) = token_before_colon(s, p) else {
         return;
     };
-    // Before a cut phrase, only a library's own name is read as one (`dlopen failed: cannot
-    // open shared object` names none).
+    // Before a cut or translated phrase, only a library's own name is read as one (`dlopen
+    // failed: cannot open shared object` names none).
     if full.is_none() && !(name.contains(".so") || name.contains(".dll") || name.contains(".dylib"))
     {
         return;
@@ -4534,9 +4572,13 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
             non_empty(&t[st..])
         })
         .or_else(|| loader_of(&s[..at], &name));
-    let end = s[p..]
-        .find("No such file or directory")
-        .map_or((p + 30).min(s.trim_end().len()), |i| p + i + 25);
+    // A translated line ends with its own words for "No such file or directory".
+    let end = match full {
+        Some(_) => s[p..]
+            .find("No such file or directory")
+            .map_or((p + 30).min(s.trim_end().len()), |i| p + i + 25),
+        None => s.trim_end().len().max(p),
+    };
     out.push(
         l.span(at, end),
         EventKind::MissingSharedLibrary { name, required_by },
@@ -5380,6 +5422,32 @@ fn dist_file_name(tok: &str) -> Option<(String, String)> {
     (is_version(version) && !name.is_empty()).then(|| (normalize_subject(name), version.to_owned()))
 }
 
+/// Cython refusing the sources it compiles (see `EventKind::CythonCompileFailed`). Cython 3's
+/// own checks name themselves (`noexcept`, `exception values are incompatible`), as does the
+/// attribute setuptools asks of it (`cython_sources`, PyYAML 5's build).
+fn cython_compile_failed(l: &Line<'_>, out: &mut Out) {
+    let s = l.s();
+    let (p, file, cython3) = if let Some(p) = s.find("Cython.Compiler.Errors.CompileError") {
+        let rest = s[p + 35..].trim_start_matches(':').trim();
+        let file = rest
+            .split_whitespace()
+            .next()
+            .filter(|f| f.ends_with(".pyx") || f.ends_with(".pxd") || f.ends_with(".py"))
+            .map(|f| f.chars().take(512).collect::<String>());
+        (p, file, false)
+    } else if let Some(p) = s.find("Error compiling Cython file") {
+        (p, None, false)
+    } else if let Some(p) = s.find("AttributeError: cython_sources") {
+        (p, None, true)
+    } else {
+        return;
+    };
+    out.push(
+        l.span(p, s.trim_end().len().max(p)),
+        EventKind::CythonCompileFailed { file, cython3 },
+    );
+}
+
 fn build_failed(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     for needle in [
@@ -5456,6 +5524,7 @@ fn build_failed(l: &Line<'_>, out: &mut Out) {
             EventKind::PipBuildFailed { package: dir },
         );
     }
+    cython_compile_failed(l, out);
     // torch's cpp_extension compiling a setup.py build's objects: `RuntimeError: Error compiling
     // objects for extension`.
     if let Some(p) = s.find("Error compiling objects for extension") {

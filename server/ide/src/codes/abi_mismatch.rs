@@ -1159,7 +1159,7 @@ pub(crate) fn cython_api(
             let spelled = |p: &str| cx.cuda_build_of(p).unwrap_or_else(|| format!("{p}-cuXX"));
             let other = importer.as_deref().map_or_else(
                 || "<the package that cimports it>".to_owned(),
-                |p| spelled(p),
+                &spelled,
             );
             let first = spelled(&provider);
             let note = if first.ends_with("-cuXX") || other.ends_with("-cuXX") {

@@ -18,7 +18,7 @@ use crate::kb::{Fetch, Listing};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`, `error: command '…/nvcc' failed`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile. A cause the compile names makes it an error with that cause's fix: the compiler killed for memory, CUB 1.15 after windows.h (`dispatch_segmented_sort.cuh(338)`: -DWIN32_LEAN_AND_MEAN), Thrust refusing the CUB on the include path (THRUST_IGNORE_CUB_VERSION_CHECK), a pip older than 20.3 (`You are using pip version 18.1`: it does not see today's manylinux wheels, so it compiled; upgrading pip comes first).",
-    meaning: "pip compiles a package when no wheel on the index fits this Python and platform, and packages that pick their own prebuilt wheel in setup.py (flash-attn, mamba-ssm, causal-conv1d) compile when none fits the installed torch, CUDA and C++ ABI. pip's summary (`Failed building wheel for X`, `× python setup.py bdist_wheel did not run successfully`) comes after the compiler's own output, which holds the cause; a paste that keeps only the summary says that the build failed, not why. Where the package publishes builds elsewhere (its own wheel page per torch and CUDA, a release paired with each torch), installing one needs no compiler at all.",
+    meaning: "pip compiles a package when no wheel on the index fits this Python and platform, and packages that pick their own prebuilt wheel in setup.py (flash-attn, mamba-ssm, causal-conv1d) compile when none fits the installed torch, CUDA and C++ ABI. pip's summary (`Failed building wheel for X`, `× python setup.py bdist_wheel did not run successfully`) comes after the compiler's own output, which holds the cause; a paste that keeps only the summary says that the build failed, not why. Where the package publishes builds elsewhere (its own wheel page per torch and CUDA, a release paired with each torch), installing one needs no compiler at all. Cython refusing a package's `.pyx` sources (`Error compiling Cython file`, `Cython.Compiler.Errors.CompileError`, setuptools' `AttributeError: cython_sources` under Cython 3) is a Cython other than the one they were written for, most often Cython 3 under sources written for 0.29: the newest Cython 0.29 (`cython<3`, which also replaces a Cython too old for them) and a build that uses it (`--no-build-isolation`), or the package's newest release as a wheel.",
     fixes: "0. A compiler or linker the system killed (gcc's `Killed signal terminated program cc1plus`, nvcc's `'cicc' died due to signal 9`, make's `Error 137`, MSVC's `out of heap space`): the machine ran out of memory, an error; MAX_JOBS=2 and CMAKE_BUILD_PARALLEL_LEVEL=2 and the same command again (MAX_JOBS=1 or swap if still killed) first, the builds below after it. 1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). A package that does not compile against torch: its newest release with a wheel for this Python and platform (`--only-binary`, which never compiles). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`). Two macOS causes are read and set: distutils' `$MACOSX_DEPLOYMENT_TARGET mismatch: now \"A\" but \"B\"` (the target B, set), and an SDK's `error: Unsupported architecture` for a universal2 build (ARCHFLAGS of this Mac's architecture). A source written for an older Python: a Rust extension whose PyO3 stops below this Python (`newer than PyO3's maximum supported version`), C an older Cython generated (`no member named 'ob_digit'`, 3.12), or CPython C API a release removed or changed (`PyUnicode_AsUnicode` in 3.12, `_PyLong_AsInt` in 3.13: `compat.toml [[python_capi_changed]]`): the package's newest release (made for newer Pythons, with wheels), else an older Python, else PyO3's stable-ABI switch (advice). A kernel the compiler refuses for the older GPUs the build also targets (ptxas' `Feature '…' requires .target sm_80 or higher`, nvcc's `atomicAdd` on `__half` below sm_70): TORCH_CUDA_ARCH_LIST from the highest capability the refusals name, with `+PTX`, then the build again; a GPU older than that gets advice only. `build_ext --inplace` that compiled but could not copy its module into a missing package directory (`error: could not create 'monotonic_align/core…so': No such file or directory`, VITS-style repositories): that directory created, then the build again.",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
@@ -131,6 +131,78 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
                 "export ARCHFLAGS=\"-arch $(uname -m)\" (under sudo: sudo ARCHFLAGS=\"-arch $(uname -m)\" ...), then build again".into(),
             )),
         );
+    }
+    // Cython refused the package's `.pyx` sources: the Cython installed is not the one they were
+    // written for. Most often Cython 3 (2023), whose stricter checks (`noexcept`, exception
+    // values) and dropped names stop sources written for 0.29; sometimes a Cython older than the
+    // sources need. The newest 0.29 serves both, and only a build that sees it (no isolation)
+    // uses it.
+    if let Some(three) = cx.scene.cython_failed {
+        let named = d
+            .package
+            .clone()
+            .or_else(|| cx.near.filter(|n| *n != "torch").map(str::to_owned));
+        let who = named.as_deref().unwrap_or(who);
+        d.severity = Severity::Error;
+        d.message = format!(
+            "{who}'s Cython sources do not compile with the Cython this build uses{}: the release being built was written for another Cython",
+            if three {
+                " (Cython 3, whose stricter checks and dropped names stop sources written for Cython 0.29)"
+            } else {
+                ""
+            }
+        );
+        let pkg = named.as_deref().and_then(Name::new);
+        let (Some(cython), Some(below)) = (Name::new("cython"), crate::fix::Version::new("3")) else {
+            d.fixes = crate::fix::rank(fixes);
+            return d;
+        };
+        let mut pin = Fix::new(
+            code,
+            "cython-0.29",
+            FixKind::InstallMissing,
+            format!(
+                "Build {} with the newest Cython 0.29 (below 3), the Cython its sources were written for",
+                pkg.as_ref().map_or("the package", Name::as_str)
+            ),
+            "Sources written before Cython 3 compile with the last 0.29 release, which also replaces a Cython too old for them. pip's isolated build installs the newest Cython its requirements allow, so the build must run without isolation to use this one (its other build requirements installed first: setuptools, wheel, numpy where it builds against NumPy).",
+        )
+        .step(recipes::pip_install(
+            cx,
+            vec![PipFlag::Upgrade],
+            vec![Requirement::Below(cython.clone(), below)],
+        ))
+        .cost(Cost::download());
+        if let Some(p) = &pkg {
+            pin = pin.step(recipes::pip_install(
+                cx,
+                vec![PipFlag::NoBuildIsolation, PipFlag::NoCacheDir],
+                vec![Requirement::Any(p.clone())],
+            ));
+        }
+        // It leads even over a wheel: it fixes either direction for sources older than
+        // Cython 3, and a release of this package with a wheel for this Python may not exist.
+        fixes.push(pin.leading());
+        if let Some(p) = pkg.as_ref().filter(|p| !crate::kb::sdist_only(p.as_str())) {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "newer-release",
+                    FixKind::PrebuiltWheel,
+                    format!("Install {p}'s newest release as a wheel, built with a current Cython"),
+                    format!("A later release of {p} is generated with a current Cython and published as wheels for current Pythons, so nothing compiles; a pin on {p} in your requirements may need to move with it."),
+                )
+                .step(recipes::pip_install(
+                    cx,
+                    vec![PipFlag::Upgrade, PipFlag::OnlyBinary(p.clone())],
+                    vec![Requirement::Any(p.clone())],
+                ))
+                .cost(Cost::download())
+                .unverified(),
+            );
+        }
+        d.fixes = crate::fix::rank(fixes);
+        return d;
     }
     // A source of the package written for an older Python: a Rust extension whose PyO3 stops at
     // an older interpreter, or C an older Cython generated. Its later releases are (their wheels

@@ -85,6 +85,26 @@ pub(super) fn wrong_architecture(l: &Line<'_>, out: &mut Out) {
             return;
         }
         (p, library, None, None)
+    } else if let Some(p) = s.find("unknown file type, first eight bytes: ") {
+        // dyld meeting a file that is no Mach-O: `Did find: /x/libmxnet.so: unknown file type,
+        // first eight bytes: 0x7F 0x45 0x4C 0x46 …`. ELF's magic is a Linux library installed
+        // on a Mac (a wheel tagged for any platform); PE's (`MZ`) a Windows one. Other bytes are
+        // a damaged file, not another architecture.
+        let magic = s[p + 38..].trim_start();
+        let have = if magic.starts_with("0x7F 0x45 0x4C 0x46") {
+            "Linux (an ELF file)"
+        } else if magic.starts_with("0x4D 0x5A") {
+            "Windows (a PE file)"
+        } else {
+            return;
+        };
+        let before = s[..p].trim_end().trim_end_matches(':');
+        (
+            p,
+            last_path(before),
+            Some(have.to_owned()),
+            Some("macOS".to_owned()),
+        )
     } else if let Some(p) = s.find("cannot execute binary file: Exec format error") {
         // bash on a binary built for another CPU (an x86-64 tool or library on an ARM board):
         // `bash: ./x: cannot execute binary file: Exec format error`. A script without its
