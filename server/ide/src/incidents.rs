@@ -400,7 +400,7 @@ pub struct Scene {
     /// incomplete type 'PyFrameObject'`: 3.11).
     pub old_cython_c: Option<&'static str>,
     /// Cython refused the package's sources (`Error compiling Cython file`): `Some(true)` where
-    /// its words are Cython 3's (`noexcept`, `cython_sources`), `Some(false)` otherwise.
+    /// the words can only be Cython 3's (`cython_sources`), `Some(false)` otherwise.
     pub cython_failed: Option<bool>,
     /// A function of CPython's C API that this Python removed or changed, which the build's
     /// source calls (`PyUnicode_AsUnicode`, removed in 3.12).

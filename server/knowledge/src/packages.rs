@@ -108,6 +108,12 @@ pub struct Package {
     /// install it by name (PyPI's project of that name, if any, is another).
     #[serde(default)]
     pub checkout_only: bool,
+    /// Published once per CUDA build, each a distribution of its own named with its CUDA
+    /// (`cupy-cuda12x`, `cudf-cu12`, `spconv-cu118`: its name and aliases carry the tags): the
+    /// build must be the machine's CUDA's. Not for a package whose aliases merely include CUDA
+    /// builds of another kind (`faiss-cpu` beside `faiss-gpu-cu12`).
+    #[serde(default)]
+    pub per_cuda: bool,
     /// The distribution that publishes its Windows builds where the project itself publishes
     /// none (triton → `triton-windows`).
     #[serde(default)]
@@ -426,7 +432,7 @@ pub fn package_for_tf_op(op: &str) -> Option<&'static Package> {
 /// CUDA 12 (`(12, None)`), `spconv-cu113` 11.3, `cupy-cuda102` 10.2. `None` for a name without
 /// such a suffix.
 pub fn cuda_tag(name: &str) -> Option<(u32, Option<u32>)> {
-    let last = name.rsplit('-').next()?;
+    let last = name.rsplit(['-', '_']).next()?;
     let (digits, any_minor) = if let Some(d) = last.strip_prefix("cuda") {
         match d.strip_suffix('x') {
             Some(major) => (major, true),
@@ -440,7 +446,8 @@ pub fn cuda_tag(name: &str) -> Option<(u32, Option<u32>)> {
     }
     let n: u32 = digits.parse().ok()?;
     match digits.len() {
-        2 if any_minor || last.starts_with("cu") && !last.starts_with("cuda") => Some((n, None)),
+        // `cu12`, `cuda12x`; CUDA 9's `cu92` is three characters too few to be a major.
+        2 if (any_minor || !last.starts_with("cuda")) && n >= 10 => Some((n, None)),
         3 if !any_minor => Some((n / 10, Some(n % 10))),
         _ => None,
     }
@@ -464,15 +471,13 @@ pub fn untagged_name(p: &Package) -> &str {
 /// a CUDA tag) with the CUDA each is for. Empty for a package one distribution serves on every
 /// CUDA.
 pub fn cuda_variants(p: &Package) -> Vec<(&str, (u32, Option<u32>))> {
-    let tagged: Vec<_> = std::iter::once(&p.name)
+    if !p.per_cuda {
+        return Vec::new();
+    }
+    std::iter::once(&p.name)
         .chain(&p.aliases)
         .filter_map(|n| Some((n.as_str(), cuda_tag(n)?)))
-        .collect();
-    if tagged.len() >= 2 {
-        tagged
-    } else {
-        Vec::new()
-    }
+        .collect()
 }
 
 /// The distribution of a per-CUDA package ([`cuda_variants`]) built for CUDA `major` (and
@@ -795,5 +800,7 @@ mod tests {
         assert_eq!(variant_for_cuda(spconv, 12, None), Some("spconv-cu126"));
         assert_eq!(variant_for_cuda(spconv, 9, None), None);
         assert!(cuda_variants(package("torch").expect("torch")).is_empty());
+        assert!(cuda_variants(package("faiss-cpu").expect("faiss")).is_empty());
+        assert_eq!(cuda_tag("cupy_cuda12x"), Some((12, None)));
     }
 }

@@ -121,7 +121,7 @@ pub enum EventKind {
     /// `Cython.Compiler.Errors.CompileError: …/cymj.pyx`), or setuptools asking Cython 3 for an
     /// attribute it dropped (`AttributeError: cython_sources`): the Cython installed is not the
     /// one the sources were written for. `file` is the source named, `cython3` whether the
-    /// words are Cython 3's (its `noexcept` and exception-value checks, `cython_sources`).
+    /// words can only be Cython 3's (`cython_sources`).
     CythonCompileFailed { file: Option<String>, cython3: bool },
     /// torch's cpp_extension JIT build failing: `RuntimeError: Error building extension
     /// 'fused_adam'` (the extension's name, not a distribution's).

@@ -5422,9 +5422,9 @@ fn dist_file_name(tok: &str) -> Option<(String, String)> {
     (is_version(version) && !name.is_empty()).then(|| (normalize_subject(name), version.to_owned()))
 }
 
-/// Cython refusing the sources it compiles (see `EventKind::CythonCompileFailed`). Cython 3's
-/// own checks name themselves (`noexcept`, `exception values are incompatible`), as does the
-/// attribute setuptools asks of it (`cython_sources`, PyYAML 5's build).
+/// Cython refusing the sources it compiles (see `EventKind::CythonCompileFailed`). The
+/// attribute setuptools asks of Cython 3 and it dropped (`cython_sources`, PyYAML 5's build)
+/// says which Cython it is; the compile errors themselves do not.
 fn cython_compile_failed(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
     let (p, file, cython3) = if let Some(p) = s.find("Cython.Compiler.Errors.CompileError") {

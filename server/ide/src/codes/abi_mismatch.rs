@@ -1156,16 +1156,25 @@ pub(crate) fn cython_api(
         None => {
             // A name to fill in: the package the frames show (its CUDA build's suffix where it
             // has one), or a placeholder.
-            let spelled = |p: &str| cx.cuda_build_of(p).unwrap_or_else(|| format!("{p}-cuXX"));
+            let spelled = |p: &str| cx.cuda_build_of(p).unwrap_or_else(|| format!("<{p}'s build for this machine's CUDA>"));
             let other = importer.as_deref().map_or_else(
                 || "<the package that cimports it>".to_owned(),
                 &spelled,
             );
             let first = spelled(&provider);
-            let note = if first.ends_with("-cuXX") || other.ends_with("-cuXX") {
-                " (-cuXX: the build for this machine's CUDA, -cu12 or -cu13)"
+            // The builds to choose from, by name (`cudf-cu12`, `cudf-cu13`).
+            let builds: Vec<&str> = [Some(provider.as_str()), importer.as_deref()]
+                .into_iter()
+                .flatten()
+                .filter(|p| cx.cuda_build_of(p).is_none())
+                .filter_map(abidoc_knowledge::packages::package)
+                .flat_map(abidoc_knowledge::packages::cuda_variants)
+                .map(|(n, _)| n)
+                .collect();
+            let note = if builds.is_empty() {
+                String::new()
             } else {
-                ""
+                format!(" (the builds: {})", builds.join(", "))
             };
             Fix::in_words(
                 code,

@@ -174,15 +174,41 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
         ))
         .cost(Cost::download());
         if let Some(p) = &pkg {
+            // The release the text was building, where it says (a pinned PyYAML 5.4.1 would be
+            // built again in isolation otherwise).
+            let req = match cx.package_version(p.as_str()).as_deref().and_then(crate::fix::Version::new) {
+                Some(v) => Requirement::Exact(p.clone(), v),
+                None => Requirement::Any(p.clone()),
+            };
             pin = pin.step(recipes::pip_install(
                 cx,
                 vec![PipFlag::NoBuildIsolation, PipFlag::NoCacheDir],
-                vec![Requirement::Any(p.clone())],
+                vec![req],
             ));
         }
-        // It leads even over a wheel: it fixes either direction for sources older than
-        // Cython 3, and a release of this package with a wheel for this Python may not exist.
+        // It leads even over a wheel, whose release for this Python may not exist: since
+        // Cython 3 (2023) most such failures are sources written for 0.29, and the newest 0.29
+        // also replaces a Cython older than they need. Sources that need Cython 3 say so in
+        // their build requirements; a build without isolation over an older Cython gets the
+        // upgrade below.
         fixes.push(pin.leading());
+        if !three {
+            fixes.push(
+                Fix::new(
+                    code,
+                    "cython-current",
+                    FixKind::InstallMissing,
+                    "Or build it with a current Cython, where its sources need Cython 3",
+                    "A package whose sources use Cython 3's syntax fails under 0.29 the same way; pip's isolated build installs the Cython its requirements name, and a build without isolation uses the one installed.",
+                )
+                .step(recipes::pip_install(
+                    cx,
+                    vec![PipFlag::Upgrade],
+                    vec![Requirement::Any(cython.clone())],
+                ))
+                .cost(Cost::download()),
+            );
+        }
         if let Some(p) = pkg.as_ref().filter(|p| !crate::kb::sdist_only(p.as_str())) {
             fixes.push(
                 Fix::new(

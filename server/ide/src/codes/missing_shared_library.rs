@@ -1197,78 +1197,89 @@ fn newer_release(cx: &Cx<'_>, lib: &str, pkg: Option<&Name>, torch_lib: bool) ->
 /// installed one (one download, nothing compiled); where nothing says, the swap is advice for
 /// a machine whose CUDA is not `major`.
 fn cuda_variant(cx: &Cx<'_>, lib: &str, major: u32, pkg: Option<&Name>) -> Option<Fix> {
-    use abidoc_knowledge::packages::{cuda_tag, cuda_variants, variant_for_cuda};
-    let pkg = pkg?;
-    let facts = abidoc_knowledge::packages::package(pkg.as_str())?;
+    use abidoc_knowledge::packages::{cuda_tag, cuda_variants, untagged_name, variant_for_cuda};
+    let facts = abidoc_knowledge::packages::package(pkg?.as_str())?;
     let variants = cuda_variants(facts);
     if variants.is_empty() {
         return None;
     }
+    let family = untagged_name(facts);
     let code = Code::MissingSharedLibrary;
-    // The build installed: the one the text names, else the one the environment holds, else the
-    // build for the CUDA the library belongs to (the one that asks for it).
-    let installed = cuda_tag(pkg.as_str())
-        .map(|_| pkg.as_str().to_owned())
+    // The build that asks for the library is CUDA `major`'s: the one the text names, else the
+    // environment's, else the tables' build for that CUDA. One of another CUDA named here is
+    // not what loads this library: nothing to say of it.
+    let named = pkg
+        .map(Name::as_str)
+        .filter(|n| cuda_tag(n).is_some())
+        .map(str::to_owned)
         .or_else(|| {
-            variants
-                .iter()
-                .find(|(n, _)| cx.world.installed_version(n).is_some())
-                .map(|(n, _)| (*n).to_owned())
-        })
-        .or_else(|| variant_for_cuda(facts, major, None).map(str::to_owned))?;
-    let machine = cx.machine_cuda();
-    if machine.is_some_and(|(m, _)| m == major) {
+            cx.installed_builds(pkg?)
+                .into_iter()
+                .map(|n| n.as_str().to_owned())
+                .find(|n| cuda_tag(n).is_some_and(|(m, _)| m == major))
+        });
+    let installed = match named {
+        Some(n) => n,
+        None => variant_for_cuda(facts, major, None)?.to_owned(),
+    };
+    if cuda_tag(&installed).is_none_or(|(m, _)| m != major) {
         return None;
     }
     let why = format!(
-        "{installed} is {pkg}'s build for CUDA {major}, and it loads {lib}, CUDA {major}'s. {pkg} is published once per CUDA build, and the build must be the one for the CUDA the machine runs: each build loads the libraries of its own CUDA, so the one for the machine's CUDA finds them, where CUDA {major}'s runtime added beside another CUDA puts a second CUDA in the process."
+        "{installed} is {family}'s build for CUDA {major}, and it loads {lib}, CUDA {major}'s. {family} is published once per CUDA build, and each build loads the libraries of its own CUDA, so the one for the machine's CUDA finds them, where CUDA {major}'s runtime added beside another CUDA puts a second CUDA in the process."
     );
-    if let Some((m, minor)) = machine
-        && let Some(target) = variant_for_cuda(facts, m, minor)
-        && let (Some(old), Some(new)) = (Name::new(&installed), Name::new(target))
-    {
-        return Some(
-            Fix::new(
-                code,
-                "cuda-build",
-                FixKind::AlignCompanion,
-                format!("Install {target}, the {pkg} build for CUDA {m} this machine runs, in place of {installed}"),
-                why,
-            )
-            .step(recipes::pip_uninstall(cx, vec![old]))
-            .step(recipes::pip_install(
-                cx,
-                vec![PipFlag::NoCacheDir],
-                vec![Requirement::Any(new)],
-            ))
-            .cost(crate::fix::Cost::download())
-            .leading(),
-        );
+    match cx.machine_cuda() {
+        Some((m, _)) if m == major => None,
+        Some((m, minor)) => {
+            // No build for the machine's CUDA: nothing to swap to.
+            let target = variant_for_cuda(facts, m, minor)?;
+            let (old, new) = (Name::new(&installed)?, Name::new(target)?);
+            (target != installed).then(|| {
+                Fix::new(
+                    code,
+                    "cuda-build",
+                    FixKind::AlignCompanion,
+                    format!("Install {target}, the {family} build for CUDA {m} this machine runs, in place of {installed}"),
+                    why,
+                )
+                .step(recipes::pip_uninstall(cx, vec![old]))
+                .step(recipes::pip_install(
+                    cx,
+                    vec![PipFlag::NoCacheDir],
+                    vec![Requirement::Any(new)],
+                ))
+                .cost(crate::fix::Cost::download())
+                .leading()
+            })
+        }
+        None => {
+            // One build per other CUDA major, the newest major first.
+            let mut majors: Vec<u32> = variants
+                .iter()
+                .map(|(_, (m, _))| *m)
+                .filter(|m| *m != major)
+                .collect();
+            majors.sort_unstable_by(|a, b| b.cmp(a));
+            majors.dedup();
+            let others: Vec<String> = majors
+                .into_iter()
+                .filter_map(|m| Some(format!("{} for CUDA {m}", variant_for_cuda(facts, m, None)?)))
+                .collect();
+            (!others.is_empty()).then(|| {
+                Fix::in_words(
+                    code,
+                    "cuda-build",
+                    format!("If this machine's CUDA is not {major}: install the {family} build for its CUDA in place of {installed}"),
+                    why,
+                    format!(
+                        "pip uninstall {installed}, then pip install the build for the machine's CUDA ({})",
+                        others.join(", ")
+                    ),
+                )
+                .unverified()
+            })
+        }
     }
-    // One build per other CUDA major, the newest major first.
-    let mut majors: Vec<u32> = variants.iter().map(|(_, (m, _))| *m).filter(|m| *m != major).collect();
-    majors.sort_unstable_by(|a, b| b.cmp(a));
-    majors.dedup();
-    let others: Vec<String> = majors
-        .into_iter()
-        .filter_map(|m| Some(format!("{} for CUDA {m}", variant_for_cuda(facts, m, None)?)))
-        .collect();
-    if others.is_empty() {
-        return None;
-    }
-    Some(
-        Fix::in_words(
-            code,
-            "cuda-build",
-            format!("If this machine's CUDA is not {major}: install the {pkg} build for its CUDA in place of {installed}"),
-            why,
-            format!(
-                "pip uninstall {installed}, then pip install the build for the machine's CUDA ({})",
-                others.join(", ")
-            ),
-        )
-        .unverified(),
-    )
 }
 
 /// The package's newest release from PyPI, never a cached build: the fix when an older release

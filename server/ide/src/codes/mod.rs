@@ -8,7 +8,7 @@
 
 use crate::diagnostic::{Diagnostic, Severity, SourceRef};
 use crate::evidence::World;
-use crate::fix::Python;
+use crate::fix::{Name, Python};
 use crate::incidents::{Failure, Incident, Scene};
 use crate::kb::ModelFacts;
 
@@ -349,8 +349,9 @@ impl Cx<'_> {
     }
 
     /// The distribution to install of `package`: itself, or, for a package published once per
-    /// CUDA build (`cudf` is `cudf-cu12` or `cudf-cu13`), the build the text or environment
-    /// names, else the one for [`Cx::machine_cuda`]; `None` when nothing says which build.
+    /// CUDA build (`cudf` is `cudf-cu12` or `cudf-cu13`), the build the text names, else the one
+    /// the environment holds, else the one for [`Cx::machine_cuda`]; `None` when nothing says
+    /// which build.
     pub fn cuda_build_of(&self, package: &str) -> Option<String> {
         use abidoc_knowledge::packages::{cuda_tag, cuda_variants, variant_for_cuda};
         let Some(facts) =
@@ -358,18 +359,52 @@ impl Cx<'_> {
         else {
             return Some(package.to_owned());
         };
-        let named = self.as_named(package.to_owned());
-        if cuda_tag(&named).is_some() {
-            return Some(named);
+        if cuda_tag(package).is_some() {
+            return Some(package.to_owned());
         }
-        if let Some((n, _)) = cuda_variants(facts)
-            .into_iter()
-            .find(|(n, _)| self.world.installed_version(n).is_some())
-        {
-            return Some(n.to_owned());
+        if let Some(b) = self.installed_builds_of(facts).into_iter().next() {
+            return Some(b.to_owned());
         }
         let (major, minor) = self.machine_cuda()?;
         variant_for_cuda(facts, major, minor).map(str::to_owned)
+    }
+
+    /// The builds of a package published per CUDA build that the environment holds.
+    fn installed_builds_of(
+        &self,
+        facts: &'static abidoc_knowledge::packages::Package,
+    ) -> Vec<&'static str> {
+        abidoc_knowledge::packages::cuda_variants(facts)
+            .into_iter()
+            .map(|(n, _)| n)
+            .filter(|n| self.world.installed_version(n).is_some())
+            .collect()
+    }
+
+    /// The builds of `name`'s package the environment holds, where it is published per CUDA
+    /// build; empty otherwise.
+    pub fn installed_builds(&self, name: &Name) -> Vec<Name> {
+        abidoc_knowledge::packages::package(name.as_str())
+            .map(|f| self.installed_builds_of(f))
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(Name::new)
+            .collect()
+    }
+
+    /// The name pip installs `name` by, where it is an untagged name of a package published per
+    /// CUDA build: [`Cx::cuda_build_of`], else the tables' default build. `None` for any other
+    /// name (installed as it is).
+    pub fn install_name(&self, name: &Name) -> Option<Name> {
+        let facts = abidoc_knowledge::packages::package(name.as_str())
+            .filter(|f| !abidoc_knowledge::packages::cuda_variants(f).is_empty())?;
+        if abidoc_knowledge::packages::cuda_tag(name.as_str()).is_some() {
+            return None;
+        }
+        let build = self
+            .cuda_build_of(name.as_str())
+            .unwrap_or_else(|| facts.name.clone());
+        Name::new(&build)
     }
 
     /// The CUDA major of the torch in use: the installed torch's `version.py`, else the

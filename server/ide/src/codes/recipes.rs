@@ -9,18 +9,43 @@ use crate::fix::{
 };
 use crate::kb::{self, ModelFacts, PackageFacts};
 
+/// pip installs a package published once per CUDA build by its build's name: a fix written for
+/// `cupy` installs `cupy-cuda13x` where the machine's CUDA is known, else the tables' default
+/// build (`cupy-cuda12x`), never `cupy` itself (CuPy's source build) or `cudf` (no RAPIDS build).
 pub(crate) fn pip_install(cx: &Cx<'_>, flags: Vec<PipFlag>, reqs: Vec<Requirement>) -> Step {
     Step::PipInstall {
         python: cx.python(),
         flags,
-        requirements: reqs,
+        requirements: reqs
+            .into_iter()
+            .map(|r| match cx.install_name(r.name()) {
+                Some(to) => r.renamed(to),
+                None => r,
+            })
+            .collect(),
     }
 }
 
+/// pip removes a package published per CUDA build by the name of the build installed (each
+/// installed build, where the environment shows several).
 pub(crate) fn pip_uninstall(cx: &Cx<'_>, names: Vec<Name>) -> Step {
+    let mut packages: Vec<Name> = Vec::new();
+    for n in names {
+        let builds = cx.installed_builds(&n);
+        let chosen = if builds.is_empty() {
+            vec![cx.install_name(&n).unwrap_or(n)]
+        } else {
+            builds
+        };
+        for b in chosen {
+            if !packages.contains(&b) {
+                packages.push(b);
+            }
+        }
+    }
     Step::PipUninstall {
         python: cx.python(),
-        packages: names,
+        packages,
     }
 }
 

@@ -62,6 +62,23 @@ impl Requirement {
             | Requirement::Editable(n, _) => n,
         }
     }
+
+    /// The same requirement of the distribution `to` (a package's build by its own name).
+    pub fn renamed(mut self, to: Name) -> Requirement {
+        match &mut self {
+            Requirement::Any(n)
+            | Requirement::Exact(n, _)
+            | Requirement::Below(n, _)
+            | Requirement::AtLeast(n, _)
+            | Requirement::Major(n, _)
+            | Requirement::Series(n, _, _)
+            | Requirement::Extra(n, _)
+            | Requirement::Wheel(n, _)
+            | Requirement::Vcs(n, _)
+            | Requirement::Editable(n, _) => *n = to,
+        }
+        self
+    }
 }
 
 /// The pip options fixes use, each with a reason to exist.

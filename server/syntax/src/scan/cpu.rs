@@ -90,10 +90,10 @@ pub(super) fn wrong_architecture(l: &Line<'_>, out: &mut Out) {
         // first eight bytes: 0x7F 0x45 0x4C 0x46 …`. ELF's magic is a Linux library installed
         // on a Mac (a wheel tagged for any platform); PE's (`MZ`) a Windows one. Other bytes are
         // a damaged file, not another architecture.
-        let magic = s[p + 38..].trim_start();
-        let have = if magic.starts_with("0x7F 0x45 0x4C 0x46") {
+        let magic = s[p + 38..].trim_start().to_ascii_uppercase();
+        let have = if magic.starts_with("0X7F 0X45 0X4C 0X46") {
             "Linux (an ELF file)"
-        } else if magic.starts_with("0x4D 0x5A") {
+        } else if magic.starts_with("0X4D 0X5A") {
             "Windows (a PE file)"
         } else {
             return;
