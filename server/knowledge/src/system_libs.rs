@@ -169,6 +169,11 @@ pub struct SymbolProvider {
     /// provider newer than the binary's, not an older copy, is then the cause.
     #[serde(default)]
     pub removed_in: Option<String>,
+    /// Binaries call it without linking it (the compiler emits the calls, as GCC does for
+    /// atomics it has no instruction for, and a build without `-l` for it leaves them
+    /// undefined): none is loaded, rather than an older copy first.
+    #[serde(default)]
+    pub unlinked: bool,
     /// The requirement that keeps a provider with the symbols, as conda and pip spell it
     /// (`mkl<2024.1`).
     #[serde(default)]

@@ -471,6 +471,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     // `error: can't find Rust compiler`.
     ("Rust package manager, is not installed", NOCC),
     ("can't find Rust compiler", NOCC),
+    ("can't find Rust Compiler", NOCC),
+    ("can not find Rust compiler", NOCC),
+    ("can not find Rust Compiler", NOCC),
     // maturin (PyO3 builds): `Cargo metadata failed. Do you have cargo in your PATH?`.
     ("Do you have cargo in your PATH", NOCC),
     // A Rust toolchain older than the crate needs: cargo's `requires rustc 1.70 or newer, while
@@ -6145,7 +6148,9 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
             .any(|w| s.contains(w))
             && s.contains("non-zero exit status")
         || s.contains("Rust package manager, is not installed")
-        || s.contains("can't find Rust compiler")
+        || ["can't find Rust", "can not find Rust"]
+            .iter()
+            .any(|w| s.contains(w) && s.to_ascii_lowercase().contains("rust compiler"))
         || s.contains("Do you have cargo in your PATH")
         || s.contains("currently active rustc version")
         || s.contains("error[E0658]")

@@ -245,6 +245,39 @@ pub(crate) fn older_copy(
         }]);
         return d;
     }
+    // A library the binary calls without being linked to it: nothing loads it unless it is
+    // preloaded, and a build linked with it needs nothing else.
+    if prov.unlinked {
+        d.message = format!(
+            "{who} calls {shown} from {what} ({lib}) but was built without linking it, so the loader never loads it"
+        );
+        let pkg = d.package.clone();
+        d.fixes = crate::fix::rank(vec![
+            Fix::in_words(
+                code,
+                "preload",
+                format!("Load {lib} before Python starts (LD_PRELOAD)"),
+                format!("Preloaded, {lib} defines {shown} for every library loaded after it; the binary itself stays as it is."),
+                format!(
+                    "export LD_PRELOAD=<the path of {lib}> (`ldconfig -p | grep {lib}` shows it, such as /usr/lib/arm-linux-gnueabihf/{lib}), then start Python again"
+                ),
+            )
+            .leading(),
+            Fix::in_words(
+                code,
+                "linked-build",
+                format!(
+                    "Install a build of {} linked with {lib}",
+                    pkg.as_deref().unwrap_or("the package")
+                ),
+                format!("A build made with {lib} on its link line (a later release of the wheel, or a build on this machine) loads it itself."),
+                format!(
+                    "install the package's release built for this platform with {lib} linked, or build it here (its build system adds it where the CPU needs it)"
+                ),
+            ),
+        ]);
+        return d;
+    }
     // A Windows DLL: the copy loaded first is found beside the program, in System32 or on PATH,
     // and the provider's file is a DLL of its own name, not the Linux soname.
     let windows = needer.is_some_and(|n| {

@@ -54,7 +54,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         return refused(source, detail);
     }
     if detail.contains("Rust package manager")
-        || detail.contains("Rust compiler")
+        || detail.to_ascii_lowercase().contains("rust compiler")
         || detail.contains("cargo in your PATH")
         || rust_too_old(detail)
     {

@@ -360,6 +360,7 @@ fn named_provider(lib: &str) -> abidoc_knowledge::system_libs::SymbolProvider {
         package: None,
         pip_dir: None,
         removed_in: None,
+        unlinked: false,
         keep: None,
         source: String::new(),
     }
