@@ -395,6 +395,9 @@ pub struct Scene {
     /// A macOS SDK's `error: Unsupported architecture`: the build asked the SDK for an
     /// architecture it cannot compile (a universal2 Python's arm64 on an older SDK).
     pub sdk_unsupported_arch: bool,
+    /// glibc's math headers refused by nvcc beside the CUDA toolkit's own declarations (see
+    /// `fact::CUDA_MATH_GLIBC`).
+    pub cuda_math_glibc: bool,
     /// C an older Cython generated, compiled for a Python its internals changed in: the
     /// release that changed them (`no member named 'ob_digit'`: 3.12; `invalid use of
     /// incomplete type 'PyFrameObject'`: 3.11).
@@ -469,6 +472,9 @@ mod fact {
     /// CMake stopped configuring (`CMake Error at …`, `-- Configuring incomplete`): its warnings
     /// about optional packages are not why.
     pub const CMAKE_ERROR: u32 = 1 << 23;
+    /// glibc 2.41 or later's math headers against an older CUDA toolkit's
+    /// (`exception specification is incompatible with that of previous function "cospi"`).
+    pub const CUDA_MATH_GLIBC: u32 = 1 << 24;
 }
 
 // A phrase is a bit of [`TextFacts`]' `u128`: no more than 128 of them.
@@ -518,6 +524,14 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ),
     ("You're on Windows", fact::WINDOWS | fact::UV),
     ("error: Unsupported architecture", fact::SDK_ARCH),
+    (
+        "exception specification is incompatible with that of previous function",
+        fact::CUDA_MATH_GLIBC,
+    ),
+    (
+        "exception specification in declaration does not match previous declaration",
+        fact::CUDA_MATH_GLIBC,
+    ),
     // gcc quotes it either way (`'ob_digit'`, `‘ob_digit’`): the member's name alone.
     ("ob_digit", fact::OLD_CYTHON_C),
     ("incomplete type 'PyFrameObject'", fact::OLD_CYTHON_C_311),
@@ -658,6 +672,7 @@ impl Scene {
             has(fact::WINDOWS) && !has(fact::LINUX_STATED) && !has(fact::MACOS_STATED);
         self.pytorch_index_used |= has(fact::PYTORCH_INDEX);
         self.sdk_unsupported_arch |= has(fact::SDK_ARCH);
+        self.cuda_math_glibc |= has(fact::CUDA_MATH_GLIBC);
         if has(fact::OLD_CYTHON_C_311) {
             self.old_cython_c = Some("3.11");
         } else if has(fact::OLD_CYTHON_C) {

@@ -125,6 +125,8 @@ const TRIGGERS: &[(&str, u64)] = &[
     (" not found in DLL: ", SYM),
     ("not defined in file ", SYM),
     ("cannot open shared object", SHLIB),
+    ("Unable to open library: ", SHLIB),
+    ("Could not load shared object file: ", SHLIB),
     // glibc's message in the system's language (see `LOCALIZED_CANNOT_OPEN`).
     ("无法打开共享对象文件", SHLIB),
     ("невозможно открыть разделяемый объектный файл", SHLIB),
@@ -481,6 +483,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("currently active rustc version", NOCC),
     ("error[E0658]", NOCC),
     ("unsupported GNU version", NOCC),
+    ("of the host compiler (", NOCC),
     // A library's headers refusing the compiler's standard (`rocPRIM requires at least C++17`).
     ("requires at least C++", NOCC),
     // A build's own check of the compiler (NumPy's meson: `NumPy requires GCC >= 9.3`), and the
@@ -545,6 +548,14 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("CalledProcessError", COMPFAIL | EXC),
     ("build stopped", COMPFAIL),
     ("error: Unsupported architecture", COMPFAIL),
+    (
+        "exception specification is incompatible with that of previous",
+        COMPFAIL,
+    ),
+    (
+        "exception specification in declaration does not match previous",
+        COMPFAIL,
+    ),
     ("unresolved external", COMPFAIL | CUDAMM),
     ("implicit declaration of function", CUDAMM),
     ("too few arguments to function", CUDAMM),
@@ -584,6 +595,10 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("An issue occurred while importing", CUSTOMOPS),
     ("NumPy 1.x", NUMPY),
     ("Numpy is not available", NUMPY),
+    // A package's gate on NumPy's version (`Numba needs NumPy 1.24 or less`); it contains
+    // `NumPy`, whose groups it carries.
+    ("needs NumPy ", VERSION | NUMPY),
+    ("initialization of _internal failed", NUMPY),
     ("dtype size changed", NUMPY),
     ("ndarray size changed", NUMPY),
     ("has the wrong size, try recompiling", NUMPY),
@@ -652,6 +667,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("Driver/library version mismatch", DRIVER),
     ("does not match DSO version", DRIVER),
     ("INSUFFICIENT_DRIVER", DRIVER),
+    ("failure with error: 35", DRIVER),
     ("with an unsupported toolchain", DRIVER),
     ("Unsupported .version ", DRIVER),
     ("UNSUPPORTED_PTX_VERSION", DRIVER),
@@ -665,6 +681,7 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("wrong ELF class", FOREIGN),
     ("not a valid Win32 application", FOREIGN),
     ("cannot execute binary file", FOREIGN),
+    (": exec format error", FOREIGN),
     ("x86_64 build of Python on an Apple Silicon", FOREIGN),
     ("llegal instruction", FOREIGN),
     ("ILLEGAL INSTRUCTION", FOREIGN),
@@ -4535,6 +4552,56 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
         }
         return;
     }
+    // llvmlite's own loader (its binding/ffi.py), when its library or one the library needs
+    // does not load: `OSError: Could not load shared object file: llvmlite.dll`.
+    if let Some(p) = s.find("Could not load shared object file: ") {
+        let r = &s[p + 35..];
+        let name = r
+            .split_whitespace()
+            .next()
+            .map(|w| w.trim_end_matches(['.', ',', '\'', '"']))
+            .filter(|w| {
+                w.len() <= 128
+                    && (w.contains(".so") || w.ends_with(".dll") || w.ends_with(".dylib"))
+            });
+        if let Some(name) = name {
+            let at = p + 35 + r.find(name).unwrap_or(0);
+            out.push(
+                l.span(at, at + name.len()),
+                EventKind::MissingSharedLibrary {
+                    name: name.to_owned(),
+                    required_by: None,
+                },
+            );
+            return;
+        }
+    }
+    // TensorRT's own loader: `Unable to open library: libnvinfer_plugin.so.8 due to
+    // libcudnn.so.8` (the library it opened, and the one that library needs).
+    if let Some(p) = s.find("Unable to open library: ") {
+        let r = &s[p + 24..];
+        let mut words = r.split_whitespace();
+        let opened = words.next().map(|w| w.trim_end_matches([',', '.']));
+        let missing = (words.next() == Some("due") && words.next() == Some("to"))
+            .then(|| words.next())
+            .flatten()
+            .map(|w| w.trim_end_matches([',', '.', ';']));
+        if let (Some(o), Some(m)) = (opened, missing)
+            && m.contains(".so")
+            && m.len() <= 128
+            && o.len() <= 256
+        {
+            let at = p + 24 + r.find(m).unwrap_or(0);
+            out.push(
+                l.span(at, at + m.len()),
+                EventKind::MissingSharedLibrary {
+                    name: m.to_owned(),
+                    required_by: Some(o.to_owned()),
+                },
+            );
+            return;
+        }
+    }
     // A line cut right after the phrase (`libGLX_nvidia.so.0: cannot open shared object`, as
     // the Vulkan loader's message is often pasted) says the same.
     let full = s.find("cannot open shared object file");
@@ -6159,6 +6226,9 @@ fn no_compiler(l: &Line<'_>, out: &mut Out) {
         // compatible compiler is required to use PyTorch`).
         || s.contains("unsupported GNU version")
         || s.contains("unsupported clang version")
+        // nvcc's own refusal of a clang it does not know (macOS, CMake builds): `nvcc fatal :
+        // The version ('70000') of the host compiler ('Apple clang') is not supported`.
+        || s.contains("of the host compiler (") && s.contains("is not supported")
         // torch's cpp_extension checking the host compiler against the toolkit before nvcc runs:
         // `The current installed version of g++ (12.2.1) is greater than the maximum required
         // version by CUDA 11.7 (11.5.0)`.
@@ -6372,6 +6442,14 @@ fn compile_failed(l: &Line<'_>, out: &mut Out) {
         || s.contains("ninja: build stopped")
         // A macOS SDK's own headers stopping the compile for an architecture it lacks.
         || s.contains("error: Unsupported architecture") && !s.contains("#error")
+        // glibc 2.41's math headers declaring `cospi`/`sinpi` noexcept against an older CUDA
+        // toolkit's crt/math_functions.h: `error: exception specification is incompatible with
+        // that of previous function "cospi"`.
+        || s.contains("exception specification is incompatible with that of previous function")
+        // clang's words for the same clash (HIP, chipStar): `bits/mathcalls.h:83:1: error:
+        // exception specification in declaration does not match previous declaration`.
+        || s.contains("exception specification in declaration does not match previous")
+            && s.contains("mathcalls.h")
         // MSVC's linker: `error LNK2001: unresolved external symbol PyUnicode_AsUnicode`,
         // `fatal error LNK1120: 1 unresolved externals`.
         || s.contains("error LNK2001: unresolved external symbol")
@@ -6597,7 +6675,12 @@ fn numpy(l: &Line<'_>, out: &mut Out, head_read: bool) {
         // some modules will need time to support NumPy 2.`
         "need time to support NumPy 2",
     ];
-    if NEEDLES.iter().any(|n| s.contains(n)) || numpy_internals_disagree(s) {
+    // A package's own gate on NumPy's version (`ImportError: Numba needs NumPy 1.24 or less`),
+    // and numba's compiled `_internal` failing under a NumPy newer than it supports (`SystemError:
+    // initialization of _internal failed without raising an exception`).
+    let gate = s.contains("needs NumPy ") && (s.contains(" or less") || s.contains(" or greater"))
+        || s.contains("initialization of _internal failed without raising an exception");
+    if gate || NEEDLES.iter().any(|n| s.contains(n)) || numpy_internals_disagree(s) {
         out.push(
             l.content_span(),
             EventKind::NumpyAbi {
@@ -6819,7 +6902,12 @@ fn driver_too_old(l: &Line<'_>, out: &mut Out) {
         || s.contains("Unsupported .version ") && s.contains("current version is")
         // A kernel Triton compiled (with the ptxas in its wheel, of a newer CUDA than the
         // driver's) that the driver will not load.
-        || s.contains("Triton Error [CUDA]: device kernel image is invalid");
+        || s.contains("Triton Error [CUDA]: device kernel image is invalid")
+        // The runtime's error 35 by number (cudaErrorInsufficientDriver), as TensorRT and other
+        // runtimes print it: `CUDA initialization failure with error: 35` (35 itself, not 350).
+        || s.find("failure with error: 35").is_some_and(|p| {
+            !s[p + 22..].starts_with(|c: char| c.is_ascii_digit())
+        });
     if !hit {
         return;
     }

@@ -18,7 +18,7 @@ use crate::kb::{Fetch, Listing};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A package failed to build from source (`Failed building wheel for X`, `error: subprocess-exited-with-error`, `Error building extension 'X'`, `error: command '…/nvcc' failed`) and the text holds no cause abidoc knows: a warning, with the builds that need no compile. A cause the compile names makes it an error with that cause's fix: the compiler killed for memory, CUB 1.15 after windows.h (`dispatch_segmented_sort.cuh(338)`: -DWIN32_LEAN_AND_MEAN), Thrust refusing the CUB on the include path (THRUST_IGNORE_CUB_VERSION_CHECK), a pip older than 20.3 (`You are using pip version 18.1`: it does not see today's manylinux wheels, so it compiled; upgrading pip comes first).",
-    meaning: "pip compiles a package when no wheel on the index fits this Python and platform, and packages that pick their own prebuilt wheel in setup.py (flash-attn, mamba-ssm, causal-conv1d) compile when none fits the installed torch, CUDA and C++ ABI. pip's summary (`Failed building wheel for X`, `× python setup.py bdist_wheel did not run successfully`) comes after the compiler's own output, which holds the cause; a paste that keeps only the summary says that the build failed, not why. Where the package publishes builds elsewhere (its own wheel page per torch and CUDA, a release paired with each torch), installing one needs no compiler at all. Cython refusing a package's `.pyx` sources (`Error compiling Cython file`, `Cython.Compiler.Errors.CompileError`, setuptools' `AttributeError: cython_sources` under Cython 3) is a Cython other than the one they were written for, most often Cython 3 under sources written for 0.29: the newest Cython 0.29 (`cython<3`, which also replaces a Cython too old for them) and a build that uses it (`--no-build-isolation`), or the package's newest release as a wheel.",
+    meaning: "pip compiles a package when no wheel on the index fits this Python and platform, and packages that pick their own prebuilt wheel in setup.py (flash-attn, mamba-ssm, causal-conv1d) compile when none fits the installed torch, CUDA and C++ ABI. pip's summary (`Failed building wheel for X`, `× python setup.py bdist_wheel did not run successfully`) comes after the compiler's own output, which holds the cause; a paste that keeps only the summary says that the build failed, not why. Where the package publishes builds elsewhere (its own wheel page per torch and CUDA, a release paired with each torch), installing one needs no compiler at all. Cython refusing a package's `.pyx` sources (`Error compiling Cython file`, `Cython.Compiler.Errors.CompileError`, setuptools' `AttributeError: cython_sources` under Cython 3) is a Cython other than the one they were written for, most often Cython 3 under sources written for 0.29: the newest Cython 0.29 (`cython<3`, which also replaces a Cython too old for them) and a build that uses it (`--no-build-isolation`), or the package's newest release as a wheel. nvcc stopping in glibc's math headers (`exception specification is incompatible with that of previous function \"cospi\"`, glibc 2.41 and later, clang's `exception specification in declaration does not match previous declaration` in bits/mathcalls.h) is a CUDA toolkit (or a GPU project's own declarations) older than that glibc: a newer toolkit, an older glibc, or NVIDIA's noexcept patch.",
     fixes: "0. A compiler or linker the system killed (gcc's `Killed signal terminated program cc1plus`, nvcc's `'cicc' died due to signal 9`, make's `Error 137`, MSVC's `out of heap space`): the machine ran out of memory, an error; MAX_JOBS=2 and CMAKE_BUILD_PARALLEL_LEVEL=2 and the same command again (MAX_JOBS=1 or swap if still killed) first, the builds below after it. 1. Where the package publishes builds for torch (PyG's and mmcv's wheel pages, xformers' releases paired with torch): install that build, with the torch it needs (no compile). A package whose setup.py downloads its own prebuilt wheel (flash-attn, mamba-ssm, causal-conv1d), with the torch the text states (its setup.py's `torch.__version__ = …` banner too): the release the release data lists a wheel of for that torch, pinned, so setup.py downloads it; else the torch lines its wheels cover (advice). A package that does not compile against torch: its newest release with a wheel for this Python and platform (`--only-binary`, which never compiles). Never a reinstall of the release that just compiled; where setup.py's own guess (`Guessing wheel URL: …`) is the wheel the release data lists, the download failed, and the advice is reaching GitHub or fetching the file elsewhere. 2. See the cause: install again with `-v` (and `--no-build-isolation` for a package that builds against torch) and read the first `error:` line above pip's summary (or give abidoc the whole log), where a missing nvcc, compiler, header or build tool shows. torch's JIT builder (`Error building extension 'fused_adam'`) compiles at run time whatever is installed: its package is the one loading the extension, never a wheel pip built earlier, and the fix is reading the build's output (its directory under `~/.cache/torch_extensions`). Two macOS causes are read and set: distutils' `$MACOSX_DEPLOYMENT_TARGET mismatch: now \"A\" but \"B\"` (the target B, set), and an SDK's `error: Unsupported architecture` for a universal2 build (ARCHFLAGS of this Mac's architecture). A source written for an older Python: a Rust extension whose PyO3 stops below this Python (`newer than PyO3's maximum supported version`), C an older Cython generated (`no member named 'ob_digit'`, 3.12), or CPython C API a release removed or changed (`PyUnicode_AsUnicode` in 3.12, `_PyLong_AsInt` in 3.13: `compat.toml [[python_capi_changed]]`): the package's newest release (made for newer Pythons, with wheels), else an older Python, else PyO3's stable-ABI switch (advice). A kernel the compiler refuses for the older GPUs the build also targets (ptxas' `Feature '…' requires .target sm_80 or higher`, nvcc's `atomicAdd` on `__half` below sm_70): TORCH_CUDA_ARCH_LIST from the highest capability the refusals name, with `+PTX`, then the build again; a GPU older than that gets advice only. `build_ext --inplace` that compiled but could not copy its module into a missing package directory (`error: could not create 'monotonic_align/core…so': No such file or directory`, VITS-style repositories): that directory created, then the build again.",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
@@ -112,6 +112,38 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, package: Option<&
             )
             .step(set),
         );
+    }
+    // glibc 2.41 declares cospi/sinpi (and their float forms) noexcept; CUDA toolkits written
+    // before it declare them without, and nvcc refuses the second declaration.
+    if cx.scene.cuda_math_glibc {
+        d.severity = Severity::Error;
+        d.message = format!(
+            "{who}'s CUDA compile stopped in the system's math headers: this glibc (2.41 or later) declares `cospi`/`sinpi` noexcept, and the GPU compiler's own declarations of them (CUDA's crt/math_functions.h, or the project's), older than that glibc, are without"
+        );
+        fixes.push(
+            Fix::in_words(
+                code,
+                "cuda-for-glibc",
+                "Build with a CUDA toolkit released after this glibc, whose math headers match it",
+                "Only the toolkit's headers and the system's glibc disagree; a toolkit whose release notes support this distribution declares the functions as glibc does. It must stay of torch's CUDA major for a torch extension.",
+                "install a newer CUDA toolkit of the same major (its release notes list the distributions it supports), export CUDA_HOME=<its directory>, then build again",
+            )
+            .leading(),
+        );
+        fixes.push(Fix::in_words(
+            code,
+            "older-glibc",
+            "Or build where glibc is older than 2.41 (a container of an older distribution)",
+            "The same toolkit compiles against an older glibc's headers; an image of the distribution release the toolkit supports builds the package, and the wheel it makes runs here.",
+            "build inside a container of an older distribution release with the same CUDA toolkit, then install the wheel it makes",
+        ));
+        fixes.push(Fix::in_words(
+            code,
+            "patch-headers",
+            "Or declare the four functions noexcept in the toolkit's crt/math_functions.h",
+            "NVIDIA's published workaround: adding `noexcept (true)` to the declarations of cospi, sinpi, cospif and sinpif makes them agree with glibc's.",
+            "edit <CUDA_HOME>/include/crt/math_functions.h (a copy of the toolkit if it is shared): add `noexcept (true)` after the declarations of cospi, sinpi, cospif and sinpif, then build again",
+        ));
     }
     // A universal2 Python asks the compiler for both architectures; an SDK older than Apple
     // Silicon has no arm64, so its headers stop the compile.

@@ -15,7 +15,7 @@ use crate::fix::{CondaChannel, Fix, FixKind, Name, PipFlag, Requirement, Step, S
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A JIT compile step or a build found no C/C++ compiler, or none it accepts (a gcc newer than nvcc supports, one without C++17 for torch's headers or another library's: `rocPRIM requires at least C++17`; a build's own check, `NumPy requires GCC >= 9.3`; a Rust toolchain missing or older than the crates need, `requires rustc 1.70 or newer`, `error[E0658]`; ROCm's `--offload-arch` given to the system's g++).",
-    meaning: "Triton and torch.compile build small launchers with the system's C compiler at run time, and C++ extensions compile on first import. Slim containers and fresh machines often have none, so the first compiled call fails. nvcc's own errors inside gcc's intrinsics headers (`…/gcc/x86_64-linux-gnu/5/include/avx512vlintrin.h(10919): error: …`) say the same of a host gcc it does not parse.",
+    meaning: "Triton and torch.compile build small launchers with the system's C compiler at run time, and C++ extensions compile on first import. Slim containers and fresh machines often have none, so the first compiled call fails. nvcc's own errors inside gcc's intrinsics headers (`…/gcc/x86_64-linux-gnu/5/include/avx512vlintrin.h(10919): error: …`) say the same of a host gcc it does not parse. nvcc refusing a clang it does not know (`The version ('70000') of the host compiler ('Apple clang') is not supported`) is the same: a clang of the toolkit's day, or a newer toolkit.",
     fixes: "1. Inside a conda environment: conda-forge's `c-compiler cxx-compiler` (no root). 2. The distribution's compiler package (`build-essential` with apt, `gcc gcc-c++` with dnf; needs root), chosen from `/etc/os-release`. 3. Without an environment, advice naming both. On Windows: Visual Studio Build Tools' C++ workload, run from a prompt with cl.exe on PATH. A compiler the build refuses: a gcc nvcc supports (`CC`/`CXX`/`NVCC_CCBIN` at an older one, e.g. gcc-11 for CUDA 11.x/12.0) or a newer CUDA toolkit; a compiler with C++17 (gcc 9 or later) for torch 2.x headers, with C++11 at least for any build (gcc 4.8 refuses it: `requires compiler and library support for the ISO C++ 2011 standard`); another gcc release where the compiler crashes on the source (`internal compiler error`, its own bug). A package whose compiled part is Rust (tokenizers, safetensors) built from its sdist without cargo: the newest release with a wheel for this Python and platform (`--only-binary`), else Rust from rustup (user-level, advice).",
     near_package: super::NearPackage::NotTorch,
     ..CodeDoc::BASE
@@ -43,6 +43,7 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         || gcc_intrinsics(detail)
         || detail.contains("STL1002")
         || detail.contains("unsupported clang version")
+        || detail.contains("of the host compiler (")
         || detail.contains("C++17 or later compatible compiler is required")
         || detail.contains("You need C++17")
         || detail.contains("ISO C++ 2011")
@@ -470,6 +471,32 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
             );
         }
         d.fixes = crate::fix::rank(fixes);
+        return d;
+    }
+    // nvcc's check of a clang (macOS' Apple clang, a CMake build's clang): `The version
+    // ('70000') of the host compiler ('Apple clang') is not supported`.
+    if detail.contains("of the host compiler (") && detail.contains("clang") {
+        let which = if detail.contains("Apple clang") { "Apple clang" } else { "clang" };
+        d.message = format!(
+            "nvcc refuses the host compiler ({which}): this CUDA toolkit supports only the clang releases of its day"
+        );
+        d.fixes = crate::fix::rank(vec![
+            Fix::in_words(
+                code,
+                "older-host-compiler",
+                format!("Build with a host compiler this nvcc supports (an older {which}, or a gcc it lists)"),
+                "nvcc compiles host code with the compiler it is given and checks its version first; an older one installed beside the default (an older Xcode's command-line tools on macOS) and named to nvcc passes the check.",
+                "install a compiler release the toolkit's installation guide lists, then name it to nvcc (-ccbin <its path>, NVCC_CCBIN, or CMAKE_CUDA_HOST_COMPILER) and build again",
+            ),
+            Fix::in_words(
+                code,
+                "newer-toolkit",
+                "Or build with a newer CUDA toolkit, which supports this compiler",
+                "Each CUDA release raises the newest host compilers it accepts.",
+                "install a newer CUDA toolkit and export CUDA_HOME=<its directory>",
+            )
+            .unverified(),
+        ]);
         return d;
     }
     let gcc = newest.as_deref().unwrap_or("<the newest it supports>");

@@ -12,7 +12,7 @@ use crate::fix::{Fix, FixKind, Name, PipFlag, Requirement, Step, Version};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A module compiled against NumPy 1.x running under NumPy 2.x, or the reverse.",
-    meaning: "NumPy 2 changed the C ABI. Extensions compiled against NumPy 1.x (torch ≤ 2.2, older OpenCV and many others) fail to import under NumPy 2, and modules built for 2.x need a NumPy that new. NumPy 2.0 (and 1.24 before it) also removed names from its Python namespace, so code written for older releases fails with `module 'numpy' has no attribute 'float_'` or `cannot import name 'BUFSIZE' from 'numpy'`.",
+    meaning: "NumPy 2 changed the C ABI. Extensions compiled against NumPy 1.x (torch ≤ 2.2, older OpenCV and many others) fail to import under NumPy 2, and modules built for 2.x need a NumPy that new. NumPy 2.0 (and 1.24 before it) also removed names from its Python namespace, so code written for older releases fails with `module 'numpy' has no attribute 'float_'` or `cannot import name 'BUFSIZE' from 'numpy'`. A package's own check of NumPy's version at import (`Numba needs NumPy 1.24 or less`, numba's `initialization of _internal failed without raising an exception` under a NumPy newer than it supports) is the same disagreement in that package's words: NumPy within the range it states, or its release for the installed NumPy.",
     fixes: "1. For a module built for NumPy 1.x: `pip install \"numpy<2\"` (ranked after the module's upgrade when a package of the environment requires NumPy 2 in its metadata: NumPy 1.x would break it). 2. Or upgrade the failing module to a release built for NumPy 2 (a command for the package the text shows near the message, else advice). For a module built for a newer NumPy: upgrade NumPy. For a name a NumPy release removed (`np.float_` in 2.0, `np.float` in 1.24): the NumPy before that release, or the package or code moved to the new names (advice).",
     ..CodeDoc::BASE
 };
@@ -93,6 +93,9 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
     if mixed_releases(detail) {
         return mixed(cx, source, detail);
     }
+    if let Some(gate) = version_gate(detail) {
+        return gated(cx, source, &gate);
+    }
     let mut d = blank(Code::NumpyAbi, source);
     // The module built for the other NumPy is the package at fault; the text shows it near the
     // message (the import, the frames), else only NumPy is known.
@@ -111,6 +114,135 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, detail: &str) -> 
         detail.lines().next().unwrap_or("").trim()
     );
     d.fixes = fixes(cx, detail, d.package.as_deref());
+    d
+}
+
+/// A package's own check of NumPy's version at import: who checks, the bound it states (where
+/// it states one) and whether that bound is the newest it supports.
+struct Gate {
+    package: String,
+    bound: Option<String>,
+    at_most: bool,
+}
+
+/// `Numba needs NumPy 1.24 or less` (`or greater`), and numba's compiled `_internal` failing to
+/// initialize under a NumPy newer than it supports (`initialization of _internal failed
+/// without raising an exception`).
+fn version_gate(detail: &str) -> Option<Gate> {
+    let line = detail.lines().next().unwrap_or("");
+    if line.contains("initialization of _internal failed") {
+        return Some(Gate {
+            package: "numba".into(),
+            bound: None,
+            at_most: true,
+        });
+    }
+    let p = line.find(" needs NumPy ")?;
+    let who = line[..p].rsplit([' ', ':']).next().filter(|w| !w.is_empty())?;
+    let rest = &line[p + 13..];
+    let bound: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let bound = bound.trim_end_matches('.');
+    let at_most = rest[bound.len()..].trim_start().starts_with("or less");
+    let at_least = rest[bound.len()..].trim_start().starts_with("or greater");
+    (at_most || at_least).then(|| Gate {
+        package: crate::kb::normalize(who),
+        bound: (!bound.is_empty()).then(|| bound.to_owned()),
+        at_most,
+    })
+}
+
+/// A package refusing the installed NumPy by its own check: NumPy inside the range it states,
+/// or the package's release for the installed NumPy.
+fn gated(cx: &Cx<'_>, source: Option<SourceRef>, gate: &Gate) -> Diagnostic {
+    let code = Code::NumpyAbi;
+    let mut d = blank(code, source);
+    let pkg = &gate.package;
+    d.package = Some(pkg.clone());
+    let side = if gate.at_most { "newer" } else { "older" };
+    d.message = match &gate.bound {
+        Some(b) => format!(
+            "{pkg} supports NumPy {b} or {} only, and checks it at import: the installed NumPy is {side}",
+            if gate.at_most { "older" } else { "newer" }
+        ),
+        None => format!(
+            "{pkg}'s compiled module did not initialize: the installed NumPy is newer than this {pkg} release supports"
+        ),
+    };
+    let mut fixes = Vec::new();
+    let numpy = Name::new("numpy");
+    // The bound as pip's: `1.24 or less` is below 1.25.
+    let next_minor = gate.bound.as_deref().and_then(|b| {
+        let mut parts = b.split('.');
+        let major: u32 = parts.next()?.parse().ok()?;
+        let minor: u32 = parts.next()?.parse().ok()?;
+        Version::new(&format!("{major}.{}", minor + 1))
+    });
+    match (&numpy, gate.at_most) {
+        (Some(n), true) => {
+            if let Some(v) = next_minor {
+                fixes.push(
+                    Fix::new(
+                        code,
+                        "numpy-in-range",
+                        FixKind::AlignCompanion,
+                        format!("Install a NumPy {pkg} supports (numpy<{})", v.as_str()),
+                        format!("{pkg} states the newest NumPy it supports; pip takes the newest release below the next one."),
+                    )
+                    .step(recipes::pip_install(cx, Vec::new(), vec![Requirement::Below(n.clone(), v)])),
+                );
+            }
+        }
+        (Some(n), false) => {
+            if let Some(v) = gate.bound.as_deref().and_then(Version::new) {
+                fixes.push(
+                    Fix::new(
+                        code,
+                        "numpy-in-range",
+                        FixKind::AlignCompanion,
+                        format!("Install NumPy {} or newer, the oldest {pkg} supports", v.as_str()),
+                        format!("{pkg} states the oldest NumPy it supports."),
+                    )
+                    .step(recipes::pip_install(cx, vec![PipFlag::Upgrade], vec![Requirement::AtLeast(n.clone(), v)])),
+                );
+            }
+        }
+        (None, _) => {}
+    }
+    if let Some(p) = Name::new(pkg) {
+        let title = if gate.at_most {
+            format!("Or upgrade {p} to a release made for the installed NumPy")
+        } else {
+            format!("Or install the {p} release made for the installed NumPy")
+        };
+        let f = Fix::new(
+            code,
+            "package-for-numpy",
+            FixKind::AlignCompanion,
+            title,
+            format!("Each {p} release supports the NumPy releases of its day; a later one supports newer NumPy (and numba's llvmlite moves with it)."),
+        );
+        fixes.push(if gate.at_most {
+            f.step(recipes::pip_install(
+                cx,
+                vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
+                vec![Requirement::Any(p)],
+            ))
+            .cost(crate::fix::Cost::download())
+            .unverified()
+        } else {
+            Fix::in_words(
+                code,
+                "package-for-numpy",
+                format!("Or install the {p} release made for the installed NumPy"),
+                format!("An older {p} release supports older NumPy releases."),
+                format!("pip install \"{p}<the first release that needs this NumPy>\" (its release notes list the NumPy each supports)"),
+            )
+        });
+    }
+    d.fixes = crate::fix::rank(fixes);
     d
 }
 

@@ -105,6 +105,19 @@ pub(super) fn wrong_architecture(l: &Line<'_>, out: &mut Out) {
             Some(have.to_owned()),
             Some("macOS".to_owned()),
         )
+    } else if let Some(p) = s
+        .find(": exec format error")
+        .filter(|&p| s[..p].contains("exec ") && !s.contains("cannot execute binary file"))
+    {
+        // A container's runtime starting a program built for another CPU (an amd64 image on
+        // an arm64 host, without emulation): `exec /code/.venv/bin/alembic: exec format error`.
+        let before = &s[..p];
+        let file = before
+            .rfind("exec ")
+            .map(|q| before[q + 5..].trim())
+            .filter(|f| !f.is_empty() && !f.contains(' ') && f.len() <= 512)
+            .map(str::to_owned);
+        (p, file, None, None)
     } else if let Some(p) = s.find("cannot execute binary file: Exec format error") {
         // bash on a binary built for another CPU (an x86-64 tool or library on an ARM board):
         // `bash: ./x: cannot execute binary file: Exec format error`. A script without its
