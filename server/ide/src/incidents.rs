@@ -475,6 +475,11 @@ mod fact {
     /// glibc 2.41 or later's math headers against an older CUDA toolkit's
     /// (`exception specification is incompatible with that of previous function "cospi"`).
     pub const CUDA_MATH_GLIBC: u32 = 1 << 24;
+    /// clang's `exception specification in declaration does not match previous declaration`,
+    /// about glibc's math functions where the text also shows `MATHCALLS`.
+    pub const EXC_SPEC_DECL: u32 = 1 << 25;
+    /// glibc's bits/mathcalls.h.
+    pub const MATHCALLS: u32 = 1 << 26;
 }
 
 // A phrase is a bit of [`TextFacts`]' `u128`: no more than 128 of them.
@@ -524,14 +529,17 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ),
     ("You're on Windows", fact::WINDOWS | fact::UV),
     ("error: Unsupported architecture", fact::SDK_ARCH),
-    (
-        "exception specification is incompatible with that of previous function",
-        fact::CUDA_MATH_GLIBC,
-    ),
+    // nvcc's clash names one of the four functions glibc 2.41 made noexcept; clang's does not,
+    // but its line is glibc's bits/mathcalls.h.
+    ("previous function \"cospi\"", fact::CUDA_MATH_GLIBC),
+    ("previous function \"sinpi\"", fact::CUDA_MATH_GLIBC),
+    ("previous function \"cospif\"", fact::CUDA_MATH_GLIBC),
+    ("previous function \"sinpif\"", fact::CUDA_MATH_GLIBC),
     (
         "exception specification in declaration does not match previous declaration",
-        fact::CUDA_MATH_GLIBC,
+        fact::EXC_SPEC_DECL,
     ),
+    ("mathcalls.h", fact::MATHCALLS),
     // gcc quotes it either way (`'ob_digit'`, `‘ob_digit’`): the member's name alone.
     ("ob_digit", fact::OLD_CYTHON_C),
     ("incomplete type 'PyFrameObject'", fact::OLD_CYTHON_C_311),
@@ -672,7 +680,8 @@ impl Scene {
             has(fact::WINDOWS) && !has(fact::LINUX_STATED) && !has(fact::MACOS_STATED);
         self.pytorch_index_used |= has(fact::PYTORCH_INDEX);
         self.sdk_unsupported_arch |= has(fact::SDK_ARCH);
-        self.cuda_math_glibc |= has(fact::CUDA_MATH_GLIBC);
+        self.cuda_math_glibc |=
+            has(fact::CUDA_MATH_GLIBC) || has(fact::EXC_SPEC_DECL) && has(fact::MATHCALLS);
         if has(fact::OLD_CYTHON_C_311) {
             self.old_cython_c = Some("3.11");
         } else if has(fact::OLD_CYTHON_C) {

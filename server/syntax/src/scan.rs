@@ -4577,29 +4577,35 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
         }
     }
     // TensorRT's own loader: `Unable to open library: libnvinfer_plugin.so.8 due to
-    // libcudnn.so.8` (the library it opened, and the one that library needs).
+    // libcudnn.so.8` (the library it opened, and the one that library needs). It may go on
+    // with dlerror's own words (`due to libX.so: cannot open shared object file`, read below
+    // with the rest of the line), or name another failure than a missing file (`undefined
+    // symbol`), which is not this one.
     if let Some(p) = s.find("Unable to open library: ") {
         let r = &s[p + 24..];
         let mut words = r.split_whitespace();
-        let opened = words.next().map(|w| w.trim_end_matches([',', '.']));
+        let opened = words.next().map(|w| w.trim_end_matches([',', '.', ':']));
         let missing = (words.next() == Some("due") && words.next() == Some("to"))
             .then(|| words.next())
             .flatten()
-            .map(|w| w.trim_end_matches([',', '.', ';']));
+            .map(|w| w.trim_end_matches([',', '.', ';', ':']));
         if let (Some(o), Some(m)) = (opened, missing)
             && m.contains(".so")
             && m.len() <= 128
             && o.len() <= 256
         {
             let at = p + 24 + r.find(m).unwrap_or(0);
-            out.push(
-                l.span(at, at + m.len()),
-                EventKind::MissingSharedLibrary {
-                    name: m.to_owned(),
-                    required_by: Some(o.to_owned()),
-                },
-            );
-            return;
+            let after = s[at + m.len()..].trim_start_matches(':').trim();
+            if after.is_empty() {
+                out.push(
+                    l.span(at, at + m.len()),
+                    EventKind::MissingSharedLibrary {
+                        name: m.to_owned(),
+                        required_by: (o != m).then(|| o.to_owned()),
+                    },
+                );
+                return;
+            }
         }
     }
     // A line cut right after the phrase (`libGLX_nvidia.so.0: cannot open shared object`, as
@@ -5490,6 +5496,20 @@ fn dist_file_name(tok: &str) -> Option<(String, String)> {
     let name = parts.next()?;
     let version = parts.next()?;
     (is_version(version) && !name.is_empty()).then(|| (normalize_subject(name), version.to_owned()))
+}
+
+/// glibc 2.41's math headers against a GPU toolchain's own declarations of the same functions:
+/// nvcc's `exception specification is incompatible with that of previous function "cospi"`
+/// (one of the four functions glibc made noexcept), clang's `bits/mathcalls.h:83:1: error:
+/// exception specification in declaration does not match previous declaration`. The same words
+/// about any other function are the package's own code.
+pub fn glibc_math_clash(s: &str) -> bool {
+    s.contains("exception specification is incompatible with that of previous function")
+        && ["\"cospi\"", "\"sinpi\"", "\"cospif\"", "\"sinpif\""]
+            .iter()
+            .any(|f| s.contains(f))
+        || s.contains("exception specification in declaration does not match previous")
+            && s.contains("mathcalls.h")
 }
 
 /// Cython refusing the sources it compiles (see `EventKind::CythonCompileFailed`). The
@@ -6445,11 +6465,7 @@ fn compile_failed(l: &Line<'_>, out: &mut Out) {
         // glibc 2.41's math headers declaring `cospi`/`sinpi` noexcept against an older CUDA
         // toolkit's crt/math_functions.h: `error: exception specification is incompatible with
         // that of previous function "cospi"`.
-        || s.contains("exception specification is incompatible with that of previous function")
-        // clang's words for the same clash (HIP, chipStar): `bits/mathcalls.h:83:1: error:
-        // exception specification in declaration does not match previous declaration`.
-        || s.contains("exception specification in declaration does not match previous")
-            && s.contains("mathcalls.h")
+        || glibc_math_clash(s)
         // MSVC's linker: `error LNK2001: unresolved external symbol PyUnicode_AsUnicode`,
         // `fatal error LNK1120: 1 unresolved externals`.
         || s.contains("error LNK2001: unresolved external symbol")
@@ -6905,9 +6921,10 @@ fn driver_too_old(l: &Line<'_>, out: &mut Out) {
         || s.contains("Triton Error [CUDA]: device kernel image is invalid")
         // The runtime's error 35 by number (cudaErrorInsufficientDriver), as TensorRT and other
         // runtimes print it: `CUDA initialization failure with error: 35` (35 itself, not 350).
-        || s.find("failure with error: 35").is_some_and(|p| {
-            !s[p + 22..].starts_with(|c: char| c.is_ascii_digit())
-        });
+        || s.contains("CUDA")
+            && s.find("failure with error: 35").is_some_and(|p| {
+                !s[p + 22..].starts_with(|c: char| c.is_ascii_digit())
+            });
     if !hit {
         return;
     }

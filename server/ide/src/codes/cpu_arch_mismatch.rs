@@ -14,7 +14,7 @@ use crate::fix::{Compile, Cost, Fix, FixKind, Name, PipFlag, Requirement, Step};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "A compiled library was built for another CPU architecture than the Python loading it (x86_64 vs arm64, 32- vs 64-bit).",
-    meaning: "A process loads only libraries of its own architecture. On Apple Silicon an x86_64 `.so`/`.dylib` (installed by a Python running under Rosetta, a cached or copied wheel, an Intel Homebrew prefix, a wheel mislabelled arm64) fails in a native arm64 Python with `mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64')`, and an arm64 file fails the other way in a Python that runs as x86_64. On Linux, glibc says `wrong ELF class: ELFCLASS32` for a 32-bit library in a 64-bit process; on Windows, `%1 is not a valid Win32 application` (error 193) for a 32-bit DLL in a 64-bit Python, or a file that is no DLL at all. dyld's `unknown file type, first eight bytes: 0x7F 0x45 0x4C 0x46` is a Linux (ELF) library on a Mac, installed from a wheel tagged for any platform. A container runtime's `exec /x/y: exec format error` is a program of another architecture than the host (an amd64 image on an arm64 machine, without emulation).",
+    meaning: "A process loads only libraries of its own architecture. On Apple Silicon an x86_64 `.so`/`.dylib` (installed by a Python running under Rosetta, a cached or copied wheel, an Intel Homebrew prefix, a wheel mislabelled arm64) fails in a native arm64 Python with `mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64')`, and an arm64 file fails the other way in a Python that runs as x86_64. On Linux, glibc says `wrong ELF class: ELFCLASS32` for a 32-bit library in a 64-bit process; on Windows, `%1 is not a valid Win32 application` (error 193) for a 32-bit DLL in a 64-bit Python, or a file that is no DLL at all. dyld's `unknown file type, first eight bytes: 0x7F 0x45 0x4C 0x46` is a Linux (ELF) library on a Mac, installed from a wheel tagged for any platform. A container runtime's `exec /x/y: exec format error` is a program of another architecture than the host (an amd64 image on an arm64 machine, without emulation), or a script without its `#!` line: the image for this platform, or the script's interpreter line.",
     fixes: "1. Reinstall the package with this Python's pip, `--force-reinstall --no-cache-dir --no-deps` (pip picks the wheel of its interpreter's architecture; the cache would give back a wheel built for the other one). 2. When no wheel for this architecture exists, build it for this architecture (`--no-binary`, with `ARCHFLAGS`/`CMAKE_OSX_ARCHITECTURES` on macOS). When the process is the foreign side (a Python running as x86_64 on Apple Silicon): first a native arm64 Python and the environment made again with it. A library outside the Python environment (an Intel Homebrew prefix): that library from the installer of this architecture.",
     ..CodeDoc::BASE
 };
@@ -53,6 +53,37 @@ pub(crate) fn diagnose(cx: &Cx<'_>, source: Option<SourceRef>, seen: &Seen<'_>) 
         _ => format!("{file} is built for another CPU architecture than the Python loading it"),
     };
     d.evidence.push(seen.detail.to_owned());
+    // A container runtime starting a program (`exec /code/.venv/bin/alembic: exec format
+    // error`): the image is of another platform than this machine, or the file is a script
+    // without its `#!` line. Nothing pip does changes either.
+    if seen.detail.contains("exec format error") && !seen.detail.contains("cannot execute binary file") {
+        let script = seen.library.is_some_and(|l| l.ends_with(".sh") || l.ends_with(".py"));
+        d.message = if script {
+            format!("{file} could not be started: a script without its `#!` interpreter line (or with a byte-order mark before it), or a program of another architecture")
+        } else {
+            format!("{file} could not be started: it is built for another CPU architecture than this machine (an image of another platform), or it is a script without its `#!` line")
+        };
+        let platform = Fix::in_words(
+            code,
+            "image-platform",
+            "Run an image built for this machine's platform",
+            "A container runs the programs of its image natively; an image (or a layer) built for amd64 on an arm64 machine, or the other way, fails at its first exec unless emulation is set up.",
+            "docker image inspect <image> --format '{{.Os}}/{{.Architecture}}' against `uname -m`; pull or build the image for this platform (docker pull --platform linux/arm64 …, docker buildx build --platform …), or register emulation (binfmt/QEMU) to run the other one slowly",
+        );
+        let shebang = Fix::in_words(
+            code,
+            "shebang",
+            "If the file is a script: give it a `#!` line (and no byte-order mark)",
+            "The kernel starts a script only through the interpreter its first line names; without it (or with Windows line ends or a BOM before it) exec fails the same way.",
+            "make the first line `#!/bin/sh` (or the interpreter it needs), save it without a BOM and with Unix line ends, then rebuild the image",
+        );
+        d.fixes = crate::fix::rank(if script {
+            vec![shebang.leading(), platform]
+        } else {
+            vec![platform.leading(), shebang]
+        });
+        return d;
+    }
     // The process, not the file, is the foreign side: an x86_64 Python (Rosetta, an Intel
     // build) on an Apple Silicon Mac loading an arm64 file.
     let process_emulated = macos

@@ -249,7 +249,7 @@ pub(crate) fn older_copy(
     // preloaded, and a build linked with it needs nothing else.
     if prov.unlinked {
         d.message = format!(
-            "{who} calls {shown} from {what} ({lib}) but was built without linking it, so the loader never loads it"
+            "{who} calls {shown} from {what} ({lib}) but was built without linking it: nothing loads it unless it is preloaded"
         );
         let pkg = d.package.clone();
         d.fixes = crate::fix::rank(vec![

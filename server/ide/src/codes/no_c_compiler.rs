@@ -478,9 +478,14 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
     if detail.contains("of the host compiler (") && detail.contains("clang") {
         let which = if detail.contains("Apple clang") { "Apple clang" } else { "clang" };
         d.message = format!(
-            "nvcc refuses the host compiler ({which}): this CUDA toolkit supports only the clang releases of its day"
+            "nvcc refuses the host compiler ({which}): this CUDA toolkit supports only the clang releases of its day{}",
+            if which == "Apple clang" {
+                " (CUDA 10.2, the last toolkit for macOS, takes Xcode 10's)"
+            } else {
+                ""
+            }
         );
-        d.fixes = crate::fix::rank(vec![
+        let mut fixes = vec![
             Fix::in_words(
                 code,
                 "older-host-compiler",
@@ -488,15 +493,21 @@ fn refused(source: Option<SourceRef>, detail: &str) -> Diagnostic {
                 "nvcc compiles host code with the compiler it is given and checks its version first; an older one installed beside the default (an older Xcode's command-line tools on macOS) and named to nvcc passes the check.",
                 "install a compiler release the toolkit's installation guide lists, then name it to nvcc (-ccbin <its path>, NVCC_CCBIN, or CMAKE_CUDA_HOST_COMPILER) and build again",
             ),
-            Fix::in_words(
-                code,
-                "newer-toolkit",
-                "Or build with a newer CUDA toolkit, which supports this compiler",
-                "Each CUDA release raises the newest host compilers it accepts.",
-                "install a newer CUDA toolkit and export CUDA_HOME=<its directory>",
-            )
-            .unverified(),
-        ]);
+        ];
+        // CUDA 10.2 was the last toolkit for macOS: no newer one takes a newer Apple clang.
+        if which != "Apple clang" {
+            fixes.push(
+                Fix::in_words(
+                    code,
+                    "newer-toolkit",
+                    "Or build with a newer CUDA toolkit, which supports this compiler",
+                    "Each CUDA release raises the newest host compilers it accepts.",
+                    "install a newer CUDA toolkit and export CUDA_HOME=<its directory>",
+                )
+                .unverified(),
+            );
+        }
+        d.fixes = crate::fix::rank(fixes);
         return d;
     }
     let gcc = newest.as_deref().unwrap_or("<the newest it supports>");

@@ -138,7 +138,15 @@ fn version_gate(detail: &str) -> Option<Gate> {
         });
     }
     let p = line.find(" needs NumPy ")?;
-    let who = line[..p].rsplit([' ', ':']).next().filter(|w| !w.is_empty())?;
+    // The word before it, as a distribution's name (`Numba` in `raise ImportError("Numba needs
+    // …")`, a source line a traceback shows).
+    let head = &line[..p];
+    let start = head
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .map_or(0, |i| i + 1);
+    let who = Some(&head[start..]).filter(|w| {
+        w.starts_with(|c: char| c.is_ascii_alphabetic()) && crate::fix::Name::new(w).is_some()
+    })?;
     let rest = &line[p + 13..];
     let bound: String = rest
         .chars()
@@ -173,12 +181,17 @@ fn gated(cx: &Cx<'_>, source: Option<SourceRef>, gate: &Gate) -> Diagnostic {
     };
     let mut fixes = Vec::new();
     let numpy = Name::new("numpy");
-    // The bound as pip's: `1.24 or less` is below 1.25.
+    // The bound as pip's: `1.24 or less` is below 1.25, `2 or less` below 3; a bound with a
+    // patch release (`1.24.3`) is below its next patch.
     let next_minor = gate.bound.as_deref().and_then(|b| {
-        let mut parts = b.split('.');
-        let major: u32 = parts.next()?.parse().ok()?;
-        let minor: u32 = parts.next()?.parse().ok()?;
-        Version::new(&format!("{major}.{}", minor + 1))
+        let parts: Vec<u32> = b.split('.').map(str::parse).collect::<Result<_, _>>().ok()?;
+        let next = match parts.as_slice() {
+            [major] => format!("{}", major + 1),
+            [major, minor] => format!("{major}.{}", minor + 1),
+            [major, minor, patch] => format!("{major}.{minor}.{}", patch + 1),
+            _ => return None,
+        };
+        Version::new(&next)
     });
     match (&numpy, gate.at_most) {
         (Some(n), true) => {
@@ -212,20 +225,15 @@ fn gated(cx: &Cx<'_>, source: Option<SourceRef>, gate: &Gate) -> Diagnostic {
         (None, _) => {}
     }
     if let Some(p) = Name::new(pkg) {
-        let title = if gate.at_most {
-            format!("Or upgrade {p} to a release made for the installed NumPy")
-        } else {
-            format!("Or install the {p} release made for the installed NumPy")
-        };
-        let f = Fix::new(
-            code,
-            "package-for-numpy",
-            FixKind::AlignCompanion,
-            title,
-            format!("Each {p} release supports the NumPy releases of its day; a later one supports newer NumPy (and numba's llvmlite moves with it)."),
-        );
         fixes.push(if gate.at_most {
-            f.step(recipes::pip_install(
+            Fix::new(
+                code,
+                "package-for-numpy",
+                FixKind::AlignCompanion,
+                format!("Or upgrade {p} to a release made for the installed NumPy"),
+                format!("Each {p} release supports the NumPy releases of its day; a later one supports newer NumPy (numba's llvmlite moves with it)."),
+            )
+            .step(recipes::pip_install(
                 cx,
                 vec![PipFlag::Upgrade, PipFlag::NoCacheDir],
                 vec![Requirement::Any(p)],
