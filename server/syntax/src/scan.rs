@@ -4532,16 +4532,25 @@ const LOCALIZED_CANNOT_OPEN: &[&str] = &[
 
 fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    // bitsandbytes names the library of its own it looked for and did not find.
-    if let Some(p) = s.find("Required library version not found:") {
-        let r = &s[p + 35..];
+    // Runtimes that load a library themselves and name it after their own words: bitsandbytes
+    // (`Required library version not found: libbitsandbytes_cuda128.so`), llvmlite's
+    // binding/ffi.py when its library or one it needs does not load (`OSError: Could not load
+    // shared object file: llvmlite.dll`).
+    for phrase in [
+        "Required library version not found:",
+        "Could not load shared object file: ",
+    ] {
+        let Some(p) = s.find(phrase) else { continue };
+        let r = &s[p + phrase.len()..];
         let lead = r.len() - r.trim_start().len();
         let n = r[lead..]
             .find(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`'))
             .unwrap_or(r.len() - lead);
         let name = r[lead..lead + n].trim_end_matches(['.', ',']);
-        if name.contains(".so") || name.ends_with(".dll") || name.ends_with(".dylib") {
-            let at = p + 35 + lead;
+        if name.len() <= 128
+            && (name.contains(".so") || name.ends_with(".dll") || name.ends_with(".dylib"))
+        {
+            let at = p + phrase.len() + lead;
             out.push(
                 l.span(at, at + name.len()),
                 EventKind::MissingSharedLibrary {
@@ -4551,30 +4560,6 @@ fn missing_shared_library(l: &Line<'_>, out: &mut Out) {
             );
         }
         return;
-    }
-    // llvmlite's own loader (its binding/ffi.py), when its library or one the library needs
-    // does not load: `OSError: Could not load shared object file: llvmlite.dll`.
-    if let Some(p) = s.find("Could not load shared object file: ") {
-        let r = &s[p + 35..];
-        let name = r
-            .split_whitespace()
-            .next()
-            .map(|w| w.trim_end_matches(['.', ',', '\'', '"']))
-            .filter(|w| {
-                w.len() <= 128
-                    && (w.contains(".so") || w.ends_with(".dll") || w.ends_with(".dylib"))
-            });
-        if let Some(name) = name {
-            let at = p + 35 + r.find(name).unwrap_or(0);
-            out.push(
-                l.span(at, at + name.len()),
-                EventKind::MissingSharedLibrary {
-                    name: name.to_owned(),
-                    required_by: None,
-                },
-            );
-            return;
-        }
     }
     // TensorRT's own loader: `Unable to open library: libnvinfer_plugin.so.8 due to
     // libcudnn.so.8` (the library it opened, and the one that library needs). It may go on
