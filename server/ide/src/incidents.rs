@@ -398,6 +398,8 @@ pub struct Scene {
     /// glibc's math headers refused by nvcc beside the CUDA toolkit's own declarations (see
     /// `fact::CUDA_MATH_GLIBC`).
     pub cuda_math_glibc: bool,
+    /// conda's solver, not pip, is what reports (see `fact::CONDA_SOLVER`).
+    pub used_conda_solver: bool,
     /// C an older Cython generated, compiled for a Python its internals changed in: the
     /// release that changed them (`no member named 'ob_digit'`: 3.12; `invalid use of
     /// incomplete type 'PyFrameObject'`: 3.11).
@@ -480,6 +482,8 @@ mod fact {
     pub const EXC_SPEC_DECL: u32 = 1 << 25;
     /// glibc's bits/mathcalls.h.
     pub const MATHCALLS: u32 = 1 << 26;
+    /// conda's solver reporting (`UnsatisfiableError`, `-> python[version=…]`).
+    pub const CONDA_SOLVER: u32 = 1 << 27;
 }
 
 // A phrase is a bit of [`TextFacts`]' `u128`: no more than 128 of them.
@@ -540,6 +544,8 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
         fact::EXC_SPEC_DECL,
     ),
     ("mathcalls.h", fact::MATHCALLS),
+    ("UnsatisfiableError", fact::CONDA_SOLVER | fact::CONDA),
+    (" -> python[version=", fact::CONDA_SOLVER | fact::CONDA),
     // gcc quotes it either way (`'ob_digit'`, `‘ob_digit’`): the member's name alone.
     ("ob_digit", fact::OLD_CYTHON_C),
     ("incomplete type 'PyFrameObject'", fact::OLD_CYTHON_C_311),
@@ -680,6 +686,7 @@ impl Scene {
             has(fact::WINDOWS) && !has(fact::LINUX_STATED) && !has(fact::MACOS_STATED);
         self.pytorch_index_used |= has(fact::PYTORCH_INDEX);
         self.sdk_unsupported_arch |= has(fact::SDK_ARCH);
+        self.used_conda_solver |= has(fact::CONDA_SOLVER);
         self.cuda_math_glibc |=
             has(fact::CUDA_MATH_GLIBC) || has(fact::EXC_SPEC_DECL) && has(fact::MATHCALLS);
         if has(fact::OLD_CYTHON_C_311) {

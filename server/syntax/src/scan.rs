@@ -713,6 +713,9 @@ const TRIGGERS: &[(&str, u64)] = &[
     ("doesn't have a source distribution or wheel", FOREIGN),
     ("cannot enable executable stack", FOREIGN),
     ("cannot allocate memory in static TLS block", FOREIGN),
+    ("cannot load any more object with static TLS", FOREIGN),
+    // conda's solver: a release for no Python like this one.
+    (" -> python[version=", FOREIGN),
     // Media packages with no backend to read or write a file (torchaudio, torchvision).
     ("No audio I/O backend is available", IOBACK),
     // torch's JIT extension builds and the op builders around them, as their logs go.

@@ -17,7 +17,7 @@ use abidoc_knowledge::Version;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "pip finds no release of a requirement for this Python and platform (`Could not find a version that satisfies the requirement`, `No matching distribution found`).",
-    meaning: "pip lists, after `from versions:`, the releases that have a file this interpreter accepts. A pinned release missing from that list was published only for other Python versions or platforms (a release older than this Python, as `torch==1.13.1` under Python 3.12; a package with no Windows or ARM wheels) or lives on another index (`torch==2.1.0+cu118` is on PyTorch's index, not PyPI). An empty list (`none`) means no release at all installs here. The diagnosis compares the pin with the list, the Python the text shows, and, for the packages of the release tables, the newest Python each release has wheels for. Poetry says it as `Unable to find installation candidates for torch (2.5.1+cu124)`: the locked build is on no source pyproject.toml declares (or has no file for this Python or platform).",
+    meaning: "pip lists, after `from versions:`, the releases that have a file this interpreter accepts. A pinned release missing from that list was published only for other Python versions or platforms (a release older than this Python, as `torch==1.13.1` under Python 3.12; a package with no Windows or ARM wheels) or lives on another index (`torch==2.1.0+cu118` is on PyTorch's index, not PyPI). An empty list (`none`) means no release at all installs here. The diagnosis compares the pin with the list, the Python the text shows, and, for the packages of the release tables, the newest Python each release has wheels for. Poetry says it as `Unable to find installation candidates for torch (2.5.1+cu124)`: the locked build is on no source pyproject.toml declares (or has no file for this Python or platform). conda's solver says it its own way: `UnsatisfiableError: … incompatible with the existing python installation`, each release listed as `tensorflow==1.13.1 -> python[version='>=3.7,<3.8.0a0']`.",
     fixes: "0. A torch-family release missing from the PyTorch index the text shows (`Looking in indexes: https://download.pytorch.org/whl/cu12.6`): a label written with a dot, or one the release was never built for (compare `gpu.toml [[torch_builds]]`): the release, and the companions the text names at their releases for it, from the index of the label meant, else of the newest build whose CUDA is not above it. 1. A `+cuXYZ` torch build: the same pin from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cuXYZ`). 2. The nearest release pip lists at or after the pin (torch moves its companions with it). 3. A Python the pinned release has wheels for (a virtual environment of that version): advice, since the interpreter is the user's choice. Under Poetry, PyTorch's index declared as an explicit source and named in torch's dependency comes first (pip's flags do not reach it). A package's setup refusing this Python (numba's and llvmlite's `Cannot install on Python version 3.13.0; only versions >=3.9,<3.13 are supported.`): its newest release as a wheel (--only-binary; --pre when only a pre-release supports it), else a Python in the range.",
     ..CodeDoc::BASE
 };
@@ -110,6 +110,8 @@ pub(crate) fn diagnose(
     }
     let installer = if cx.scene.used_poetry {
         "Poetry"
+    } else if cx.scene.used_conda_solver {
+        "conda"
     } else if cx.scene.used_uv {
         "uv"
     } else {

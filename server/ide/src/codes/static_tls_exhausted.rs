@@ -14,7 +14,7 @@ use crate::fix::{Fix, FixKind, SafePath};
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "glibc has no static TLS left for a library loaded at run time (`cannot allocate memory in static TLS block`), usually libgomp on aarch64.",
-    meaning: "Libraries built with the initial-exec thread-local-storage model (GNU OpenMP's libgomp above all, and some OpenBLAS and OpenCV builds) need their TLS in a block glibc sizes when the process starts. A `dlopen` after start-up gets only a small surplus, smallest on aarch64 (Jetson, Raspberry Pi, Graviton); once other libraries have used it, importing a package that loads one more such library fails, though the file is there and intact.",
+    meaning: "Libraries built with the initial-exec thread-local-storage model (GNU OpenMP's libgomp above all, and some OpenBLAS and OpenCV builds) need their TLS in a block glibc sizes when the process starts. A `dlopen` after start-up gets only a small surplus, smallest on aarch64 (Jetson, Raspberry Pi, Graviton); once other libraries have used it, importing a package that loads one more such library fails, though the file is there and intact. Older glibc says it as `dlopen: cannot load any more object with static TLS`.",
     fixes: "1. Load the named library at start-up: `LD_PRELOAD=<the library the error names>` before Python starts (a user-level setting, no reinstall). 2. Import the package that loads it first (before OpenCV, say), or, on glibc 2.33 and later, enlarge the surplus (`GLIBC_TUNABLES=glibc.rtld.optional_static_tls=…`).",
     ..CodeDoc::BASE
 };

@@ -378,6 +378,27 @@ pub(super) fn no_matching_distribution(l: &Line<'_>, out: &mut Out) {
         }
         return;
     }
+    // conda's solver on a release built for no Python like this one: `UnsatisfiableError: The
+    // following specifications were found to be incompatible with the existing python
+    // installation …` and, for each, `  - tensorflow==1.13.1 -> python[version='>=3.7,<3.8.0a0']`.
+    if let Some(q) = s.find(" -> python[version=") {
+        let req = s[..q].trim().trim_start_matches('-').trim();
+        if !req.is_empty()
+            && req.len() <= 200
+            && req.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && !req.contains(' ')
+        {
+            let p = s.find(req).unwrap_or(q);
+            out.push(
+                l.span(p, s.trim_end().len()),
+                EventKind::NoMatchingDistribution {
+                    requirement: cap(req).to_owned(),
+                    available: None,
+                },
+            );
+        }
+        return;
+    }
     // Poetry: `Unable to find installation candidates for torch (2.5.1+cu124)`: the locked
     // release has no file for this platform or Python among its sources.
     if let Some(p) = s.find("Unable to find installation candidates for ") {
@@ -449,11 +470,16 @@ pub(super) fn no_matching_distribution(l: &Line<'_>, out: &mut Out) {
     );
 }
 
-/// glibc's `X.so: cannot allocate memory in static TLS block` (see
+/// glibc's `X.so: cannot allocate memory in static TLS block`, older glibc's `cannot load any
+/// more object with static TLS` (see
 /// `EventKind::StaticTlsExhausted`).
 pub(super) fn static_tls(l: &Line<'_>, out: &mut Out) {
     let s = l.s();
-    let Some(p) = s.find("cannot allocate memory in static TLS block") else {
+    // Older glibc's words for it: `dlopen: cannot load any more object with static TLS`.
+    let Some(p) = s
+        .find("cannot allocate memory in static TLS block")
+        .or_else(|| s.find("cannot load any more object with static TLS"))
+    else {
         return;
     };
     let before = s[..p].trim_end().trim_end_matches(':');
