@@ -340,7 +340,8 @@ pub(crate) fn older_copy(
         if !cx.world.ctx.use_env {
             f = f.unverified();
         }
-        fixes.push(f);
+        // Pip's copy is there already: putting it first comes before installing another.
+        fixes.push(f.leading());
     }
     let older = if super::on_macos(cx, Some(lib)) {
         // macOS: otool shows the install names a library asks for, dyld's variable is another.
@@ -372,9 +373,49 @@ pub(crate) fn older_copy(
             "export LD_LIBRARY_PATH=<the same list without that directory> (often a CUDA toolkit's /usr/local/cuda*/lib64), then start Python again".into(),
         ))
     };
-    fixes.push(older.unverified());
+    // The shadowing copy is the usual cause (a CUDA toolkit's lib64 on LD_LIBRARY_PATH), and a
+    // newer pip copy does not get past it: finding it comes before installing one.
+    fixes.push(older.unverified().leading());
+    fixes.extend(nvjitlink_at_least(cx, symbol, prov));
     d.fixes = crate::fix::rank(fixes);
     d
+}
+
+/// nvJitLink versions its symbols by the CUDA release that added them
+/// (`__nvJitLinkComplete_12_4`, `_nvJitLinkGetErrorLogSize_12_9`): pip's nvJitLink of that
+/// release or later defines them, where the loader takes pip's copy.
+fn nvjitlink_at_least(
+    cx: &Cx<'_>,
+    symbol: &str,
+    prov: &abidoc_knowledge::system_libs::SymbolProvider,
+) -> Option<Fix> {
+    if prov.pip_dir.as_deref() != Some("nvidia/nvjitlink/lib") {
+        return None;
+    }
+    let mut parts = symbol.rsplit('_');
+    let minor: u32 = parts.next()?.parse().ok()?;
+    let major: u32 = parts.next()?.parse().ok()?;
+    let (Some(name), Some(version)) = (
+        Name::new(&format!("nvidia-nvjitlink-cu{major}")),
+        Version::new(&format!("{major}.{minor}")),
+    ) else {
+        return None;
+    };
+    Some(
+        Fix::new(
+            Code::MissingSharedLibrary,
+            "nvjitlink-release",
+            FixKind::InstallMissing,
+            format!("Install pip's nvJitLink {major}.{minor} or later ({name}>={major}.{minor})"),
+            format!("`{symbol}` is nvJitLink's of CUDA {major}.{minor}: the copy that defines it is that release or later. It helps where the loader takes pip's copy (torch's libraries find it by their RUNPATH); a system copy first on LD_LIBRARY_PATH still shadows it."),
+        )
+        .step(recipes::pip_install(
+            cx,
+            vec![PipFlag::Upgrade],
+            vec![Requirement::AtLeast(name, version)],
+        ))
+        .cost(crate::fix::Cost::download()),
+    )
 }
 
 fn hint(cx: &Cx<'_>, lib: &str) -> String {
