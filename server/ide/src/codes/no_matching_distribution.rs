@@ -17,7 +17,7 @@ use abidoc_knowledge::Version;
 
 pub(crate) const DOC: CodeDoc = CodeDoc {
     summary: "pip finds no release of a requirement for this Python and platform (`Could not find a version that satisfies the requirement`, `No matching distribution found`).",
-    meaning: "pip lists, after `from versions:`, the releases that have a file this interpreter accepts. A pinned release missing from that list was published only for other Python versions or platforms (a release older than this Python, as `torch==1.13.1` under Python 3.12; a package with no Windows or ARM wheels) or lives on another index (`torch==2.1.0+cu118` is on PyTorch's index, not PyPI). An empty list (`none`) means no release at all installs here. The diagnosis compares the pin with the list, the Python the text shows, and, for the packages of the release tables, the newest Python each release has wheels for. Poetry says it as `Unable to find installation candidates for torch (2.5.1+cu124)`: the locked build is on no source pyproject.toml declares (or has no file for this Python or platform). conda's solver says it its own way: `UnsatisfiableError: … incompatible with the existing python installation`, each release listed as `tensorflow==1.13.1 -> python[version='>=3.7,<3.8.0a0']`.",
+    meaning: "pip lists, after `from versions:`, the releases that have a file this interpreter accepts. A pinned release missing from that list was published only for other Python versions or platforms (a release older than this Python, as `torch==1.13.1` under Python 3.12; a package with no Windows or ARM wheels) or lives on another index (`torch==2.1.0+cu118` is on PyTorch's index, not PyPI). An empty list (`none`) means no release at all installs here. The diagnosis compares the pin with the list, the Python the text shows, and, for the packages of the release tables, the newest Python each release has wheels for. Poetry says it as `Unable to find installation candidates for torch (2.5.1+cu124)`: the locked build is on no source pyproject.toml declares (or has no file for this Python or platform). conda's solver says it its own way: `UnsatisfiableError: … incompatible with the existing python installation`, each release listed as `tensorflow==1.13.1 -> python[version='>=3.7,<3.8.0a0']`, whose newest range is the Python to run that release under.",
     fixes: "0. A torch-family release missing from the PyTorch index the text shows (`Looking in indexes: https://download.pytorch.org/whl/cu12.6`): a label written with a dot, or one the release was never built for (compare `gpu.toml [[torch_builds]]`): the release, and the companions the text names at their releases for it, from the index of the label meant, else of the newest build whose CUDA is not above it. 1. A `+cuXYZ` torch build: the same pin from PyTorch's index for that build (`--index-url https://download.pytorch.org/whl/cuXYZ`). 2. The nearest release pip lists at or after the pin (torch moves its companions with it). 3. A Python the pinned release has wheels for (a virtual environment of that version): advice, since the interpreter is the user's choice. Under Poetry, PyTorch's index declared as an explicit source and named in torch's dependency comes first (pip's flags do not reach it). A package's setup refusing this Python (numba's and llvmlite's `Cannot install on Python version 3.13.0; only versions >=3.9,<3.13 are supported.`): its newest release as a wheel (--only-binary; --pre when only a pre-release supports it), else a Python in the range.",
     ..CodeDoc::BASE
 };
@@ -79,10 +79,16 @@ pub(crate) fn diagnose(
     };
     let pinned = base.and_then(Version::parse);
     // The newest Python the pinned release has wheels for, where the release tables know it.
+    // The release data's wheel, else what the installer said of the release (conda's
+    // `python[version='>=3.7,<3.8.0a0|…']`).
     let newest_python = base
         .and_then(|b| abidoc_knowledge::releases::release(&name, b))
         .and_then(|r| r.wheel.as_deref())
-        .and_then(wheel_python);
+        .and_then(wheel_python)
+        .or_else(|| {
+            let (a, b) = cx.scene.version_of("release-newest-python")?.split_once('.')?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        });
     let nearest_after = pinned.as_ref().and_then(|p| {
         listed
             .iter()
@@ -298,7 +304,9 @@ pub(crate) fn diagnose(
     // A Python the pinned release has wheels for.
     // Only where pip listed releases (so the interpreter is the obstacle, not the platform or
     // the index).
-    if let Some(p) = base.filter(|_| !release_listed && !all_older && !listed.is_empty()) {
+    // (conda's solver lists no releases; it names the Pythons the release is built for.)
+    let solver_named = cx.scene.used_conda_solver && newest_python.is_some();
+    if let Some(p) = base.filter(|_| !release_listed && !all_older && (!listed.is_empty() || solver_named)) {
         let which = match newest_python {
             Some((a, b)) => format!("Python {a}.{b} or older"),
             None => format!("a Python version {name} {p} publishes wheels for (its PyPI page lists the cpXY tags)"),

@@ -396,6 +396,26 @@ pub(super) fn no_matching_distribution(l: &Line<'_>, out: &mut Out) {
                     available: None,
                 },
             );
+            // The Pythons the release is built for, as conda's ranges (`>=3.7,<3.8.0a0|…`):
+            // the newest one's lower bound is the newest Python it runs on.
+            let newest = s[q..]
+                .split(['|', '\'', '[', ']', '='])
+                .filter_map(|r| {
+                    let r = r.trim_start_matches(['>', ' ']);
+                    let (a, b) = r.split(',').next()?.split_once('.')?;
+                    let b: String = b.chars().take_while(char::is_ascii_digit).collect();
+                    Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?))
+                })
+                .max();
+            if let Some((a, b)) = newest {
+                out.push(
+                    l.span(q, s.trim_end().len()),
+                    EventKind::Version {
+                        subject: "release-newest-python".into(),
+                        version: format!("{a}.{b}"),
+                    },
+                );
+            }
         }
         return;
     }
