@@ -2959,7 +2959,7 @@ pub(crate) fn distribution_of(top: &str) -> String {
             abidoc_knowledge::names::distribution_of_import(top)
                 .map_or_else(|| crate::kb::normalize(top), str::to_owned)
         },
-        |p| crate::kb::untagged_name(&p.name),
+        |p| abidoc_knowledge::packages::untagged_name(p).to_owned(),
     )
 }
 

@@ -213,7 +213,7 @@ pub fn package(name: &str) -> Option<PackageFacts> {
 /// it is.
 pub fn untagged_name(name: &str) -> String {
     abidoc_knowledge::packages::package(name)
-        .filter(|f| !abidoc_knowledge::packages::cuda_variants(f).is_empty())
+        .filter(|f| f.per_cuda)
         .map_or_else(
             || name.to_owned(),
             |f| abidoc_knowledge::packages::untagged_name(f).to_owned(),

@@ -453,6 +453,12 @@ pub fn cuda_tag(name: &str) -> Option<(u32, Option<u32>)> {
     }
 }
 
+/// The package published per CUDA build that `name` names without saying which build (`cupy`,
+/// `cudf`: not `cupy-cuda12x`); `None` for a build's own name or any other package.
+pub fn untagged_per_cuda(name: &str) -> Option<&'static Package> {
+    package(name).filter(|p| p.per_cuda && cuda_tag(name).is_none())
+}
+
 /// The name a package published per CUDA build goes by when no build is meant (`cudf` for
 /// `cudf-cu12`, `cupy` for `cupy-cuda12x`): its first name without a CUDA tag; any other
 /// package's name.

@@ -1250,10 +1250,7 @@ fn newer_release(cx: &Cx<'_>, lib: &str, pkg: Option<&Name>, torch_lib: bool) ->
     // A package built only from a checkout has no release to install by name; one published
     // per CUDA major is upgraded by its build's own name (`cupy` alone is CuPy's source build).
     if kb::checkout_only(pkg.as_str())
-        || abidoc_knowledge::packages::package(pkg.as_str()).is_some_and(|f| {
-            !abidoc_knowledge::packages::cuda_variants(f).is_empty()
-                && abidoc_knowledge::packages::cuda_tag(pkg.as_str()).is_none()
-        })
+        || abidoc_knowledge::packages::untagged_per_cuda(pkg.as_str()).is_some()
     {
         return None;
     }

@@ -353,20 +353,14 @@ impl Cx<'_> {
     /// the environment holds, else the one for [`Cx::machine_cuda`]; `None` when nothing says
     /// which build.
     pub fn cuda_build_of(&self, package: &str) -> Option<String> {
-        use abidoc_knowledge::packages::{cuda_tag, cuda_variants, variant_for_cuda};
-        let Some(facts) =
-            abidoc_knowledge::packages::package(package).filter(|f| !cuda_variants(f).is_empty())
-        else {
+        let Some(facts) = abidoc_knowledge::packages::untagged_per_cuda(package) else {
             return Some(package.to_owned());
         };
-        if cuda_tag(package).is_some() {
-            return Some(package.to_owned());
-        }
         if let Some(b) = self.installed_builds_of(facts).into_iter().next() {
             return Some(b.to_owned());
         }
         let (major, minor) = self.machine_cuda()?;
-        variant_for_cuda(facts, major, minor).map(str::to_owned)
+        abidoc_knowledge::packages::variant_for_cuda(facts, major, minor).map(str::to_owned)
     }
 
     /// The builds of a package published per CUDA build that the environment holds.
@@ -396,11 +390,7 @@ impl Cx<'_> {
     /// CUDA build: [`Cx::cuda_build_of`], else the tables' default build. `None` for any other
     /// name (installed as it is).
     pub fn install_name(&self, name: &Name) -> Option<Name> {
-        let facts = abidoc_knowledge::packages::package(name.as_str())
-            .filter(|f| !abidoc_knowledge::packages::cuda_variants(f).is_empty())?;
-        if abidoc_knowledge::packages::cuda_tag(name.as_str()).is_some() {
-            return None;
-        }
+        let facts = abidoc_knowledge::packages::untagged_per_cuda(name.as_str())?;
         let build = self
             .cuda_build_of(name.as_str())
             .unwrap_or_else(|| facts.name.clone());
