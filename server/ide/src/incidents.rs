@@ -395,8 +395,8 @@ pub struct Scene {
     /// A macOS SDK's `error: Unsupported architecture`: the build asked the SDK for an
     /// architecture it cannot compile (a universal2 Python's arm64 on an older SDK).
     pub sdk_unsupported_arch: bool,
-    /// glibc's math headers refused by nvcc beside the CUDA toolkit's own declarations (see
-    /// `fact::CUDA_MATH_GLIBC`).
+    /// glibc's math headers refused by the GPU compiler beside its own declarations of the same
+    /// functions (`abidoc_syntax::scan::glibc_math_clash` on a compile failure's line).
     pub cuda_math_glibc: bool,
     /// conda's solver, not pip, is what reports (see `fact::CONDA_SOLVER`).
     pub used_conda_solver: bool,
@@ -474,16 +474,8 @@ mod fact {
     /// CMake stopped configuring (`CMake Error at …`, `-- Configuring incomplete`): its warnings
     /// about optional packages are not why.
     pub const CMAKE_ERROR: u32 = 1 << 23;
-    /// glibc 2.41 or later's math headers against an older CUDA toolkit's
-    /// (`exception specification is incompatible with that of previous function "cospi"`).
-    pub const CUDA_MATH_GLIBC: u32 = 1 << 24;
-    /// clang's `exception specification in declaration does not match previous declaration`,
-    /// about glibc's math functions where the text also shows `MATHCALLS`.
-    pub const EXC_SPEC_DECL: u32 = 1 << 25;
-    /// glibc's bits/mathcalls.h.
-    pub const MATHCALLS: u32 = 1 << 26;
     /// conda's solver reporting (`UnsatisfiableError`, `-> python[version=…]`).
-    pub const CONDA_SOLVER: u32 = 1 << 27;
+    pub const CONDA_SOLVER: u32 = 1 << 24;
 }
 
 // A phrase is a bit of [`TextFacts`]' `u128`: no more than 128 of them.
@@ -533,17 +525,6 @@ const TEXT_PHRASES: &[(&str, u32)] = &[
     ),
     ("You're on Windows", fact::WINDOWS | fact::UV),
     ("error: Unsupported architecture", fact::SDK_ARCH),
-    // nvcc's clash names one of the four functions glibc 2.41 made noexcept; clang's does not,
-    // but its line is glibc's bits/mathcalls.h.
-    ("previous function \"cospi\"", fact::CUDA_MATH_GLIBC),
-    ("previous function \"sinpi\"", fact::CUDA_MATH_GLIBC),
-    ("previous function \"cospif\"", fact::CUDA_MATH_GLIBC),
-    ("previous function \"sinpif\"", fact::CUDA_MATH_GLIBC),
-    (
-        "exception specification in declaration does not match previous declaration",
-        fact::EXC_SPEC_DECL,
-    ),
-    ("mathcalls.h", fact::MATHCALLS),
     ("UnsatisfiableError", fact::CONDA_SOLVER | fact::CONDA),
     (" -> python[version=", fact::CONDA_SOLVER | fact::CONDA),
     // gcc quotes it either way (`'ob_digit'`, `‘ob_digit’`): the member's name alone.
@@ -687,8 +668,6 @@ impl Scene {
         self.pytorch_index_used |= has(fact::PYTORCH_INDEX);
         self.sdk_unsupported_arch |= has(fact::SDK_ARCH);
         self.used_conda_solver |= has(fact::CONDA_SOLVER);
-        self.cuda_math_glibc |=
-            has(fact::CUDA_MATH_GLIBC) || has(fact::EXC_SPEC_DECL) && has(fact::MATHCALLS);
         if has(fact::OLD_CYTHON_C_311) {
             self.old_cython_c = Some("3.11");
         } else if has(fact::OLD_CYTHON_C) {
@@ -1980,8 +1959,9 @@ impl Collector {
             EventKind::WrappedImportError { what } => {
                 push_distinct(&mut self.scene.wrapped_imports, what);
             }
-            EventKind::CompileFailed { .. } => {
+            EventKind::CompileFailed { detail } => {
                 self.scene.compile_failed = true;
+                self.scene.cuda_math_glibc |= abidoc_syntax::scan::glibc_math_clash(detail);
                 // A compiler's or ninja's failure is a build's failure too, when nothing names one.
                 self.scene.build_failed.get_or_insert((span, None));
             }
